@@ -1,0 +1,35 @@
+// Package envs holds the environments the arbor agents act in: the true
+// generative processes of the experiments, and the generative models an
+// agent starts from, as plain slices.
+//
+// The package imports only the standard library (DESIGN.md section 1).
+//
+// # Environments
+//
+// Every environment implements Environment: Reset starts an episode and
+// returns the first observation, Step performs one action and returns the
+// next observation, Done reports that the goal is reached.
+//
+//   - Maze is the grid world of the BTAI paper (DESIGN.md section 5.5),
+//     read from a file by ParseMaze or LoadMaze. The hidden state is the
+//     agent's free cell, the observation its Manhattan distance to the exit
+//     E and the actions Up, Down, Left, Right and Idle; the process is
+//     deterministic. Maze.Model returns the agent's noisy model of it.
+//   - TMaze is the classic T-maze: a hidden context puts a reward in the
+//     left or the right arm and a cue reveals the context with probability
+//     CueValidity. TMazeModel returns its exact model.
+//
+// # Generative models
+//
+// MazeModel holds A[o][s], B[u][next][prev], C[o] (a distribution over
+// observations) and D[s] with the conventions of the POMDP file of
+// DESIGN.md section 5.2, plus the names of the actions, observations and
+// states. Every column is a probability distribution.
+//
+// # Errors
+//
+// User input never panics: maze files, model parameters and actions passed
+// to Step return errors that name the line and column, the parameter or the
+// action. Methods taking a state index (Maze.Next, Maze.Observation,
+// Maze.CellOf) panic on an index out of range, a programmer error.
+package envs

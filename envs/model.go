@@ -1,0 +1,161 @@
+package envs
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// MazeModel is a discrete POMDP generative model in plain slices, laid out
+// as the POMDP file of DESIGN.md section 5.2 (and tagged to marshal as one):
+//
+//	A[o][s]          = P(o_t = o | s_t = s)
+//	B[u][next][prev] = P(s_t+1 = next | s_t = prev, u_t = u)
+//	C[o]             target distribution over observations (sums to 1)
+//	D[s]             prior over the initial state
+//
+// Every column A[.][s], B[u][.][prev] and D sums to 1. Actions,
+// Observations and States name the indices. Maze.Model and TMazeModel
+// return one; it shares no memory with the environment.
+type MazeModel struct {
+	A            [][]float64   `json:"A"`
+	B            [][][]float64 `json:"B"`
+	C            []float64     `json:"C"`
+	D            []float64     `json:"D"`
+	Actions      []string      `json:"actions"`
+	Observations []string      `json:"observations"`
+	States       []string      `json:"states"`
+}
+
+// MaxModelStates is the largest number of states for which Maze.Model
+// builds its dense model; B alone holds 5*NumStates()^2 numbers.
+const MaxModelStates = 1024
+
+// Default parameters of Maze.Model (DESIGN.md section 5.5: --noise 0.1,
+// --pref-precision 3).
+const (
+	DefaultNoise         = 0.1
+	DefaultPrefPrecision = 3.0
+)
+
+// Model returns the agent's generative model of the maze (DESIGN.md
+// section 5.5), a noisy copy of the true deterministic process:
+//
+//   - A: the true observation of each state (its distance to the exit)
+//     gets 1-noise and each of the other NumObservations()-1 observations
+//     noise/(NumObservations()-1);
+//   - B: for each action and previous state, the true next state (Next)
+//     gets 1-noise and each other state noise/(NumStates()-1);
+//   - D: the start state gets 1-noise and each other state
+//     noise/(NumStates()-1);
+//   - C = softmax(prefPrecision * [O, O-1, ..., 1]) with O =
+//     NumObservations(), so distance 0 (standing on E) is preferred most
+//     when prefPrecision > 0.
+//
+// Observations are named "d=0", "d=1", ..., states "(row,col)" and actions
+// as in ActionNames. noise must be in [0, 1) and prefPrecision finite; mazes
+// with more than MaxModelStates states are refused.
+func (m *Maze) Model(noise, prefPrecision float64) (*MazeModel, error) {
+	if !(noise >= 0 && noise < 1) { // also rejects NaN
+		return nil, fmt.Errorf("envs: noise %v out of range [0, 1)", noise)
+	}
+	if math.IsNaN(prefPrecision) || math.IsInf(prefPrecision, 0) {
+		return nil, fmt.Errorf("envs: prefPrecision %v is not finite", prefPrecision)
+	}
+	ns, no := m.NumStates(), m.NumObservations()
+	if ns > MaxModelStates {
+		return nil, fmt.Errorf("envs: maze has %d states, more than the %d a dense model allows", ns, MaxModelStates)
+	}
+	mm := &MazeModel{
+		A:            make([][]float64, no),
+		B:            make([][][]float64, numMazeActions),
+		C:            make([]float64, no),
+		D:            smoothedOneHot(ns, m.start, noise),
+		Actions:      append([]string(nil), ActionNames...),
+		Observations: make([]string, no),
+		States:       make([]string, ns),
+	}
+	for o := range no {
+		mm.A[o] = make([]float64, ns)
+		mm.Observations[o] = "d=" + strconv.Itoa(o)
+	}
+	for s := range ns {
+		o := m.obs[s]
+		if o < 0 || o >= no { // guarded by ParseMaze; never a silent wrong value
+			return nil, fmt.Errorf("envs: observation %d of state %d out of range [0, %d)", o, s, no)
+		}
+		setColumn(mm.A, s, o, noise)
+		r, c := m.CellOf(s)
+		mm.States[s] = "(" + strconv.Itoa(r) + "," + strconv.Itoa(c) + ")"
+	}
+	for u := range numMazeActions {
+		b := make([][]float64, ns)
+		for next := range b {
+			b[next] = make([]float64, ns)
+		}
+		for prev := range ns {
+			setColumn(b, prev, m.next[prev*numMazeActions+u], noise)
+		}
+		mm.B[u] = b
+	}
+	// C[o] = softmax(prefPrecision * (O - o)). Shifting the logits by their
+	// maximum keeps every exponent <= 0 even for huge precisions.
+	top := 0 // o with the largest logit
+	if prefPrecision < 0 {
+		top = no - 1
+	}
+	logits := make([]float64, no)
+	for o := range no {
+		logits[o] = prefPrecision * float64(top-o)
+	}
+	softmaxInto(mm.C, logits)
+	return mm, nil
+}
+
+// smoothedOneHot returns a distribution over n outcomes with 1-noise on
+// hot and noise/(n-1) on every other outcome (all of it on hot if n = 1).
+func smoothedOneHot(n, hot int, noise float64) []float64 {
+	p := make([]float64, n)
+	if n == 1 {
+		p[0] = 1
+		return p
+	}
+	off := noise / float64(n-1)
+	for i := range p {
+		p[i] = off
+	}
+	p[hot] = 1 - noise
+	return p
+}
+
+// setColumn fills column col of the matrix m (indexed m[row][col]) with the
+// smoothed one-hot distribution on row hot.
+func setColumn(m [][]float64, col, hot int, noise float64) {
+	n := len(m)
+	if n == 1 {
+		m[0][col] = 1
+		return
+	}
+	off := noise / float64(n-1)
+	for row := range m {
+		m[row][col] = off
+	}
+	m[hot][col] = 1 - noise
+}
+
+// softmaxInto writes softmax(logits) to dst; the largest logit must be
+// finite.
+func softmaxInto(dst, logits []float64) {
+	top := math.Inf(-1)
+	for _, l := range logits {
+		top = math.Max(top, l)
+	}
+	var sum float64
+	for i, l := range logits {
+		dst[i] = math.Exp(l - top)
+		sum += dst[i]
+	}
+	for i := range dst {
+		dst[i] /= sum
+	}
+}
