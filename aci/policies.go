@@ -1,0 +1,268 @@
+package aci
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// MaxPolicies is the largest number of policies (|U|^T) that
+// EvaluatePolicies materialises; use TopPolicies beyond it.
+const MaxPolicies = 1 << 22
+
+// NumPolicies returns |U|^T for numActions = |U| and horizon = T. It returns
+// an error when horizon < 1, numActions < 1, or |U|^T exceeds limit.
+func NumPolicies(numActions, horizon, limit int) (int, error) {
+	if horizon < 1 {
+		return 0, fmt.Errorf("horizon: %d, want >= 1", horizon)
+	}
+	if numActions < 1 {
+		return 0, fmt.Errorf("number of actions: %d, want >= 1", numActions)
+	}
+	n := 1
+	for range horizon {
+		if n > limit/numActions {
+			return 0, fmt.Errorf("horizon: %d actions ^ horizon %d policies exceeds the limit %d", numActions, horizon, limit)
+		}
+		n *= numActions
+	}
+	return n, nil
+}
+
+// DecodePolicy writes policy number i (lexicographic order, first action
+// varying slowest) of length horizon over numActions actions into dst, which
+// is allocated when nil or too short, and returns it: the base-|U| digits of
+// i, most significant first. It panics if i is out of range
+// [0, numActions^horizon) and numActions^horizon fits in an int.
+func DecodePolicy(dst []int, i, numActions, horizon int) []int {
+	if cap(dst) < horizon {
+		dst = make([]int, horizon)
+	}
+	dst = dst[:horizon]
+	if i < 0 {
+		panic(fmt.Sprintf("aci: DecodePolicy: negative index %d", i))
+	}
+	for t := horizon - 1; t >= 0; t-- {
+		dst[t] = i % numActions
+		i /= numActions
+	}
+	if i != 0 {
+		panic("aci: DecodePolicy: index out of range")
+	}
+	return dst
+}
+
+// EncodePolicy is the inverse of DecodePolicy. It panics if an action is out
+// of range.
+func EncodePolicy(policy []int, numActions int) int {
+	i := 0
+	for _, u := range policy {
+		if u < 0 || u >= numActions {
+			panic(fmt.Sprintf("aci: EncodePolicy: action %d out of range [0, %d)", u, numActions))
+		}
+		i = i*numActions + u
+	}
+	return i
+}
+
+// PolicySet holds the expected free energy of every policy of a horizon, in
+// lexicographic order (first action varies slowest): policy i is
+// DecodePolicy(nil, i, NumActions, Horizon).
+type PolicySet struct {
+	NumActions, Horizon int
+
+	// G, Risk and Ambiguity have |U|^T entries; G = Risk + Ambiguity -
+	// Novelty. Novelty is nil unless EFEOptions.Novelty was set.
+	G, Risk, Ambiguity, Novelty []float64
+}
+
+// Len returns the number of policies, |U|^T.
+func (ps *PolicySet) Len() int { return len(ps.G) }
+
+// Policy returns policy i in dst (see DecodePolicy).
+func (ps *PolicySet) Policy(dst []int, i int) []int {
+	return DecodePolicy(dst, i, ps.NumActions, ps.Horizon)
+}
+
+// Policies materialises every policy as a [][]int (one backing array).
+func (ps *PolicySet) Policies() [][]int {
+	n, t := ps.Len(), ps.Horizon
+	flat := make([]int, n*t)
+	out := make([][]int, n)
+	for i := range out {
+		out[i] = DecodePolicy(flat[i*t:(i+1)*t:(i+1)*t], i, ps.NumActions, t)
+	}
+	return out
+}
+
+// Posterior returns q_pi = softmax(-gamma G) in dst (allocated when nil or
+// too short). It returns an error when gamma is not finite and > 0 or when
+// every policy has G = +Inf (C gives probability 0 to an outcome every
+// policy predicts).
+func (ps *PolicySet) Posterior(dst []float64, gamma float64) ([]float64, error) {
+	if err := checkGamma("gamma", gamma); err != nil {
+		return nil, err
+	}
+	n := ps.Len()
+	if cap(dst) < n {
+		dst = make([]float64, n)
+	}
+	dst = dst[:n]
+	mx := math.Inf(-1)
+	for i, g := range ps.G {
+		dst[i] = -gamma * g
+		mx = math.Max(mx, dst[i])
+	}
+	if math.IsInf(mx, -1) || math.IsNaN(mx) {
+		return nil, errors.New("G: every policy has infinite expected free energy")
+	}
+	sum := 0.0
+	for i, x := range dst {
+		dst[i] = math.Exp(x - mx)
+		sum += dst[i]
+	}
+	for i := range dst {
+		dst[i] /= sum
+	}
+	return dst, nil
+}
+
+// ActionProbs returns the action marginal (Bayesian model average, paper
+// section 4 "Action selection"): dst[u] = sum of qpi over the policies whose
+// first action is u. dst is allocated when nil or too short. It panics if
+// len(qpi) != ps.Len().
+func (ps *PolicySet) ActionProbs(dst, qpi []float64) []float64 {
+	if len(qpi) != ps.Len() {
+		panic(fmt.Sprintf("aci: ActionProbs: len(qpi) = %d, want %d", len(qpi), ps.Len()))
+	}
+	u := ps.NumActions
+	if cap(dst) < u {
+		dst = make([]float64, u)
+	}
+	dst = dst[:u]
+	clear(dst)
+	stride := len(qpi) / u // policies per first action
+	for i, q := range qpi {
+		dst[i/stride] += q
+	}
+	return dst
+}
+
+func checkGamma(field string, gamma float64) error {
+	if math.IsNaN(gamma) || math.IsInf(gamma, 0) || gamma <= 0 {
+		return fmt.Errorf("%s: %v, want finite > 0", field, gamma)
+	}
+	return nil
+}
+
+// dfs walks the policy tree depth first without materialising it. It keeps
+// one state belief per depth (bel[d] = Q(s_d|pi_{1..d})) and the cumulative
+// risk, ambiguity and novelty along the current path, so a prefix shared by
+// several policies is computed once: the walk costs sum_{d=1..T} |U|^d steps
+// and O(T |S|) memory.
+type dfs struct {
+	m                *POMDP
+	horizon          int
+	w                []float64 // novelty weights or nil
+	bel              []float64 // (T+1) * |S|
+	cumR, cumA, cumN []float64 // T+1
+	idx              []int     // current action per depth
+}
+
+func newDFS(m *POMDP, qs []float64, horizon int, w []float64) *dfs {
+	d := &dfs{
+		m: m, horizon: horizon, w: w,
+		bel:  make([]float64, (horizon+1)*m.ns),
+		cumR: make([]float64, horizon+1),
+		cumA: make([]float64, horizon+1),
+		cumN: make([]float64, horizon+1),
+		idx:  make([]int, horizon),
+	}
+	copy(d.bel, qs)
+	return d
+}
+
+// run calls visit for every policy in lexicographic order with its index
+// and its total risk, ambiguity and novelty. run does not allocate.
+func (d *dfs) run(visit func(i int, risk, amb, nov float64)) {
+	m, T, ns := d.m, d.horizon, d.m.ns
+	idx := d.idx
+	clear(idx)
+	depth := 0 // position of the action being applied
+	leaf := 0
+	for {
+		// Child of the node at depth `depth` through action idx[depth].
+		prev := d.bel[depth*ns : (depth+1)*ns]
+		next := d.bel[(depth+1)*ns : (depth+2)*ns]
+		propagate(m, next, prev, idx[depth])
+		r, a, n := stepCost(m, next, d.w)
+		d.cumR[depth+1] = d.cumR[depth] + r
+		d.cumA[depth+1] = d.cumA[depth] + a
+		d.cumN[depth+1] = d.cumN[depth] + n
+		if depth+1 < T {
+			depth++
+			idx[depth] = 0
+			continue
+		}
+		visit(leaf, d.cumR[T], d.cumA[T], d.cumN[T])
+		leaf++
+		// Next sibling, backtracking past exhausted levels.
+		for depth >= 0 {
+			idx[depth]++
+			if idx[depth] < m.nu {
+				break
+			}
+			depth--
+		}
+		if depth < 0 {
+			return
+		}
+	}
+}
+
+// prepare validates the common arguments of EvaluatePolicies and
+// TopPolicies.
+func prepare(m *POMDP, qs []float64, horizon, limit int, opts *EFEOptions) (n int, w []float64, err error) {
+	if err := checkModel(m); err != nil {
+		return 0, nil, err
+	}
+	if err := checkBelief(m, "qs", qs); err != nil {
+		return 0, nil, err
+	}
+	if n, err = NumPolicies(m.nu, horizon, limit); err != nil {
+		return 0, nil, err
+	}
+	if w, err = noveltyWeights(m, opts); err != nil {
+		return 0, nil, err
+	}
+	return n, w, nil
+}
+
+// EvaluatePolicies computes the expected free energy (risk, ambiguity and
+// optionally novelty, see ExpectedFreeEnergy) of all |U|^T policies of
+// length horizon from the state belief qs, in lexicographic order (first
+// action varies slowest). It walks the policy tree depth first, sharing
+// prefixes, with O(T |S|) working memory besides the output. The horizon must
+// be >= 1 and |U|^T at most MaxPolicies.
+func EvaluatePolicies(m *POMDP, qs []float64, horizon int, opts *EFEOptions) (*PolicySet, error) {
+	n, w, err := prepare(m, qs, horizon, MaxPolicies, opts)
+	if err != nil {
+		return nil, err
+	}
+	ps := &PolicySet{
+		NumActions: m.nu, Horizon: horizon,
+		G: make([]float64, n), Risk: make([]float64, n), Ambiguity: make([]float64, n),
+	}
+	if w != nil {
+		ps.Novelty = make([]float64, n)
+	}
+	newDFS(m, qs, horizon, w).run(func(i int, r, a, nv float64) {
+		ps.G[i] = r + a - nv
+		ps.Risk[i] = r
+		ps.Ambiguity[i] = a
+		if ps.Novelty != nil {
+			ps.Novelty[i] = nv
+		}
+	})
+	return ps, nil
+}

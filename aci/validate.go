@@ -1,0 +1,179 @@
+package aci
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Private validation helpers. expfam.ValidateDistribution and friends were
+// not available when this was written; these mirror their intent and name
+// the offending field in the error.
+
+// elemName formats field[i][j]... for the flat index k of a tensor of the
+// given shape.
+func elemName(field string, shape []int, k int) string {
+	idx := make([]int, len(shape))
+	for i := len(shape) - 1; i >= 0; i-- {
+		idx[i] = k % shape[i]
+		k /= shape[i]
+	}
+	var sb strings.Builder
+	sb.WriteString(field)
+	for _, i := range idx {
+		fmt.Fprintf(&sb, "[%d]", i)
+	}
+	return sb.String()
+}
+
+func prod(shape []int) int {
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	return n
+}
+
+// columns splits shape into (number of leading matrices, rows K, columns M):
+// [n] is one column of n, [K, M] one K×M matrix, [L, K, M] L matrices.
+func columns(shape []int) (lead, k, m int) {
+	switch len(shape) {
+	case 1:
+		return 1, shape[0], 1
+	case 2:
+		return 1, shape[0], shape[1]
+	default:
+		return shape[0], shape[1], shape[2]
+	}
+}
+
+// colPrefix names matrix l of a tensor: "B[1]" for 3-D tensors, the field
+// itself otherwise.
+func colPrefix(field string, shape []int, l int) string {
+	if len(shape) == 3 {
+		return fmt.Sprintf("%s[%d]", field, l)
+	}
+	return field
+}
+
+// checkFinite rejects NaN, ±Inf and negative entries.
+func checkFinite(field, what string, x []float64, shape []int) error {
+	for k, v := range x {
+		switch {
+		case math.IsNaN(v):
+			return fmt.Errorf("%s: NaN", elemName(field, shape, k))
+		case math.IsInf(v, 0):
+			return fmt.Errorf("%s: %v, want finite", elemName(field, shape, k), v)
+		case v < 0:
+			return fmt.Errorf("%s: negative %s %v", elemName(field, shape, k), what, v)
+		}
+	}
+	return nil
+}
+
+// checkConc validates optional Dirichlet concentrations: finite, >= 0, every
+// column with a positive sum. It returns a copy (nil for nil input).
+func checkConc(field string, x []float64, shape []int) ([]float64, error) {
+	if x == nil {
+		return nil, nil
+	}
+	if n := prod(shape); len(x) != n {
+		return nil, fmt.Errorf("%s: %d entries, want %d", field, len(x), n)
+	}
+	if err := checkFinite(field, "concentration", x, shape); err != nil {
+		return nil, err
+	}
+	lead, nk, nm := columns(shape)
+	for l := range lead {
+		for j := range nm {
+			sum := 0.0
+			for i := range nk {
+				sum += x[(l*nk+i)*nm+j]
+			}
+			if !(sum > 0) {
+				if len(shape) == 1 {
+					return nil, fmt.Errorf("%s: sums to 0, want > 0", field)
+				}
+				return nil, fmt.Errorf("%s: column %d sums to 0, want > 0", colPrefix(field, shape, l), j)
+			}
+		}
+	}
+	return clone(x), nil
+}
+
+// expectation returns the mean of independent Dirichlet columns: conc with
+// every column normalised.
+func expectation(conc []float64, shape []int) []float64 {
+	p := clone(conc)
+	lead, nk, nm := columns(shape)
+	for l := range lead {
+		for j := range nm {
+			sum := 0.0
+			for i := range nk {
+				sum += p[(l*nk+i)*nm+j]
+			}
+			for i := range nk {
+				p[(l*nk+i)*nm+j] /= sum
+			}
+		}
+	}
+	return p
+}
+
+// checkProb validates a tensor whose columns (first axis after the lead
+// axis) are distributions. When p is nil it falls back to the expectation of
+// conc, or reports the field as missing.
+func checkProb(field string, p, conc []float64, concField string, shape []int) ([]float64, error) {
+	if p == nil {
+		if conc == nil {
+			if concField != "" {
+				return nil, fmt.Errorf("%s: missing (give %s or its concentrations %s)", field, field, concField)
+			}
+			return nil, fmt.Errorf("%s: missing", field)
+		}
+		return expectation(conc, shape), nil
+	}
+	if n := prod(shape); len(p) != n {
+		return nil, fmt.Errorf("%s: %d entries, want %d", field, len(p), n)
+	}
+	if err := checkFinite(field, "probability", p, shape); err != nil {
+		return nil, err
+	}
+	lead, nk, nm := columns(shape)
+	for l := range lead {
+		for j := range nm {
+			sum := 0.0
+			for i := range nk {
+				sum += p[(l*nk+i)*nm+j]
+			}
+			if math.Abs(sum-1) > Tolerance {
+				if len(shape) == 1 {
+					return nil, fmt.Errorf("%s: not a distribution: sums to %.10g, want 1 (tolerance %s)", field, sum, toleranceText)
+				}
+				return nil, fmt.Errorf("%s: column %d sums to %.10g, want 1 (tolerance %s)", colPrefix(field, shape, l), j, sum, toleranceText)
+			}
+		}
+	}
+	return clone(p), nil
+}
+
+// checkNames validates optional names: count n, non-empty, no duplicates.
+func checkNames(field string, names []string, n int, what string) ([]string, error) {
+	if names == nil {
+		return nil, nil
+	}
+	if len(names) != n {
+		return nil, fmt.Errorf("%s: %d names, want %d (number of %s)", field, len(names), n, what)
+	}
+	seen := make(map[string]int, n)
+	for i, s := range names {
+		if s == "" {
+			return nil, fmt.Errorf("%s[%d]: empty name", field, i)
+		}
+		if j, ok := seen[s]; ok {
+			return nil, fmt.Errorf("%s[%d]: duplicate name %q (also %s[%d])", field, i, s, field, j)
+		}
+		seen[s] = i
+	}
+	return cloneStrings(names), nil
+}
