@@ -1,0 +1,41 @@
+# arbor: see README.md. `make check` is what CI runs.
+GO        ?= go
+PKGS      ?= ./...
+STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
+FUZZTIME  ?= 30s
+
+.PHONY: check fmt-check vet lint imports test race bench fuzz build
+
+check: fmt-check vet lint imports race
+
+build:
+	$(GO) build $(PKGS)
+
+fmt-check:
+	@out=$$(gofmt -s -l . ); if [ -n "$$out" ]; then echo "gofmt -s needed on:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet $(PKGS)
+
+lint:
+	$(STATICCHECK) $(PKGS)
+
+imports:
+	@bash .ci/importcheck.sh
+
+test:
+	$(GO) test -short $(PKGS)
+
+race:
+	$(GO) test -race -short $(PKGS)
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+# Runs every fuzz target for FUZZTIME each (go test allows one target per run).
+fuzz:
+	@set -e; for pkg in $$($(GO) list $(PKGS)); do \
+	  for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    echo "fuzz $$pkg $$t"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg; \
+	  done; \
+	done
