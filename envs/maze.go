@@ -2,6 +2,7 @@ package envs
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -141,20 +142,20 @@ func ParseMaze(r io.Reader) (*Maze, error) {
 	sc.Buffer(make([]byte, 0, 1024), maxLineBytes)
 	line := 0
 	// read returns the next line without its line ending.
-	read := func() (string, bool, error) {
+	read := func() ([]byte, bool, error) {
 		if !sc.Scan() {
 			if err := sc.Err(); err != nil {
 				if errors.Is(err, bufio.ErrTooLong) {
-					return "", false, &ParseError{Line: line + 1, Msg: fmt.Sprintf("line longer than %d bytes", maxLineBytes)}
+					return nil, false, &ParseError{Line: line + 1, Msg: fmt.Sprintf("line longer than %d bytes", maxLineBytes)}
 				}
-				return "", false, fmt.Errorf("line %d: %w", line+1, err)
+				return nil, false, fmt.Errorf("line %d: %w", line+1, err)
 			}
-			return "", false, nil
+			return nil, false, nil
 		}
 		line++
 		// bufio.ScanLines drops one trailing "\r"; drop any left so that
 		// "\r\r\n" endings do not count as characters either.
-		return strings.TrimRight(sc.Text(), "\r"), true, nil
+		return bytes.TrimRight(sc.Bytes(), "\r"), true, nil
 	}
 
 	header, ok, err := read()
@@ -164,15 +165,15 @@ func ParseMaze(r io.Reader) (*Maze, error) {
 	if !ok {
 		return nil, &ParseError{Line: 1, Msg: `missing header "rows cols"`}
 	}
-	rows, cols, err := parseHeader(header)
+	rows, cols, err := parseHeader(string(header))
 	if err != nil {
 		return nil, err
 	}
 
 	m := &Maze{rows: rows, cols: cols, start: -1, exit: -1}
 	// Cells grow row by row so that a header promising a huge maze costs
-	// nothing until its rows arrive.
-	m.cells = make([]byte, 0, cols)
+	// little until its rows arrive.
+	m.cells = make([]byte, 0, min(rows*cols, 1<<12))
 	var startLine, startCol, exitLine, exitCol int
 	for i := range rows {
 		text, ok, err := read()
@@ -195,7 +196,7 @@ func ParseMaze(r io.Reader) (*Maze, error) {
 			default:
 				// Every valid character is ASCII, so the first invalid byte
 				// starts the first invalid rune and j+1 is its column.
-				r, _ := utf8.DecodeRuneInString(text[j:])
+				r, _ := utf8.DecodeRune(text[j:])
 				return nil, &ParseError{Line: line, Column: j + 1, Msg: fmt.Sprintf("invalid character %q (want W, ., S or E)", r)}
 			}
 			if i == 0 || i == rows-1 || j == 0 || j == cols-1 {
@@ -227,7 +228,7 @@ func ParseMaze(r io.Reader) (*Maze, error) {
 		if !ok {
 			break
 		}
-		if strings.TrimSpace(text) != "" {
+		if len(bytes.TrimSpace(text)) != 0 {
 			return nil, &ParseError{Line: line, Msg: fmt.Sprintf("extra line after the %d rows declared on line 1", rows)}
 		}
 	}
