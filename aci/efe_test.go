@@ -175,3 +175,25 @@ func TestExpectedFreeEnergyBadInput(t *testing.T) {
 		t.Error("nil model: no error")
 	}
 }
+
+func TestAllPoliciesInfinite(t *testing.T) {
+	// C = [0, 1] (only o1 wanted) but from s0 stay predicts o0 surely and
+	// switch predicts o0 with probability 0.5: every policy has risk +Inf,
+	// q_pi is undefined and both the full and the streaming path say so.
+	sp := handModel(t).Spec()
+	sp.C = []float64{0, 1}
+	m, err := NewPOMDP(sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := EvaluatePolicies(m, []float64{1, 0}, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ps.Posterior(nil, 1); err == nil {
+		t.Error("Posterior: no error")
+	}
+	if _, err := TopPolicies(m, []float64{1, 0}, 1, 1, 1, nil); err == nil {
+		t.Error("TopPolicies: no error")
+	}
+}

@@ -114,7 +114,7 @@ func (ps *PolicySet) Posterior(dst []float64, gamma float64) ([]float64, error) 
 		mx = math.Max(mx, dst[i])
 	}
 	if math.IsInf(mx, -1) || math.IsNaN(mx) {
-		return nil, errors.New("G: every policy has infinite expected free energy")
+		return nil, errors.New("every policy has G = +Inf: C gives probability 0 to outcomes that every policy predicts")
 	}
 	sum := 0.0
 	for i, x := range dst {

@@ -108,7 +108,7 @@ func TopPolicies(m *POMDP, qs []float64, horizon, k int, gamma float64, opts *EF
 	}
 	res := &Ranking{NumPolicies: n, LogNorm: total.value(), ActionProbs: make([]float64, nu)}
 	if math.IsInf(res.LogNorm, -1) || math.IsNaN(res.LogNorm) {
-		return nil, errors.New("G: every policy has infinite expected free energy")
+		return nil, errors.New("every policy has G = +Inf: C gives probability 0 to outcomes that every policy predicts")
 	}
 	for u := range lu {
 		res.ActionProbs[u] = math.Exp(lu[u] - res.LogNorm)

@@ -1,0 +1,48 @@
+package aci_test
+
+import (
+	"fmt"
+	"log"
+
+	"github.com/arbor-ai/arbor/aci"
+)
+
+// A two-room world: state 0 always shows "calm" (o0), state 1 shows "calm"
+// or "noise" evenly. Action 0 stays, action 1 switches rooms. The agent
+// prefers calm (C = [0.9, 0.1]) and heard noise, so it knows it is in room 1.
+func ExampleEval() {
+	m, err := aci.ParsePOMDP([]byte(`{
+		"A": [[1, 0.5], [0, 0.5]],
+		"B": [[[1, 0], [0, 1]], [[0, 1], [1, 0]]],
+		"C": [0.9, 0.1],
+		"D": [0.5, 0.5],
+		"actions": ["stay", "switch"]
+	}`))
+	if err != nil {
+		log.Fatal(err)
+	}
+	res, err := aci.Eval(m, 1, 2, 4)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("q_s = %.3f\n", res.QS)
+	for i, pi := range res.Policies {
+		fmt.Printf("%v G=%.4f risk=%.4f ambiguity=%.4f q_pi=%.4f\n",
+			pi, res.G[i], res.Risk[i], res.Ambiguity[i], res.QPi[i])
+	}
+	for u, p := range res.ActionProbs {
+		fmt.Printf("P(%s) = %.4f\n", m.ActionName(u), p)
+	}
+	// By hand: q_s = [0, 1]; [1 0] moves to room 0 and stays there, risk
+	// 2 ln(1/0.9) = 0.2107 and no ambiguity; [0 0] stays in room 1, risk
+	// 2 ln(5/3) = 1.0217 and ambiguity 2 ln 2 = 1.3863.
+
+	// Output:
+	// q_s = [0.000 1.000]
+	// [0 0] G=2.4079 risk=1.0217 ambiguity=1.3863 q_pi=0.0001
+	// [0 1] G=1.3093 risk=0.6162 ambiguity=0.6931 q_pi=0.0120
+	// [1 0] G=0.2107 risk=0.2107 ambiguity=0.0000 q_pi=0.9758
+	// [1 1] G=1.3093 risk=0.6162 ambiguity=0.6931 q_pi=0.0120
+	// P(stay) = 0.0122
+	// P(switch) = 0.9878
+}
