@@ -1,0 +1,347 @@
+package ffg_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/arbor-ai/arbor/expfam"
+	"github.com/arbor-ai/arbor/ffg"
+	"github.com/arbor-ai/arbor/nodes"
+	"github.com/arbor-ai/arbor/schedule"
+)
+
+// randModel is a random discrete model: categorical variables 0..n-1, each
+// either a root with a literal prior or the child of an earlier variable
+// through a transition matrix; some variables emit an observation through a
+// matrix that is either literal or a shared Dirichlet-distributed parameter
+// theta. Its description is kept so the test can compute everything by
+// brute force, independently of the engine.
+type randModel struct {
+	k       []int       // outcomes of each latent variable
+	parent  []int       // parent index or -1
+	prior   [][]float64 // prior of roots
+	trans   [][]float64 // trans[i][next*k[parent]+prev] for children
+	obsDim  int
+	emits   []bool    // variable i emits an observation
+	obs     []int     // the observed index for emitting variables
+	obsLit  []float64 // literal emission matrix [obsDim x k] (all latents share k when Dirichlet)
+	dirich  bool      // emission matrix is Dirichlet-distributed
+	alpha   []float64 // its prior concentrations [obsDim x K]
+	g       *ffg.Graph
+	latents []*ffg.Variable
+	theta   *ffg.Variable
+}
+
+func randDist(rng *rand.Rand, n int) []float64 {
+	p := make([]float64, n)
+	s := 0.0
+	for i := range p {
+		p[i] = 0.05 + rng.Float64()
+		s += p[i]
+	}
+	for i := range p {
+		p[i] /= s
+	}
+	return p
+}
+
+func randColumns(rng *rand.Rand, rows, cols int) []float64 {
+	m := make([]float64, rows*cols)
+	for c := range cols {
+		col := randDist(rng, rows)
+		for r := range rows {
+			m[r*cols+c] = col[r]
+		}
+	}
+	return m
+}
+
+// newRandModel draws a chain (chain=true) or a random tree of n variables.
+func newRandModel(t testing.TB, rng *rand.Rand, n int, chain, dirich bool) *randModel {
+	m := &randModel{obsDim: 2 + rng.IntN(2), dirich: dirich}
+	kShared := 2 + rng.IntN(2)
+	for i := range n {
+		k := 2 + rng.IntN(3)
+		if dirich {
+			k = kShared
+		}
+		m.k = append(m.k, k)
+		p := -1
+		if i > 0 {
+			p = i - 1
+			if !chain {
+				p = rng.IntN(i)
+			}
+		}
+		m.parent = append(m.parent, p)
+		if p < 0 {
+			m.prior = append(m.prior, randDist(rng, k))
+			m.trans = append(m.trans, nil)
+		} else {
+			m.prior = append(m.prior, nil)
+			m.trans = append(m.trans, randColumns(rng, k, m.k[p]))
+		}
+		emit := rng.IntN(3) > 0 || i == n-1
+		m.emits = append(m.emits, emit)
+		m.obs = append(m.obs, rng.IntN(m.obsDim))
+	}
+	if dirich {
+		m.alpha = make([]float64, m.obsDim*kShared)
+		for i := range m.alpha {
+			m.alpha[i] = 0.5 + 2*rng.Float64()
+		}
+	} else {
+		m.obsLit = randColumns(rng, m.obsDim, 4)
+	}
+	m.build(t)
+	return m
+}
+
+func (m *randModel) emission(i int) []float64 {
+	// literal emissions: use the first k[i] columns of a obsDim x 4 matrix
+	k := m.k[i]
+	e := make([]float64, m.obsDim*k)
+	for o := range m.obsDim {
+		for s := range k {
+			e[o*k+s] = m.obsLit[o*4+s]
+		}
+	}
+	// renormalise columns (they are columns of a valid matrix already)
+	return e
+}
+
+func (m *randModel) build(t testing.TB) {
+	g := ffg.New()
+	m.g = g
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if m.dirich {
+		th, err := g.AddVariable("theta", expfam.DirichletFamily, m.obsDim, m.k[0])
+		must(err)
+		prior, err := nodes.NewDirichlet(m.alpha, []int{m.obsDim, m.k[0]})
+		must(err)
+		_, err = g.AddFactor("", prior, th)
+		must(err)
+		m.theta = th
+	}
+	for i, k := range m.k {
+		v, err := g.AddVariable(fmt.Sprintf("s%d", i), expfam.CategoricalFamily, k)
+		must(err)
+		m.latents = append(m.latents, v)
+		if p := m.parent[i]; p < 0 {
+			c, err := nodes.NewCategorical(m.prior[i])
+			must(err)
+			_, err = g.AddFactor("", c, v)
+			must(err)
+		} else {
+			tr, err := nodes.NewTransition(m.trans[i], []int{k, m.k[p]})
+			must(err)
+			_, err = g.AddFactor("", tr, v, m.latents[p])
+			must(err)
+		}
+		if m.emits[i] {
+			o, err := g.AddVariable(fmt.Sprintf("o%d", i), expfam.CategoricalFamily, m.obsDim)
+			must(err)
+			must(o.Observe(m.obs[i]))
+			if m.dirich {
+				tr, err := nodes.NewTransitionDirichlet([]int{m.obsDim, k})
+				must(err)
+				_, err = g.AddFactor("", tr, o, v, m.theta)
+				must(err)
+			} else {
+				tr, err := nodes.NewTransition(m.emission(i), []int{m.obsDim, k})
+				must(err)
+				_, err = g.AddFactor("", tr, o, v)
+				must(err)
+			}
+		}
+	}
+}
+
+// expLogTheta returns E[ln theta] under the current Dirichlet posterior,
+// computed from the digamma formula of paper Appendix D.
+func (m *randModel) expLogTheta() []float64 {
+	return expfam.DirichletTensor{Alpha: m.theta.Alpha(), Shape: m.theta.Shape()}.ExpectedLog(nil)
+}
+
+// logJoint returns ln P(o, x | E ln theta): the log of every factor at the
+// joint latent state x, with Dirichlet parameters replaced by E[ln theta]
+// (exact for E_q[ln P] because ln P is linear in ln theta).
+func (m *randModel) logJoint(x []int, elt []float64) float64 {
+	l := 0.0
+	for i, xi := range x {
+		if p := m.parent[i]; p < 0 {
+			l += math.Log(m.prior[i][xi])
+		} else {
+			l += math.Log(m.trans[i][xi*m.k[p]+x[p]])
+		}
+		if m.emits[i] {
+			if m.dirich {
+				l += elt[m.obs[i]*m.k[i]+xi]
+			} else {
+				l += math.Log(m.emission(i)[m.obs[i]*m.k[i]+xi])
+			}
+		}
+	}
+	return l
+}
+
+// forEach calls fn for every joint latent state with its mean-field weight.
+func (m *randModel) forEach(fn func(x []int, q float64)) {
+	x := make([]int, len(m.k))
+	for {
+		q := 1.0
+		for i, xi := range x {
+			q *= m.latents[i].Probs()[xi]
+		}
+		fn(x, q)
+		j := len(x) - 1
+		for ; j >= 0; j-- {
+			x[j]++
+			if x[j] < m.k[j] {
+				break
+			}
+			x[j] = 0
+		}
+		if j < 0 {
+			return
+		}
+	}
+}
+
+// bruteF is F = E_q[-ln P(o, x, theta)] - H[q] by enumeration of every
+// joint latent state, plus KL[q(theta) || p(theta)] for the Dirichlet part
+// (E_q[-ln p(theta)] - H[q(theta)] is exactly that KL).
+func (m *randModel) bruteF() float64 {
+	var elt []float64
+	if m.dirich {
+		elt = m.expLogTheta()
+	}
+	f := 0.0
+	m.forEach(func(x []int, q float64) {
+		if q > 0 {
+			f += q * (math.Log(q) - m.logJoint(x, elt))
+		}
+	})
+	if m.dirich {
+		post := expfam.DirichletTensor{Alpha: m.theta.Alpha(), Shape: m.theta.Shape()}
+		prior := expfam.DirichletTensor{Alpha: m.alpha, Shape: m.theta.Shape()}
+		f += post.KL(prior)
+	}
+	return f
+}
+
+func TestFreeEnergyMatchesEnumeration(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for trial := range 40 {
+		n := 2 + trial%4
+		m := newRandModel(t, rng, n, trial%2 == 0, trial%3 == 0)
+		// Random (not converged) posteriors test the formula itself.
+		for _, v := range m.latents {
+			if err := v.SetProbs(randDist(rng, len(v.Probs()))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if m.dirich {
+			a := make([]float64, len(m.alpha))
+			for i := range a {
+				a[i] = 0.3 + 3*rng.Float64()
+			}
+			if err := m.theta.SetAlpha(a); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got, want := m.g.FreeEnergy(), m.bruteF(); math.Abs(got-want) > 1e-9 {
+			t.Errorf("trial %d (n=%d): F = %.12f, enumeration gives %.12f", trial, n, got, want)
+		}
+		res, err := schedule.Run(context.Background(), m.g, tight)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := m.g.FreeEnergy(), m.bruteF(); math.Abs(got-want) > 1e-9 {
+			t.Errorf("trial %d after inference: F = %.12f, enumeration gives %.12f", trial, got, want)
+		}
+		if len(res.Increases) != 0 {
+			t.Errorf("trial %d: F increased across sweeps: %+v", trial, res.Increases)
+		}
+		for i := 1; i < len(res.FreeEnergy); i++ {
+			if res.FreeEnergy[i] > res.FreeEnergy[i-1]+1e-12 {
+				t.Errorf("trial %d: F rose from %.15f to %.15f at sweep %d", trial, res.FreeEnergy[i-1], res.FreeEnergy[i], i+1)
+			}
+		}
+		if !res.Converged {
+			t.Errorf("trial %d: not converged after %d sweeps", trial, res.Iterations)
+		}
+		polish(t, m.g)
+		m.checkFixedPoint(t, trial)
+	}
+}
+
+// checkFixedPoint verifies, by enumeration, that every variable satisfies its
+// own mean-field fixed-point equation ln q_i(x_i) = E_{q_-i}[ln P] + c, and
+// that theta's posterior is the prior plus the expected counts.
+func (m *randModel) checkFixedPoint(t *testing.T, trial int) {
+	t.Helper()
+	var elt []float64
+	if m.dirich {
+		elt = m.expLogTheta()
+	}
+	for i, v := range m.latents {
+		k := m.k[i]
+		eta := make([]float64, k)
+		for xi := range k {
+			// E over the other variables with x_i clamped.
+			x := make([]int, len(m.k))
+			var rec func(j int, w float64)
+			rec = func(j int, w float64) {
+				if j == len(m.k) {
+					eta[xi] += w * m.logJoint(x, elt)
+					return
+				}
+				if j == i {
+					x[j] = xi
+					rec(j+1, w)
+					return
+				}
+				for xj := range m.k[j] {
+					x[j] = xj
+					rec(j+1, w*m.latents[j].Probs()[xj])
+				}
+			}
+			rec(0, 1)
+		}
+		want := make([]float64, k)
+		expfam.Softmax(want, eta)
+		for xi := range k {
+			if d := math.Abs(want[xi] - v.Probs()[xi]); d > 1e-9 {
+				t.Errorf("trial %d: q(s%d) = %v, fixed point %v", trial, i, v.Probs(), want)
+				break
+			}
+		}
+	}
+	if m.dirich {
+		// Appendix C / section 6.2: alpha_hat = alpha + sum_tau o_tau ⊗ q(s_tau).
+		want := append([]float64(nil), m.alpha...)
+		K := m.k[0]
+		for i, v := range m.latents {
+			if m.emits[i] {
+				for s := range K {
+					want[m.obs[i]*K+s] += v.Probs()[s]
+				}
+			}
+		}
+		for j, a := range m.theta.Alpha() {
+			if math.Abs(a-want[j]) > 1e-9 {
+				t.Errorf("trial %d: theta alpha = %v, want prior + counts %v", trial, m.theta.Alpha(), want)
+				break
+			}
+		}
+	}
+}

@@ -1,0 +1,86 @@
+package ffg
+
+import "github.com/arbor-ai/arbor/messages"
+
+// Factor is a factor node of a Forney factor graph. It is declared here,
+// where it is consumed, and satisfied structurally by the types of package
+// nodes.
+//
+// The engine hands a factor the expected sufficient statistics of its
+// neighbours, indexed by interface: probabilities for a categorical
+// variable, E[ln p] (row-major) for a Dirichlet, [E ln g, E g] for a gamma.
+type Factor interface {
+	// Kind is the factor's type, e.g. "transition"; DOT labels use it.
+	Kind() string
+	// Interfaces lists the interfaces in binding order; interface 0 is the
+	// factor's output (the variable it is a distribution over).
+	Interfaces() []messages.Interface
+	// AverageEnergy returns E_q[-ln f] under the mean-field posterior.
+	AverageEnergy(stats [][]float64) float64
+}
+
+// Messenger is the optional interface of a factor that can send VMP
+// messages. Message writes into dst the message, in the natural parameters
+// of the receiving variable's family, to the variable on interface k. It
+// returns a *messages.NoRuleError when it has no rule for k.
+//
+// Conjugate factors derive their messages from their multilinear
+// exponential-family form (messages.Multilinear); non-conjugate ones supply
+// a hand-written rule. The engine does not care which.
+type Messenger interface {
+	Message(dst []float64, k int, stats [][]float64) error
+}
+
+// RuleLister is the optional interface of a factor that names the
+// interfaces it has message rules for; the engine uses it in the error for a
+// factor that is not a Messenger.
+type RuleLister interface {
+	Rules() []string
+}
+
+// Labeler is the optional interface of a factor with a DOT label other than
+// its kind.
+type Labeler interface {
+	Label() string
+}
+
+// FactorNode is a factor bound into a graph.
+type FactorNode struct {
+	g       *Graph
+	id      int
+	name    string
+	factor  Factor
+	vars    []*Variable
+	stats   [][]float64 // stats[k] aliases vars[k].stats
+	removed bool
+	mark    uint64
+	// Cluster, when set, places the factor in a DOT cluster of that name.
+	Cluster string
+	// Label, when set, overrides the DOT label.
+	Label string
+}
+
+// Name returns the factor's name ("" when unnamed).
+func (f *FactorNode) Name() string { return f.name }
+
+// Factor returns the bound factor.
+func (f *FactorNode) Factor() Factor { return f.factor }
+
+// Variables returns the bound variables in interface order. The slice
+// belongs to the graph and must not be modified.
+func (f *FactorNode) Variables() []*Variable { return f.vars }
+
+// Removed reports whether the factor has been removed from its graph.
+func (f *FactorNode) Removed() bool { return f.removed }
+
+// AverageEnergy returns the factor's E_q[-ln f] under the current posteriors.
+func (f *FactorNode) AverageEnergy() float64 { return f.factor.AverageEnergy(f.stats) }
+
+func (f *FactorNode) describe() string {
+	if f.name != "" {
+		return f.factor.Kind() + " " + quote(f.name)
+	}
+	return f.factor.Kind()
+}
+
+func quote(s string) string { return "\"" + s + "\"" }

@@ -1,0 +1,352 @@
+package ffg
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/arbor-ai/arbor/expfam"
+	"github.com/arbor-ai/arbor/messages"
+)
+
+// Graph is a Forney factor graph whose variables and factors can be added
+// and removed at any time, including between inference sweeps. A Graph is
+// not safe for concurrent use.
+type Graph struct {
+	vars    []*Variable
+	factors []*FactorNode
+	byName  map[string]*Variable
+	nextID  int
+	epoch   uint64 // for marking factors/variables without allocation
+}
+
+// New returns an empty graph.
+func New() *Graph { return &Graph{byName: map[string]*Variable{}} }
+
+// Variables returns the live variables in the order they were added. The
+// slice belongs to the graph and must not be modified.
+func (g *Graph) Variables() []*Variable { return g.vars }
+
+// Factors returns the live factors in the order they were added. The slice
+// belongs to the graph and must not be modified.
+func (g *Graph) Factors() []*FactorNode { return g.factors }
+
+// Variable returns the variable called name.
+func (g *Graph) Variable(name string) (*Variable, bool) {
+	v, ok := g.byName[name]
+	return v, ok
+}
+
+// AddVariable adds a hidden variable. name may be "" for an anonymous
+// variable (anonymous variables are cheaper: no name index); a non-empty
+// name must be unique. shape is [K] for a categorical, the tensor shape
+// (outcome axis first) for a Dirichlet, and empty for a gamma. The initial
+// posterior is uniform for a categorical, Dir(1) for a Dirichlet and
+// Gamma(1, 1) for a gamma; binding a prior factor to the variable's output
+// resets it to that prior.
+func (g *Graph) AddVariable(name string, family expfam.Family, shape ...int) (*Variable, error) {
+	if name != "" {
+		if _, dup := g.byName[name]; dup {
+			return nil, fmt.Errorf("ffg: duplicate variable name %q", name)
+		}
+	}
+	var n int
+	switch family {
+	case expfam.CategoricalFamily:
+		if len(shape) != 1 || shape[0] < 1 {
+			return nil, fmt.Errorf("ffg: variable %q: categorical shape %v, want [K] with K >= 1", name, shape)
+		}
+		n = shape[0]
+	case expfam.DirichletFamily:
+		var err error
+		if n, err = messages.ShapeLen(shape); err != nil {
+			return nil, fmt.Errorf("ffg: variable %q: dirichlet %v", name, err)
+		}
+	case expfam.GammaFamily:
+		if len(shape) != 0 && !(len(shape) == 1 && shape[0] == 1) {
+			return nil, fmt.Errorf("ffg: variable %q: gamma variables are scalar, got shape %v", name, shape)
+		}
+		shape, n = nil, 2
+	default:
+		return nil, fmt.Errorf("ffg: variable %q: unknown family %v", name, family)
+	}
+	v := &Variable{
+		g:      g,
+		id:     g.nextID,
+		name:   name,
+		family: family,
+		shape:  append([]int(nil), shape...),
+		stats:  make([]float64, n),
+		nat:    make([]float64, n),
+		msg:    make([]float64, n),
+	}
+	if family != expfam.CategoricalFamily {
+		v.param = make([]float64, n)
+	}
+	v.reset()
+	g.nextID++
+	g.vars = append(g.vars, v)
+	if name != "" {
+		g.byName[name] = v
+	}
+	return v, nil
+}
+
+// AddFactor binds f to vars, in the order of f.Interfaces(). Each variable
+// must belong to g, be live, have the interface's family and shape, and
+// appear once. When a Dirichlet or gamma variable is bound to interface 0
+// (the factor's output, i.e. f is its prior), its posterior is reset to that
+// prior.
+func (g *Graph) AddFactor(name string, f Factor, vars ...*Variable) (*FactorNode, error) {
+	if f == nil {
+		return nil, errors.New("ffg: nil factor")
+	}
+	ifs := f.Interfaces()
+	label := f.Kind()
+	if name != "" {
+		label += " " + quote(name)
+	}
+	if len(vars) != len(ifs) {
+		return nil, fmt.Errorf("ffg: factor %s: %d variables for %d interfaces %v", label, len(vars), len(ifs), names(ifs))
+	}
+	for k, v := range vars {
+		it := ifs[k]
+		switch {
+		case v == nil:
+			return nil, fmt.Errorf("ffg: factor %s: interface %q: nil variable", label, it.Name)
+		case v.g != g:
+			return nil, fmt.Errorf("ffg: factor %s: interface %q: variable %s belongs to another graph", label, it.Name, v.describe())
+		case v.removed:
+			return nil, fmt.Errorf("ffg: factor %s: interface %q: variable %s was removed", label, it.Name, v.describe())
+		case v.family != it.Family:
+			return nil, fmt.Errorf("ffg: factor %s: interface %q wants a %s variable, %s is %s", label, it.Name, it.Family, v.describe(), v.family)
+		case it.Shape != nil && !sameShape(v.shape, it.Shape):
+			return nil, fmt.Errorf("ffg: factor %s: interface %q wants shape %v, variable %s has shape %v", label, it.Name, it.Shape, v.describe(), v.shape)
+		}
+		for _, w := range vars[:k] {
+			if w == v {
+				return nil, fmt.Errorf("ffg: factor %s: variable %s bound to two interfaces", label, v.describe())
+			}
+		}
+	}
+	fn := &FactorNode{g: g, id: g.nextID, name: name, factor: f, vars: append([]*Variable(nil), vars...)}
+	g.nextID++
+	fn.stats = make([][]float64, len(vars))
+	for k, v := range vars {
+		fn.stats[k] = v.stats
+		v.edges = append(v.edges, edge{f: fn, k: k})
+	}
+	g.factors = append(g.factors, fn)
+	if out := vars[0]; out.family != expfam.CategoricalFamily && !out.observed {
+		if err := g.resetToPrior(out); err != nil {
+			g.RemoveFactor(fn)
+			return nil, err
+		}
+	}
+	return fn, nil
+}
+
+func names(ifs []messages.Interface) []string {
+	out := make([]string, len(ifs))
+	for i, it := range ifs {
+		out[i] = it.Name
+	}
+	return out
+}
+
+func sameShape(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// resetToPrior sets v's posterior from the messages of the factors whose
+// output v is: its prior.
+func (g *Graph) resetToPrior(v *Variable) error {
+	clear(v.nat)
+	for _, e := range v.edges {
+		if e.k != 0 {
+			continue
+		}
+		if err := g.message(v, e); err != nil {
+			return err
+		}
+		for i, m := range v.msg {
+			v.nat[i] += m
+		}
+	}
+	return v.setFromNatural()
+}
+
+// message computes the message from e.f to v into v.msg.
+func (g *Graph) message(v *Variable, e edge) error {
+	m, ok := e.f.factor.(Messenger)
+	if !ok {
+		var rules []string
+		if rl, ok := e.f.factor.(RuleLister); ok {
+			rules = rl.Rules()
+		}
+		return &messages.NoRuleError{Factor: e.f.describe(), Interface: e.f.factor.Interfaces()[e.k].Name, Rules: rules}
+	}
+	if err := m.Message(v.msg, e.k, e.f.stats); err != nil {
+		var nr *messages.NoRuleError
+		if errors.As(err, &nr) && e.f.name != "" && nr.Factor == e.f.factor.Kind() {
+			nr.Factor = e.f.describe()
+		}
+		return err
+	}
+	return nil
+}
+
+// Update sets the posterior of the hidden variable v to its VMP fixed point
+// given its neighbours' current posteriors (paper eqs. 5-8): the natural
+// parameters are the sum of the messages from every factor bound to v. It
+// returns a *messages.NoRuleError when a factor has no rule for v, and a
+// *NaNError when the result is not a valid posterior (the previous
+// posterior is then kept).
+func (g *Graph) Update(v *Variable) error {
+	if v.g != g || v.removed {
+		return fmt.Errorf("ffg: Update: variable %s is not in this graph", v.describe())
+	}
+	if v.observed {
+		return nil
+	}
+	clear(v.nat)
+	for _, e := range v.edges {
+		if err := g.message(v, e); err != nil {
+			return err
+		}
+		for i, m := range v.msg {
+			v.nat[i] += m
+		}
+	}
+	if len(v.edges) == 0 && v.family == expfam.GammaFamily {
+		// No factor: keep the default Gamma(1, 1) rather than an improper rate 0.
+		v.reset()
+		return nil
+	}
+	return v.setFromNatural()
+}
+
+// FreeEnergy returns the variational free energy under mean field,
+//
+//	F = sum over factors E_q[-ln f] - sum over hidden variables H[q]
+//
+// (paper eqs. 3-4), with the current posteriors.
+func (g *Graph) FreeEnergy() float64 {
+	f := 0.0
+	for _, fn := range g.factors {
+		f += fn.factor.AverageEnergy(fn.stats)
+	}
+	for _, v := range g.vars {
+		f -= v.Entropy()
+	}
+	return f
+}
+
+// LocalFreeEnergy returns the part of F that depends on the posteriors of
+// vars: the average energies of the factors bound to any of them and the
+// entropies of the hidden ones. When only vars change, F changes by exactly
+// the change of this quantity, which is what local inference tracks. It
+// does not allocate.
+func (g *Graph) LocalFreeEnergy(vars []*Variable) float64 {
+	g.epoch++
+	f := 0.0
+	for _, v := range vars {
+		if v.removed || v.g != g {
+			continue
+		}
+		if v.mark != g.epoch {
+			v.mark = g.epoch
+			f -= v.Entropy()
+		}
+		for _, e := range v.edges {
+			if e.f.mark != g.epoch {
+				e.f.mark = g.epoch
+				f += e.f.factor.AverageEnergy(e.f.stats)
+			}
+		}
+	}
+	return f
+}
+
+// Neighbors returns the factors bound to v with v's interface index in
+// each, appended to dst.
+func (v *Variable) Neighbors(dst []*FactorNode) []*FactorNode {
+	for _, e := range v.edges {
+		dst = append(dst, e.f)
+	}
+	return dst
+}
+
+// RemoveFactor removes a factor from its graph. Its variables stay.
+func (g *Graph) RemoveFactor(f *FactorNode) {
+	if f == nil || f.g != g || f.removed {
+		return
+	}
+	g.detach(f)
+	g.factors = compactFactors(g.factors)
+}
+
+func (g *Graph) detach(f *FactorNode) {
+	f.removed = true
+	for _, v := range f.vars {
+		for i, e := range v.edges {
+			if e.f == f {
+				v.edges = append(v.edges[:i], v.edges[i+1:]...)
+				break
+			}
+		}
+	}
+}
+
+// RemoveVariables removes variables and every factor bound to any of them:
+// a whole sub-graph, such as a BTAI planning tree, goes in one call that
+// costs O(size of the graph). Removed variables and factors can no longer
+// be used; their memory is released once the caller drops its references.
+func (g *Graph) RemoveVariables(vars ...*Variable) {
+	found := false
+	for _, v := range vars {
+		if v == nil || v.g != g || v.removed {
+			continue
+		}
+		found = true
+		for len(v.edges) > 0 {
+			g.detach(v.edges[0].f)
+		}
+		v.removed = true
+		if v.name != "" {
+			delete(g.byName, v.name)
+		}
+	}
+	if !found {
+		return
+	}
+	g.factors = compactFactors(g.factors)
+	w := 0
+	for _, v := range g.vars {
+		if !v.removed {
+			g.vars[w] = v
+			w++
+		}
+	}
+	clear(g.vars[w:])
+	g.vars = g.vars[:w]
+}
+
+func compactFactors(fs []*FactorNode) []*FactorNode {
+	w := 0
+	for _, f := range fs {
+		if !f.removed {
+			fs[w] = f
+			w++
+		}
+	}
+	clear(fs[w:])
+	return fs[:w]
+}

@@ -1,0 +1,261 @@
+package ffg
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/arbor-ai/arbor/expfam"
+)
+
+// Variable is a random variable of a graph: hidden, with a mean-field
+// posterior q of its family, or observed (categorical only), with fixed
+// statistics (a one-hot vector or soft evidence).
+type Variable struct {
+	g        *Graph
+	id       int
+	name     string
+	family   expfam.Family
+	shape    []int
+	observed bool
+	removed  bool
+	mark     uint64
+
+	// stats holds the expected sufficient statistics that factors read:
+	// probabilities (categorical), E[ln p] (dirichlet), [E ln g, E g] (gamma).
+	stats []float64
+	// param holds the posterior's parameters: alpha (dirichlet) or
+	// [shape, rate] (gamma). Categorical posteriors live in stats.
+	param []float64
+	nat   []float64 // scratch: sum of incoming messages
+	msg   []float64 // scratch: one incoming message
+	edges []edge
+
+	// Cluster, when set, places the variable in a DOT cluster of that name.
+	Cluster string
+	// Label, when set, overrides the DOT label.
+	Label string
+}
+
+type edge struct {
+	f *FactorNode
+	k int // interface index of the variable in f
+}
+
+// Name returns the variable's name ("" when unnamed).
+func (v *Variable) Name() string { return v.name }
+
+// ID returns the variable's identifier, unique within its graph.
+func (v *Variable) ID() int { return v.id }
+
+// Family returns the variable's exponential family.
+func (v *Variable) Family() expfam.Family { return v.family }
+
+// Shape returns the variable's shape: [K] for a categorical, the tensor
+// shape for a Dirichlet, nil for a gamma. It must not be modified.
+func (v *Variable) Shape() []int { return v.shape }
+
+// Observed reports whether the variable is observed.
+func (v *Variable) Observed() bool { return v.observed }
+
+// Removed reports whether the variable has been removed from its graph.
+func (v *Variable) Removed() bool { return v.removed }
+
+// Stats returns the expected sufficient statistics the factors read. The
+// slice belongs to the variable and must not be modified; it stays valid
+// for the variable's lifetime.
+func (v *Variable) Stats() []float64 { return v.stats }
+
+// Probs returns the categorical posterior (or the evidence of an observed
+// variable). It panics for another family. The slice must not be modified.
+func (v *Variable) Probs() []float64 {
+	v.must(expfam.CategoricalFamily, "Probs")
+	return v.stats
+}
+
+// Alpha returns the Dirichlet posterior's concentrations, row-major over
+// Shape. It panics for another family. The slice must not be modified.
+func (v *Variable) Alpha() []float64 {
+	v.must(expfam.DirichletFamily, "Alpha")
+	return v.param
+}
+
+// Gamma returns the gamma posterior. It panics for another family.
+func (v *Variable) Gamma() expfam.Gamma {
+	v.must(expfam.GammaFamily, "Gamma")
+	return expfam.Gamma{Shape: v.param[0], Rate: v.param[1]}
+}
+
+func (v *Variable) must(f expfam.Family, method string) {
+	if v.family != f {
+		panic(fmt.Sprintf("ffg: %s called on %s variable %q", method, v.family, v.name))
+	}
+}
+
+func (v *Variable) describe() string {
+	if v.name != "" {
+		return quote(v.name)
+	}
+	return fmt.Sprintf("#%d", v.id)
+}
+
+// Observe clamps a categorical variable to the outcome index.
+func (v *Variable) Observe(index int) error {
+	if v.family != expfam.CategoricalFamily {
+		return fmt.Errorf("ffg: variable %s: only categorical variables can be observed, it is %s", v.describe(), v.family)
+	}
+	if index < 0 || index >= len(v.stats) {
+		return fmt.Errorf("ffg: variable %s: observed index %d out of range [0, %d)", v.describe(), index, len(v.stats))
+	}
+	for i := range v.stats {
+		v.stats[i] = 0
+	}
+	v.stats[index] = 1
+	v.observed = true
+	return nil
+}
+
+// ObserveSoft clamps a categorical variable to soft evidence p, a
+// probability vector of the variable's size.
+func (v *Variable) ObserveSoft(p []float64) error {
+	if v.family != expfam.CategoricalFamily {
+		return fmt.Errorf("ffg: variable %s: only categorical variables can be observed, it is %s", v.describe(), v.family)
+	}
+	if len(p) != len(v.stats) {
+		return fmt.Errorf("ffg: variable %s: evidence has %d entries, want %d", v.describe(), len(p), len(v.stats))
+	}
+	if err := expfam.ValidateDistribution(p, 1e-6); err != nil {
+		return fmt.Errorf("ffg: variable %s: evidence: %w", v.describe(), err)
+	}
+	copy(v.stats, p)
+	v.observed = true
+	return nil
+}
+
+// Unobserve makes an observed variable hidden again, with a uniform
+// posterior.
+func (v *Variable) Unobserve() {
+	if !v.observed {
+		return
+	}
+	v.observed = false
+	v.reset()
+}
+
+// SetProbs sets a hidden categorical variable's posterior to p (copied).
+// It is how a caller initialises beliefs or writes an exact
+// belief-propagation result (as BTAI's predictive mode does).
+func (v *Variable) SetProbs(p []float64) error {
+	if v.family != expfam.CategoricalFamily || v.observed {
+		return fmt.Errorf("ffg: variable %s: SetProbs needs a hidden categorical variable", v.describe())
+	}
+	if len(p) != len(v.stats) {
+		return fmt.Errorf("ffg: variable %s: %d probabilities, want %d", v.describe(), len(p), len(v.stats))
+	}
+	if err := expfam.ValidateDistribution(p, 1e-6); err != nil {
+		return fmt.Errorf("ffg: variable %s: %w", v.describe(), err)
+	}
+	copy(v.stats, p)
+	return nil
+}
+
+// SetAlpha sets a Dirichlet variable's posterior concentrations (copied).
+func (v *Variable) SetAlpha(alpha []float64) error {
+	if v.family != expfam.DirichletFamily {
+		return fmt.Errorf("ffg: variable %s: SetAlpha needs a dirichlet variable", v.describe())
+	}
+	if len(alpha) != len(v.param) {
+		return fmt.Errorf("ffg: variable %s: %d concentrations, want %d", v.describe(), len(alpha), len(v.param))
+	}
+	if err := expfam.ValidateConcentrations(alpha); err != nil {
+		return fmt.Errorf("ffg: variable %s: %w", v.describe(), err)
+	}
+	copy(v.param, alpha)
+	v.refreshDirichlet()
+	return nil
+}
+
+// SetGamma sets a gamma variable's posterior.
+func (v *Variable) SetGamma(g expfam.Gamma) error {
+	if v.family != expfam.GammaFamily {
+		return fmt.Errorf("ffg: variable %s: SetGamma needs a gamma variable", v.describe())
+	}
+	if err := g.Validate(); err != nil {
+		return fmt.Errorf("ffg: variable %s: %w", v.describe(), err)
+	}
+	v.param[0], v.param[1] = g.Shape, g.Rate
+	g.ExpectedStats(v.stats)
+	return nil
+}
+
+func (v *Variable) refreshDirichlet() {
+	expfam.DirichletTensor{Alpha: v.param, Shape: v.shape}.ExpectedLog(v.stats)
+}
+
+// reset sets the default posterior: uniform categorical, Dir(1), Gamma(1, 1).
+func (v *Variable) reset() {
+	switch v.family {
+	case expfam.CategoricalFamily:
+		u := 1 / float64(len(v.stats))
+		for i := range v.stats {
+			v.stats[i] = u
+		}
+	case expfam.DirichletFamily:
+		for i := range v.param {
+			v.param[i] = 1
+		}
+		v.refreshDirichlet()
+	case expfam.GammaFamily:
+		v.param[0], v.param[1] = 1, 1
+		expfam.Gamma{Shape: 1, Rate: 1}.ExpectedStats(v.stats)
+	}
+}
+
+// Entropy returns H[q] of a hidden variable's posterior, 0 for an observed one.
+func (v *Variable) Entropy() float64 {
+	if v.observed {
+		return 0
+	}
+	switch v.family {
+	case expfam.CategoricalFamily:
+		return expfam.Categorical{P: v.stats}.Entropy()
+	case expfam.DirichletFamily:
+		return expfam.DirichletTensor{Alpha: v.param, Shape: v.shape}.Entropy()
+	default:
+		return expfam.Gamma{Shape: v.param[0], Rate: v.param[1]}.Entropy()
+	}
+}
+
+// setFromNatural sets the posterior from the summed natural parameters in
+// v.nat (paper eq. 8: the prior's natural parameters plus the messages).
+func (v *Variable) setFromNatural() error {
+	switch v.family {
+	case expfam.CategoricalFamily:
+		if lz := expfam.Softmax(v.stats, v.nat); math.IsNaN(lz) {
+			return &NaNError{Variable: v.describe(), Detail: "categorical natural parameters are all -Inf or not finite (contradictory evidence?)"}
+		}
+	case expfam.DirichletFamily:
+		if err := expfam.DirichletAlphaFromNatural(v.param, v.nat); err != nil {
+			return &NaNError{Variable: v.describe(), Detail: err.Error()}
+		}
+		v.refreshDirichlet()
+	case expfam.GammaFamily:
+		g, err := expfam.GammaFromNatural(v.nat)
+		if err != nil {
+			return &NaNError{Variable: v.describe(), Detail: err.Error()}
+		}
+		v.param[0], v.param[1] = g.Shape, g.Rate
+		g.ExpectedStats(v.stats)
+	}
+	return nil
+}
+
+// NaNError reports an update that produced an invalid posterior (NaN,
+// infinite or out-of-domain parameters), naming the variable.
+type NaNError struct {
+	Variable string
+	Detail   string
+}
+
+func (e *NaNError) Error() string {
+	return fmt.Sprintf("ffg: update of variable %s produced an invalid posterior: %s", e.Variable, e.Detail)
+}

@@ -1,0 +1,19 @@
+// Package nodes holds the factor types of arbor's Forney factor graphs:
+// Categorical, Transition (one or more parents, literal or
+// Dirichlet-distributed tensor), the Dirichlet and Gamma priors, and the
+// non-conjugate Softmax policy prior of active inference.
+//
+// Each conjugate node is nothing but its interfaces and its multilinear
+// exponential-family form (messages.Multilinear): the VMP message to every
+// interface and the node's average energy E_q[-ln f] are derived from that
+// form, never written out per neighbour pair. Softmax supplies hand-written
+// rules for its first-order approximation (see its documentation).
+//
+// Nodes satisfy ffg.Factor and ffg.Messenger structurally; this package does
+// not import ffg. Interface 0 of every node is its output. Sub-package
+// nodetest checks any node's messages against finite differences of its
+// average energy.
+//
+// A node value keeps scratch space: use one node from one goroutine at a
+// time (a graph is single-goroutine anyway).
+package nodes

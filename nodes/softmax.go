@@ -1,0 +1,127 @@
+package nodes
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/arbor-ai/arbor/expfam"
+	"github.com/arbor-ai/arbor/messages"
+)
+
+// Interface indices of a Softmax node.
+const (
+	SoftmaxOut       = 0 // the policy variable pi (categorical over n policies)
+	SoftmaxPrecision = 1 // the precision gamma (gamma variable)
+)
+
+// Softmax is the policy prior P(pi | gamma) = softmax(-gamma G) of classic
+// active inference (paper eq. 2), for a fixed vector of expected free
+// energies G. Its log-density
+//
+//	ln P(pi | gamma) = -gamma G_pi - ln sum_k exp(-gamma G_k)
+//
+// is not linear in gamma's sufficient statistics [ln gamma, gamma], so the
+// node is not conjugate. As SPM does for the policy precision, the
+// log-partition L(gamma) = ln sum_k exp(-gamma G_k) is replaced by its
+// first-order expansion around the current posterior mean ḡ = E[gamma]:
+//
+//	L(gamma) ≈ L(ḡ) + (gamma - ḡ) L'(ḡ),  L'(ḡ) = -σ(-ḡ G)·G.
+//
+// Under that approximation the average energy is
+//
+//	E_q[-ln P] ≈ ḡ G·q(pi) + L(ḡ)
+//
+// and the hand-written rules are its gradients with respect to the expected
+// statistics of each neighbour:
+//
+//	to pi:    -ḡ G                                   (categorical natural parameters)
+//	to gamma: [0, σ(-ḡ G)·G - q(pi)·G]               (gamma natural parameters)
+//
+// so the posterior rate is the prior rate + (q(pi) - σ(-ḡ G))·G, SPM's
+// update of the precision. Because L is convex, the expansion is a lower
+// bound on L, so the update of gamma is not guaranteed to lower F; in
+// practice it does (see the tests), and the schedule reports any increase.
+type Softmax struct {
+	g       []float64
+	scratch []float64
+	ifs     []messages.Interface
+}
+
+// NewSoftmax returns the policy prior for the expected free energies values
+// (copied; finite, at least one).
+func NewSoftmax(values []float64) (*Softmax, error) {
+	if len(values) == 0 {
+		return nil, fmt.Errorf("nodes: softmax: no values")
+	}
+	for i, x := range values {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, fmt.Errorf("nodes: softmax values[%d]: %v is not finite", i, x)
+		}
+	}
+	n := len(values)
+	return &Softmax{
+		g:       append([]float64(nil), values...),
+		scratch: make([]float64, n),
+		ifs: []messages.Interface{
+			{Name: "out", Family: expfam.CategoricalFamily, Shape: []int{n}},
+			{Name: "precision", Family: expfam.GammaFamily},
+		},
+	}, nil
+}
+
+// Kind returns "softmax".
+func (s *Softmax) Kind() string { return "softmax" }
+
+// Interfaces returns [out, precision].
+func (s *Softmax) Interfaces() []messages.Interface { return s.ifs }
+
+// Rules names the interfaces with (hand-written) rules.
+func (s *Softmax) Rules() []string { return []string{"out", "precision"} }
+
+// Values returns G. The slice must not be modified.
+func (s *Softmax) Values() []float64 { return s.g }
+
+// logPartition returns L(ḡ) and writes σ(-ḡ G) into s.scratch.
+func (s *Softmax) logPartition(gbar float64) float64 {
+	for i, x := range s.g {
+		s.scratch[i] = -gbar * x
+	}
+	return expfam.Softmax(s.scratch, s.scratch)
+}
+
+// Message writes the rule for interface k (see the type documentation).
+func (s *Softmax) Message(dst []float64, k int, stats [][]float64) error {
+	if len(stats) != 2 {
+		return fmt.Errorf("nodes: softmax: %d neighbour statistics for 2 interfaces", len(stats))
+	}
+	gbar := stats[SoftmaxPrecision][1]
+	switch k {
+	case SoftmaxOut:
+		for i, x := range s.g {
+			dst[i] = -gbar * x
+		}
+	case SoftmaxPrecision:
+		s.logPartition(gbar)
+		dot := 0.0
+		for i, x := range s.g {
+			dot += (s.scratch[i] - stats[SoftmaxOut][i]) * x
+		}
+		dst[0], dst[1] = 0, dot
+	default:
+		return &messages.NoRuleError{Factor: "softmax", Interface: fmt.Sprintf("#%d", k), Rules: s.Rules()}
+	}
+	return nil
+}
+
+// AverageEnergy returns ḡ G·q(pi) + L(ḡ), the first-order approximation of
+// E_q[-ln P(pi | gamma)].
+func (s *Softmax) AverageEnergy(stats [][]float64) float64 {
+	gbar := stats[SoftmaxPrecision][1]
+	e := 0.0
+	for i, x := range s.g {
+		if q := stats[SoftmaxOut][i]; q != 0 {
+			e += q * x
+		}
+	}
+	return gbar*e + s.logPartition(gbar)
+}

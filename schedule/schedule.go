@@ -1,0 +1,148 @@
+package schedule
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/arbor-ai/arbor/ffg"
+)
+
+// Defaults used when Settings is nil or a field is zero.
+const (
+	DefaultIterations = 100
+	DefaultTolerance  = 1e-9
+)
+
+// Settings controls a run. The zero value and nil mean the defaults.
+type Settings struct {
+	// Iterations caps the number of sweeps (DefaultIterations when 0).
+	Iterations int
+	// Tolerance: the run has converged when |F_k - F_(k-1)| < Tolerance
+	// (DefaultTolerance when 0; must be >= 0).
+	Tolerance float64
+	// Order, when non-nil, is the update order of a global run; it must
+	// list hidden variables of the graph. nil means every hidden variable
+	// in the order it was added.
+	Order []*ffg.Variable
+}
+
+// Increase records a sweep after which F went up by more than the
+// tolerance. Under exact coordinate-ascent VMP this cannot happen; it points
+// at a bug or at a non-conjugate approximation (nodes.Softmax).
+type Increase struct {
+	Sweep    int // 1-based
+	From, To float64
+}
+
+// Result is the outcome of a run.
+type Result struct {
+	Iterations int       // sweeps performed
+	Converged  bool      // |ΔF| < tolerance was reached
+	FreeEnergy []float64 // F after each sweep (for Local: the local free energy)
+	Increases  []Increase
+}
+
+// Final returns the last entry of the F trace (NaN when no sweep ran).
+func (r *Result) Final() float64 {
+	if len(r.FreeEnergy) == 0 {
+		return math.NaN()
+	}
+	return r.FreeEnergy[len(r.FreeEnergy)-1]
+}
+
+func (s *Settings) resolve() (iters int, tol float64, err error) {
+	iters, tol = DefaultIterations, DefaultTolerance
+	if s == nil {
+		return iters, tol, nil
+	}
+	if s.Iterations < 0 {
+		return 0, 0, fmt.Errorf("schedule: iterations %d, want >= 0", s.Iterations)
+	}
+	if s.Iterations > 0 {
+		iters = s.Iterations
+	}
+	if s.Tolerance < 0 || math.IsNaN(s.Tolerance) {
+		return 0, 0, fmt.Errorf("schedule: tolerance %v, want >= 0", s.Tolerance)
+	}
+	if s.Tolerance > 0 {
+		tol = s.Tolerance
+	}
+	return iters, tol, nil
+}
+
+// Run performs global inference: sweeps of VMP updates over the hidden
+// variables (in Settings.Order or in the order they were added) until
+// |ΔF| < tolerance or the iteration cap, tracking F after every sweep. It
+// returns the result so far together with an error when an update fails
+// (a *ffg.NaNError names the variable whose update produced a NaN), or when
+// ctx is done.
+func Run(ctx context.Context, g *ffg.Graph, s *Settings) (*Result, error) {
+	iters, tol, err := s.resolve()
+	if err != nil {
+		return nil, err
+	}
+	order := g.Variables()
+	if s != nil && s.Order != nil {
+		for i, v := range s.Order {
+			if v == nil || v.Removed() {
+				return nil, fmt.Errorf("schedule: order[%d]: variable not in the graph", i)
+			}
+		}
+		order = s.Order
+	}
+	return sweep(ctx, g, order, iters, tol, g.FreeEnergy)
+}
+
+// Local performs local inference: sweeps over vars only (observed ones are
+// skipped), as BTAI does for newly expanded nodes, tracking the local free
+// energy (ffg.Graph.LocalFreeEnergy), which differs from F by a constant
+// while only vars change.
+func Local(ctx context.Context, g *ffg.Graph, vars []*ffg.Variable, s *Settings) (*Result, error) {
+	iters, tol, err := s.resolve()
+	if err != nil {
+		return nil, err
+	}
+	for i, v := range vars {
+		if v == nil || v.Removed() {
+			return nil, fmt.Errorf("schedule: vars[%d]: variable not in the graph", i)
+		}
+	}
+	return sweep(ctx, g, vars, iters, tol, func() float64 { return g.LocalFreeEnergy(vars) })
+}
+
+func sweep(ctx context.Context, g *ffg.Graph, order []*ffg.Variable, iters int, tol float64, energy func() float64) (*Result, error) {
+	res := &Result{FreeEnergy: make([]float64, 0, min(iters, 64))}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	prev := energy()
+	for it := 1; it <= iters; it++ {
+		if err := ctx.Err(); err != nil {
+			return res, fmt.Errorf("schedule: stopped before sweep %d: %w", it, err)
+		}
+		for _, v := range order {
+			if v.Observed() {
+				continue
+			}
+			if err := g.Update(v); err != nil {
+				return res, fmt.Errorf("schedule: sweep %d: %w", it, err)
+			}
+		}
+		f := energy()
+		res.Iterations = it
+		res.FreeEnergy = append(res.FreeEnergy, f)
+		if math.IsNaN(f) {
+			return res, fmt.Errorf("schedule: sweep %d: free energy is NaN", it)
+		}
+		if f-prev > tol && f-prev > 1e-12*math.Abs(prev) {
+			res.Increases = append(res.Increases, Increase{Sweep: it, From: prev, To: f})
+		}
+		if math.Abs(f-prev) < tol {
+			res.Converged = true
+			break
+		}
+		prev = f
+	}
+	return res, nil
+}
