@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-
-	"gonum.org/v1/gonum/mathext"
 )
 
 // Dirichlet is a distribution over probability vectors p of length K =
@@ -115,10 +113,10 @@ func colSum(a []float64, off, stride, k int) float64 {
 }
 
 func colExpectedLog(dst, a []float64, off, stride, k int) {
-	psi0 := mathext.Digamma(colSum(a, off, stride, k))
+	psi0 := digamma(colSum(a, off, stride, k))
 	for i := range k {
 		idx := off + i*stride
-		dst[idx] = mathext.Digamma(a[idx]) - psi0
+		dst[idx] = digamma(a[idx]) - psi0
 	}
 }
 
@@ -128,11 +126,6 @@ func colMean(dst, a []float64, off, stride, k int) {
 		idx := off + i*stride
 		dst[idx] = a[idx] / s
 	}
-}
-
-func lgamma(x float64) float64 {
-	v, _ := math.Lgamma(x)
-	return v
 }
 
 func colLogB(a []float64, off, stride, k int) float64 {
@@ -149,25 +142,31 @@ func colEntropy(a []float64, off, stride, k int) float64 {
 	a0 := colSum(a, off, stride, k)
 	// Group each i's terms, ln Γ(α_i) - (α_i - 1) ψ(α_i), to keep partial
 	// sums small.
-	h := -lgamma(a0) + (a0-float64(k))*mathext.Digamma(a0)
+	h := -lgamma(a0) + (a0-float64(k))*digamma(a0)
 	for i := range k {
 		x := a[off+i*stride]
-		h += lgamma(x) - (x-1)*mathext.Digamma(x)
+		h += lgamma(x) - (x-1)*digamma(x)
 	}
 	return h
 }
 
+// colKL returns KL(Dir(a) || Dir(b)) of one column, written as
+//
+//	Σ_i D(α_i, β_i) - D(α_0, β_0),  D(x, y) = ln Γ(y) - ln Γ(x) - (y - x) ψ(x),
+//
+// which rearranges ln B(β) - ln B(α) + Σ (α_i - β_i)(ψ(α_i) - ψ(α_0)) into
+// small terms (see lgammaBregman) so that nearby large concentrations keep
+// their accuracy.
 func colKL(a, b []float64, off, stride, k int) float64 {
 	var a0, b0 float64
 	for i := range k {
 		a0 += a[off+i*stride]
 		b0 += b[off+i*stride]
 	}
-	psi0 := mathext.Digamma(a0)
-	kl := lgamma(a0) - lgamma(b0)
+	kl := -lgammaBregman(a0, b0, digamma(a0))
 	for i := range k {
 		x, y := a[off+i*stride], b[off+i*stride]
-		kl += lgamma(y) - lgamma(x) + (x-y)*(mathext.Digamma(x)-psi0)
+		kl += lgammaBregman(x, y, digamma(x))
 	}
 	return kl
 }

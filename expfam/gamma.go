@@ -3,8 +3,6 @@ package expfam
 import (
 	"fmt"
 	"math"
-
-	"gonum.org/v1/gonum/mathext"
 )
 
 // Gamma is the distribution with shape a = Shape and rate b = Rate, density
@@ -73,7 +71,7 @@ func (g Gamma) ExpectedStats(dst []float64) []float64 {
 func (g Gamma) Mean() float64 { return g.Shape / g.Rate }
 
 // ExpectedLog returns E[ln g] = ψ(a) - ln b.
-func (g Gamma) ExpectedLog() float64 { return mathext.Digamma(g.Shape) - math.Log(g.Rate) }
+func (g Gamma) ExpectedLog() float64 { return digamma(g.Shape) - math.Log(g.Rate) }
 
 // LogNormalizer returns ln Γ(a) - a ln b.
 func (g Gamma) LogNormalizer() float64 { return lgamma(g.Shape) - g.Shape*math.Log(g.Rate) }
@@ -81,13 +79,18 @@ func (g Gamma) LogNormalizer() float64 { return lgamma(g.Shape) - g.Shape*math.L
 // Entropy returns a - ln b + ln Γ(a) + (1 - a) ψ(a), which is A(η) - η·E[T].
 func (g Gamma) Entropy() float64 {
 	a := g.Shape
-	return a - math.Log(g.Rate) + lgamma(a) + (1-a)*mathext.Digamma(a)
+	return a - math.Log(g.Rate) + lgamma(a) + (1-a)*digamma(a)
 }
 
 // KL returns KL(g || q) for g = (a, b), q = (c, d):
 //
-//	(a - c) ψ(a) - ln Γ(a) + ln Γ(c) + c ln(b/d) + a (d - b)/b.
+//	(a - c) ψ(a) - ln Γ(a) + ln Γ(c) + c ln(b/d) + a (d - b)/b,
+//
+// evaluated as D(a, c) + (a - c) r + c (r - ln(1 + r)) with r = (d - b)/b and
+// D(a, c) = ln Γ(c) - ln Γ(a) - (c - a) ψ(a), which keeps its accuracy when q
+// is close to g and the shapes are large.
 func (g Gamma) KL(q Gamma) float64 {
 	a, b, c, d := g.Shape, g.Rate, q.Shape, q.Rate
-	return (a-c)*mathext.Digamma(a) - lgamma(a) + lgamma(c) + c*(math.Log(b)-math.Log(d)) + a*(d-b)/b
+	r := (d - b) / b
+	return lgammaBregman(a, c, digamma(a)) + (a-c)*r + c*(r-math.Log1p(r))
 }
