@@ -1,6 +1,10 @@
 package ffg
 
-import "github.com/arbor-ai/arbor/messages"
+import (
+	"fmt"
+
+	"github.com/arbor-ai/arbor/messages"
+)
 
 // Factor is a factor node of a Forney factor graph. It is declared here,
 // where it is consumed, and satisfied structurally by the types of package
@@ -84,3 +88,21 @@ func (f *FactorNode) describe() string {
 }
 
 func quote(s string) string { return "\"" + s + "\"" }
+
+// Message writes into dst the message from f to the variable on interface k
+// under the current posteriors (in that variable's natural parameters). It
+// returns a *messages.NoRuleError when f has no rule for k.
+func (f *FactorNode) Message(dst []float64, k int) error {
+	if k < 0 || k >= len(f.vars) {
+		return fmt.Errorf("ffg: factor %s has no interface %d", f.describe(), k)
+	}
+	if len(dst) != len(f.vars[k].stats) {
+		return fmt.Errorf("ffg: factor %s: message buffer of %d entries, want %d", f.describe(), len(dst), len(f.vars[k].stats))
+	}
+	v := f.vars[k]
+	saved := v.msg
+	v.msg = dst
+	err := f.g.message(v, edge{f: f, k: k})
+	v.msg = saved
+	return err
+}

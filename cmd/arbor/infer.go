@@ -14,7 +14,8 @@ import (
 
 func isInputError(err error) bool {
 	var me *model.Error
-	return errors.As(err, &me)
+	var be *modelError
+	return errors.As(err, &me) || errors.As(err, &be)
 }
 
 func loadModelArg(name string, fs *flag.FlagSet, args []string, stdout io.Writer, synopsis string) (*model.Model, string, error) {

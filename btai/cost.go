@@ -1,0 +1,51 @@
+package btai
+
+import "math"
+
+// cost evaluates a newly expanded node from Q(S_I) and Q(O_I) with the
+// configured criterion (paper section 6.3.3):
+//
+//	classic: KL[Q(O_I) || V(O)] + sum_s Q(s) H[Ā(.|s)]
+//	pcost:   KL[Q(S_I) || V(S)] + KL[Q(O_I) || V(O)]
+//	feef:    KL[Q(O_I, S_I) || V(O) V(S)], Q(o, s) = Ā(o|s) Q(s), i.e.
+//	         -sum_s Q(s) H[Ā(.|s)] - H[Q(S)] - sum_o (Ā Q)(o) ln V(o) - sum_s Q(s) ln V(s)
+//
+// V(O) is C and V(S) is C_states (uniform when the model has none).
+func (a *Agent) cost(qs, qo []float64) float64 {
+	switch a.opts.Cost {
+	case PCost:
+		return kl(qs, a.logCS) + kl(qo, a.logC)
+	case FEEF:
+		g := 0.0
+		for s, q := range qs {
+			if q > 0 {
+				g += q * (math.Log(q) - a.hA[s] - a.logCS[s])
+			}
+		}
+		a.predictObs(a.qo, qs)
+		for o, q := range a.qo {
+			if q > 0 {
+				g -= q * a.logC[o]
+			}
+		}
+		return g
+	default:
+		g := kl(qo, a.logC)
+		for s, q := range qs {
+			g += q * a.hA[s]
+		}
+		return g
+	}
+}
+
+// kl returns KL[q || p] given ln p, with 0 ln 0 = 0 (and +Inf where q > 0
+// and p = 0).
+func kl(q, logp []float64) float64 {
+	d := 0.0
+	for i, x := range q {
+		if x > 0 {
+			d += x * (math.Log(x) - logp[i])
+		}
+	}
+	return d
+}

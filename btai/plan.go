@@ -1,0 +1,267 @@
+package btai
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/arbor-ai/arbor/expfam"
+	"github.com/arbor-ai/arbor/ffg"
+	"github.com/arbor-ai/arbor/nodes"
+	"github.com/arbor-ai/arbor/schedule"
+)
+
+// prepareFuture computes Ā, B̄ (the expectations of A and B, paper Table
+// 2) and the literal transitions the future uses, and the cost caches.
+func (a *Agent) prepareFuture() error {
+	ns, no, nu := a.ns, a.no, a.nu
+	if a.abar == nil {
+		a.abar = make([]float64, no*ns)
+		a.bbar = make([]float64, nu*ns*ns)
+		a.hA = make([]float64, ns)
+		a.futB = make([]*nodes.Transition, nu)
+	}
+	if a.aVar != nil {
+		expfam.DirichletTensor{Alpha: a.aVar.Alpha(), Shape: a.aVar.Shape()}.Mean(a.abar)
+	} else if a.futA == nil {
+		copy(a.abar, a.spec.A)
+	}
+	if a.bVar != nil {
+		mean := expfam.DirichletTensor{Alpha: a.bVar.Alpha(), Shape: a.bVar.Shape()}.Mean(nil)
+		for u := range nu {
+			for n := range ns {
+				for p := range ns {
+					a.bbar[(u*ns+n)*ns+p] = mean[(n*ns+p)*nu+u]
+				}
+			}
+		}
+	} else if a.futB[0] == nil {
+		copy(a.bbar, a.spec.B)
+	}
+	var err error
+	if a.futA == nil || a.aVar != nil {
+		if a.futA, err = nodes.NewTransition(a.abar, []int{no, ns}); err != nil {
+			return fmt.Errorf("btai: expected A: %w", err)
+		}
+		for s := range ns {
+			h := 0.0
+			for o := range no {
+				if p := a.abar[o*ns+s]; p > 0 {
+					h -= p * math.Log(p)
+				}
+			}
+			a.hA[s] = h
+		}
+	}
+	if a.futB[0] == nil || a.bVar != nil {
+		for u := range nu {
+			if a.futB[u], err = nodes.NewTransition(a.bbar[u*ns*ns:(u+1)*ns*ns], []int{ns, ns}); err != nil {
+				return fmt.Errorf("btai: expected B[%d]: %w", u, err)
+			}
+		}
+	}
+	return nil
+}
+
+// Plan runs Options.Iterations planning iterations from the present state
+// (paper Algorithm 2, inner loop): selection, expansion of all actions of
+// the selected leaf, inference on the new nodes, cost evaluation (with
+// optional roll-outs) and propagation. The tree stays in the graph until
+// the next Step or Plan. It returns ctx's error if ctx is done first.
+func (a *Agent) Plan(ctx context.Context) error {
+	if a.g == nil {
+		return fmt.Errorf("btai: Plan before Reset")
+	}
+	a.clearFuture()
+	if err := a.prepareFuture(); err != nil {
+		return err
+	}
+	a.tree.Reset(a.nu, a.past[len(a.past)-1].s)
+	for it := 0; it < a.opts.Iterations; it++ {
+		if it&63 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		if err := a.Iterate(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Iterate performs one planning iteration on the current tree.
+func (a *Agent) Iterate(ctx context.Context) error {
+	k := a.tree.Select(a.opts.Exploration)
+	parent := a.tree.Nodes[k].S
+	first := len(a.tree.Nodes)
+	for u := range a.nu {
+		s, o, err := a.expand(parent, u)
+		if err != nil {
+			return err
+		}
+		a.future = append(a.future, s, o)
+		a.tmp = append(a.tmp[:0], s, o)
+		if a.opts.GlobalInference {
+			continue
+		}
+		if err := a.infer(ctx, parent, u, s, o); err != nil {
+			return err
+		}
+		a.costs[u] = a.cost(s.Probs(), o.Probs())
+	}
+	if a.opts.GlobalInference {
+		if _, err := schedule.Run(ctx, a.g, &schedule.Settings{Iterations: a.opts.VMPIterations, Tolerance: a.opts.VMPTolerance}); err != nil {
+			return fmt.Errorf("btai: global inference: %w", err)
+		}
+		for u := range a.nu {
+			s, o := a.future[len(a.future)-2*a.nu+2*u], a.future[len(a.future)-2*a.nu+2*u+1]
+			a.costs[u] = a.cost(s.Probs(), o.Probs())
+		}
+	}
+	if a.opts.Rollouts > 0 {
+		for u := range a.nu {
+			g, err := a.rollouts(ctx, a.future[len(a.future)-2*a.nu+2*u], a.costs[u])
+			if err != nil {
+				return err
+			}
+			a.costs[u] = g
+		}
+	}
+	a.tree.AddChildren(k, a.costs)
+	for u := range a.nu {
+		n := &a.tree.Nodes[first+u]
+		n.S, n.O = a.future[len(a.future)-2*a.nu+2*u], a.future[len(a.future)-2*a.nu+2*u+1]
+	}
+	a.tree.Propagate(k, a.opts.Propagation)
+	return nil
+}
+
+// expand adds S_I and O_I below parent for action u (paper section 6.3.2):
+// P(S_I | S_parent) = Cat(B̄_u), P(O_I | S_I) = Cat(Ā).
+func (a *Agent) expand(parent *ffg.Variable, u int) (s, o *ffg.Variable, err error) {
+	if s, err = a.g.AddVariable("", expfam.CategoricalFamily, a.ns); err != nil {
+		return nil, nil, err
+	}
+	if _, err = a.g.AddFactor("", a.futB[u], s, parent); err != nil {
+		return nil, nil, err
+	}
+	if o, err = a.g.AddVariable("", expfam.CategoricalFamily, a.no); err != nil {
+		return nil, nil, err
+	}
+	if _, err = a.g.AddFactor("", a.futA, o, s); err != nil {
+		return nil, nil, err
+	}
+	return s, o, nil
+}
+
+// infer computes Q(S_I) and Q(O_I) for a new node: exactly by prediction,
+// or by VMP on the new nodes, initialised at the prediction.
+func (a *Agent) infer(ctx context.Context, parent *ffg.Variable, u int, s, o *ffg.Variable) error {
+	ns := a.ns
+	b := a.bbar[u*ns*ns : (u+1)*ns*ns]
+	qp := parent.Probs()
+	for n := range ns {
+		row := b[n*ns : (n+1)*ns]
+		acc := 0.0
+		for p, w := range qp {
+			acc += w * row[p]
+		}
+		a.qs[n] = acc
+	}
+	if err := s.SetProbs(a.qs); err != nil {
+		return err
+	}
+	a.predictObs(a.qo, a.qs)
+	if err := o.SetProbs(a.qo); err != nil {
+		return err
+	}
+	if a.opts.Inference == Predictive {
+		return nil
+	}
+	_, err := schedule.Local(ctx, a.g, a.tmp, &schedule.Settings{Iterations: a.opts.VMPIterations, Tolerance: a.opts.VMPTolerance})
+	if err != nil {
+		return fmt.Errorf("btai: local inference: %w", err)
+	}
+	return nil
+}
+
+// predictObs writes Ā q into dst.
+func (a *Agent) predictObs(dst, q []float64) {
+	ns := a.ns
+	for o := range dst {
+		row := a.abar[o*ns : (o+1)*ns]
+		acc := 0.0
+		for s, w := range q {
+			acc += w * row[s]
+		}
+		dst[o] = acc
+	}
+}
+
+// rollouts returns g_I^average of Algorithm 1: the mean over N roll-outs
+// of g_I plus the costs of K nodes expanded below S_I with uniformly drawn
+// actions. Roll-out nodes are removed afterwards.
+func (a *Agent) rollouts(ctx context.Context, from *ffg.Variable, g float64) (float64, error) {
+	total := 0.0
+	for range a.opts.Rollouts {
+		sum, cur := g, from
+		a.roll = a.roll[:0]
+		for range a.opts.RolloutLength {
+			u := a.rng.IntN(a.nu)
+			s, o, err := a.expand(cur, u)
+			if err != nil {
+				return 0, err
+			}
+			a.roll = append(a.roll, s, o)
+			a.tmp = append(a.tmp[:0], s, o)
+			if err := a.infer(ctx, cur, u, s, o); err != nil {
+				return 0, err
+			}
+			sum += a.cost(s.Probs(), o.Probs())
+			cur = s
+		}
+		a.g.RemoveVariables(a.roll...)
+		total += sum
+	}
+	return total / float64(a.opts.Rollouts), nil
+}
+
+// SelectAction picks the action to perform from the planned tree with the
+// configured rule (paper section 6.4).
+func (a *Agent) SelectAction() int {
+	return a.tree.SelectAction(a.opts.ActionSelection, a.opts.ActionPrecision, a.rng, nil)
+}
+
+// LabelTree sets DOT labels and per-depth clusters on the planning tree's
+// variables: each S_I shows its multi-index, visits n and average cost ḡ.
+func (a *Agent) LabelTree(actionName func(int) string) {
+	var path []int
+	for i := 1; i < len(a.tree.Nodes); i++ {
+		n := &a.tree.Nodes[i]
+		if n.S == nil {
+			continue
+		}
+		path = a.tree.Path(path[:0], i)
+		var b strings.Builder
+		for j, u := range path {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			if actionName != nil {
+				b.WriteString(actionName(u))
+			} else {
+				b.WriteString(strconv.Itoa(u))
+			}
+		}
+		cluster := fmt.Sprintf("depth %d", n.Depth)
+		n.S.Label = fmt.Sprintf("S(%s)\nn=%d g=%.3g", b.String(), n.Visits, n.Average())
+		n.S.Cluster = cluster
+		if n.O != nil {
+			n.O.Label = fmt.Sprintf("O(%s)", b.String())
+			n.O.Cluster = cluster
+		}
+	}
+}

@@ -1,0 +1,68 @@
+package btai
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Environment is what the action-perception cycle needs from a world;
+// envs.Maze and envs.TMaze satisfy it.
+type Environment interface {
+	Reset() int
+	Step(action int) (obs int, err error)
+	Done() bool
+}
+
+// Episode is the record of one episode.
+type Episode struct {
+	Solved             bool      `json:"solved"`
+	Steps              int       `json:"steps"`
+	Actions            []int     `json:"actions"`
+	Observations       []int     `json:"observations"`
+	PlanningIterations int       `json:"planning_iterations"`
+	PlanningSeconds    float64   `json:"planning_seconds"`
+	Costs              []float64 `json:"-"`
+}
+
+// RunEpisode runs the action-perception cycle (paper Algorithm 2) for at
+// most maxSteps actions or until env.Done(): observe, infer the present
+// state, plan, act, grow the past by one step. onStep, when non-nil, is
+// called after every action with the action and the new observation (the
+// tree of that step's planning is still available through Tree until the
+// agent's next Step).
+func (a *Agent) RunEpisode(ctx context.Context, env Environment, maxSteps int, onStep func(step, action, obs int)) (*Episode, error) {
+	if maxSteps < 0 {
+		return nil, fmt.Errorf("btai: maxSteps %d, want >= 0", maxSteps)
+	}
+	ep := &Episode{Actions: []int{}, Observations: []int{}}
+	obs := env.Reset()
+	ep.Observations = append(ep.Observations, obs)
+	if err := a.Reset(ctx, obs); err != nil {
+		return ep, err
+	}
+	for ep.Steps < maxSteps && !env.Done() {
+		start := time.Now()
+		if err := a.Plan(ctx); err != nil {
+			return ep, err
+		}
+		ep.PlanningSeconds += time.Since(start).Seconds()
+		ep.PlanningIterations += a.opts.Iterations
+		act := a.SelectAction()
+		var err error
+		if obs, err = env.Step(act); err != nil {
+			return ep, fmt.Errorf("btai: environment: %w", err)
+		}
+		ep.Steps++
+		ep.Actions = append(ep.Actions, act)
+		ep.Observations = append(ep.Observations, obs)
+		if onStep != nil {
+			onStep(ep.Steps, act, obs)
+		}
+		if err := a.Step(ctx, act, obs); err != nil {
+			return ep, err
+		}
+	}
+	ep.Solved = env.Done()
+	return ep, nil
+}

@@ -1,0 +1,306 @@
+package btai
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/arbor-ai/arbor/ffg"
+)
+
+// Propagation is the scheme that propagates the cost of newly expanded
+// nodes through the tree (paper section 6.3.4).
+type Propagation int
+
+const (
+	// MinBackward adds min_a g_(K::a), the lowest cost among the new
+	// children of the expanded node K, to the aggregated cost of K and of
+	// every ancestor of K, and increments their visit counts once
+	// (paper eq. for min-backward propagation).
+	MinBackward Propagation = iota
+	// Backward adds the cost g_I of every new child I to the aggregated cost
+	// of each of I's ancestors (K up to the root) and increments their visit
+	// counts once per child (paper eq. backprop).
+	Backward
+	// Forward sets the aggregated cost of every new child I to g_I + G_K
+	// (the cost of the path that leads to it: active inference's EFE,
+	// paper section 7.4) and increments the visit counts of the ancestors
+	// once.
+	Forward
+)
+
+var propagationNames = []string{"min-backward", "backward", "forward"}
+
+func (p Propagation) String() string {
+	if int(p) < len(propagationNames) && p >= 0 {
+		return propagationNames[p]
+	}
+	return fmt.Sprintf("Propagation(%d)", int(p))
+}
+
+// ParsePropagation parses "min-backward", "backward" or "forward".
+func ParsePropagation(s string) (Propagation, error) {
+	for i, n := range propagationNames {
+		if n == s {
+			return Propagation(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown propagation %q (want min-backward, backward or forward)", s)
+}
+
+// Node is a node S_I of the planning tree. I is the multi-index of actions
+// that leads to it from the root S_t (paper Appendix H).
+type Node struct {
+	Parent     int     // index of the parent node, -1 for the root
+	Action     int     // the last action of I, -1 for the root
+	Depth      int     // |I|
+	FirstChild int     // index of the child for action 0 (children are contiguous), -1 for a leaf
+	Visits     int     // n_I: 1 for its own evaluation plus the propagations through it
+	Local      float64 // g_I, the node's own cost (or its roll-out average)
+	Aggregated float64 // G^aggr_I
+
+	// S and O are the node's state and observation variables in the
+	// agent's graph (nil for the root's O and in graph-free trees).
+	S, O *ffg.Variable
+}
+
+// Average returns the average cost ḡ_I = G^aggr_I / n_I (paper section
+// 6.3.4).
+func (n *Node) Average() float64 {
+	if n.Visits == 0 {
+		return n.Aggregated
+	}
+	return n.Aggregated / float64(n.Visits)
+}
+
+// Leaf reports whether the node has not been expanded.
+func (n *Node) Leaf() bool { return n.FirstChild < 0 }
+
+// Tree is the planning tree of Branching Time Active Inference. Node 0 is
+// the root S_t. Expanding a node adds one child per action at once
+// (paper section 6.3.2), so a node's children are contiguous: child a of
+// node k is Nodes[Nodes[k].FirstChild + a].
+type Tree struct {
+	Nodes      []Node
+	NumActions int
+}
+
+// Reset empties the tree and creates the root.
+func (t *Tree) Reset(numActions int, root *ffg.Variable) {
+	clear(t.Nodes)
+	t.Nodes = append(t.Nodes[:0], Node{Parent: -1, Action: -1, FirstChild: -1, S: root})
+	t.NumActions = numActions
+}
+
+// Child returns the index of child a of node k (k must be expanded).
+func (t *Tree) Child(k, a int) int { return t.Nodes[k].FirstChild + a }
+
+// Path returns the multi-index I of node k: the actions from the root,
+// appended to dst.
+func (t *Tree) Path(dst []int, k int) []int {
+	start := len(dst)
+	for ; k > 0; k = t.Nodes[k].Parent {
+		dst = append(dst, t.Nodes[k].Action)
+	}
+	for i, j := start, len(dst)-1; i < j; i, j = i+1, j-1 {
+		dst[i], dst[j] = dst[j], dst[i]
+	}
+	return dst
+}
+
+// Select walks from the root to the leaf to expand (paper section 6.3.1):
+// at each expanded node, an unexplored child (one that has not been
+// expanded yet) is taken first, the one with the lowest local cost (ties:
+// lowest action); when every child has been expanded, the child maximising
+//
+//	UCT_J = -ḡ_J + c sqrt(ln n / n_J)
+//
+// is taken, n being the visit count of the current node (ties: lowest
+// action).
+func (t *Tree) Select(c float64) int {
+	k := 0
+	for !t.Nodes[k].Leaf() {
+		k = t.selectChild(k, c)
+	}
+	return k
+}
+
+func (t *Tree) selectChild(k int, c float64) int {
+	first := t.Nodes[k].FirstChild
+	children := t.Nodes[first : first+t.NumActions]
+	best, bestCost := -1, math.Inf(1)
+	for a := range children {
+		if ch := &children[a]; ch.Leaf() && (best < 0 || ch.Local < bestCost) {
+			best, bestCost = a, ch.Local
+		}
+	}
+	if best >= 0 {
+		return first + best
+	}
+	logN := math.Log(float64(max(t.Nodes[k].Visits, 1)))
+	bestUCT := math.Inf(-1)
+	for a := range children {
+		ch := &children[a]
+		u := -ch.Average() + c*math.Sqrt(logN/float64(ch.Visits))
+		if u > bestUCT || best < 0 {
+			best, bestUCT = a, u
+		}
+	}
+	return first + best
+}
+
+// AddChildren expands node k with one child per action, whose local costs
+// are costs[a]. A new child's aggregated cost starts at its local cost and
+// its visit count at 1: its own evaluation is its first sample, as the
+// roll-out value of a newly expanded node is in MCTS, so that ḡ = G/n
+// averages over the same set of evaluations it sums. It returns the index
+// of the first child. It does not propagate: call Propagate.
+func (t *Tree) AddChildren(k int, costs []float64) int {
+	if len(costs) != t.NumActions {
+		panic("btai: AddChildren: one cost per action needed")
+	}
+	first := len(t.Nodes)
+	t.Nodes[k].FirstChild = first
+	d := t.Nodes[k].Depth + 1
+	for a, g := range costs {
+		t.Nodes = append(t.Nodes, Node{Parent: k, Action: a, Depth: d, FirstChild: -1, Local: g, Aggregated: g, Visits: 1})
+	}
+	return first
+}
+
+// Propagate propagates the costs of the new children of node k with
+// scheme p (see Propagation) and updates the visit counts of k and its
+// ancestors.
+func (t *Tree) Propagate(k int, p Propagation) {
+	first := t.Nodes[k].FirstChild
+	children := t.Nodes[first : first+t.NumActions]
+	switch p {
+	case Forward:
+		for a := range children {
+			if k > 0 {
+				children[a].Aggregated = children[a].Local + t.Nodes[k].Aggregated
+			}
+		}
+		for j := k; j >= 0; j = t.Nodes[j].Parent {
+			t.Nodes[j].Visits++
+		}
+	case Backward:
+		sum := 0.0
+		for a := range children {
+			sum += children[a].Local
+		}
+		for j := k; j >= 0; j = t.Nodes[j].Parent {
+			t.Nodes[j].Aggregated += sum
+			t.Nodes[j].Visits += len(children)
+		}
+	default: // MinBackward
+		m := math.Inf(1)
+		for a := range children {
+			m = math.Min(m, children[a].Local)
+		}
+		for j := k; j >= 0; j = t.Nodes[j].Parent {
+			t.Nodes[j].Aggregated += m
+			t.Nodes[j].Visits++
+		}
+	}
+}
+
+// ActionSelection is the rule that picks the action to perform from the
+// root's children after planning (paper section 6.4).
+type ActionSelection int
+
+const (
+	// Softmax samples from softmax(-precision · ḡ) over the root's children,
+	// ḡ = g/N being their average costs.
+	Softmax ActionSelection = iota
+	// MostVisited takes the most visited child; ties go to the lower average
+	// cost, then to the lower action.
+	MostVisited
+	// MinCost takes the child with the lowest average cost (ties: lower
+	// action).
+	MinCost
+)
+
+var selectionNames = []string{"softmax", "most-visited", "min-cost"}
+
+func (s ActionSelection) String() string {
+	if int(s) < len(selectionNames) && s >= 0 {
+		return selectionNames[s]
+	}
+	return fmt.Sprintf("ActionSelection(%d)", int(s))
+}
+
+// ParseActionSelection parses "softmax", "most-visited" or "min-cost".
+func ParseActionSelection(s string) (ActionSelection, error) {
+	for i, n := range selectionNames {
+		if n == s {
+			return ActionSelection(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown action selection %q (want softmax, most-visited or min-cost)", s)
+}
+
+// SelectAction picks the action to perform with rule r. precision is the
+// softmax precision; rng is used by Softmax only. The root must have been
+// expanded. probs, when non-nil with one entry per action, receives the
+// softmax distribution (Softmax only).
+func (t *Tree) SelectAction(r ActionSelection, precision float64, rng *rand.Rand, probs []float64) int {
+	first := t.Nodes[0].FirstChild
+	if first < 0 {
+		panic("btai: SelectAction on an unexpanded root")
+	}
+	children := t.Nodes[first : first+t.NumActions]
+	switch r {
+	case MostVisited:
+		best := 0
+		for a := 1; a < len(children); a++ {
+			c, b := &children[a], &children[best]
+			if c.Visits > b.Visits || (c.Visits == b.Visits && c.Average() < b.Average()) {
+				best = a
+			}
+		}
+		return best
+	case MinCost:
+		best := 0
+		for a := 1; a < len(children); a++ {
+			if children[a].Average() < children[best].Average() {
+				best = a
+			}
+		}
+		return best
+	default:
+		// softmax(-precision ḡ), computed stably.
+		m := math.Inf(1)
+		for a := range children {
+			m = math.Min(m, children[a].Average())
+		}
+		var buf [16]float64
+		p := probs
+		if len(p) != len(children) {
+			if len(children) <= len(buf) {
+				p = buf[:len(children)]
+			} else {
+				p = make([]float64, len(children))
+			}
+		}
+		z := 0.0
+		for a := range children {
+			p[a] = math.Exp(-precision * (children[a].Average() - m))
+			z += p[a]
+		}
+		u := rng.Float64() * z
+		choice := len(children) - 1
+		acc := 0.0
+		for a := range children {
+			acc += p[a]
+			if u < acc {
+				choice = a
+				break
+			}
+		}
+		for a := range p {
+			p[a] /= z
+		}
+		return choice
+	}
+}
