@@ -43,7 +43,7 @@ func GammaFromNatural(eta []float64) (Gamma, error) {
 	if len(eta) != 2 {
 		return Gamma{}, fmt.Errorf("expfam: gamma: %d natural parameters, want 2", len(eta))
 	}
-	g := Gamma{Shape: eta[0] + 1, Rate: -eta[1]}
+	g := Gamma{Shape: eta[0] + 1, Rate: 0 - eta[1]} // 0 - x: no -0 in messages
 	if err := g.Validate(); err != nil {
 		return Gamma{}, fmt.Errorf("%w (natural parameters [%g %g])", err, eta[0], eta[1])
 	}

@@ -43,8 +43,11 @@ func NewDirichletTensor(alpha []float64, shape []int) (DirichletTensor, error) {
 }
 
 // Cols returns the number of columns, the product of Shape[1:] (1 for a
-// vector).
+// vector). It panics if Shape has no axes.
 func (d DirichletTensor) Cols() int {
+	if len(d.Shape) == 0 {
+		panic("expfam: DirichletTensor.Cols: shape has no axes")
+	}
 	c := 1
 	for _, m := range d.Shape[1:] {
 		c *= m
@@ -52,8 +55,14 @@ func (d DirichletTensor) Cols() int {
 	return c
 }
 
-// K returns the size of the outcome axis, Shape[0].
-func (d DirichletTensor) K() int { return d.Shape[0] }
+// K returns the size of the outcome axis, Shape[0]. It panics if Shape has no
+// axes.
+func (d DirichletTensor) K() int {
+	if len(d.Shape) == 0 {
+		panic("expfam: DirichletTensor.K: shape has no axes")
+	}
+	return d.Shape[0]
+}
 
 // Column returns column j (a flattened index over Shape[1:]) as a new
 // Dirichlet vector of length K.
