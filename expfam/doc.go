@@ -21,8 +21,10 @@
 //	Dirichlet    ln p          α - 1              ψ(α_i) - ψ(Σα)                 ln B(α) = Σ ln Γ(α_i) - ln Γ(Σα)
 //	Gamma        [ln g, g]     [a - 1, -b]        [ψ(a) - ln b, a/b]             ln Γ(a) - a ln b
 //
-// ψ is the digamma function (gonum.org/v1/gonum/mathext.Digamma) and ln Γ is
-// math.Lgamma, which stays finite where Γ itself overflows (x > 171). The
+// ψ is the digamma function (gonum.org/v1/gonum/mathext.Digamma, evaluated
+// after shifting the argument to >= 32 by ψ(x) = ψ(x+1) - 1/x, which lowers
+// its error from ~5e-11 to ~2e-15) and ln Γ is math.Lgamma, which stays finite
+// where Γ itself overflows (x > 171). The
 // Gamma distribution uses shape a and rate b. Every base measure is 1 (with
 // respect to counting measure, Lebesgue measure on the simplex and on (0, ∞)),
 // so the entropy is H = A(η) - η·E[T].
