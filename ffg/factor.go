@@ -58,6 +58,11 @@ type FactorNode struct {
 	stats   [][]float64 // stats[k] aliases vars[k].stats
 	removed bool
 	mark    uint64
+
+	// Inline storage for factors of up to three interfaces (one allocation).
+	varsBuf  [3]*Variable
+	statsBuf [3][]float64
+
 	// Cluster, when set, places the factor in a DOT cluster of that name.
 	Cluster string
 	// Label, when set, overrides the DOT label.

@@ -69,18 +69,23 @@ func (g *Graph) AddVariable(name string, family expfam.Family, shape ...int) (*V
 	default:
 		return nil, fmt.Errorf("ffg: variable %q: unknown family %v", name, family)
 	}
-	v := &Variable{
-		g:      g,
-		id:     g.nextID,
-		name:   name,
-		family: family,
-		shape:  append([]int(nil), shape...),
-		stats:  make([]float64, n),
-		nat:    make([]float64, n),
-		msg:    make([]float64, n),
+	v := &Variable{g: g, id: g.nextID, name: name, family: family}
+	if len(shape) == 1 {
+		v.shapeBuf[0] = shape[0]
+		v.shape = v.shapeBuf[:]
+	} else {
+		v.shape = append([]int(nil), shape...)
 	}
+	v.edges = v.edgeBuf[:0]
+	// stats, nat, msg (and param) share one backing array.
+	parts := 3
 	if family != expfam.CategoricalFamily {
-		v.param = make([]float64, n)
+		parts = 4
+	}
+	buf := make([]float64, parts*n)
+	v.stats, v.nat, v.msg = buf[:n:n], buf[n:2*n:2*n], buf[2*n:3*n:3*n]
+	if parts == 4 {
+		v.param = buf[3*n : 4*n : 4*n]
 	}
 	v.reset()
 	g.nextID++
@@ -128,9 +133,15 @@ func (g *Graph) AddFactor(name string, f Factor, vars ...*Variable) (*FactorNode
 			}
 		}
 	}
-	fn := &FactorNode{g: g, id: g.nextID, name: name, factor: f, vars: append([]*Variable(nil), vars...)}
+	fn := &FactorNode{g: g, id: g.nextID, name: name, factor: f}
+	if len(vars) <= len(fn.varsBuf) {
+		fn.vars = append(fn.varsBuf[:0], vars...)
+		fn.stats = fn.statsBuf[:len(vars)]
+	} else {
+		fn.vars = append([]*Variable(nil), vars...)
+		fn.stats = make([][]float64, len(vars))
+	}
 	g.nextID++
-	fn.stats = make([][]float64, len(vars))
 	for k, v := range vars {
 		fn.stats[k] = v.stats
 		v.edges = append(v.edges, edge{f: fn, k: k})

@@ -30,6 +30,12 @@ type Variable struct {
 	msg   []float64 // scratch: one incoming message
 	edges []edge
 
+	// Inline storage so that a small variable costs two allocations (the
+	// struct and one float slice), which keeps large, short-lived planning
+	// trees cheap for the allocator and the garbage collector.
+	shapeBuf [1]int
+	edgeBuf  [2]edge
+
 	// Cluster, when set, places the variable in a DOT cluster of that name.
 	Cluster string
 	// Label, when set, overrides the DOT label.

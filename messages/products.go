@@ -115,8 +115,23 @@ func Inner(dst []float64, w Tensor, vecs [][]float64, axis int) []float64 {
 	return dst
 }
 
-// dotSkip returns sum_k v[k] x[k], skipping terms where v[k] == 0.
+// dotSkip returns sum_k v[k] x[k], skipping terms where v[k] == 0. The
+// plain product is tried first (no branch per term); only when it is NaN,
+// which 0 · (-Inf) produces, are the zero terms skipped.
 func dotSkip(x, v []float64) float64 {
+	x = x[:len(v)]
+	var s0, s1 float64
+	k := 0
+	for ; k+1 < len(v); k += 2 {
+		s0 += v[k] * x[k]
+		s1 += v[k+1] * x[k+1]
+	}
+	if k < len(v) {
+		s0 += v[k] * x[k]
+	}
+	if s := s0 + s1; s == s {
+		return s
+	}
 	s := 0.0
 	for k, vk := range v {
 		if vk != 0 {

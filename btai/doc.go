@@ -1,0 +1,32 @@
+// Package btai implements Branching Time Active Inference (paper sections
+// 5-7): planning as structure learning. The agent's generative model is one
+// ffg.Graph. The past and present are a POMDP over S_0..S_t with observed
+// O_0..O_t and actions U_0..U_(t-1), with fixed or Dirichlet-distributed A,
+// B, D (section 6.1). To plan, the agent grows the future as a tree of
+// states S_I and observations O_I inside that same graph (section 6.3):
+//
+//  1. Selection (Tree.Select): from the root, an unexplored child first,
+//     otherwise the child maximising UCT = -ḡ_J + C_p sqrt(ln n / n_J).
+//  2. Expansion (Agent.Iterate): one child per action, P(S_I | S_parent) =
+//     Cat(B̄_I), P(O_I | S_I) = Cat(Ā).
+//  3. Inference on the new nodes: VMP (the mean-field updates of section
+//     6.2, local or global) or exact prediction (Q(S_I) = B̄_I Q(S_parent),
+//     Q(O_I) = Ā Q(S_I)).
+//  4. Cost: g_classic (risk + ambiguity), g_pcost or g_feef, optionally
+//     averaged over roll-outs (Algorithm 1).
+//  5. Propagation (Tree.Propagate): forward, backward or min-backward, with
+//     visit counts.
+//
+// After planning, an action is chosen from the root's children (softmax of
+// -γ ḡ, most visited, or lowest average cost), the planning sub-tree is
+// removed from the graph, and the past grows by one step (Algorithm 2,
+// Agent.RunEpisode).
+//
+// With predictive inference, the classic cost and forward propagation, a
+// node's aggregated cost is the classic expected free energy of the policy
+// that leads to it (Theorem 1); TestTheorem1 checks this against a brute
+// force computation.
+//
+// See docs/btai.md for every option with its equation and measured
+// results.
+package btai
