@@ -145,6 +145,11 @@ func (g *Graph) AddFactor(name string, f Factor, vars ...*Variable) (*FactorNode
 	for k, v := range vars {
 		fn.stats[k] = v.stats
 		v.edges = append(v.edges, edge{f: fn, k: k})
+		if len(v.edges) > len(v.edgeBuf) && v.edgeBuf[0].f != nil {
+			// The edges moved to the heap: drop the inline copies, which
+			// would otherwise keep removed factors reachable.
+			clear(v.edgeBuf[:])
+		}
 	}
 	g.factors = append(g.factors, fn)
 	if out := vars[0]; out.family != expfam.CategoricalFamily && !out.observed {
@@ -306,10 +311,22 @@ func (g *Graph) RemoveFactor(f *FactorNode) {
 
 func (g *Graph) detach(f *FactorNode) {
 	f.removed = true
+	defer func() {
+		// Break the references of the removed factor so that nothing it
+		// bound is kept alive through it.
+		f.vars, f.stats = nil, nil
+		clear(f.varsBuf[:])
+		clear(f.statsBuf[:])
+	}()
 	for _, v := range f.vars {
 		for i, e := range v.edges {
 			if e.f == f {
-				v.edges = append(v.edges[:i], v.edges[i+1:]...)
+				// Clear the vacated slot: a stale copy past len would keep
+				// the removed factor (and its sub-graph) reachable.
+				last := len(v.edges) - 1
+				copy(v.edges[i:], v.edges[i+1:])
+				v.edges[last] = edge{}
+				v.edges = v.edges[:last]
 				break
 			}
 		}
@@ -331,6 +348,8 @@ func (g *Graph) RemoveVariables(vars ...*Variable) {
 			g.detach(v.edges[0].f)
 		}
 		v.removed = true
+		v.edges = nil
+		clear(v.edgeBuf[:])
 		if v.name != "" {
 			delete(g.byName, v.name)
 		}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
+	"weak"
 
 	"github.com/arbor-ai/arbor/expfam"
 	"github.com/arbor-ai/arbor/ffg"
@@ -179,4 +181,39 @@ func TestRemovingSubtreeRestoresPosteriors(t *testing.T) {
 			t.Errorf("seed %d: F after removal differs by %g", seed, d)
 		}
 	}
+}
+
+// TestRemovedSubgraphIsCollectable checks that removed variables become
+// garbage. The case that once leaked: a surviving variable (the present
+// state) whose edge list outgrew its inline storage while planning children
+// were attached, after which its predecessor (bound through its first edge)
+// is removed. A stale inline copy of that first edge kept the predecessor,
+// and through it the whole past, alive.
+func TestRemovedSubgraphIsCollectable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	h := newHMM(rng, 3, 2, 3)
+	h.grow(t, 3)
+	present := h.states[2]
+	var children []*ffg.Variable
+	for range 6 { // more children than the inline edge buffer holds
+		s, _ := h.g.AddVariable("", expfam.CategoricalFamily, h.k)
+		tr, _ := nodes.NewTransition(randColumns(rng, h.k, h.k), []int{h.k, h.k})
+		if _, err := h.g.AddFactor("", tr, s, present); err != nil {
+			t.Fatal(err)
+		}
+		children = append(children, s)
+	}
+	wps := []weak.Pointer[ffg.Variable]{weak.Make(h.states[0]), weak.Make(h.states[1]), weak.Make(children[0])}
+	h.g.RemoveVariables(children...)
+	h.g.RemoveVariables(h.states[0], h.states[1])
+	children, h.states = nil, append([]*ffg.Variable(nil), h.states[2:]...)
+	runtime.GC()
+	runtime.GC()
+	for i, wp := range wps {
+		if wp.Value() != nil {
+			t.Errorf("removed variable %d is still reachable", i)
+		}
+	}
+	runtime.KeepAlive(present)
+	runtime.KeepAlive(h.g)
 }
