@@ -7,15 +7,35 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"math/rand/v2"
 	"os"
+	"os/signal"
+	"strconv"
 	"strings"
-	"time"
 
 	"github.com/arbor-ai/arbor/aci"
 	"github.com/arbor-ai/arbor/btai"
 	"github.com/arbor-ai/arbor/envs"
+)
+
+// Limits of the btai flags. They bound the work a single command can ask
+// for; the library's own limits (btai.Options.Validate) are the same or
+// wider.
+const (
+	btaiMaxIterations    = 10_000_000
+	btaiMaxSteps         = 1_000_000
+	btaiMaxEpisodes      = 100_000
+	btaiMaxRollouts      = 10_000
+	btaiMaxRolloutLength = 1000
+)
+
+const (
+	btaiPlanSynopsis = "arbor btai plan --model M --obs O0 --iterations K [--cost classic|pcost|feef] " +
+		"[--propagation backward|min-backward|forward] [--inference vmp|predictive] [--exploration 2] [--dot FILE] [--json]"
+	btaiRunSynopsis = "arbor btai run --maze FILE | --model M [--iterations 100] [--steps 50] [--episodes 1] [--seed 1] " +
+		"[--action-select softmax|most-visited|min-cost] [--action-precision 100] [--dot FILE] [--json]"
 )
 
 func runBTAI(args []string, stdout io.Writer) error {
@@ -28,13 +48,13 @@ func runBTAI(args []string, stdout io.Writer) error {
 	case "run":
 		return runBTAIRun(args[1:], stdout)
 	case "-h", "--help", "help":
-		fmt.Fprintln(stdout, "usage: arbor btai plan|run [flags]; 'arbor btai run -h' lists the flags")
+		fmt.Fprintf(stdout, "usage:\n  %s\n  %s\n'arbor btai plan -h' and 'arbor btai run -h' list every flag\n", btaiPlanSynopsis, btaiRunSynopsis)
 		return nil
 	}
 	return badInput("unknown subcommand %q (want plan or run)", args[0])
 }
 
-// btaiFlags registers the planning options shared by plan and run.
+// btaiFlags holds the planning options shared by plan and run.
 type btaiFlags struct {
 	iterations                      int
 	cost, propagation, inference    string
@@ -43,18 +63,23 @@ type btaiFlags struct {
 	global                          bool
 }
 
-func (b *btaiFlags) register(fs *flag.FlagSet, iterations int) {
-	fs.IntVar(&b.iterations, "iterations", iterations, "planning iterations per action")
+func (b *btaiFlags) register(fs *flag.FlagSet) {
+	fs.IntVar(&b.iterations, "iterations", 100, "planning iterations per action (1..10000000)")
 	fs.StringVar(&b.cost, "cost", "classic", "node cost: classic, pcost or feef")
 	fs.StringVar(&b.propagation, "propagation", "min-backward", "cost propagation: min-backward, backward or forward")
 	fs.StringVar(&b.inference, "inference", "vmp", "future inference: vmp or predictive")
-	fs.Float64Var(&b.exploration, "exploration", 2, "UCT exploration constant")
-	fs.IntVar(&b.rollouts, "rollouts", 0, "roll-outs per expanded node (Algorithm 1)")
-	fs.IntVar(&b.rolloutLength, "rollout-length", 5, "length of each roll-out")
-	fs.IntVar(&b.window, "window", 32, "past time steps kept in the graph (0 = all)")
+	fs.Float64Var(&b.exploration, "exploration", 2, "UCT exploration constant (finite, >= 0)")
+	fs.IntVar(&b.rollouts, "rollouts", 0, "roll-outs per expanded node, Algorithm 1 (0..10000)")
+	fs.IntVar(&b.rolloutLength, "rollout-length", 5, "length of each roll-out (1..1000)")
+	fs.IntVar(&b.window, "window", 32, "past time steps kept in the graph (0 = all, else >= 2)")
 	fs.BoolVar(&b.global, "global", false, "global instead of local inference after each expansion")
 }
 
+// btaiFinite reports whether x is neither NaN nor infinite.
+func btaiFinite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// options checks every flag, naming it in the error, and returns the
+// library options.
 func (b *btaiFlags) options() (btai.Options, error) {
 	o := btai.DefaultOptions()
 	var err error
@@ -66,6 +91,18 @@ func (b *btaiFlags) options() (btai.Options, error) {
 	}
 	if o.Inference, err = btai.ParseInference(b.inference); err != nil {
 		return o, badInput("--inference: %v", err)
+	}
+	switch {
+	case b.iterations < 1 || b.iterations > btaiMaxIterations:
+		return o, badInput("--iterations: %d, want 1..%d", b.iterations, btaiMaxIterations)
+	case !btaiFinite(b.exploration) || b.exploration < 0:
+		return o, badInput("--exploration: %v, want a finite number >= 0", b.exploration)
+	case b.rollouts < 0 || b.rollouts > btaiMaxRollouts:
+		return o, badInput("--rollouts: %d, want 0..%d", b.rollouts, btaiMaxRollouts)
+	case b.rollouts > 0 && (b.rolloutLength < 1 || b.rolloutLength > btaiMaxRolloutLength):
+		return o, badInput("--rollout-length: %d, want 1..%d", b.rolloutLength, btaiMaxRolloutLength)
+	case b.window < 0 || b.window == 1:
+		return o, badInput("--window: %d, want 0 (keep the whole past) or >= 2", b.window)
 	}
 	o.Iterations, o.Exploration, o.GlobalInference, o.Window = b.iterations, b.exploration, b.global, b.window
 	o.Rollouts, o.RolloutLength = b.rollouts, b.rolloutLength
@@ -81,19 +118,62 @@ type modelError struct{ err error }
 func (e *modelError) Error() string { return e.err.Error() }
 func (e *modelError) Unwrap() error { return e.err }
 
-func loadPOMDP(path string) (*aci.POMDP, error) {
-	if path == "" {
-		return nil, badInput("--model: missing")
+// btaiReadError turns a failure to open or read the file of flag into bad
+// input: "--flag PATH: cannot read: WHY".
+func btaiReadError(flagName, path string, err error) error {
+	why := err.Error()
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		why = pe.Err.Error() // the path is already in the message
 	}
-	m, err := aci.LoadPOMDP(path)
+	return badInput("--%s %s: cannot read: %s", flagName, path, why)
+}
+
+// btaiLoadPOMDP reads and validates the --model file (DESIGN.md 5.2).
+// Errors read "--model PATH: FIELD: FAULT".
+func btaiLoadPOMDP(path string) (*aci.POMDP, error) {
+	if path == "" {
+		return nil, badInput("--model: missing (want a POMDP file, DESIGN.md 5.2)")
+	}
+	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, &modelError{fmt.Errorf("%s: %w", path, err)}
+		return nil, btaiReadError("model", path, err)
+	}
+	m, err := aci.ParsePOMDP(data)
+	if err != nil {
+		return nil, &modelError{fmt.Errorf("--model %s: %w", path, err)}
 	}
 	return m, nil
 }
 
-// mazeSpec flattens a maze model into an aci.Spec.
-func mazeSpec(mm *envs.MazeModel) aci.Spec {
+// btaiLoadMaze reads the --maze file (DESIGN.md 5.5) and builds the agent's
+// model of it. Errors read "--maze PATH: line L, column C: FAULT".
+func btaiLoadMaze(path string, noise, pref float64) (*envs.Maze, *aci.POMDP, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, btaiReadError("maze", path, err)
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return nil, nil, badInput("--maze %s: is a directory, want a maze file", path)
+	}
+	mz, err := envs.ParseMaze(f)
+	if err != nil {
+		return nil, nil, &modelError{fmt.Errorf("--maze %s: %w", path, err)}
+	}
+	mm, err := mz.Model(noise, pref)
+	if err != nil {
+		return nil, nil, &modelError{fmt.Errorf("--maze %s: %w", path, err)}
+	}
+	m, err := aci.NewPOMDP(btaiMazeSpec(mm))
+	if err != nil {
+		return nil, nil, &modelError{fmt.Errorf("--maze %s: model: %w", path, err)}
+	}
+	return mz, m, nil
+}
+
+// btaiMazeSpec flattens a maze model into an aci.Spec.
+func btaiMazeSpec(mm *envs.MazeModel) aci.Spec {
 	sp := aci.Spec{NumStates: len(mm.D), NumObs: len(mm.C), NumActions: len(mm.B), C: mm.C, D: mm.D,
 		Actions: mm.Actions, Observations: mm.Observations, States: mm.States}
 	for _, row := range mm.A {
@@ -107,104 +187,181 @@ func mazeSpec(mm *envs.MazeModel) aci.Spec {
 	return sp
 }
 
-type planNode struct {
-	Path       []int     `json:"path"`
-	Visits     int       `json:"visits"`
-	Local      float64   `json:"local_cost"`
-	Aggregated float64   `json:"aggregated_cost"`
-	QS         []float64 `json:"q_s"`
-	QO         []float64 `json:"q_o"`
+// btaiFloat is a JSON number; a non-finite value (an infinite cost when the
+// preferences C put zero mass on a reachable outcome) is written as null,
+// which JSON can represent and encoding/json's float64 cannot.
+type btaiFloat float64
+
+func (x btaiFloat) MarshalJSON() ([]byte, error) {
+	f := float64(x)
+	if !btaiFinite(f) {
+		return []byte("null"), nil
+	}
+	return json.Marshal(f)
+}
+
+func btaiFloats(x []float64) []btaiFloat {
+	out := make([]btaiFloat, len(x))
+	for i, v := range x {
+		out[i] = btaiFloat(v)
+	}
+	return out
+}
+
+// btaiPlanNode is one node of `arbor btai plan --json` (DESIGN.md 5.4).
+type btaiPlanNode struct {
+	Path       []int       `json:"path"`
+	Visits     int         `json:"visits"`
+	Local      btaiFloat   `json:"local_cost"`
+	Aggregated btaiFloat   `json:"aggregated_cost"`
+	QS         []btaiFloat `json:"q_s"`
+	QO         []btaiFloat `json:"q_o"`
+}
+
+// btaiPlanJSON is the output of `arbor btai plan --json` (DESIGN.md 5.4).
+type btaiPlanJSON struct {
+	QS    []btaiFloat    `json:"q_s"`
+	Nodes []btaiPlanNode `json:"nodes"`
 }
 
 func runBTAIPlan(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("btai plan", flag.ContinueOnError)
 	var bf btaiFlags
-	bf.register(fs, 100)
-	model := fs.String("model", "", "POMDP file (DESIGN.md 5.2)")
-	obs := fs.Int("obs", -1, "the first observation O0 (index)")
-	asJSON := fs.Bool("json", false, "print the tree as JSON")
+	bf.register(fs)
+	model := fs.String("model", "", "POMDP file (DESIGN.md 5.2, required)")
+	obs := fs.Int("obs", -1, "the first observation O0 (index, required)")
+	asJSON := fs.Bool("json", false, "print the posterior and the tree as JSON (DESIGN.md 5.4)")
 	dotFile := fs.String("dot", "", "write the graph with the planning tree to this DOT file")
 	pos, err := parseFlags(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stdout, helpText(fs, "arbor btai plan --model M --obs O0 --iterations K [flags] [--json]"))
+		fmt.Fprint(stdout, helpText(fs, btaiPlanSynopsis))
 		return nil
 	}
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
-		return badInput("unexpected argument %q", pos[0])
+		return badInput("unexpected argument %q (the model is given with --model)", pos[0])
 	}
 	opts, err := bf.options()
 	if err != nil {
 		return err
 	}
-	m, err := loadPOMDP(*model)
+	m, err := btaiLoadPOMDP(*model)
 	if err != nil {
 		return err
 	}
+	if *obs == -1 && !btaiFlagSet(fs, "obs") {
+		return badInput("--obs: missing (want an observation index in [0, %d))", m.NumObs())
+	}
 	if *obs < 0 || *obs >= m.NumObs() {
-		return badInput("--obs: %d out of range [0, %d)", *obs, m.NumObs())
+		return badInput("--obs: %d out of range [0, %d) (the model %s has %d observations)", *obs, m.NumObs(), *model, m.NumObs())
+	}
+	if p := btaiEvidence(m, *obs); !(p > 0) {
+		return badInput("--obs: observation %d has probability 0 under D and A of %s", *obs, *model)
 	}
 	ag, err := btai.NewAgent(m, &opts, nil)
 	if err != nil {
 		return badInput("%v", err)
 	}
-	ctx := context.Background()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
 	if err := ag.Reset(ctx, *obs); err != nil {
-		return badInput("--obs: %v", err)
+		return err
 	}
 	qs := append([]float64(nil), ag.Belief()...)
 	if err := ag.Plan(ctx); err != nil {
 		return err
 	}
 	if *dotFile != "" {
-		if err := writeDOT(ag, m, *dotFile); err != nil {
+		if err := btaiWriteDOT(ag, m, *dotFile); err != nil {
 			return err
 		}
 	}
 	tr := ag.Tree()
-	nodes := make([]planNode, 0, len(tr.Nodes)-1)
+	out := btaiPlanJSON{QS: btaiFloats(qs), Nodes: make([]btaiPlanNode, 0, len(tr.Nodes)-1)}
 	for i := 1; i < len(tr.Nodes); i++ {
 		n := &tr.Nodes[i]
-		nodes = append(nodes, planNode{
-			Path: tr.Path(nil, i), Visits: n.Visits, Local: n.Local, Aggregated: n.Aggregated,
-			QS: append([]float64(nil), n.S.Probs()...), QO: append([]float64(nil), n.O.Probs()...),
+		out.Nodes = append(out.Nodes, btaiPlanNode{
+			Path: tr.Path(nil, i), Visits: n.Visits, Local: btaiFloat(n.Local), Aggregated: btaiFloat(n.Aggregated),
+			QS: btaiFloats(n.S.Probs()), QO: btaiFloats(n.O.Probs()),
 		})
 	}
 	if *asJSON {
-		return json.NewEncoder(stdout).Encode(map[string]any{"q_s": qs, "nodes": nodes})
+		return json.NewEncoder(stdout).Encode(out)
 	}
-	fmt.Fprintf(stdout, "planned %d iterations from O0 = %d: %d nodes\n", opts.Iterations, *obs, len(nodes))
+	fmt.Fprintf(stdout, "q(s_0 | o_0 = %s) = %s\n", m.ObsName(*obs), btaiVec(qs))
+	fmt.Fprintf(stdout, "planned %d iterations (%s cost, %s propagation, %s inference): %d nodes\n",
+		opts.Iterations, opts.Cost, opts.Propagation, opts.Inference, len(out.Nodes))
+	fmt.Fprintf(stdout, "  %-8s %7s %10s %10s\n", "action", "visits", "local", "average")
 	for u := range m.NumActions() {
 		n := &tr.Nodes[tr.Child(0, u)]
-		fmt.Fprintf(stdout, "  %-8s visits %4d  local %.4f  average %.4f\n", m.ActionName(u), n.Visits, n.Local, n.Average())
+		fmt.Fprintf(stdout, "  %-8s %7d %10.4f %10.4f\n", m.ActionName(u), n.Visits, n.Local, n.Average())
 	}
 	return nil
 }
 
-func writeDOT(ag *btai.Agent, m *aci.POMDP, path string) error {
+// btaiEvidence returns P(o) = sum_s A(o|s) D(s).
+func btaiEvidence(m *aci.POMDP, o int) float64 {
+	p := 0.0
+	for s := range m.NumStates() {
+		p += m.A(o, s) * m.D(s)
+	}
+	return p
+}
+
+// btaiFlagSet reports whether the flag name was given on the command line.
+func btaiFlagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == name {
+			set = true
+		}
+	})
+	return set
+}
+
+func btaiVec(x []float64) string {
+	parts := make([]string, len(x))
+	for i, v := range x {
+		parts[i] = strconv.FormatFloat(v, 'f', 4, 64)
+	}
+	return "[" + strings.Join(parts, " ") + "]"
+}
+
+// btaiWriteDOT writes the agent's graph, with the planning tree labelled
+// (visits n and average cost g per node) and clustered per depth, to path.
+func btaiWriteDOT(ag *btai.Agent, m *aci.POMDP, path string) error {
 	ag.LabelTree(m.ActionName)
 	f, err := os.Create(path)
 	if err != nil {
-		return badInput("--dot: %v", err)
+		var pe *fs.PathError
+		why := err.Error()
+		if errors.As(err, &pe) {
+			why = pe.Err.Error()
+		}
+		return badInput("--dot %s: cannot create: %s", path, why)
 	}
 	if err := ag.Graph().WriteDOT(f); err != nil {
 		f.Close()
-		return err
+		return fmt.Errorf("--dot %s: %w", path, err)
 	}
-	return f.Close()
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("--dot %s: %w", path, err)
+	}
+	return nil
 }
 
-// modelEnv is the environment of a --model run: the model itself as the
-// true generative process, sampled with the run's seed.
-type modelEnv struct {
+// btaiModelEnv is the environment of a --model run: the model itself as
+// the true generative process, sampled with the run's seed. It never ends
+// an episode early.
+type btaiModelEnv struct {
 	m   *aci.POMDP
 	rng *rand.Rand
 	s   int
 }
 
-func (e *modelEnv) sample(p func(i int) float64, n int) int {
+func (e *btaiModelEnv) sample(p func(i int) float64, n int) int {
 	u := e.rng.Float64()
 	acc := 0.0
 	for i := range n {
@@ -216,54 +373,69 @@ func (e *modelEnv) sample(p func(i int) float64, n int) int {
 	return n - 1
 }
 
-func (e *modelEnv) obs() int {
+func (e *btaiModelEnv) obs() int {
 	return e.sample(func(o int) float64 { return e.m.A(o, e.s) }, e.m.NumObs())
 }
 
-func (e *modelEnv) Reset() int {
+func (e *btaiModelEnv) Reset() int {
 	e.s = e.sample(e.m.D, e.m.NumStates())
 	return e.obs()
 }
 
-func (e *modelEnv) Step(u int) (int, error) {
+func (e *btaiModelEnv) Step(u int) (int, error) {
 	prev := e.s
 	e.s = e.sample(func(n int) float64 { return e.m.B(u, n, prev) }, e.m.NumStates())
 	return e.obs(), nil
 }
 
-func (e *modelEnv) Done() bool { return false }
+func (e *btaiModelEnv) Done() bool { return false }
 
-type episodeJSON struct {
-	Number int `json:"episode"`
-	*btai.Episode
-	Positions [][2]int `json:"positions,omitempty"`
+// btaiEpisodeJSON is one episode of `arbor btai run --json` (DESIGN.md
+// 5.4). Positions are [row, col] from the start, one more than steps, for
+// mazes only.
+type btaiEpisodeJSON struct {
+	Solved             bool     `json:"solved"`
+	Steps              int      `json:"steps"`
+	Actions            []int    `json:"actions"`
+	Positions          [][2]int `json:"positions,omitempty"`
+	PlanningIterations int      `json:"planning_iterations"`
+	PlanningSeconds    float64  `json:"planning_seconds"`
+}
+
+// btaiSummaryJSON is the last line of `arbor btai run --json`. MeanSteps
+// is the mean number of steps of the solved episodes, null if none was.
+type btaiSummaryJSON struct {
+	Episodes            int      `json:"episodes"`
+	Solved              int      `json:"solved"`
+	MeanSteps           *float64 `json:"mean_steps"`
+	IterationsPerSecond float64  `json:"iterations_per_second"`
 }
 
 func runBTAIRun(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("btai run", flag.ContinueOnError)
 	var bf btaiFlags
-	bf.register(fs, 100)
-	mazeFile := fs.String("maze", "", "maze file (DESIGN.md 5.5)")
+	bf.register(fs)
+	mazeFile := fs.String("maze", "", "maze file (DESIGN.md 5.5); exactly one of --maze and --model")
 	model := fs.String("model", "", "POMDP file (DESIGN.md 5.2); the model is also the true process")
-	steps := fs.Int("steps", 50, "maximum actions per episode")
-	episodes := fs.Int("episodes", 1, "episodes")
-	seed := fs.Uint64("seed", 1, "random seed (every run with the same seed is identical)")
+	steps := fs.Int("steps", 50, "maximum actions per episode (1..1000000)")
+	episodes := fs.Int("episodes", 1, "episodes (1..100000)")
+	seed := fs.Uint64("seed", 1, "random seed: every run with the same seed takes the same actions")
 	sel := fs.String("action-select", "softmax", "action selection: softmax, most-visited or min-cost")
-	prec := fs.Float64("action-precision", 100, "softmax precision over -g/N")
-	noise := fs.Float64("noise", envs.DefaultNoise, "maze model noise on A, B and D")
-	pref := fs.Float64("pref-precision", envs.DefaultPrefPrecision, "maze preference precision")
+	prec := fs.Float64("action-precision", 100, "softmax precision over -g/N (finite, >= 0)")
+	noise := fs.Float64("noise", envs.DefaultNoise, "maze model noise on A, B and D, in [0, 1) (--maze only)")
+	pref := fs.Float64("pref-precision", envs.DefaultPrefPrecision, "maze preference precision, finite (--maze only)")
 	dotFile := fs.String("dot", "", "write the graph with the planning tree after the first planning step")
 	asJSON := fs.Bool("json", false, "one JSON object per episode and a summary line")
 	pos, err := parseFlags(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stdout, helpText(fs, "arbor btai run --maze FILE | --model M [flags] [--json]"))
+		fmt.Fprint(stdout, helpText(fs, btaiRunSynopsis))
 		return nil
 	}
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
-		return badInput("unexpected argument %q", pos[0])
+		return badInput("unexpected argument %q (the maze is given with --maze, a model with --model)", pos[0])
 	}
 	opts, err := bf.options()
 	if err != nil {
@@ -272,67 +444,63 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 	if opts.ActionSelection, err = btai.ParseActionSelection(*sel); err != nil {
 		return badInput("--action-select: %v", err)
 	}
+	switch {
+	case !btaiFinite(*prec) || *prec < 0:
+		return badInput("--action-precision: %v, want a finite number >= 0", *prec)
+	case *steps < 1 || *steps > btaiMaxSteps:
+		return badInput("--steps: %d, want 1..%d", *steps, btaiMaxSteps)
+	case *episodes < 1 || *episodes > btaiMaxEpisodes:
+		return badInput("--episodes: %d, want 1..%d", *episodes, btaiMaxEpisodes)
+	case (*mazeFile == "") == (*model == ""):
+		return badInput("want exactly one of --maze FILE and --model FILE")
+	case !(*noise >= 0 && *noise < 1): // also NaN
+		return badInput("--noise: %v, want a number in [0, 1)", *noise)
+	case !btaiFinite(*pref):
+		return badInput("--pref-precision: %v, want a finite number", *pref)
+	case *model != "" && (btaiFlagSet(fs, "noise") || btaiFlagSet(fs, "pref-precision")):
+		return badInput("--noise and --pref-precision apply to --maze only, not to --model")
+	}
 	opts.ActionPrecision = *prec
 	if err := opts.Validate(); err != nil {
 		return badInput("%v", err)
 	}
-	if *steps < 1 || *steps > 1_000_000 {
-		return badInput("--steps: %d, want 1..1000000", *steps)
-	}
-	if *episodes < 1 || *episodes > 100_000 {
-		return badInput("--episodes: %d, want 1..100000", *episodes)
-	}
-	if (*mazeFile == "") == (*model == "") {
-		return badInput("want exactly one of --maze FILE and --model FILE")
-	}
-	rng := rand.New(rand.NewPCG(*seed, 0x5eed))
 	var m *aci.POMDP
 	var env btai.Environment
 	var mz *envs.Maze
 	if *mazeFile != "" {
-		if mz, err = envs.LoadMaze(*mazeFile); err != nil {
-			return &modelError{err}
-		}
-		mm, err := mz.Model(*noise, *pref)
-		if err != nil {
-			return badInput("%v", err)
-		}
-		if m, err = aci.NewPOMDP(mazeSpec(mm)); err != nil {
-			return &modelError{fmt.Errorf("%s: %w", *mazeFile, err)}
+		if mz, m, err = btaiLoadMaze(*mazeFile, *noise, *pref); err != nil {
+			return err
 		}
 		env = mz
 	} else {
-		if m, err = loadPOMDP(*model); err != nil {
+		if m, err = btaiLoadPOMDP(*model); err != nil {
 			return err
 		}
-		env = &modelEnv{m: m, rng: rand.New(rand.NewPCG(*seed, 0xe1)), s: 0}
+		env = &btaiModelEnv{m: m, rng: rand.New(rand.NewPCG(*seed, 0xe1))}
 	}
-	ag, err := btai.NewAgent(m, &opts, rng)
+	ag, err := btai.NewAgent(m, &opts, rand.New(rand.NewPCG(*seed, 0x5eed)))
 	if err != nil {
 		return badInput("%v", err)
 	}
-	ctx := context.Background()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
 	enc := json.NewEncoder(stdout)
 	solved, stepsSolved, iters := 0, 0, 0
 	planning := 0.0
-	start := time.Now()
 	for e := 1; e <= *episodes; e++ {
 		var positions [][2]int
-		var states []int
 		if mz != nil {
 			r, c := mz.CellOf(mz.Start())
 			positions = append(positions, [2]int{r, c})
-			states = append(states, mz.Start())
 		}
 		var dotErr error
 		ep, err := ag.RunEpisode(ctx, env, *steps, func(step, action, obs int) {
 			if mz != nil {
 				r, c := mz.Position()
 				positions = append(positions, [2]int{r, c})
-				states = append(states, mz.State())
 			}
 			if step == 1 && e == 1 && *dotFile != "" {
-				dotErr = writeDOT(ag, m, *dotFile)
+				dotErr = btaiWriteDOT(ag, m, *dotFile)
 			}
 		})
 		if err != nil {
@@ -348,53 +516,76 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 			stepsSolved += ep.Steps
 		}
 		if *asJSON {
-			if err := enc.Encode(episodeJSON{Number: e, Episode: ep, Positions: positions}); err != nil {
+			if err := enc.Encode(btaiEpisodeJSON{
+				Solved: ep.Solved, Steps: ep.Steps, Actions: ep.Actions, Positions: positions,
+				PlanningIterations: ep.PlanningIterations, PlanningSeconds: ep.PlanningSeconds,
+			}); err != nil {
 				return err
 			}
 			continue
 		}
-		printEpisode(stdout, e, ep, m, mz, states)
+		btaiPrintEpisode(stdout, e, ep, m, mz, positions)
 	}
-	meanSteps := math.NaN()
+	sum := btaiSummaryJSON{Episodes: *episodes, Solved: solved}
 	if solved > 0 {
-		meanSteps = float64(stepsSolved) / float64(solved)
+		mean := float64(stepsSolved) / float64(solved)
+		sum.MeanSteps = &mean
 	}
-	ips := 0.0
 	if planning > 0 {
-		ips = float64(iters) / planning
+		sum.IterationsPerSecond = float64(iters) / planning
 	}
 	if *asJSON {
-		summary := map[string]any{"episodes": *episodes, "solved": solved, "iterations_per_second": ips}
-		if solved > 0 {
-			summary["mean_steps"] = meanSteps
-		} else {
-			summary["mean_steps"] = nil
+		return enc.Encode(sum)
+	}
+	if mz != nil {
+		fmt.Fprintf(stdout, "%d/%d episodes solved", solved, *episodes)
+		if sum.MeanSteps != nil {
+			fmt.Fprintf(stdout, ", mean steps %.1f", *sum.MeanSteps)
 		}
-		return enc.Encode(summary)
+	} else {
+		fmt.Fprintf(stdout, "%d episodes", *episodes)
 	}
-	fmt.Fprintf(stdout, "%d/%d episodes solved", solved, *episodes)
-	if solved > 0 {
-		fmt.Fprintf(stdout, ", mean steps %.1f", meanSteps)
-	}
-	fmt.Fprintf(stdout, "; %.0f planning iterations per second (%.1f s in all)\n", ips, time.Since(start).Seconds())
+	// The only line that varies between runs with the same seed.
+	fmt.Fprintf(stdout, "; %.0f planning iterations per second\n", sum.IterationsPerSecond)
 	return nil
 }
 
-func printEpisode(w io.Writer, e int, ep *btai.Episode, m *aci.POMDP, mz *envs.Maze, states []int) {
-	status := "did not reach the exit"
-	if ep.Solved {
-		status = "reached the exit"
+// btaiPrintEpisode prints one episode for humans: the outcome, the actions
+// and, for a maze, the positions visited and the maze with the visited
+// cells marked '*' (S and E keep their letters).
+func btaiPrintEpisode(w io.Writer, e int, ep *btai.Episode, m *aci.POMDP, mz *envs.Maze, positions [][2]int) {
+	status := "ran"
+	if mz != nil {
+		status = "did not reach the exit in"
+		if ep.Solved {
+			status = "reached the exit in"
+		}
 	}
-	if mz == nil {
-		status = "ran"
-	}
-	fmt.Fprintf(w, "episode %d: %s in %d steps (%d planning iterations, %.3f s planning)\n", e, status, ep.Steps, ep.PlanningIterations, ep.PlanningSeconds)
+	fmt.Fprintf(w, "episode %d: %s %d steps (%d planning iterations)\n", e, status, ep.Steps, ep.PlanningIterations)
 	names := make([]string, len(ep.Actions))
 	for i, a := range ep.Actions {
 		names[i] = m.ActionName(a)
 	}
 	fmt.Fprintf(w, "actions: %s\n", strings.Join(names, " "))
-	if mz != nil {
-		fmt.Fprint(w, mz.Render(states))
+	if mz == nil {
+		obs := make([]string, len(ep.Observations))
+		for i, o := range ep.Observations {
+			obs[i] = m.ObsName(o)
+		}
+		fmt.Fprintf(w, "observations: %s\n", strings.Join(obs, " "))
+		return
 	}
+	var b strings.Builder
+	states := make([]int, 0, len(positions))
+	for i, p := range positions {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "(%d,%d)", p[0], p[1])
+		if s, ok := mz.StateOf(p[0], p[1]); ok {
+			states = append(states, s)
+		}
+	}
+	fmt.Fprintf(w, "path: %s\n", b.String())
+	fmt.Fprint(w, mz.Render(states))
 }
