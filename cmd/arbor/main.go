@@ -37,6 +37,7 @@ func commands() []command {
 	return []command{
 		{"infer", "run variational message passing on a model file", runInfer},
 		{"dot", "write a model's factor graph in Graphviz DOT", runDot},
+		{"aci", "classic active inference: aci eval | aci run", runACI},
 		{"btai", "branching time active inference: btai plan | btai run", runBTAI},
 	}
 }

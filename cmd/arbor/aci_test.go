@@ -1,0 +1,483 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// aciRun runs the arbor command line in-process and returns its exit status,
+// stdout and stderr.
+func aciRun(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// aciEvalJSON is the output of arbor aci eval --json (DESIGN.md 5.3). The
+// float fields are pointers-free slices: a null (G = +Inf) would decode as
+// 0 and is tested separately.
+type aciEvalJSON struct {
+	QS          []float64 `json:"q_s"`
+	Policies    [][]int   `json:"policies"`
+	G           []float64 `json:"G"`
+	Risk        []float64 `json:"risk"`
+	Ambiguity   []float64 `json:"ambiguity"`
+	QPi         []float64 `json:"q_pi"`
+	ActionProbs []float64 `json:"action_probs"`
+}
+
+// aciDecodeStrict decodes one JSON object with exactly the fields of
+// DESIGN.md 5.3 and nothing after it.
+func aciDecodeStrict(t *testing.T, s string) aciEvalJSON {
+	t.Helper()
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(s), &keys); err != nil {
+		t.Fatalf("stdout is not one JSON object: %v\n%s", err, s)
+	}
+	var got []string
+	for k := range keys {
+		got = append(got, k)
+	}
+	want := []string{"G", "action_probs", "ambiguity", "policies", "q_pi", "q_s", "risk"}
+	if d := cmp.Diff(want, got, cmpopts.SortSlices(func(a, b string) bool { return a < b })); d != "" {
+		t.Fatalf("JSON fields mismatch (-want +got):\n%s", d)
+	}
+	var r aciEvalJSON
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestACIEvalReference checks arbor aci eval --json against the reference
+// output tiny-pomdp.aci-eval.json, computed by brute force from the
+// definitions (/work/shared/reference/README.md), field for field, to 1e-9.
+func TestACIEvalReference(t *testing.T) {
+	raw, err := os.ReadFile("testdata/aci/tiny-pomdp.aci-eval.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref struct {
+		Command  string          `json:"command"`
+		Expected json.RawMessage `json:"expected"`
+	}
+	if err := json.Unmarshal(raw, &ref); err != nil {
+		t.Fatal(err)
+	}
+	// The reference command, with the model path made relative to this
+	// package.
+	args := strings.Fields(ref.Command)[1:]
+	for i, a := range args {
+		if a == "tiny-pomdp.json" {
+			args[i] = "testdata/aci/tiny-pomdp.json"
+		}
+	}
+	code, stdout, stderr := aciRun(t, args...)
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	if strings.Count(stdout, "\n") != 1 || !strings.HasSuffix(stdout, "\n") {
+		t.Errorf("stdout is not a single line of JSON: %q", stdout)
+	}
+	got := aciDecodeStrict(t, stdout)
+	want := aciDecodeStrict(t, string(ref.Expected))
+	if d := cmp.Diff(want, got, cmpopts.EquateApprox(0, 1e-9)); d != "" {
+		t.Errorf("aci eval mismatch (-want +got):\n%s", d)
+	}
+}
+
+// aciRandomModel returns a random POMDP in the file format of DESIGN.md
+// 5.2 with strictly positive entries (every column normalised).
+func aciRandomModel(rng *rand.Rand, ns, no, nu int) (a [][]float64, b [][][]float64, c, d []float64) {
+	col := func(n int) []float64 {
+		p := make([]float64, n)
+		sum := 0.0
+		for i := range p {
+			p[i] = 0.05 + rng.Float64()
+			sum += p[i]
+		}
+		for i := range p {
+			p[i] /= sum
+		}
+		return p
+	}
+	a = make([][]float64, no)
+	for o := range a {
+		a[o] = make([]float64, ns)
+	}
+	for s := range ns {
+		for o, p := range col(no) {
+			a[o][s] = p
+		}
+	}
+	b = make([][][]float64, nu)
+	for u := range b {
+		b[u] = make([][]float64, ns)
+		for n := range b[u] {
+			b[u][n] = make([]float64, ns)
+		}
+		for prev := range ns {
+			for next, p := range col(ns) {
+				b[u][next][prev] = p
+			}
+		}
+	}
+	return a, b, col(no), col(ns)
+}
+
+// aciBrute computes the eval output straight from the definitions of
+// DESIGN.md 5.3, by enumerating the policies recursively (first action
+// slowest) and rolling each one out from scratch: q_s(s) ∝ D[s] A[o0][s];
+// Q(s_tau) = B_{u_tau} Q(s_tau-1); Q(o) = A Q(s); risk = sum_tau
+// sum_o Q(o) ln(Q(o)/C(o)); ambiguity = sum_tau sum_s Q(s) H[A(.|s)];
+// q_pi = softmax(-gamma G); action_probs[u] = sum of q_pi over policies
+// starting with u.
+func aciBrute(a [][]float64, b [][][]float64, c, d []float64, o0, horizon int, gamma float64) aciEvalJSON {
+	ns, no, nu := len(d), len(c), len(b)
+	var r aciEvalJSON
+	r.QS = make([]float64, ns)
+	z := 0.0
+	for s := range ns {
+		r.QS[s] = d[s] * a[o0][s]
+		z += r.QS[s]
+	}
+	for s := range r.QS {
+		r.QS[s] /= z
+	}
+	var enumerate func(prefix []int)
+	enumerate = func(prefix []int) {
+		if len(prefix) == horizon {
+			r.Policies = append(r.Policies, append([]int(nil), prefix...))
+			return
+		}
+		for u := range nu {
+			enumerate(append(prefix, u))
+		}
+	}
+	enumerate(nil)
+	for _, pol := range r.Policies {
+		q := append([]float64(nil), r.QS...)
+		risk, amb := 0.0, 0.0
+		for _, u := range pol {
+			next := make([]float64, ns)
+			for n := range ns {
+				for p := range ns {
+					next[n] += b[u][n][p] * q[p]
+				}
+			}
+			q = next
+			for o := range no {
+				qo := 0.0
+				for s := range ns {
+					qo += a[o][s] * q[s]
+				}
+				risk += qo * math.Log(qo/c[o])
+			}
+			for s := range ns {
+				h := 0.0
+				for o := range no {
+					h -= a[o][s] * math.Log(a[o][s])
+				}
+				amb += q[s] * h
+			}
+		}
+		r.Risk = append(r.Risk, risk)
+		r.Ambiguity = append(r.Ambiguity, amb)
+		r.G = append(r.G, risk+amb)
+	}
+	z = 0
+	for _, g := range r.G {
+		r.QPi = append(r.QPi, math.Exp(-gamma*g))
+		z += r.QPi[len(r.QPi)-1]
+	}
+	r.ActionProbs = make([]float64, nu)
+	for i := range r.QPi {
+		r.QPi[i] /= z
+		r.ActionProbs[r.Policies[i][0]] += r.QPi[i]
+	}
+	return r
+}
+
+// TestACIEvalBruteForce checks arbor aci eval --json on random models against
+// aciBrute, and the invariants of DESIGN.md 5.3: lexicographic policies,
+// sum q_pi = 1, action_probs the first-action marginal of q_pi.
+func TestACIEvalBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	dir := t.TempDir()
+	for trial, sz := range []struct{ ns, no, nu, horizon int }{
+		{3, 2, 2, 1}, {4, 3, 3, 3}, {2, 4, 4, 2}, {5, 2, 2, 5}, {3, 3, 5, 3},
+	} {
+		a, b, c, d := aciRandomModel(rng, sz.ns, sz.no, sz.nu)
+		data, err := json.Marshal(map[string]any{"A": a, "B": b, "C": c, "D": d})
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, "m.json")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		o0 := rng.IntN(sz.no)
+		gamma := 0.5 + 10*rng.Float64()
+		code, stdout, stderr := aciRun(t, "aci", "eval", "--json", "--model", path,
+			"--obs", strconv.Itoa(o0), "--horizon", strconv.Itoa(sz.horizon), "--gamma", strconv.FormatFloat(gamma, 'g', -1, 64))
+		if code != 0 {
+			t.Fatalf("trial %d: exit %d: %s", trial, code, stderr)
+		}
+		got := aciDecodeStrict(t, stdout)
+		want := aciBrute(a, b, c, d, o0, sz.horizon, gamma)
+		// Tolerance: both sides sum at most 5^3 * 5 products of numbers
+		// <= 1 in double precision; 1e-12 leaves a wide margin.
+		if diff := cmp.Diff(want, got, cmpopts.EquateApprox(0, 1e-12)); diff != "" {
+			t.Errorf("trial %d %+v: mismatch with brute force (-want +got):\n%s", trial, sz, diff)
+		}
+		// Invariants, checked on the command's own output.
+		sum := 0.0
+		for _, q := range got.QPi {
+			sum += q
+		}
+		if math.Abs(sum-1) > 1e-12 {
+			t.Errorf("trial %d: q_pi sums to %.17g", trial, sum)
+		}
+		marg := make([]float64, sz.nu)
+		for i, p := range got.Policies {
+			marg[p[0]] += got.QPi[i]
+			if i > 0 && !aciLexLess(got.Policies[i-1], p) {
+				t.Errorf("trial %d: policies %v, %v not in lexicographic order", trial, got.Policies[i-1], p)
+			}
+		}
+		if diff := cmp.Diff(marg, got.ActionProbs, cmpopts.EquateApprox(0, 1e-12)); diff != "" {
+			t.Errorf("trial %d: action_probs is not the first-action marginal (-want +got):\n%s", trial, diff)
+		}
+	}
+}
+
+func aciLexLess(x, y []int) bool {
+	for i := range x {
+		if x[i] != y[i] {
+			return x[i] < y[i]
+		}
+	}
+	return false
+}
+
+func aciMustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// TestACIEvalInfiniteG checks that a policy with G = +Inf (C gives
+// probability 0 to an outcome the policy predicts) is written as null while
+// its q_pi is 0. Model: 2 states, 2 observations, A = identity, action 0
+// stays and action 1 switches (deterministic B), D = [1, 0] after o0 = 0,
+// C = [1, 0]. Horizon 1: "stay" predicts o = 0 (risk KL[δ0 || C] = 0,
+// ambiguity 0), "switch" predicts o = 1 with C(1) = 0: risk +Inf.
+func TestACIEvalInfiniteG(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "inf.json")
+	model := `{"A": [[1, 0], [0, 1]], "B": [[[1, 0], [0, 1]], [[0, 1], [1, 0]]], "C": [1, 0], "D": [1, 0]}`
+	if err := os.WriteFile(path, []byte(model), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := aciRun(t, "aci", "eval", "--model", path, "--obs", "0", "--horizon", "1", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var r struct {
+		G           []*float64 `json:"G"`
+		QPi         []float64  `json:"q_pi"`
+		ActionProbs []float64  `json:"action_probs"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+		t.Fatalf("%v: %s", err, stdout)
+	}
+	if len(r.G) != 2 || r.G[0] == nil || *r.G[0] != 0 || r.G[1] != nil {
+		t.Errorf("G = %s, want [0, null]", stdout)
+	}
+	if d := cmp.Diff([]float64{1, 0}, r.QPi); d != "" {
+		t.Errorf("q_pi mismatch (-want +got):\n%s", d)
+	}
+}
+
+// TestACIAppendFloat checks the number format of the JSON output against
+// encoding/json on values of every magnitude.
+func TestACIAppendFloat(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	vals := []float64{0, math.Copysign(0, -1), 1, -1, 1e-6, 9.99e-7, 1e-7, 1e20, 1e21, 1.5e300, 5e-324, math.MaxFloat64}
+	for range 2000 {
+		vals = append(vals, (rng.Float64()-0.5)*math.Pow(10, float64(rng.IntN(80)-40)))
+	}
+	for _, v := range vals {
+		want := aciMustJSON(v)
+		if got := aciAppendFloat(nil, v); !bytes.Equal(got, want) {
+			t.Errorf("aciAppendFloat(%v) = %s, encoding/json %s", v, got, want)
+		}
+	}
+	for _, v := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		if got := string(aciAppendFloat(nil, v)); got != "null" {
+			t.Errorf("aciAppendFloat(%v) = %s, want null", v, got)
+		}
+	}
+}
+
+// TestACIEvalHuman checks the human output of arbor aci eval on the
+// reference model: the action marginal and the best policy are those of
+// tiny-pomdp.aci-eval.json (action_probs [0.4558, 0.5442]; lowest G
+// 0.98474 for policy [1, 1] = "move move").
+func TestACIEvalHuman(t *testing.T) {
+	code, stdout, stderr := aciRun(t, "aci", "eval", "testdata/aci/tiny-pomdp.json", "--model", "testdata/aci/tiny-pomdp.json",
+		"--obs", "1", "--horizon", "2", "--gamma", "4")
+	// A positional argument is refused: the model is named by --model.
+	if code != 2 || !strings.Contains(stderr, "unexpected argument") {
+		t.Errorf("positional argument: exit %d, stderr %q", code, stderr)
+	}
+	code, stdout, stderr = aciRun(t, "aci", "eval", "--model", "testdata/aci/tiny-pomdp.json",
+		"--obs", "1", "--horizon", "2", "--gamma", "4")
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	for _, want := range []string{
+		"4 policies of length 2",
+		"stay         0.4558\n",
+		"move         0.5442  <- most probable",
+		"0.98474    0.27511    0.70963    0.2867     move move",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("human output lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+// aciValidModel is a well-formed 3-state, 2-observation, 2-action model
+// that the bad-input cases below break one field at a time.
+const aciValidModel = `{"A": [[0.9, 0.1, 0.5], [0.1, 0.9, 0.5]],
+ "B": [[[1, 0, 0], [0, 1, 0], [0, 0, 1]], [[0, 0, 1], [1, 0, 0], [0, 1, 0]]],
+ "C": [0.7, 0.3], "D": [0.2, 0.3, 0.5]}`
+
+// TestACIBadInput: every fault in a POMDP file or a flag gives exit status
+// 2, nothing on stdout and exactly one line on stderr that names the file
+// (when there is one), the field and the fault.
+func TestACIBadInput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := write("good.json", aciValidModel)
+	eval := func(path string, extra ...string) []string {
+		return append([]string{"aci", "eval", "--model", path, "--obs", "0", "--horizon", "2"}, extra...)
+	}
+	bad := func(name, content string, extra ...string) []string {
+		return eval(write(name, content), extra...)
+	}
+	tests := []struct {
+		name string
+		args []string
+		want []string // substrings of the single stderr line
+	}{
+		{"missing file", eval(filepath.Join(dir, "nope.json")), []string{"--model", "nope.json", "cannot read", "no such file"}},
+		{"directory", eval(dir), []string{"--model", dir, "cannot read"}},
+		{"empty file", bad("empty.json", ""), []string{"empty.json", "invalid JSON"}},
+		{"malformed JSON", bad("trunc.json", `{"A": [[0.5, 0.5], [0.5, 0.5]], "B": [`), []string{"trunc.json", "invalid JSON"}},
+		{"NaN literal", bad("nan.json", `{"A": [[0.5, NaN], [0.5, 0.5]]}`), []string{"nan.json", "A[0][1]", "NaN"}},
+		{"Infinity literal", bad("inf.json", `{"A": [[1]], "B": [[[1]]], "C": [1], "D": [-Infinity]}`), []string{"inf.json", "D[0]", "invalid JSON"}},
+		{"overflowing number", bad("big.json", `{"A": [[1e999]], "B": [[[1]]], "C": [1], "D": [1]}`), []string{"big.json", "A:", "1e999"}},
+		{"not an object", bad("arr.json", `[1, 2]`), []string{"arr.json", "invalid JSON"}},
+		{"null", bad("null.json", `null`), []string{"null.json", "want a JSON object"}},
+		{"unknown field", bad("unk.json", strings.Replace(aciValidModel, `"D"`, `"E"`, 1)), []string{"unk.json", `unknown field "E"`}},
+		{"string for number", bad("str.json", strings.Replace(aciValidModel, `[0.7, 0.3]`, `"C"`, 1)), []string{"str.json", "C:", "string"}},
+		{"A ragged", bad("ragged.json", strings.Replace(aciValidModel, `[0.1, 0.9, 0.5]`, `[0.1, 0.9]`, 1)), []string{"ragged.json", "A: row 1 has 2 entries, want 3"}},
+		{"A missing", bad("noA.json", `{"B": [[[1]]], "C": [1], "D": [1]}`), []string{"noA.json", "A: missing"}},
+		{"A column sum", bad("acol.json", strings.Replace(aciValidModel, `[0.9, 0.1, 0.5]`, `[0.9, 0.1, 0.4]`, 1)), []string{"acol.json", "A", "column 2 sums to 0.9"}},
+		{"A negative", bad("aneg.json", strings.Replace(aciValidModel, `[[0.9, 0.1, 0.5], [0.1, 0.9, 0.5]]`, `[[1.1, 0.1, 0.5], [-0.1, 0.9, 0.5]]`, 1)), []string{"aneg.json", "A[1][0]", "negative"}},
+		{"B wrong number of rows", bad("brows.json", strings.Replace(aciValidModel, `[[0, 0, 1], [1, 0, 0], [0, 1, 0]]`, `[[0, 0, 1], [1, 0, 0]]`, 1)), []string{"brows.json", "B[1]: 2 rows, want 3"}},
+		{"B column not normalised", bad("bcol.json", strings.Replace(aciValidModel, `[[0, 0, 1], [1, 0, 0], [0, 1, 0]]`, `[[0, 0, 1], [1, 0.5, 0], [0, 1, 0]]`, 1)), []string{"bcol.json", "B[1]", "column 1 sums to 1.5"}},
+		{"B empty", bad("bempty.json", strings.Replace(aciValidModel, `[[[1, 0, 0], [0, 1, 0], [0, 0, 1]], [[0, 0, 1], [1, 0, 0], [0, 1, 0]]]`, `[]`, 1)), []string{"bempty.json", "B: empty"}},
+		{"C not a distribution", bad("csum.json", strings.Replace(aciValidModel, `[0.7, 0.3]`, `[0.7, 0.4]`, 1)), []string{"csum.json", "C: not a distribution", "1.1"}},
+		{"C wrong length", bad("clen.json", strings.Replace(aciValidModel, `[0.7, 0.3]`, `[0.7, 0.2, 0.1]`, 1)), []string{"clen.json", "C: 3 entries, want 2"}},
+		{"D negative", bad("dneg.json", strings.Replace(aciValidModel, `[0.2, 0.3, 0.5]`, `[-0.2, 0.7, 0.5]`, 1)), []string{"dneg.json", "D[0]", "negative"}},
+		{"negative concentration a", bad("aconc.json", strings.Replace(aciValidModel, `"C"`, `"a": [[1, -2, 1], [1, 1, 1]], "C"`, 1)), []string{"aconc.json", "a[0][1]", "negative concentration"}},
+		{"zero concentrations d", bad("dconc.json", strings.Replace(aciValidModel, `"C"`, `"d": [0, 0, 0], "C"`, 1)), []string{"dconc.json", "d: sums to 0"}},
+		{"b wrong shape", bad("bconc.json", strings.Replace(aciValidModel, `"C"`, `"b": [[[1, 1, 1]]], "C"`, 1)), []string{"bconc.json", "b: 1 matrices, want 2"}},
+		{"duplicate action names", bad("names.json", strings.Replace(aciValidModel, `"C"`, `"actions": ["go", "go"], "C"`, 1)), []string{"names.json", "actions"}},
+		{"every policy G = +Inf", bad("cinf.json", strings.Replace(aciValidModel, `[0.7, 0.3]`, `[1, 0]`, 1), "--json"), []string{"cinf.json", "G = +Inf", "C gives probability 0"}},
+		{"observation impossible", bad("imp.json", `{"A": [[1, 0], [0, 1]], "B": [[[1, 0], [0, 1]]], "C": [0.5, 0.5], "D": [1, 0]}`, "--obs", "1"), []string{"--obs 1", "probability 0"}},
+		{"--model missing", []string{"aci", "eval", "--obs", "0", "--horizon", "2"}, []string{"--model: missing"}},
+		{"--obs missing", []string{"aci", "eval", "--model", good, "--horizon", "2"}, []string{"--obs: missing", good}},
+		{"--obs out of range", eval(good, "--obs", "2"), []string{"--obs: 2 out of range [0, 2)", good}},
+		{"--obs negative", eval(good, "--obs", "-3"), []string{"--obs: -3 out of range"}},
+		{"--obs not a number", eval(good, "--obs", "one"), []string{"obs", "invalid value"}},
+		{"--horizon missing", []string{"aci", "eval", "--model", good, "--obs", "0"}, []string{"--horizon: missing"}},
+		{"--horizon negative", eval(good, "--horizon", "-1"), []string{"--horizon: -1, want >= 1"}},
+		{"--horizon too large for --json", eval(good, "--horizon", "40", "--json"), []string{"horizon", "exceeds the limit"}},
+		{"--horizon too large", eval(good, "--horizon", "80"), []string{"horizon", "exceeds the limit"}},
+		{"--gamma zero", eval(good, "--gamma", "0"), []string{"--gamma: 0, want finite > 0"}},
+		{"--gamma negative", eval(good, "--gamma", "-2"), []string{"--gamma: -2"}},
+		{"--gamma NaN", eval(good, "--gamma", "NaN"), []string{"--gamma: NaN"}},
+		{"--gamma Inf", eval(good, "--gamma", "+Inf"), []string{"--gamma: +Inf"}},
+		{"--gamma not a number", eval(good, "--gamma", "high"), []string{"gamma", "invalid value"}},
+		{"--top zero", eval(good, "--top", "0"), []string{"--top: 0"}},
+		{"unknown flag", eval(good, "--horizn", "2"), []string{"horizn", "not defined"}},
+		{"no subcommand", []string{"aci"}, []string{"want a subcommand"}},
+		{"unknown subcommand", []string{"aci", "evaluate"}, []string{`unknown subcommand "evaluate"`}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := aciRun(t, tc.args...)
+			if code != 2 {
+				t.Errorf("exit status %d, want 2 (stderr %q)", code, stderr)
+			}
+			if stdout != "" {
+				t.Errorf("stdout %q, want nothing", stdout)
+			}
+			if strings.Count(stderr, "\n") != 1 || !strings.HasSuffix(stderr, "\n") {
+				t.Errorf("stderr is not one line: %q", stderr)
+			}
+			if !strings.HasPrefix(stderr, "arbor aci: ") {
+				t.Errorf("stderr %q does not start with the command", stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr %q lacks %q", stderr, w)
+				}
+			}
+		})
+	}
+}
+
+// TestACIJSONPath checks the field paths given to JSON syntax errors.
+func TestACIJSONPath(t *testing.T) {
+	for _, tc := range []struct {
+		data string
+		want string
+	}{
+		{`{"A": [[0.5, N`, "A[0][1]"},
+		{`{"A": [[1]], "B": [[[1]], [[0.5, I`, "B[1][0][1]"},
+		{`{"A": [[1], [2]], "x": {"y": [1, 2, }`, "x.y[2]"},
+		{`{"A": [1], `, ""},
+		{`{"A": `, "A"},
+		{``, ""},
+	} {
+		// The offset is that of the last byte, the one at fault.
+		if got := aciJSONPath([]byte(tc.data), int64(len(tc.data))-1); got != tc.want {
+			t.Errorf("aciJSONPath(%q) = %q, want %q", tc.data, got, tc.want)
+		}
+	}
+}
