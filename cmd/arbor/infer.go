@@ -7,7 +7,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 
+	"github.com/arbor-ai/arbor/ffg"
 	"github.com/arbor-ai/arbor/internal/model"
 	"github.com/arbor-ai/arbor/schedule"
 )
@@ -43,7 +45,7 @@ func runInfer(args []string, stdout io.Writer) error {
 	}
 	res, err := schedule.Run(context.Background(), m.Graph, &m.Settings)
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return inferError(m, path, err)
 	}
 	out := m.Output(res)
 	if *asJSON {
@@ -74,6 +76,24 @@ func runInfer(args []string, stdout io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// inferError turns a failed run into an error naming the file. An update
+// that produced an invalid posterior is a fault of the model (for instance
+// evidence that the model gives probability zero), so it is bad input that
+// names the variable.
+func inferError(m *model.Model, path string, err error) error {
+	var ne *ffg.NaNError
+	if !errors.As(err, &ne) {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	field := "variables"
+	for i, v := range m.Variables {
+		if strconv.Quote(v.Name()) == ne.Variable {
+			field = fmt.Sprintf("variables[%d] (%s)", i, ne.Variable)
+		}
+	}
+	return &model.Error{File: path, Field: field, Err: fmt.Errorf("inference produced an invalid posterior: %s", ne.Detail)}
 }
 
 func fmtVec(x []float64) string {

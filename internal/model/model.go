@@ -11,6 +11,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -37,10 +38,12 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-type fileSpec struct {
-	Variables []varSpec     `json:"variables"`
-	Factors   []factorSpec  `json:"factors"`
-	Settings  *settingsSpec `json:"settings"`
+// rawFile is the top level of a model file; each element is decoded on its
+// own so that every decoding error can name the element it is in.
+type rawFile struct {
+	Variables []json.RawMessage `json:"variables"`
+	Factors   []json.RawMessage `json:"factors"`
+	Settings  json.RawMessage   `json:"settings"`
 }
 
 type varSpec struct {
@@ -57,16 +60,22 @@ type factorSpec struct {
 	P         json.RawMessage `json:"p"`
 	Matrix    json.RawMessage `json:"matrix"`
 	Alpha     json.RawMessage `json:"alpha"`
-	Shape     *float64        `json:"shape"`
-	Rate      *float64        `json:"rate"`
+	Shape     json.RawMessage `json:"shape"`
+	Rate      json.RawMessage `json:"rate"`
 	Precision string          `json:"precision"`
 	Values    json.RawMessage `json:"values"`
 }
 
 type settingsSpec struct {
-	Iterations *int     `json:"iterations"`
-	Tolerance  *float64 `json:"tolerance"`
+	Iterations json.RawMessage `json:"iterations"`
+	Tolerance  json.RawMessage `json:"tolerance"`
 }
+
+// MaxElements caps the number of entries of all the variables of a model
+// file together (a categorical of shape [K] has K, a Dirichlet the product
+// of its shape, a gamma 1), so that a short file cannot make the loader
+// allocate gigabytes.
+const MaxElements = 1 << 23
 
 // Model is a loaded model: its graph, the variables in file order and the
 // schedule settings.
@@ -80,7 +89,10 @@ type Model struct {
 func Load(path string) (*Model, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, &Error{File: path, Err: errors.Unwrap(err)}
+		if inner := errors.Unwrap(err); inner != nil {
+			err = inner // drop the path, which Error already names
+		}
+		return nil, &Error{File: path, Err: err}
 	}
 	return Parse(path, data)
 }
@@ -90,22 +102,22 @@ func Parse(name string, data []byte) (*Model, error) {
 	fail := func(field string, format string, args ...any) error {
 		return &Error{File: name, Field: field, Err: fmt.Errorf(format, args...)}
 	}
-	var spec fileSpec
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&spec); err != nil {
-		return nil, &Error{File: name, Err: jsonError(data, err)}
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fail("", "malformed JSON: data after the top-level object")
+	var spec rawFile
+	if err := decodeStrict(data, &spec); err != nil {
+		return nil, decodeError(name, "", data, err, fieldsOf(spec))
 	}
 	if len(spec.Variables) == 0 {
 		return nil, fail("variables", "missing or empty")
 	}
 	m := &Model{Graph: ffg.New()}
 	g := m.Graph
-	for i, vs := range spec.Variables {
+	total := 0 // entries of every variable so far, against MaxElements
+	for i, raw := range spec.Variables {
 		field := fmt.Sprintf("variables[%d]", i)
+		var vs varSpec
+		if err := decodeStrict(raw, &vs); err != nil {
+			return nil, decodeError(name, field, raw, err, fieldsOf(vs))
+		}
 		if vs.Name == "" {
 			return nil, fail(field+".name", "missing")
 		}
@@ -115,7 +127,10 @@ func Parse(name string, data []byte) (*Model, error) {
 		}
 		fam, err := expfam.ParseFamily(vs.Family)
 		if err != nil {
-			return nil, fail(field+".family", "%v", err)
+			return nil, fail(field+".family", "%s", trimPrefix(err))
+		}
+		if fam == expfam.GammaFamily && len(vs.Shape) != 0 && !(len(vs.Shape) == 1 && vs.Shape[0] == 1) {
+			return nil, fail(field+".shape", "gamma variables are scalar, got shape %v (omit it or use [1])", vs.Shape)
 		}
 		if fam != expfam.GammaFamily && len(vs.Shape) == 0 {
 			return nil, fail(field+".shape", "missing")
@@ -123,10 +138,17 @@ func Parse(name string, data []byte) (*Model, error) {
 		if fam == expfam.CategoricalFamily && len(vs.Shape) != 1 {
 			return nil, fail(field+".shape", "categorical shape %v, want [K]", vs.Shape)
 		}
+		n := 1
 		for j, s := range vs.Shape {
-			if s <= 0 || s > 1<<20 {
-				return nil, fail(fmt.Sprintf("%s.shape[%d]", field, j), "%d, want 1..%d", s, 1<<20)
+			if s <= 0 || s > MaxElements {
+				return nil, fail(fmt.Sprintf("%s.shape[%d]", field, j), "%d, want 1..%d", s, MaxElements)
 			}
+			if n *= s; n > MaxElements {
+				return nil, fail(field+".shape", "%v has more than %d entries", vs.Shape, MaxElements)
+			}
+		}
+		if total += n; total > MaxElements {
+			return nil, fail(field+".shape", "the model's variables have more than %d entries in all", MaxElements)
 		}
 		v, err := g.AddVariable(vs.Name, fam, vs.Shape...)
 		if err != nil {
@@ -157,8 +179,13 @@ func Parse(name string, data []byte) (*Model, error) {
 		}
 		m.Variables = append(m.Variables, v)
 	}
-	for i, fs := range spec.Factors {
-		if err := addFactor(g, fs, fmt.Sprintf("factors[%d]", i)); err != nil {
+	for i, raw := range spec.Factors {
+		field := fmt.Sprintf("factors[%d]", i)
+		var fs factorSpec
+		if err := decodeStrict(raw, &fs); err != nil {
+			return nil, decodeError(name, field, raw, err, fieldsOf(fs))
+		}
+		if err := addFactor(g, fs, field); err != nil {
 			var me *Error
 			if errors.As(err, &me) {
 				me.File = name
@@ -167,18 +194,30 @@ func Parse(name string, data []byte) (*Model, error) {
 			return nil, &Error{File: name, Err: err}
 		}
 	}
-	if s := spec.Settings; s != nil {
-		if s.Iterations != nil {
-			if *s.Iterations < 1 || *s.Iterations > 1_000_000 {
-				return nil, fail("settings.iterations", "%d, want 1..1000000", *s.Iterations)
-			}
-			m.Settings.Iterations = *s.Iterations
+	if len(spec.Settings) > 0 && string(spec.Settings) != "null" {
+		var ss settingsSpec
+		if err := decodeStrict(spec.Settings, &ss); err != nil {
+			return nil, decodeError(name, "settings", spec.Settings, err, fieldsOf(ss))
 		}
-		if s.Tolerance != nil {
-			if !(*s.Tolerance > 0) || math.IsInf(*s.Tolerance, 0) {
-				return nil, fail("settings.tolerance", "%v, want a finite number > 0", *s.Tolerance)
+		if len(ss.Iterations) > 0 {
+			it, err := decodeScalar(ss.Iterations, "settings.iterations")
+			if err != nil {
+				return nil, &Error{File: name, Err: err}
 			}
-			m.Settings.Tolerance = *s.Tolerance
+			if it != math.Trunc(it) || it < 1 || it > 1_000_000 {
+				return nil, fail("settings.iterations", "%v, want a whole number in 1..1000000", it)
+			}
+			m.Settings.Iterations = int(it)
+		}
+		if len(ss.Tolerance) > 0 {
+			tol, err := decodeScalar(ss.Tolerance, "settings.tolerance")
+			if err != nil {
+				return nil, &Error{File: name, Err: err}
+			}
+			if !(tol > 0) {
+				return nil, fail("settings.tolerance", "%v, want a finite number > 0", tol)
+			}
+			m.Settings.Tolerance = tol
 		}
 	}
 	return m, nil
@@ -206,8 +245,8 @@ func setFields(fs factorSpec) []string {
 	add("p", len(fs.P) > 0)
 	add("matrix", len(fs.Matrix) > 0)
 	add("alpha", len(fs.Alpha) > 0)
-	add("shape", fs.Shape != nil)
-	add("rate", fs.Rate != nil)
+	add("shape", len(fs.Shape) > 0)
+	add("rate", len(fs.Rate) > 0)
 	add("precision", fs.Precision != "")
 	add("values", len(fs.Values) > 0)
 	return out
@@ -380,19 +419,27 @@ func addFactor(g *ffg.Graph, fs factorSpec, field string) error {
 		if out.Family() != expfam.GammaFamily {
 			return fail("out", "variable %q is %s, want gamma", fs.Out, out.Family())
 		}
-		if fs.Shape == nil {
+		if len(fs.Shape) == 0 {
 			return fail("shape", "missing")
 		}
-		if fs.Rate == nil {
+		if len(fs.Rate) == 0 {
 			return fail("rate", "missing")
 		}
-		if !(*fs.Shape > 0) {
-			return fail("shape", "%v, want > 0", *fs.Shape)
+		shape, err := decodeScalar(fs.Shape, field+".shape")
+		if err != nil {
+			return &Error{Err: err}
 		}
-		if !(*fs.Rate > 0) {
-			return fail("rate", "%v, want > 0", *fs.Rate)
+		rate, err := decodeScalar(fs.Rate, field+".rate")
+		if err != nil {
+			return &Error{Err: err}
 		}
-		gn, err := nodes.NewGamma(*fs.Shape, *fs.Rate)
+		if !(shape > 0) {
+			return fail("shape", "%v, want > 0", shape)
+		}
+		if !(rate > 0) {
+			return fail("rate", "%v, want > 0", rate)
+		}
+		gn, err := nodes.NewGamma(shape, rate)
 		if err != nil {
 			return fail("", "%v", trimPrefix(err))
 		}
@@ -442,33 +489,108 @@ func equalInts(a, b []int) bool {
 	return true
 }
 
-// trimPrefix drops the "pkg: " prefix of errors from arbor packages, since
-// the model error already says where the fault is.
+// trimPrefix drops the "pkg: " prefixes of errors from arbor packages
+// (also of wrapped ones), since the model error already says where the
+// fault is.
 func trimPrefix(err error) string {
 	s := err.Error()
 	for _, p := range []string{"ffg: ", "nodes: ", "expfam: ", "messages: "} {
-		s = strings.TrimPrefix(s, p)
+		s = strings.ReplaceAll(s, p, "")
 	}
 	return s
 }
 
-// jsonError turns a decoding error into one naming the line and column.
-func jsonError(data []byte, err error) error {
+// decodeStrict decodes one JSON value into v, rejecting unknown fields and
+// anything after the value.
+func decodeStrict(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errTrailing
+	}
+	return nil
+}
+
+var errTrailing = errors.New("data after the top-level value")
+
+// fieldsOf lists the JSON field names of a spec struct, for the error on
+// an unknown field.
+func fieldsOf(v any) string {
+	t := reflect.TypeOf(v)
+	var out []string
+	for i := range t.NumField() {
+		tag, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		out = append(out, tag)
+	}
+	return strings.Join(out, ", ")
+}
+
+// jsonError turns a decoding error of data, the JSON text of one element
+// of the file (top says whether it is the whole file), into the sub-field
+// it is in ("" when none) and the fault; line and column are given for the
+// whole file only. fields lists the element's fields.
+func jsonError(data []byte, top bool, err error, fields string) (string, error) {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
+	at := func(off int64) string {
+		if !top {
+			return ""
+		}
+		l, c := lineCol(data, off)
+		return fmt.Sprintf(" (line %d, column %d)", l, c)
+	}
 	switch {
 	case errors.As(err, &se):
 		l, c := lineCol(data, se.Offset)
-		return fmt.Errorf("malformed JSON at line %d, column %d: %v", l, c, se)
+		return "", fmt.Errorf("malformed JSON at line %d, column %d: %v", l, c, se)
 	case errors.As(err, &te):
-		l, c := lineCol(data, te.Offset)
-		return fmt.Errorf("%s: want %s, got JSON %s (line %d, column %d)", te.Field, te.Type, te.Value, l, c)
+		if te.Field == "" {
+			return "", fmt.Errorf("want a JSON object, got JSON %s%s", te.Value, at(te.Offset))
+		}
+		return te.Field, fmt.Errorf("want %s, got JSON %s%s", jsonType(te.Type.Kind()), te.Value, at(te.Offset))
 	case errors.Is(err, io.EOF):
-		return errors.New("malformed JSON: empty file")
+		return "", errors.New("malformed JSON: empty file")
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return errors.New("malformed JSON: unexpected end of file")
+		return "", errors.New("malformed JSON: unexpected end of file")
+	case errors.Is(err, errTrailing):
+		return "", errors.New("malformed JSON: data after the top-level object")
 	}
-	return fmt.Errorf("malformed JSON: %v", err)
+	if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		return strings.Trim(f, `"`), fmt.Errorf("unknown field (fields: %s)", fields)
+	}
+	return "", fmt.Errorf("malformed JSON: %v", err)
+}
+
+// decodeError is the *Error for a decoding error of the element called
+// field ("" for the whole file).
+func decodeError(file, field string, data []byte, err error, fields string) *Error {
+	sub, fault := jsonError(data, field == "", err, fields)
+	switch {
+	case sub == "":
+	case field == "":
+		field = sub
+	default:
+		field += "." + sub
+	}
+	return &Error{File: file, Field: field, Err: fault}
+}
+
+// jsonType names a Go kind the way a model file's author thinks of it.
+func jsonType(k reflect.Kind) string {
+	switch k {
+	case reflect.String:
+		return "a string"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.Bool:
+		return "a boolean"
+	}
+	return "a number"
 }
 
 func lineCol(data []byte, off int64) (int, int) {

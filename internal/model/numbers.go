@@ -89,3 +89,15 @@ func nest(data []float64, shape []int) any {
 	}
 	return out
 }
+
+// decodeScalar parses a JSON number that must be finite.
+func decodeScalar(raw json.RawMessage, field string) (float64, error) {
+	data, shape, err := decodeTensor(raw, field)
+	if err != nil {
+		return 0, err
+	}
+	if len(shape) != 0 {
+		return 0, fmt.Errorf("%s: want a number, got an array", field)
+	}
+	return data[0], nil
+}

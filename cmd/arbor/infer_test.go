@@ -1,0 +1,373 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"gonum.org/v1/gonum/mathext"
+)
+
+// inferRun runs the arbor command line in-process and returns its exit
+// status, stdout and stderr.
+func inferRun(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(args, &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+// inferJSON runs `arbor infer --json path` and decodes its output strictly
+// against the schema of DESIGN.md section 5.1: exactly the keys
+// iterations, converged, free_energy, posteriors, and per posterior exactly
+// the keys of its family.
+func inferJSON(t *testing.T, path string) inferOutput {
+	t.Helper()
+	code, stdout, stderr := inferRun(t, "infer", path, "--json")
+	if code != 0 || stderr != "" {
+		t.Fatalf("arbor infer %s: exit %d, stderr %q", path, code, stderr)
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(stdout), &raw); err != nil {
+		t.Fatalf("stdout is not one JSON object: %v\n%s", err, stdout)
+	}
+	if got, want := sortedKeys(raw), []string{"converged", "free_energy", "iterations", "posteriors"}; !cmp.Equal(got, want) {
+		t.Errorf("top-level keys %v, want %v", got, want)
+	}
+	var posts map[string]map[string]json.RawMessage
+	if err := json.Unmarshal(raw["posteriors"], &posts); err != nil {
+		t.Fatalf("posteriors: %v", err)
+	}
+	for name, p := range posts {
+		var fam string
+		if err := json.Unmarshal(p["family"], &fam); err != nil {
+			t.Fatalf("posteriors.%s.family: %v", name, err)
+		}
+		want := map[string][]string{
+			"categorical": {"family", "p"},
+			"dirichlet":   {"alpha", "family"},
+			"gamma":       {"family", "rate", "shape"},
+		}[fam]
+		if got := sortedKeys(p); !cmp.Equal(got, want) {
+			t.Errorf("posteriors.%s (%s): keys %v, want %v", name, fam, got, want)
+		}
+	}
+	dec := json.NewDecoder(strings.NewReader(stdout))
+	dec.DisallowUnknownFields()
+	var out inferOutput
+	if err := dec.Decode(&out); err != nil {
+		t.Fatalf("decoding %s: %v", stdout, err)
+	}
+	if out.Iterations != len(out.FreeEnergy) || out.Iterations < 1 {
+		t.Errorf("iterations %d, %d free_energy entries: want equal and >= 1", out.Iterations, len(out.FreeEnergy))
+	}
+	return out
+}
+
+type inferOutput struct {
+	Iterations int                       `json:"iterations"`
+	Converged  bool                      `json:"converged"`
+	FreeEnergy []float64                 `json:"free_energy"`
+	Posteriors map[string]inferPosterior `json:"posteriors"`
+}
+
+type inferPosterior struct {
+	Family string          `json:"family"`
+	P      []float64       `json:"p"`
+	Alpha  json.RawMessage `json:"alpha"`
+	Shape  float64         `json:"shape"`
+	Rate   float64         `json:"rate"`
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// TestInferBayesExact: with a single hidden variable, mean-field VMP is
+// exact, so the posterior is Bayes' rule and F is -ln P(o).
+func TestInferBayesExact(t *testing.T) {
+	out := inferJSON(t, "testdata/models/bayes.json")
+	// P(s) = (0.2, 0.5, 0.3), P(o=1 | s) = (0.3, 0.8, 0.9):
+	// P(s, o=1) = (0.06, 0.40, 0.27), P(o=1) = 0.73.
+	want := []float64{0.06 / 0.73, 0.40 / 0.73, 0.27 / 0.73}
+	if !out.Converged {
+		t.Error("not converged")
+	}
+	if got := out.Posteriors["s"]; got.Family != "categorical" || !cmp.Equal(got.P, want, cmpopts.EquateApprox(0, 1e-12)) {
+		t.Errorf("q(s) = %+v, want p = %v", got, want)
+	}
+	if _, ok := out.Posteriors["o"]; ok {
+		t.Error("observed variable o listed among the posteriors")
+	}
+	if got, want := out.FreeEnergy[len(out.FreeEnergy)-1], -math.Log(0.73); math.Abs(got-want) > 1e-12 {
+		t.Errorf("final F = %.15g, want -ln 0.73 = %.15g", got, want)
+	}
+	// The human output names the file and prints the same posterior.
+	code, stdout, stderr := inferRun(t, "infer", "testdata/models/bayes.json")
+	if code != 0 || stderr != "" || !strings.HasPrefix(stdout, "testdata/models/bayes.json: converged") ||
+		!strings.Contains(stdout, "p = [0.0821918 0.547945 0.369863]") {
+		t.Errorf("human output: exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
+	}
+}
+
+// coreDirichletKL is KL(Dir(a) || Dir(b)) written out from its textbook
+// closed form with gonum's digamma, independently of package expfam.
+func coreDirichletKL(a, b []float64) float64 {
+	sa, sb := 0.0, 0.0
+	for i := range a {
+		sa += a[i]
+		sb += b[i]
+	}
+	lg := func(x float64) float64 { v, _ := math.Lgamma(x); return v }
+	kl := lg(sa) - lg(sb)
+	for i := range a {
+		kl += lg(b[i]) - lg(a[i]) + (a[i]-b[i])*(mathext.Digamma(a[i])-mathext.Digamma(sa))
+	}
+	return kl
+}
+
+// TestInferDesignExample runs the model file of DESIGN.md section 5.1 and
+// checks every posterior and F against a hand derivation.
+func TestInferDesignExample(t *testing.T) {
+	out := inferJSON(t, "../../examples/models/design.json")
+	// By symmetry (uniform priors, every s alike), q(s) = 1/3 each, and the
+	// Dirichlet updates of Appendix C add the expected counts:
+	// theta = 1 + q(s) = 4/3; A[o=1, s] = 1 + q(s) = 4/3, A[o=0, s] = 1.
+	// The gamma variable has no other factor: its posterior is its prior.
+	third, fourThirds := 1.0/3, 4.0/3
+	approx := cmpopts.EquateApprox(0, 1e-12)
+	if got := out.Posteriors["s"].P; !cmp.Equal(got, []float64{third, third, third}, approx) {
+		t.Errorf("q(s) = %v", got)
+	}
+	var theta []float64
+	var a [][]float64
+	if err := json.Unmarshal(out.Posteriors["theta"].Alpha, &theta); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(out.Posteriors["A"].Alpha, &a); err != nil {
+		t.Fatalf("A alpha is not a 2-d nested array: %v", err)
+	}
+	if !cmp.Equal(theta, []float64{fourThirds, fourThirds, fourThirds}, approx) {
+		t.Errorf("theta alpha = %v", theta)
+	}
+	if want := [][]float64{{1, 1, 1}, {fourThirds, fourThirds, fourThirds}}; !cmp.Equal(a, want, approx) {
+		t.Errorf("A alpha = %v, want %v", a, want)
+	}
+	if g := out.Posteriors["g"]; g.Family != "gamma" || g.Shape != 1 || g.Rate != 2 {
+		t.Errorf("q(g) = %+v, want shape 1, rate 2", g)
+	}
+	// F = KL[q(theta) || p(theta)] + sum_s KL[q(A_.s) || p(A_.s)] + KL[q(g) || p(g)]
+	//   + sum_s q(s) (ln q(s) - E ln theta_s - E ln A[1, s]),
+	// with E ln theta_s = ψ(4/3) - ψ(4), E ln A[1, s] = ψ(4/3) - ψ(7/3)
+	// (paper Appendix D) and KL[q(g) || p(g)] = 0.
+	ones := []float64{1, 1, 1}
+	f := coreDirichletKL(theta, ones) + 3*coreDirichletKL([]float64{1, fourThirds}, []float64{1, 1})
+	f += math.Log(third) - (mathext.Digamma(fourThirds) - mathext.Digamma(4)) - (mathext.Digamma(fourThirds) - mathext.Digamma(7.0/3))
+	if got := out.FreeEnergy[len(out.FreeEnergy)-1]; math.Abs(got-f) > 1e-9 {
+		t.Errorf("final F = %.15g, hand derivation %.15g", got, f)
+	}
+}
+
+// TestInferFreeEnergyTrace: F after each sweep never increases (coordinate
+// ascent), and the last entry is the converged F.
+func TestInferFreeEnergyTrace(t *testing.T) {
+	out := inferJSON(t, "../../examples/models/hmm.json")
+	if !out.Converged {
+		t.Errorf("hmm.json did not converge in %d sweeps", out.Iterations)
+	}
+	for i := 1; i < len(out.FreeEnergy); i++ {
+		if out.FreeEnergy[i] > out.FreeEnergy[i-1]+1e-12 {
+			t.Errorf("F rose at sweep %d: %v -> %v", i+1, out.FreeEnergy[i-1], out.FreeEnergy[i])
+		}
+	}
+	if n := len(out.Posteriors); n != 9 { // B and s0..s7; o0..o7 are observed
+		t.Errorf("%d posteriors, want 9", n)
+	}
+}
+
+func TestInferFlagsBeforeFile(t *testing.T) {
+	_, after, _ := inferRun(t, "infer", "testdata/models/bayes.json", "--json")
+	code, before, stderr := inferRun(t, "infer", "--json", "testdata/models/bayes.json")
+	if code != 0 || stderr != "" || before != after {
+		t.Errorf("--json before the file: exit %d, stderr %q, stdout %q; after: %q", code, stderr, before, after)
+	}
+}
+
+// TestBadModelFiles: every fault gives exit status 2, nothing on stdout and
+// exactly one line on stderr naming the file, the field and the fault, for
+// both commands that read model files.
+func TestBadModelFiles(t *testing.T) {
+	cases := []struct {
+		file, field, fault string
+	}{
+		{"bad-missing-variable.json", "factors[0] (transition).in[0]", `unknown variable "x"`},
+		{"bad-duplicate-name.json", `variables[1] ("s").name`, `duplicate variable name "s"`},
+		{"bad-unknown-node.json", "factors[0].node", `unknown node "gaussian"`},
+		{"bad-unknown-family.json", `variables[0] ("x").family`, `unknown family "poisson"`},
+		{"bad-unknown-field.json", "variables[0].obseved", "unknown field"},
+		{"bad-shape-matrix.json", "factors[1] (transition).matrix", "shape [2 2], want [3 2]"},
+		{"bad-shape-alpha.json", "factors[0] (dirichlet).alpha", "shape [3 2], want the shape [2 3]"},
+		{"bad-shape-categorical.json", `variables[0] ("s").shape`, "want [K]"},
+		{"bad-gamma-shape.json", `variables[0] ("g").shape`, "gamma variables are scalar"},
+		{"bad-ragged.json", "factors[1] (transition).matrix[1]", "ragged array"},
+		{"bad-type.json", "variables[0].shape", "want an array, got JSON string"},
+		{"bad-wrong-family.json", "factors[0] (transition).matrix", `variable "s" is categorical, want dirichlet`},
+		{"bad-inf.json", "factors[0] (categorical).p[0]", "1e999 is not a finite number"},
+		{"bad-inf-rate.json", "factors[0] (gamma).rate", "1e999 is not a finite number"},
+		{"bad-nan-string.json", "factors[0] (dirichlet).alpha[0]", "got a string"},
+		{"bad-negative-alpha.json", "factors[0] (dirichlet).alpha", "concentration -0.5, want > 0"},
+		{"bad-negative-gamma.json", "factors[0] (gamma).shape", "-1, want > 0"},
+		{"bad-column-sum.json", "factors[1] (transition).matrix", "column [0] sums to 1.1, want 1"},
+		{"bad-p-sum.json", "factors[0] (categorical).p", "sum to 0.9, want 1"},
+		{"bad-soft-evidence.json", `variables[0] ("o").observed`, "sum to 1.2, want 1"},
+		{"bad-observed-range.json", `variables[1] ("o").observed`, "index 3 out of range [0, 3)"},
+		{"bad-observed-negative.json", `variables[0] ("o").observed`, "index -1 out of range [0, 3)"},
+		{"bad-observed-fraction.json", `variables[0] ("o").observed`, "index 1.5 out of range"},
+		{"bad-settings.json", "settings.tolerance", "-1e-09, want a finite number > 0"},
+		{"bad-malformed.json", "", "malformed JSON at line 2, column 3"},
+		{"bad-truncated.json", "", "malformed JSON: unexpected end of file"},
+	}
+	for _, tc := range cases {
+		path := filepath.Join("testdata", "models", tc.file)
+		for _, cmd := range []string{"infer", "dot"} {
+			code, stdout, stderr := inferRun(t, cmd, path)
+			if code != 2 {
+				t.Errorf("%s %s: exit %d, want 2 (stderr %q)", cmd, tc.file, code, stderr)
+			}
+			if stdout != "" {
+				t.Errorf("%s %s: stdout %q, want nothing", cmd, tc.file, stdout)
+			}
+			inferCheckOneLine(t, cmd+" "+tc.file, stderr, path, tc.field, tc.fault)
+		}
+	}
+}
+
+// inferCheckOneLine asserts that stderr is exactly one line that names the
+// file, the field and the fault, in that order.
+func inferCheckOneLine(t *testing.T, what, stderr, file, field, fault string) {
+	t.Helper()
+	if strings.Count(stderr, "\n") != 1 || !strings.HasSuffix(stderr, "\n") {
+		t.Errorf("%s: stderr is not exactly one line: %q", what, stderr)
+		return
+	}
+	i := strings.Index(stderr, file+": ")
+	j := strings.Index(stderr, field)
+	k := strings.LastIndex(stderr, fault)
+	if i < 0 || j < 0 || k < 0 || !(i < j || field == "") || !(j <= k) {
+		t.Errorf("%s: stderr %q does not name file %q, field %q and fault %q in that order", what, stderr, file, field, fault)
+	}
+}
+
+// TestInferContradiction: evidence the model gives probability zero makes
+// the update of s invalid; that is bad input naming the variable.
+func TestInferContradiction(t *testing.T) {
+	path := "testdata/models/bad-contradiction.json"
+	code, stdout, stderr := inferRun(t, "infer", path)
+	if code != 2 || stdout != "" {
+		t.Errorf("exit %d, stdout %q", code, stdout)
+	}
+	inferCheckOneLine(t, "contradiction", stderr, path, `variables[0] ("s")`, "invalid posterior")
+}
+
+func TestInferUsageErrors(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nope.json")
+	cases := []struct {
+		args        []string
+		field, want string
+	}{
+		{[]string{"infer", missing}, missing, "no such file"},
+		{[]string{"infer"}, "", "want one MODEL file, got 0"},
+		{[]string{"dot", "a.json", "b.json"}, "", "want one MODEL file, got 2"},
+		{[]string{"infer", "--bogus", "testdata/models/bayes.json"}, "", "flag provided but not defined"},
+		{[]string{"frobnicate"}, "", `unknown command "frobnicate"`},
+	}
+	for _, tc := range cases {
+		code, stdout, stderr := inferRun(t, tc.args...)
+		if code != 2 || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, tc.field) || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and one line with %q", tc.args, code, stdout, stderr, tc.want)
+		}
+	}
+	code, stdout, _ := inferRun(t, "infer", "-h")
+	if code != 0 || !strings.Contains(stdout, "usage: arbor infer") {
+		t.Errorf("infer -h: exit %d, stdout %q", code, stdout)
+	}
+}
+
+// TestDot checks the DOT export of the DESIGN.md example: deterministic,
+// variables as circles (observed filled gray), factors as boxes labelled
+// with their kind, edges labelled with interface names, the --json form
+// wrapping the same text, and (when Graphviz is installed) a clean render.
+func TestDot(t *testing.T) {
+	path := "../../examples/models/design.json"
+	code, first, stderr := inferRun(t, "dot", path)
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	_, second, _ := inferRun(t, "dot", path)
+	if first != second {
+		t.Error("two runs gave different DOT")
+	}
+	for _, want := range []string{
+		`label="theta",shape="circle"`,
+		`fillcolor="gray",label="o",shape="circle",style="filled"`,
+		`label="transition",shape="box"`,
+		`taillabel="matrix"`,
+		`taillabel="p"`,
+	} {
+		if !strings.Contains(first, want) {
+			t.Errorf("DOT lacks %s:\n%s", want, first)
+		}
+	}
+	if n := strings.Count(first, `shape="box"`); n != 5 {
+		t.Errorf("%d factor boxes, want 5", n)
+	}
+	if n := strings.Count(first, `shape="circle"`); n != 5 {
+		t.Errorf("%d variable circles, want 5", n)
+	}
+	code, js, _ := inferRun(t, "dot", "--json", path)
+	var wrapped map[string]string
+	if err := json.Unmarshal([]byte(js), &wrapped); code != 0 || err != nil || wrapped["dot"] != first || len(wrapped) != 1 {
+		t.Errorf("dot --json: exit %d, err %v, got %q", code, err, js)
+	}
+	dotBin, err := exec.LookPath("dot")
+	if err != nil {
+		t.Skip("Graphviz dot not installed; .ci/run installs it")
+	}
+	cmd := exec.Command(dotBin, "-Tsvg")
+	cmd.Stdin = strings.NewReader(first)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	svg, err := cmd.Output()
+	if err != nil || errb.Len() != 0 || !bytes.Contains(svg, []byte("<svg")) {
+		t.Errorf("dot -Tsvg: %v, stderr %q", err, errb.String())
+	}
+}
+
+// TestExampleModelsLoad keeps every file under examples/models valid.
+func TestExampleModelsLoad(t *testing.T) {
+	files, err := filepath.Glob("../../examples/models/*.json")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no example models: %v", err)
+	}
+	for _, f := range files {
+		if _, err := os.Stat(f); err != nil {
+			t.Fatal(err)
+		}
+		if code, _, stderr := inferRun(t, "infer", f); code != 0 {
+			t.Errorf("%s: exit %d: %s", f, code, stderr)
+		}
+	}
+}
