@@ -1,43 +1,128 @@
 #!/usr/bin/env bash
-# Fails on any import edge between arbor packages that is not in the DAG of
-# DESIGN.md section 1. Standard-library and third-party imports are checked
-# only for the packages that DESIGN.md restricts (expfam: gonum only; envs:
-# nothing of ours).
+# Import-DAG check (DESIGN.md section 1; the rules are explained in
+# docs/architecture.md, "Who may import whom").
+#
+#   .ci/importcheck.sh             check every package of the module
+#   .ci/importcheck.sh --selftest  feed known good and bad edges to the checker
+#
+# Library code (a package's non-test files) may import exactly the arbor
+# packages the DAG lists for it; sub-packages (nodes/nodetest) follow the
+# rules of their top-level package. internal/ may be imported only by cmd/,
+# examples/ and internal/ itself. expfam may import no third-party module but
+# gonum. Test files may in addition import any arbor library package (tests
+# build fixtures with the public API; nothing imports a test, so this adds no
+# edge to the dependency graph), but never cmd/ or examples/, and internal/
+# only under the rule above.
 set -euo pipefail
-mod=$(go list -m)
-allowed() { # $1 = importer (relative), $2 = imported (relative)
-  local from=$1 to=$2
-  # sub-packages inherit the rules of their top-level package
-  local f=${from%%/*} t=${to%%/*}
-  [ "$from" = "$to" ] && return 0
+cd "$(dirname "$0")/.."
+mod=github.com/arbor-ai/arbor
+libs=" expfam messages nodes ffg schedule aci btai envs "
+
+# dag_allows FROM TO: is the library edge FROM -> TO (top-level package
+# names) in the DAG of DESIGN.md section 1?
+dag_allows() {
+  local f=$1 t=$2
   [ "$f" = "$t" ] && return 0
-  [ "$t" = "internal" ] && return 0   # internal helpers (testutil etc.) are shared
   case "$f" in
     expfam)   return 1 ;;
     messages) [[ $t == expfam ]] ;;
     nodes)    [[ $t == expfam || $t == messages ]] ;;
     ffg)      [[ $t == expfam || $t == messages ]] ;;
-    schedule) [[ $t == ffg || $t == messages || $t == expfam ]] ;;
-    aci)      [[ $t == ffg || $t == nodes || $t == schedule || $t == expfam || $t == messages ]] ;;
-    btai)     [[ $t == ffg || $t == nodes || $t == schedule || $t == expfam || $t == aci || $t == messages ]] ;;
+    schedule) [[ $t == ffg || $t == messages ]] ;;
+    aci)      [[ $t == ffg || $t == nodes || $t == schedule || $t == expfam ]] ;;
+    btai)     [[ $t == ffg || $t == nodes || $t == schedule || $t == expfam || $t == aci ]] ;;
     envs)     return 1 ;;
-    internal) [[ $t != cmd && $t != examples ]] ;;
-    cmd|examples) [[ $t != examples && $t != cmd ]] ;;
+    internal) [[ $libs == *" $t "* ]] ;;
+    cmd|examples) [[ $libs == *" $t "* ]] ;;
     *) return 1 ;;
   esac
 }
-bad=0
-while read -r pkg imports; do
-  from=${pkg#"$mod"/}
-  for imp in $imports; do
-    case "$imp" in
-      "$mod"/*) to=${imp#"$mod"/}
-        if ! allowed "$from" "$to"; then echo "import edge not in DESIGN.md DAG: $from -> $to"; bad=1; fi ;;
-      *.*/*)
-        # third-party: expfam may use gonum only; envs nothing of ours (third party ok)
-        if [[ ${from%%/*} == expfam && $imp != gonum.org/* ]]; then echo "expfam may import gonum only: $from -> $imp"; bad=1; fi ;;
-    esac
+
+# allowed FROM TO KIND: FROM and TO are module-relative import paths, KIND
+# is "lib" or "test".
+allowed() {
+  local from=$1 to=$2 kind=$3
+  local f=${from%%/*} t=${to%%/*}
+  [ "$from" = "$to" ] && return 0
+  case "$t" in
+    cmd|examples) return 1 ;;   # nothing imports a command or an example
+    internal) [[ $f == cmd || $f == examples || $f == internal ]]; return ;;
+  esac
+  dag_allows "$f" "$t" && return 0
+  [ "$kind" = test ] && [[ $libs == *" $t "* ]] && [[ $f != expfam ]]
+}
+
+# check reads lines "PKG|LIBIMPORTS|TESTIMPORTS" (full import paths,
+# space-separated) and prints one line per forbidden edge; its status is 1
+# when there is any.
+check() {
+  local bad=0 pkg libimps testimps from imp to kind
+  while IFS='|' read -r pkg libimps testimps; do
+    from=${pkg#"$mod"/}
+    for kind in lib test; do
+      local imps=$libimps
+      [ "$kind" = test ] && imps=$testimps
+      for imp in $imps; do
+        case "$imp" in
+          "$mod"/*)
+            to=${imp#"$mod"/}
+            if ! allowed "$from" "$to" "$kind"; then
+              echo "import edge not in DESIGN.md DAG: $from -> $to ($kind)"; bad=1
+            fi ;;
+          *.*/*)
+            if [[ ${from%%/*} == expfam && $kind == lib && $imp != gonum.org/* ]]; then
+              echo "expfam may import gonum only: $from -> $imp"; bad=1
+            fi ;;
+        esac
+      done
+    done
   done
-done < <(go list -f '{{.ImportPath}} {{join .Imports " "}} {{join .TestImports " "}}' ./...)
-# internal/ is only for helpers: nothing in the DAG core may depend on it except tests.
-exit $bad
+  return $bad
+}
+
+selftest() {
+  local fail=0 line want got
+  # Each case: expected status (0 allowed, 1 forbidden), then the input line.
+  while IFS=';' read -r want line; do
+    [ -z "$want" ] && continue
+    if got=$(printf '%s\n' "$line" | check 2>&1); then got=0; else got=1; fi
+    if [ "$got" != "$want" ]; then
+      echo "importcheck selftest: '$line': status $got, want $want"; fail=1
+    fi
+  done <<EOF
+0;$mod/messages|$mod/expfam|
+0;$mod/nodes/nodetest|$mod/messages|
+0;$mod/schedule|$mod/ffg $mod/messages|
+0;$mod/btai|$mod/aci $mod/ffg $mod/nodes $mod/schedule $mod/expfam|$mod/envs
+0;$mod/ffg||$mod/nodes $mod/schedule
+0;$mod/cmd/arbor|$mod/internal/model $mod/btai $mod/envs|
+0;$mod/examples/hmm|$mod/ffg $mod/nodes $mod/internal/model|
+0;$mod/internal/model|$mod/ffg $mod/nodes $mod/schedule|
+0;$mod/expfam|gonum.org/v1/gonum/mathext|github.com/google/go-cmp/cmp
+1;$mod/aci|$mod/messages|
+1;$mod/btai|$mod/messages|
+1;$mod/schedule|$mod/expfam|
+1;$mod/ffg|$mod/nodes|
+1;$mod/nodes|$mod/ffg|
+1;$mod/messages|$mod/nodes|
+1;$mod/expfam|$mod/messages|
+1;$mod/expfam||$mod/messages
+1;$mod/envs|$mod/expfam|
+1;$mod/aci|$mod/btai|
+1;$mod/nodes|$mod/internal/model|
+1;$mod/aci||$mod/internal/model
+1;$mod/ffg||$mod/cmd/arbor
+1;$mod/cmd/arbor|$mod/examples/hmm|
+1;$mod/internal/model|$mod/cmd/arbor|
+1;$mod/newpkg|$mod/expfam|
+1;$mod/expfam|github.com/google/go-cmp/cmp|
+EOF
+  if [ $fail = 0 ]; then echo "importcheck selftest: ok"; fi
+  return $fail
+}
+
+if [ "${1:-}" = --selftest ]; then
+  selftest
+  exit
+fi
+go list -e -f '{{.ImportPath}}|{{join .Imports " "}}|{{join .TestImports " "}} {{join .XTestImports " "}}' ./... | check
