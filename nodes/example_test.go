@@ -1,0 +1,90 @@
+package nodes_test
+
+import (
+	"fmt"
+
+	"github.com/arbor-ai/arbor/expfam"
+	"github.com/arbor-ai/arbor/nodes"
+)
+
+// A Transition's messages, derived from its multilinear form
+// <ln B, q(next) ⊗ q(prev)>: to the child, ln B contracted with q(prev); to
+// the parent, ln B contracted with q(next).
+func ExampleTransition() {
+	// B[next][prev]: columns are the previous state.
+	tr, err := nodes.NewTransition([]float64{0.9, 0.2, 0.1, 0.8}, []int{2, 2})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	stats := [][]float64{{0.5, 0.5}, {1, 0}} // q(next), q(prev)
+	msg := make([]float64, 2)
+	_ = tr.Message(msg, nodes.TransitionOut, stats)
+	fmt.Printf("to next: [%.4f %.4f] (ln 0.9, ln 0.1)\n", msg[0], msg[1])
+	_ = tr.Message(msg, nodes.TransitionOut+1, stats)
+	fmt.Printf("to prev: [%.4f %.4f]\n", msg[0], msg[1])
+	fmt.Printf("E[-ln B] = %.4f\n", tr.AverageEnergy(stats))
+	// Output:
+	// to next: [-0.1054 -2.3026] (ln 0.9, ln 0.1)
+	// to prev: [-1.2040 -0.9163]
+	// E[-ln B] = 1.2040
+}
+
+// With a Dirichlet-distributed matrix, the message to the matrix is the
+// outer product q(out) ⊗ q(in): the expected counts that the posterior adds
+// to the prior concentrations (paper Appendix C).
+func ExampleNewTransitionDirichlet() {
+	tr, _ := nodes.NewTransitionDirichlet([]int{2, 3}) // A[o][s], 2 outcomes, 3 states
+	eLogA := expfam.DirichletTensor{Alpha: []float64{1, 1, 1, 1, 1, 1}, Shape: []int{2, 3}}.ExpectedLog(nil)
+	stats := [][]float64{{0, 1}, {0.2, 0.3, 0.5}, eLogA} // o observed = 1, q(s), E[ln A]
+	counts := make([]float64, 6)
+	_ = tr.Message(counts, tr.MatrixInterface(), stats)
+	fmt.Println("interfaces:", len(tr.Interfaces()), "matrix at", tr.MatrixInterface())
+	fmt.Println("counts:", counts)
+	// Output:
+	// interfaces: 3 matrix at 2
+	// counts: [0 0 0 0.2 0.3 0.5]
+}
+
+// A Categorical node with a Dirichlet parameter sends E[ln p] to its
+// variable and q(x) to p.
+func ExampleNewCategoricalDirichlet() {
+	c, _ := nodes.NewCategoricalDirichlet(2)
+	eLogP := expfam.Dirichlet{Alpha: []float64{1, 1}}.ExpectedLog(nil) // ψ(1) - ψ(2) = -1 each
+	stats := [][]float64{{0.25, 0.75}, eLogP}
+	msg := make([]float64, 2)
+	_ = c.Message(msg, nodes.CategoricalOut, stats)
+	fmt.Printf("to x: [%.4f %.4f]\n", msg[0], msg[1])
+	_ = c.Message(msg, nodes.CategoricalP, stats)
+	fmt.Println("to p:", msg)
+	// Output:
+	// to x: [-1.0000 -1.0000]
+	// to p: [0.25 0.75]
+}
+
+// A Dirichlet prior sends alpha - 1, its natural parameters.
+func ExampleNewDirichlet() {
+	d, _ := nodes.NewDirichlet([]float64{2, 1, 0.5}, []int{3})
+	msg := make([]float64, 3)
+	_ = d.Message(msg, nodes.DirichletOut, [][]float64{{-1, -1, -1}})
+	fmt.Println(msg)
+	// Output:
+	// [1 0 -0.5]
+}
+
+// The Softmax policy prior P(pi | gamma) = softmax(-gamma G): to pi it sends
+// -E[gamma] G; to gamma, the rate correction (q(pi) - softmax(-E[gamma] G))·G
+// of its first-order approximation.
+func ExampleSoftmax() {
+	s, _ := nodes.NewSoftmax([]float64{1, 2})
+	gamma := expfam.Gamma{Shape: 2, Rate: 1}.ExpectedStats(nil) // E[gamma] = 2
+	stats := [][]float64{{0.5, 0.5}, gamma}
+	msg := make([]float64, 2)
+	_ = s.Message(msg, nodes.SoftmaxOut, stats)
+	fmt.Println("to pi:", msg)
+	_ = s.Message(msg, nodes.SoftmaxPrecision, stats)
+	fmt.Printf("to gamma: [%g %.4f]\n", msg[0], msg[1])
+	// Output:
+	// to pi: [-2 -4]
+	// to gamma: [0 -0.3808]
+}
