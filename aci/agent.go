@@ -1,0 +1,867 @@
+package aci
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/arbor-ai/arbor/expfam"
+	"github.com/arbor-ai/arbor/ffg"
+	"github.com/arbor-ai/arbor/nodes"
+	"github.com/arbor-ai/arbor/schedule"
+)
+
+// Action selection rules of AgentOptions.Select.
+const (
+	SelectArgmax = "argmax" // the most probable action (lowest index on ties)
+	SelectSample = "sample" // a draw from the action distribution, seeded
+)
+
+// Defaults of AgentOptions (a nil *AgentOptions, or a zero field).
+const (
+	DefaultHorizon       = 2
+	DefaultGamma         = 16
+	DefaultBeta          = 1
+	DefaultGraphPolicies = 1024
+	DefaultIterations    = 200
+	DefaultTolerance     = 1e-10
+)
+
+// AgentOptions configures an Agent. A nil *AgentOptions means the defaults;
+// in a non-nil one, a zero numeric field (or "" for Select) means its
+// default.
+type AgentOptions struct {
+	// Horizon is the length T of the policies scored at every step
+	// (receding horizon: policies always start at the present). Default 2.
+	Horizon int
+	// Gamma is the fixed policy precision of P(pi) = softmax(-Gamma G)
+	// when InferGamma is false. Default 16 (as `arbor aci eval`).
+	Gamma float64
+	// InferGamma makes the precision a latent variable with prior
+	// Gamma(1, Beta) (paper eq. 2), inferred jointly with pi by VMP through
+	// the graph's Softmax and Gamma nodes. Gamma is then unused.
+	InferGamma bool
+	// Beta is the rate of the Gamma(1, Beta) prior of the precision
+	// (prior mean 1/Beta). Default 1, as SPM.
+	Beta float64
+	// Novelty subtracts the parameter information gain about A from G
+	// (EFEOptions.Novelty); the model must have concentrations a.
+	Novelty bool
+	// Habits, when non-nil, is a prior over the first action (length |U|,
+	// a distribution): P(pi | gamma) is proportional to
+	// Habits[pi_1] exp(-gamma G_pi), SPM's habit term E split evenly
+	// over the policies sharing a first action. Without habits pi has no
+	// evidence besides its Softmax prior, so the inferred precision stays
+	// at its prior (see docs/aci.md, "precision").
+	Habits []float64
+	// Select is SelectArgmax (default) or SelectSample.
+	Select string
+	// Seed seeds the sampler of SelectSample (PCG). Equal seeds and equal
+	// inputs give equal actions.
+	Seed uint64
+	// GraphPolicies bounds the size of the policy variable pi: when
+	// |U|^Horizon <= GraphPolicies, pi ranges over every policy; otherwise
+	// over the GraphPolicies policies with the lowest G (TopPolicies), and
+	// the action distribution is still the exact marginal over all
+	// |U|^Horizon policies, streamed. Default 1024.
+	GraphPolicies int
+	// Iterations and Tolerance control the VMP sweeps (schedule.Settings);
+	// defaults 200 and 1e-10.
+	Iterations int
+	Tolerance  float64
+}
+
+// resolve returns the options with defaults filled in, or an error naming
+// the invalid field.
+func (o *AgentOptions) resolve(m *POMDP) (AgentOptions, error) {
+	var r AgentOptions
+	if o != nil {
+		r = *o
+		r.Habits = clone(o.Habits)
+	}
+	if r.Horizon == 0 {
+		r.Horizon = DefaultHorizon
+	}
+	if r.Horizon < 0 {
+		return r, fmt.Errorf("Horizon: %d, want >= 1", r.Horizon)
+	}
+	if r.Gamma == 0 {
+		r.Gamma = DefaultGamma
+	}
+	if err := checkGamma("Gamma", r.Gamma); err != nil {
+		return r, err
+	}
+	if r.Beta == 0 {
+		r.Beta = DefaultBeta
+	}
+	if err := checkGamma("Beta", r.Beta); err != nil {
+		return r, err
+	}
+	if r.Novelty && m.concA == nil {
+		return r, errors.New("Novelty: the model has no concentrations a")
+	}
+	if r.Habits != nil {
+		if len(r.Habits) != m.nu {
+			return r, fmt.Errorf("Habits: %d entries, want %d (number of actions)", len(r.Habits), m.nu)
+		}
+		if err := expfam.ValidateDistribution(r.Habits, Tolerance); err != nil {
+			return r, fmt.Errorf("Habits: %w", err)
+		}
+	}
+	switch r.Select {
+	case "":
+		r.Select = SelectArgmax
+	case SelectArgmax, SelectSample:
+	default:
+		return r, fmt.Errorf("Select: %q, want %q or %q", r.Select, SelectArgmax, SelectSample)
+	}
+	if r.GraphPolicies == 0 {
+		r.GraphPolicies = DefaultGraphPolicies
+	}
+	if r.GraphPolicies < 1 {
+		return r, fmt.Errorf("GraphPolicies: %d, want >= 1", r.GraphPolicies)
+	}
+	if r.Iterations == 0 {
+		r.Iterations = DefaultIterations
+	}
+	if r.Iterations < 0 {
+		return r, fmt.Errorf("Iterations: %d, want >= 1", r.Iterations)
+	}
+	if r.Tolerance == 0 {
+		r.Tolerance = DefaultTolerance
+	}
+	if math.IsNaN(r.Tolerance) || math.IsInf(r.Tolerance, 0) || r.Tolerance < 0 {
+		return r, fmt.Errorf("Tolerance: %v, want finite >= 0", r.Tolerance)
+	}
+	if _, err := NumPolicies(m.nu, r.Horizon, math.MaxInt); err != nil {
+		return r, fmt.Errorf("Horizon: %w", err)
+	}
+	return r, nil
+}
+
+// Plan is what the agent computed at its last Act.
+type Plan struct {
+	// NumPolicies is |U|^Horizon, the number of policies scored.
+	NumPolicies int
+	// Policies are the policies held by the variable pi: all of them in
+	// lexicographic order when NumPolicies <= GraphPolicies, otherwise the
+	// GraphPolicies lowest-G ones in ascending G. Their QPi field is
+	// softmax(-gamma G) over all NumPolicies policies at the precision used
+	// (the fixed Gamma, or E[gamma] when inferred), without habits.
+	Policies []RankedPolicy
+	// QPi is the posterior q(pi) of the graph's policy variable, aligned
+	// with Policies.
+	QPi []float64
+	// ActionProbs[u] is the Bayesian model average: the posterior mass of
+	// the policies whose first action is u (paper section 4, "Action
+	// selection"), over all NumPolicies policies.
+	ActionProbs []float64
+	// Gamma is the posterior of the precision (shape, rate) when inferred;
+	// with a fixed precision its Shape is 0 and GammaMean is the fixed value.
+	Gamma     expfam.Gamma
+	GammaMean float64
+	// FreeEnergy is the trace of the (local) free energy of pi and gamma:
+	// entry 0 after the first update of pi with gamma at its prior, then
+	// one entry per VMP sweep over pi and gamma (only with InferGamma).
+	FreeEnergy []float64
+	// PastFreeEnergy is the trace of F of the state inference over the past.
+	PastFreeEnergy []float64
+	// Action is the action chosen.
+	Action int
+}
+
+// Agent is a classic active inference agent (paper section 4). Its
+// generative model is one ffg.Graph holding the past and present, S_0..S_t
+// with observed O_0..O_t and the actions taken U_0..U_(t-1), optionally
+// with Dirichlet-distributed A, B and D (priors a, b, d), and, after Act, the
+// policy variable pi with its prior softmax(-gamma G) and, when inferred, the
+// precision gamma with prior Gamma(1, beta). The future states S_(t+1..t+T)
+// conditioned on each policy, Q(S_tau|pi) = B_{pi_tau} Q(S_(tau-1)|pi), are
+// not graph variables: they are walked depth first by EvaluatePolicies and
+// TopPolicies with O(T |S|) memory (see docs/aci.md for why).
+//
+// An Agent is not safe for concurrent use.
+type Agent struct {
+	m    *POMDP
+	spec Spec
+	opts AgentOptions
+	rng  *rand.Rand
+	ns   int
+	no   int
+	nu   int
+
+	// Prior concentrations of the current trial (nil when fixed); b in the
+	// graph's [next, prev, u] layout.
+	aAlpha, bAlpha, dAlpha []float64
+
+	g                *ffg.Graph
+	aVar, bVar, dVar *ffg.Variable
+	pastA, pastB     *nodes.Transition
+	states           []*ffg.Variable // S_0..S_t
+	obs              []int           // o_0..o_t
+	acts             []int           // u_0..u_(t-1)
+	pi, gamma        *ffg.Variable   // nil when not in the graph
+	inTrial          bool
+
+	model *POMDP // the model (expected parameters) of the last Act
+	qs    []float64
+	plan  *Plan
+}
+
+// NewAgent returns an agent for the POMDP m. A nil opts means the
+// documented defaults (see AgentOptions). When m has concentrations a, b
+// or d, the agent learns them: they are Dirichlet variables of the graph and
+// EndTrial makes their posterior the next trial's prior. Every
+// concentration must then be > 0 (the graph's Dirichlet variables have no
+// structural zeros).
+func NewAgent(m *POMDP, opts *AgentOptions) (*Agent, error) {
+	if err := checkModel(m); err != nil {
+		return nil, err
+	}
+	o, err := opts.resolve(m)
+	if err != nil {
+		return nil, err
+	}
+	a := &Agent{
+		m: m, spec: m.Spec(), opts: o,
+		rng: rand.New(rand.NewPCG(o.Seed, o.Seed^0x9e3779b97f4a7c15)),
+		ns:  m.ns, no: m.no, nu: m.nu,
+	}
+	for _, c := range []struct {
+		field string
+		x     []float64
+		shape []int
+	}{{"a", a.spec.ConcA, []int{a.no, a.ns}}, {"b", a.spec.ConcB, []int{a.nu, a.ns, a.ns}}, {"d", a.spec.ConcD, []int{a.ns}}} {
+		for k, v := range c.x {
+			if !(v > 0) {
+				return nil, fmt.Errorf("%s: %v, want > 0 to learn it", elemName(c.field, c.shape, k), v)
+			}
+		}
+	}
+	if a.spec.ConcA != nil {
+		a.aAlpha = clone(a.spec.ConcA)
+	}
+	if a.spec.ConcB != nil {
+		a.bAlpha = toNPU(a.spec.ConcB, a.ns, a.nu)
+	}
+	if a.spec.ConcD != nil {
+		a.dAlpha = clone(a.spec.ConcD)
+	}
+	if a.pastA, err = nodes.NewTransition(floorColumns(clone(a.spec.A), a.no, a.ns), []int{a.no, a.ns}); err != nil {
+		return nil, fmt.Errorf("A: %w", err)
+	}
+	fb := clone(a.spec.B)
+	for u := range a.nu {
+		blk := a.ns * a.ns
+		floorColumns(fb[u*blk:(u+1)*blk], a.ns, a.ns)
+	}
+	if a.pastB, err = nodes.NewTransition(toNPU(fb, a.ns, a.nu), []int{a.ns, a.ns, a.nu}); err != nil {
+		return nil, fmt.Errorf("B: %w", err)
+	}
+	return a, nil
+}
+
+// LogFloor is the smallest probability of the literal A and B used by the
+// state inference over the past: entries below it are raised to it and the
+// columns renormalised, so ln A and ln B are >= ln(LogFloor) = -32. Mean-field
+// VMP multiplies ln B by the product of two marginals; with a hard zero,
+// any uncertainty about a deterministic transition (the T-maze context
+// carried from S_0 to S_1) makes every value of a state impossible
+// (-Inf natural parameters). SPM guards its logarithms the same way.
+// The expected free energy uses the unfloored model.
+const LogFloor = 1.2664165549094176e-14 // exp(-32)
+
+// floorColumns raises the entries of the k×n matrix x to LogFloor and
+// renormalises its columns.
+func floorColumns(x []float64, k, n int) []float64 {
+	for i := range x {
+		x[i] = max(x[i], LogFloor)
+	}
+	return normalizeColumns(x, k, n)
+}
+
+// toNPU turns x[u][next][prev] into y[next][prev][u], the layout of the
+// graph's transition tensor (parents S_prev then U).
+func toNPU(x []float64, ns, nu int) []float64 {
+	y := make([]float64, len(x))
+	for u := range nu {
+		for n := range ns {
+			for p := range ns {
+				y[(n*ns+p)*nu+u] = x[(u*ns+n)*ns+p]
+			}
+		}
+	}
+	return y
+}
+
+// fromNPU is the inverse of toNPU.
+func fromNPU(y []float64, ns, nu int) []float64 {
+	x := make([]float64, len(y))
+	for u := range nu {
+		for n := range ns {
+			for p := range ns {
+				x[(u*ns+n)*ns+p] = y[(n*ns+p)*nu+u]
+			}
+		}
+	}
+	return x
+}
+
+// Options returns the resolved options.
+func (a *Agent) Options() AgentOptions {
+	o := a.opts
+	o.Habits = clone(a.opts.Habits)
+	return o
+}
+
+// Graph returns the agent's generative model (nil before the first Reset).
+// It must not be modified.
+func (a *Agent) Graph() *ffg.Graph { return a.g }
+
+// Time returns t, the index of the present time step of the trial.
+func (a *Agent) Time() int { return max(len(a.states)-1, 0) }
+
+// Reset starts a new trial with the first observation obs: a new graph
+// holding the Dirichlet parameters (with the current priors), S_0 with its
+// prior D and the observed O_0. The evidence of a trial that was not closed
+// by EndTrial is discarded.
+func (a *Agent) Reset(obs int) error {
+	if obs < 0 || obs >= a.no {
+		return fmt.Errorf("observation %d out of range [0, %d)", obs, a.no)
+	}
+	a.g = ffg.New()
+	a.states, a.obs, a.acts = a.states[:0], a.obs[:0], a.acts[:0]
+	a.pi, a.gamma, a.plan, a.qs = nil, nil, nil, nil
+	a.aVar, a.bVar, a.dVar = nil, nil, nil
+	var err error
+	if a.aAlpha != nil {
+		if a.aVar, err = a.dirichlet("A", a.aAlpha, []int{a.no, a.ns}); err != nil {
+			return err
+		}
+	}
+	if a.bAlpha != nil {
+		if a.bVar, err = a.dirichlet("B", a.bAlpha, []int{a.ns, a.ns, a.nu}); err != nil {
+			return err
+		}
+	}
+	if a.dAlpha != nil {
+		if a.dVar, err = a.dirichlet("D", a.dAlpha, []int{a.ns}); err != nil {
+			return err
+		}
+	}
+	s, err := a.g.AddVariable("S_0", expfam.CategoricalFamily, a.ns)
+	if err != nil {
+		return err
+	}
+	s.Cluster = "past"
+	if a.dVar != nil {
+		c, _ := nodes.NewCategoricalDirichlet(a.ns)
+		_, err = a.g.AddFactor("", c, s, a.dVar)
+	} else {
+		var c *nodes.Categorical
+		if c, err = nodes.NewCategorical(a.spec.D); err == nil {
+			_, err = a.g.AddFactor("", c, s)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("D: %w", err)
+	}
+	if err := a.addObservation(s, obs, 0); err != nil {
+		return err
+	}
+	a.states = append(a.states, s)
+	a.obs = append(a.obs, obs)
+	a.inTrial = true
+	return nil
+}
+
+func (a *Agent) dirichlet(name string, alpha []float64, shape []int) (*ffg.Variable, error) {
+	v, err := a.g.AddVariable(name, expfam.DirichletFamily, shape...)
+	if err != nil {
+		return nil, err
+	}
+	p, err := nodes.NewDirichlet(alpha, shape)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	_, err = a.g.AddFactor("", p, v)
+	return v, err
+}
+
+// addObservation adds the observed O_t linked to s through A.
+func (a *Agent) addObservation(s *ffg.Variable, obs, t int) error {
+	o, err := a.g.AddVariable("", expfam.CategoricalFamily, a.no)
+	if err != nil {
+		return err
+	}
+	o.Label, o.Cluster = fmt.Sprintf("O_%d", t), "past"
+	if err := o.Observe(obs); err != nil {
+		return err
+	}
+	if a.aVar != nil {
+		tr, _ := nodes.NewTransitionDirichlet([]int{a.no, a.ns})
+		_, err = a.g.AddFactor("", tr, o, s, a.aVar)
+	} else {
+		_, err = a.g.AddFactor("", a.pastA, o, s)
+	}
+	return err
+}
+
+// Observe records the action taken at the present step and the observation
+// that followed: the graph grows by the observed U_t, the state S_(t+1)
+// linked to S_t and U_t through B, and the observed O_(t+1).
+func (a *Agent) Observe(action, obs int) error {
+	if !a.inTrial {
+		return errors.New("Observe: no trial in progress (call Reset)")
+	}
+	if action < 0 || action >= a.nu {
+		return fmt.Errorf("action %d out of range [0, %d)", action, a.nu)
+	}
+	if obs < 0 || obs >= a.no {
+		return fmt.Errorf("observation %d out of range [0, %d)", obs, a.no)
+	}
+	a.clearPolicy()
+	t := len(a.states) - 1
+	prev := a.states[t]
+	u, err := a.g.AddVariable("", expfam.CategoricalFamily, a.nu)
+	if err != nil {
+		return err
+	}
+	u.Label, u.Cluster = fmt.Sprintf("U_%d", t), "past"
+	if err := u.Observe(action); err != nil {
+		return err
+	}
+	s, err := a.g.AddVariable("", expfam.CategoricalFamily, a.ns)
+	if err != nil {
+		return err
+	}
+	s.Label, s.Cluster = fmt.Sprintf("S_%d", t+1), "past"
+	if a.bVar != nil {
+		tr, _ := nodes.NewTransitionDirichlet([]int{a.ns, a.ns, a.nu})
+		_, err = a.g.AddFactor("", tr, s, prev, u, a.bVar)
+	} else {
+		_, err = a.g.AddFactor("", a.pastB, s, prev, u)
+	}
+	if err != nil {
+		return err
+	}
+	if err := a.addObservation(s, obs, t+1); err != nil {
+		return err
+	}
+	a.states = append(a.states, s)
+	a.obs = append(a.obs, obs)
+	a.acts = append(a.acts, action)
+	return nil
+}
+
+// clearPolicy removes pi and gamma (and their factors) from the graph.
+func (a *Agent) clearPolicy() {
+	var vs []*ffg.Variable
+	if a.pi != nil {
+		vs = append(vs, a.pi)
+	}
+	if a.gamma != nil {
+		vs = append(vs, a.gamma)
+	}
+	if len(vs) > 0 {
+		a.g.RemoveVariables(vs...)
+	}
+	a.pi, a.gamma = nil, nil
+}
+
+func (a *Agent) settings() *schedule.Settings {
+	return &schedule.Settings{Iterations: a.opts.Iterations, Tolerance: a.opts.Tolerance}
+}
+
+// inferPast runs global VMP over the past and present (pi and gamma are not
+// in the graph then).
+func (a *Agent) inferPast(ctx context.Context) (*schedule.Result, error) {
+	a.clearPolicy()
+	res, err := schedule.Run(ctx, a.g, a.settings())
+	if err != nil {
+		return nil, fmt.Errorf("state inference over the past: %w", err)
+	}
+	return res, nil
+}
+
+// expectedModel returns the POMDP with A, B, D the expectations of the
+// current Dirichlet posteriors (and a the posterior concentrations, for the
+// novelty term), or the agent's model when nothing is learned.
+func (a *Agent) expectedModel() (*POMDP, error) {
+	if a.aVar == nil && a.bVar == nil && a.dVar == nil {
+		return a.m, nil
+	}
+	sp := a.m.Spec()
+	if a.aVar != nil {
+		sp.ConcA = clone(a.aVar.Alpha())
+		sp.A = normalizeColumns(clone(sp.ConcA), a.no, a.ns)
+	}
+	if a.bVar != nil {
+		sp.ConcB = fromNPU(a.bVar.Alpha(), a.ns, a.nu)
+		sp.B = make([]float64, len(sp.ConcB))
+		for u := range a.nu {
+			blk := a.ns * a.ns
+			copy(sp.B[u*blk:(u+1)*blk], normalizeColumns(clone(sp.ConcB[u*blk:(u+1)*blk]), a.ns, a.ns))
+		}
+	}
+	if a.dVar != nil {
+		sp.ConcD = clone(a.dVar.Alpha())
+		sp.D = normalizeColumns(clone(sp.ConcD), a.ns, 1)
+	}
+	m, err := NewPOMDP(sp)
+	if err != nil {
+		return nil, fmt.Errorf("learned parameters: %w", err)
+	}
+	return m, nil
+}
+
+// normalizeColumns divides every column of the k×n matrix x by its sum.
+func normalizeColumns(x []float64, k, n int) []float64 {
+	for j := range n {
+		s := 0.0
+		for i := range k {
+			s += x[i*n+j]
+		}
+		for i := range k {
+			x[i*n+j] /= s
+		}
+	}
+	return x
+}
+
+// Act performs one step of the action-perception cycle: state inference
+// over the past (global VMP on the graph), the expected free energy of every
+// policy of length Horizon from q(S_t) (EvaluatePolicies, or TopPolicies
+// when |U|^Horizon exceeds GraphPolicies), the policy posterior q(pi) on the
+// graph (with gamma fixed or inferred), the action distribution (Bayesian
+// model average over policies) and the choice of an action (argmax or a
+// seeded sample). The action is not applied: report it with Observe.
+func (a *Agent) Act(ctx context.Context) (int, error) {
+	if !a.inTrial {
+		return 0, errors.New("Act: no trial in progress (call Reset)")
+	}
+	past, err := a.inferPast(ctx)
+	if err != nil {
+		return 0, err
+	}
+	model, err := a.expectedModel()
+	if err != nil {
+		return 0, err
+	}
+	qs := clone(a.states[len(a.states)-1].Probs())
+	plan, err := a.plan1(ctx, model, qs)
+	if err != nil {
+		return 0, err
+	}
+	plan.PastFreeEnergy = past.FreeEnergy
+	plan.Action = a.choose(plan.ActionProbs)
+	a.model, a.qs, a.plan = model, qs, plan
+	return plan.Action, nil
+}
+
+// plan1 scores the policies and infers q(pi) (and gamma) on the graph.
+func (a *Agent) plan1(ctx context.Context, m *POMDP, qs []float64) (*Plan, error) {
+	H := a.opts.Horizon
+	efeOpts := &EFEOptions{Novelty: a.opts.Novelty}
+	n, err := NumPolicies(m.nu, H, math.MaxInt)
+	if err != nil {
+		return nil, fmt.Errorf("Horizon: %w", err)
+	}
+	gamma0 := a.opts.Gamma
+	if a.opts.InferGamma {
+		gamma0 = 1 / a.opts.Beta // prior mean of Gamma(1, beta)
+	}
+	plan := &Plan{NumPolicies: n}
+	var all *PolicySet
+	var rank *Ranking
+	if n <= a.opts.GraphPolicies {
+		if all, err = EvaluatePolicies(m, qs, H, efeOpts); err != nil {
+			return nil, err
+		}
+		plan.Policies = make([]RankedPolicy, n)
+		pol := all.Policies()
+		for i := range plan.Policies {
+			p := &plan.Policies[i]
+			p.Index, p.Policy, p.G, p.Risk, p.Ambiguity = i, pol[i], all.G[i], all.Risk[i], all.Ambiguity[i]
+			if all.Novelty != nil {
+				p.Novelty = all.Novelty[i]
+			}
+		}
+	} else {
+		if rank, err = TopPolicies(m, qs, H, a.opts.GraphPolicies, gamma0, efeOpts); err != nil {
+			return nil, err
+		}
+		plan.Policies = rank.Best
+	}
+	G := make([]float64, len(plan.Policies))
+	for i := range G {
+		G[i] = plan.Policies[i].G
+	}
+	if err := a.inferPolicy(ctx, plan, G); err != nil {
+		return nil, err
+	}
+	gbar := plan.GammaMean
+	// Bayesian model average over first actions.
+	switch {
+	case all != nil:
+		plan.ActionProbs = all.ActionProbs(nil, plan.QPi)
+		qpi, err := all.Posterior(nil, gbar)
+		if err != nil {
+			return nil, err
+		}
+		for i := range plan.Policies {
+			plan.Policies[i].QPi = qpi[i]
+		}
+	case a.opts.Habits == nil && gbar == gamma0:
+		plan.ActionProbs = rank.ActionProbs
+	default:
+		// The graph holds only the best policies: stream the exact marginal
+		// over all of them at the posterior precision, with the habits.
+		r2, err := TopPolicies(m, qs, H, len(plan.Policies), gbar, efeOpts)
+		if err != nil {
+			return nil, err
+		}
+		plan.Policies = r2.Best
+		plan.ActionProbs = r2.ActionProbs
+		if h := a.opts.Habits; h != nil {
+			z := 0.0
+			for u := range plan.ActionProbs {
+				plan.ActionProbs[u] *= h[u]
+				z += plan.ActionProbs[u]
+			}
+			if !(z > 0) {
+				return nil, errors.New("Habits: every action with posterior mass has habit 0")
+			}
+			for u := range plan.ActionProbs {
+				plan.ActionProbs[u] /= z
+			}
+		}
+	}
+	return plan, nil
+}
+
+// inferPolicy adds pi (and gamma) to the graph and infers q(pi) (and
+// q(gamma)): P(pi | gamma) = softmax(-gamma G) times the habits.
+func (a *Agent) inferPolicy(ctx context.Context, plan *Plan, G []float64) error {
+	k := len(G)
+	pi, err := a.g.AddVariable("pi", expfam.CategoricalFamily, k)
+	if err != nil {
+		return err
+	}
+	a.pi = pi
+	pi.Cluster = "policy"
+	if h := a.opts.Habits; h != nil {
+		// E over the held policies: habit of the first action, split evenly
+		// (per first action, over all |U|^T policies) so that the habit of
+		// an action does not depend on how many of its policies are held.
+		stride := plan.NumPolicies / a.nu
+		e := make([]float64, k)
+		z := 0.0
+		for i, p := range plan.Policies {
+			e[i] = h[p.Policy[0]] / float64(stride)
+			z += e[i]
+		}
+		if !(z > 0) {
+			return errors.New("Habits: every held policy has habit 0")
+		}
+		for i := range e {
+			e[i] /= z
+		}
+		c, err := nodes.NewCategorical(e)
+		if err != nil {
+			return fmt.Errorf("Habits: %w", err)
+		}
+		f, err := a.g.AddFactor("", c, pi)
+		if err != nil {
+			return err
+		}
+		f.Label, f.Cluster = "habit E", "policy"
+	}
+	if !a.opts.InferGamma {
+		eta := make([]float64, k)
+		for i, g := range G {
+			eta[i] = -a.opts.Gamma * g
+		}
+		p := make([]float64, k)
+		if lz := expfam.Softmax(p, eta); math.IsNaN(lz) || math.IsInf(lz, 0) {
+			return errors.New("C: every policy has G = +Inf (C gives probability 0 to outcomes that every policy predicts)")
+		}
+		c, err := nodes.NewCategorical(p)
+		if err != nil {
+			return err
+		}
+		f, err := a.g.AddFactor("", c, pi)
+		if err != nil {
+			return err
+		}
+		f.Label, f.Cluster = fmt.Sprintf("σ(-%g G)", a.opts.Gamma), "policy"
+		if err := a.g.Update(pi); err != nil {
+			return err
+		}
+		plan.QPi = clone(pi.Probs())
+		plan.GammaMean = a.opts.Gamma
+		return nil
+	}
+	for i, g := range G {
+		if math.IsInf(g, 0) || math.IsNaN(g) {
+			return fmt.Errorf("C: policy %v has G = %v; inferring gamma needs finite G (C gives probability 0 to an outcome the policy predicts)", plan.Policies[i].Policy, g)
+		}
+	}
+	gv, err := a.g.AddVariable("gamma", expfam.GammaFamily)
+	if err != nil {
+		return err
+	}
+	a.gamma = gv
+	gv.Cluster = "policy"
+	prior, err := nodes.NewGamma(1, a.opts.Beta)
+	if err != nil {
+		return fmt.Errorf("Beta: %w", err)
+	}
+	if _, err := a.g.AddFactor("", prior, gv); err != nil {
+		return err
+	}
+	sm, err := nodes.NewSoftmax(G)
+	if err != nil {
+		return err
+	}
+	f, err := a.g.AddFactor("", sm, pi, gv)
+	if err != nil {
+		return err
+	}
+	f.Cluster = "policy"
+	vars := []*ffg.Variable{pi, gv}
+	if err := a.g.Update(pi); err != nil {
+		return err
+	}
+	f0 := a.g.LocalFreeEnergy(vars)
+	res, err := schedule.Local(ctx, a.g, vars, a.settings())
+	if err != nil {
+		return fmt.Errorf("policy inference: %w", err)
+	}
+	plan.FreeEnergy = append([]float64{f0}, res.FreeEnergy...)
+	plan.QPi = clone(pi.Probs())
+	plan.Gamma = gv.Gamma()
+	plan.GammaMean = plan.Gamma.Mean()
+	return nil
+}
+
+// choose picks an action from the action distribution.
+func (a *Agent) choose(p []float64) int {
+	if a.opts.Select == SelectSample {
+		x := a.rng.Float64()
+		last := 0
+		for u, q := range p {
+			if q <= 0 {
+				continue
+			}
+			last = u
+			if x < q {
+				return u
+			}
+			x -= q
+		}
+		return last // rounding: x landed past the final positive mass
+	}
+	best := 0
+	for u, q := range p {
+		if q > p[best] {
+			best = u
+		}
+	}
+	return best
+}
+
+// EndTrial closes the trial: a last round of state inference over the
+// whole trial (so that the final observation counts), then Dirichlet
+// learning: the posterior concentrations of a, b and d, which at the VMP
+// fixed point are the closed forms (paper Appendix C)
+//
+//	a' = a + sum_tau o_tau ⊗ Q(S_tau)
+//	b'_u = b_u + sum_tau [u_tau = u] Q(S_(tau+1)) ⊗ Q(S_tau)
+//	d' = d + Q(S_0)
+//
+// become the priors of the next trial (empirical priors, paper section 4).
+// The graph of the trial stays available (Graph, StateBeliefs) until Reset.
+func (a *Agent) EndTrial() error {
+	if !a.inTrial {
+		return errors.New("EndTrial: no trial in progress (call Reset)")
+	}
+	if _, err := a.inferPast(context.Background()); err != nil {
+		return err
+	}
+	if a.aVar != nil {
+		copy(a.aAlpha, a.aVar.Alpha())
+	}
+	if a.bVar != nil {
+		copy(a.bAlpha, a.bVar.Alpha())
+	}
+	if a.dVar != nil {
+		copy(a.dAlpha, a.dVar.Alpha())
+	}
+	a.inTrial = false
+	return nil
+}
+
+// Belief returns q(S_t), the posterior over the present state computed by
+// the last Act (nil before it).
+func (a *Agent) Belief() []float64 { return clone(a.qs) }
+
+// StateBeliefs returns the current posteriors q(S_0), ..., q(S_t) of the
+// graph (after the last inference: Act or EndTrial).
+func (a *Agent) StateBeliefs() [][]float64 {
+	out := make([][]float64, len(a.states))
+	for i, s := range a.states {
+		out[i] = clone(s.Probs())
+	}
+	return out
+}
+
+// History returns the observations o_0..o_t and the actions u_0..u_(t-1)
+// of the current (or last) trial.
+func (a *Agent) History() (obs, actions []int) {
+	return append([]int(nil), a.obs...), append([]int(nil), a.acts...)
+}
+
+// LastPlan returns what the last Act computed (nil before it). It must not
+// be modified.
+func (a *Agent) LastPlan() *Plan { return a.plan }
+
+// PolicyPosterior returns the policies held by pi and their posterior q(pi)
+// from the last Act (see Plan.Policies; nil before the first Act).
+func (a *Agent) PolicyPosterior() ([]RankedPolicy, []float64) {
+	if a.plan == nil {
+		return nil, nil
+	}
+	return a.plan.Policies, clone(a.plan.QPi)
+}
+
+// ActionProbs returns the action distribution of the last Act.
+func (a *Agent) ActionProbs() []float64 {
+	if a.plan == nil {
+		return nil
+	}
+	return clone(a.plan.ActionProbs)
+}
+
+// Model returns the POMDP used by the last Act: the agent's model, or with
+// learning its A, B and D replaced by the expectations of the current
+// Dirichlet posteriors.
+func (a *Agent) Model() *POMDP {
+	if a.model == nil {
+		return a.m
+	}
+	return a.model
+}
+
+// Concentrations returns the prior concentrations a, b, d of the current
+// trial in the layouts of DESIGN.md 5.2 (a[o][s], b[u][next][prev], d[s],
+// flattened); after EndTrial these are the learned ones. A parameter that
+// is not learned is nil.
+func (a *Agent) Concentrations() (ca, cb, cd []float64) {
+	if a.bAlpha != nil {
+		cb = fromNPU(a.bAlpha, a.ns, a.nu)
+	}
+	return clone(a.aAlpha), cb, clone(a.dAlpha)
+}
