@@ -249,7 +249,7 @@ func NewAgent(m *POMDP, opts *AgentOptions) (*Agent, error) {
 	if a.spec.ConcD != nil {
 		a.dAlpha = clone(a.spec.ConcD)
 	}
-	if a.pastA, err = nodes.NewTransition(floorColumns(clone(a.spec.A), a.no, a.ns), []int{a.no, a.ns}); err != nil {
+	if a.pastA, err = nodes.NewTransition(a.spec.A, []int{a.no, a.ns}); err != nil {
 		return nil, fmt.Errorf("A: %w", err)
 	}
 	fb := clone(a.spec.B)
@@ -263,14 +263,17 @@ func NewAgent(m *POMDP, opts *AgentOptions) (*Agent, error) {
 	return a, nil
 }
 
-// LogFloor is the smallest probability of the literal A and B used by the
-// state inference over the past: entries below it are raised to it and the
-// columns renormalised, so ln A and ln B are >= ln(LogFloor) = -32. Mean-field
+// LogFloor is the smallest probability of the literal B used by the state
+// inference over the past: entries below it are raised to it and the
+// columns renormalised, so ln B >= ln(LogFloor) = -32. Mean-field
 // VMP multiplies ln B by the product of two marginals; with a hard zero,
 // any uncertainty about a deterministic transition (the T-maze context
 // carried from S_0 to S_1) makes every value of a state impossible
 // (-Inf natural parameters). SPM guards its logarithms the same way.
-// The expected free energy uses the unfloored model.
+// The expected free energy uses the unfloored model, and A is not floored:
+// an observation excludes the states that cannot emit it exactly. The floor
+// leaves mass of order LogFloor on states that B makes impossible; with a C
+// that has zeros this can make G infinite.
 const LogFloor = 1.2664165549094176e-14 // exp(-32)
 
 // floorColumns raises the entries of the k×n matrix x to LogFloor and
