@@ -52,7 +52,10 @@ func expLog(rng *rand.Rand, shape []int) []float64 {
 	return expfam.DirichletTensor{Alpha: a, Shape: shape}.ExpectedLog(nil)
 }
 
-// TestMessagesMatchFiniteDifferences runs nodetest on every built-in node:
+// TestMessagesMatchFiniteDifferences runs nodetest on every built-in node
+// (Categorical with literal and Dirichlet p; Transition with 1, 2 and 3
+// parents, literal and Dirichlet-distributed; the Dirichlet prior over a
+// vector and a tensor; the Gamma prior; Softmax's approximate rules):
 // each message must equal the gradient of -AverageEnergy with respect to the
 // receiving neighbour's expected statistics.
 func TestMessagesMatchFiniteDifferences(t *testing.T) {
@@ -61,8 +64,12 @@ func TestMessagesMatchFiniteDifferences(t *testing.T) {
 	catD, _ := nodes.NewCategoricalDirichlet(4)
 	tr1, _ := nodes.NewTransition(randColumns(rng, []int{3, 5}), []int{3, 5})
 	tr2, _ := nodes.NewTransition(randColumns(rng, []int{3, 2, 4}), []int{3, 2, 4})
+	tr3, _ := nodes.NewTransition(randColumns(rng, []int{2, 3, 2, 3}), []int{2, 3, 2, 3})
+	trD1, _ := nodes.NewTransitionDirichlet([]int{3, 4})
 	trD, _ := nodes.NewTransitionDirichlet([]int{3, 2, 2})
+	trD3, _ := nodes.NewTransitionDirichlet([]int{2, 2, 3, 2})
 	dir, _ := nodes.NewDirichlet([]float64{0.5, 2, 3, 1, 1, 4}, []int{3, 2})
+	dirVec, _ := nodes.NewDirichlet([]float64{0.3, 7, 1.5}, []int{3})
 	gam, _ := nodes.NewGamma(2, 3)
 	soft, _ := nodes.NewSoftmax([]float64{1.5, 0.2, 3, 0.7})
 	gstats := expfam.Gamma{Shape: 2.5, Rate: 1.5}.ExpectedStats(nil)
@@ -75,8 +82,12 @@ func TestMessagesMatchFiniteDifferences(t *testing.T) {
 		{"categorical-dirichlet", catD, [][]float64{randDist(rng, 4), expLog(rng, []int{4})}},
 		{"transition", tr1, [][]float64{randDist(rng, 3), randDist(rng, 5)}},
 		{"transition-2-parents", tr2, [][]float64{randDist(rng, 3), randDist(rng, 2), randDist(rng, 4)}},
-		{"transition-dirichlet", trD, [][]float64{randDist(rng, 3), randDist(rng, 2), randDist(rng, 2), expLog(rng, []int{3, 2, 2})}},
-		{"dirichlet", dir, [][]float64{expLog(rng, []int{3, 2})}},
+		{"transition-3-parents", tr3, [][]float64{randDist(rng, 2), randDist(rng, 3), randDist(rng, 2), randDist(rng, 3)}},
+		{"transition-dirichlet-1-parent", trD1, [][]float64{randDist(rng, 3), randDist(rng, 4), expLog(rng, []int{3, 4})}},
+		{"transition-dirichlet-2-parents", trD, [][]float64{randDist(rng, 3), randDist(rng, 2), randDist(rng, 2), expLog(rng, []int{3, 2, 2})}},
+		{"transition-dirichlet-3-parents", trD3, [][]float64{randDist(rng, 2), randDist(rng, 2), randDist(rng, 3), randDist(rng, 2), expLog(rng, []int{2, 2, 3, 2})}},
+		{"dirichlet-tensor", dir, [][]float64{expLog(rng, []int{3, 2})}},
+		{"dirichlet-vector", dirVec, [][]float64{expLog(rng, []int{3})}},
 		{"gamma", gam, [][]float64{gstats}},
 		{"softmax", soft, [][]float64{randDist(rng, 4), gstats}},
 	}

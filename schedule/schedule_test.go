@@ -181,3 +181,114 @@ func TestSoftmaxPrecisionLowersF(t *testing.T) {
 		}
 	}
 }
+
+// exactSoftmaxEnergy is E_q[-ln softmax(-gamma G)_pi] without the
+// first-order approximation: E[gamma] G·q(pi) + E_q(gamma)[ln sum_k
+// exp(-gamma G_k)], the second term by composite Simpson quadrature of the
+// gamma density over [0, mean + 40 sd]. With 20000 panels it agrees with 2e6
+// panels to 2e-12 on the cases below (measured).
+func exactSoftmaxEnergy(gq expfam.Gamma, values, qpi []float64) float64 {
+	lse := func(g float64) float64 {
+		m := math.Inf(-1)
+		for _, x := range values {
+			m = math.Max(m, -g*x)
+		}
+		s := 0.0
+		for _, x := range values {
+			s += math.Exp(-g*x - m)
+		}
+		return m + math.Log(s)
+	}
+	lg, _ := math.Lgamma(gq.Shape)
+	density := func(g float64) float64 {
+		if g == 0 {
+			if gq.Shape == 1 {
+				return gq.Rate
+			}
+			return 0
+		}
+		return math.Exp(gq.Shape*math.Log(gq.Rate) - lg + (gq.Shape-1)*math.Log(g) - gq.Rate*g)
+	}
+	hi := gq.Mean() + 40*math.Sqrt(gq.Shape)/gq.Rate
+	const n = 20000
+	h := hi / float64(n)
+	sum := 0.0
+	for i := 0; i <= n; i++ {
+		w := 2.0
+		switch {
+		case i == 0 || i == n:
+			w = 1
+		case i%2 == 1:
+			w = 4
+		}
+		g := float64(i) * h
+		sum += w * density(g) * lse(g)
+	}
+	e := sum * h / 3
+	for i, x := range values {
+		e += gq.Mean() * x * qpi[i]
+	}
+	return e
+}
+
+// TestSoftmaxUpdateLowersExactF: the gamma update of nodes.Softmax uses a
+// first-order approximation of the log-partition, so it minimises an
+// approximate F (TestSoftmaxPrecisionLowersF). This checks it against the
+// exact free energy, with the softmax energy computed by quadrature instead.
+// When the prior on gamma is far from what the evidence on pi says (first two
+// cases) the run lowers the exact F clearly (measured drops 0.0575 and
+// 0.143). When the policies are nearly equal (third case) nothing moves.
+// When the prior is already close to the answer (last case) the
+// approximate fixed point sits slightly above the exact F of the starting
+// point: 7.06e-9 higher, the price of the approximation. No single update
+// may raise the exact F by more than 1e-8.
+func TestSoftmaxUpdateLowersExactF(t *testing.T) {
+	for _, tc := range []struct {
+		g           []float64
+		ev          []float64
+		shape, rate float64
+		minDrop     float64 // exact F at the start minus at the end, at least
+	}{
+		{[]float64{1, 2, 3}, []float64{0.2, 0.3, 0.5}, 1, 1, 0.05},
+		{[]float64{0.5, 0.1, 2, 4}, []float64{0.1, 0.1, 0.7, 0.1}, 1, 0.5, 0.1},
+		{[]float64{3, 3.1}, []float64{0.5, 0.5}, 2, 2, -1e-12},
+		{[]float64{0, 1, 5}, []float64{0.05, 0.05, 0.9}, 4, 1, -1e-8},
+	} {
+		g := ffg.New()
+		pi, _ := g.AddVariable("pi", expfam.CategoricalFamily, len(tc.g))
+		gam, _ := g.AddVariable("gamma", expfam.GammaFamily)
+		prior, _ := nodes.NewGamma(tc.shape, tc.rate)
+		soft, _ := nodes.NewSoftmax(tc.g)
+		ev, _ := nodes.NewCategorical(tc.ev)
+		_, err1 := g.AddFactor("", prior, gam)
+		sf, err2 := g.AddFactor("", soft, pi, gam)
+		_, err3 := g.AddFactor("", ev, pi)
+		if err := errors.Join(err1, err2, err3); err != nil {
+			t.Fatal(err)
+		}
+		exactF := func() float64 {
+			return g.FreeEnergy() - sf.AverageEnergy() + exactSoftmaxEnergy(gam.Gamma(), tc.g, pi.Probs())
+		}
+		if err := g.Update(pi); err != nil {
+			t.Fatal(err)
+		}
+		start := exactF()
+		prev := start
+		for sweep := 1; sweep <= 20; sweep++ {
+			for _, v := range []*ffg.Variable{gam, pi} {
+				if err := g.Update(v); err != nil {
+					t.Fatal(err)
+				}
+				f := exactF()
+				if f > prev+1e-8 {
+					t.Errorf("G=%v sweep %d: updating %s raised the exact F from %.12f to %.12f", tc.g, sweep, v.Name(), prev, f)
+				}
+				prev = f
+			}
+		}
+		t.Logf("G=%v: exact F %.12f -> %.12f (drop %.3g)", tc.g, start, prev, start-prev)
+		if drop := start - prev; drop < tc.minDrop {
+			t.Errorf("G=%v: exact F dropped by %.3g, want at least %.3g", tc.g, drop, tc.minDrop)
+		}
+	}
+}
