@@ -46,6 +46,8 @@ type Agent struct {
 	abar  []float64 // Ā, [o*ns+s]
 	bbar  []float64 // B̄, [u][next*ns+prev]
 	hA    []float64 // H[Ā(.|s)]
+	logA  []float64 // ln Ā, [o*ns+s] (the future's Å: its A factor is the literal Cat(Ā))
+	logB  []float64 // ln B̄, [u][next*ns+prev]
 	logC  []float64 // ln C(o)
 	logCS []float64 // ln C_states(s) (uniform when absent)
 
@@ -53,6 +55,9 @@ type Agent struct {
 	future []*ffg.Variable // every variable of the planning tree
 	costs  []float64
 	qs, qo []float64 // scratch
+	mpar   []float64 // scratch: the message B̊_I ⊙ Q(S_parent) to a new S_I
+	etaS   []float64 // scratch: natural parameters of Q(S_I)
+	etaO   []float64 // scratch: natural parameters of Q(O_I)
 	tmp    []*ffg.Variable
 	roll   []*ffg.Variable
 	t      int // time step of the present
@@ -109,6 +114,9 @@ func NewAgent(m *aci.POMDP, opts *Options, rng *rand.Rand) (*Agent, error) {
 	a.costs = make([]float64, a.nu)
 	a.qs = make([]float64, a.ns)
 	a.qo = make([]float64, a.no)
+	a.mpar = make([]float64, a.ns)
+	a.etaS = make([]float64, a.ns)
+	a.etaO = make([]float64, a.no)
 	return a, nil
 }
 

@@ -21,6 +21,8 @@ func (a *Agent) prepareFuture() error {
 		a.abar = make([]float64, no*ns)
 		a.bbar = make([]float64, nu*ns*ns)
 		a.hA = make([]float64, ns)
+		a.logA = make([]float64, no*ns)
+		a.logB = make([]float64, nu*ns*ns)
 		a.futB = make([]*nodes.Transition, nu)
 	}
 	if a.aVar != nil {
@@ -54,8 +56,14 @@ func (a *Agent) prepareFuture() error {
 			}
 			a.hA[s] = h
 		}
+		for i, p := range a.abar {
+			a.logA[i] = math.Log(p)
+		}
 	}
 	if a.futB[0] == nil || a.bVar != nil {
+		for i, p := range a.bbar {
+			a.logB[i] = math.Log(p)
+		}
 		for u := range nu {
 			if a.futB[u], err = nodes.NewTransition(a.bbar[u*ns*ns:(u+1)*ns*ns], []int{ns, ns}); err != nil {
 				return fmt.Errorf("btai: expected B[%d]: %w", u, err)
@@ -181,11 +189,116 @@ func (a *Agent) infer(ctx context.Context, parent *ffg.Variable, u int, s, o *ff
 	if a.opts.Inference == Predictive {
 		return nil
 	}
-	_, err := schedule.Local(ctx, a.g, a.tmp, &schedule.Settings{Iterations: a.opts.VMPIterations, Tolerance: a.opts.VMPTolerance})
-	if err != nil {
-		return fmt.Errorf("btai: local inference: %w", err)
+	if err := a.vmp(qp, u); err != nil {
+		return err
+	}
+	if err := s.SetProbs(a.qs); err != nil {
+		return err
+	}
+	return o.SetProbs(a.qo)
+}
+
+// vmp iterates the paper's mean-field updates for a newly expanded node
+// (section 6.2) starting from Q(S_I) = a.qs and Q(O_I) = a.qo (the
+// prediction), and leaves the result in a.qs and a.qo:
+//
+//	Q*(S_I) = σ(Å ⊙ Q(O_I) + B̊_I ⊙ Q(S_parent))
+//	Q*(O_I) = σ(Å ⊙ Q(S_I))
+//
+// with Å = ln Ā and B̊_I = ln B̄_I, because the future's factors are the
+// literal P(O_I | S_I) = Cat(Ā) and P(S_I | S_parent) = Cat(B̄_I) (paper
+// section 6.1). The new node has no children yet, so the sum over ch_I is
+// empty, and local inference leaves Q(S_parent) unchanged (section
+// 6.3.2). This is exactly what schedule.Local computes on the graph (same
+// update order: S_I then O_I per sweep; same stopping rule: |ΔF| below
+// Options.VMPTolerance or Options.VMPIterations sweeps), written out for
+// one categorical pair so that a planning iteration does not pay for the
+// generic tensor contractions (TestVMPMatchesSchedule checks the two
+// agree). Products follow the 0·(-Inf) = 0 convention of messages.
+func (a *Agent) vmp(qp []float64, u int) error {
+	ns, no := a.ns, a.no
+	lb := a.logB[u*ns*ns : (u+1)*ns*ns]
+	for n := range ns {
+		a.mpar[n] = dot0(lb[n*ns:(n+1)*ns], qp)
+	}
+	prev := a.localFreeEnergy()
+	for range a.opts.VMPIterations {
+		copy(a.etaS, a.mpar)
+		for o, w := range a.qo {
+			if w == 0 {
+				continue
+			}
+			row := a.logA[o*ns : (o+1)*ns]
+			for s := range a.etaS {
+				a.etaS[s] += w * row[s]
+			}
+		}
+		zs := expfam.Softmax(a.qs, a.etaS)
+		if math.IsNaN(zs) {
+			return fmt.Errorf("btai: local inference: Q(S_I) undefined: every state is impossible under B̄[%d] given Q(S_parent) (mean-field VMP needs B̄ > 0 where Q(S_parent) > 0; use predictive inference)", u)
+		}
+		for o := range no {
+			a.etaO[o] = dot0(a.logA[o*ns:(o+1)*ns], a.qs)
+		}
+		zo := expfam.Softmax(a.qo, a.etaO)
+		if math.IsNaN(zo) {
+			return fmt.Errorf("btai: local inference: Q(O_I) undefined: every observation is impossible under Ā given Q(S_I)")
+		}
+		// F without logarithms: ln Q(s) = etaS(s) - zs and ln Q(o) =
+		// etaO(o) - zo, and etaO(o) = Σ_s Q(s) Å(o, s) is the cross term,
+		// so F = Σ_s Q(s) (etaS(s) - mpar(s)) - zs - zo.
+		f := -zs - zo
+		for s, q := range a.qs {
+			if q > 0 {
+				f += q * (a.etaS[s] - a.mpar[s])
+			}
+		}
+		if math.Abs(f-prev) < a.opts.VMPTolerance {
+			break
+		}
+		prev = f
 	}
 	return nil
+}
+
+// localFreeEnergy returns the variational free energy of the new pair
+// (S_I, O_I) with a.mpar = B̊_I ⊙ Q(S_parent): the average energies of
+// its two factors minus the entropies of Q(S_I) and Q(O_I),
+//
+//	F = Σ_s Q(s) [ln Q(s) - mpar(s)] + Σ_o Q(o) [ln Q(o) - Σ_s Q(s) Å(o, s)].
+func (a *Agent) localFreeEnergy() float64 {
+	ns := a.ns
+	f := 0.0
+	for s, q := range a.qs {
+		if q > 0 {
+			f += q * (math.Log(q) - a.mpar[s])
+		}
+	}
+	for o, q := range a.qo {
+		if q > 0 {
+			f += q * (math.Log(q) - dot0(a.logA[o*ns:(o+1)*ns], a.qs))
+		}
+	}
+	return f
+}
+
+// dot0 returns Σ_k v[k] x[k] with 0·(-Inf) = 0.
+func dot0(x, v []float64) float64 {
+	x = x[:len(v)]
+	s := 0.0
+	for k, w := range v {
+		s += w * x[k]
+	}
+	if s == s {
+		return s
+	}
+	s = 0
+	for k, w := range v {
+		if w != 0 {
+			s += w * x[k]
+		}
+	}
+	return s
 }
 
 // predictObs writes Ā q into dst.
