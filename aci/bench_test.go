@@ -1,6 +1,7 @@
 package aci
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -38,5 +39,50 @@ func BenchmarkTopPolicies(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// benchAct measures Agent.Act (state inference over a past of 5 steps,
+// policy scoring, q(pi) on the graph, action choice) on a random POMDP.
+func benchAct(b *testing.B, m *POMDP, opts *AgentOptions) {
+	ag, err := NewAgent(m, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := ag.Reset(0); err != nil {
+		b.Fatal(err)
+	}
+	for i := range 5 {
+		if err := ag.Observe(i%m.NumActions(), (i+1)%m.NumObs()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ag.Act(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkAgentActSmall: a T-maze-sized model (8 states, 5 observations,
+// 4 actions), horizon 2 (16 policies, all held by pi).
+func BenchmarkAgentActSmall(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	m := randPOMDP(b, rng, 8, 5, 4)
+	b.Run("fixed-gamma", func(b *testing.B) { benchAct(b, m, &AgentOptions{Horizon: 2}) })
+	b.Run("infer-gamma", func(b *testing.B) {
+		benchAct(b, m, &AgentOptions{Horizon: 2, InferGamma: true, Habits: []float64{0.4, 0.3, 0.2, 0.1}})
+	})
+}
+
+// BenchmarkAgentActMaze: a maze-sized model (30 states, 30 observations,
+// 5 actions); T=3 holds all 125 policies in pi, T=5 and T=7 hold the best
+// 1024 of 3,125 and 78,125 (TopPolicies, streamed marginal).
+func BenchmarkAgentActMaze(b *testing.B) {
+	m, _ := mazePOMDP(b)
+	for _, h := range []int{3, 5, 7} {
+		b.Run(fmt.Sprintf("T=%d", h), func(b *testing.B) { benchAct(b, m, &AgentOptions{Horizon: h}) })
 	}
 }
