@@ -17,9 +17,11 @@ import (
 // node's S_I and O_I are reset to the prediction and schedule.Local (VMP
 // messages derived by the nodes package from the factors' multilinear
 // forms) is run on them with the same settings; the two posteriors must
-// agree to 1e-9 (both run the same coordinate ascent from the same start
-// with the same stopping rule, so they differ by rounding only). Random
-// POMDPs, several sizes.
+// agree to 1e-7. Both run the same coordinate ascent from the same start
+// and stop when |ΔF| < 1e-15, but compute F differently (rounding), so they
+// may stop a sweep apart; F is quadratic in the distance to the fixed
+// point, so either is within about sqrt(1e-15) ≈ 3e-8 of it. Random
+// POMDPs, several sizes; leaves only (see below).
 func TestVMPMatchesSchedule(t *testing.T) {
 	ctx := context.Background()
 	for i, dims := range [][3]int{{2, 2, 2}, {3, 4, 2}, {5, 3, 3}, {7, 6, 4}} {
@@ -39,8 +41,16 @@ func TestVMPMatchesSchedule(t *testing.T) {
 		}
 		tr := ag.Tree()
 		ns, no := m.NumStates(), m.NumObs()
+		leaves := 0
 		for k := 1; k < len(tr.Nodes); k++ {
 			n := tr.Nodes[k]
+			if !n.Leaf() {
+				// Once expanded, S_I also receives its children's messages
+				// in the graph (the sum over ch_I of the paper's Q*(S_I)),
+				// which local inference at expansion time did not have.
+				continue
+			}
+			leaves++
 			gotS := append([]float64(nil), n.S.Probs()...)
 			gotO := append([]float64(nil), n.O.Probs()...)
 			// Prediction: Q(S) = B_u Q(parent), Q(O) = A Q(S).
@@ -66,15 +76,18 @@ func TestVMPMatchesSchedule(t *testing.T) {
 				t.Fatal(err)
 			}
 			for s := range ns {
-				if d := math.Abs(n.S.Probs()[s] - gotS[s]); d > 1e-9 {
+				if d := math.Abs(n.S.Probs()[s] - gotS[s]); d > 1e-7 {
 					t.Fatalf("dims %v node %d: Q(S)[%d] = %v, schedule.Local gives %v", dims, k, s, gotS[s], n.S.Probs()[s])
 				}
 			}
 			for ob := range no {
-				if d := math.Abs(n.O.Probs()[ob] - gotO[ob]); d > 1e-9 {
+				if d := math.Abs(n.O.Probs()[ob] - gotO[ob]); d > 1e-7 {
 					t.Fatalf("dims %v node %d: Q(O)[%d] = %v, schedule.Local gives %v", dims, k, ob, gotO[ob], n.O.Probs()[ob])
 				}
 			}
+		}
+		if leaves < 20 {
+			t.Fatalf("dims %v: only %d leaves compared", dims, leaves)
 		}
 	}
 }
