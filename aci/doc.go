@@ -27,9 +27,21 @@
 //     observation, every policy's G, risk and ambiguity, q_pi and the action
 //     probabilities (Bayesian model average, paper section 4).
 //
-// To come later, once the graph engine (ffg, nodes, schedule) exists: the
-// graph-based state inference over the past and present (variational
-// message passing on the POMDP's Forney factor graph), Dirichlet learning of
-// A, B and D between trials, the precision gamma as a latent variable, and
-// the action-perception loop of `arbor aci run`.
+//   - Agent is the classic agent on an ffg.Graph (paper section 4, eq. 2):
+//     the past and present S_0..S_t with observed O_0..O_t and the actions
+//     taken, A, B, D literal or with Dirichlet priors a, b, d, and the
+//     policy variable pi with prior softmax(-gamma G) and, optionally, the
+//     precision gamma with prior Gamma(1, beta). Act infers the states by
+//     global VMP (schedule.Run), scores the policies of length Horizon from
+//     q(S_t) depth first, infers q(pi) (and q(gamma)) on the graph, and
+//     chooses an action from the Bayesian model average (argmax or seeded
+//     sampling). Observe grows the past; EndTrial makes the Dirichlet
+//     posteriors the next trial's priors (a + sum_tau o_tau ⊗ Q(S_tau), and
+//     the analogues for b and d, paper Appendix C). pi holds at most
+//     AgentOptions.GraphPolicies policies (the best ones by G); the action
+//     distribution is always the exact marginal over all |U|^T policies.
+//
+// docs/aci.md maps every equation of paper section 4 to the code, explains
+// why the policy-conditioned future is walked rather than held in the graph,
+// and describes the agent's options; examples/tmaze runs the T-maze.
 package aci
