@@ -1,7 +1,7 @@
 // Package aci implements classic active inference on discrete POMDPs (paper
 // section 4; DESIGN.md sections 4 and 5.3).
 //
-// What exists now:
+// What it offers:
 //
 //   - POMDP, the validated model: likelihood A[o][s], transitions
 //     B[u][next][prev], target distribution C over observations, initial
@@ -10,12 +10,14 @@
 //     the JSON file of DESIGN.md 5.2; NewPOMDP builds one from a flat Spec.
 //     Every fault in user data is an error naming the field and the fault;
 //     nothing panics on bad input.
+//
 //   - The expected free energy of a policy (paper eq. 9):
 //     G = sum_tau KL[Q(o_tau|pi) || C] + E_{Q(s_tau|pi)} H[A(.|s)], with
 //     Q(s_tau|pi) = B_{pi_tau} Q(s_{tau-1}|pi) and Q(o|pi) = A Q(s|pi).
 //     Risk, Ambiguity and Novelty are the per-step terms;
 //     ExpectedFreeEnergy sums them along one policy. The optional novelty
 //     (parameter information gain about A) is described at EFEOptions.
+//
 //   - EvaluatePolicies scores all |U|^T policies in lexicographic order by a
 //     depth-first walk over the policy tree that shares prefixes and never
 //     materialises the tree (O(T |S|) working memory besides the output; the
@@ -23,6 +25,7 @@
 //     size, not in the working memory). TopPolicies keeps only the k best
 //     policies and streams the normalisation of q_pi = softmax(-gamma G) and
 //     the action marginal, so memory does not grow with |U|^T.
+//
 //   - Eval implements `arbor aci eval`: the exact posterior over s_0 from one
 //     observation, every policy's G, risk and ambiguity, q_pi and the action
 //     probabilities (Bayesian model average, paper section 4).
