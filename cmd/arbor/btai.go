@@ -172,7 +172,8 @@ func btaiLoadMaze(path string, noise, pref float64) (*envs.Maze, *aci.POMDP, err
 	return mz, m, nil
 }
 
-// btaiMazeSpec flattens a maze model into an aci.Spec.
+// btaiMazeSpec flattens a maze model into an aci.Spec (arbor aci run uses
+// it too).
 func btaiMazeSpec(mm *envs.MazeModel) aci.Spec {
 	sp := aci.Spec{NumStates: len(mm.D), NumObs: len(mm.C), NumActions: len(mm.B), C: mm.C, D: mm.D,
 		Actions: mm.Actions, Observations: mm.Observations, States: mm.States}
@@ -352,9 +353,9 @@ func btaiWriteDOT(ag *btai.Agent, m *aci.POMDP, path string) error {
 	return nil
 }
 
-// btaiModelEnv is the environment of a --model run: the model itself as
-// the true generative process, sampled with the run's seed. It never ends
-// an episode early.
+// btaiModelEnv is the environment of a --model run (arbor aci run uses it
+// too): the model itself as the true generative process, sampled with the
+// run's seed. It never ends an episode early.
 type btaiModelEnv struct {
 	m   *aci.POMDP
 	rng *rand.Rand
