@@ -85,29 +85,29 @@ func (o *AgentOptions) resolve(m *POMDP) (AgentOptions, error) {
 		r.Horizon = DefaultHorizon
 	}
 	if r.Horizon < 0 {
-		return r, fmt.Errorf("Horizon: %d, want >= 1", r.Horizon)
+		return r, fmt.Errorf("AgentOptions.Horizon: %d, want >= 1", r.Horizon)
 	}
 	if r.Gamma == 0 {
 		r.Gamma = DefaultGamma
 	}
-	if err := checkGamma("Gamma", r.Gamma); err != nil {
+	if err := checkGamma("AgentOptions.Gamma", r.Gamma); err != nil {
 		return r, err
 	}
 	if r.Beta == 0 {
 		r.Beta = DefaultBeta
 	}
-	if err := checkGamma("Beta", r.Beta); err != nil {
+	if err := checkGamma("AgentOptions.Beta", r.Beta); err != nil {
 		return r, err
 	}
 	if r.Novelty && m.concA == nil {
-		return r, errors.New("Novelty: the model has no concentrations a")
+		return r, errors.New("AgentOptions.Novelty: the model has no concentrations a")
 	}
 	if r.Habits != nil {
 		if len(r.Habits) != m.nu {
-			return r, fmt.Errorf("Habits: %d entries, want %d (number of actions)", len(r.Habits), m.nu)
+			return r, fmt.Errorf("AgentOptions.Habits: %d entries, want %d (number of actions)", len(r.Habits), m.nu)
 		}
 		if err := expfam.ValidateDistribution(r.Habits, Tolerance); err != nil {
-			return r, fmt.Errorf("Habits: %w", err)
+			return r, fmt.Errorf("AgentOptions.Habits: %w", err)
 		}
 	}
 	switch r.Select {
@@ -115,28 +115,28 @@ func (o *AgentOptions) resolve(m *POMDP) (AgentOptions, error) {
 		r.Select = SelectArgmax
 	case SelectArgmax, SelectSample:
 	default:
-		return r, fmt.Errorf("Select: %q, want %q or %q", r.Select, SelectArgmax, SelectSample)
+		return r, fmt.Errorf("AgentOptions.Select: %q, want %q or %q", r.Select, SelectArgmax, SelectSample)
 	}
 	if r.GraphPolicies == 0 {
 		r.GraphPolicies = DefaultGraphPolicies
 	}
 	if r.GraphPolicies < 1 {
-		return r, fmt.Errorf("GraphPolicies: %d, want >= 1", r.GraphPolicies)
+		return r, fmt.Errorf("AgentOptions.GraphPolicies: %d, want >= 1", r.GraphPolicies)
 	}
 	if r.Iterations == 0 {
 		r.Iterations = DefaultIterations
 	}
 	if r.Iterations < 0 {
-		return r, fmt.Errorf("Iterations: %d, want >= 1", r.Iterations)
+		return r, fmt.Errorf("AgentOptions.Iterations: %d, want >= 1", r.Iterations)
 	}
 	if r.Tolerance == 0 {
 		r.Tolerance = DefaultTolerance
 	}
 	if math.IsNaN(r.Tolerance) || math.IsInf(r.Tolerance, 0) || r.Tolerance < 0 {
-		return r, fmt.Errorf("Tolerance: %v, want finite >= 0", r.Tolerance)
+		return r, fmt.Errorf("AgentOptions.Tolerance: %v, want finite >= 0", r.Tolerance)
 	}
 	if _, err := NumPolicies(m.nu, r.Horizon, math.MaxInt); err != nil {
-		return r, fmt.Errorf("Horizon: %w", err)
+		return r, fmt.Errorf("AgentOptions.Horizon: %w", err)
 	}
 	return r, nil
 }
@@ -570,7 +570,7 @@ func (a *Agent) plan1(ctx context.Context, m *POMDP, qs []float64) (*Plan, error
 	efeOpts := &EFEOptions{Novelty: a.opts.Novelty}
 	n, err := NumPolicies(m.nu, H, math.MaxInt)
 	if err != nil {
-		return nil, fmt.Errorf("Horizon: %w", err)
+		return nil, fmt.Errorf("AgentOptions.Horizon: %w", err)
 	}
 	gamma0 := a.opts.Gamma
 	if a.opts.InferGamma {
@@ -635,7 +635,7 @@ func (a *Agent) plan1(ctx context.Context, m *POMDP, qs []float64) (*Plan, error
 				z += plan.ActionProbs[u]
 			}
 			if !(z > 0) {
-				return nil, errors.New("Habits: every action with posterior mass has habit 0")
+				return nil, errors.New("AgentOptions.Habits: every action with posterior mass has habit 0")
 			}
 			for u := range plan.ActionProbs {
 				plan.ActionProbs[u] /= z
@@ -667,14 +667,14 @@ func (a *Agent) inferPolicy(ctx context.Context, plan *Plan, G []float64) error 
 			z += e[i]
 		}
 		if !(z > 0) {
-			return errors.New("Habits: every held policy has habit 0")
+			return errors.New("AgentOptions.Habits: every held policy has habit 0")
 		}
 		for i := range e {
 			e[i] /= z
 		}
 		c, err := nodes.NewCategorical(e)
 		if err != nil {
-			return fmt.Errorf("Habits: %w", err)
+			return fmt.Errorf("AgentOptions.Habits: %w", err)
 		}
 		f, err := a.g.AddFactor("", c, pi)
 		if err != nil {
@@ -720,7 +720,7 @@ func (a *Agent) inferPolicy(ctx context.Context, plan *Plan, G []float64) error 
 	gv.Cluster = "policy"
 	prior, err := nodes.NewGamma(1, a.opts.Beta)
 	if err != nil {
-		return fmt.Errorf("Beta: %w", err)
+		return fmt.Errorf("AgentOptions.Beta: %w", err)
 	}
 	if _, err := a.g.AddFactor("", prior, gv); err != nil {
 		return err
