@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -9,11 +10,14 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"math/rand/v2"
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/arbor-ai/arbor/aci"
+	"github.com/arbor-ai/arbor/envs"
 )
 
 func runACI(args []string, stdout io.Writer) error {
@@ -23,8 +27,10 @@ func runACI(args []string, stdout io.Writer) error {
 	switch args[0] {
 	case "eval":
 		return runACIEval(args[1:], stdout)
+	case "run":
+		return runACIRun(args[1:], stdout)
 	case "-h", "--help", "help":
-		fmt.Fprintln(stdout, "usage: arbor aci eval|run [flags]; 'arbor aci eval -h' lists the flags")
+		fmt.Fprintln(stdout, "usage: arbor aci eval|run [flags]; 'arbor aci eval -h' and 'arbor aci run -h' list the flags")
 		return nil
 	}
 	return badInput("unknown subcommand %q (want eval or run)", args[0])
@@ -328,4 +334,230 @@ func aciAppendFloat(b []byte, v float64) []byte {
 		}
 	}
 	return b
+}
+
+const aciRunSynopsis = "arbor aci run --maze FILE | --model M --horizon T [--steps 50] [--episodes 1] [--seed 1] [flags] [--json]"
+
+// aciEpisode is one episode of arbor aci run --json.
+type aciEpisode struct {
+	Episode         int       `json:"episode"`
+	Solved          bool      `json:"solved"`
+	Steps           int       `json:"steps"`
+	Actions         []int     `json:"actions"`
+	Observations    []int     `json:"observations"`
+	Positions       [][2]int  `json:"positions,omitempty"`
+	PlanningSeconds float64   `json:"planning_seconds"`
+	Policies        int       `json:"policies_per_step"`
+	GammaMean       []float64 `json:"gamma,omitempty"` // E[gamma] per step, with --infer-gamma
+}
+
+// aciLoadMaze reads a --maze file; every fault is bad input naming the
+// file, the line and the column.
+func aciLoadMaze(path string) (*envs.Maze, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		why := err.Error()
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			why = pe.Err.Error()
+		}
+		return nil, badInput("--maze %s: cannot read: %s", path, why)
+	}
+	mz, err := envs.ParseMaze(bytes.NewReader(data))
+	if err != nil {
+		return nil, badInput("--maze %s: %v", path, err)
+	}
+	return mz, nil
+}
+
+func runACIRun(args []string, stdout io.Writer) error {
+	fset := flag.NewFlagSet("aci run", flag.ContinueOnError)
+	mazeFile := fset.String("maze", "", "maze file (DESIGN.md 5.5)")
+	model := fset.String("model", "", "POMDP file (DESIGN.md 5.2); the model is also the true process, sampled with --seed")
+	horizon := fset.Int("horizon", 0, "policy length T (required): |U|^T policies are scored at every step")
+	steps := fset.Int("steps", 50, "maximum actions per episode")
+	episodes := fset.Int("episodes", 1, "episodes (trials); with concentrations a, b, d in --model the agent learns between them")
+	seed := fset.Uint64("seed", 1, "random seed of --select sample and of a --model process")
+	gamma := fset.Float64("gamma", aci.DefaultGamma, "fixed policy precision: q(pi) = softmax(-gamma G)")
+	inferGamma := fset.Bool("infer-gamma", false, "infer the precision with prior Gamma(1, beta) instead of fixing it")
+	beta := fset.Float64("beta", aci.DefaultBeta, "rate of the Gamma(1, beta) prior of the precision (with --infer-gamma)")
+	novelty := fset.Bool("novelty", false, "add the novelty of A to the expected free energy (needs concentrations a)")
+	sel := fset.String("select", aci.SelectArgmax, "action selection from the action distribution: argmax or sample")
+	noise := fset.Float64("noise", envs.DefaultNoise, "maze model noise on A, B and D")
+	pref := fset.Float64("pref-precision", envs.DefaultPrefPrecision, "maze preference precision")
+	asJSON := fset.Bool("json", false, "one JSON object per episode and a summary line")
+	pos, err := parseFlags(fset, args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, helpText(fset, aciRunSynopsis))
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return badInput("unexpected argument %q (usage: %s)", pos[0], aciRunSynopsis)
+	}
+	switch {
+	case *horizon == 0:
+		return badInput("--horizon: missing (want the policy length T >= 1)")
+	case *horizon < 0:
+		return badInput("--horizon: %d, want >= 1", *horizon)
+	case *steps < 1 || *steps > 1_000_000:
+		return badInput("--steps: %d, want 1..1000000", *steps)
+	case *episodes < 1 || *episodes > 100_000:
+		return badInput("--episodes: %d, want 1..100000", *episodes)
+	case math.IsNaN(*gamma) || math.IsInf(*gamma, 0) || *gamma <= 0:
+		return badInput("--gamma: %v, want finite > 0", *gamma)
+	case math.IsNaN(*beta) || math.IsInf(*beta, 0) || *beta <= 0:
+		return badInput("--beta: %v, want finite > 0", *beta)
+	case *sel != aci.SelectArgmax && *sel != aci.SelectSample:
+		return badInput("--select: %q, want %s or %s", *sel, aci.SelectArgmax, aci.SelectSample)
+	case (*mazeFile == "") == (*model == ""):
+		return badInput("want exactly one of --maze FILE and --model FILE")
+	}
+	var m *aci.POMDP
+	var env envs.Environment
+	var mz *envs.Maze
+	source := ""
+	if *mazeFile != "" {
+		if mz, err = aciLoadMaze(*mazeFile); err != nil {
+			return err
+		}
+		mm, err := mz.Model(*noise, *pref)
+		if err != nil {
+			return badInput("--noise %v, --pref-precision %v: %v", *noise, *pref, err)
+		}
+		if m, err = aci.NewPOMDP(btaiMazeSpec(mm)); err != nil {
+			return badInput("--maze %s: model: %v", *mazeFile, err)
+		}
+		env, source = mz, "--maze "+*mazeFile
+	} else {
+		if m, err = aciLoadModel(*model); err != nil {
+			return err
+		}
+		env = &aciModelEnv{btaiModelEnv{m: m, rng: rand.New(rand.NewPCG(*seed, 0xe1))}}
+		source = "--model " + *model
+	}
+	if _, err := aci.NumPolicies(m.NumActions(), *horizon, math.MaxInt); err != nil {
+		return badInput("--%v", err)
+	}
+	ag, err := aci.NewAgent(m, &aci.AgentOptions{
+		Horizon: *horizon, Gamma: *gamma, InferGamma: *inferGamma, Beta: *beta,
+		Novelty: *novelty, Select: *sel, Seed: *seed,
+	})
+	if err != nil {
+		return badInput("%s: %v", source, err)
+	}
+	ctx := context.Background()
+	enc := json.NewEncoder(stdout)
+	solved, stepsSolved := 0, 0
+	planning := 0.0
+	for e := 1; e <= *episodes; e++ {
+		ep := aciEpisode{Episode: e}
+		obs := env.Reset()
+		var states []int
+		if mz != nil {
+			states = append(states, mz.State())
+			r, c := mz.Position()
+			ep.Positions = append(ep.Positions, [2]int{r, c})
+		}
+		ep.Observations = append(ep.Observations, obs)
+		if err := ag.Reset(obs); err != nil {
+			return err
+		}
+		for ep.Steps < *steps && !(mz != nil && mz.Done()) {
+			t0 := time.Now()
+			u, err := ag.Act(ctx)
+			if err != nil {
+				return fmt.Errorf("episode %d, step %d: %w", e, ep.Steps+1, err)
+			}
+			ep.PlanningSeconds += time.Since(t0).Seconds()
+			plan := ag.LastPlan()
+			ep.Policies = plan.NumPolicies
+			if *inferGamma {
+				ep.GammaMean = append(ep.GammaMean, plan.GammaMean)
+			}
+			if obs, err = env.Step(u); err != nil {
+				return err
+			}
+			ep.Steps++
+			ep.Actions = append(ep.Actions, u)
+			ep.Observations = append(ep.Observations, obs)
+			if mz != nil {
+				states = append(states, mz.State())
+				r, c := mz.Position()
+				ep.Positions = append(ep.Positions, [2]int{r, c})
+			}
+			if err := ag.Observe(u, obs); err != nil {
+				return err
+			}
+		}
+		if err := ag.EndTrial(); err != nil {
+			return fmt.Errorf("episode %d: learning: %w", e, err)
+		}
+		ep.Solved = mz != nil && mz.Done()
+		if ep.Solved {
+			solved++
+			stepsSolved += ep.Steps
+		}
+		planning += ep.PlanningSeconds
+		if *asJSON {
+			if err := enc.Encode(&ep); err != nil {
+				return err
+			}
+			continue
+		}
+		aciPrintEpisode(stdout, &ep, m, mz, states, *horizon)
+	}
+	var meanSteps any // null when no episode was solved
+	if solved > 0 {
+		meanSteps = float64(stepsSolved) / float64(solved)
+	}
+	if *asJSON {
+		return enc.Encode(map[string]any{"episodes": *episodes, "solved": solved, "mean_steps": meanSteps, "planning_seconds": planning})
+	}
+	if mz != nil {
+		fmt.Fprintf(stdout, "%d/%d episodes solved", solved, *episodes)
+		if solved > 0 {
+			fmt.Fprintf(stdout, ", mean steps %.1f", meanSteps)
+		}
+		fmt.Fprintf(stdout, "; %.3f s planning in all\n", planning)
+	}
+	return nil
+}
+
+// aciModelEnv is the true process of a --model run (see btaiModelEnv in btai.go) as an
+// envs.Environment.
+type aciModelEnv struct{ btaiModelEnv }
+
+func (e *aciModelEnv) NumActions() int      { return e.m.NumActions() }
+func (e *aciModelEnv) NumObservations() int { return e.m.NumObs() }
+
+// aciPrintEpisode is the human output of one episode: a summary line, the
+// actions, and for a maze the maze with the path drawn (envs.Maze.Render,
+// as arbor btai run).
+func aciPrintEpisode(w io.Writer, ep *aciEpisode, m *aci.POMDP, mz *envs.Maze, states []int, horizon int) {
+	status := "ran"
+	if mz != nil {
+		status = "did not reach the exit"
+		if ep.Solved {
+			status = "reached the exit"
+		}
+	}
+	fmt.Fprintf(w, "episode %d: %s in %d steps (%d policies of length %d per step, %.3f s planning)\n",
+		ep.Episode, status, ep.Steps, ep.Policies, horizon, ep.PlanningSeconds)
+	names := make([]string, len(ep.Actions))
+	for i, u := range ep.Actions {
+		names[i] = m.ActionName(u)
+	}
+	fmt.Fprintf(w, "actions: %s\n", strings.Join(names, " "))
+	if mz == nil {
+		obs := make([]string, len(ep.Observations))
+		for i, o := range ep.Observations {
+			obs[i] = m.ObsName(o)
+		}
+		fmt.Fprintf(w, "observations: %s\n", strings.Join(obs, " "))
+		return
+	}
+	fmt.Fprint(w, mz.Render(states))
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -387,6 +388,11 @@ func TestACIBadInput(t *testing.T) {
 	bad := func(name, content string, extra ...string) []string {
 		return eval(write(name, content), extra...)
 	}
+	maze := "../../examples/mazes/1.maze"
+	runArgs := func(extra ...string) []string {
+		args := []string{"aci", "run", "--horizon", "2"}
+		return append(args, extra...)
+	}
 	tests := []struct {
 		name string
 		args []string
@@ -435,6 +441,24 @@ func TestACIBadInput(t *testing.T) {
 		{"--gamma not a number", eval(good, "--gamma", "high"), []string{"gamma", "invalid value"}},
 		{"--top zero", eval(good, "--top", "0"), []string{"--top: 0"}},
 		{"unknown flag", eval(good, "--horizn", "2"), []string{"horizn", "not defined"}},
+		{"run: --maze missing file", runArgs("--maze", filepath.Join(dir, "no.maze")), []string{"--maze", "no.maze", "cannot read"}},
+		{"run: maze bad character", runArgs("--maze", write("x.maze", "4 4\nWWWW\nWSxW\nW.EW\nWWWW\n")), []string{"--maze", "x.maze", "line 3, column 3"}},
+		{"run: maze without exit", runArgs("--maze", write("noexit.maze", "4 4\nWWWW\nWS.W\nW..W\nWWWW\n")), []string{"--maze", "noexit.maze", "E"}},
+		{"run: --horizon missing", []string{"aci", "run", "--maze", maze}, []string{"--horizon: missing"}},
+		{"run: --horizon negative", runArgs("--maze", maze, "--horizon", "-2"), []string{"--horizon: -2"}},
+		{"run: --horizon overflows", runArgs("--maze", maze, "--horizon", "40"), []string{"horizon", "exceeds the limit"}},
+		{"run: --steps zero", runArgs("--maze", maze, "--steps", "0"), []string{"--steps: 0"}},
+		{"run: --episodes zero", runArgs("--maze", maze, "--episodes", "0"), []string{"--episodes: 0"}},
+		{"run: --gamma negative", runArgs("--maze", maze, "--gamma", "-1"), []string{"--gamma: -1"}},
+		{"run: --beta NaN", runArgs("--maze", maze, "--beta", "NaN"), []string{"--beta: NaN"}},
+		{"run: --select unknown", runArgs("--maze", maze, "--select", "best"), []string{`--select: "best"`}},
+		{"run: --noise out of range", runArgs("--maze", maze, "--noise", "1"), []string{"--noise 1", "noise"}},
+		{"run: --maze and --model", runArgs("--maze", maze, "--model", good), []string{"exactly one of --maze"}},
+		{"run: neither", runArgs(), []string{"exactly one of --maze"}},
+		{"run: bad --model", runArgs("--model", write("runbad.json", strings.Replace(aciValidModel, `[0.7, 0.3]`, `[0.7, 0.4]`, 1))), []string{"runbad.json", "C: not a distribution"}},
+		{"run: --novelty without a", runArgs("--model", good, "--novelty"), []string{"--model", good, "Novelty", "no concentrations a"}},
+		{"run: zero concentration to learn", runArgs("--model", write("d0.json", strings.Replace(aciValidModel, `"C"`, `"d": [1, 0, 1], "C"`, 1))), []string{"d0.json", "d[1]", "want > 0"}},
+		{"run: positional argument", runArgs("--maze", maze, "extra"), []string{`unexpected argument "extra"`}},
 		{"no subcommand", []string{"aci"}, []string{"want a subcommand"}},
 		{"unknown subcommand", []string{"aci", "evaluate"}, []string{`unknown subcommand "evaluate"`}},
 	}
@@ -479,5 +503,164 @@ func TestACIJSONPath(t *testing.T) {
 		if got := aciJSONPath([]byte(tc.data), int64(len(tc.data))-1); got != tc.want {
 			t.Errorf("aciJSONPath(%q) = %q, want %q", tc.data, got, tc.want)
 		}
+	}
+}
+
+// aciMazeGrid reads a maze file's grid (DESIGN.md 5.5) without the envs
+// package: grid[r][c] is the character, short lines padded with W.
+func aciMazeGrid(t *testing.T, path string) []string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	var rows, cols int
+	if _, err := fmt.Sscan(lines[0], &rows, &cols); err != nil {
+		t.Fatal(err)
+	}
+	grid := make([]string, rows)
+	for r := range rows {
+		grid[r] = lines[1+r] + strings.Repeat("W", cols-len(lines[1+r]))
+	}
+	return grid
+}
+
+// TestACIRunMaze runs the classic agent with 4-step policies on 1.maze and
+// checks the episode against the maze file: the path starts on S, every
+// move goes to a free neighbouring cell (or stays), it ends on E, and it
+// is no shorter than the shortest path, 9 actions (reference README).
+func TestACIRunMaze(t *testing.T) {
+	const maze = "../../examples/mazes/1.maze"
+	grid := aciMazeGrid(t, maze)
+	code, stdout, stderr := aciRun(t, "aci", "run", "--maze", maze, "--horizon", "4", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("want an episode line and a summary line, got %d lines:\n%s", len(lines), stdout)
+	}
+	var ep aciEpisode
+	dec := json.NewDecoder(strings.NewReader(lines[0]))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&ep); err != nil {
+		t.Fatal(err)
+	}
+	if !ep.Solved || ep.Steps < 9 || ep.Steps > 50 {
+		t.Errorf("solved %v in %d steps, want solved in 9..50", ep.Solved, ep.Steps)
+	}
+	if len(ep.Actions) != ep.Steps || len(ep.Positions) != ep.Steps+1 || len(ep.Observations) != ep.Steps+1 {
+		t.Fatalf("lengths: %d actions, %d positions, %d observations for %d steps", len(ep.Actions), len(ep.Positions), len(ep.Observations), ep.Steps)
+	}
+	at := func(p [2]int) byte { return grid[p[0]][p[1]] }
+	if at(ep.Positions[0]) != 'S' || at(ep.Positions[ep.Steps]) != 'E' {
+		t.Errorf("path from %v (%c) to %v (%c), want S to E", ep.Positions[0], at(ep.Positions[0]), ep.Positions[ep.Steps], at(ep.Positions[ep.Steps]))
+	}
+	// The moves of DESIGN.md 5.5, UP, DOWN, LEFT, RIGHT, IDLE; into a wall
+	// the agent stays.
+	moves := [][2]int{{-1, 0}, {1, 0}, {0, -1}, {0, 1}, {0, 0}}
+	for i, u := range ep.Actions {
+		p := ep.Positions[i]
+		q := [2]int{p[0] + moves[u][0], p[1] + moves[u][1]}
+		if at(q) == 'W' {
+			q = p
+		}
+		if q != ep.Positions[i+1] {
+			t.Errorf("step %d: action %d from %v should reach %v, got %v", i+1, u, p, q, ep.Positions[i+1])
+		}
+		// The observation is the Manhattan distance to E at (1, 6).
+		if d := aciAbs(q[0]-1) + aciAbs(q[1]-6); ep.Observations[i+1] != d {
+			t.Errorf("step %d: observation %d, want distance %d", i+1, ep.Observations[i+1], d)
+		}
+	}
+	var sum struct {
+		Episodes, Solved int
+		MeanSteps        float64 `json:"mean_steps"`
+	}
+	if err := json.Unmarshal([]byte(lines[1]), &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.Episodes != 1 || sum.Solved != 1 || sum.MeanSteps != float64(ep.Steps) {
+		t.Errorf("summary %+v, want 1 episode solved in %d steps", sum, ep.Steps)
+	}
+
+	// Human output: the same episode drawn in the maze.
+	code, stdout, stderr = aciRun(t, "aci", "run", "--maze", maze, "--horizon", "4")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{fmt.Sprintf("episode 1: reached the exit in %d steps", ep.Steps), "WWWWWWWW\n", "1/1 episodes solved"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("human output lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+func aciAbs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// TestACIRunModel runs the agent in a --model process: equal seeds give
+// equal episodes, a different seed a different sample of the process, and
+// with concentrations d the agent learns across episodes (the run
+// completes; the update itself is tested in package aci).
+func TestACIRunModel(t *testing.T) {
+	model := "testdata/aci/tiny-pomdp.json"
+	args := []string{"aci", "run", "--model", model, "--horizon", "2", "--steps", "20", "--episodes", "3", "--json", "--select", "sample"}
+	_, out1, _ := aciRun(t, append(args, "--seed", "7")...)
+	code, out2, stderr := aciRun(t, append(args, "--seed", "7")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	_, out3, _ := aciRun(t, append(args, "--seed", "8")...)
+	strip := func(s string) string { // planning times differ between runs
+		var b strings.Builder
+		for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
+			var m map[string]any
+			if err := json.Unmarshal([]byte(l), &m); err != nil {
+				t.Fatal(err)
+			}
+			delete(m, "planning_seconds")
+			b.Write(aciMustJSON(m))
+		}
+		return b.String()
+	}
+	if strip(out1) != strip(out2) {
+		t.Errorf("same seed, different runs:\n%s\n%s", out1, out2)
+	}
+	if strip(out1) == strip(out3) {
+		t.Errorf("seeds 7 and 8 gave the same run:\n%s", out1)
+	}
+	lines := strings.Split(strings.TrimSpace(out1), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("want 3 episodes and a summary, got:\n%s", out1)
+	}
+	for _, l := range lines[:3] {
+		var ep aciEpisode
+		if err := json.Unmarshal([]byte(l), &ep); err != nil {
+			t.Fatal(err)
+		}
+		if ep.Steps != 20 || len(ep.Actions) != 20 || len(ep.Observations) != 21 || ep.Positions != nil || ep.Policies != 4 {
+			t.Errorf("episode %+v: want 20 steps, 21 observations, no positions, 2^2 policies", ep)
+		}
+	}
+
+	// Learning d over episodes, with an inferred precision.
+	raw, err := os.ReadFile(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	learn := filepath.Join(t.TempDir(), "learn.json")
+	withD := strings.Replace(string(raw), `"actions"`, `"d": [1, 1, 1], "actions"`, 1)
+	if err := os.WriteFile(learn, []byte(withD), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := aciRun(t, "aci", "run", "--model", learn, "--horizon", "2", "--steps", "5", "--episodes", "3", "--infer-gamma")
+	if code != 0 || strings.Count(out, "episode ") != 3 {
+		t.Errorf("learning run: exit %d, stderr %q, stdout:\n%s", code, stderr, out)
 	}
 }
