@@ -597,3 +597,106 @@ func TestInferGammaInfiniteG(t *testing.T) {
 		t.Errorf("action %d with P = %v, want 0 with P = [1 0]", u, p)
 	}
 }
+
+// TestAgentGraph checks the graph built for paper section 4, eq. 2 after
+// two observations and an Act with learned a, b, d and inferred gamma: the
+// Dirichlet variables, S_0..S_2, pi over the 4 policies of length 2 with
+// a Softmax factor, gamma with its Gamma prior; and that it exports to DOT.
+func TestAgentGraph(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	m := learnModel(t, rng, 3, 2, 2)
+	ag, err := NewAgent(m, &AgentOptions{InferGamma: true, Novelty: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ag.Reset(0); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		u, err := ag.Act(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ag.Observe(u, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := ag.Act(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	g := ag.Graph()
+	for _, name := range []string{"A", "B", "D", "S_0", "pi", "gamma"} {
+		if _, ok := g.Variable(name); !ok {
+			t.Errorf("no variable %q", name)
+		}
+	}
+	pi, _ := g.Variable("pi")
+	if n := pi.Shape()[0]; n != 4 {
+		t.Errorf("pi has %d values, want 4 = 2^2 policies", n)
+	}
+	kinds := map[string]int{}
+	for _, f := range g.Factors() {
+		kinds[f.Factor().Kind()]++
+	}
+	// 3 observations and 2 transitions (Dirichlet-distributed), the
+	// categorical D, three Dirichlet priors, Softmax, Gamma.
+	if kinds["softmax"] != 1 || kinds["gamma"] != 1 || kinds["dirichlet"] != 3 || kinds["transition"] != 5 {
+		t.Errorf("factor kinds %v", kinds)
+	}
+	if len(ag.StateBeliefs()) != 3 || ag.Time() != 2 {
+		t.Errorf("%d states at t = %d, want 3 at t = 2", len(ag.StateBeliefs()), ag.Time())
+	}
+	var sb strings.Builder
+	if err := g.WriteDOT(&sb); err != nil || !strings.Contains(sb.String(), "softmax") {
+		t.Errorf("DOT export: err %v", err)
+	}
+	// With Novelty and learned a, G is risk + ambiguity - novelty of the
+	// expected model (EvaluatePolicies on Model() and Belief()).
+	ps, err := EvaluatePolicies(ag.Model(), ag.Belief(), 2, &EFEOptions{Novelty: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pols, _ := ag.PolicyPosterior()
+	for i, p := range pols {
+		if math.Abs(p.G-ps.G[i]) > 1e-12 || p.Novelty != ps.Novelty[i] || p.Novelty <= 0 {
+			t.Errorf("policy %v: G %v novelty %v, want %v and %v > 0", p.Policy, p.G, p.Novelty, ps.G[i], ps.Novelty[i])
+		}
+	}
+}
+
+// TestAgentFullyObserved: with A the identity, every observation names the
+// state, so q(S_t) is one-hot(o_t) at every step (up to the e^-32 floor of
+// B), whatever the action.
+func TestAgentFullyObserved(t *testing.T) {
+	rng := rand.New(rand.NewPCG(19, 20))
+	sp := randPOMDP(t, rng, 3, 3, 2).Spec()
+	sp.A = []float64{1, 0, 0, 0, 1, 0, 0, 0, 1}
+	m, err := NewPOMDP(sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ag, err := NewAgent(m, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ag.Reset(1); err != nil {
+		t.Fatal(err)
+	}
+	for step, o := range []int{2, 0, 0, 1} {
+		u, err := ag.Act(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ag.Observe(u, o); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ag.Act(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		want := make([]float64, 3)
+		want[o] = 1
+		if d := cmp.Diff(want, ag.Belief(), cmpopts.EquateApprox(0, 1e-9)); d != "" {
+			t.Errorf("step %d: q(S_t) mismatch (-want +got):\n%s", step, d)
+		}
+	}
+}
