@@ -700,3 +700,31 @@ func TestAgentFullyObserved(t *testing.T) {
 		}
 	}
 }
+
+// TestAgentTopKInferGamma: with gamma inferred over the 3 held policies,
+// the action marginal is still the exact one over all 27 at the posterior
+// mean E[gamma] (bruteQPi with that precision and the habits).
+func TestAgentTopKInferGamma(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	m := randPOMDP(t, rng, 4, 3, 3)
+	sp := m.Spec()
+	habits := []float64{0.6, 0.3, 0.1}
+	ag, err := NewAgent(m, &AgentOptions{Horizon: 3, InferGamma: true, Beta: 0.25, GraphPolicies: 3, Habits: habits})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ag.Reset(2); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ag.Act(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	gbar := ag.LastPlan().GammaMean
+	if gbar == 4 { // the prior mean 1/0.25: the habits must move it
+		t.Errorf("E[gamma] = %v stayed at the prior mean", gbar)
+	}
+	_, _, act := bruteQPi(sp, exactPosterior(sp, 2), 3, gbar, habits)
+	if d := cmp.Diff(act, ag.ActionProbs(), cmpopts.EquateApprox(0, 1e-9)); d != "" {
+		t.Errorf("action marginal mismatch (-want +got):\n%s", d)
+	}
+}
