@@ -2,9 +2,12 @@ package btai_test
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/arbor-ai/arbor/aci"
@@ -44,27 +47,120 @@ func SpecFromMaze(mm *envs.MazeModel) aci.Spec {
 	return sp
 }
 
-func TestMazeSmoke(t *testing.T) {
-	if os.Getenv("BTAI_SMOKE") == "" {
-		t.Skip("set BTAI_SMOKE")
+// mazeResult is the outcome of seeds episodes on one maze.
+type mazeResult struct {
+	solved, seeds int
+	meanSteps     float64 // over the solved episodes
+}
+
+// runMaze runs one episode per seed 0..seeds-1 with at most maxSteps
+// actions and counts the episodes that reach the exit.
+func runMaze(t testing.TB, name string, opts *btai.Options, seeds, maxSteps int) mazeResult {
+	t.Helper()
+	mz, p := mazeModel(t, name)
+	r := mazeResult{seeds: seeds}
+	steps := 0
+	for seed := range uint64(seeds) {
+		ag, err := btai.NewAgent(p, opts, rand.New(rand.NewPCG(seed, 0)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ep, err := ag.RunEpisode(context.Background(), mz, maxSteps, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ep.Solved {
+			r.solved++
+			steps += ep.Steps
+		}
 	}
-	for _, name := range []string{"1.maze", "2.maze", "5.maze", "6.maze", "13.maze"} {
-		mz, p := mazeModel(t, name)
-		solved, steps := 0, 0
-		for seed := range uint64(20) {
-			ag, err := btai.NewAgent(p, nil, rand.New(rand.NewPCG(seed, 0)))
+	if r.solved > 0 {
+		r.meanSteps = float64(steps) / float64(r.solved)
+	}
+	return r
+}
+
+func shortest(t testing.TB, name string) int {
+	mz, _ := mazeModel(t, name)
+	n, err := mz.ShortestPath()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestMazeExperiment prints success tables for docs/btai.md. It runs only
+// when BTAI_EXPERIMENT is set, to "maze,maze,...:iterations,...:mode,..."
+// (mode vmp or predictive), e.g. "7.maze,8.maze:100,1000:vmp,predictive";
+// BTAI_SEEDS overrides the 20 seeds. The step limit is 2 × shortest + 5.
+func TestMazeExperiment(t *testing.T) {
+	spec := os.Getenv("BTAI_EXPERIMENT")
+	if spec == "" {
+		t.Skip("set BTAI_EXPERIMENT")
+	}
+	parts := strings.Split(spec, ":")
+	if len(parts) != 3 {
+		t.Fatalf("BTAI_EXPERIMENT %q: want mazes:iterations:modes", spec)
+	}
+	seeds := 20
+	if s := os.Getenv("BTAI_SEEDS"); s != "" {
+		var err error
+		if seeds, err = strconv.Atoi(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range strings.Split(parts[0], ",") {
+		sp := shortest(t, name)
+		for _, its := range strings.Split(parts[1], ",") {
+			n, err := strconv.Atoi(its)
 			if err != nil {
 				t.Fatal(err)
 			}
-			ep, err := ag.RunEpisode(context.Background(), mz, 50, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if ep.Solved {
-				solved++
-				steps += ep.Steps
+			for _, mode := range strings.Split(parts[2], ",") {
+				inf, err := btai.ParseInference(mode)
+				if err != nil {
+					t.Fatal(err)
+				}
+				o := btai.DefaultOptions()
+				o.Iterations, o.Inference = n, inf
+				r := runMaze(t, name, &o, seeds, 2*sp+5)
+				fmt.Printf("| %s | %d | %s | %d/%d | %.1f |\n", name, n, mode, r.solved, r.seeds, r.meanSteps)
 			}
 		}
-		t.Logf("%s: %d/20 solved, mean steps %.1f", name, solved, float64(steps)/float64(max(solved, 1)))
+	}
+}
+
+// TestMazeDefaults runs the default agent (100 iterations per action,
+// min-backward, classic cost, vmp inference, softmax with precision 100,
+// exploration 2) for 20 seeds on the mazes of issue 4. The requirement is
+// that the exit is reached within 2 × shortest + 5 actions in at least 19
+// of 20 seeds. It is met on 5.maze and 13.maze and checked there. It is
+// NOT met on 1.maze, 2.maze and 6.maze (0/20 each, for vmp and predictive
+// alike on 2 and 6): each has a branch that lowers the distance as fast
+// as the right one for 5 or more steps and ends in a dead end, and the
+// search commits to whichever branch it deepens first (docs/btai.md,
+// "Why the default agent fails 1.maze, 2.maze and 6.maze"). Those are
+// measured and logged only (the log is the figure in docs/btai.md).
+// About 8 s of CPU (more under -race): skipped with -short; .ci/run
+// should run it without -short.
+func TestMazeDefaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 8 s of CPU: skipped with -short")
+	}
+	for _, tc := range []struct {
+		name     string
+		required bool // the issue's >= 19/20 requirement is met and checked
+	}{{"1.maze", false}, {"2.maze", false}, {"5.maze", true}, {"6.maze", false}, {"13.maze", true}} {
+		sp := shortest(t, tc.name)
+		r := runMaze(t, tc.name, nil, 20, 2*sp+5)
+		t.Logf("%s: %d/20 solved within %d actions, mean steps %.1f (shortest %d)", tc.name, r.solved, 2*sp+5, r.meanSteps, sp)
+		if tc.required && r.solved < 19 {
+			t.Errorf("%s: %d/20 solved, want >= 19", tc.name, r.solved)
+		}
+		if tc.required && r.meanSteps > float64(sp)+1 {
+			// Measured: every solved episode of 5 and 13 takes the
+			// shortest path; allow one detour step on average.
+			t.Errorf("%s: mean steps %.1f, shortest %d", tc.name, r.meanSteps, sp)
+		}
 	}
 }
