@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -340,13 +341,7 @@ func TestACIAppendFloat(t *testing.T) {
 // tiny-pomdp.aci-eval.json (action_probs [0.4558, 0.5442]; lowest G
 // 0.98474 for policy [1, 1] = "move move").
 func TestACIEvalHuman(t *testing.T) {
-	code, stdout, stderr := aciRun(t, "aci", "eval", "testdata/aci/tiny-pomdp.json", "--model", "testdata/aci/tiny-pomdp.json",
-		"--obs", "1", "--horizon", "2", "--gamma", "4")
-	// A positional argument is refused: the model is named by --model.
-	if code != 2 || !strings.Contains(stderr, "unexpected argument") {
-		t.Errorf("positional argument: exit %d, stderr %q", code, stderr)
-	}
-	code, stdout, stderr = aciRun(t, "aci", "eval", "--model", "testdata/aci/tiny-pomdp.json",
+	code, stdout, stderr := aciRun(t, "aci", "eval", "--model", "testdata/aci/tiny-pomdp.json",
 		"--obs", "1", "--horizon", "2", "--gamma", "4")
 	if code != 0 || stderr != "" {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
@@ -441,6 +436,7 @@ func TestACIBadInput(t *testing.T) {
 		{"--gamma not a number", eval(good, "--gamma", "high"), []string{"gamma", "invalid value"}},
 		{"--top zero", eval(good, "--top", "0"), []string{"--top: 0"}},
 		{"unknown flag", eval(good, "--horizn", "2"), []string{"horizn", "not defined"}},
+		{"positional model", append(eval(good), good), []string{"unexpected argument", "--model"}},
 		{"run: --maze missing file", runArgs("--maze", filepath.Join(dir, "no.maze")), []string{"--maze", "no.maze", "cannot read"}},
 		{"run: maze bad character", runArgs("--maze", write("x.maze", "4 4\nWWWW\nWSxW\nW.EW\nWWWW\n")), []string{"--maze", "x.maze", "line 3, column 3"}},
 		{"run: maze without exit", runArgs("--maze", write("noexit.maze", "4 4\nWWWW\nWS.W\nW..W\nWWWW\n")), []string{"--maze", "noexit.maze", "E"}},
@@ -663,4 +659,64 @@ func TestACIRunModel(t *testing.T) {
 	if code != 0 || strings.Count(out, "episode ") != 3 {
 		t.Errorf("learning run: exit %d, stderr %q, stdout:\n%s", code, stderr, out)
 	}
+}
+
+// FuzzACILoadModel: whatever the file holds, loading it as a --model gives
+// a model or bad input (exit status 2), never a panic, and the message is
+// one line naming the flag and the file.
+func FuzzACILoadModel(f *testing.F) {
+	f.Add([]byte(aciValidModel))
+	f.Add([]byte(`{"A": [[0.5, NaN], [0.5, 0.5]]}`))
+	f.Add([]byte(`{"A": [[1]], "B": [[[1]], [[0.5, Infinity]]], "C": [1], "D": [1]}`))
+	f.Add([]byte(`{"A": [[1], [2]], "x": {"y": [1, 2, }}`))
+	f.Add([]byte(`[{"A": 1}`))
+	raw, err := os.ReadFile("testdata/aci/tiny-pomdp.json")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(raw)
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(dir, "m.json")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		m, err := aciLoadModel(path)
+		if err == nil {
+			if m == nil {
+				t.Fatal("nil model without an error")
+			}
+			return
+		}
+		var ue *usageError
+		if !errors.As(err, &ue) {
+			t.Fatalf("error %v is not bad input", err)
+		}
+		if msg := err.Error(); !strings.HasPrefix(msg, "--model "+path) {
+			t.Fatalf("error %q does not name --model and the file", msg)
+		}
+		// The path locator accepts any offset.
+		for _, off := range []int64{-1, 0, int64(len(data) / 2), int64(len(data)), int64(len(data)) + 5} {
+			aciJSONPath(data, off)
+		}
+	})
+}
+
+// Example_aciEval is arbor aci eval on the reference model of
+// /work/shared/reference/examples (its expected JSON output is checked by
+// TestACIEvalReference).
+func Example_aciEval() {
+	run([]string{"aci", "eval", "--model", "testdata/aci/tiny-pomdp.json", "--obs", "1", "--horizon", "2", "--gamma", "4", "--top", "2"}, os.Stdout, os.Stderr)
+	// Output:
+	// observation O0 = 1: posterior over the current state
+	//   0            0.4636
+	//   1            0.2543
+	//   2            0.2821
+	// 4 policies of length 2, gamma 4; action marginal
+	//   stay         0.4558
+	//   move         0.5442  <- most probable
+	// lowest expected free energy (G = risk + ambiguity)
+	//   G          risk       ambiguity  q_pi       policy
+	//   0.98474    0.27511    0.70963    0.2867     move move
+	//   1.0116     0.33804    0.67358    0.2575     move stay
 }
