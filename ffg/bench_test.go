@@ -36,7 +36,7 @@ func (h benchHMM) graph(tb testing.TB) (*ffg.Graph, []*ffg.Variable) {
 	d, _ := nodes.NewCategorical(h.d)
 	tr, _ := nodes.NewTransition(h.b, []int{benchK, benchK})
 	em, _ := nodes.NewTransition(h.a, []int{benchO, benchK})
-	states := make([]*ffg.Variable, benchSteps)
+	states := make([]*ffg.Variable, len(h.obs))
 	for i := range states {
 		s, _ := g.AddVariable("", expfam.CategoricalFamily, benchK)
 		var err error
@@ -152,5 +152,28 @@ func BenchmarkFreeEnergyHMM(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		g.FreeEnergy()
+	}
+}
+
+// TestSweepDoesNotAllocate pins the benchmark's "0 allocs/op" in CI: a
+// steady-state sweep over an HMM, and F, allocate nothing (the rule of
+// DESIGN.md: hot loops reuse buffers).
+func TestSweepDoesNotAllocate(t *testing.T) {
+	h := newBenchHMM()
+	h.obs = h.obs[:1000]
+	g, states := h.graph(t)
+	sweep := func() {
+		for _, s := range states {
+			if err := g.Update(s); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	sweep()
+	if n := testing.AllocsPerRun(5, sweep); n != 0 {
+		t.Errorf("a sweep allocates %v times, want 0", n)
+	}
+	if n := testing.AllocsPerRun(5, func() { g.FreeEnergy() }); n != 0 {
+		t.Errorf("FreeEnergy allocates %v times, want 0", n)
 	}
 }
