@@ -39,7 +39,7 @@ func inferJSON(t *testing.T, path string) inferOutput {
 	if err := json.Unmarshal([]byte(stdout), &raw); err != nil {
 		t.Fatalf("stdout is not one JSON object: %v\n%s", err, stdout)
 	}
-	if got, want := sortedKeys(raw), []string{"converged", "free_energy", "iterations", "posteriors"}; !cmp.Equal(got, want) {
+	if got, want := inferSortedKeys(raw), []string{"converged", "free_energy", "iterations", "posteriors"}; !cmp.Equal(got, want) {
 		t.Errorf("top-level keys %v, want %v", got, want)
 	}
 	var posts map[string]map[string]json.RawMessage
@@ -56,7 +56,7 @@ func inferJSON(t *testing.T, path string) inferOutput {
 			"dirichlet":   {"alpha", "family"},
 			"gamma":       {"family", "rate", "shape"},
 		}[fam]
-		if got := sortedKeys(p); !cmp.Equal(got, want) {
+		if got := inferSortedKeys(p); !cmp.Equal(got, want) {
 			t.Errorf("posteriors.%s (%s): keys %v, want %v", name, fam, got, want)
 		}
 	}
@@ -87,7 +87,7 @@ type inferPosterior struct {
 	Rate   float64         `json:"rate"`
 }
 
-func sortedKeys[V any](m map[string]V) []string {
+func inferSortedKeys[V any](m map[string]V) []string {
 	var ks []string
 	for k := range m {
 		ks = append(ks, k)
@@ -228,6 +228,8 @@ func TestBadModelFiles(t *testing.T) {
 		{"bad-inf.json", "factors[0] (categorical).p[0]", "1e999 is not a finite number"},
 		{"bad-inf-rate.json", "factors[0] (gamma).rate", "1e999 is not a finite number"},
 		{"bad-nan-string.json", "factors[0] (dirichlet).alpha[0]", "got a string"},
+		// JSON has no NaN: a bare NaN token is a syntax error at its position.
+		{"bad-nan-literal.json", "", "malformed JSON at line 2, column 57: invalid character 'N'"},
 		{"bad-negative-alpha.json", "factors[0] (dirichlet).alpha", "concentration -0.5, want > 0"},
 		{"bad-negative-gamma.json", "factors[0] (gamma).shape", "-1, want > 0"},
 		{"bad-column-sum.json", "factors[1] (transition).matrix", "column [0] sums to 1.1, want 1"},
