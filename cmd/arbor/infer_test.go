@@ -115,7 +115,8 @@ func TestInferBayesExact(t *testing.T) {
 	if got, want := out.FreeEnergy[len(out.FreeEnergy)-1], -math.Log(0.73); math.Abs(got-want) > 1e-12 {
 		t.Errorf("final F = %.15g, want -ln 0.73 = %.15g", got, want)
 	}
-	// The human output names the file and prints the same posterior.
+	// The human output names the file and prints the same posterior, to 6
+	// significant digits: 0.06/0.73, 0.40/0.73, 0.27/0.73.
 	code, stdout, stderr := inferRun(t, "infer", "testdata/models/bayes.json")
 	if code != 0 || stderr != "" || !strings.HasPrefix(stdout, "testdata/models/bayes.json: converged") ||
 		!strings.Contains(stdout, "p = [0.0821918 0.547945 0.369863]") {
@@ -333,6 +334,7 @@ func TestDot(t *testing.T) {
 			t.Errorf("DOT lacks %s:\n%s", want, first)
 		}
 	}
+	// design.json declares 5 factors and 5 variables.
 	if n := strings.Count(first, `shape="box"`); n != 5 {
 		t.Errorf("%d factor boxes, want 5", n)
 	}
