@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/arbor-ai/arbor/aci"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
@@ -719,4 +721,28 @@ func Example_aciEval() {
 	//   G          risk       ambiguity  q_pi       policy
 	//   0.98474    0.27511    0.70963    0.2867     move move
 	//   1.0116     0.33804    0.67358    0.2575     move stay
+}
+
+// BenchmarkACIWriteEvalJSON times the --json writer on the output of a
+// 1.maze-sized evaluation with 7-step policies: 5^7 = 78,125 policies over
+// 22 states.
+func BenchmarkACIWriteEvalJSON(b *testing.B) {
+	const nu, horizon, ns = 5, 7, 22
+	n := 78125 // 5^7
+	rng := rand.New(rand.NewPCG(1, 1))
+	res := &aci.EvalResult{QS: make([]float64, ns), ActionProbs: make([]float64, nu)}
+	for i := range n {
+		res.Policies = append(res.Policies, aci.DecodePolicy(nil, i, nu, horizon))
+		r, a := rng.Float64(), rng.Float64()
+		res.Risk = append(res.Risk, r)
+		res.Ambiguity = append(res.Ambiguity, a)
+		res.G = append(res.G, r+a)
+		res.QPi = append(res.QPi, rng.Float64()/float64(n))
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := aciWriteEvalJSON(io.Discard, res); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
