@@ -1,0 +1,145 @@
+// Command maze runs a Branching Time Active Inference agent in a maze file
+// through the library API, without the arbor command line:
+//
+//  1. envs.LoadMaze parses the maze (DESIGN.md section 5.5) and
+//     Maze.Model builds the agent's noisy generative model of it (A, B, C,
+//     D as nested slices);
+//  2. aci.NewPOMDP checks that model and holds it in the flat layout the
+//     agents use;
+//  3. btai.NewAgent creates the agent with the planning options, and
+//     Agent.RunEpisode runs the action-perception cycle of paper
+//     Algorithm 2 (observe, infer the present state, plan by growing the
+//     tree, act) in the maze, which is a btai.Environment.
+//
+// It prints the actions, the positions visited and the maze with the path
+// drawn. The output depends only on the flags: the same -seed gives the
+// same run.
+//
+//	go run ./examples/maze -maze examples/mazes/1.maze
+//	go run ./examples/maze -maze examples/mazes/5.maze -inference predictive -seed 3
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"strings"
+
+	"github.com/arbor-ai/arbor/aci"
+	"github.com/arbor-ai/arbor/btai"
+	"github.com/arbor-ai/arbor/envs"
+)
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+// run is the program; it returns the exit status: 0 on success, 2 on bad
+// input (with one line on stderr), 1 if the agent fails.
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("maze", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	mazeFile := fs.String("maze", "examples/mazes/1.maze", "maze file (DESIGN.md 5.5)")
+	iterations := fs.Int("iterations", 100, "planning iterations per action")
+	steps := fs.Int("steps", 50, "maximum number of actions")
+	seed := fs.Uint64("seed", 1, "random seed of the action selection")
+	inference := fs.String("inference", "vmp", "future inference: vmp or predictive")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "maze: unexpected argument %q (the maze is given with -maze)\n", fs.Arg(0))
+		return 2
+	}
+	if *steps < 1 {
+		fmt.Fprintf(stderr, "maze: -steps %d, want >= 1\n", *steps)
+		return 2
+	}
+	if *iterations < 1 {
+		fmt.Fprintf(stderr, "maze: -iterations %d, want >= 1\n", *iterations)
+		return 2
+	}
+
+	inf, err := btai.ParseInference(*inference)
+	if err != nil {
+		fmt.Fprintf(stderr, "maze: -inference: %v\n", err)
+		return 2
+	}
+
+	// 1. The maze and the agent's model of it.
+	mz, err := envs.LoadMaze(*mazeFile)
+	if err != nil {
+		fmt.Fprintf(stderr, "maze: %v\n", err)
+		return 2
+	}
+	mm, err := mz.Model(envs.DefaultNoise, envs.DefaultPrefPrecision)
+	if err != nil {
+		fmt.Fprintf(stderr, "maze: %s: %v\n", *mazeFile, err)
+		return 2
+	}
+	// 2. The model as an aci.POMDP.
+	model, err := aci.NewPOMDP(spec(mm))
+	if err != nil {
+		fmt.Fprintf(stderr, "maze: %s: %v\n", *mazeFile, err)
+		return 2
+	}
+	// 3. The agent, with the defaults of DESIGN.md 5.4 but for the flags.
+	opts := btai.DefaultOptions()
+	opts.Iterations, opts.Inference = *iterations, inf
+	agent, err := btai.NewAgent(model, &opts, rand.New(rand.NewPCG(*seed, 0x5eed)))
+	if err != nil {
+		fmt.Fprintf(stderr, "maze: %v\n", err)
+		return 2
+	}
+	states := []int{mz.Start()}
+	ep, err := agent.RunEpisode(context.Background(), mz, *steps, func(step, action, obs int) {
+		states = append(states, mz.State())
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "maze: %v\n", err)
+		return 1
+	}
+
+	outcome := "did not reach the exit in"
+	if ep.Solved {
+		outcome = "reached the exit in"
+	}
+	fmt.Fprintf(stdout, "%s: %s %d steps\n", *mazeFile, outcome, ep.Steps)
+	names := make([]string, len(ep.Actions))
+	for i, u := range ep.Actions {
+		names[i] = model.ActionName(u)
+	}
+	fmt.Fprintf(stdout, "actions: %s\n", strings.Join(names, " "))
+	cells := make([]string, len(states))
+	for i, s := range states {
+		r, c := mz.CellOf(s)
+		cells[i] = fmt.Sprintf("(%d,%d)", r, c)
+	}
+	fmt.Fprintf(stdout, "path: %s\n", strings.Join(cells, " "))
+	fmt.Fprint(stdout, mz.Render(states))
+	return 0
+}
+
+// spec flattens the nested A[o][s] and B[u][next][prev] of a maze model
+// into the row-major slices of aci.Spec.
+func spec(mm *envs.MazeModel) aci.Spec {
+	sp := aci.Spec{
+		NumStates: len(mm.D), NumObs: len(mm.C), NumActions: len(mm.B),
+		C: mm.C, D: mm.D,
+		Actions: mm.Actions, Observations: mm.Observations, States: mm.States,
+	}
+	for _, row := range mm.A {
+		sp.A = append(sp.A, row...)
+	}
+	for _, b := range mm.B {
+		for _, row := range b {
+			sp.B = append(sp.B, row...)
+		}
+	}
+	return sp
+}
