@@ -1144,6 +1144,10 @@ func TestBTAIBadInput(t *testing.T) {
 		{"run iterations 0", run1("--iterations", "0"), []string{"--iterations", "0, want 1.."}},
 		{"run iterations negative", run1("--iterations", "-5"), []string{"--iterations", "-5, want 1.."}},
 		{"run iterations too many", run1("--iterations", "10000001"), []string{"--iterations", "10000001"}},
+		// 5.maze: 5M iterations x 5 actions x (1024 + 32 x (7 states + 5
+		// observations)) bytes = 35 GB, over btaiMaxTreeBytes = 4 GiB.
+		{"run tree too big", run1("--iterations", "5000000"), []string{"--iterations", "5000000 iterations x 5 actions", "GB"}},
+		{"plan tree too big", plan("tiny-pomdp.json", "--iterations", "9000000"), []string{"--iterations", "x 2 actions", "GB"}},
 		{"run iterations text", run1("--iterations", "many"), []string{"-iterations", "invalid value \"many\""}},
 		{"run steps 0", run1("--steps", "0"), []string{"--steps", "0, want 1..1000000"}},
 		{"run steps negative", run1("--steps", "-1"), []string{"--steps", "-1"}},
