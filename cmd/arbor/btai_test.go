@@ -1276,3 +1276,59 @@ func BenchmarkBTAIRunMaze(b *testing.B) {
 		}
 	}
 }
+
+// TestBTAIPlanRollouts: with N roll-outs of length K (paper Algorithm 1) a
+// node's local cost is g_I plus the average of K more classic costs along
+// random actions. Each classic cost lies in [0, -ln min C + max_s H[A(.|s)]]
+// (KL[q || C] <= -ln min C, and the ambiguity is an average of the
+// entropies), so the local cost lies in [g_I, g_I + K x that bound], g_I
+// being the brute-force cost of the node's own prediction.
+func TestBTAIPlanRollouts(t *testing.T) {
+	m := btaiReadPOMDP(t, btaiData("tiny-pomdp.json"))
+	const k = 3
+	out := btaiMustRun(t, "plan", "--model", btaiData("tiny-pomdp.json"), "--obs", "0", "--iterations", "8",
+		"--inference", "predictive", "--propagation", "forward", "--rollouts", "4", "--rollout-length", strconv.Itoa(k), "--json")
+	p := btaiDecodePlan(t, out)
+	bound := math.Inf(-1)
+	for s := range m.ns() {
+		h := 0.0
+		for o := range m.no() {
+			h -= m.A[o][s] * math.Log(m.A[o][s])
+		}
+		bound = math.Max(bound, h)
+	}
+	bound += -math.Log(slices.Min(m.C))
+	q0 := btaiPosterior(m, 0)
+	above := 0
+	for _, n := range p.Nodes {
+		q := q0
+		for _, u := range n.Path {
+			q = btaiPredict(m, u, q)
+		}
+		g := btaiCost(m, "classic", q, btaiObs(m, q))
+		if *n.Local < g-1e-9 || *n.Local > g+k*bound+1e-9 {
+			t.Errorf("node %v local cost %v outside [%v, %v]", n.Path, *n.Local, g, g+k*bound)
+		}
+		if *n.Local > g+1e-9 {
+			above++
+		}
+	}
+	if above == 0 {
+		t.Errorf("no node's cost includes roll-outs")
+	}
+	btaiCheckPropagation(t, p, "forward", m.nu(), 8)
+}
+
+// TestBTAIPlanGlobal: --global runs inference on the whole graph after
+// each expansion; the output keeps its schema, its posteriors are
+// distributions and the propagation rules hold.
+func TestBTAIPlanGlobal(t *testing.T) {
+	m := btaiReadPOMDP(t, btaiData("tiny-pomdp.json"))
+	out := btaiMustRun(t, "plan", "--model", btaiData("tiny-pomdp.json"), "--obs", "1", "--iterations", "6", "--global", "--json")
+	p := btaiDecodePlan(t, out)
+	for _, n := range p.Nodes {
+		btaiCheckDistribution(t, fmt.Sprintf("node %v q_s", n.Path), n.QS, m.ns())
+		btaiCheckDistribution(t, fmt.Sprintf("node %v q_o", n.Path), n.QO, m.no())
+	}
+	btaiCheckPropagation(t, p, "min-backward", m.nu(), 6)
+}
