@@ -30,9 +30,12 @@ type randModel struct {
 	obsLit  []float64 // literal emission matrix [obsDim x k] (all latents share k when Dirichlet)
 	dirich  bool      // emission matrix is Dirichlet-distributed
 	alpha   []float64 // its prior concentrations [obsDim x K]
+	dirichB bool      // transition matrix is one shared Dirichlet-distributed B
+	beta    []float64 // its prior concentrations [K x K]
 	g       *ffg.Graph
 	latents []*ffg.Variable
 	theta   *ffg.Variable
+	bvar    *ffg.Variable
 }
 
 func randDist(rng *rand.Rand, n int) []float64 {
@@ -59,13 +62,15 @@ func randColumns(rng *rand.Rand, rows, cols int) []float64 {
 	return m
 }
 
-// newRandModel draws a chain (chain=true) or a random tree of n variables.
-func newRandModel(t testing.TB, rng *rand.Rand, n int, chain, dirich bool) *randModel {
-	m := &randModel{obsDim: 2 + rng.IntN(2), dirich: dirich}
+// newRandModel draws a chain (chain=true) or a random tree of n variables;
+// dirich makes the emission matrix, dirichB the transition matrix a
+// Dirichlet-distributed parameter shared by every step.
+func newRandModel(t testing.TB, rng *rand.Rand, n int, chain, dirich, dirichB bool) *randModel {
+	m := &randModel{obsDim: 2 + rng.IntN(2), dirich: dirich, dirichB: dirichB}
 	kShared := 2 + rng.IntN(2)
 	for i := range n {
 		k := 2 + rng.IntN(3)
-		if dirich {
+		if dirich || dirichB {
 			k = kShared
 		}
 		m.k = append(m.k, k)
@@ -87,6 +92,12 @@ func newRandModel(t testing.TB, rng *rand.Rand, n int, chain, dirich bool) *rand
 		emit := rng.IntN(3) > 0 || i == n-1
 		m.emits = append(m.emits, emit)
 		m.obs = append(m.obs, rng.IntN(m.obsDim))
+	}
+	if dirichB {
+		m.beta = make([]float64, kShared*kShared)
+		for i := range m.beta {
+			m.beta[i] = 0.5 + 2*rng.Float64()
+		}
 	}
 	if dirich {
 		m.alpha = make([]float64, m.obsDim*kShared)
@@ -131,6 +142,16 @@ func (m *randModel) build(t testing.TB) {
 		must(err)
 		m.theta = th
 	}
+	if m.dirichB {
+		k := m.k[0]
+		b, err := g.AddVariable("B", expfam.DirichletFamily, k, k)
+		must(err)
+		prior, err := nodes.NewDirichlet(m.beta, []int{k, k})
+		must(err)
+		_, err = g.AddFactor("", prior, b)
+		must(err)
+		m.bvar = b
+	}
 	for i, k := range m.k {
 		v, err := g.AddVariable(fmt.Sprintf("s%d", i), expfam.CategoricalFamily, k)
 		must(err)
@@ -139,6 +160,11 @@ func (m *randModel) build(t testing.TB) {
 			c, err := nodes.NewCategorical(m.prior[i])
 			must(err)
 			_, err = g.AddFactor("", c, v)
+			must(err)
+		} else if m.dirichB {
+			tr, err := nodes.NewTransitionDirichlet([]int{k, m.k[p]})
+			must(err)
+			_, err = g.AddFactor("", tr, v, m.latents[p], m.bvar)
 			must(err)
 		} else {
 			tr, err := nodes.NewTransition(m.trans[i], []int{k, m.k[p]})
@@ -171,14 +197,25 @@ func (m *randModel) expLogTheta() []float64 {
 	return expfam.DirichletTensor{Alpha: m.theta.Alpha(), Shape: m.theta.Shape()}.ExpectedLog(nil)
 }
 
-// logJoint returns ln P(o, x | E ln theta): the log of every factor at the
-// joint latent state x, with Dirichlet parameters replaced by E[ln theta]
-// (exact for E_q[ln P] because ln P is linear in ln theta).
-func (m *randModel) logJoint(x []int, elt []float64) float64 {
+// expLogB is E[ln B] (Appendix D) per column, or nil without a Dirichlet B.
+func (m *randModel) expLogB() []float64 {
+	if !m.dirichB {
+		return nil
+	}
+	return expfam.DirichletTensor{Alpha: m.bvar.Alpha(), Shape: m.bvar.Shape()}.ExpectedLog(nil)
+}
+
+// logJoint returns ln P(o, x | E ln theta, E ln B): the log of every factor
+// at the joint latent state x, with Dirichlet parameters replaced by their
+// expected logs elt and elb (exact for E_q[ln P] because ln P is linear in
+// ln theta and ln B).
+func (m *randModel) logJoint(x []int, elt, elb []float64) float64 {
 	l := 0.0
 	for i, xi := range x {
 		if p := m.parent[i]; p < 0 {
 			l += math.Log(m.prior[i][xi])
+		} else if m.dirichB {
+			l += elb[xi*m.k[p]+x[p]]
 		} else {
 			l += math.Log(m.trans[i][xi*m.k[p]+x[p]])
 		}
@@ -224,12 +261,18 @@ func (m *randModel) bruteF() float64 {
 	if m.dirich {
 		elt = m.expLogTheta()
 	}
+	elb := m.expLogB()
 	f := 0.0
 	m.forEach(func(x []int, q float64) {
 		if q > 0 {
-			f += q * (math.Log(q) - m.logJoint(x, elt))
+			f += q * (math.Log(q) - m.logJoint(x, elt, elb))
 		}
 	})
+	if m.dirichB {
+		post := expfam.DirichletTensor{Alpha: m.bvar.Alpha(), Shape: m.bvar.Shape()}
+		prior := expfam.DirichletTensor{Alpha: m.beta, Shape: m.bvar.Shape()}
+		f += post.KL(prior)
+	}
 	if m.dirich {
 		post := expfam.DirichletTensor{Alpha: m.theta.Alpha(), Shape: m.theta.Shape()}
 		prior := expfam.DirichletTensor{Alpha: m.alpha, Shape: m.theta.Shape()}
@@ -242,9 +285,10 @@ func TestFreeEnergyMatchesEnumeration(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	for trial := range 40 {
 		// Chains (even trials) and trees (odd) each take every size 2..5;
-		// every third trial has a Dirichlet emission matrix.
+		// every third trial has a Dirichlet emission matrix, every fifth
+		// (from trial 1 on) a Dirichlet transition matrix B.
 		n := 2 + (trial/2)%4
-		m := newRandModel(t, rng, n, trial%2 == 0, trial%3 == 0)
+		m := newRandModel(t, rng, n, trial%2 == 0, trial%3 == 0, trial%5 == 1)
 		// Random (not converged) posteriors test the formula itself.
 		for _, v := range m.latents {
 			if err := v.SetProbs(randDist(rng, len(v.Probs()))); err != nil {
@@ -257,6 +301,15 @@ func TestFreeEnergyMatchesEnumeration(t *testing.T) {
 				a[i] = 0.3 + 3*rng.Float64()
 			}
 			if err := m.theta.SetAlpha(a); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if m.dirichB {
+			b := make([]float64, len(m.beta))
+			for i := range b {
+				b[i] = 0.3 + 3*rng.Float64()
+			}
+			if err := m.bvar.SetAlpha(b); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -285,7 +338,9 @@ func TestFreeEnergyMatchesEnumeration(t *testing.T) {
 				prev = f
 			}
 		}
-		res, err := schedule.Run(context.Background(), m.g, tight)
+		// Tolerance 1e-13, not tight: F of ~10 can alternate between two
+		// neighbouring floats forever; polish below reaches the fixed point.
+		res, err := schedule.Run(context.Background(), m.g, &schedule.Settings{Iterations: 5000, Tolerance: 1e-13})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -317,6 +372,7 @@ func (m *randModel) checkFixedPoint(t *testing.T, trial int) {
 	if m.dirich {
 		elt = m.expLogTheta()
 	}
+	elb := m.expLogB()
 	for i, v := range m.latents {
 		k := m.k[i]
 		eta := make([]float64, k)
@@ -326,7 +382,7 @@ func (m *randModel) checkFixedPoint(t *testing.T, trial int) {
 			var rec func(j int, w float64)
 			rec = func(j int, w float64) {
 				if j == len(m.k) {
-					eta[xi] += w * m.logJoint(x, elt)
+					eta[xi] += w * m.logJoint(x, elt, elb)
 					return
 				}
 				if j == i {
@@ -364,6 +420,28 @@ func (m *randModel) checkFixedPoint(t *testing.T, trial int) {
 		for j, a := range m.theta.Alpha() {
 			if math.Abs(a-want[j]) > 1e-9 {
 				t.Errorf("trial %d: theta alpha = %v, want prior + counts %v", trial, m.theta.Alpha(), want)
+				break
+			}
+		}
+	}
+	if m.dirichB {
+		// Section 6.2, Q*(B): b_hat = b + sum over child-parent pairs of
+		// q(s_child) ⊗ q(s_parent), the expected transition counts.
+		want := append([]float64(nil), m.beta...)
+		K := m.k[0]
+		for i, p := range m.parent {
+			if p < 0 {
+				continue
+			}
+			for next := range K {
+				for prev := range K {
+					want[next*K+prev] += m.latents[i].Probs()[next] * m.latents[p].Probs()[prev]
+				}
+			}
+		}
+		for j, a := range m.bvar.Alpha() {
+			if math.Abs(a-want[j]) > 1e-9 {
+				t.Errorf("trial %d: B alpha = %v, want prior + counts %v", trial, m.bvar.Alpha(), want)
 				break
 			}
 		}
