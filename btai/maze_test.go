@@ -3,6 +3,7 @@ package btai_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -123,8 +124,24 @@ func TestMazeExperiment(t *testing.T) {
 				}
 				o := btai.DefaultOptions()
 				o.Iterations, o.Inference = n, inf
-				r := runMaze(t, name, &o, seeds, 2*sp+5)
-				fmt.Printf("| %s | %d | %s | %d/%d | %.1f |\n", name, n, mode, r.solved, r.seeds, r.meanSteps)
+				variant := os.Getenv("BTAI_VARIANT")
+				var r mazeResult
+				switch variant {
+				case "", "defaults":
+					r = runMaze(t, name, &o, seeds, 2*sp+5)
+				case "rollouts":
+					// Algorithm 1: 4 roll-outs of 10 random actions per new node.
+					o.Rollouts, o.RolloutLength = 4, 10
+					r = runMaze(t, name, &o, seeds, 2*sp+5)
+				case "cstates":
+					// pcost with a target over states V(S) = softmax(-6 d(s)),
+					// d the number of actions from s to the exit.
+					o.Cost = btai.PCost
+					r = runMazeCStates(t, name, &o, seeds, 2*sp+5)
+				default:
+					t.Fatalf("BTAI_VARIANT %q", variant)
+				}
+				fmt.Printf("| %s | %d | %s | %s | %d/%d | %.1f |\n", name, n, mode, variant, r.solved, r.seeds, r.meanSteps)
 			}
 		}
 	}
@@ -163,4 +180,77 @@ func TestMazeDefaults(t *testing.T) {
 			t.Errorf("%s: mean steps %.1f, shortest %d", tc.name, r.meanSteps, sp)
 		}
 	}
+}
+
+// runMazeCStates is runMaze with C_states = softmax(-6 d(s)), where d(s)
+// is the number of actions from s to the exit (breadth-first search over
+// the true moves, backwards from the exit).
+func runMazeCStates(t testing.TB, name string, opts *btai.Options, seeds, maxSteps int) mazeResult {
+	t.Helper()
+	mz, _ := mazeModel(t, name)
+	mm, err := mz.Model(envs.DefaultNoise, envs.DefaultPrefPrecision)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := SpecFromMaze(mm)
+	ns := mz.NumStates()
+	d := make([]int, ns)
+	for i := range d {
+		d[i] = -1
+	}
+	d[mz.Exit()] = 0
+	queue := []int{mz.Exit()}
+	for len(queue) > 0 {
+		x := queue[0]
+		queue = queue[1:]
+		for s := range ns {
+			if d[s] >= 0 {
+				continue
+			}
+			for u := range mz.NumActions() {
+				if mz.Next(s, u) == x {
+					d[s] = d[x] + 1
+					queue = append(queue, s)
+					break
+				}
+			}
+		}
+	}
+	cs := make([]float64, ns)
+	z := 0.0
+	for s := range cs {
+		if d[s] < 0 {
+			d[s] = 4 * ns // unreachable: least preferred
+		}
+		cs[s] = math.Exp(-6 * float64(d[s]))
+		z += cs[s]
+	}
+	for s := range cs {
+		cs[s] /= z
+	}
+	sp.CStates = cs
+	p, err := aci.NewPOMDP(sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := mazeResult{seeds: seeds}
+	steps := 0
+	for seed := range uint64(seeds) {
+		ag, err := btai.NewAgent(p, opts, rand.New(rand.NewPCG(seed, 0)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ep, err := ag.RunEpisode(context.Background(), mz, maxSteps, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ep.Solved {
+			r.solved++
+			steps += ep.Steps
+		}
+	}
+	if r.solved > 0 {
+		r.meanSteps = float64(steps) / float64(r.solved)
+	}
+	return r
 }
