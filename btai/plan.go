@@ -221,7 +221,10 @@ func (a *Agent) vmp(qp []float64, u int) error {
 	for n := range ns {
 		a.mpar[n] = dot0(lb[n*ns:(n+1)*ns], qp)
 	}
-	prev := a.localFreeEnergy()
+	// schedule.Local also evaluates F at the start; that value only
+	// matters if the prediction is already the fixed point, where one more
+	// sweep changes nothing, so it is skipped (saves ns+no logarithms).
+	prev := math.Inf(1)
 	for range a.opts.VMPIterations {
 		copy(a.etaS, a.mpar)
 		for o, w := range a.qo {
@@ -244,9 +247,11 @@ func (a *Agent) vmp(qp []float64, u int) error {
 		if math.IsNaN(zo) {
 			return fmt.Errorf("btai: local inference: Q(O_I) undefined: every observation is impossible under Ā given Q(S_I)")
 		}
-		// F without logarithms: ln Q(s) = etaS(s) - zs and ln Q(o) =
-		// etaO(o) - zo, and etaO(o) = Σ_s Q(s) Å(o, s) is the cross term,
-		// so F = Σ_s Q(s) (etaS(s) - mpar(s)) - zs - zo.
+		// The free energy of the pair (S_I, O_I), the average energies of
+		// its two factors minus the entropies of Q(S_I) and Q(O_I),
+		//   F = Σ_s Q(s) [ln Q(s) - mpar(s)] + Σ_o Q(o) [ln Q(o) - Σ_s Q(s) Å(o, s)],
+		// without logarithms: ln Q(s) = etaS(s) - zs, ln Q(o) = etaO(o) - zo
+		// and etaO(o) = Σ_s Q(s) Å(o, s), so F = Σ_s Q(s) (etaS(s) - mpar(s)) - zs - zo.
 		f := -zs - zo
 		for s, q := range a.qs {
 			if q > 0 {
@@ -259,27 +264,6 @@ func (a *Agent) vmp(qp []float64, u int) error {
 		prev = f
 	}
 	return nil
-}
-
-// localFreeEnergy returns the variational free energy of the new pair
-// (S_I, O_I) with a.mpar = B̊_I ⊙ Q(S_parent): the average energies of
-// its two factors minus the entropies of Q(S_I) and Q(O_I),
-//
-//	F = Σ_s Q(s) [ln Q(s) - mpar(s)] + Σ_o Q(o) [ln Q(o) - Σ_s Q(s) Å(o, s)].
-func (a *Agent) localFreeEnergy() float64 {
-	ns := a.ns
-	f := 0.0
-	for s, q := range a.qs {
-		if q > 0 {
-			f += q * (math.Log(q) - a.mpar[s])
-		}
-	}
-	for o, q := range a.qo {
-		if q > 0 {
-			f += q * (math.Log(q) - dot0(a.logA[o*ns:(o+1)*ns], a.qs))
-		}
-	}
-	return f
 }
 
 // dot0 returns Σ_k v[k] x[k] with 0·(-Inf) = 0.
