@@ -190,3 +190,69 @@ func TestActionSelection(t *testing.T) {
 		t.Errorf("precision 100: action %d, probs %v", a, probs)
 	}
 }
+
+func TestSelectUnexploredBeforeUCT(t *testing.T) {
+	// Root with children of local costs 0 and 10. Child 0 is expanded with
+	// grandchildren of cost 0: its average stays (0 + 0) / 2 = 0, while
+	// child 1 (cost 10) is still unexplored. UCT would pick child 0 for
+	// any c (UCT_0 = 0 + c sqrt(ln 2 / 2) > UCT_1 = -10 + c sqrt(ln 2 / 1)
+	// for c < 10 / (sqrt(ln 2) - sqrt(ln 2 / 2)) = 10 / 0.24385 = 41.0), but the
+	// unexplored child goes first (paper section 6.3.1).
+	tr := &btai.Tree{}
+	tr.Reset(2, nil)
+	tr.AddChildren(0, []float64{0, 10})
+	tr.Propagate(0, btai.MinBackward)
+	c0 := tr.Child(0, 0)
+	tr.AddChildren(c0, []float64{0, 0})
+	tr.Propagate(c0, btai.MinBackward)
+	if got := tr.Select(2); got != tr.Child(0, 1) {
+		t.Errorf("selected node %d, want the unexplored child %d", got, tr.Child(0, 1))
+	}
+}
+
+func TestSelectTies(t *testing.T) {
+	// Unexplored children of equal local cost go in action order.
+	tr := &btai.Tree{}
+	tr.Reset(3, nil)
+	tr.AddChildren(0, []float64{3, 3, 3})
+	tr.Propagate(0, btai.MinBackward)
+	for _, want := range []int{0, 1, 2} {
+		got := tr.Select(2)
+		if got != tr.Child(0, want) {
+			t.Fatalf("selected node %d, want child %d", got, want)
+		}
+		tr.AddChildren(got, []float64{1, 1, 1})
+		tr.Propagate(got, btai.MinBackward)
+	}
+	// Now every child has G = 3 + 1 = 4, n = 2: equal UCT values, so the
+	// lowest action wins, and Select descends into its first (unexplored)
+	// grandchild.
+	got := tr.Select(2)
+	if want := tr.Child(tr.Child(0, 0), 0); got != want {
+		t.Errorf("selected node %d, want %d (child 0, then its grandchild 0)", got, want)
+	}
+}
+
+func TestActionSelectionSoftmaxTies(t *testing.T) {
+	// Equal average costs: softmax gives 1/3 each whatever the precision,
+	// and min-cost / most-visited take action 0.
+	tr := &btai.Tree{}
+	tr.Reset(3, nil)
+	tr.AddChildren(0, []float64{0.5, 0.5, 0.5})
+	tr.Propagate(0, btai.MinBackward)
+	probs := make([]float64, 3)
+	for _, gamma := range []float64{0, 1, 100} {
+		tr.SelectAction(btai.Softmax, gamma, rand.New(rand.NewPCG(1, 1)), probs)
+		for a, p := range probs {
+			if !near(p, 1.0/3) {
+				t.Errorf("gamma %v: p[%d] = %v, want 1/3", gamma, a, p)
+			}
+		}
+	}
+	if a := tr.SelectAction(btai.MinCost, 0, nil, nil); a != 0 {
+		t.Errorf("min-cost tie: %d, want 0", a)
+	}
+	if a := tr.SelectAction(btai.MostVisited, 0, nil, nil); a != 0 {
+		t.Errorf("most-visited tie: %d, want 0", a)
+	}
+}
