@@ -179,18 +179,11 @@ func (a *Agent) infer(ctx context.Context, parent *ffg.Variable, u int, s, o *ff
 		}
 		a.qs[n] = acc
 	}
-	if err := s.SetProbs(a.qs); err != nil {
-		return err
-	}
 	a.predictObs(a.qo, a.qs)
-	if err := o.SetProbs(a.qo); err != nil {
-		return err
-	}
-	if a.opts.Inference == Predictive {
-		return nil
-	}
-	if err := a.vmp(qp, u); err != nil {
-		return err
+	if a.opts.Inference == VMP {
+		if err := a.vmp(qp, u); err != nil {
+			return err
+		}
 	}
 	if err := s.SetProbs(a.qs); err != nil {
 		return err
