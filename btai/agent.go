@@ -46,8 +46,10 @@ type Agent struct {
 	abar  []float64 // Ā, [o*ns+s]
 	bbar  []float64 // B̄, [u][next*ns+prev]
 	hA    []float64 // H[Ā(.|s)]
-	logA  []float64 // ln Ā, [o*ns+s] (the future's Å: its A factor is the literal Cat(Ā))
-	logB  []float64 // ln B̄, [u][next*ns+prev]
+	afl   []float64 // Ā floored (floorColumns): the future's A factor
+	bfl   []float64 // B̄ floored, [u][next*ns+prev]: the future's B factors
+	logA  []float64 // ln of floored Ā, [o*ns+s] (the future's Å: its A factor is the literal Cat(Ā))
+	logB  []float64 // ln of floored B̄, [u][next*ns+prev]
 	logC  []float64 // ln C(o)
 	logCS []float64 // ln C_states(s) (uniform when absent)
 
@@ -96,7 +98,12 @@ func NewAgent(m *aci.POMDP, opts *Options, rng *rand.Rand) (*Agent, error) {
 	if a.pastA, err = nodes.NewTransition(a.spec.A, []int{a.no, a.ns}); err != nil {
 		return nil, fmt.Errorf("btai: A: %w", err)
 	}
-	if a.pastB, err = nodes.NewTransition(a.toNPU(a.spec.B), []int{a.ns, a.ns, a.nu}); err != nil {
+	// The past uses B floored at aci.LogFloor (see floorColumns).
+	fb := append([]float64(nil), a.spec.B...)
+	for u := range a.nu {
+		floorColumns(fb[u*a.ns*a.ns:(u+1)*a.ns*a.ns], a.ns, a.ns)
+	}
+	if a.pastB, err = nodes.NewTransition(a.toNPU(fb), []int{a.ns, a.ns, a.nu}); err != nil {
 		return nil, fmt.Errorf("btai: B: %w", err)
 	}
 	a.logC = make([]float64, a.no)
@@ -118,6 +125,47 @@ func NewAgent(m *aci.POMDP, opts *Options, rng *rand.Rand) (*Agent, error) {
 	a.etaS = make([]float64, a.ns)
 	a.etaO = make([]float64, a.no)
 	return a, nil
+}
+
+// floorColumns raises the entries of the k×n column-stochastic matrix x
+// (row-major, columns sum to 1) below aci.LogFloor = e^-32 to it and
+// renormalises the columns it changed; columns with no entry below the
+// floor are left bit-for-bit as they are.
+//
+// Why: mean-field VMP takes ln B and ln Ā. Over the past, the message from
+// P(S_(t+1) | S_t, U_t) to S_t is Σ_next Q(next) ln B(next | S_t, U_t); with
+// a hard zero in every column of B (a deterministic transition) and any
+// uncertainty in Q(S_(t+1)), it is -Inf for every value of S_t and the
+// posterior is undefined ("contradictory evidence"), although the model and
+// the observations are consistent. In the future the same happens to
+// Q*(S_I) = σ(B̊_I ⊙ Q(S_parent) + ...) and Q*(O_I) = σ(Å ⊙ Q(S_I)). The
+// floor is the one of the aci agent (docs/aci.md, "The log floor of B"),
+// where SPM-style guarded logarithms come from: ln B >= -32. It changes
+// probabilities by at most about ns·e^-32 ≈ 1e-14·ns, so exact filtering
+// results on models with zeros are reproduced to that order whenever the
+// mean-field posterior is exact (TestDeterministicB). Predictive inference
+// and the costs use the model as given.
+func floorColumns(x []float64, k, n int) {
+	for c := range n {
+		low := false
+		for r := range k {
+			if x[r*n+c] < aci.LogFloor {
+				low = true
+				break
+			}
+		}
+		if !low {
+			continue
+		}
+		z := 0.0
+		for r := range k {
+			x[r*n+c] = max(x[r*n+c], aci.LogFloor)
+			z += x[r*n+c]
+		}
+		for r := range k {
+			x[r*n+c] /= z
+		}
+	}
 }
 
 // toNPU turns x[u][next][prev] into y[next][prev][u].

@@ -44,7 +44,12 @@ func (a *Agent) prepareFuture() error {
 	}
 	var err error
 	if a.futA == nil || a.aVar != nil {
-		if a.futA, err = nodes.NewTransition(a.abar, []int{no, ns}); err != nil {
+		// The future's factors, and the logarithms VMP uses, are floored
+		// (floorColumns); prediction and costs use Ā and B̄ as they are.
+		fa := append(a.afl[:0], a.abar...)
+		floorColumns(fa, no, ns)
+		a.afl = fa
+		if a.futA, err = nodes.NewTransition(fa, []int{no, ns}); err != nil {
 			return fmt.Errorf("btai: expected A: %w", err)
 		}
 		for s := range ns {
@@ -56,16 +61,21 @@ func (a *Agent) prepareFuture() error {
 			}
 			a.hA[s] = h
 		}
-		for i, p := range a.abar {
+		for i, p := range fa {
 			a.logA[i] = math.Log(p)
 		}
 	}
 	if a.futB[0] == nil || a.bVar != nil {
-		for i, p := range a.bbar {
+		fb := append(a.bfl[:0], a.bbar...)
+		for u := range nu {
+			floorColumns(fb[u*ns*ns:(u+1)*ns*ns], ns, ns)
+		}
+		a.bfl = fb
+		for i, p := range fb {
 			a.logB[i] = math.Log(p)
 		}
 		for u := range nu {
-			if a.futB[u], err = nodes.NewTransition(a.bbar[u*ns*ns:(u+1)*ns*ns], []int{ns, ns}); err != nil {
+			if a.futB[u], err = nodes.NewTransition(fb[u*ns*ns:(u+1)*ns*ns], []int{ns, ns}); err != nil {
 				return fmt.Errorf("btai: expected B[%d]: %w", u, err)
 			}
 		}
