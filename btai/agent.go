@@ -60,8 +60,17 @@ type Agent struct {
 	mpar   []float64 // scratch: the message B̊_I ⊙ Q(S_parent) to a new S_I
 	etaS   []float64 // scratch: natural parameters of Q(S_I)
 	etaO   []float64 // scratch: natural parameters of Q(O_I)
-	tmp    []*ffg.Variable
-	roll   []*ffg.Variable
+	qf     []float64 // scratch: Ā Q(S) in the feef cost
+	kids   []float64 // scratch: Q(S) of the new children, [u*ns+s] (roll-outs)
+	cur    []float64 // scratch: Q(S) of the current roll-out node
+
+	// Compact planning tree (see Iterate): qsAt[k] is the offset in qsBuf
+	// of the stored Q(S_K) of node k, -1 if not stored; the nodes before
+	// matN are in the graph.
+	qsBuf  []float64
+	qsAt   []int
+	matN   int
+	matErr error
 	t      int // time step of the present
 }
 
@@ -124,6 +133,9 @@ func NewAgent(m *aci.POMDP, opts *Options, rng *rand.Rand) (*Agent, error) {
 	a.mpar = make([]float64, a.ns)
 	a.etaS = make([]float64, a.ns)
 	a.etaO = make([]float64, a.no)
+	a.qf = make([]float64, a.no)
+	a.kids = make([]float64, a.nu*a.ns)
+	a.cur = make([]float64, a.ns)
 	return a, nil
 }
 
@@ -182,11 +194,30 @@ func (a *Agent) toNPU(x []float64) []float64 {
 	return y
 }
 
-// Graph returns the agent's generative model. It must not be modified.
-func (a *Agent) Graph() *ffg.Graph { return a.g }
+// Graph returns the agent's generative model, with the planning tree of
+// the last call to Plan (which is added to the graph at this point, see
+// Iterate). It must not be modified.
+func (a *Agent) Graph() *ffg.Graph {
+	a.materialized()
+	return a.g
+}
 
-// Tree returns the planning tree of the last call to Plan.
-func (a *Agent) Tree() *Tree { return &a.tree }
+// Tree returns the planning tree of the last call to Plan; its nodes' S
+// and O are the variables of the graph (added to it at this point, see
+// Iterate).
+func (a *Agent) Tree() *Tree {
+	a.materialized()
+	return &a.tree
+}
+
+// materialized adds the planning tree to the graph. It cannot fail on a
+// tree built by Plan (the same computations succeeded when it was built);
+// an error is kept in matErr for tests.
+func (a *Agent) materialized() {
+	if err := a.materialize(); err != nil && a.matErr == nil {
+		a.matErr = err
+	}
+}
 
 // Options returns the agent's options.
 func (a *Agent) Options() Options { return a.opts }
@@ -208,6 +239,7 @@ func (a *Agent) Reset(ctx context.Context, obs int) error {
 	}
 	if a.g != nil {
 		a.carryOver()
+		a.clearFuture()
 	}
 	a.g = ffg.New()
 	a.past = a.past[:0]
@@ -472,4 +504,7 @@ func (a *Agent) clearFuture() {
 		a.future = a.future[:0]
 	}
 	a.tree.Reset(a.nu, nil)
+	a.qsBuf = a.qsBuf[:0]
+	a.qsAt = append(a.qsAt[:0], -1)
+	a.matN = 0
 }

@@ -22,8 +22,8 @@ func (a *Agent) cost(qs, qo []float64) float64 {
 				g += q * (math.Log(q) - a.hA[s] - a.logCS[s])
 			}
 		}
-		a.predictObs(a.qo, qs)
-		for o, q := range a.qo {
+		a.predictObs(a.qf, qs)
+		for o, q := range a.qf {
 			if q > 0 {
 				g -= q * a.logC[o]
 			}

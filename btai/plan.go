@@ -83,6 +83,10 @@ func (a *Agent) prepareFuture() error {
 	return nil
 }
 
+// maxReserve bounds the number of tree nodes Plan reserves room for at
+// once (about 80 MB of nodes); bigger trees grow by appending.
+const maxReserve = 1 << 20
+
 // Plan runs Options.Iterations planning iterations from the present state
 // (paper Algorithm 2, inner loop): selection, expansion of all actions of
 // the selected leaf, inference on the new nodes, cost evaluation (with
@@ -97,6 +101,17 @@ func (a *Agent) Plan(ctx context.Context) error {
 		return err
 	}
 	a.tree.Reset(a.nu, a.past[len(a.past)-1].s)
+	a.matN = 1
+	// The tree will hold 1 + Iterations·|U| nodes, of which at most
+	// Iterations are expanded: reserve them once (the buffers are reused
+	// by every later Plan), so that planning does not copy growing slices.
+	if need := min(1+a.opts.Iterations*a.nu, maxReserve); cap(a.tree.Nodes) < need {
+		a.tree.Nodes = append(make([]Node, 0, need), a.tree.Nodes...)
+		a.qsAt = append(make([]int, 0, need), a.qsAt...)
+	}
+	if need := min(a.opts.Iterations*a.ns, maxReserve*4); cap(a.qsBuf) < need {
+		a.qsBuf = make([]float64, 0, need)
+	}
 	for it := 0; it < a.opts.Iterations; it++ {
 		if it&63 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -111,7 +126,58 @@ func (a *Agent) Plan(ctx context.Context) error {
 }
 
 // Iterate performs one planning iteration on the current tree.
+//
+// With local inference (the default) the new nodes are evaluated in
+// compact form: their posteriors are computed in scratch buffers, and only
+// the posterior Q(S_K) of a node K that is selected for expansion is kept
+// (it is the parent belief of K's children). The variables S_I, O_I and
+// their factors Cat(B̄_I), Cat(Ā) are added to the graph when the tree is
+// looked at (Graph, Tree, LabelTree), with the same posteriors: local
+// inference on a new node reads nothing but its parent's Q(S), so the
+// graph changes nothing in the numbers, and planning does not pay for
+// about 1 KB of graph objects per node that it would free after acting
+// (docs/benchmarks.md). With global inference the nodes go into the graph
+// at once, as global VMP needs them there.
 func (a *Agent) Iterate(ctx context.Context) error {
+	if a.opts.GlobalInference {
+		return a.iterateGraph(ctx)
+	}
+	k := a.tree.Select(a.opts.Exploration)
+	qk, err := a.nodeProbs(k)
+	if err != nil {
+		return err
+	}
+	ns := a.ns
+	roll := a.opts.Rollouts > 0
+	for u := range a.nu {
+		if err := a.infer(qk, u); err != nil {
+			return err
+		}
+		a.costs[u] = a.cost(a.qs, a.qo)
+		if roll {
+			copy(a.kids[u*ns:(u+1)*ns], a.qs)
+		}
+	}
+	if roll {
+		for u := range a.nu {
+			g, err := a.rollouts(a.kids[u*ns:(u+1)*ns], a.costs[u])
+			if err != nil {
+				return err
+			}
+			a.costs[u] = g
+		}
+	}
+	a.tree.AddChildren(k, a.costs)
+	for range a.nu {
+		a.qsAt = append(a.qsAt, -1)
+	}
+	a.tree.Propagate(k, a.opts.Propagation)
+	return nil
+}
+
+// iterateGraph is Iterate with global inference: the new nodes are added
+// to the graph and VMP runs on the whole graph.
+func (a *Agent) iterateGraph(ctx context.Context) error {
 	k := a.tree.Select(a.opts.Exploration)
 	parent := a.tree.Nodes[k].S
 	first := len(a.tree.Nodes)
@@ -121,27 +187,19 @@ func (a *Agent) Iterate(ctx context.Context) error {
 			return err
 		}
 		a.future = append(a.future, s, o)
-		a.tmp = append(a.tmp[:0], s, o)
-		if a.opts.GlobalInference {
-			continue
-		}
-		if err := a.infer(ctx, parent, u, s, o); err != nil {
-			return err
-		}
-		a.costs[u] = a.cost(s.Probs(), o.Probs())
 	}
-	if a.opts.GlobalInference {
-		if _, err := schedule.Run(ctx, a.g, &schedule.Settings{Iterations: a.opts.VMPIterations, Tolerance: a.opts.VMPTolerance}); err != nil {
-			return fmt.Errorf("btai: global inference: %w", err)
-		}
-		for u := range a.nu {
-			s, o := a.future[len(a.future)-2*a.nu+2*u], a.future[len(a.future)-2*a.nu+2*u+1]
-			a.costs[u] = a.cost(s.Probs(), o.Probs())
-		}
+	if _, err := schedule.Run(ctx, a.g, &schedule.Settings{Iterations: a.opts.VMPIterations, Tolerance: a.opts.VMPTolerance}); err != nil {
+		return fmt.Errorf("btai: global inference: %w", err)
+	}
+	ns := a.ns
+	for u := range a.nu {
+		s, o := a.future[len(a.future)-2*a.nu+2*u], a.future[len(a.future)-2*a.nu+2*u+1]
+		a.costs[u] = a.cost(s.Probs(), o.Probs())
+		copy(a.kids[u*ns:(u+1)*ns], s.Probs())
 	}
 	if a.opts.Rollouts > 0 {
 		for u := range a.nu {
-			g, err := a.rollouts(ctx, a.future[len(a.future)-2*a.nu+2*u], a.costs[u])
+			g, err := a.rollouts(a.kids[u*ns:(u+1)*ns], a.costs[u])
 			if err != nil {
 				return err
 			}
@@ -153,7 +211,69 @@ func (a *Agent) Iterate(ctx context.Context) error {
 		n := &a.tree.Nodes[first+u]
 		n.S, n.O = a.future[len(a.future)-2*a.nu+2*u], a.future[len(a.future)-2*a.nu+2*u+1]
 	}
+	a.matN = len(a.tree.Nodes)
 	a.tree.Propagate(k, a.opts.Propagation)
+	return nil
+}
+
+// nodeProbs returns Q(S_K) for node k of the planning tree. The root's is
+// the present belief; a node that has been selected for expansion has its
+// posterior stored; otherwise it is computed from its parent's (which is
+// stored, the parent being expanded) exactly as when the node was created,
+// and stored.
+func (a *Agent) nodeProbs(k int) ([]float64, error) {
+	n := &a.tree.Nodes[k]
+	if k == 0 || n.S != nil {
+		return n.S.Probs(), nil
+	}
+	ns := a.ns
+	if off := a.qsAt[k]; off >= 0 {
+		return a.qsBuf[off : off+ns], nil
+	}
+	qp, err := a.nodeProbs(n.Parent)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.infer(qp, n.Action); err != nil {
+		return nil, err
+	}
+	off := len(a.qsBuf)
+	a.qsBuf = append(a.qsBuf, a.qs...)
+	a.qsAt[k] = off
+	return a.qsBuf[off : off+ns], nil
+}
+
+// materialize adds the planning tree's nodes that are not in the graph yet
+// to it (see Iterate): for each node, in creation order, S_I with its
+// factor Cat(B̄_I) to the parent's S, and O_I with Cat(Ā), their
+// posteriors being recomputed exactly as at expansion.
+func (a *Agent) materialize() error {
+	if a.g == nil || len(a.tree.Nodes) == 0 {
+		return nil
+	}
+	for i := max(a.matN, 1); i < len(a.tree.Nodes); i++ {
+		n := &a.tree.Nodes[i]
+		qp, err := a.nodeProbs(n.Parent)
+		if err != nil {
+			return err
+		}
+		if err := a.infer(qp, n.Action); err != nil {
+			return err
+		}
+		s, o, err := a.expand(a.tree.Nodes[n.Parent].S, n.Action)
+		if err != nil {
+			return err
+		}
+		a.future = append(a.future, s, o)
+		if err := s.SetProbs(a.qs); err != nil {
+			return err
+		}
+		if err := o.SetProbs(a.qo); err != nil {
+			return err
+		}
+		n.S, n.O = s, o
+		a.matN = i + 1
+	}
 	return nil
 }
 
@@ -175,12 +295,12 @@ func (a *Agent) expand(parent *ffg.Variable, u int) (s, o *ffg.Variable, err err
 	return s, o, nil
 }
 
-// infer computes Q(S_I) and Q(O_I) for a new node: exactly by prediction,
-// or by VMP on the new nodes, initialised at the prediction.
-func (a *Agent) infer(ctx context.Context, parent *ffg.Variable, u int, s, o *ffg.Variable) error {
+// infer computes Q(S_I) and Q(O_I) of a new node for action u below a
+// parent with posterior qp into a.qs and a.qo: exactly by prediction, or
+// by VMP on the new nodes, initialised at the prediction.
+func (a *Agent) infer(qp []float64, u int) error {
 	ns := a.ns
 	b := a.bbar[u*ns*ns : (u+1)*ns*ns]
-	qp := parent.Probs()
 	for n := range ns {
 		row := b[n*ns : (n+1)*ns]
 		acc := 0.0
@@ -191,14 +311,9 @@ func (a *Agent) infer(ctx context.Context, parent *ffg.Variable, u int, s, o *ff
 	}
 	a.predictObs(a.qo, a.qs)
 	if a.opts.Inference == VMP {
-		if err := a.vmp(qp, u); err != nil {
-			return err
-		}
+		return a.vmp(qp, u)
 	}
-	if err := s.SetProbs(a.qs); err != nil {
-		return err
-	}
-	return o.SetProbs(a.qo)
+	return nil
 }
 
 // vmp iterates the paper's mean-field updates for a newly expanded node
@@ -302,28 +417,22 @@ func (a *Agent) predictObs(dst, q []float64) {
 }
 
 // rollouts returns g_I^average of Algorithm 1: the mean over N roll-outs
-// of g_I plus the costs of K nodes expanded below S_I with uniformly drawn
-// actions. Roll-out nodes are removed afterwards.
-func (a *Agent) rollouts(ctx context.Context, from *ffg.Variable, g float64) (float64, error) {
+// of g_I plus the costs of K nodes expanded below S_I (whose posterior is
+// from) with uniformly drawn actions. Roll-out nodes are evaluated in
+// scratch buffers and never enter the graph or the tree.
+func (a *Agent) rollouts(from []float64, g float64) (float64, error) {
 	total := 0.0
 	for range a.opts.Rollouts {
-		sum, cur := g, from
-		a.roll = a.roll[:0]
+		sum := g
+		copy(a.cur, from)
 		for range a.opts.RolloutLength {
 			u := a.rng.IntN(a.nu)
-			s, o, err := a.expand(cur, u)
-			if err != nil {
+			if err := a.infer(a.cur, u); err != nil {
 				return 0, err
 			}
-			a.roll = append(a.roll, s, o)
-			a.tmp = append(a.tmp[:0], s, o)
-			if err := a.infer(ctx, cur, u, s, o); err != nil {
-				return 0, err
-			}
-			sum += a.cost(s.Probs(), o.Probs())
-			cur = s
+			sum += a.cost(a.qs, a.qo)
+			copy(a.cur, a.qs)
 		}
-		a.g.RemoveVariables(a.roll...)
 		total += sum
 	}
 	return total / float64(a.opts.Rollouts), nil
@@ -338,6 +447,7 @@ func (a *Agent) SelectAction() int {
 // LabelTree sets DOT labels and per-depth clusters on the planning tree's
 // variables: each S_I shows its multi-index, visits n and average cost ḡ.
 func (a *Agent) LabelTree(actionName func(int) string) {
+	a.materialized()
 	var path []int
 	for i := 1; i < len(a.tree.Nodes); i++ {
 		n := &a.tree.Nodes[i]
