@@ -50,6 +50,10 @@ type Agent struct {
 	bfl   []float64 // B̄ floored, [u][next*ns+prev]: the future's B factors
 	logA  []float64 // ln of floored Ā, [o*ns+s] (the future's Å: its A factor is the literal Cat(Ā))
 	logB  []float64 // ln of floored B̄, [u][next*ns+prev]
+	aT    []float64 // Ā transposed, [s*no+o]
+	logAT []float64 // ln of floored Ā transposed, [s*no+o]
+	bT    []float64 // B̄ transposed, [u][prev*ns+next]
+	logBT []float64 // ln of floored B̄ transposed, [u][prev*ns+next]
 	logC  []float64 // ln C(o)
 	logCS []float64 // ln C_states(s) (uniform when absent)
 
@@ -67,11 +71,12 @@ type Agent struct {
 	// Compact planning tree (see Iterate): qsAt[k] is the offset in qsBuf
 	// of the stored Q(S_K) of node k, -1 if not stored; the nodes before
 	// matN are in the graph.
-	qsBuf  []float64
-	qsAt   []int
-	matN   int
-	matErr error
-	t      int // time step of the present
+	qsBuf   []float64
+	qsAt    []int
+	matN    int
+	matErr  error
+	keepAll bool // Q(S) of every node is stored, not only of expanded ones
+	t       int  // time step of the present
 }
 
 type step struct {

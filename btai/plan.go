@@ -80,12 +80,79 @@ func (a *Agent) prepareFuture() error {
 			}
 		}
 	}
+	// Transposed copies, so that every matrix-vector product of a planning
+	// iteration runs over contiguous rows with one accumulator per output
+	// (see infer).
+	a.aT = transpose(a.aT, a.abar, no, ns)
+	a.logAT = transpose(a.logAT, a.logA, no, ns)
+	if a.bT == nil {
+		a.bT = make([]float64, nu*ns*ns)
+		a.logBT = make([]float64, nu*ns*ns)
+	}
+	for u := range nu {
+		blk := u * ns * ns
+		transpose(a.bT[blk:blk+ns*ns], a.bbar[blk:blk+ns*ns], ns, ns)
+		transpose(a.logBT[blk:blk+ns*ns], a.logB[blk:blk+ns*ns], ns, ns)
+	}
 	return nil
+}
+
+// transpose returns the n×m transpose of the m×n row-major matrix x, in
+// dst's storage when it is large enough.
+func transpose(dst, x []float64, m, n int) []float64 {
+	if cap(dst) < m*n {
+		dst = make([]float64, m*n)
+	}
+	dst = dst[:m*n]
+	for i := range m {
+		for j := range n {
+			dst[j*m+i] = x[i*n+j]
+		}
+	}
+	return dst
+}
+
+// mulT sets dst = M q where mt is the transpose of M (row p of mt is
+// column p of M): dst[i] = Σ_p q[p] M[i][p], summed in the order p = 0,
+// 1, ... exactly as a dot product of row i with q would be (same
+// rounding), but with len(dst) independent accumulators instead of one
+// dependent chain of additions, which is what makes it fast.
+func mulT(dst, mt, q []float64) {
+	n := len(dst)
+	clear(dst)
+	for p, w := range q {
+		if w == 0 {
+			continue // adds ±0 to every entry: no change (dst is never -0)
+		}
+		row := mt[p*n : (p+1)*n : (p+1)*n]
+		axpy(dst, w, row)
+	}
+}
+
+// axpy sets dst[i] += w·x[i], unrolled by four (each entry is still one
+// multiply and one add: the same rounding as the plain loop).
+func axpy(dst []float64, w float64, x []float64) {
+	x = x[:len(dst)]
+	i := 0
+	for ; i+4 <= len(dst); i += 4 {
+		d, r := dst[i:i+4:i+4], x[i:i+4:i+4]
+		d[0] += w * r[0]
+		d[1] += w * r[1]
+		d[2] += w * r[2]
+		d[3] += w * r[3]
+	}
+	for ; i < len(dst); i++ {
+		dst[i] += w * x[i]
+	}
 }
 
 // maxReserve bounds the number of tree nodes Plan reserves room for at
 // once (about 80 MB of nodes); bigger trees grow by appending.
 const maxReserve = 1 << 20
+
+// keepAllFloats bounds the stored posteriors of a planning tree for which
+// every node's Q(S) is kept (4 MB, 1,000 iterations on a 22-state maze).
+const keepAllFloats = 1 << 19
 
 // Plan runs Options.Iterations planning iterations from the present state
 // (paper Algorithm 2, inner loop): selection, expansion of all actions of
@@ -109,7 +176,15 @@ func (a *Agent) Plan(ctx context.Context) error {
 		a.tree.Nodes = append(make([]Node, 0, need), a.tree.Nodes...)
 		a.qsAt = append(make([]int, 0, need), a.qsAt...)
 	}
-	if need := min(a.opts.Iterations*a.ns, maxReserve*4); cap(a.qsBuf) < need {
+	// Q(S) of every node is kept when that takes at most keepAllFloats;
+	// otherwise only for expanded nodes, and a selected leaf's is computed
+	// again (one more inference per iteration, same numbers).
+	need := a.opts.Iterations * a.ns
+	a.keepAll = a.opts.Iterations*a.nu*a.ns <= keepAllFloats
+	if a.keepAll {
+		need *= a.nu
+	}
+	if need = min(need, maxReserve*4); cap(a.qsBuf) < need {
 		a.qsBuf = make([]float64, 0, need)
 	}
 	for it := 0; it < a.opts.Iterations; it++ {
@@ -149,6 +224,7 @@ func (a *Agent) Iterate(ctx context.Context) error {
 	}
 	ns := a.ns
 	roll := a.opts.Rollouts > 0
+	base := len(a.qsBuf)
 	for u := range a.nu {
 		if err := a.infer(qk, u); err != nil {
 			return err
@@ -156,6 +232,9 @@ func (a *Agent) Iterate(ctx context.Context) error {
 		a.costs[u] = a.cost(a.qs, a.qo)
 		if roll {
 			copy(a.kids[u*ns:(u+1)*ns], a.qs)
+		}
+		if a.keepAll {
+			a.qsBuf = append(a.qsBuf, a.qs...)
 		}
 	}
 	if roll {
@@ -168,8 +247,12 @@ func (a *Agent) Iterate(ctx context.Context) error {
 		}
 	}
 	a.tree.AddChildren(k, a.costs)
-	for range a.nu {
-		a.qsAt = append(a.qsAt, -1)
+	for u := range a.nu {
+		if a.keepAll {
+			a.qsAt = append(a.qsAt, base+u*ns)
+		} else {
+			a.qsAt = append(a.qsAt, -1)
+		}
 	}
 	a.tree.Propagate(k, a.opts.Propagation)
 	return nil
@@ -300,15 +383,7 @@ func (a *Agent) expand(parent *ffg.Variable, u int) (s, o *ffg.Variable, err err
 // by VMP on the new nodes, initialised at the prediction.
 func (a *Agent) infer(qp []float64, u int) error {
 	ns := a.ns
-	b := a.bbar[u*ns*ns : (u+1)*ns*ns]
-	for n := range ns {
-		row := b[n*ns : (n+1)*ns]
-		acc := 0.0
-		for p, w := range qp {
-			acc += w * row[p]
-		}
-		a.qs[n] = acc
-	}
+	mulT(a.qs, a.bT[u*ns*ns:(u+1)*ns*ns], qp)
 	a.predictObs(a.qo, a.qs)
 	if a.opts.Inference == VMP {
 		return a.vmp(qp, u)
@@ -332,13 +407,10 @@ func (a *Agent) infer(qp []float64, u int) error {
 // Options.VMPTolerance or Options.VMPIterations sweeps), written out for
 // one categorical pair so that a planning iteration does not pay for the
 // generic tensor contractions (TestVMPMatchesSchedule checks the two
-// agree). Products follow the 0·(-Inf) = 0 convention of messages.
+// agree). Every logarithm is finite (floorColumns), so no 0·(-Inf) arises.
 func (a *Agent) vmp(qp []float64, u int) error {
-	ns, no := a.ns, a.no
-	lb := a.logB[u*ns*ns : (u+1)*ns*ns]
-	for n := range ns {
-		a.mpar[n] = dot0(lb[n*ns:(n+1)*ns], qp)
-	}
+	ns := a.ns
+	mulT(a.mpar, a.logBT[u*ns*ns:(u+1)*ns*ns], qp)
 	// schedule.Local also evaluates F at the start; that value only
 	// matters if the prediction is already the fixed point, where one more
 	// sweep changes nothing, so it is skipped (saves ns+no logarithms).
@@ -349,19 +421,14 @@ func (a *Agent) vmp(qp []float64, u int) error {
 			if w == 0 {
 				continue
 			}
-			row := a.logA[o*ns : (o+1)*ns]
-			for s := range a.etaS {
-				a.etaS[s] += w * row[s]
-			}
+			axpy(a.etaS, w, a.logA[o*ns:(o+1)*ns])
 		}
-		zs := expfam.Softmax(a.qs, a.etaS)
+		zs := softmax(a.qs, a.etaS)
 		if math.IsNaN(zs) {
 			return fmt.Errorf("btai: local inference: Q(S_I) undefined: every state is impossible under B̄[%d] given Q(S_parent) (mean-field VMP needs B̄ > 0 where Q(S_parent) > 0; use predictive inference)", u)
 		}
-		for o := range no {
-			a.etaO[o] = dot0(a.logA[o*ns:(o+1)*ns], a.qs)
-		}
-		zo := expfam.Softmax(a.qo, a.etaO)
+		mulT(a.etaO, a.logAT, a.qs)
+		zo := softmax(a.qo, a.etaO)
 		if math.IsNaN(zo) {
 			return fmt.Errorf("btai: local inference: Q(O_I) undefined: every observation is impossible under Ā given Q(S_I)")
 		}
@@ -384,36 +451,42 @@ func (a *Agent) vmp(qp []float64, u int) error {
 	return nil
 }
 
-// dot0 returns Σ_k v[k] x[k] with 0·(-Inf) = 0.
-func dot0(x, v []float64) float64 {
-	x = x[:len(v)]
-	s := 0.0
-	for k, w := range v {
-		s += w * x[k]
-	}
-	if s == s {
-		return s
-	}
-	s = 0
-	for k, w := range v {
-		if w != 0 {
-			s += w * x[k]
+// softmax is expfam.Softmax for the planning loop: the same operations in
+// the same order (maximum at its first index, exp(x - m) elsewhere summed in
+// index order, division by 1 + r, m + ln(1 + r)), hence the same results bit
+// for bit, without the generic checks; it returns NaN where expfam.Softmax
+// does (no finite maximum, or a NaN entry), leaving dst unspecified.
+func softmax(dst, eta []float64) float64 {
+	eta = eta[:len(dst)]
+	m, im := math.Inf(-1), -1
+	for i, x := range eta {
+		if x > m || im < 0 {
+			m, im = x, i
 		}
 	}
-	return s
+	if m-m != 0 {
+		return math.NaN()
+	}
+	r := 0.0
+	for i, x := range eta {
+		if i == im {
+			dst[i] = 1
+			continue
+		}
+		e := math.Exp(x - m)
+		dst[i] = e
+		r += e
+	}
+	z := 1 + r
+	for i := range dst {
+		dst[i] /= z
+	}
+	return m + math.Log1p(r)
 }
 
 // predictObs writes Ā q into dst.
 func (a *Agent) predictObs(dst, q []float64) {
-	ns := a.ns
-	for o := range dst {
-		row := a.abar[o*ns : (o+1)*ns]
-		acc := 0.0
-		for s, w := range q {
-			acc += w * row[s]
-		}
-		dst[o] = acc
-	}
+	mulT(dst, a.aT, q)
 }
 
 // rollouts returns g_I^average of Algorithm 1: the mean over N roll-outs
