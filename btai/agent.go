@@ -54,6 +54,7 @@ type Agent struct {
 	logAT []float64 // ln of floored Ā transposed, [s*no+o]
 	bT    []float64 // B̄ transposed, [u][prev*ns+next]
 	logBT []float64 // ln of floored B̄ transposed, [u][prev*ns+next]
+	abT   []float64 // (Ā B̄_u) transposed, [u][prev*no+o]
 	logC  []float64 // ln C(o)
 	logCS []float64 // ln C_states(s) (uniform when absent)
 
@@ -71,12 +72,15 @@ type Agent struct {
 	// Compact planning tree (see Iterate): qsAt[k] is the offset in qsBuf
 	// of the stored Q(S_K) of node k, -1 if not stored; the nodes before
 	// matN are in the graph.
-	qsBuf   []float64
-	qsAt    []int
-	matN    int
-	matErr  error
-	keepAll bool // Q(S) of every node is stored, not only of expanded ones
-	t       int  // time step of the present
+	qsBuf     []float64
+	qsAt      []int
+	matN      int
+	matErr    error
+	keepAll   bool      // Q(S) of every node is stored, not only of expanded ones
+	ring      []float64 // otherwise Q(S) of the newest nodes, [slot*ns+s]
+	ringAt    []int     // node index in each ring slot, -1 when empty
+	keepLimit int       // keepAllFloats (tests lower it)
+	t         int       // time step of the present
 }
 
 type step struct {
@@ -141,6 +145,7 @@ func NewAgent(m *aci.POMDP, opts *Options, rng *rand.Rand) (*Agent, error) {
 	a.qf = make([]float64, a.no)
 	a.kids = make([]float64, a.nu*a.ns)
 	a.cur = make([]float64, a.ns)
+	a.keepLimit = keepAllFloats
 	return a, nil
 }
 

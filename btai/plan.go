@@ -94,6 +94,16 @@ func (a *Agent) prepareFuture() error {
 		transpose(a.bT[blk:blk+ns*ns], a.bbar[blk:blk+ns*ns], ns, ns)
 		transpose(a.logBT[blk:blk+ns*ns], a.logB[blk:blk+ns*ns], ns, ns)
 	}
+	// abT[u][p*no+o] = (Ā B̄_u)[o][p]: column p of B̄_u pushed through Ā.
+	if a.abT == nil {
+		a.abT = make([]float64, nu*ns*no)
+	}
+	for u := range nu {
+		for p := range ns {
+			col := a.abT[(u*ns+p)*no : (u*ns+p+1)*no]
+			mulT(col, a.aT, a.bT[(u*ns+p)*ns:(u*ns+p+1)*ns])
+		}
+	}
 	return nil
 }
 
@@ -154,6 +164,10 @@ const maxReserve = 1 << 20
 // every node's Q(S) is kept (4 MB, 1,000 iterations on a 22-state maze).
 const keepAllFloats = 1 << 19
 
+// ringNodes is the number of most recently created nodes whose Q(S) is
+// remembered when not every node's is kept.
+const ringNodes = 1024
+
 // Plan runs Options.Iterations planning iterations from the present state
 // (paper Algorithm 2, inner loop): selection, expansion of all actions of
 // the selected leaf, inference on the new nodes, cost evaluation (with
@@ -180,9 +194,16 @@ func (a *Agent) Plan(ctx context.Context) error {
 	// otherwise only for expanded nodes, and a selected leaf's is computed
 	// again (one more inference per iteration, same numbers).
 	need := a.opts.Iterations * a.ns
-	a.keepAll = a.opts.Iterations*a.nu*a.ns <= keepAllFloats
+	a.keepAll = a.opts.Iterations*a.nu*a.ns <= a.keepLimit
 	if a.keepAll {
 		need *= a.nu
+	}
+	if !a.keepAll && a.ring == nil {
+		a.ring = make([]float64, ringNodes*a.ns)
+		a.ringAt = make([]int, ringNodes)
+	}
+	for i := range a.ringAt {
+		a.ringAt[i] = -1
 	}
 	if need = min(need, maxReserve*4); cap(a.qsBuf) < need {
 		a.qsBuf = make([]float64, 0, need)
@@ -235,6 +256,12 @@ func (a *Agent) Iterate(ctx context.Context) error {
 		}
 		if a.keepAll {
 			a.qsBuf = append(a.qsBuf, a.qs...)
+		} else {
+			// Remember the newest nodes' Q(S): a node selected soon after
+			// its creation need not be inferred again (nodeProbs).
+			slot := (len(a.tree.Nodes) + u) % ringNodes
+			copy(a.ring[slot*ns:(slot+1)*ns], a.qs)
+			a.ringAt[slot] = len(a.tree.Nodes) + u
 		}
 	}
 	if roll {
@@ -313,6 +340,12 @@ func (a *Agent) nodeProbs(k int) ([]float64, error) {
 	if off := a.qsAt[k]; off >= 0 {
 		return a.qsBuf[off : off+ns], nil
 	}
+	off := len(a.qsBuf)
+	if slot := k % ringNodes; a.ringAt != nil && a.ringAt[slot] == k {
+		a.qsBuf = append(a.qsBuf, a.ring[slot*ns:(slot+1)*ns]...)
+		a.qsAt[k] = off
+		return a.qsBuf[off : off+ns], nil
+	}
 	qp, err := a.nodeProbs(n.Parent)
 	if err != nil {
 		return nil, err
@@ -320,7 +353,6 @@ func (a *Agent) nodeProbs(k int) ([]float64, error) {
 	if err := a.infer(qp, n.Action); err != nil {
 		return nil, err
 	}
-	off := len(a.qsBuf)
 	a.qsBuf = append(a.qsBuf, a.qs...)
 	a.qsAt[k] = off
 	return a.qsBuf[off : off+ns], nil
@@ -381,13 +413,21 @@ func (a *Agent) expand(parent *ffg.Variable, u int) (s, o *ffg.Variable, err err
 // infer computes Q(S_I) and Q(O_I) of a new node for action u below a
 // parent with posterior qp into a.qs and a.qo: exactly by prediction, or
 // by VMP on the new nodes, initialised at the prediction.
+//
+// VMP's first sweep updates Q(S_I) from Q(O_I) and the parent before it
+// reads Q(S_I), so the predicted Q(S_I) is not needed there: the start
+// Q(O_I) = Ā B̄_u Q(S_parent) is computed with the product Ā B̄_u formed
+// once per planning step (abT), one |O|×|S| product per node instead of
+// |S|×|S| + |O|×|S|. This is the same number up to rounding (a different
+// association of the sums); see TestVMPStartAssociation.
 func (a *Agent) infer(qp []float64, u int) error {
-	ns := a.ns
-	mulT(a.qs, a.bT[u*ns*ns:(u+1)*ns*ns], qp)
-	a.predictObs(a.qo, a.qs)
+	ns, no := a.ns, a.no
 	if a.opts.Inference == VMP {
+		mulT(a.qo, a.abT[u*ns*no:(u+1)*ns*no], qp)
 		return a.vmp(qp, u)
 	}
+	mulT(a.qs, a.bT[u*ns*ns:(u+1)*ns*ns], qp)
+	a.predictObs(a.qo, a.qs)
 	return nil
 }
 

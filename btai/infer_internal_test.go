@@ -1,0 +1,232 @@
+package btai
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/arbor-ai/arbor/aci"
+)
+
+func randDistInternal(rng *rand.Rand, n int) []float64 {
+	p := make([]float64, n)
+	s := 0.0
+	for i := range p {
+		p[i] = rng.Float64() + 0.01
+		s += p[i]
+	}
+	for i := range p {
+		p[i] /= s
+	}
+	return p
+}
+
+func randModelInternal(t *testing.T, rng *rand.Rand, ns, no, nu int) *aci.POMDP {
+	t.Helper()
+	sp := aci.Spec{NumStates: ns, NumObs: no, NumActions: nu, C: randDistInternal(rng, no), D: randDistInternal(rng, ns)}
+	sp.A = make([]float64, no*ns)
+	for s := range ns {
+		for o, p := range randDistInternal(rng, no) {
+			sp.A[o*ns+s] = p
+		}
+	}
+	sp.B = make([]float64, nu*ns*ns)
+	for u := range nu {
+		for p := range ns {
+			for n, q := range randDistInternal(rng, ns) {
+				sp.B[(u*ns+n)*ns+p] = q
+			}
+		}
+	}
+	m, err := aci.NewPOMDP(sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestVMPStartAssociation checks the one place where the planning loop
+// does not compute bit for bit what the straightforward formulation does:
+// VMP starts from Q(O_I) = (Ā B̄_u) Q(S_parent) with the product Ā B̄_u
+// formed once per planning step, instead of Ā (B̄_u Q(S_parent)). The two
+// are equal in exact arithmetic; in floating point they differ by a few
+// ulps (|O|·|S| terms of size <= 1, so about 1e-15), and the VMP fixed-point
+// iteration started from either must end at the same posteriors to 1e-12
+// (the same number of sweeps: the stopping rule |ΔF| < 1e-9 would have to
+// fall within 1e-15 of its threshold to differ). The reference is written
+// out here: B̄_u q by explicit sums over the parent state, then Ā times
+// that, then Agent.vmp. Random POMDPs of several sizes, random parent
+// beliefs, every action.
+func TestVMPStartAssociation(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 4))
+	worst := 0.0
+	for _, dims := range [][3]int{{2, 2, 2}, {5, 3, 3}, {22, 10, 5}, {30, 7, 4}} {
+		ns, no, nu := dims[0], dims[1], dims[2]
+		m := randModelInternal(t, rng, ns, no, nu)
+		ag, err := NewAgent(m, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ag.prepareFuture(); err != nil {
+			t.Fatal(err)
+		}
+		for range 50 {
+			qp := randDistInternal(rng, ns)
+			for u := range nu {
+				if err := ag.infer(qp, u); err != nil {
+					t.Fatal(err)
+				}
+				gotS := append([]float64(nil), ag.qs...)
+				gotO := append([]float64(nil), ag.qo...)
+				// Reference start: Q(S) = B̄_u q, Q(O) = Ā Q(S).
+				for n := range ns {
+					acc := 0.0
+					for p := range ns {
+						acc += m.B(u, n, p) * qp[p]
+					}
+					ag.qs[n] = acc
+				}
+				for o := range no {
+					acc := 0.0
+					for s := range ns {
+						acc += m.A(o, s) * ag.qs[s]
+					}
+					ag.qo[o] = acc
+				}
+				if err := ag.vmp(qp, u); err != nil {
+					t.Fatal(err)
+				}
+				for s := range ns {
+					worst = math.Max(worst, math.Abs(gotS[s]-ag.qs[s]))
+				}
+				for o := range no {
+					worst = math.Max(worst, math.Abs(gotO[o]-ag.qo[o]))
+				}
+			}
+		}
+	}
+	t.Logf("largest difference %.3g", worst)
+	if worst > 1e-12 {
+		t.Errorf("posteriors differ by %g, want <= 1e-12", worst)
+	}
+}
+
+// benchAgent is an agent on a random POMDP of the size of 1.maze (22
+// states, 10 observations, 5 actions) with its future caches prepared.
+func benchAgent(b *testing.B, inf Inference) (*Agent, []float64) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	t := &testing.T{}
+	m := randModelInternal(t, rng, 22, 10, 5)
+	o := DefaultOptions()
+	o.Inference = inf
+	ag, err := NewAgent(m, &o, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := ag.prepareFuture(); err != nil {
+		b.Fatal(err)
+	}
+	return ag, randDistInternal(rng, 22)
+}
+
+// BenchmarkInferVMP: local VMP of one new node (start Q(O) = (Ā B̄_u) q,
+// message B̊_u q, sweeps to |ΔF| < 1e-9), 22 states and 10 observations.
+func BenchmarkInferVMP(b *testing.B) {
+	ag, qp := benchAgent(b, VMP)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := ag.infer(qp, 2); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkInferPredictive: Q(S) = B̄_u q and Q(O) = Ā Q(S) for one node.
+func BenchmarkInferPredictive(b *testing.B) {
+	ag, qp := benchAgent(b, Predictive)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := ag.infer(qp, 2); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkMulT: one 22×22 matrix-vector product in the transposed,
+// axpy form used by the planning loop.
+func BenchmarkMulT(b *testing.B) {
+	ag, qp := benchAgent(b, VMP)
+	dst := make([]float64, 22)
+	b.ReportAllocs()
+	for b.Loop() {
+		mulT(dst, ag.bT[:22*22], qp)
+	}
+}
+
+// BenchmarkSoftmax: the planning loop's softmax over 22 natural parameters.
+func BenchmarkSoftmax(b *testing.B) {
+	_, qp := benchAgent(b, VMP)
+	eta := make([]float64, len(qp))
+	for i, p := range qp {
+		eta[i] = math.Log(p)
+	}
+	dst := make([]float64, len(qp))
+	b.ReportAllocs()
+	for b.Loop() {
+		softmax(dst, eta)
+	}
+}
+
+// TestCompactTreeStorage: whether Q(S) is kept for every node, found in
+// the ring of the newest nodes, or computed again from the parent when a
+// leaf is selected, the planning tree must be the same bit for bit (the
+// same inference on the same inputs): every node's costs and visits, and
+// the Q(S_I), Q(O_I) put in the graph by Tree. 300 iterations of 5 actions
+// make 1,500 nodes, more than the ring's 1,024, so all three paths run.
+func TestCompactTreeStorage(t *testing.T) {
+	ctx := context.Background()
+	for _, inf := range []Inference{VMP, Predictive} {
+		var trees [2]*Tree
+		var probs [2][][]float64
+		for i, limit := range []int{keepAllFloats, 0} {
+			m := randModelInternal(t, rand.New(rand.NewPCG(8, 8)), 22, 10, 5)
+			o := DefaultOptions()
+			o.Inference, o.Iterations = inf, 300
+			ag, err := NewAgent(m, &o, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ag.keepLimit = limit
+			if err := ag.Reset(ctx, 1); err != nil {
+				t.Fatal(err)
+			}
+			if err := ag.Plan(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if ag.keepAll != (limit > 0) {
+				t.Fatalf("keepAll %v with limit %d", ag.keepAll, limit)
+			}
+			trees[i] = ag.Tree()
+			if ag.matErr != nil {
+				t.Fatal(ag.matErr)
+			}
+			for _, n := range trees[i].Nodes[1:] {
+				probs[i] = append(probs[i], n.S.Probs(), n.O.Probs())
+			}
+		}
+		for k := range trees[0].Nodes {
+			a, b := trees[0].Nodes[k], trees[1].Nodes[k]
+			if a.Local != b.Local || a.Aggregated != b.Aggregated || a.Visits != b.Visits || a.FirstChild != b.FirstChild {
+				t.Fatalf("%v: node %d differs: %+v and %+v", inf, k, a, b)
+			}
+		}
+		for j := range probs[0] {
+			for i := range probs[0][j] {
+				if probs[0][j][i] != probs[1][j][i] {
+					t.Fatalf("%v: posterior %d differs", inf, j)
+				}
+			}
+		}
+	}
+}
