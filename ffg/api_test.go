@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/arbor-ai/arbor/expfam"
 	"github.com/arbor-ai/arbor/ffg"
@@ -171,13 +175,21 @@ func dotGraph(t *testing.T) *ffg.Graph {
 	_ = o.Observe(1)
 	s.Cluster = "t=0"
 	o.Cluster = "t=0"
+	// A second time step whose transition matrix B is Dirichlet-distributed,
+	// so that the "matrix" interface appears on an edge.
+	bm, _ := g.AddVariable("B", expfam.DirichletFamily, 2, 2)
+	s1, _ := g.AddVariable("s1", expfam.CategoricalFamily, 2)
+	s1.Cluster = "t=1"
 	prior, _ := nodes.NewDirichlet([]float64{1, 1}, []int{2})
 	cat, _ := nodes.NewCategoricalDirichlet(2)
 	tr, _ := nodes.NewTransition([]float64{0.9, 0.2, 0.1, 0.8}, []int{2, 2})
+	bprior, _ := nodes.NewDirichlet([]float64{1, 1, 1, 1}, []int{2, 2})
+	btr, _ := nodes.NewTransitionDirichlet([]int{2, 2})
 	for _, b := range []struct {
 		f    ffg.Factor
 		vars []*ffg.Variable
-	}{{prior, []*ffg.Variable{th}}, {cat, []*ffg.Variable{s, th}}, {tr, []*ffg.Variable{o, s}}} {
+	}{{prior, []*ffg.Variable{th}}, {cat, []*ffg.Variable{s, th}}, {tr, []*ffg.Variable{o, s}},
+		{bprior, []*ffg.Variable{bm}}, {btr, []*ffg.Variable{s1, s, bm}}} {
 		if _, err := g.AddFactor("", b.f, b.vars...); err != nil {
 			t.Fatal(err)
 		}
@@ -199,14 +211,24 @@ func TestWriteDOT(t *testing.T) {
 	out := a.String()
 	for _, want := range []string{
 		`shape="circle"`, `fillcolor="gray"`, `style="filled"`, `label="transition"`, `shape="box"`,
-		`taillabel="matrix"`, `taillabel="in"`, `label="t=0"`, "subgraph cluster_",
+		`label="t=0"`, `label="t=1"`, "subgraph cluster_",
 	} {
-		if want == `taillabel="matrix"` {
-			want = `taillabel="p"`
-		}
 		if !strings.Contains(out, want) {
 			t.Errorf("DOT output lacks %s:\n%s", want, out)
 		}
+	}
+	// Every edge, as "factor label -> variable label: interface name", in
+	// build order: the factors of dotGraph and the interface names of
+	// nodes.Categorical (out, p) and nodes.Transition (out, in, matrix).
+	want := []string{
+		"dirichlet -> theta: out",
+		"categorical -> s: out", "categorical -> theta: p",
+		"transition -> o: out", "transition -> s: in",
+		"dirichlet -> B: out",
+		"transition -> s1: out", "transition -> s: in", "transition -> B: matrix",
+	}
+	if diff := cmp.Diff(want, dotEdges(t, out)); diff != "" {
+		t.Errorf("DOT edges mismatch (-want +got):\n%s\n%s", diff, out)
 	}
 	for _, line := range strings.Split(out, "\n") {
 		if line != "" && strings.TrimSpace(line) == "" {
@@ -225,4 +247,32 @@ func TestWriteDOT(t *testing.T) {
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("dot failed: %v\n%s", err, msg)
 	}
+}
+
+// dotEdges lists the edges of DOT text written by WriteDOT as
+// "tail label -> head label: taillabel", resolving node ids to labels.
+func dotEdges(t *testing.T, out string) []string {
+	t.Helper()
+	nodeRe := regexp.MustCompile(`^\s*(n\d+)\[.*\blabel="([^"]*)"`)
+	edgeRe := regexp.MustCompile(`^\s*(n\d+)->(n\d+)\[.*\btaillabel="([^"]*)"`)
+	labels := map[string]string{}
+	for _, line := range strings.Split(out, "\n") {
+		if m := nodeRe.FindStringSubmatch(line); m != nil {
+			labels[m[1]] = m[2]
+		}
+	}
+	var edges []string
+	for _, line := range strings.Split(out, "\n") {
+		m := edgeRe.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		from, ok1 := labels[m[1]]
+		to, ok2 := labels[m[2]]
+		if !ok1 || !ok2 {
+			t.Fatalf("edge %q between undeclared nodes", line)
+		}
+		edges = append(edges, fmt.Sprintf("%s -> %s: %s", from, to, m[3]))
+	}
+	return edges
 }

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -373,5 +374,44 @@ func TestExampleModelsLoad(t *testing.T) {
 		if code, _, stderr := inferRun(t, "infer", f); code != 0 {
 			t.Errorf("%s: exit %d: %s", f, code, stderr)
 		}
+	}
+}
+
+// TestReadmeErrorExample runs the error example of README.md's "The command
+// line" section from the repository root and compares stderr and the exit
+// status with what the README shows, so the README cannot drift from the
+// real message.
+func TestReadmeErrorExample(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "\n## The command line\n")
+	if !ok {
+		t.Fatal(`README.md has no "## The command line" section`)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	_, block, ok := strings.Cut(section, "```console\n")
+	if !ok {
+		t.Fatal("no ```console block in the command-line section")
+	}
+	block, _, _ = strings.Cut(block, "```")
+	lines := strings.Split(strings.TrimSuffix(block, "\n"), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("console block has %d lines, want command, stderr line, exit status:\n%s", len(lines), block)
+	}
+	cmdline, ok := strings.CutPrefix(lines[0], "$ arbor ")
+	cmdline, ok2 := strings.CutSuffix(cmdline, `; echo "exit $?"`)
+	if !ok || !ok2 {
+		t.Fatalf(`first line %q, want "$ arbor ARGS; echo "exit $?""`, lines[0])
+	}
+	wantCode, err := strconv.Atoi(strings.TrimPrefix(lines[2], "exit "))
+	if err != nil {
+		t.Fatalf("last line %q: %v", lines[2], err)
+	}
+	t.Chdir("../..")
+	code, stdout, stderr := inferRun(t, strings.Fields(cmdline)...)
+	if code != wantCode || stdout != "" || stderr != lines[1]+"\n" {
+		t.Errorf("arbor %s: exit %d, stdout %q, stderr\n%q\nREADME shows exit %d, stderr\n%q", cmdline, code, stdout, stderr, wantCode, lines[1]+"\n")
 	}
 }

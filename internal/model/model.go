@@ -12,6 +12,7 @@ import (
 	"math"
 	"os"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -369,7 +370,7 @@ func addFactor(g *ffg.Graph, fs factorSpec, field string) error {
 			if mv.Family() != expfam.DirichletFamily {
 				return fail("matrix", "variable %q is %s, want dirichlet", name, mv.Family())
 			}
-			if !equalInts(mv.Shape(), shape) {
+			if !slices.Equal(mv.Shape(), shape) {
 				return fail("matrix", "variable %q has shape %v, want %v ([|out|, |in_1|, ...])", name, mv.Shape(), shape)
 			}
 			t, err := nodes.NewTransitionDirichlet(shape)
@@ -383,12 +384,15 @@ func addFactor(g *ffg.Graph, fs factorSpec, field string) error {
 		if err != nil {
 			return &Error{Err: err}
 		}
-		if !equalInts(mshape, shape) {
+		if !slices.Equal(mshape, shape) {
 			return fail("matrix", "shape %v, want %v ([|out|, |in_1|, ...])", mshape, shape)
 		}
 		t, err := nodes.NewTransition(data, shape)
 		if err != nil {
-			return fail("matrix", "%v", trimPrefix(err))
+			// The field already says "matrix": drop the node's own
+			// "transition matrix: " context so the line reads
+			// "....matrix: column [0] sums to 1.1, want 1".
+			return fail("matrix", "%s", strings.TrimPrefix(trimPrefix(err), "transition matrix: "))
 		}
 		f = t
 	case "dirichlet":
@@ -402,7 +406,7 @@ func addFactor(g *ffg.Graph, fs factorSpec, field string) error {
 		if err != nil {
 			return &Error{Err: err}
 		}
-		if !equalInts(shape, out.Shape()) {
+		if !slices.Equal(shape, out.Shape()) {
 			return fail("alpha", "shape %v, want the shape %v of variable %q", shape, out.Shape(), fs.Out)
 		}
 		for j, a := range data {
@@ -475,18 +479,6 @@ func addFactor(g *ffg.Graph, fs factorSpec, field string) error {
 		return fail("", "%v", trimPrefix(err))
 	}
 	return nil
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // trimPrefix drops the "pkg: " prefixes of errors from arbor packages
