@@ -75,8 +75,9 @@ func (s *Settings) resolve() (iters int, tol float64, err error) {
 // variables (in Settings.Order or in the order they were added) until
 // |ΔF| < tolerance or the iteration cap, tracking F after every sweep. It
 // returns the result so far together with an error when an update fails
-// (a *ffg.NaNError names the variable whose update produced a NaN), or when
-// ctx is done.
+// (a *ffg.NaNError names the variable whose update produced a NaN), when F
+// is not finite after a sweep (an *EnergyError names the term responsible),
+// or when ctx is done.
 func Run(ctx context.Context, g *ffg.Graph, s *Settings) (*Result, error) {
 	iters, tol, err := s.resolve()
 	if err != nil {
@@ -91,7 +92,7 @@ func Run(ctx context.Context, g *ffg.Graph, s *Settings) (*Result, error) {
 		}
 		order = s.Order
 	}
-	return sweep(ctx, g, order, iters, tol, g.FreeEnergy)
+	return sweep(ctx, g, order, nil, iters, tol, g.FreeEnergy)
 }
 
 // Local performs local inference: sweeps over vars only (observed ones are
@@ -108,10 +109,13 @@ func Local(ctx context.Context, g *ffg.Graph, vars []*ffg.Variable, s *Settings)
 			return nil, fmt.Errorf("schedule: vars[%d]: variable not in the graph", i)
 		}
 	}
-	return sweep(ctx, g, vars, iters, tol, func() float64 { return g.LocalFreeEnergy(vars) })
+	return sweep(ctx, g, vars, vars, iters, tol, func() float64 { return g.LocalFreeEnergy(vars) })
 }
 
-func sweep(ctx context.Context, g *ffg.Graph, order []*ffg.Variable, iters int, tol float64, energy func() float64) (*Result, error) {
+// sweep runs the sweeps; scope is the set of variables whose terms make up
+// energy (nil: the whole graph), searched for the culprit when F is not
+// finite.
+func sweep(ctx context.Context, g *ffg.Graph, order, scope []*ffg.Variable, iters int, tol float64, energy func() float64) (*Result, error) {
 	res := &Result{FreeEnergy: make([]float64, 0, min(iters, 64))}
 	if ctx == nil {
 		ctx = context.Background()
@@ -132,8 +136,8 @@ func sweep(ctx context.Context, g *ffg.Graph, order []*ffg.Variable, iters int, 
 		f := energy()
 		res.Iterations = it
 		res.FreeEnergy = append(res.FreeEnergy, f)
-		if math.IsNaN(f) {
-			return res, fmt.Errorf("schedule: sweep %d: free energy is NaN", it)
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return res, nonFinite(g, scope, it, f)
 		}
 		if f-prev > tol && f-prev > 1e-12*math.Abs(prev) {
 			res.Increases = append(res.Increases, Increase{Sweep: it, From: prev, To: f})
