@@ -138,6 +138,15 @@ func (o *AgentOptions) resolve(m *POMDP) (AgentOptions, error) {
 	if _, err := NumPolicies(m.nu, r.Horizon, math.MaxInt); err != nil {
 		return r, fmt.Errorf("AgentOptions.Horizon: %w", err)
 	}
+	if r.InferGamma {
+		// The Softmax node of P(pi | gamma) needs finite G, and a zero in
+		// C can make G infinite (package documentation, "Zeros in C").
+		for o, c := range m.c {
+			if c == 0 {
+				return r, fmt.Errorf("AgentOptions.InferGamma: C[%d] is 0; inferring gamma needs every C > 0 (a zero in C makes G = +Inf for the policies that can reach that outcome)", o)
+			}
+		}
+	}
 	return r, nil
 }
 
@@ -213,9 +222,8 @@ type Agent struct {
 // NewAgent returns an agent for the POMDP m. A nil opts means the
 // documented defaults (see AgentOptions). When m has concentrations a, b
 // or d, the agent learns them: they are Dirichlet variables of the graph and
-// EndTrial makes their posterior the next trial's prior. Every
-// concentration must then be > 0 (the graph's Dirichlet variables have no
-// structural zeros).
+// EndTrial makes their posterior the next trial's prior. (NewPOMDP has
+// already checked that every concentration is > 0.)
 func NewAgent(m *POMDP, opts *AgentOptions) (*Agent, error) {
 	if err := checkModel(m); err != nil {
 		return nil, err
@@ -228,17 +236,6 @@ func NewAgent(m *POMDP, opts *AgentOptions) (*Agent, error) {
 		m: m, spec: m.Spec(), opts: o,
 		rng: rand.New(rand.NewPCG(o.Seed, o.Seed^0x9e3779b97f4a7c15)),
 		ns:  m.ns, no: m.no, nu: m.nu,
-	}
-	for _, c := range []struct {
-		field string
-		x     []float64
-		shape []int
-	}{{"a", a.spec.ConcA, []int{a.no, a.ns}}, {"b", a.spec.ConcB, []int{a.nu, a.ns, a.ns}}, {"d", a.spec.ConcD, []int{a.ns}}} {
-		for k, v := range c.x {
-			if !(v > 0) {
-				return nil, fmt.Errorf("%s: %v, want > 0 to learn it", elemName(c.field, c.shape, k), v)
-			}
-		}
 	}
 	if a.spec.ConcA != nil {
 		a.aAlpha = clone(a.spec.ConcA)
@@ -689,7 +686,12 @@ func (a *Agent) inferPolicy(ctx context.Context, plan *Plan, G []float64) error 
 		}
 		p := make([]float64, k)
 		if lz := expfam.Softmax(p, eta); math.IsNaN(lz) || math.IsInf(lz, 0) {
-			return errors.New("C: every policy has G = +Inf (C gives probability 0 to outcomes that every policy predicts)")
+			// Every held policy has G = +Inf: they tie (the limit of
+			// softmax(-gamma min(G, M)) as M grows; package
+			// documentation, "Zeros in C").
+			for i := range p {
+				p[i] = 1 / float64(k)
+			}
 		}
 		c, err := nodes.NewCategorical(p)
 		if err != nil {
@@ -707,11 +709,7 @@ func (a *Agent) inferPolicy(ctx context.Context, plan *Plan, G []float64) error 
 		plan.GammaMean = a.opts.Gamma
 		return nil
 	}
-	for i, g := range G {
-		if math.IsInf(g, 0) || math.IsNaN(g) {
-			return fmt.Errorf("C: policy %v has G = %v; inferring gamma needs finite G (C gives probability 0 to an outcome the policy predicts)", plan.Policies[i].Policy, g)
-		}
-	}
+	// G is finite here: resolve refused InferGamma with a zero in C.
 	gv, err := a.g.AddVariable("gamma", expfam.GammaFamily)
 	if err != nil {
 		return err

@@ -517,13 +517,11 @@ func TestAgentBadInput(t *testing.T) {
 	if _, err := NewAgent(nil, nil); err == nil {
 		t.Error("nil model: no error")
 	}
-	zero, err := NewPOMDP(Spec{NumStates: 2, NumObs: 2, NumActions: 1,
+	// A zero concentration is refused by NewPOMDP already, so no agent
+	// can be built on it.
+	if _, err := NewPOMDP(Spec{NumStates: 2, NumObs: 2, NumActions: 1,
 		A: []float64{1, 0, 0, 1}, B: []float64{1, 0, 0, 1}, C: []float64{0.5, 0.5},
-		ConcD: []float64{1, 0}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := NewAgent(zero, nil); err == nil || !strings.Contains(err.Error(), "d[1]") {
+		ConcD: []float64{1, 0}}); err == nil || !strings.Contains(err.Error(), "d[1]: 0, want > 0") {
 		t.Errorf("zero concentration: error %v, want one naming d[1]", err)
 	}
 
@@ -560,8 +558,10 @@ func TestAgentBadInput(t *testing.T) {
 	}
 }
 
-// TestInferGammaInfiniteG: a target with a zero makes some G infinite, which
-// the Softmax node cannot hold: an error naming C, not a panic or NaN.
+// TestInferGammaInfiniteG: a target with a zero can make G infinite, which
+// the Softmax node cannot hold: NewAgent refuses InferGamma with an error
+// naming C[1] (before, Act failed later, which the command line reported
+// with exit status 1 instead of 2).
 func TestInferGammaInfiniteG(t *testing.T) {
 	m, err := NewPOMDP(Spec{NumStates: 2, NumObs: 2, NumActions: 2,
 		A: []float64{1, 0, 0, 1}, B: []float64{1, 0, 0, 1, 0, 1, 1, 0}, C: []float64{1, 0},
@@ -569,15 +569,8 @@ func TestInferGammaInfiniteG(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ag, err := NewAgent(m, &AgentOptions{InferGamma: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ag.Reset(0); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ag.Act(context.Background()); err == nil || !strings.Contains(err.Error(), "C") {
-		t.Errorf("error %v, want one naming C", err)
+	if _, err := NewAgent(m, &AgentOptions{InferGamma: true}); err == nil || !strings.Contains(err.Error(), "C[1] is 0") {
+		t.Errorf("error %v, want one naming C[1]", err)
 	}
 	// With a fixed gamma the infinite policies just get probability 0.
 	ag2, err := NewAgent(m, nil)
@@ -726,5 +719,34 @@ func TestAgentTopKInferGamma(t *testing.T) {
 	_, _, act := bruteQPi(sp, exactPosterior(sp, 2), 3, gbar, habits)
 	if d := cmp.Diff(act, ag.ActionProbs(), cmpopts.EquateApprox(0, 1e-9)); d != "" {
 		t.Errorf("action marginal mismatch (-want +got):\n%s", d)
+	}
+}
+
+// TestAgentAllPoliciesInfinite: with handModel's A (state 1 shows o0 half
+// the time) and C = [0, 1], every one-step policy from any belief predicts
+// o0 with probability >= 0.5, so every G is +Inf. The policies tie (package
+// documentation, "Zeros in C"): the action distribution is [0.5, 0.5] and
+// argmax takes the first action. Before, Act failed and `arbor aci run`
+// exited with status 1.
+func TestAgentAllPoliciesInfinite(t *testing.T) {
+	sp := handModel(t).Spec()
+	sp.C = []float64{0, 1}
+	m, err := NewPOMDP(sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ag, err := NewAgent(m, &AgentOptions{Horizon: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ag.Reset(1); err != nil {
+		t.Fatal(err)
+	}
+	u, err := ag.Act(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]float64{0.5, 0.5}, ag.ActionProbs(), cmpopts.EquateApprox(0, 1e-12)); u != 0 || d != "" {
+		t.Errorf("action %d, action probabilities mismatch (-want +got):\n%s", u, d)
 	}
 }

@@ -44,6 +44,26 @@
 //     AgentOptions.GraphPolicies policies (the best ones by G); the action
 //     distribution is always the exact marginal over all |U|^T policies.
 //
+// # Zeros in C and in the concentrations
+//
+// A target C (or C_states) may contain zeros: an outcome with C[o] = 0 is
+// forbidden, and KL[Q(o|pi) || C] = +Inf for every policy that gives it a
+// positive predicted probability (Risk, ExpectedFreeEnergy and the policy
+// scores then hold +Inf). The policy posterior is defined as the limit
+// M -> +Inf of softmax(-gamma min(G, M)): a policy with G = +Inf gets
+// q_pi = 0 whenever some policy has a finite G, and when every policy has
+// G = +Inf they all tie and q_pi is uniform (1/|U|^T each, so the action
+// marginal is 1/|U| per action). PolicySet.Posterior, TopPolicies, Eval and
+// Agent (with a fixed gamma) follow this rule; inferring gamma
+// (AgentOptions.InferGamma) needs finite G and NewAgent refuses it when C
+// has a zero. The same rule holds for every command of arbor: G, risk and
+// BTAI costs of +Inf are written as null in JSON.
+//
+// Dirichlet concentrations a, b and d, by contrast, must all be > 0:
+// NewPOMDP and ParsePOMDP reject a 0 naming the element ("a[0][0]: 0,
+// want > 0"), since a Dirichlet with a zero concentration is not a
+// distribution (expfam refuses it, and so would learning).
+//
 // docs/aci.md maps every equation of paper section 4 to the code, explains
 // why the policy-conditioned future is walked rather than held in the graph,
 // and describes the agent's options; examples/tmaze runs the T-maze.

@@ -59,21 +59,10 @@ func checkBelief(m *POMDP, field string, qs []float64) error {
 // qs = Q(s_tau|pi). Terms with Q(o) = 0 contribute 0; Q(o) > 0 with C[o] = 0
 // gives +Inf. Risk does not allocate. It panics if len(qs) != m.NumStates().
 func Risk(m *POMDP, qs []float64) float64 {
-	ns := m.ns
-	if len(qs) != ns {
-		panic(fmt.Sprintf("aci: Risk: len(qs) = %d, want %d", len(qs), ns))
+	if len(qs) != m.ns {
+		panic(fmt.Sprintf("aci: Risk: len(qs) = %d, want %d", len(qs), m.ns))
 	}
-	risk := 0.0
-	for o := range m.no {
-		row := m.a[o*ns : (o+1)*ns]
-		qo := 0.0
-		for s, p := range row {
-			qo += p * qs[s]
-		}
-		if qo > 0 {
-			risk += qo * (math.Log(qo) - m.logC[o])
-		}
-	}
+	risk, _, _ := stepCost(m, qs, nil)
 	return risk
 }
 
@@ -96,27 +85,19 @@ func Ambiguity(m *POMDP, qs []float64) float64 {
 // no concentrations a. It does not allocate and panics if len(qs) !=
 // m.NumStates().
 func Novelty(m *POMDP, qs []float64) float64 {
-	ns := m.ns
-	if len(qs) != ns {
-		panic(fmt.Sprintf("aci: Novelty: len(qs) = %d, want %d", len(qs), ns))
+	if len(qs) != m.ns {
+		panic(fmt.Sprintf("aci: Novelty: len(qs) = %d, want %d", len(qs), m.ns))
 	}
 	if m.wA == nil {
 		return 0
 	}
-	nov := 0.0
-	for o := range m.no {
-		qo, wq := 0.0, 0.0
-		for s := range ns {
-			qo += m.a[o*ns+s] * qs[s]
-			wq += m.wA[o*ns+s] * qs[s]
-		}
-		nov += qo * wq
-	}
+	_, _, nov := stepCost(m, qs, m.wA)
 	return nov
 }
 
 // stepCost computes the risk, ambiguity and (when w != nil) novelty of one
-// step in a single pass over A. It is the DFS kernel: no allocation.
+// step in a single pass over A. It is the DFS kernel and the one
+// implementation behind Risk and Novelty: no allocation.
 func stepCost(m *POMDP, qs []float64, w []float64) (risk, amb, nov float64) {
 	ns := m.ns
 	qs = qs[:ns]

@@ -2,7 +2,10 @@ package aci
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // handModel is the 2-state, 2-observation, 2-action POMDP derived by hand
@@ -178,8 +181,12 @@ func TestExpectedFreeEnergyBadInput(t *testing.T) {
 
 func TestAllPoliciesInfinite(t *testing.T) {
 	// C = [0, 1] (only o1 wanted) but from s0 stay predicts o0 surely and
-	// switch predicts o0 with probability 0.5: every policy has risk +Inf,
-	// q_pi is undefined and both the full and the streaming path say so.
+	// switch predicts o0 with probability 0.5: every policy has risk +Inf.
+	// The rule (package documentation, "Zeros in C") is the limit M -> Inf
+	// of softmax(-gamma min(G, M)): all policies tie at M, so q_pi is
+	// uniform, 1/2 for each of the 2 policies of horizon 1, and the action
+	// marginal is 1/2 per action. Before the rule, both paths returned an
+	// error while `arbor btai plan` printed the infinite costs.
 	sp := handModel(t).Spec()
 	sp.C = []float64{0, 1}
 	m, err := NewPOMDP(sp)
@@ -190,10 +197,82 @@ func TestAllPoliciesInfinite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ps.Posterior(nil, 1); err == nil {
-		t.Error("Posterior: no error")
+	for i, g := range ps.G {
+		if !math.IsInf(g, 1) {
+			t.Fatalf("G[%d] = %v, want +Inf", i, g)
+		}
 	}
-	if _, err := TopPolicies(m, []float64{1, 0}, 1, 1, 1, nil); err == nil {
-		t.Error("TopPolicies: no error")
+	qpi, err := ps.Posterior(nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]float64{0.5, 0.5}, qpi); d != "" {
+		t.Errorf("Posterior mismatch (-want +got):\n%s", d)
+	}
+	rk, err := TopPolicies(m, []float64{1, 0}, 1, 1, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]float64{0.5, 0.5}, rk.ActionProbs); d != "" {
+		t.Errorf("TopPolicies.ActionProbs mismatch (-want +got):\n%s", d)
+	}
+	// The kept policy is the lowest index among the tied ones, policy [0].
+	if len(rk.Best) != 1 || rk.Best[0].Index != 0 || rk.Best[0].QPi != 0.5 {
+		t.Errorf("TopPolicies.Best = %+v, want policy 0 with q_pi 0.5", rk.Best)
+	}
+}
+
+// TestSomePoliciesInfinite: with C = [1, 0] from s0 (handModel), "stay"
+// predicts o0 surely (risk KL[δ0 || C] = 0) and "switch" puts 0.5 on o1,
+// which C forbids (risk +Inf). The limit rule gives the finite policy all
+// the mass: q_pi = [1, 0] on both paths.
+func TestSomePoliciesInfinite(t *testing.T) {
+	sp := handModel(t).Spec()
+	sp.C = []float64{1, 0}
+	m, err := NewPOMDP(sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := EvaluatePolicies(m, []float64{1, 0}, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qpi, err := ps.Posterior(nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]float64{1, 0}, qpi); d != "" {
+		t.Errorf("Posterior mismatch (-want +got):\n%s", d)
+	}
+	rk, err := TopPolicies(m, []float64{1, 0}, 1, 2, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]float64{1, 0}, rk.ActionProbs); d != "" {
+		t.Errorf("TopPolicies.ActionProbs mismatch (-want +got):\n%s", d)
+	}
+}
+
+// TestRiskNoveltyShareStepCost: Risk and Novelty are computed by stepCost,
+// the kernel of ExpectedFreeEnergy; on random beliefs they must agree with
+// it bit for bit (the same arithmetic in the same order), and the
+// hand-derived values of TestExpectedFreeEnergyHand and TestNoveltyHand pin the results.
+func TestRiskNoveltyShareStepCost(t *testing.T) {
+	sp := handModel(t).Spec()
+	sp.ConcA = []float64{3, 1, 1, 2}
+	sp.A = nil
+	m, err := NewPOMDP(sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 100 {
+		x := rng.Float64()
+		qs := []float64{x, 1 - x}
+		r, a, n := stepCost(m, qs, m.wA)
+		if Risk(m, qs) != r || Ambiguity(m, qs) != a || Novelty(m, qs) != n {
+			t.Fatalf("qs %v: Risk, Ambiguity, Novelty = %v, %v, %v; stepCost %v, %v, %v",
+				qs, Risk(m, qs), Ambiguity(m, qs), Novelty(m, qs), r, a, n)
+		}
 	}
 }

@@ -77,7 +77,7 @@ func ParsePOMDP(data []byte) (*POMDP, error) {
 	}
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
-		return nil, fmt.Errorf("unknown field %q (known: A, B, C, D, C_states, a, b, d, actions, observations, states)", unknown[0])
+		return nil, fmt.Errorf("unknown field %s (known: A, B, C, D, C_states, a, b, d, actions, observations, states)", quote(unknown[0]))
 	}
 
 	var f pomdpJSON
@@ -99,11 +99,13 @@ func ParsePOMDP(data []byte) (*POMDP, error) {
 func jsonError(err error) error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
+		// te.Value holds the offending literal ("number 1e999"), which
+		// can be arbitrarily long: shorten it.
 		field := te.Field
 		if field == "" {
-			return fmt.Errorf("invalid JSON: cannot use %s as %v", te.Value, te.Type)
+			return fmt.Errorf("invalid JSON: cannot use %s as %v", shorten(te.Value), te.Type)
 		}
-		return fmt.Errorf("%s: cannot use JSON %s as %v", field, te.Value, te.Type)
+		return fmt.Errorf("%s: cannot use JSON %s as %v", shorten(field), shorten(te.Value), te.Type)
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {

@@ -38,15 +38,16 @@ func TestParsePOMDPValid(t *testing.T) {
 	}
 
 	// Only concentrations: A, B, D are their expectations (normalised
-	// columns): a column [1, 3] gives [0.25, 0.75].
+	// columns): a column [1, 3] gives [0.25, 0.75], a column [1, 1]
+	// gives [0.5, 0.5].
 	m, err = ParsePOMDP([]byte(model(
-		`"a": [[1, 2, 1], [3, 2, 0]]`,
+		`"a": [[1, 2, 1], [3, 2, 1]]`,
 		`"b": [[[1,1,1],[1,1,1],[2,2,2]]]`,
 		`"d": [1, 1, 2]`, okC)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.A(1, 0) != 0.75 || m.A(0, 2) != 1 || m.B(0, 2, 1) != 0.5 || m.D(2) != 0.5 {
+	if m.A(1, 0) != 0.75 || m.A(0, 2) != 0.5 || m.B(0, 2, 1) != 0.5 || m.D(2) != 0.5 {
 		t.Error("expectations of the concentrations wrong")
 	}
 	if a, b, d := m.Learnable(); !a || !b || !d {
@@ -108,8 +109,15 @@ func TestParsePOMDPBadInput(t *testing.T) {
 		{"negative C", model(okA, okB, `"C": [1.1, -0.1]`, okD), "C[1]: negative probability -0.1"},
 		// Concentrations.
 		{"negative a", model(okA, okB, okC, okD, `"a": [[1, 1, -1], [1, 1, 1]]`), "a[0][2]: negative concentration -1"},
-		{"zero a column", model(okA, okB, okC, okD, `"a": [[1, 1, 0], [1, 1, 0]]`), "a: column 2 sums to 0, want > 0"},
-		{"zero d", model(okA, okB, okC, `"d": [0, 0, 0]`), "d: sums to 0, want > 0"},
+		// A concentration of 0 is refused element by element (review
+		// finding: the loader used to accept it and only btai's Dirichlet
+		// nodes or the learning agent refused it later, with other exit
+		// statuses). The first zero in row-major order is named.
+		{"zero a column", model(okA, okB, okC, okD, `"a": [[1, 1, 0], [1, 1, 0]]`), "a[0][2]: 0, want > 0"},
+		{"zero a entry", model(okA, okB, okC, okD, `"a": [[0, 1, 1], [1, 1, 1]]`), "a[0][0]: 0, want > 0"},
+		{"zero b entry", model(okA, okC, okD, `"b": [[[1,1,1],[1,1,1],[1,1,1]], [[1,1,1],[1,1,1],[1,0,1]]]`, `"B": [[[1,0,0],[0,1,0],[0,0,1]], [[0,0,1],[1,0,0],[0,1,0]]]`), "b[1][2][1]: 0, want > 0"},
+		{"zero d", model(okA, okB, okC, `"d": [0, 0, 0]`), "d[0]: 0, want > 0"},
+		{"zero d entry", model(okA, okB, okC, `"d": [1, 0, 1]`), "d[1]: 0, want > 0"},
 		{"negative b", model(okA, okC, okD, `"b": [[[1,1,1],[1,-2,1],[1,1,1]]]`), "b[0][1][1]: negative concentration -2"},
 		{"number overflow", model(okA, okB, okC, `"D": [1e400, 0, 0]`), "D: cannot use JSON number 1e400"},
 	}
@@ -205,4 +213,34 @@ func FuzzParsePOMDP(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestParsePOMDPShortErrors: input that is huge in one place (a 3 MB run of
+// '[', a 100 kB key, number or name) gives an error that still names the
+// field but stays short: before, the key, the number literal and the
+// duplicated name were quoted whole (about 100 kB on one line). 300 bytes is
+// the bound asked for by the review of issue 3.
+func TestParsePOMDPShortErrors(t *testing.T) {
+	long := strings.Repeat("y", 100_000)
+	tests := []struct {
+		name, json, want string
+	}{
+		{"deep nesting", strings.Repeat("[", 3_000_000), "invalid JSON"},
+		{"deep A", `{"A": ` + strings.Repeat("[", 20_000) + strings.Repeat("]", 20_000) + `}`, "invalid JSON"},
+		{"long key", `{"` + long + `": 1}`, `unknown field "yyyy`},
+		{"long number", `{"A": [[1e` + strings.Repeat("9", 100_000) + `]]}`, "A: cannot use JSON number 1e999"},
+		{"long name", model(okA, okB, okC, okD, `"actions": ["`+long+`", "`+long+`"]`), `actions[1]: duplicate name "yyyy`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParsePOMDP([]byte(tt.json))
+			if err == nil {
+				t.Fatal("no error")
+			}
+			msg := err.Error()
+			if len(msg) >= 300 || !strings.Contains(msg, tt.want) {
+				t.Errorf("error of %d bytes %.400q, want < 300 bytes containing %q", len(msg), msg, tt.want)
+			}
+		})
+	}
 }

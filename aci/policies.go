@@ -96,9 +96,12 @@ func (ps *PolicySet) Policies() [][]int {
 }
 
 // Posterior returns q_pi = softmax(-gamma G) in dst (allocated when nil or
-// too short). It returns an error when gamma is not finite and > 0 or when
-// every policy has G = +Inf (C gives probability 0 to an outcome every
-// policy predicts).
+// too short). It returns an error when gamma is not finite and > 0.
+//
+// A policy with G = +Inf (C gives probability 0 to an outcome it can reach)
+// is handled as the limit M -> +Inf of softmax(-gamma min(G, M)): it gets
+// q_pi = 0 when some policy has a finite G, and when every policy has
+// G = +Inf they tie and q_pi is uniform (package documentation, "Zeros in C").
 func (ps *PolicySet) Posterior(dst []float64, gamma float64) ([]float64, error) {
 	if err := checkGamma("gamma", gamma); err != nil {
 		return nil, err
@@ -113,8 +116,14 @@ func (ps *PolicySet) Posterior(dst []float64, gamma float64) ([]float64, error) 
 		dst[i] = -gamma * g
 		mx = math.Max(mx, dst[i])
 	}
-	if math.IsInf(mx, -1) || math.IsNaN(mx) {
-		return nil, errors.New("every policy has G = +Inf: C gives probability 0 to outcomes that every policy predicts")
+	if math.IsInf(mx, -1) {
+		for i := range dst {
+			dst[i] = 1 / float64(n)
+		}
+		return dst, nil
+	}
+	if math.IsNaN(mx) {
+		return nil, errors.New("G: NaN")
 	}
 	sum := 0.0
 	for i, x := range dst {

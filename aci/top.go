@@ -22,7 +22,9 @@ type Ranking struct {
 	// broken by the lower index.
 	Best []RankedPolicy
 	// LogNorm is ln sum_pi exp(-gamma G_pi) over all policies, so that
-	// q_pi = exp(-gamma G_pi - LogNorm).
+	// q_pi = exp(-gamma G_pi - LogNorm). When every policy has G = +Inf it
+	// is -Inf and q_pi is uniform, 1/NumPolicies (package documentation,
+	// "Zeros in C").
 	LogNorm float64
 	// ActionProbs[u] is the sum of q_pi over all policies starting with u.
 	ActionProbs []float64
@@ -107,10 +109,15 @@ func TopPolicies(m *POMDP, qs []float64, horizon, k int, gamma float64, opts *EF
 		total.add(lu[u])
 	}
 	res := &Ranking{NumPolicies: n, LogNorm: total.value(), ActionProbs: make([]float64, nu)}
-	if math.IsInf(res.LogNorm, -1) || math.IsNaN(res.LogNorm) {
-		return nil, errors.New("every policy has G = +Inf: C gives probability 0 to outcomes that every policy predicts")
+	allInf := math.IsInf(res.LogNorm, -1) // every G = +Inf: q_pi uniform (package documentation, "Zeros in C")
+	if math.IsNaN(res.LogNorm) {
+		return nil, errors.New("G: NaN")
 	}
 	for u := range lu {
+		if allInf {
+			res.ActionProbs[u] = float64(stride) / float64(n)
+			continue
+		}
 		res.ActionProbs[u] = math.Exp(lu[u] - res.LogNorm)
 	}
 	// Sort ascending by popping the max-heap from the back.
@@ -126,6 +133,10 @@ func TopPolicies(m *POMDP, qs []float64, horizon, k int, gamma float64, opts *EF
 	for j := range best {
 		b := &best[j]
 		b.Policy = DecodePolicy(flat[j*horizon:(j+1)*horizon:(j+1)*horizon], b.Index, nu, horizon)
+		if allInf {
+			b.QPi = 1 / float64(n)
+			continue
+		}
 		b.QPi = math.Exp(-gamma*b.G - res.LogNorm)
 	}
 	res.Best = best

@@ -3,7 +3,9 @@ package aci
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Private validation helpers. expfam.ValidateDistribution and friends were
@@ -71,8 +73,11 @@ func checkFinite(field, what string, x []float64, shape []int) error {
 	return nil
 }
 
-// checkConc validates optional Dirichlet concentrations: finite, >= 0, every
-// column with a positive sum. It returns a copy (nil for nil input).
+// checkConc validates optional Dirichlet concentrations: every entry finite
+// and > 0 (a Dirichlet concentration of 0 is not a distribution: expfam,
+// nodes and the learning agent all refuse it), so every column has a
+// positive sum. The error names the element, e.g. "a[0][0]: 0, want > 0".
+// It returns a copy (nil for nil input).
 func checkConc(field string, x []float64, shape []int) ([]float64, error) {
 	if x == nil {
 		return nil, nil
@@ -83,19 +88,9 @@ func checkConc(field string, x []float64, shape []int) ([]float64, error) {
 	if err := checkFinite(field, "concentration", x, shape); err != nil {
 		return nil, err
 	}
-	lead, nk, nm := columns(shape)
-	for l := range lead {
-		for j := range nm {
-			sum := 0.0
-			for i := range nk {
-				sum += x[(l*nk+i)*nm+j]
-			}
-			if !(sum > 0) {
-				if len(shape) == 1 {
-					return nil, fmt.Errorf("%s: sums to 0, want > 0", field)
-				}
-				return nil, fmt.Errorf("%s: column %d sums to 0, want > 0", colPrefix(field, shape, l), j)
-			}
+	for k, v := range x {
+		if v == 0 {
+			return nil, fmt.Errorf("%s: 0, want > 0 (a Dirichlet concentration)", elemName(field, shape, k))
 		}
 	}
 	return clone(x), nil
@@ -171,9 +166,35 @@ func checkNames(field string, names []string, n int, what string) ([]string, err
 			return nil, fmt.Errorf("%s[%d]: empty name", field, i)
 		}
 		if j, ok := seen[s]; ok {
-			return nil, fmt.Errorf("%s[%d]: duplicate name %q (also %s[%d])", field, i, s, field, j)
+			return nil, fmt.Errorf("%s[%d]: duplicate name %s (also %s[%d])", field, i, quote(s), field, j)
 		}
 		seen[s] = i
 	}
 	return cloneStrings(names), nil
+}
+
+// maxQuoted is the longest text, in bytes, that an error message quotes
+// from user input (a name, a key, a number literal); longer text is cut so
+// that one bad field cannot make a megabyte-long error line.
+const maxQuoted = 40
+
+// shorten returns s, or its first maxQuoted bytes (cut at a rune
+// boundary) followed by "...(N bytes)" when s is longer.
+func shorten(s string) string {
+	if len(s) <= maxQuoted {
+		return s
+	}
+	cut := maxQuoted
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s...(%d bytes)", s[:cut], len(s))
+}
+
+// quote is %q of shorten(s).
+func quote(s string) string {
+	if len(s) <= maxQuoted {
+		return strconv.Quote(s)
+	}
+	return strconv.Quote(shorten(s))
 }

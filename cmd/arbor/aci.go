@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/arbor-ai/arbor/aci"
 	"github.com/arbor-ai/arbor/envs"
@@ -26,14 +27,23 @@ func runACI(args []string, stdout io.Writer) error {
 	}
 	switch args[0] {
 	case "eval":
-		return runACIEval(args[1:], stdout)
+		return inSubcommand("eval", runACIEval(args[1:], stdout))
 	case "run":
-		return runACIRun(args[1:], stdout)
+		return inSubcommand("run", runACIRun(args[1:], stdout))
 	case "-h", "--help", "help":
 		fmt.Fprintln(stdout, "usage: arbor aci eval|run [flags]; 'arbor aci eval -h' and 'arbor aci run -h' list the flags")
 		return nil
 	}
 	return badInput("unknown subcommand %q (want eval or run)", args[0])
+}
+
+// aciFlagsGiven returns the names of the flags set on the command line, so
+// that a flag left out ("missing") is told apart from one given a value
+// equal to its default (--horizon 0 is "0, want >= 1").
+func aciFlagsGiven(fset *flag.FlagSet) map[string]bool {
+	given := make(map[string]bool)
+	fset.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	return given
 }
 
 // aciLoadModel reads and validates the --model file. Every fault is bad
@@ -128,7 +138,13 @@ func aciJSONPath(data []byte, end int64) string {
 		}
 	}
 	var b strings.Builder
-	for _, f := range stack {
+	for depth, f := range stack {
+		if depth == aciMaxPathDepth {
+			// JSON nests up to 10,000 levels: name the first few and
+			// count the rest, so that the error stays one short line.
+			fmt.Fprintf(&b, "...(%d levels deep)", len(stack))
+			break
+		}
 		switch {
 		case f.obj && f.wantKey:
 			return b.String()
@@ -136,12 +152,29 @@ func aciJSONPath(data []byte, end int64) string {
 			if b.Len() > 0 {
 				b.WriteByte('.')
 			}
-			b.WriteString(f.key)
+			b.WriteString(aciShorten(f.key))
 		default:
 			fmt.Fprintf(&b, "[%d]", f.n)
 		}
 	}
 	return b.String()
+}
+
+// aciMaxPathDepth is the number of levels aciJSONPath spells out.
+const aciMaxPathDepth = 8
+
+// aciShorten cuts a key quoted in an error to 40 bytes (at a rune
+// boundary), noting the full length.
+func aciShorten(s string) string {
+	const max = 40
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s...(%d bytes)", s[:cut], len(s))
 }
 
 // aciEvalFlags are the flags of arbor aci eval.
@@ -160,7 +193,7 @@ func runACIEval(args []string, stdout io.Writer) error {
 	fset := flag.NewFlagSet("aci eval", flag.ContinueOnError)
 	var f aciEvalFlags
 	fset.StringVar(&f.model, "model", "", "POMDP file (DESIGN.md 5.2)")
-	fset.IntVar(&f.obs, "obs", -1, "the first observation O0 (index, required)")
+	fset.IntVar(&f.obs, "obs", 0, "the first observation O0 (index, required)")
 	fset.IntVar(&f.horizon, "horizon", 0, "policy length T (required); |U|^T policies are scored")
 	fset.Float64Var(&f.gamma, "gamma", 16, "policy precision: q_pi = softmax(-gamma G)")
 	fset.IntVar(&f.top, "top", 10, "human output: list this many lowest-G policies")
@@ -177,11 +210,13 @@ func runACIEval(args []string, stdout io.Writer) error {
 		return badInput("unexpected argument %q (usage: %s)", pos[0], aciEvalSynopsis)
 	}
 	// Flags that need no model first, so that their errors do not depend
-	// on the file.
+	// on the file. A flag left out is "missing"; a flag given with an
+	// invalid value (even one equal to the default) is reported with it.
+	given := aciFlagsGiven(fset)
+	if !given["horizon"] {
+		return badInput("--horizon: missing (want the policy length T >= 1)")
+	}
 	if f.horizon < 1 {
-		if f.horizon == 0 {
-			return badInput("--horizon: missing (want the policy length T >= 1)")
-		}
 		return badInput("--horizon: %d, want >= 1", f.horizon)
 	}
 	if math.IsNaN(f.gamma) || math.IsInf(f.gamma, 0) || f.gamma <= 0 {
@@ -194,10 +229,10 @@ func runACIEval(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if !given["obs"] {
+		return badInput("--obs: missing (want an observation index in [0, %d), from --model %s)", m.NumObs(), f.model)
+	}
 	if f.obs < 0 || f.obs >= m.NumObs() {
-		if f.obs == -1 {
-			return badInput("--obs: missing (want an observation index in [0, %d), from --model %s)", m.NumObs(), f.model)
-		}
 		return badInput("--obs: %d out of range [0, %d) (number of observations in --model %s)", f.obs, m.NumObs(), f.model)
 	}
 	if f.asJSON {
@@ -398,9 +433,9 @@ func runACIRun(args []string, stdout io.Writer) error {
 		return badInput("unexpected argument %q (usage: %s)", pos[0], aciRunSynopsis)
 	}
 	switch {
-	case *horizon == 0:
+	case !aciFlagsGiven(fset)["horizon"]:
 		return badInput("--horizon: missing (want the policy length T >= 1)")
-	case *horizon < 0:
+	case *horizon < 1:
 		return badInput("--horizon: %d, want >= 1", *horizon)
 	case *steps < 1 || *steps > 1_000_000:
 		return badInput("--steps: %d, want 1..1000000", *steps)

@@ -317,6 +317,93 @@ func TestACIEvalInfiniteG(t *testing.T) {
 	}
 }
 
+// TestACIEvalAllInfinite: with C = [1, 0] on aciValidModel every state
+// emits observation 1 with probability >= 0.1, so every policy predicts an
+// outcome C forbids and every G, risk is +Inf (null in JSON). The rule of
+// package aci ("Zeros in C": q_pi is the limit of softmax(-gamma min(G, M))
+// as M grows) makes the 2^2 = 4 policies tie: q_pi = 1/4 each and the
+// action marginal 1/2 per action. Before, this exited with status 2 while
+// `arbor btai plan` on the same file exited 0 with null costs.
+func TestACIEvalAllInfinite(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cinf.json")
+	if err := os.WriteFile(path, []byte(strings.Replace(aciValidModel, `[0.7, 0.3]`, `[1, 0]`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := aciRun(t, "aci", "eval", "--model", path, "--obs", "0", "--horizon", "2", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var r struct {
+		G, Risk     []*float64
+		QPi         []float64 `json:"q_pi"`
+		ActionProbs []float64 `json:"action_probs"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+		t.Fatalf("%v: %s", err, stdout)
+	}
+	if len(r.G) != 4 || len(r.Risk) != 4 {
+		t.Fatalf("%d G, %d risk, want 4: %s", len(r.G), len(r.Risk), stdout)
+	}
+	for i := range r.G {
+		if r.G[i] != nil || r.Risk[i] != nil {
+			t.Errorf("policy %d: G %v, risk %v, want null (+Inf)", i, r.G[i], r.Risk[i])
+		}
+	}
+	if d := cmp.Diff([]float64{0.25, 0.25, 0.25, 0.25}, r.QPi); d != "" {
+		t.Errorf("q_pi mismatch (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]float64{0.5, 0.5}, r.ActionProbs); d != "" {
+		t.Errorf("action_probs mismatch (-want +got):\n%s", d)
+	}
+	// The human output streams the same ranking.
+	code, stdout, stderr = aciRun(t, "aci", "eval", "--model", path, "--obs", "0", "--horizon", "2")
+	if code != 0 || !strings.Contains(stdout, "0.5000  <- most probable") {
+		t.Errorf("human output: exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
+	}
+}
+
+// TestACIConsistentRules runs every POMDP command on the same files: a zero
+// Dirichlet concentration is bad input everywhere (exit 2 naming the
+// element; before, aci eval exited 0, aci run 2 and btai plan/run 1), and
+// a zero in C is accepted everywhere (exit 0; before, aci eval exited 2 and
+// aci run 1 when every policy had G = +Inf), except with --infer-gamma,
+// which needs finite G and is refused up front naming C[1].
+func TestACIConsistentRules(t *testing.T) {
+	dir := t.TempDir()
+	zeroConc := filepath.Join(dir, "a0.json")
+	if err := os.WriteFile(zeroConc, []byte(strings.Replace(aciValidModel, `"C"`, `"a": [[0, 1, 1], [1, 1, 1]], "C"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	zeroC := filepath.Join(dir, "c0.json")
+	if err := os.WriteFile(zeroC, []byte(strings.Replace(aciValidModel, `[0.7, 0.3]`, `[1, 0]`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	commands := func(path string) [][]string {
+		return [][]string{
+			{"aci", "eval", "--model", path, "--obs", "0", "--horizon", "2"},
+			{"aci", "eval", "--model", path, "--obs", "0", "--horizon", "2", "--json"},
+			{"aci", "run", "--model", path, "--horizon", "2", "--steps", "2"},
+			{"btai", "plan", "--model", path, "--obs", "0", "--iterations", "3"},
+			{"btai", "run", "--model", path, "--iterations", "3", "--steps", "2"},
+		}
+	}
+	for _, args := range commands(zeroConc) {
+		code, _, stderr := aciRun(t, args...)
+		if code != 2 || !strings.Contains(stderr, "a[0][0]: 0, want > 0") || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%s: exit %d, stderr %q; want 2 and one line naming a[0][0]", strings.Join(args[:2], " "), code, stderr)
+		}
+	}
+	for _, args := range commands(zeroC) {
+		if code, _, stderr := aciRun(t, args...); code != 0 {
+			t.Errorf("%s: exit %d, stderr %q; want 0", strings.Join(args[:2], " "), code, stderr)
+		}
+	}
+	code, _, stderr := aciRun(t, "aci", "run", "--model", zeroC, "--horizon", "2", "--steps", "2", "--infer-gamma")
+	if code != 2 || !strings.HasPrefix(stderr, "arbor aci run: ") || !strings.Contains(stderr, "C[1] is 0") {
+		t.Errorf("--infer-gamma: exit %d, stderr %q; want 2 naming C[1]", code, stderr)
+	}
+}
+
 // TestACIAppendFloat checks the number format of the JSON output against
 // encoding/json on values of every magnitude.
 func TestACIAppendFloat(t *testing.T) {
@@ -417,10 +504,12 @@ func TestACIBadInput(t *testing.T) {
 		{"C wrong length", bad("clen.json", strings.Replace(aciValidModel, `[0.7, 0.3]`, `[0.7, 0.2, 0.1]`, 1)), []string{"clen.json", "C: 3 entries, want 2"}},
 		{"D negative", bad("dneg.json", strings.Replace(aciValidModel, `[0.2, 0.3, 0.5]`, `[-0.2, 0.7, 0.5]`, 1)), []string{"dneg.json", "D[0]", "negative"}},
 		{"negative concentration a", bad("aconc.json", strings.Replace(aciValidModel, `"C"`, `"a": [[1, -2, 1], [1, 1, 1]], "C"`, 1)), []string{"aconc.json", "a[0][1]", "negative concentration"}},
-		{"zero concentrations d", bad("dconc.json", strings.Replace(aciValidModel, `"C"`, `"d": [0, 0, 0], "C"`, 1)), []string{"dconc.json", "d: sums to 0"}},
+		{"zero concentrations d", bad("dconc.json", strings.Replace(aciValidModel, `"C"`, `"d": [0, 0, 0], "C"`, 1)), []string{"dconc.json", "d[0]: 0, want > 0"}},
+		{"zero concentration a", bad("a0.json", strings.Replace(aciValidModel, `"C"`, `"a": [[0, 1, 1], [1, 1, 1]], "C"`, 1)), []string{"a0.json", "a[0][0]: 0, want > 0"}},
+		{"deeply nested file", bad("deep.json", strings.Repeat("[", 3_000_000)), []string{"deep.json", "[0][0]", "levels deep", "invalid JSON"}},
+		{"huge key", bad("key.json", `{"`+strings.Repeat("k", 100_000)+`": 1}`), []string{"key.json", "unknown field", "(100000 bytes)"}},
 		{"b wrong shape", bad("bconc.json", strings.Replace(aciValidModel, `"C"`, `"b": [[[1, 1, 1]]], "C"`, 1)), []string{"bconc.json", "b: 1 matrices, want 2"}},
 		{"duplicate action names", bad("names.json", strings.Replace(aciValidModel, `"C"`, `"actions": ["go", "go"], "C"`, 1)), []string{"names.json", "actions"}},
-		{"every policy G = +Inf", bad("cinf.json", strings.Replace(aciValidModel, `[0.7, 0.3]`, `[1, 0]`, 1), "--json"), []string{"cinf.json", "G = +Inf", "C gives probability 0"}},
 		{"observation impossible", bad("imp.json", `{"A": [[1, 0], [0, 1]], "B": [[[1, 0], [0, 1]]], "C": [0.5, 0.5], "D": [1, 0]}`, "--obs", "1"), []string{"--obs 1", "probability 0"}},
 		{"--model missing", []string{"aci", "eval", "--obs", "0", "--horizon", "2"}, []string{"--model: missing"}},
 		{"--obs missing", []string{"aci", "eval", "--model", good, "--horizon", "2"}, []string{"--obs: missing", good}},
@@ -429,6 +518,8 @@ func TestACIBadInput(t *testing.T) {
 		{"--obs not a number", eval(good, "--obs", "one"), []string{"obs", "invalid value"}},
 		{"--horizon missing", []string{"aci", "eval", "--model", good, "--obs", "0"}, []string{"--horizon: missing"}},
 		{"--horizon negative", eval(good, "--horizon", "-1"), []string{"--horizon: -1, want >= 1"}},
+		{"--horizon zero", eval(good, "--horizon", "0"), []string{"--horizon: 0, want >= 1"}},
+		{"--obs minus one", eval(good, "--obs", "-1"), []string{"--obs: -1 out of range [0, 2)"}},
 		{"--horizon too large for --json", eval(good, "--horizon", "40", "--json"), []string{"horizon", "exceeds the limit"}},
 		{"--horizon too large", eval(good, "--horizon", "80"), []string{"horizon", "exceeds the limit"}},
 		{"--gamma zero", eval(good, "--gamma", "0"), []string{"--gamma: 0, want finite > 0"}},
@@ -444,6 +535,7 @@ func TestACIBadInput(t *testing.T) {
 		{"run: maze without exit", runArgs("--maze", write("noexit.maze", "4 4\nWWWW\nWS.W\nW..W\nWWWW\n")), []string{"--maze", "noexit.maze", "E"}},
 		{"run: --horizon missing", []string{"aci", "run", "--maze", maze}, []string{"--horizon: missing"}},
 		{"run: --horizon negative", runArgs("--maze", maze, "--horizon", "-2"), []string{"--horizon: -2"}},
+		{"run: --horizon zero", runArgs("--maze", maze, "--horizon", "0"), []string{"--horizon: 0, want >= 1"}},
 		{"run: --horizon overflows", runArgs("--maze", maze, "--horizon", "40"), []string{"horizon", "exceeds the limit"}},
 		{"run: --steps zero", runArgs("--maze", maze, "--steps", "0"), []string{"--steps: 0"}},
 		{"run: --episodes zero", runArgs("--maze", maze, "--episodes", "0"), []string{"--episodes: 0"}},
@@ -472,8 +564,18 @@ func TestACIBadInput(t *testing.T) {
 			if strings.Count(stderr, "\n") != 1 || !strings.HasSuffix(stderr, "\n") {
 				t.Errorf("stderr is not one line: %q", stderr)
 			}
-			if !strings.HasPrefix(stderr, "arbor aci: ") {
-				t.Errorf("stderr %q does not start with the command", stderr)
+			// The subcommand is named when there is one.
+			prefix := "arbor aci: "
+			if len(tc.args) > 1 && (tc.args[1] == "eval" || tc.args[1] == "run") {
+				prefix = "arbor aci " + tc.args[1] + ": "
+			}
+			if !strings.HasPrefix(stderr, prefix) {
+				t.Errorf("stderr %q does not start with %q", stderr, prefix)
+			}
+			// One short line, even for a huge or deeply nested file
+			// (the path of the temporary directory aside).
+			if n := len(strings.ReplaceAll(stderr, dir, "")); n >= 300 {
+				t.Errorf("stderr is %d bytes, want < 300", n)
 			}
 			for _, w := range tc.want {
 				if !strings.Contains(stderr, w) {

@@ -28,6 +28,25 @@ func badInput(format string, args ...any) error {
 	return &usageError{msg: fmt.Sprintf(format, args...)}
 }
 
+// subcommandError names the subcommand that failed, so that report prints
+// "arbor aci eval: ..." rather than "arbor aci: ...". It keeps err's exit
+// status (errors.As sees through it).
+type subcommandError struct {
+	sub string
+	err error
+}
+
+func (e *subcommandError) Error() string { return e.err.Error() }
+func (e *subcommandError) Unwrap() error { return e.err }
+
+// inSubcommand wraps a non-nil err in a subcommandError for sub.
+func inSubcommand(sub string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &subcommandError{sub: sub, err: err}
+}
+
 type command struct {
 	name, summary string
 	run           func(args []string, stdout io.Writer) error
@@ -65,6 +84,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 func report(stderr io.Writer, prefix string, err error) int {
 	if err == nil || errors.Is(err, flag.ErrHelp) {
 		return 0
+	}
+	var se *subcommandError
+	if errors.As(err, &se) {
+		prefix += " " + se.sub
 	}
 	msg := strings.ReplaceAll(err.Error(), "\n", " ")
 	fmt.Fprintf(stderr, "%s: %s\n", prefix, msg)
