@@ -80,6 +80,7 @@ type Agent struct {
 	ring      []float64 // otherwise Q(S) of the newest nodes, [slot*ns+s]
 	ringAt    []int     // node index in each ring slot, -1 when empty
 	keepLimit int       // keepAllFloats (tests lower it)
+	ringLimit int       // ringFloats (tests lower it)
 	t         int       // time step of the present
 }
 
@@ -145,7 +146,7 @@ func NewAgent(m *aci.POMDP, opts *Options, rng *rand.Rand) (*Agent, error) {
 	a.qf = make([]float64, a.no)
 	a.kids = make([]float64, a.nu*a.ns)
 	a.cur = make([]float64, a.ns)
-	a.keepLimit = keepAllFloats
+	a.keepLimit, a.ringLimit = keepAllFloats, ringFloats
 	return a, nil
 }
 

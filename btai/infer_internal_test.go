@@ -183,13 +183,15 @@ func BenchmarkSoftmax(b *testing.B) {
 // leaf is selected, the planning tree must be the same bit for bit (the
 // same inference on the same inputs): every node's costs and visits, and
 // the Q(S_I), Q(O_I) put in the graph by Tree. 300 iterations of 5 actions
-// make 1,500 nodes, more than the ring's 1,024, so all three paths run.
+// make 1,500 nodes: all kept; a ring of 100 nodes (hits and misses); a
+// ring of one node (nearly always computed again).
 func TestCompactTreeStorage(t *testing.T) {
 	ctx := context.Background()
 	for _, inf := range []Inference{VMP, Predictive} {
-		var trees [2]*Tree
-		var probs [2][][]float64
-		for i, limit := range []int{keepAllFloats, 0} {
+		var trees [3]*Tree
+		var probs [3][][]float64
+		for i, c := range []struct{ keep, ring int }{{keepAllFloats, ringFloats}, {0, 100 * 22}, {0, 0}} {
+			limit := c.keep
 			m := randModelInternal(t, rand.New(rand.NewPCG(8, 8)), 22, 10, 5)
 			o := DefaultOptions()
 			o.Inference, o.Iterations = inf, 300
@@ -197,7 +199,7 @@ func TestCompactTreeStorage(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ag.keepLimit = limit
+			ag.keepLimit, ag.ringLimit = limit, c.ring
 			if err := ag.Reset(ctx, 1); err != nil {
 				t.Fatal(err)
 			}
@@ -215,16 +217,18 @@ func TestCompactTreeStorage(t *testing.T) {
 				probs[i] = append(probs[i], n.S.Probs(), n.O.Probs())
 			}
 		}
-		for k := range trees[0].Nodes {
-			a, b := trees[0].Nodes[k], trees[1].Nodes[k]
-			if a.Local != b.Local || a.Aggregated != b.Aggregated || a.Visits != b.Visits || a.FirstChild != b.FirstChild {
-				t.Fatalf("%v: node %d differs: %+v and %+v", inf, k, a, b)
+		for c := 1; c < len(trees); c++ {
+			for k := range trees[0].Nodes {
+				a, b := trees[0].Nodes[k], trees[c].Nodes[k]
+				if a.Local != b.Local || a.Aggregated != b.Aggregated || a.Visits != b.Visits || a.FirstChild != b.FirstChild {
+					t.Fatalf("%v, case %d: node %d differs: %+v and %+v", inf, c, k, a, b)
+				}
 			}
-		}
-		for j := range probs[0] {
-			for i := range probs[0][j] {
-				if probs[0][j][i] != probs[1][j][i] {
-					t.Fatalf("%v: posterior %d differs", inf, j)
+			for j := range probs[0] {
+				for i := range probs[0][j] {
+					if probs[0][j][i] != probs[c][j][i] {
+						t.Fatalf("%v, case %d: posterior %d differs", inf, c, j)
+					}
 				}
 			}
 		}
