@@ -123,7 +123,7 @@ func (ps *PolicySet) Posterior(dst []float64, gamma float64) ([]float64, error) 
 		return dst, nil
 	}
 	if math.IsNaN(mx) {
-		return nil, errors.New("G: NaN")
+		return nil, errors.New("expected free energy NaN")
 	}
 	sum := 0.0
 	for i, x := range dst {

@@ -111,7 +111,7 @@ func TopPolicies(m *POMDP, qs []float64, horizon, k int, gamma float64, opts *EF
 	res := &Ranking{NumPolicies: n, LogNorm: total.value(), ActionProbs: make([]float64, nu)}
 	allInf := math.IsInf(res.LogNorm, -1) // every G = +Inf: q_pi uniform (package documentation, "Zeros in C")
 	if math.IsNaN(res.LogNorm) {
-		return nil, errors.New("G: NaN")
+		return nil, errors.New("expected free energy NaN")
 	}
 	for u := range lu {
 		if allInf {
