@@ -22,6 +22,13 @@
 // removed from the graph, and the past grows by one step (Algorithm 2,
 // Agent.RunEpisode).
 //
+// With local inference, planning holds the tree in compact form (posteriors
+// in flat arrays, no graph objects per node) and adds S_I, O_I and their
+// factors to the graph when Agent.Graph, Agent.Tree or Agent.LabelTree is
+// called, with the same numbers. Models with hard zeros in B (or Ā) are
+// handled by flooring the probabilities whose logarithms mean-field VMP
+// takes at e^-32 (aci.LogFloor), as the aci agent does.
+//
 // With predictive inference, the classic cost and forward propagation, a
 // node's aggregated cost is the classic expected free energy of the policy
 // that leads to it (Theorem 1); TestTheorem1 checks this against a brute
