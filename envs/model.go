@@ -159,3 +159,38 @@ func softmaxInto(dst, logits []float64) {
 		dst[i] /= sum
 	}
 }
+
+// FlatA returns A flattened row-major into a new slice, the layout of
+// aci.Spec.A: FlatA()[o*NumStates+s] = A[o][s], with NumStates = len(D).
+// Rows are concatenated as they are, so a ragged A gives a slice whose
+// length is not len(A)*len(D) (aci.NewPOMDP reports that).
+func (m *MazeModel) FlatA() []float64 {
+	n := 0
+	for _, row := range m.A {
+		n += len(row)
+	}
+	out := make([]float64, 0, n)
+	for _, row := range m.A {
+		out = append(out, row...)
+	}
+	return out
+}
+
+// FlatB returns B flattened row-major into a new slice, the layout of
+// aci.Spec.B: FlatB()[(u*NumStates+next)*NumStates+prev] = B[u][next][prev].
+// Like FlatA it concatenates rows as they are.
+func (m *MazeModel) FlatB() []float64 {
+	n := 0
+	for _, mat := range m.B {
+		for _, row := range mat {
+			n += len(row)
+		}
+	}
+	out := make([]float64, 0, n)
+	for _, mat := range m.B {
+		for _, row := range mat {
+			out = append(out, row...)
+		}
+	}
+	return out
+}

@@ -201,17 +201,9 @@ func btaiLoadMaze(path string, noise, pref float64) (*envs.Maze, *aci.POMDP, err
 // btaiMazeSpec flattens a maze model into an aci.Spec (arbor aci run uses
 // it too).
 func btaiMazeSpec(mm *envs.MazeModel) aci.Spec {
-	sp := aci.Spec{NumStates: len(mm.D), NumObs: len(mm.C), NumActions: len(mm.B), C: mm.C, D: mm.D,
+	return aci.Spec{NumStates: len(mm.D), NumObs: len(mm.C), NumActions: len(mm.B),
+		A: mm.FlatA(), B: mm.FlatB(), C: mm.C, D: mm.D,
 		Actions: mm.Actions, Observations: mm.Observations, States: mm.States}
-	for _, row := range mm.A {
-		sp.A = append(sp.A, row...)
-	}
-	for _, m := range mm.B {
-		for _, row := range m {
-			sp.B = append(sp.B, row...)
-		}
-	}
-	return sp
 }
 
 // btaiFloat is a JSON number; a non-finite value (an infinite cost when the

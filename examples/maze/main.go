@@ -125,21 +125,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// spec flattens the nested A[o][s] and B[u][next][prev] of a maze model
-// into the row-major slices of aci.Spec.
+// spec fills an aci.Spec from a maze model; envs.MazeModel.FlatA and
+// FlatB give A and B in aci.Spec's row-major layouts.
 func spec(mm *envs.MazeModel) aci.Spec {
-	sp := aci.Spec{
+	return aci.Spec{
 		NumStates: len(mm.D), NumObs: len(mm.C), NumActions: len(mm.B),
-		C: mm.C, D: mm.D,
+		A: mm.FlatA(), B: mm.FlatB(), C: mm.C, D: mm.D,
 		Actions: mm.Actions, Observations: mm.Observations, States: mm.States,
 	}
-	for _, row := range mm.A {
-		sp.A = append(sp.A, row...)
-	}
-	for _, b := range mm.B {
-		for _, row := range b {
-			sp.B = append(sp.B, row...)
-		}
-	}
-	return sp
 }

@@ -75,24 +75,15 @@ func Model() (*aci.POMDP, error) {
 	return aci.NewPOMDP(sp)
 }
 
-// Spec flattens an envs.MazeModel into an aci.Spec.
+// Spec fills an aci.Spec from an envs.MazeModel (A and B from FlatA and
+// FlatB, C and D copied).
 func Spec(mm *envs.MazeModel) aci.Spec {
-	ns, no, nu := len(mm.D), len(mm.A), len(mm.B)
-	sp := aci.Spec{
-		NumStates: ns, NumObs: no, NumActions: nu,
-		A: make([]float64, 0, no*ns), B: make([]float64, 0, nu*ns*ns),
+	return aci.Spec{
+		NumStates: len(mm.D), NumObs: len(mm.A), NumActions: len(mm.B),
+		A: mm.FlatA(), B: mm.FlatB(),
 		C: append([]float64(nil), mm.C...), D: append([]float64(nil), mm.D...),
 		Actions: mm.Actions, Observations: mm.Observations, States: mm.States,
 	}
-	for _, row := range mm.A {
-		sp.A = append(sp.A, row...)
-	}
-	for _, m := range mm.B {
-		for _, row := range m {
-			sp.B = append(sp.B, row...)
-		}
-	}
-	return sp
 }
 
 // Run runs cfg.Trials trials of the agent with Dirichlet learning of d and
