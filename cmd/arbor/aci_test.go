@@ -697,6 +697,25 @@ func TestACIRunMaze(t *testing.T) {
 	}
 }
 
+// TestACIRunMeanStepsNull: one step cannot solve 1.maze (S at (5, 1) and E
+// at (1, 6) are at least 9 moves apart), so no episode is solved and the summary's
+// mean_steps, a mean over zero episodes, is null (README, "The command
+// line"; docs/aci.md).
+func TestACIRunMeanStepsNull(t *testing.T) {
+	code, stdout, stderr := aciRun(t, "aci", "run", "--maze", "../../examples/mazes/1.maze", "--horizon", "1", "--steps", "1", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	var sum map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &sum); err != nil {
+		t.Fatal(err)
+	}
+	if string(sum["solved"]) != "0" || string(sum["mean_steps"]) != "null" {
+		t.Errorf("summary %s, want solved 0 and mean_steps null", lines[len(lines)-1])
+	}
+}
+
 func aciAbs(x int) int {
 	if x < 0 {
 		return -x
