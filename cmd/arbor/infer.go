@@ -7,9 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strconv"
 
-	"github.com/arbor-ai/arbor/ffg"
 	"github.com/arbor-ai/arbor/internal/model"
 	"github.com/arbor-ai/arbor/schedule"
 )
@@ -39,24 +37,31 @@ func loadModelArg(name string, fs *flag.FlagSet, args []string, stdout io.Writer
 func runInfer(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("infer", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print the result as JSON")
-	m, path, err := loadModelArg("infer", fs, args, stdout, "arbor infer MODEL.json [--json]")
+	m, _, err := loadModelArg("infer", fs, args, stdout, "arbor infer MODEL.json [--json]")
 	if err != nil {
 		return err
 	}
+	return inferModel(m, *asJSON, stdout)
+}
+
+// inferModel runs global VMP on a loaded model and prints the result. A
+// fault of the model found while inferring (an invalid posterior, evidence
+// of probability 0, a free energy that overflows) is bad input naming the
+// file and the field (model.Model.RunError).
+func inferModel(m *model.Model, asJSON bool, stdout io.Writer) error {
 	res, err := schedule.Run(context.Background(), m.Graph, &m.Settings)
 	if err != nil {
-		return inferError(m, path, err)
+		return m.RunError(err)
 	}
 	out := m.Output(res)
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		return enc.Encode(out)
+	if asJSON {
+		return json.NewEncoder(stdout).Encode(out)
 	}
 	status := "converged"
 	if !res.Converged {
 		status = "did not converge"
 	}
-	fmt.Fprintf(stdout, "%s: %s after %d sweeps, F = %.10g\n", path, status, res.Iterations, res.Final())
+	fmt.Fprintf(stdout, "%s: %s after %d sweeps, F = %.10g\n", m.Name, status, res.Iterations, res.Final())
 	for _, inc := range res.Increases {
 		fmt.Fprintf(stdout, "warning: F increased at sweep %d from %.10g to %.10g\n", inc.Sweep, inc.From, inc.To)
 	}
@@ -76,24 +81,6 @@ func runInfer(args []string, stdout io.Writer) error {
 		}
 	}
 	return nil
-}
-
-// inferError turns a failed run into an error naming the file. An update
-// that produced an invalid posterior is a fault of the model (for instance
-// evidence that the model gives probability zero), so it is bad input that
-// names the variable.
-func inferError(m *model.Model, path string, err error) error {
-	var ne *ffg.NaNError
-	if !errors.As(err, &ne) {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	field := "variables"
-	for i, v := range m.Variables {
-		if strconv.Quote(v.Name()) == ne.Variable {
-			field = fmt.Sprintf("variables[%d] (%s)", i, ne.Variable)
-		}
-	}
-	return &model.Error{File: path, Field: field, Err: fmt.Errorf("inference produced an invalid posterior: %s", ne.Detail)}
 }
 
 func fmtVec(x []float64) string {

@@ -2,6 +2,7 @@ package model
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"strings"
 	"testing"
@@ -37,6 +38,9 @@ var fuzzSeeds = []string{
 	`{"variables": [{"name": "d", "family": "dirichlet", "shape": [2, 2]}], "factors": [{"node": "dirichlet", "out": "d", "alpha": [[1, -1], [1, 1]]}]}`,
 	`{"variables": [{"name": "s", "family": "categorical", "shape": [2]}, {"name": "s", "family": "categorical", "shape": [2]}]}`,
 	`{"variables": [{"name": "s", "family": "poisson", "shape": [2]}]}`,
+	`{"variables": [{"name": "o", "family": "categorical", "shape": [3], "observed": 0}], "factors": [{"node": "categorical", "out": "o", "p": [0, 0, 1]}]}`,
+	`{"variables": [{"name": "t", "family": "dirichlet", "shape": [3]}], "factors": [{"node": "dirichlet", "out": "t", "alpha": [1e308, 1e308, 1e308]}]}`,
+	`{"variables": [{"name": "g", "family": "gamma"}], "factors": [{"node": "gamma", "out": "g", "shape": 1e308, "rate": 1e-308}]}`,
 	`{"variables": [`,
 	`[]`,
 	``,
@@ -45,7 +49,9 @@ var fuzzSeeds = []string{
 // FuzzParse feeds arbitrary bytes to the model loader. Parse must never
 // panic; a failure must be one *Error whose message is a single line that
 // starts with the file name; a model it accepts must survive a few sweeps
-// of inference and DOT export without panicking.
+// of inference and DOT export without panicking, and a run that fails must
+// fail as bad input (Model.RunError gives an *Error) while one that succeeds
+// must give JSON-encodable output.
 func FuzzParse(f *testing.F) {
 	for _, s := range fuzzSeeds {
 		f.Add([]byte(s))
@@ -78,10 +84,24 @@ func FuzzParse(f *testing.F) {
 		s := m.Settings
 		s.Iterations = min(max(s.Iterations, 1), 5)
 		res, err := schedule.Run(context.Background(), m.Graph, &s)
-		if err == nil {
+		if err != nil {
+			// A run on a loaded model fails only through the model's own
+			// fault, which must name the file in one line (an *Error).
+			rerr := m.RunError(err)
+			if _, ok := rerr.(*Error); !ok {
+				t.Fatalf("run error %v maps to %T, want *Error", err, rerr)
+			}
+			if msg := rerr.Error(); strings.ContainsAny(msg, "\n\r") || !strings.HasPrefix(msg, "fuzz.json: ") {
+				t.Fatalf("run error %q", msg)
+			}
+		} else {
 			out := m.Output(res)
 			if len(out.FreeEnergy) != res.Iterations {
 				t.Fatalf("%d F entries for %d sweeps", len(out.FreeEnergy), res.Iterations)
+			}
+			// What arbor infer --json prints must encode: no NaN or Inf.
+			if _, err := json.Marshal(out); err != nil {
+				t.Fatalf("output does not encode: %v", err)
 			}
 		}
 		if err := m.Graph.WriteDOT(io.Discard); err != nil {

@@ -78,12 +78,37 @@ type settingsSpec struct {
 // allocate gigabytes.
 const MaxElements = 1 << 23
 
-// Model is a loaded model: its graph, the variables in file order and the
-// schedule settings.
+// Bounds on the parameters of Dirichlet and gamma priors, checked at load
+// time (also listed in README.md, "The command line"). Past them F cannot be
+// computed in float64, or only as rounding noise:
+//
+//   - MaxConcentration bounds the sum of every column of a Dirichlet prior
+//     and the shape of a gamma prior. F holds ln Γ(α₀) and (α₀ - K) ψ(α₀)
+//     (Dirichlet entropy; ln Γ(a) and (1 - a) ψ(a) for a gamma), terms of
+//     size α₀ ln α₀ that cancel to O(ln α₀); each is rounded to a relative
+//     2^-53 ≈ 1.1e-16, so F carries an absolute error of about
+//     1.1e-16 α₀ ln α₀: 2.5e-5 at 1e10, 3e-3 at 1e12 (where a one-parameter
+//     model already reports a spurious rise of F by 4.4e-3), and ln Γ
+//     overflows to +Inf above about 2.6e305, where F becomes NaN.
+//   - MaxGammaMean bounds the prior mean shape/rate of a gamma: E[g] scales
+//     the values of a softmax node (softmax(-g G)) and enters F as rate·E[g];
+//     a mean of 1e10 is far past any useful precision (SPM's γ is of order
+//     1 to 16) and keeps E[g]·G finite for every |G| < 1e298.
+const (
+	MaxConcentration = 1e10
+	MaxGammaMean     = 1e10
+)
+
+// Model is a loaded model: its graph, the variables and factors in file
+// order and the schedule settings.
 type Model struct {
+	Name      string // the file name given to Load or Parse, used in errors
 	Graph     *ffg.Graph
 	Variables []*ffg.Variable
+	Factors   []*ffg.FactorNode
 	Settings  schedule.Settings
+
+	factorFields []string // "factors[i] (node)", parallel to Factors
 }
 
 // Load reads and builds the model file at path.
@@ -110,7 +135,7 @@ func Parse(name string, data []byte) (*Model, error) {
 	if len(spec.Variables) == 0 {
 		return nil, fail("variables", "missing or empty")
 	}
-	m := &Model{Graph: ffg.New()}
+	m := &Model{Name: name, Graph: ffg.New()}
 	g := m.Graph
 	total := 0 // entries of every variable so far, against MaxElements
 	for i, raw := range spec.Variables {
@@ -186,7 +211,8 @@ func Parse(name string, data []byte) (*Model, error) {
 		if err := decodeStrict(raw, &fs); err != nil {
 			return nil, decodeError(name, field, raw, err, fieldsOf(fs))
 		}
-		if err := addFactor(g, fs, field); err != nil {
+		fn, err := addFactor(g, fs, field)
+		if err != nil {
 			var me *Error
 			if errors.As(err, &me) {
 				me.File = name
@@ -194,6 +220,8 @@ func Parse(name string, data []byte) (*Model, error) {
 			}
 			return nil, &Error{File: name, Err: err}
 		}
+		m.Factors = append(m.Factors, fn)
+		m.factorFields = append(m.factorFields, fmt.Sprintf("%s (%s)", field, fs.Node))
 	}
 	if len(spec.Settings) > 0 && string(spec.Settings) != "null" {
 		var ss settingsSpec
@@ -262,7 +290,7 @@ func kinds() string {
 	return strings.Join(ks, ", ")
 }
 
-func addFactor(g *ffg.Graph, fs factorSpec, field string) error {
+func addFactor(g *ffg.Graph, fs factorSpec, field string) (*ffg.FactorNode, error) {
 	fail := func(sub, format string, args ...any) error {
 		f := field
 		if sub != "" {
@@ -271,11 +299,11 @@ func addFactor(g *ffg.Graph, fs factorSpec, field string) error {
 		return &Error{Field: f, Err: fmt.Errorf(format, args...)}
 	}
 	if fs.Node == "" {
-		return fail("node", "missing")
+		return nil, fail("node", "missing")
 	}
 	allowed, ok := used[fs.Node]
 	if !ok {
-		return fail("node", "unknown node %q (known: %s)", fs.Node, kinds())
+		return nil, fail("node", "unknown node %q (known: %s)", fs.Node, kinds())
 	}
 	field = fmt.Sprintf("%s (%s)", field, fs.Node)
 	for _, f := range setFields(fs) {
@@ -284,7 +312,7 @@ func addFactor(g *ffg.Graph, fs factorSpec, field string) error {
 			found = found || a == f
 		}
 		if !found {
-			return fail(f, "not a field of a %s node (fields: %s)", fs.Node, strings.Join(allowed, ", "))
+			return nil, fail(f, "not a field of a %s node (fields: %s)", fs.Node, strings.Join(allowed, ", "))
 		}
 	}
 	lookup := func(sub, name string) (*ffg.Variable, error) {
@@ -299,46 +327,46 @@ func addFactor(g *ffg.Graph, fs factorSpec, field string) error {
 	}
 	out, err := lookup("out", fs.Out)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var f ffg.Factor
 	vars := []*ffg.Variable{out}
 	switch fs.Node {
 	case "categorical":
 		if len(fs.P) == 0 {
-			return fail("p", "missing")
+			return nil, fail("p", "missing")
 		}
 		var name string
 		if json.Unmarshal(fs.P, &name) == nil {
 			p, err := lookup("p", name)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			if out.Family() != expfam.CategoricalFamily {
-				return fail("out", "variable %q is %s, want categorical", fs.Out, out.Family())
+				return nil, fail("out", "variable %q is %s, want categorical", fs.Out, out.Family())
 			}
 			c, err := nodes.NewCategoricalDirichlet(out.Shape()[0])
 			if err != nil {
-				return fail("", "%v", trimPrefix(err))
+				return nil, fail("", "%v", trimPrefix(err))
 			}
 			f, vars = c, append(vars, p)
 			break
 		}
 		p, shape, err := decodeTensor(fs.P, field+".p")
 		if err != nil {
-			return &Error{Err: err}
+			return nil, &Error{Err: err}
 		}
 		if len(shape) != 1 {
-			return fail("p", "want a variable name or a probability vector, got shape %v", shape)
+			return nil, fail("p", "want a variable name or a probability vector, got shape %v", shape)
 		}
 		c, err := nodes.NewCategorical(p)
 		if err != nil {
-			return fail("p", "%v", trimPrefix(err))
+			return nil, fail("p", "%v", trimPrefix(err))
 		}
 		f = c
 	case "transition":
 		if len(fs.In) == 0 {
-			return fail("in", "missing: a transition needs at least one parent")
+			return nil, fail("in", "missing: a transition needs at least one parent")
 		}
 		shape := []int{0}
 		if out.Family() == expfam.CategoricalFamily {
@@ -347,138 +375,180 @@ func addFactor(g *ffg.Graph, fs factorSpec, field string) error {
 		for j, name := range fs.In {
 			v, err := lookup(fmt.Sprintf("in[%d]", j), name)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			if v.Family() != expfam.CategoricalFamily {
-				return fail(fmt.Sprintf("in[%d]", j), "variable %q is %s, want categorical", name, v.Family())
+				return nil, fail(fmt.Sprintf("in[%d]", j), "variable %q is %s, want categorical", name, v.Family())
 			}
 			vars = append(vars, v)
 			shape = append(shape, v.Shape()[0])
 		}
 		if out.Family() != expfam.CategoricalFamily {
-			return fail("out", "variable %q is %s, want categorical", fs.Out, out.Family())
+			return nil, fail("out", "variable %q is %s, want categorical", fs.Out, out.Family())
 		}
 		if len(fs.Matrix) == 0 {
-			return fail("matrix", "missing")
+			return nil, fail("matrix", "missing")
 		}
 		var name string
 		if json.Unmarshal(fs.Matrix, &name) == nil {
 			mv, err := lookup("matrix", name)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			if mv.Family() != expfam.DirichletFamily {
-				return fail("matrix", "variable %q is %s, want dirichlet", name, mv.Family())
+				return nil, fail("matrix", "variable %q is %s, want dirichlet", name, mv.Family())
 			}
 			if !slices.Equal(mv.Shape(), shape) {
-				return fail("matrix", "variable %q has shape %v, want %v ([|out|, |in_1|, ...])", name, mv.Shape(), shape)
+				return nil, fail("matrix", "variable %q has shape %v, want %v ([|out|, |in_1|, ...])", name, mv.Shape(), shape)
 			}
 			t, err := nodes.NewTransitionDirichlet(shape)
 			if err != nil {
-				return fail("", "%v", trimPrefix(err))
+				return nil, fail("", "%v", trimPrefix(err))
 			}
 			f, vars = t, append(vars, mv)
 			break
 		}
 		data, mshape, err := decodeTensor(fs.Matrix, field+".matrix")
 		if err != nil {
-			return &Error{Err: err}
+			return nil, &Error{Err: err}
 		}
 		if !slices.Equal(mshape, shape) {
-			return fail("matrix", "shape %v, want %v ([|out|, |in_1|, ...])", mshape, shape)
+			return nil, fail("matrix", "shape %v, want %v ([|out|, |in_1|, ...])", mshape, shape)
 		}
 		t, err := nodes.NewTransition(data, shape)
 		if err != nil {
 			// The field already says "matrix": drop the node's own
 			// "transition matrix: " context so the line reads
 			// "....matrix: column [0] sums to 1.1, want 1".
-			return fail("matrix", "%s", strings.TrimPrefix(trimPrefix(err), "transition matrix: "))
+			return nil, fail("matrix", "%s", strings.TrimPrefix(trimPrefix(err), "transition matrix: "))
 		}
 		f = t
 	case "dirichlet":
 		if out.Family() != expfam.DirichletFamily {
-			return fail("out", "variable %q is %s, want dirichlet", fs.Out, out.Family())
+			return nil, fail("out", "variable %q is %s, want dirichlet", fs.Out, out.Family())
 		}
 		if len(fs.Alpha) == 0 {
-			return fail("alpha", "missing")
+			return nil, fail("alpha", "missing")
 		}
 		data, shape, err := decodeTensor(fs.Alpha, field+".alpha")
 		if err != nil {
-			return &Error{Err: err}
+			return nil, &Error{Err: err}
 		}
 		if !slices.Equal(shape, out.Shape()) {
-			return fail("alpha", "shape %v, want the shape %v of variable %q", shape, out.Shape(), fs.Out)
+			return nil, fail("alpha", "shape %v, want the shape %v of variable %q", shape, out.Shape(), fs.Out)
 		}
 		for j, a := range data {
 			if !(a > 0) {
-				return fail("alpha", "entry %d: concentration %v, want > 0", j, a)
+				return nil, fail("alpha", "entry %d: concentration %v, want > 0", j, a)
 			}
+		}
+		if err := columnSums(data, shape); err != nil {
+			return nil, fail("alpha", "%v", err)
 		}
 		d, err := nodes.NewDirichlet(data, shape)
 		if err != nil {
-			return fail("alpha", "%v", trimPrefix(err))
+			return nil, fail("alpha", "%v", trimPrefix(err))
 		}
 		f = d
 	case "gamma":
 		if out.Family() != expfam.GammaFamily {
-			return fail("out", "variable %q is %s, want gamma", fs.Out, out.Family())
+			return nil, fail("out", "variable %q is %s, want gamma", fs.Out, out.Family())
 		}
 		if len(fs.Shape) == 0 {
-			return fail("shape", "missing")
+			return nil, fail("shape", "missing")
 		}
 		if len(fs.Rate) == 0 {
-			return fail("rate", "missing")
+			return nil, fail("rate", "missing")
 		}
 		shape, err := decodeScalar(fs.Shape, field+".shape")
 		if err != nil {
-			return &Error{Err: err}
+			return nil, &Error{Err: err}
 		}
 		rate, err := decodeScalar(fs.Rate, field+".rate")
 		if err != nil {
-			return &Error{Err: err}
+			return nil, &Error{Err: err}
 		}
 		if !(shape > 0) {
-			return fail("shape", "%v, want > 0", shape)
+			return nil, fail("shape", "%v, want > 0", shape)
 		}
 		if !(rate > 0) {
-			return fail("rate", "%v, want > 0", rate)
+			return nil, fail("rate", "%v, want > 0", rate)
+		}
+		if shape > MaxConcentration {
+			return nil, fail("shape", "%v, want at most %g (model.MaxConcentration: beyond it F is lost to rounding or overflows)", shape, MaxConcentration)
+		}
+		if mean := shape / rate; !(mean <= MaxGammaMean) {
+			return nil, fail("rate", "%v gives the prior mean shape/rate = %.3g, want at most %g (model.MaxGammaMean)", rate, mean, MaxGammaMean)
 		}
 		gn, err := nodes.NewGamma(shape, rate)
 		if err != nil {
-			return fail("", "%v", trimPrefix(err))
+			return nil, fail("", "%v", trimPrefix(err))
 		}
 		f = gn
 	case "softmax":
 		if out.Family() != expfam.CategoricalFamily {
-			return fail("out", "variable %q is %s, want categorical", fs.Out, out.Family())
+			return nil, fail("out", "variable %q is %s, want categorical", fs.Out, out.Family())
 		}
 		prec, err := lookup("precision", fs.Precision)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if prec.Family() != expfam.GammaFamily {
-			return fail("precision", "variable %q is %s, want gamma", fs.Precision, prec.Family())
+			return nil, fail("precision", "variable %q is %s, want gamma", fs.Precision, prec.Family())
 		}
 		if len(fs.Values) == 0 {
-			return fail("values", "missing")
+			return nil, fail("values", "missing")
 		}
 		data, shape, err := decodeTensor(fs.Values, field+".values")
 		if err != nil {
-			return &Error{Err: err}
+			return nil, &Error{Err: err}
 		}
 		if len(shape) != 1 || shape[0] != out.Shape()[0] {
-			return fail("values", "shape %v, want [%d] (one value per outcome of %q)", shape, out.Shape()[0], fs.Out)
+			return nil, fail("values", "shape %v, want [%d] (one value per outcome of %q)", shape, out.Shape()[0], fs.Out)
 		}
 		s, err := nodes.NewSoftmax(data)
 		if err != nil {
-			return fail("values", "%v", trimPrefix(err))
+			return nil, fail("values", "%v", trimPrefix(err))
 		}
 		f, vars = s, append(vars, prec)
 	}
-	if _, err := g.AddFactor("", f, vars...); err != nil {
-		return fail("", "%v", trimPrefix(err))
+	fn, err := g.AddFactor("", f, vars...)
+	if err != nil {
+		return nil, fail("", "%v", trimPrefix(err))
+	}
+	return fn, nil
+}
+
+// columnSums checks that every column of a Dirichlet concentration tensor
+// (data row-major, shape [K, M1, ...]: the sum over the first axis) sums to
+// at most MaxConcentration. The sum is formed the same way as the engine's
+// (so a column of 1e308s sums to +Inf and is refused too).
+func columnSums(data []float64, shape []int) error {
+	k := shape[0]
+	m := len(data) / k
+	for c := range m {
+		var sum float64
+		for i := range k {
+			sum += data[i*m+c]
+		}
+		if !(sum <= MaxConcentration) {
+			if m == 1 {
+				return fmt.Errorf("concentrations sum to %v, want at most %g (model.MaxConcentration: beyond it F is lost to rounding or overflows)", sum, MaxConcentration)
+			}
+			return fmt.Errorf("column %v sums to %v, want at most %g (model.MaxConcentration: beyond it F is lost to rounding or overflows)", columnIndex(c, shape[1:]), sum, MaxConcentration)
+		}
 	}
 	return nil
+}
+
+// columnIndex writes flat column c of the trailing axes shape as "[i j ...]".
+func columnIndex(c int, shape []int) []int {
+	idx := make([]int, len(shape))
+	for a := len(shape) - 1; a >= 0; a-- {
+		idx[a] = c % shape[a]
+		c /= shape[a]
+	}
+	return idx
 }
 
 // trimPrefix drops the "pkg: " prefixes of errors from arbor packages
