@@ -182,9 +182,10 @@ func TestLoadPOMDPNamesPath(t *testing.T) {
 	}
 }
 
-// FuzzParsePOMDP checks that ParsePOMDP never panics, and that an accepted
-// model is usable: its Spec round-trips and a short evaluation works or
-// fails with an error.
+// FuzzParsePOMDP checks that ParsePOMDP never panics, that an error is one
+// line shorter than 300 bytes whatever the size of the input (names, keys
+// and literals are quoted shortened), and that an accepted model is usable:
+// its Spec round-trips and a short evaluation works or fails with an error.
 func FuzzParsePOMDP(f *testing.F) {
 	seeds, _ := filepath.Glob("testdata/*.json")
 	for _, p := range seeds {
@@ -196,11 +197,17 @@ func FuzzParsePOMDP(f *testing.F) {
 	}
 	f.Add([]byte(model(okA, okB, okC, okD)))
 	f.Add([]byte(model(`"a": [[1, 2], [3, 0]]`, `"b": [[[1, 1], [1, 1]]]`, `"d": [1, 1]`, `"C": [0, 1]`)))
+	f.Add([]byte(strings.Repeat("[", 20_000)))
+	f.Add([]byte(`{"` + strings.Repeat("k", 1000) + `": 1}`))
+	f.Add([]byte(model(okA, okB, okC, okD, `"states": ["`+strings.Repeat("s", 500)+`", "`+strings.Repeat("s", 500)+`", "x"]`)))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := ParsePOMDP(data)
 		if err != nil {
 			if m != nil {
 				t.Fatal("non-nil model with an error")
+			}
+			if msg := err.Error(); len(msg) >= 300 || strings.Contains(msg, "\n") {
+				t.Fatalf("error of %d bytes (want one line < 300): %.400q", len(msg), msg)
 			}
 			return
 		}
