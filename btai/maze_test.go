@@ -33,19 +33,12 @@ func mazeModel(t testing.TB, name string) (*envs.Maze, *aci.POMDP) {
 	return mz, p
 }
 
-// SpecFromMaze flattens an envs.MazeModel into an aci.Spec.
+// SpecFromMaze fills an aci.Spec from an envs.MazeModel (A and B flattened
+// by MazeModel.FlatA and FlatB).
 func SpecFromMaze(mm *envs.MazeModel) aci.Spec {
-	sp := aci.Spec{NumStates: len(mm.D), NumObs: len(mm.C), NumActions: len(mm.B), C: mm.C, D: mm.D,
+	return aci.Spec{NumStates: len(mm.D), NumObs: len(mm.C), NumActions: len(mm.B),
+		A: mm.FlatA(), B: mm.FlatB(), C: mm.C, D: mm.D,
 		Actions: mm.Actions, Observations: mm.Observations, States: mm.States}
-	for _, row := range mm.A {
-		sp.A = append(sp.A, row...)
-	}
-	for _, m := range mm.B {
-		for _, row := range m {
-			sp.B = append(sp.B, row...)
-		}
-	}
-	return sp
 }
 
 // mazeResult is the outcome of seeds episodes on one maze.
