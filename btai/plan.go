@@ -197,19 +197,21 @@ func (a *Agent) Plan(ctx context.Context) error {
 	// Q(S) of every node is kept when that takes at most keepAllFloats;
 	// otherwise only for expanded nodes, and a selected leaf's is computed
 	// again (one more inference per iteration, same numbers).
+	// (With global inference the posteriors are the graph's.)
 	need := a.opts.Iterations * a.ns
 	a.keepAll = a.opts.Iterations*a.nu*a.ns <= a.keepLimit
 	if a.keepAll {
 		need *= a.nu
+	} else if !a.opts.GlobalInference {
+		if n := max(a.ringLimit/a.ns, 1); len(a.ringAt) != n {
+			a.ring = make([]float64, n*a.ns)
+			a.ringAt = make([]int, n)
+		}
+		for i := range a.ringAt {
+			a.ringAt[i] = -1
+		}
 	}
-	if n := max(a.ringLimit/a.ns, 1); !a.keepAll && len(a.ringAt) != n {
-		a.ring = make([]float64, n*a.ns)
-		a.ringAt = make([]int, n)
-	}
-	for i := range a.ringAt {
-		a.ringAt[i] = -1
-	}
-	if need = min(need, maxReserve*4); cap(a.qsBuf) < need {
+	if need = min(need, maxReserve*4); !a.opts.GlobalInference && cap(a.qsBuf) < need {
 		a.qsBuf = make([]float64, 0, need)
 	}
 	for it := 0; it < a.opts.Iterations; it++ {
