@@ -22,7 +22,7 @@ func randDistInternal(rng *rand.Rand, n int) []float64 {
 	return p
 }
 
-func randModelInternal(t *testing.T, rng *rand.Rand, ns, no, nu int) *aci.POMDP {
+func randModelInternal(t testing.TB, rng *rand.Rand, ns, no, nu int) *aci.POMDP {
 	t.Helper()
 	sp := aci.Spec{NumStates: ns, NumObs: no, NumActions: nu, C: randDistInternal(rng, no), D: randDistInternal(rng, ns)}
 	sp.A = make([]float64, no*ns)
@@ -116,8 +116,7 @@ func TestVMPStartAssociation(t *testing.T) {
 // states, 10 observations, 5 actions) with its future caches prepared.
 func benchAgent(b *testing.B, inf Inference) (*Agent, []float64) {
 	rng := rand.New(rand.NewPCG(5, 5))
-	t := &testing.T{}
-	m := randModelInternal(t, rng, 22, 10, 5)
+	m := randModelInternal(b, rng, 22, 10, 5)
 	o := DefaultOptions()
 	o.Inference = inf
 	ag, err := NewAgent(m, &o, nil)
