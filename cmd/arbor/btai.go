@@ -70,9 +70,9 @@ func runBTAI(args []string, stdout io.Writer) error {
 	}
 	switch args[0] {
 	case "plan":
-		return runBTAIPlan(args[1:], stdout)
+		return inSubcommand("plan", runBTAIPlan(args[1:], stdout))
 	case "run":
-		return runBTAIRun(args[1:], stdout)
+		return inSubcommand("run", runBTAIRun(args[1:], stdout))
 	case "-h", "--help", "help":
 		fmt.Fprintf(stdout, "usage:\n  %s\n  %s\n'arbor btai plan -h' and 'arbor btai run -h' list every flag\n", btaiPlanSynopsis, btaiRunSynopsis)
 		return nil
