@@ -86,7 +86,8 @@ func shortest(t testing.TB, name string) int {
 // TestMazeExperiment prints success tables for docs/btai.md. It runs only
 // when BTAI_EXPERIMENT is set, to "maze,maze,...:iterations,...:mode,..."
 // (mode vmp or predictive), e.g. "7.maze,8.maze:100,1000:vmp,predictive";
-// BTAI_SEEDS overrides the 20 seeds. The step limit is 2 × shortest + 5.
+// BTAI_SEEDS overrides the 20 seeds, BTAI_EXPLORATION the UCT constant C_p.
+// The step limit is 2 × shortest + 5.
 func TestMazeExperiment(t *testing.T) {
 	spec := os.Getenv("BTAI_EXPERIMENT")
 	if spec == "" {
@@ -117,6 +118,11 @@ func TestMazeExperiment(t *testing.T) {
 				}
 				o := btai.DefaultOptions()
 				o.Iterations, o.Inference = n, inf
+				if e := os.Getenv("BTAI_EXPLORATION"); e != "" {
+					if o.Exploration, err = strconv.ParseFloat(e, 64); err != nil {
+						t.Fatalf("BTAI_EXPLORATION: %v", err)
+					}
+				}
 				variant := os.Getenv("BTAI_VARIANT")
 				var r mazeResult
 				switch variant {
@@ -171,6 +177,32 @@ func TestMazeDefaults(t *testing.T) {
 			// Measured: every solved episode of 5 and 13 takes the
 			// shortest path; allow one detour step on average.
 			t.Errorf("%s: mean steps %.1f, shortest %d", tc.name, r.meanSteps, sp)
+		}
+	}
+}
+
+// TestMazeExplorationScaled checks the configuration docs/btai.md
+// recommends for the non-deceptive mazes: the default agent (vmp,
+// min-backward, classic cost, softmax action selection with precision 100)
+// with the UCT constant on the scale of the costs, C_p = 10 instead of 2
+// (a step's cost changes by 3 nats per unit of distance, the preference
+// precision), and 500 planning iterations per action. Measured
+// (TestMazeExperiment, BTAI_EXPLORATION=10): 20/20 on 1, 2, 5, 6 and 13,
+// every episode on the shortest path; with C_p = 2 at 1,000 iterations
+// 1, 2 and 6 stay at 0/20. The requirement checked is the issue's: at
+// least 19 of 20 seeds within 2 × shortest + 5 actions.
+func TestMazeExplorationScaled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 5 s of CPU: skipped with -short")
+	}
+	o := btai.DefaultOptions()
+	o.Exploration, o.Iterations = 10, 500
+	for _, name := range []string{"1.maze", "2.maze", "5.maze", "6.maze", "13.maze"} {
+		sp := shortest(t, name)
+		r := runMaze(t, name, &o, 20, 2*sp+5)
+		t.Logf("%s: %d/20 solved within %d actions, mean steps %.1f (shortest %d)", name, r.solved, 2*sp+5, r.meanSteps, sp)
+		if r.solved < 19 {
+			t.Errorf("%s: %d/20 solved with C_p = 10 and 500 iterations, want >= 19", name, r.solved)
 		}
 	}
 }

@@ -922,10 +922,41 @@ func TestBTAIRunModel(t *testing.T) {
 // `arbor btai run --maze examples/mazes/1.maze` with the defaults draws the
 // maze and the path.
 func TestBTAIReadmeCommand(t *testing.T) {
-	file := filepath.Join("..", "..", "examples", "mazes", "1.maze")
-	out := btaiMustRun(t, "run", "--maze", file)
+	// The README's first command, exactly as written there (flags from
+	// README.md, the maze path made relative to this package).
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const prefix = "go run ./cmd/arbor btai run "
+	var args []string
+	for _, line := range strings.Split(string(readme), "\n") {
+		if strings.HasPrefix(line, prefix) {
+			line, _, _ = strings.Cut(line, "#")
+			args = strings.Fields(strings.TrimPrefix(line, "go run ./cmd/arbor btai "))
+			break
+		}
+	}
+	if len(args) == 0 {
+		t.Fatalf("README.md has no line starting %q", prefix)
+	}
+	var file string
+	for i := range args {
+		if i > 0 && args[i-1] == "--maze" {
+			args[i] = filepath.Join("..", "..", args[i])
+			file = args[i]
+		}
+	}
+	if file == "" {
+		t.Fatalf("README command %q has no --maze", args)
+	}
+	out := btaiMustRun(t, args...)
 	mz := btaiReadMaze(t, file)
 	lines := strings.Split(out, "\n")
+	// The README promises that the agent solves the maze.
+	if !strings.HasPrefix(lines[0], "episode 1: reached the exit") {
+		t.Errorf("README command %q did not solve the maze:\n%s", args, out)
+	}
 	if len(lines) < 4+len(mz.grid) || !strings.HasPrefix(lines[0], "episode 1: ") ||
 		!strings.HasPrefix(lines[1], "actions: ") || !strings.HasPrefix(lines[2], "path: (5,1)") {
 		t.Fatalf("unexpected output:\n%s", out)
