@@ -43,26 +43,27 @@ type Agent struct {
 	// The future: literal transitions with the expected A and B.
 	futA  *nodes.Transition
 	futB  []*nodes.Transition
-	abar  []float64 // Ā, [o*ns+s]
-	bbar  []float64 // B̄, [u][next*ns+prev]
-	hA    []float64 // H[Ā(.|s)]
-	afl   []float64 // Ā floored (floorColumns): the future's A factor
-	bfl   []float64 // B̄ floored, [u][next*ns+prev]: the future's B factors
-	logA  []float64 // ln of floored Ā, [o*ns+s] (the future's Å: its A factor is the literal Cat(Ā))
-	logB  []float64 // ln of floored B̄, [u][next*ns+prev]
-	aT    []float64 // Ā transposed, [s*no+o]
-	logAT []float64 // ln of floored Ā transposed, [s*no+o]
-	bT    []float64 // B̄ transposed, [u][prev*ns+next]
-	logBT []float64 // ln of floored B̄ transposed, [u][prev*ns+next]
-	abT   []float64 // (Ā B̄_u) transposed, [u][prev*no+o]
-	logC  []float64 // ln C(o)
-	logCS []float64 // ln C_states(s) (uniform when absent)
+	abar  []float64  // Ā, [o*ns+s]
+	bbar  []float64  // B̄, [u][next*ns+prev]
+	hA    []float64  // H[Ā(.|s)]
+	afl   []float64  // Ā floored (floorColumns): the future's A factor
+	bfl   []float64  // B̄ floored, [u][next*ns+prev]: the future's B factors
+	logA  []float64  // ln of floored Ā, [o*ns+s] (the future's Å: its A factor is the literal Cat(Ā))
+	logB  []float64  // ln of floored B̄, [u][next*ns+prev]
+	aT    []float64  // Ā transposed, [s*no+o]
+	bT    []float64  // B̄ transposed, [u][prev*ns+next]
+	abT   []float64  // (Ā B̄_u) transposed, [u][prev*no+o]
+	lnA   splitMat   // logA split into column backgrounds and deviations (vmp)
+	lnB   []splitMat // logB[u] likewise
+	logC  []float64  // ln C(o)
+	logCS []float64  // ln C_states(s) (uniform when absent)
 
 	tree   Tree
 	future []*ffg.Variable // every variable of the planning tree
 	costs  []float64
 	qs, qo []float64 // scratch
-	mpar   []float64 // scratch: the message B̊_I ⊙ Q(S_parent) to a new S_I
+	mpar   []float64 // scratch: the message B̊_I ⊙ Q(S_parent) to a new S_I, up to a constant
+	base   []float64 // scratch: mpar plus ln Ā's column backgrounds (vmp)
 	etaS   []float64 // scratch: natural parameters of Q(S_I)
 	etaO   []float64 // scratch: natural parameters of Q(O_I)
 	qf     []float64 // scratch: Ā Q(S) in the feef cost
@@ -141,6 +142,7 @@ func NewAgent(m *aci.POMDP, opts *Options, rng *rand.Rand) (*Agent, error) {
 	a.qs = make([]float64, a.ns)
 	a.qo = make([]float64, a.no)
 	a.mpar = make([]float64, a.ns)
+	a.base = make([]float64, a.ns)
 	a.etaS = make([]float64, a.ns)
 	a.etaO = make([]float64, a.no)
 	a.qf = make([]float64, a.no)

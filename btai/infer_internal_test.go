@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/arbor-ai/arbor/aci"
+	"github.com/arbor-ai/arbor/expfam"
 )
 
 func randDistInternal(rng *rand.Rand, n int) []float64 {
@@ -230,6 +231,69 @@ func TestCompactTreeStorage(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestSoftmaxMatchesExpfam: the planning loop's softmax against
+// expfam.Softmax on random natural parameters (lengths 1 to 40, entries
+// spread over [-40, 40] and over [-800, 0], where exp(x - max) underflows,
+// with some -Inf). softmax multiplies by the rounded 1/z where
+// expfam.Softmax divides by z: p = RN(e·RN(1/z)) against RN(e/z), at most
+// 1.5 ulp apart in exact arithmetic, so the bound is 2 ulp of p (2·2^-52
+// relative), plus two roundings of the subnormal spacing 2^-1074 where p
+// underflows to a subnormal. ln Z = m + ln z against m + log1p(z - 1): z = RN(1 + r) is
+// within half an ulp of 1 + r, which moves ln by at most 2^-53, plus the
+// roundings of the logarithms and the sum: 4 ulp of max(|ln Z|, 1). Where
+// expfam.Softmax returns NaN (every entry -Inf, a NaN entry anywhere, +Inf)
+// softmax must return m = NaN.
+func TestSoftmaxMatchesExpfam(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 9))
+	const ulp = 0x1p-52
+	for trial := range 20000 {
+		n := 1 + rng.IntN(40)
+		eta := make([]float64, n)
+		for i := range eta {
+			switch {
+			case trial%2 == 0:
+				eta[i] = 80*rng.Float64() - 40
+			default:
+				eta[i] = -800 * rng.Float64()
+			}
+			if rng.IntN(10) == 0 {
+				eta[i] = math.Inf(-1)
+			}
+		}
+		want := make([]float64, n)
+		logZ := expfam.Softmax(want, eta)
+		got := make([]float64, n)
+		m, z := softmax(got, eta)
+		if math.IsNaN(logZ) {
+			if !math.IsNaN(m) {
+				t.Fatalf("eta %v: expfam.Softmax NaN, softmax m = %v", eta, m)
+			}
+			continue
+		}
+		if d := math.Abs(m + math.Log(z) - logZ); d > 4*ulp*max(math.Abs(logZ), 1) {
+			t.Fatalf("eta %v: ln Z = %v, expfam %v", eta, m+math.Log(z), logZ)
+		}
+		for i := range got {
+			if d := math.Abs(got[i] - want[i]); d > 2*ulp*want[i]+0x1p-1073 {
+				t.Fatalf("eta %v: p[%d] = %v, expfam %v (%.3g ulp)", eta, i, got[i], want[i], d/(ulp*want[i]))
+			}
+		}
+	}
+	for _, eta := range [][]float64{
+		{math.Inf(-1), math.Inf(-1)},
+		{math.NaN(), 0},
+		{0, math.NaN()},
+		{1, math.Inf(1)},
+	} {
+		if logZ := expfam.Softmax(make([]float64, len(eta)), eta); !math.IsNaN(logZ) {
+			t.Fatalf("eta %v: expfam.Softmax %v, want NaN", eta, logZ)
+		}
+		if m, _ := softmax(make([]float64, len(eta)), eta); !math.IsNaN(m) {
+			t.Fatalf("eta %v: softmax m = %v, want NaN", eta, m)
 		}
 	}
 }
