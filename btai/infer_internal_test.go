@@ -238,15 +238,16 @@ func TestCompactTreeStorage(t *testing.T) {
 // TestSoftmaxMatchesExpfam: the planning loop's softmax against
 // expfam.Softmax on random natural parameters (lengths 1 to 40, entries
 // spread over [-40, 40] and over [-800, 0], where exp(x - max) underflows,
-// with some -Inf). softmax multiplies by the rounded 1/z where
-// expfam.Softmax divides by z: p = RN(e·RN(1/z)) against RN(e/z), at most
-// 1.5 ulp apart in exact arithmetic, so the bound is 2 ulp of p (2·2^-52
-// relative), plus two roundings of the subnormal spacing 2^-1074 where p
-// underflows to a subnormal. ln Z = m + ln z against m + log1p(z - 1): z = RN(1 + r) is
-// within half an ulp of 1 + r, which moves ln by at most 2^-53, plus the
-// roundings of the logarithms and the sum: 4 ulp of max(|ln Z|, 1). Where
-// expfam.Softmax returns NaN (every entry -Inf, a NaN entry anywhere, +Inf)
-// softmax must return m = NaN.
+// with some -Inf). The differences: softmax's exponentials (expNonPos)
+// and math.Exp's are up to 2 ulp apart (TestExpNonPos), so the sum z
+// differs by up to 2 ulp relative, plus one rounding; and softmax
+// multiplies by the rounded 1/z where expfam.Softmax divides by z (1.5 ulp
+// at most). Bound: 8 ulp of p (8·2^-52 relative), plus two roundings of
+// the subnormal spacing 2^-1074 where p underflows to a subnormal. ln Z =
+// m + ln z against m + log1p(z - 1): the z's differ by 3 ulp, which moves
+// ln by at most 3·2^-52, plus the roundings of the logarithms and the
+// sum: 8 ulp of max(|ln Z|, 1). Where expfam.Softmax returns NaN (every
+// entry -Inf, a NaN entry anywhere, +Inf) softmax must return m = NaN.
 func TestSoftmaxMatchesExpfam(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 9))
 	const ulp = 0x1p-52
@@ -274,11 +275,11 @@ func TestSoftmaxMatchesExpfam(t *testing.T) {
 			}
 			continue
 		}
-		if d := math.Abs(m + math.Log(z) - logZ); d > 4*ulp*max(math.Abs(logZ), 1) {
+		if d := math.Abs(m + math.Log(z) - logZ); d > 8*ulp*max(math.Abs(logZ), 1) {
 			t.Fatalf("eta %v: ln Z = %v, expfam %v", eta, m+math.Log(z), logZ)
 		}
 		for i := range got {
-			if d := math.Abs(got[i] - want[i]); d > 2*ulp*want[i]+0x1p-1073 {
+			if d := math.Abs(got[i] - want[i]); d > 8*ulp*want[i]+0x1p-1073 {
 				t.Fatalf("eta %v: p[%d] = %v, expfam %v (%.3g ulp)", eta, i, got[i], want[i], d/(ulp*want[i]))
 			}
 		}

@@ -526,10 +526,12 @@ func (a *Agent) vmp(qp []float64, u int) error {
 // softmax sets dst = σ(eta) and returns its normaliser e^logZ as m and z
 // with logZ = m + ln z: m is the largest entry of eta (at its first index)
 // and z = 1 + Σ_(i≠argmax) exp(eta[i] - m), summed in index order, as in
-// expfam.Softmax. Unlike expfam.Softmax it multiplies by 1/z instead of
-// dividing by z (each probability within one rounding of expfam.Softmax's,
-// TestSoftmaxMatchesExpfam) and leaves the logarithm to the caller (vmp
-// takes one per sweep for both normalisers). It returns m = NaN where
+// expfam.Softmax. Unlike expfam.Softmax it takes the exponentials with
+// expNonPos (within 0.51 ulp of e^x, where math.Exp is within 1.6),
+// multiplies by 1/z instead of dividing by z (each probability within a
+// few roundings of expfam.Softmax's, TestSoftmaxMatchesExpfam) and leaves
+// the logarithm to the caller (vmp takes one per sweep for both
+// normalisers). It returns m = NaN where
 // expfam.Softmax returns NaN (no finite maximum, or a NaN entry), leaving
 // dst unspecified.
 func softmax(dst, eta []float64) (m, z float64) {
@@ -549,7 +551,7 @@ func softmax(dst, eta []float64) (m, z float64) {
 			dst[i] = 1
 			continue
 		}
-		e := math.Exp(x - m)
+		e := expNonPos(x - m)
 		dst[i] = e
 		r += e
 	}
