@@ -491,12 +491,12 @@ func (a *Agent) vmp(qp []float64, u int) error {
 	for range a.opts.VMPIterations {
 		copy(a.etaS, a.base)
 		la.addMulDT(a.etaS, a.qo)
-		ms, zs := softmax(a.qs, a.etaS)
+		ms, rs := softmax(a.qs, a.etaS)
 		if math.IsNaN(ms) {
 			return fmt.Errorf("btai: local inference: Q(S_I) undefined: every state is impossible under B̄[%d] given Q(S_parent) (mean-field VMP needs B̄ > 0 where Q(S_parent) > 0; use predictive inference)", u)
 		}
 		la.mulD(a.etaO, a.qs)
-		mo, zo := softmax(a.qo, a.etaO)
+		mo, ro := softmax(a.qo, a.etaO)
 		if math.IsNaN(mo) {
 			return fmt.Errorf("btai: local inference: Q(O_I) undefined: every observation is impossible under Ā given Q(S_I)")
 		}
@@ -504,12 +504,13 @@ func (a *Agent) vmp(qp []float64, u int) error {
 		// its two factors minus the entropies of Q(S_I) and Q(O_I),
 		//   F = Σ_s Q(s) [ln Q(s) - B̊ q_parent(s)] + Σ_o Q(o) [ln Q(o) - Σ_s Q(s) Å(o, s)],
 		// from the normalisers: ln Q(s) = etaS(s) - ln ZS, ln Q(o) = etaO(o) - ln ZO
-		// (ln ZS = ms + ln zs, ln ZO = mo + ln zo, one logarithm for both),
+		// (ln ZS = ms + ln(1 + rs), ln ZO = mo + ln(1 + ro), one logarithm
+		// for both: ln ZS + ln ZO = ms + mo + log1p(rs + ro + rs ro)),
 		// B̊ q_parent(s) = c_B + mpar(s) and Σ_s Q(s) Å(o, s) = c_O + etaO(o),
 		// so with Σ Q = 1,
 		//   F = Σ_s Q(s) (etaS(s) - mpar(s) - bg_A(s)) - ln ZS - ln ZO - c_B,
 		// and f below is F + c_B.
-		f := -(ms + mo) - math.Log(zs*zo)
+		f := -(ms + mo) - math.Log1p(rs+ro+rs*ro)
 		for s, q := range a.qs {
 			if q > 0 {
 				f += q * (a.etaS[s] - a.base[s])
@@ -523,9 +524,9 @@ func (a *Agent) vmp(qp []float64, u int) error {
 	return nil
 }
 
-// softmax sets dst = σ(eta) and returns its normaliser e^logZ as m and z
-// with logZ = m + ln z: m is the largest entry of eta (at its first index)
-// and z = 1 + Σ_(i≠argmax) exp(eta[i] - m), summed in index order, as in
+// softmax sets dst = σ(eta) and returns its log-normaliser as m and r with
+// logZ = m + ln(1 + r): m is the largest entry of eta (at its first index)
+// and r = Σ_(i≠argmax) exp(eta[i] - m), summed in index order, as in
 // expfam.Softmax. Unlike expfam.Softmax it takes the exponentials with
 // expNonPos (within 0.51 ulp of e^x, where math.Exp is within 1.6),
 // multiplies by 1/z instead of dividing by z (each probability within a
@@ -534,7 +535,7 @@ func (a *Agent) vmp(qp []float64, u int) error {
 // normalisers). It returns m = NaN where
 // expfam.Softmax returns NaN (no finite maximum, or a NaN entry), leaving
 // dst unspecified.
-func softmax(dst, eta []float64) (m, z float64) {
+func softmax(dst, eta []float64) (m, r float64) {
 	eta = eta[:len(dst)]
 	m, im := math.Inf(-1), -1
 	for i, x := range eta {
@@ -545,7 +546,6 @@ func softmax(dst, eta []float64) (m, z float64) {
 	if m-m != 0 {
 		return math.NaN(), 0
 	}
-	r := 0.0
 	for i, x := range eta {
 		if i == im {
 			dst[i] = 1
@@ -555,7 +555,7 @@ func softmax(dst, eta []float64) (m, z float64) {
 		dst[i] = e
 		r += e
 	}
-	z = 1 + r
+	z := 1 + r
 	if z != z {
 		return math.NaN(), 0 // a NaN entry after the maximum
 	}
@@ -563,7 +563,7 @@ func softmax(dst, eta []float64) (m, z float64) {
 	for i := range dst {
 		dst[i] *= inv
 	}
-	return m, z
+	return m, r
 }
 
 // predictObs writes Ā q into dst.
