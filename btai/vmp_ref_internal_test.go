@@ -312,19 +312,7 @@ func TestVMPMatchesReference(t *testing.T) {
 		t.Errorf("random maze-like models: largest difference %g, want <= 1e-12", worst)
 	}
 	for _, name := range []string{"1.maze", "2.maze", "13.maze"} {
-		mz, err := envs.LoadMaze(filepath.Join("..", "envs", "testdata", "mazes", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		mm, err := mz.Model(envs.DefaultNoise, envs.DefaultPrefPrecision)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := aci.NewPOMDP(aci.Spec{NumStates: len(mm.D), NumObs: len(mm.C), NumActions: len(mm.B),
-			A: mm.FlatA(), B: mm.FlatB(), C: mm.C, D: mm.D})
-		if err != nil {
-			t.Fatal(err)
-		}
+		mz, m := mazeInternal(t, name)
 		o := DefaultOptions()
 		o.Iterations = 1000
 		ag, err := NewAgent(m, &o, rand.New(rand.NewPCG(3, 3)))
@@ -358,4 +346,62 @@ func TestVMPMatchesReference(t *testing.T) {
 			t.Errorf("%s: largest difference %g, want <= 1e-12", name, worst)
 		}
 	}
+}
+
+// mazeInternal loads envs/testdata/mazes/name and its POMDP with the
+// default noise and preference precision (as the CLI and maze_test.go).
+func mazeInternal(t testing.TB, name string) (*envs.Maze, *aci.POMDP) {
+	t.Helper()
+	mz, err := envs.LoadMaze(filepath.Join("..", "envs", "testdata", "mazes", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mm, err := mz.Model(envs.DefaultNoise, envs.DefaultPrefPrecision)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := aci.NewPOMDP(aci.Spec{NumStates: len(mm.D), NumObs: len(mm.C), NumActions: len(mm.B),
+		A: mm.FlatA(), B: mm.FlatB(), C: mm.C, D: mm.D})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mz, m
+}
+
+// BenchmarkInferVMPMaze: local VMP of one new node on 1.maze (split
+// logarithms in sparse form, 4 sweeps), from the start belief, action 1;
+// BenchmarkInferVMPMazeReference is the dense implementation it replaced
+// (refVMP) on the same node.
+func BenchmarkInferVMPMaze(b *testing.B) {
+	ag, qp := mazeBenchAgent(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := ag.infer(qp, 1); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkInferVMPMazeReference(b *testing.B) {
+	ag, qp := mazeBenchAgent(b)
+	ref := newRefVMP(ag)
+	b.ReportAllocs()
+	for b.Loop() {
+		ref.infer(qp, 1)
+	}
+}
+
+func mazeBenchAgent(b *testing.B) (*Agent, []float64) {
+	mz, m := mazeInternal(b, "1.maze")
+	ag, err := NewAgent(m, nil, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := ag.Reset(context.Background(), mz.Reset()); err != nil {
+		b.Fatal(err)
+	}
+	if err := ag.prepareFuture(); err != nil {
+		b.Fatal(err)
+	}
+	return ag, append([]float64(nil), ag.past[len(ag.past)-1].s.Probs()...)
 }
