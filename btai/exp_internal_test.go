@@ -39,13 +39,15 @@ func ulpErr(got float64, exact *big.Float) float64 {
 }
 
 // TestExpNonPos checks expNonPos, the softmax's exponential (exp.go):
-//   - against e^x to 70 digits (bigExp) on 20,000 points of [-708, 0],
+//   - against e^x to 70 digits (bigExp) on 20,000 points of [-708, 0]
+//     (2,000 with -short),
 //     half uniform and half log-uniform in |x| from 1e-12 to 708: the
 //     method's bound is half an ulp for the final rounding plus about
 //     0.002 ulp for the rest (exp.go), so at most 0.51 ulp. math.Exp is
 //     measured on the same points for comparison (logged; about 1 ulp on
 //     linux/amd64, where it is the assembly archExp);
-//   - against math.Exp on 4 million points of the same kinds plus the
+//   - against math.Exp on 4 million points (400,000 with -short) of the
+//     same kinds plus the
 //     table's nodes k·ln2/128 and the ends: the two are then at most
 //     0.51 + (math.Exp's error) apart; the bound checked is 3 ulp, and
 //     the largest difference and the share of equal results are logged;
@@ -60,7 +62,11 @@ func TestExpNonPos(t *testing.T) {
 		return -math.Exp(math.Log(1e-12) + rng.Float64()*(math.Log(708)-math.Log(1e-12)))
 	}
 	worst, worstStd := 0.0, 0.0
-	for i := range 20_000 {
+	nBig := 20_000
+	if testing.Short() {
+		nBig = 2_000
+	}
+	for i := range nBig {
 		x := point(i)
 		ref := bigExp(x)
 		worstStd = max(worstStd, ulpErr(math.Exp(x), ref))

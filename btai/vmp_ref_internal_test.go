@@ -240,7 +240,7 @@ func compareTree(t *testing.T, a *Agent, ref *refVMP, sweeps map[int]int) float6
 //   - random POMDPs with maze-like columns (sparse split), planned trees;
 //   - 1.maze, 2.maze and 13.maze with the default options, 1,000
 //     iterations at each of the first three actions of an episode, every
-//     node of every tree.
+//     node of every tree (with -short: 1.maze, 300 iterations).
 //
 // 1e-12: the split sums are the dense ones associated differently, so each
 // natural parameter moves by a few ulps of its size (|ln ·| <= 32, ~1e-14),
@@ -311,10 +311,14 @@ func TestVMPMatchesReference(t *testing.T) {
 	if worst > 1e-12 {
 		t.Errorf("random maze-like models: largest difference %g, want <= 1e-12", worst)
 	}
-	for _, name := range []string{"1.maze", "2.maze", "13.maze"} {
+	mazes, iters := []string{"1.maze", "2.maze", "13.maze"}, 1000
+	if testing.Short() {
+		mazes, iters = mazes[:1], 300 // about 10 s under -race otherwise
+	}
+	for _, name := range mazes {
 		mz, m := mazeInternal(t, name)
 		o := DefaultOptions()
-		o.Iterations = 1000
+		o.Iterations = iters
 		ag, err := NewAgent(m, &o, rand.New(rand.NewPCG(3, 3)))
 		if err != nil {
 			t.Fatal(err)
