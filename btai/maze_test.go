@@ -52,6 +52,14 @@ type mazeResult struct {
 func runMaze(t testing.TB, name string, opts *btai.Options, seeds, maxSteps int) mazeResult {
 	t.Helper()
 	mz, p := mazeModel(t, name)
+	return runSeeds(t, mz, p, opts, seeds, maxSteps)
+}
+
+// runSeeds runs one episode of the agent for model p in maze mz per seed
+// 0..seeds-1, with at most maxSteps actions, and counts the episodes that
+// reach the exit.
+func runSeeds(t testing.TB, mz *envs.Maze, p *aci.POMDP, opts *btai.Options, seeds, maxSteps int) mazeResult {
+	t.Helper()
 	r := mazeResult{seeds: seeds}
 	steps := 0
 	for seed := range uint64(seeds) {
@@ -258,26 +266,7 @@ func runMazeCStates(t testing.TB, name string, opts *btai.Options, seeds, maxSte
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := mazeResult{seeds: seeds}
-	steps := 0
-	for seed := range uint64(seeds) {
-		ag, err := btai.NewAgent(p, opts, rand.New(rand.NewPCG(seed, 0)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		ep, err := ag.RunEpisode(context.Background(), mz, maxSteps, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ep.Solved {
-			r.solved++
-			steps += ep.Steps
-		}
-	}
-	if r.solved > 0 {
-		r.meanSteps = float64(steps) / float64(r.solved)
-	}
-	return r
+	return runSeeds(t, mz, p, opts, seeds, maxSteps)
 }
 
 // TestRunDeterministic checks that a seed makes a whole episode
