@@ -37,20 +37,32 @@ const (
 const btaiMaxTreeBytes = 4 << 30
 
 // btaiTreeBytes estimates the memory of a planning tree of iterations
-// expansions: |U| nodes per expansion, each with S_I and O_I, their two
-// factors and edges (about 1 KB) and their posteriors (ns + no numbers, 4
-// copies of 8 bytes). Measured: 100,000 iterations on 1.maze (22 states,
-// 10 observations, 5 actions) peak at 1.15 GB RSS, 2.3 KB per node; the
-// estimate gives 2.05 KB.
-func btaiTreeBytes(iterations int, m *aci.POMDP) float64 {
-	perNode := 1024 + 32*float64(m.NumStates()+m.NumObs())
-	return float64(iterations) * float64(m.NumActions()) * perNode
+// expansions. A materialized tree (btai plan, which dumps every node; --dot;
+// --global, whose nodes go into the graph at expansion) holds |U| nodes
+// per expansion, each with S_I and O_I, their two factors and edges (about
+// 1 KB) and their posteriors (ns + no numbers, 4 copies of 8 bytes).
+// Measured: 100,000 iterations on 1.maze (22 states, 10 observations, 5
+// actions) peak at 1.15 GB RSS, 2.3 KB per node; the estimate gives 2.05
+// KB. The compact tree that btai run plans with otherwise (docs/btai.md,
+// "How the planning tree is stored") holds |U| btai.Node records (72
+// bytes) and their posterior indices (8 bytes) per expansion, the Q(S) of
+// the expanded node (8 ns bytes), and at most 19 MB of posterior caches
+// (keepAllFloats and ringFloats in btai/plan.go); the node slice may be
+// copied once as it grows, hence the factor 1.5. Measured: 100,000
+// iterations on 1.maze peak at 64 MB RSS; the estimate gives 79 MB.
+func btaiTreeBytes(iterations int, m *aci.POMDP, materialized bool) float64 {
+	nu, ns := float64(m.NumActions()), float64(m.NumStates())
+	if materialized {
+		perNode := 1024 + 32*(ns+float64(m.NumObs()))
+		return float64(iterations) * nu * perNode
+	}
+	return float64(iterations)*(1.5*80*nu+8*ns) + 19<<20
 }
 
 // btaiCheckTree refuses an --iterations whose tree would not fit in
 // btaiMaxTreeBytes.
-func btaiCheckTree(iterations int, m *aci.POMDP) error {
-	if b := btaiTreeBytes(iterations, m); b > btaiMaxTreeBytes {
+func btaiCheckTree(iterations int, m *aci.POMDP, materialized bool) error {
+	if b := btaiTreeBytes(iterations, m, materialized); b > btaiMaxTreeBytes {
 		return badInput("--iterations: %d iterations x %d actions would grow a planning tree of about %.1f GB, more than the %d GB allowed",
 			iterations, m.NumActions(), b/1e9, btaiMaxTreeBytes>>30)
 	}
@@ -270,7 +282,7 @@ func runBTAIPlan(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := btaiCheckTree(opts.Iterations, m); err != nil {
+	if err := btaiCheckTree(opts.Iterations, m, true); err != nil {
 		return err
 	}
 	if *obs == -1 && !btaiFlagSet(fs, "obs") {
@@ -500,7 +512,9 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 		}
 		env = &btaiModelEnv{m: m, rng: rand.New(rand.NewPCG(*seed, 0xe1))}
 	}
-	if err := btaiCheckTree(opts.Iterations, m); err != nil {
+	// Only the first planning step's tree is materialized for --dot, but
+	// it is as big as any.
+	if err := btaiCheckTree(opts.Iterations, m, opts.GlobalInference || *dotFile != ""); err != nil {
 		return err
 	}
 	ag, err := btai.NewAgent(m, &opts, rand.New(rand.NewPCG(*seed, 0x5eed)))

@@ -1175,9 +1175,16 @@ func TestBTAIBadInput(t *testing.T) {
 		{"run iterations 0", run1("--iterations", "0"), []string{"--iterations", "0, want 1.."}},
 		{"run iterations negative", run1("--iterations", "-5"), []string{"--iterations", "-5, want 1.."}},
 		{"run iterations too many", run1("--iterations", "10000001"), []string{"--iterations", "10000001"}},
-		// 5.maze: 5M iterations x 5 actions x (1024 + 32 x (7 states + 5
-		// observations)) bytes = 35 GB, over btaiMaxTreeBytes = 4 GiB.
-		{"run tree too big", run1("--iterations", "5000000"), []string{"--iterations", "5000000 iterations x 5 actions", "GB"}},
+		// 5.maze with --global (a materialized tree): 5M iterations x 5
+		// actions x (1024 + 32 x (7 states + 5 observations)) bytes = 35
+		// GB, over btaiMaxTreeBytes = 4 GiB.
+		{"run global tree too big", run1("--iterations", "5000000", "--global"), []string{"--iterations", "5000000 iterations x 5 actions", "35.2 GB"}},
+		// The same with --dot, whose first tree is materialized.
+		{"run dot tree too big", run1("--iterations", "5000000", "--dot", filepath.Join(t.TempDir(), "g.dot")), []string{"--iterations", "35.2 GB"}},
+		// The compact tree of btai run: 10M x (1.5 x 80 x 5 + 8 x 7) +
+		// 19 MiB = 6.58 GB, over 4 GiB (5M iterations fit:
+		// TestBTAITreeBytes).
+		{"run tree too big", run1("--iterations", "10000000"), []string{"--iterations", "10000000 iterations x 5 actions", "6.6 GB"}},
 		{"plan tree too big", plan("tiny-pomdp.json", "--iterations", "9000000"), []string{"--iterations", "x 2 actions", "GB"}},
 		{"run iterations text", run1("--iterations", "many"), []string{"-iterations", "invalid value \"many\""}},
 		{"run steps 0", run1("--steps", "0"), []string{"--steps", "0, want 1..1000000"}},
@@ -1374,4 +1381,32 @@ func TestBTAIPlanGlobal(t *testing.T) {
 		btaiCheckDistribution(t, fmt.Sprintf("node %v q_o", n.Path), n.QO, m.no())
 	}
 	btaiCheckPropagation(t, p, "min-backward", m.nu(), 6)
+}
+
+// TestBTAITreeBytes checks the --iterations guard's two estimates against
+// their formulas (btaiTreeBytes) and that the compact tree of btai run
+// admits more iterations than a materialized one.
+func TestBTAITreeBytes(t *testing.T) {
+	m, err := btaiLoadPOMDP(btaiData("tiny-pomdp.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns, no, nu := float64(m.NumStates()), float64(m.NumObs()), float64(m.NumActions())
+	// Materialized: iterations x |U| x (1024 + 32 (ns + no)) bytes.
+	if got, want := btaiTreeBytes(1000, m, true), 1000*nu*(1024+32*(ns+no)); got != want {
+		t.Errorf("materialized: %g bytes, want %g", got, want)
+	}
+	// Compact: iterations x (1.5 x 80 |U| + 8 ns) + 19 MiB.
+	if got, want := btaiTreeBytes(1000, m, false), 1000*(120*nu+8*ns)+19*(1<<20); got != want {
+		t.Errorf("compact: %g bytes, want %g", got, want)
+	}
+	// tiny-pomdp (2 actions): 5M iterations would be 5M x 2 x 1.1 KB = 11
+	// GB materialized, refused; compact 5M x (240 + 8 ns) + 19 MiB < 2 GB,
+	// admitted.
+	if err := btaiCheckTree(5_000_000, m, true); err == nil {
+		t.Error("5M iterations materialized: admitted, want refused")
+	}
+	if err := btaiCheckTree(5_000_000, m, false); err != nil {
+		t.Errorf("5M iterations compact: %v", err)
+	}
 }
