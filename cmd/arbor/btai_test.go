@@ -1181,10 +1181,10 @@ func TestBTAIBadInput(t *testing.T) {
 		{"run global tree too big", run1("--iterations", "5000000", "--global"), []string{"--iterations", "5000000 iterations x 5 actions", "35.2 GB"}},
 		// The same with --dot, whose first tree is materialized.
 		{"run dot tree too big", run1("--iterations", "5000000", "--dot", filepath.Join(t.TempDir(), "g.dot")), []string{"--iterations", "35.2 GB"}},
-		// The compact tree of btai run: 10M x (1.5 x 80 x 5 + 8 x 7) +
-		// 19 MiB = 6.58 GB, over 4 GiB (5M iterations fit:
-		// TestBTAITreeBytes).
-		{"run tree too big", run1("--iterations", "10000000"), []string{"--iterations", "10000000 iterations x 5 actions", "6.6 GB"}},
+		// The compact tree of btai run: 2.5 x 10M x (80 x 5 + 8 x 7) +
+		// 19 MiB = 11.4 GB, over 4 GiB (TestBTAITreeBytes: a compact
+		// tree admits what a materialized one does not).
+		{"run tree too big", run1("--iterations", "10000000"), []string{"--iterations", "10000000 iterations x 5 actions", "11.4 GB"}},
 		{"plan tree too big", plan("tiny-pomdp.json", "--iterations", "9000000"), []string{"--iterations", "x 2 actions", "GB"}},
 		{"run iterations text", run1("--iterations", "many"), []string{"-iterations", "invalid value \"many\""}},
 		{"run steps 0", run1("--steps", "0"), []string{"--steps", "0, want 1..1000000"}},
@@ -1396,13 +1396,13 @@ func TestBTAITreeBytes(t *testing.T) {
 	if got, want := btaiTreeBytes(1000, m, true), 1000*nu*(1024+32*(ns+no)); got != want {
 		t.Errorf("materialized: %g bytes, want %g", got, want)
 	}
-	// Compact: iterations x (1.5 x 80 |U| + 8 ns) + 19 MiB.
-	if got, want := btaiTreeBytes(1000, m, false), 1000*(120*nu+8*ns)+19*(1<<20); got != want {
+	// Compact: 2.5 x iterations x (80 |U| + 8 ns) + 19 MiB.
+	if got, want := btaiTreeBytes(1000, m, false), 2.5*1000*(80*nu+8*ns)+19*(1<<20); got != want {
 		t.Errorf("compact: %g bytes, want %g", got, want)
 	}
-	// tiny-pomdp (2 actions): 5M iterations would be 5M x 2 x 1.1 KB = 11
-	// GB materialized, refused; compact 5M x (240 + 8 ns) + 19 MiB < 2 GB,
-	// admitted.
+	// tiny-pomdp (2 states, 2 observations, 2 actions): 5M iterations
+	// would be 5M x 2 x 1.15 KB = 11.5 GB materialized, refused; compact
+	// 2.5 x 5M x (160 + 16) + 19 MiB = 2.2 GB, admitted.
 	if err := btaiCheckTree(5_000_000, m, true); err == nil {
 		t.Error("5M iterations materialized: admitted, want refused")
 	}
