@@ -1400,9 +1400,9 @@ func TestBTAITreeBytes(t *testing.T) {
 	if got, want := btaiTreeBytes(1000, m, false), 2.5*1000*(80*nu+8*ns)+19*(1<<20); got != want {
 		t.Errorf("compact: %g bytes, want %g", got, want)
 	}
-	// tiny-pomdp (2 states, 2 observations, 2 actions): 5M iterations
-	// would be 5M x 2 x 1.15 KB = 11.5 GB materialized, refused; compact
-	// 2.5 x 5M x (160 + 16) + 19 MiB = 2.2 GB, admitted.
+	// tiny-pomdp (3 states, 2 observations, 2 actions): 5M iterations
+	// would be 5M x 2 x 1.18 KB = 11.8 GB materialized, refused; compact
+	// 2.5 x 5M x (160 + 24) + 19 MiB = 2.3 GB, admitted.
 	if err := btaiCheckTree(5_000_000, m, true); err == nil {
 		t.Error("5M iterations materialized: admitted, want refused")
 	}
