@@ -94,7 +94,8 @@ func shortest(t testing.TB, name string) int {
 // TestMazeExperiment prints success tables for docs/btai.md. It runs only
 // when BTAI_EXPERIMENT is set, to "maze,maze,...:iterations,...:mode,..."
 // (mode vmp or predictive), e.g. "7.maze,8.maze:100,1000:vmp,predictive";
-// BTAI_SEEDS overrides the 20 seeds, BTAI_EXPLORATION the UCT constant C_p.
+// BTAI_SEEDS overrides the 20 seeds, BTAI_EXPLORATION the UCT constant C_p,
+// BTAI_SELECTION the selection rule (unexplored-first or uct).
 // The step limit is 2 × shortest + 5.
 func TestMazeExperiment(t *testing.T) {
 	spec := os.Getenv("BTAI_EXPERIMENT")
@@ -129,6 +130,11 @@ func TestMazeExperiment(t *testing.T) {
 				if e := os.Getenv("BTAI_EXPLORATION"); e != "" {
 					if o.Exploration, err = strconv.ParseFloat(e, 64); err != nil {
 						t.Fatalf("BTAI_EXPLORATION: %v", err)
+					}
+				}
+				if e := os.Getenv("BTAI_SELECTION"); e != "" {
+					if o.Selection, err = btai.ParseSelection(e); err != nil {
+						t.Fatalf("BTAI_SELECTION: %v", err)
 					}
 				}
 				variant := os.Getenv("BTAI_VARIANT")
@@ -298,5 +304,91 @@ func TestRunDeterministic(t *testing.T) {
 	}
 	if len(distinct) < 2 {
 		t.Errorf("4 seeds, one action sequence %v: the seed is not used", distinct)
+	}
+}
+
+// TestMaze2DefaultsCommit records why no seed can solve 2.maze with the
+// issue's defaults (C_p = 2, 100 iterations), whatever the selection rule
+// or future inference: docs/btai.md, "Why 2.maze cannot be solved at the
+// defaults". From the start (5,1), UP and RIGHT both lower the distance
+// for five steps; RIGHT then ends in a dead end at distance 4, UP goes on
+// to the exit.
+//
+//  1. The model itself prefers RIGHT by a hair: its local cost is lower
+//     (measured: 6.7e-8 nats with vmp, 1.4e-3 with predictive; the belief
+//     mass the noisy model puts on other cells moves closer to the exit
+//     under RIGHT, as most free cells of 2.maze lie left of the exit).
+//  2. So the search deepens RIGHT first, and RIGHT's average cost falls by
+//     about 3 nats per step of distance; after 100 iterations UP's average
+//     is 7.2 to 10.8 nats above RIGHT's (measured, by rule and inference).
+//     UP's exploration term C_p sqrt(ln n / n_UP) is at most
+//     2 sqrt(ln 101) = 4.3 and RIGHT's is >= 0, so while the gap exceeds
+//     UP's term, UP's UCT value stays below RIGHT's and more planning
+//     keeps deepening RIGHT.
+//  3. Action selection samples softmax(-100 ḡ): UP's probability is below
+//     e^-700, so the seed does not matter. The same holds at the next
+//     steps, and in the dead end every way out first raises the distance.
+func TestMaze2DefaultsCommit(t *testing.T) {
+	mz, p := mazeModel(t, "2.maze")
+	const up, right = 0, 3
+	for _, sel := range []btai.Selection{btai.UnexploredFirst, btai.UCT} {
+		for _, inf := range []btai.Inference{btai.VMP, btai.Predictive} {
+			o := btai.DefaultOptions()
+			o.Selection, o.Inference = sel, inf
+			ag, err := btai.NewAgent(p, &o, rand.New(rand.NewPCG(1, 0)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := ag.Reset(context.Background(), mz.Reset()); err != nil {
+				t.Fatal(err)
+			}
+			if err := ag.Plan(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			tr := ag.Tree()
+			u, r := tr.Nodes[tr.Child(0, up)], tr.Nodes[tr.Child(0, right)]
+			n := float64(tr.Nodes[0].Visits)
+			gap := u.Average() - r.Average()
+			bound := o.Exploration * math.Sqrt(math.Log(n)/float64(u.Visits))
+			t.Logf("%v, %v: local UP - RIGHT = %.3g; after planning ḡ UP %.4f (n %d), RIGHT %.4f (n %d), gap %.2f > %.2f",
+				sel, inf, u.Local-r.Local, u.Average(), u.Visits, r.Average(), r.Visits, gap, bound)
+			if !(u.Local > r.Local) {
+				t.Errorf("%v, %v: local cost UP %.15g <= RIGHT %.15g: the premise of docs/btai.md changed", sel, inf, u.Local, r.Local)
+			}
+			if !(gap > bound) {
+				t.Errorf("%v, %v: ḡ gap UP - RIGHT %.3f <= %.3f: UP could still be selected", sel, inf, gap, bound)
+			}
+			probs := make([]float64, tr.NumActions)
+			tr.SelectAction(btai.Softmax, o.ActionPrecision, rand.New(rand.NewPCG(1, 0)), probs)
+			if probs[up] > math.Exp(-700) {
+				t.Errorf("%v, %v: P(UP) = %g, want < e^-700", sel, inf, probs[up])
+			}
+		}
+	}
+}
+
+// TestMazeUCTSelection runs the default agent with the uct selection rule
+// (every child competes by UCT, as in the paper author's C++) for 20
+// seeds, and checks the mazes where it meets the issue's requirement
+// (>= 19/20 within 2 × shortest + 5 actions): 1, 5 and 13, all measured at
+// 20/20 on the shortest path. 2.maze (0/20, TestMaze2DefaultsCommit) and
+// 6.maze (12/20) are logged. docs/btai.md, "The uct selection rule".
+// About 3 s of CPU: skipped with -short; .ci/run runs it.
+func TestMazeUCTSelection(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 3 s of CPU: skipped with -short")
+	}
+	o := btai.DefaultOptions()
+	o.Selection = btai.UCT
+	for _, tc := range []struct {
+		name     string
+		required bool
+	}{{"1.maze", true}, {"2.maze", false}, {"5.maze", true}, {"6.maze", false}, {"13.maze", true}} {
+		sp := shortest(t, tc.name)
+		r := runMaze(t, tc.name, &o, 20, 2*sp+5)
+		t.Logf("%s: %d/20 solved within %d actions, mean steps %.1f (shortest %d)", tc.name, r.solved, 2*sp+5, r.meanSteps, sp)
+		if tc.required && (r.solved < 19 || r.meanSteps > float64(sp)+1) {
+			t.Errorf("%s: %d/20 solved, mean steps %.1f (shortest %d), want >= 19 near the shortest", tc.name, r.solved, r.meanSteps, sp)
+		}
 	}
 }

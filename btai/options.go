@@ -76,6 +76,7 @@ func ParseInference(s string) (Inference, error) {
 type Options struct {
 	Iterations      int             // planning iterations per action (default 100)
 	Exploration     float64         // UCT exploration constant C_p (default 2)
+	Selection       Selection       // default UnexploredFirst
 	Cost            Cost            // default Classic
 	Propagation     Propagation     // default MinBackward
 	Inference       Inference       // default VMP
@@ -99,6 +100,7 @@ func DefaultOptions() Options {
 	return Options{
 		Iterations:      100,
 		Exploration:     2,
+		Selection:       UnexploredFirst,
 		Cost:            Classic,
 		Propagation:     MinBackward,
 		Inference:       VMP,
@@ -118,6 +120,8 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("iterations %d, want 1..10000000", o.Iterations)
 	case !finite(o.Exploration) || o.Exploration < 0:
 		return fmt.Errorf("exploration %v, want a finite number >= 0", o.Exploration)
+	case o.Selection < UnexploredFirst || o.Selection > UCT:
+		return fmt.Errorf("selection %v invalid", o.Selection)
 	case o.Cost < Classic || o.Cost > FEEF:
 		return fmt.Errorf("cost %v invalid", o.Cost)
 	case o.Propagation < MinBackward || o.Propagation > Forward:

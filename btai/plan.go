@@ -248,7 +248,7 @@ func (a *Agent) Iterate(ctx context.Context) error {
 	if a.opts.GlobalInference {
 		return a.iterateGraph(ctx)
 	}
-	k := a.tree.Select(a.opts.Exploration)
+	k := a.tree.Select(a.opts.Exploration, a.opts.Selection)
 	qk, err := a.nodeProbs(k)
 	if err != nil {
 		return err
@@ -298,7 +298,7 @@ func (a *Agent) Iterate(ctx context.Context) error {
 // iterateGraph is Iterate with global inference: the new nodes are added
 // to the graph and VMP runs on the whole graph.
 func (a *Agent) iterateGraph(ctx context.Context) error {
-	k := a.tree.Select(a.opts.Exploration)
+	k := a.tree.Select(a.opts.Exploration, a.opts.Selection)
 	parent := a.tree.Nodes[k].S
 	first := len(a.tree.Nodes)
 	for u := range a.nu {

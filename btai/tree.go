@@ -108,40 +108,80 @@ func (t *Tree) Path(dst []int, k int) []int {
 	return dst
 }
 
-// Select walks from the root to the leaf to expand (paper section 6.3.1):
-// at each expanded node, an unexplored child (one that has not been
-// expanded yet) is taken first, the one with the lowest local cost (ties:
-// lowest action); when every child has been expanded, the child maximising
+// Selection is the rule that picks which child to descend into during the
+// selection step of planning (paper section 6.3.1).
+type Selection int
+
+const (
+	// UnexploredFirst is the paper's rule: at an expanded node, a child
+	// that has not been expanded yet ("unexplored") is taken first, the
+	// one with the lowest local cost (ties: lowest action); when every
+	// child has been expanded, the child maximising UCT is taken. Every
+	// node on the selected path thus has all its children expanded before
+	// the search goes below them.
+	UnexploredFirst Selection = iota
+	// UCT takes the child maximising UCT among all the children, expanded
+	// or not (ties: lowest action). A new child counts as visited once (its
+	// own evaluation), so UCT is defined for it: this is how the paper
+	// author's C++ implementation (Homing-Pigeon, MCTS::selectNode) selects,
+	// and it lets the search go deep along a cheap branch without first
+	// expanding every sibling on the way.
+	UCT
+)
+
+var selectionRuleNames = []string{"unexplored-first", "uct"}
+
+func (s Selection) String() string {
+	if int(s) < len(selectionRuleNames) && s >= 0 {
+		return selectionRuleNames[s]
+	}
+	return fmt.Sprintf("Selection(%d)", int(s))
+}
+
+// ParseSelection parses "unexplored-first" or "uct".
+func ParseSelection(s string) (Selection, error) {
+	for i, n := range selectionRuleNames {
+		if n == s {
+			return Selection(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown selection %q (want unexplored-first or uct)", s)
+}
+
+// Select walks from the root to the leaf to expand (paper section 6.3.1)
+// with selection rule rule (see Selection). UCT is
 //
-//	UCT_J = -ḡ_J + c sqrt(ln n / n_J)
+//	UCT_J = -ḡ_J + c sqrt(ln n / n_J),
 //
-// is taken, n being the visit count of the current node (ties: lowest
-// action).
-func (t *Tree) Select(c float64) int {
+// n being the visit count of the current node and n_J that of child J.
+func (t *Tree) Select(c float64, rule Selection) int {
 	k := 0
 	for !t.Nodes[k].Leaf() {
-		k = t.selectChild(k, c)
+		k = t.selectChild(k, c, rule)
 	}
 	return k
 }
 
-func (t *Tree) selectChild(k int, c float64) int {
+func (t *Tree) selectChild(k int, c float64, rule Selection) int {
 	first := t.Nodes[k].FirstChild
 	children := t.Nodes[first : first+t.NumActions]
-	best, bestCost := -1, math.Inf(1)
-	for a := range children {
-		if ch := &children[a]; ch.Leaf() && (best < 0 || ch.Local < bestCost) {
-			best, bestCost = a, ch.Local
+	best := -1
+	if rule == UnexploredFirst {
+		bestCost := math.Inf(1)
+		for a := range children {
+			if ch := &children[a]; ch.Leaf() && (best < 0 || ch.Local < bestCost) {
+				best, bestCost = a, ch.Local
+			}
 		}
-	}
-	if best >= 0 {
-		return first + best
+		if best >= 0 {
+			return first + best
+		}
 	}
 	logN := math.Log(float64(max(t.Nodes[k].Visits, 1)))
 	bestUCT := math.Inf(-1)
 	for a := range children {
 		ch := &children[a]
-		u := -ch.Average() + c*math.Sqrt(logN/float64(ch.Visits))
+		u := -ch.Average() + c*math.Sqrt(logN/float64(max(ch.Visits, 1)))
 		if u > bestUCT || best < 0 {
 			best, bestUCT = a, u
 		}

@@ -3,6 +3,7 @@ package btai_test
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/arbor-ai/arbor/btai"
@@ -86,7 +87,7 @@ func TestSelectUnexploredFirst(t *testing.T) {
 	// Every child is unexplored: the one with the lowest local cost (1, at
 	// action 1) goes first, then 2 (action 0), then 3 (action 2).
 	for _, want := range []int{1, 0, 2} {
-		got := tr.Select(2)
+		got := tr.Select(2, btai.UnexploredFirst)
 		if got != tr.Child(0, want) {
 			t.Fatalf("selected node %d, want child %d", got, want)
 		}
@@ -125,7 +126,7 @@ func TestSelectUCT(t *testing.T) {
 	}{{0, c1}, {2, c1}, {10, c0}} {
 		// Select descends to a leaf; check the first step by comparing the
 		// leaf's top-level ancestor.
-		leaf := tr.Select(tc.c)
+		leaf := tr.Select(tc.c, btai.UnexploredFirst)
 		for tr.Nodes[leaf].Parent != 0 {
 			leaf = tr.Nodes[leaf].Parent
 		}
@@ -205,8 +206,65 @@ func TestSelectUnexploredBeforeUCT(t *testing.T) {
 	c0 := tr.Child(0, 0)
 	tr.AddChildren(c0, []float64{0, 0})
 	tr.Propagate(c0, btai.MinBackward)
-	if got := tr.Select(2); got != tr.Child(0, 1) {
+	if got := tr.Select(2, btai.UnexploredFirst); got != tr.Child(0, 1) {
 		t.Errorf("selected node %d, want the unexplored child %d", got, tr.Child(0, 1))
+	}
+}
+
+func TestSelectUCTRule(t *testing.T) {
+	// The tree of TestSelectUnexploredBeforeUCT: root children of local
+	// costs 0 and 10; child 0 expanded with grandchildren of cost 0, so
+	// G_0 = 0 + 0 = 0, n_0 = 2, and the leaf child 1 has G_1 = 10, n_1 = 1;
+	// the root has n = 2. With the uct rule the leaf competes by UCT:
+	//   UCT_0 = -0 + c sqrt(ln 2 / 2) = 0.58871 c,
+	//   UCT_1 = -10 + c sqrt(ln 2 / 1) = -10 + 0.83255 c,
+	// equal at c = 10 / (0.83255 - 0.58871) = 41.01. Below that, child 0
+	// wins and the search goes down to its first grandchild (both
+	// grandchildren are leaves of cost 0, n = 1: equal UCT, lowest action);
+	// above it, the leaf child 1 is selected.
+	tr := &btai.Tree{}
+	tr.Reset(2, nil)
+	tr.AddChildren(0, []float64{0, 10})
+	tr.Propagate(0, btai.MinBackward)
+	c0 := tr.Child(0, 0)
+	tr.AddChildren(c0, []float64{0, 0})
+	tr.Propagate(c0, btai.MinBackward)
+	for _, tc := range []struct {
+		c    float64
+		want int
+	}{{2, tr.Child(c0, 0)}, {41, tr.Child(c0, 0)}, {41.1, tr.Child(0, 1)}, {100, tr.Child(0, 1)}} {
+		if got := tr.Select(tc.c, btai.UCT); got != tc.want {
+			t.Errorf("c=%v: selected node %d, want %d", tc.c, got, tc.want)
+		}
+	}
+	// The grandchildren are leaves that differ only in local cost: with
+	// c = 0 UCT is -ḡ, and the cheaper one wins whatever its action.
+	tr2 := &btai.Tree{}
+	tr2.Reset(2, nil)
+	tr2.AddChildren(0, []float64{3, 1})
+	tr2.Propagate(0, btai.MinBackward)
+	if got := tr2.Select(0, btai.UCT); got != tr2.Child(0, 1) {
+		t.Errorf("c=0: selected node %d, want the cheaper leaf %d", got, tr2.Child(0, 1))
+	}
+}
+
+func TestParseSelection(t *testing.T) {
+	for _, r := range []btai.Selection{btai.UnexploredFirst, btai.UCT} {
+		got, err := btai.ParseSelection(r.String())
+		if err != nil || got != r {
+			t.Errorf("ParseSelection(%q) = %v, %v", r.String(), got, err)
+		}
+	}
+	if _, err := btai.ParseSelection("greedy"); err == nil || !strings.Contains(err.Error(), `"greedy"`) {
+		t.Errorf("ParseSelection(greedy): %v", err)
+	}
+	o := btai.DefaultOptions()
+	if o.Selection != btai.UnexploredFirst {
+		t.Errorf("default selection %v, want unexplored-first", o.Selection)
+	}
+	o.Selection = 7
+	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "selection") {
+		t.Errorf("Validate with selection 7: %v", err)
 	}
 }
 
@@ -217,7 +275,7 @@ func TestSelectTies(t *testing.T) {
 	tr.AddChildren(0, []float64{3, 3, 3})
 	tr.Propagate(0, btai.MinBackward)
 	for _, want := range []int{0, 1, 2} {
-		got := tr.Select(2)
+		got := tr.Select(2, btai.UnexploredFirst)
 		if got != tr.Child(0, want) {
 			t.Fatalf("selected node %d, want child %d", got, want)
 		}
@@ -227,7 +285,7 @@ func TestSelectTies(t *testing.T) {
 	// Now every child has G = 3 + 1 = 4, n = 2: equal UCT values, so the
 	// lowest action wins, and Select descends into its first (unexplored)
 	// grandchild.
-	got := tr.Select(2)
+	got := tr.Select(2, btai.UnexploredFirst)
 	if want := tr.Child(tr.Child(0, 0), 0); got != want {
 		t.Errorf("selected node %d, want %d (child 0, then its grandchild 0)", got, want)
 	}

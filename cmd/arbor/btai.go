@@ -74,7 +74,7 @@ func btaiCheckTree(iterations int, m *aci.POMDP, materialized bool) error {
 
 const (
 	btaiPlanSynopsis = "arbor btai plan --model M --obs O0 --iterations K [--cost classic|pcost|feef] " +
-		"[--propagation backward|min-backward|forward] [--inference vmp|predictive] [--exploration 2] [--dot FILE] [--json]"
+		"[--propagation backward|min-backward|forward] [--inference vmp|predictive] [--exploration 2] [--selection unexplored-first|uct] [--dot FILE] [--json]"
 	btaiRunSynopsis = "arbor btai run --maze FILE | --model M [--iterations 100] [--steps 50] [--episodes 1] [--seed 1] " +
 		"[--action-select softmax|most-visited|min-cost] [--action-precision 100] [--dot FILE] [--json]"
 )
@@ -99,6 +99,7 @@ func runBTAI(args []string, stdout io.Writer) error {
 type btaiFlags struct {
 	iterations                      int
 	cost, propagation, inference    string
+	selection                       string
 	exploration                     float64
 	rollouts, rolloutLength, window int
 	global                          bool
@@ -110,6 +111,7 @@ func (b *btaiFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&b.propagation, "propagation", "min-backward", "cost propagation: min-backward, backward or forward")
 	fs.StringVar(&b.inference, "inference", "vmp", "future inference: vmp or predictive")
 	fs.Float64Var(&b.exploration, "exploration", 2, "UCT exploration constant (finite, >= 0)")
+	fs.StringVar(&b.selection, "selection", "unexplored-first", "tree selection: unexplored-first (the paper's) or uct (all children by UCT, as the paper author's C++)")
 	fs.IntVar(&b.rollouts, "rollouts", 0, "roll-outs per expanded node, Algorithm 1 (0..10000)")
 	fs.IntVar(&b.rolloutLength, "rollout-length", 5, "length of each roll-out (1..1000)")
 	fs.IntVar(&b.window, "window", 32, "past time steps kept in the graph (0 = all, else >= 2)")
@@ -132,6 +134,9 @@ func (b *btaiFlags) options() (btai.Options, error) {
 	}
 	if o.Inference, err = btai.ParseInference(b.inference); err != nil {
 		return o, badInput("--inference: %v", err)
+	}
+	if o.Selection, err = btai.ParseSelection(b.selection); err != nil {
+		return o, badInput("--selection: %v", err)
 	}
 	switch {
 	case b.iterations < 1 || b.iterations > btaiMaxIterations:
