@@ -307,27 +307,25 @@ func TestRunDeterministic(t *testing.T) {
 	}
 }
 
-// TestMaze2DefaultsCommit records why no seed can solve 2.maze with the
-// issue's defaults (C_p = 2, 100 iterations), whatever the selection rule
-// or future inference: docs/btai.md, "Why 2.maze cannot be solved at the
-// defaults". From the start (5,1), UP and RIGHT both lower the distance
-// for five steps; RIGHT then ends in a dead end at distance 4, UP goes on
-// to the exit.
+// TestMaze2DefaultsCommit records why every seed fails 2.maze with the
+// issue's defaults (C_p = 2, 100 iterations), with either selection rule
+// and either future inference. It checks the first planning step from the
+// start (docs/btai.md, "Why 2.maze fails at the defaults"). From the start
+// (5,1), UP and RIGHT both lower the distance for five steps; RIGHT then
+// ends in a dead end at distance 4, UP goes on to the exit.
 //
 //  1. The model itself prefers RIGHT by a hair: its local cost is lower
-//     (measured: 6.7e-8 nats with vmp, 1.4e-3 with predictive; the belief
-//     mass the noisy model puts on other cells moves closer to the exit
-//     under RIGHT, as most free cells of 2.maze lie left of the exit).
-//  2. So the search deepens RIGHT first, and RIGHT's average cost falls by
-//     about 3 nats per step of distance; after 100 iterations UP's average
-//     is 7.2 to 10.8 nats above RIGHT's (measured, by rule and inference).
-//     UP's exploration term C_p sqrt(ln n / n_UP) is at most
-//     2 sqrt(ln 101) = 4.3 and RIGHT's is >= 0, so while the gap exceeds
-//     UP's term, UP's UCT value stays below RIGHT's and more planning
-//     keeps deepening RIGHT.
+//     (measured: 6.7e-8 nats with vmp, 1.4e-3 with predictive).
+//  2. After 100 iterations, UP's average cost is 7.2 to 10.8 nats above
+//     RIGHT's (measured, by rule and inference). UP's exploration term
+//     C_p sqrt(ln n / n_UP) is at most 2 sqrt(ln 101) = 4.3 and RIGHT's
+//     is >= 0, so UP's UCT value at the root is below RIGHT's. With uct
+//     this follows from 1 (the cheaper child is deepened first); with
+//     unexplored-first it is measured, not derived.
 //  3. Action selection samples softmax(-100 ḡ): UP's probability is below
-//     e^-700, so the seed does not matter. The same holds at the next
-//     steps, and in the dead end every way out first raises the distance.
+//     e^-700, so every seed goes RIGHT at the first step. The later steps
+//     are not checked here (TestMazeDefaults and TestMazeUCTSelection log
+//     the 0/20).
 func TestMaze2DefaultsCommit(t *testing.T) {
 	mz, p := mazeModel(t, "2.maze")
 	const up, right = 0, 3

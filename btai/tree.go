@@ -114,11 +114,12 @@ type Selection int
 
 const (
 	// UnexploredFirst is the paper's rule: at an expanded node, a child
-	// that has not been expanded yet ("unexplored") is taken first, the
-	// one with the lowest local cost (ties: lowest action); when every
-	// child has been expanded, the child maximising UCT is taken. Every
-	// node on the selected path thus has all its children expanded before
-	// the search goes below them.
+	// that has not been expanded yet ("unexplored") is taken first; when
+	// every child has been expanded, the child maximising UCT is taken.
+	// The paper does not say which unexplored child goes first: here it is
+	// the one with the lowest local cost (ties: lowest action). Every node
+	// on the selected path thus has all its children expanded before the
+	// search goes below them.
 	UnexploredFirst Selection = iota
 	// UCT takes the child maximising UCT among all the children, expanded
 	// or not (ties: lowest action). A new child counts as visited once (its
@@ -181,6 +182,9 @@ func (t *Tree) selectChild(k int, c float64, rule Selection) int {
 	bestUCT := math.Inf(-1)
 	for a := range children {
 		ch := &children[a]
+		// A child built by AddChildren has at least one visit; the max
+		// keeps a hand-built node with Visits 0 (Nodes is exported) at a
+		// finite bonus instead of +Inf, or NaN when ln n = 0.
 		u := -ch.Average() + c*math.Sqrt(logN/float64(max(ch.Visits, 1)))
 		if u > bestUCT || best < 0 {
 			best, bestUCT = a, u

@@ -237,14 +237,39 @@ func TestSelectUCTRule(t *testing.T) {
 			t.Errorf("c=%v: selected node %d, want %d", tc.c, got, tc.want)
 		}
 	}
-	// The grandchildren are leaves that differ only in local cost: with
-	// c = 0 UCT is -ḡ, and the cheaper one wins whatever its action.
+	// c = 0 against c = 2. Root children: a leaf of cost 1 (n = 1) and a
+	// child of cost 0.9 whose subtree is expanded four times with costs
+	// 0.9, so G = 0.9 + 4 (0.9) = 4.5, n = 5, ḡ = 0.9; the root has n = 5.
+	//   c = 0: UCT = -ḡ: -1 < -0.9, child 1.
+	//   c = 2: UCT_0 = -1 + 2 sqrt(ln 5 / 1) = -1 + 2 (1.26864) = 1.5373,
+	//          UCT_1 = -0.9 + 2 sqrt(ln 5 / 5) = -0.9 + 2 (0.56735) = 0.2347: the leaf, child 0.
 	tr2 := &btai.Tree{}
 	tr2.Reset(2, nil)
-	tr2.AddChildren(0, []float64{3, 1})
+	tr2.AddChildren(0, []float64{1, 0.9})
 	tr2.Propagate(0, btai.MinBackward)
-	if got := tr2.Select(0, btai.UCT); got != tr2.Child(0, 1) {
-		t.Errorf("c=0: selected node %d, want the cheaper leaf %d", got, tr2.Child(0, 1))
+	c1 := tr2.Child(0, 1)
+	expand := func(k int) {
+		tr2.AddChildren(k, []float64{0.9, 0.9})
+		tr2.Propagate(k, btai.MinBackward)
+	}
+	expand(c1)
+	expand(tr2.Child(c1, 0))
+	expand(tr2.Child(c1, 1))
+	expand(tr2.Child(tr2.Child(c1, 0), 0))
+	if n := tr2.Nodes[c1]; n.Visits != 5 || !near(n.Average(), 0.9) || tr2.Nodes[0].Visits != 5 {
+		t.Fatalf("child 1: n %d, ḡ %v; root n %d; want 5, 0.9, 5", n.Visits, n.Average(), tr2.Nodes[0].Visits)
+	}
+	top := func(k int) int {
+		for tr2.Nodes[k].Parent != 0 {
+			k = tr2.Nodes[k].Parent
+		}
+		return k
+	}
+	if got := top(tr2.Select(0, btai.UCT)); got != c1 {
+		t.Errorf("c=0: went to node %d, want child 1 (%d)", got, c1)
+	}
+	if got := tr2.Select(2, btai.UCT); got != tr2.Child(0, 0) {
+		t.Errorf("c=2: selected node %d, want the leaf child 0 (%d)", got, tr2.Child(0, 0))
 	}
 }
 
