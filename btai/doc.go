@@ -6,7 +6,9 @@
 // states S_I and observations O_I inside that same graph (section 6.3):
 //
 //  1. Selection (Tree.Select): from the root, an unexplored child first,
-//     otherwise the child maximising UCT = -ḡ_J + C_p sqrt(ln n / n_J).
+//     otherwise the child maximising UCT = -ḡ_J + C_p sqrt(ln n / n_J)
+//     (Options.Selection = UCT lets every child compete by UCT, as the
+//     paper author's C++ implementation does).
 //  2. Expansion (Agent.Iterate): one child per action, P(S_I | S_parent) =
 //     Cat(B̄_I), P(O_I | S_I) = Cat(Ā).
 //  3. Inference on the new nodes: VMP (the mean-field updates of section
