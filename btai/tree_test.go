@@ -192,6 +192,20 @@ func TestActionSelection(t *testing.T) {
 	}
 }
 
+// treeExpandedCheap builds a root with children of local costs 0 and 10
+// and expands child 0 (returned as c0) with two grandchildren of cost 0,
+// with min-backward propagation.
+func treeExpandedCheap() (tr *btai.Tree, c0 int) {
+	tr = &btai.Tree{}
+	tr.Reset(2, nil)
+	tr.AddChildren(0, []float64{0, 10})
+	tr.Propagate(0, btai.MinBackward)
+	c0 = tr.Child(0, 0)
+	tr.AddChildren(c0, []float64{0, 0})
+	tr.Propagate(c0, btai.MinBackward)
+	return tr, c0
+}
+
 func TestSelectUnexploredBeforeUCT(t *testing.T) {
 	// Root with children of local costs 0 and 10. Child 0 is expanded with
 	// grandchildren of cost 0: its average stays (0 + 0) / 2 = 0, while
@@ -199,13 +213,7 @@ func TestSelectUnexploredBeforeUCT(t *testing.T) {
 	// any c (UCT_0 = 0 + c sqrt(ln 2 / 2) > UCT_1 = -10 + c sqrt(ln 2 / 1)
 	// for c < 10 / (sqrt(ln 2) - sqrt(ln 2 / 2)) = 10 / 0.24385 = 41.0), but the
 	// unexplored child goes first (paper section 6.3.1).
-	tr := &btai.Tree{}
-	tr.Reset(2, nil)
-	tr.AddChildren(0, []float64{0, 10})
-	tr.Propagate(0, btai.MinBackward)
-	c0 := tr.Child(0, 0)
-	tr.AddChildren(c0, []float64{0, 0})
-	tr.Propagate(c0, btai.MinBackward)
+	tr, _ := treeExpandedCheap()
 	if got := tr.Select(2, btai.UnexploredFirst); got != tr.Child(0, 1) {
 		t.Errorf("selected node %d, want the unexplored child %d", got, tr.Child(0, 1))
 	}
@@ -222,13 +230,7 @@ func TestSelectUCTRule(t *testing.T) {
 	// wins and the search goes down to its first grandchild (both
 	// grandchildren are leaves of cost 0, n = 1: equal UCT, lowest action);
 	// above it, the leaf child 1 is selected.
-	tr := &btai.Tree{}
-	tr.Reset(2, nil)
-	tr.AddChildren(0, []float64{0, 10})
-	tr.Propagate(0, btai.MinBackward)
-	c0 := tr.Child(0, 0)
-	tr.AddChildren(c0, []float64{0, 0})
-	tr.Propagate(c0, btai.MinBackward)
+	tr, c0 := treeExpandedCheap()
 	for _, tc := range []struct {
 		c    float64
 		want int
