@@ -22,21 +22,11 @@ const (
 
 var costNames = []string{"classic", "pcost", "feef"}
 
-func (c Cost) String() string {
-	if int(c) < len(costNames) && c >= 0 {
-		return costNames[c]
-	}
-	return fmt.Sprintf("Cost(%d)", int(c))
-}
+func (c Cost) String() string { return enumName(costNames, "Cost", c) }
 
 // ParseCost parses "classic", "pcost" or "feef".
 func ParseCost(s string) (Cost, error) {
-	for i, n := range costNames {
-		if n == s {
-			return Cost(i), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown cost %q (want classic, pcost or feef)", s)
+	return parseEnum[Cost](costNames, "cost", s)
 }
 
 // Inference is the way the posteriors of newly expanded future nodes are
@@ -54,21 +44,11 @@ const (
 
 var inferenceNames = []string{"vmp", "predictive"}
 
-func (i Inference) String() string {
-	if int(i) < len(inferenceNames) && i >= 0 {
-		return inferenceNames[i]
-	}
-	return fmt.Sprintf("Inference(%d)", int(i))
-}
+func (i Inference) String() string { return enumName(inferenceNames, "Inference", i) }
 
 // ParseInference parses "vmp" or "predictive".
 func ParseInference(s string) (Inference, error) {
-	for i, n := range inferenceNames {
-		if n == s {
-			return Inference(i), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown inference %q (want vmp or predictive)", s)
+	return parseEnum[Inference](inferenceNames, "inference", s)
 }
 
 // Options configures an agent. The zero value is not valid: start from

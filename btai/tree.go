@@ -1,7 +1,6 @@
 package btai
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 
@@ -31,21 +30,11 @@ const (
 
 var propagationNames = []string{"min-backward", "backward", "forward"}
 
-func (p Propagation) String() string {
-	if int(p) < len(propagationNames) && p >= 0 {
-		return propagationNames[p]
-	}
-	return fmt.Sprintf("Propagation(%d)", int(p))
-}
+func (p Propagation) String() string { return enumName(propagationNames, "Propagation", p) }
 
 // ParsePropagation parses "min-backward", "backward" or "forward".
 func ParsePropagation(s string) (Propagation, error) {
-	for i, n := range propagationNames {
-		if n == s {
-			return Propagation(i), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown propagation %q (want min-backward, backward or forward)", s)
+	return parseEnum[Propagation](propagationNames, "propagation", s)
 }
 
 // Node is a node S_I of the planning tree. I is the multi-index of actions
@@ -130,23 +119,13 @@ const (
 	UCT
 )
 
-var selectionRuleNames = []string{"unexplored-first", "uct"}
+var selectionNames = []string{"unexplored-first", "uct"}
 
-func (s Selection) String() string {
-	if int(s) < len(selectionRuleNames) && s >= 0 {
-		return selectionRuleNames[s]
-	}
-	return fmt.Sprintf("Selection(%d)", int(s))
-}
+func (s Selection) String() string { return enumName(selectionNames, "Selection", s) }
 
 // ParseSelection parses "unexplored-first" or "uct".
 func ParseSelection(s string) (Selection, error) {
-	for i, n := range selectionRuleNames {
-		if n == s {
-			return Selection(i), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown selection %q (want unexplored-first or uct)", s)
+	return parseEnum[Selection](selectionNames, "selection", s)
 }
 
 // Select walks from the root to the leaf to expand (paper section 6.3.1)
@@ -265,23 +244,13 @@ const (
 	MinCost
 )
 
-var selectionNames = []string{"softmax", "most-visited", "min-cost"}
+var actionSelectionNames = []string{"softmax", "most-visited", "min-cost"}
 
-func (s ActionSelection) String() string {
-	if int(s) < len(selectionNames) && s >= 0 {
-		return selectionNames[s]
-	}
-	return fmt.Sprintf("ActionSelection(%d)", int(s))
-}
+func (s ActionSelection) String() string { return enumName(actionSelectionNames, "ActionSelection", s) }
 
 // ParseActionSelection parses "softmax", "most-visited" or "min-cost".
 func ParseActionSelection(s string) (ActionSelection, error) {
-	for i, n := range selectionNames {
-		if n == s {
-			return ActionSelection(i), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown action selection %q (want softmax, most-visited or min-cost)", s)
+	return parseEnum[ActionSelection](actionSelectionNames, "action selection", s)
 }
 
 // SelectAction picks the action to perform with rule r. precision is the
