@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/arbor-ai/arbor/expfam"
 	"github.com/arbor-ai/arbor/ffg"
@@ -175,6 +176,40 @@ const keepAllFloats = 1 << 21
 // with the ring instead of keeping all, about 6 in 10 selected leaves are
 // found there).
 const ringFloats = 3 << 17
+
+// TreeBytes estimates the peak memory of one planning tree of iterations
+// expansions for a model of ns states, no observations and nu actions;
+// cmd/arbor refuses --iterations beyond a bound with it.
+//
+// A materialized tree (Agent.Tree, as arbor btai plan and --dot use it, or
+// GlobalInference, whose nodes go into the graph at expansion) holds nu
+// nodes per expansion, each with S_I and O_I, their two factors and edges
+// (about 1 KB) and their posteriors (ns + no numbers, 4 copies of 8
+// bytes). Measured: 100,000 iterations on 1.maze (22 states, 10
+// observations, 5 actions) peak at 1.15 GB RSS, 2.3 KB per node; the
+// estimate gives 2.05 KB.
+//
+// The compact tree Plan holds otherwise (docs/btai.md, "How the planning
+// tree is stored") has per expansion nu Node records and their posterior
+// indices (qsAt) and the Q(S) of the expanded node, plus the posterior
+// caches (keepAllFloats and ringFloats): raw, 80 nu + 8 ns bytes per
+// iteration and 19 MiB, 576 bytes per iteration on 1.maze. Its slices grow
+// by copying past maxReserve, and the garbage collector frees the old
+// arrays late, so the peak is a multiple of that. Measured for arbor btai
+// run on 1.maze (single runs, shared machine): 0.42 GB at 300,000
+// iterations, 1.25-1.65 GB at 1M, 2.79-2.85 GB at 2M and 4.41 GB at 2.95M,
+// 2.2 to 2.9 times the raw size; the estimate takes 3.5 times (0.62, 2.04,
+// 4.05 and 5.97 GB; cmd/arbor's TestBTAITreeBytes checks that it bounds
+// those measurements).
+func TreeBytes(iterations, ns, no, nu int, materialized bool) float64 {
+	if materialized {
+		perNode := 1024 + 32*float64(ns+no)
+		return float64(iterations) * float64(nu) * perNode
+	}
+	perNode := float64(unsafe.Sizeof(Node{}) + unsafe.Sizeof(int(0)))
+	raw := float64(nu)*perNode + 8*float64(ns)
+	return 3.5*float64(iterations)*raw + 8*(keepAllFloats+ringFloats)
+}
 
 // Plan runs Options.Iterations planning iterations from the present state
 // (paper Algorithm 2, inner loop): selection, expansion of all actions of

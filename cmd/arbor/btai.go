@@ -36,38 +36,11 @@ const (
 // instead of exhausting the machine's memory.
 const btaiMaxTreeBytes = 4 << 30
 
-// btaiTreeBytes estimates the memory of a planning tree of iterations
-// expansions. A materialized tree (btai plan, which dumps every node; --dot;
-// --global, whose nodes go into the graph at expansion) holds |U| nodes
-// per expansion, each with S_I and O_I, their two factors and edges (about
-// 1 KB) and their posteriors (ns + no numbers, 4 copies of 8 bytes).
-// Measured: 100,000 iterations on 1.maze (22 states, 10 observations, 5
-// actions) peak at 1.15 GB RSS, 2.3 KB per node; the estimate gives 2.05
-// KB. The compact tree that btai run plans with otherwise (docs/btai.md,
-// "How the planning tree is stored") holds |U| btai.Node records (72
-// bytes) and their posterior indices (8 bytes) per expansion, the Q(S) of
-// the expanded node (8 ns bytes), and at most 19 MiB of posterior caches
-// (keepAllFloats and ringFloats in btai/plan.go): raw, 80 |U| + 8 ns bytes
-// per iteration, 576 on 1.maze. Its slices grow by copying past their
-// reservation, and the garbage collector frees the old arrays late, so the
-// peak is a multiple of that. Measured on 1.maze (single runs, shared
-// machine): 0.42 GB at 300,000 iterations, 1.25-1.65 GB at 1M, 2.79-2.85
-// GB at 2M and 4.41 GB at 2.95M, 2.2 to 2.9 times the raw size; the
-// estimate takes 3.5 times (0.62, 2.04, 4.05 and 5.97 GB;
-// TestBTAITreeBytes checks that it bounds those measurements).
-func btaiTreeBytes(iterations int, m *aci.POMDP, materialized bool) float64 {
-	nu, ns := float64(m.NumActions()), float64(m.NumStates())
-	if materialized {
-		perNode := 1024 + 32*(ns+float64(m.NumObs()))
-		return float64(iterations) * nu * perNode
-	}
-	return 3.5*float64(iterations)*(80*nu+8*ns) + 19<<20
-}
-
 // btaiCheckTree refuses an --iterations whose tree would not fit in
-// btaiMaxTreeBytes.
+// btaiMaxTreeBytes, estimated by btai.TreeBytes (materialized: for btai
+// plan, --global and --dot).
 func btaiCheckTree(iterations int, m *aci.POMDP, materialized bool) error {
-	if b := btaiTreeBytes(iterations, m, materialized); b > btaiMaxTreeBytes {
+	if b := btai.TreeBytes(iterations, m.NumStates(), m.NumObs(), m.NumActions(), materialized); b > btaiMaxTreeBytes {
 		return badInput("--iterations: %d iterations x %d actions would grow a planning tree of about %.1f GB, more than the %d GB allowed",
 			iterations, m.NumActions(), b/1e9, btaiMaxTreeBytes>>30)
 	}

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/arbor-ai/arbor/btai"
 	"github.com/arbor-ai/arbor/envs"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -1386,7 +1387,8 @@ func TestBTAIPlanGlobal(t *testing.T) {
 	btaiCheckPropagation(t, p, "min-backward", m.nu(), 6)
 }
 
-// TestBTAITreeBytes checks the --iterations guard's estimates: the compact
+// TestBTAITreeBytes checks the --iterations guard's estimates
+// (btai.TreeBytes): the compact
 // one bounds the peak RSS measured for btai run on 1.maze, and the compact
 // tree admits iteration counts a materialized one refuses.
 func TestBTAITreeBytes(t *testing.T) {
@@ -1401,13 +1403,13 @@ func TestBTAITreeBytes(t *testing.T) {
 		iterations int
 		peak       float64 // bytes
 	}{{100_000, 64e6}, {300_000, 0.42e9}, {1_000_000, 1.65e9}, {2_000_000, 2.85e9}, {2_950_000, 4.41e9}} {
-		if est := btaiTreeBytes(m.iterations, maze1, false); est < m.peak {
+		if est := btai.TreeBytes(m.iterations, maze1.NumStates(), maze1.NumObs(), maze1.NumActions(), false); est < m.peak {
 			t.Errorf("%d iterations: estimate %.2f GB below the measured peak %.2f GB", m.iterations, est/1e9, m.peak/1e9)
 		}
 	}
 	// The materialized estimate against its measurement: 100,000
 	// iterations, 1.15 GB peak.
-	if est := btaiTreeBytes(100_000, maze1, true); est < 1.15e9*0.85 || est > 1.15e9*1.5 {
+	if est := btai.TreeBytes(100_000, maze1.NumStates(), maze1.NumObs(), maze1.NumActions(), true); est < 1.15e9*0.85 || est > 1.15e9*1.5 {
 		t.Errorf("materialized, 100,000 iterations: estimate %.2f GB, measured 1.15 GB", est/1e9)
 	}
 	m, err := btaiLoadPOMDP(btaiData("tiny-pomdp.json"))
