@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -177,22 +178,7 @@ func TestMazeDefaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("about 8 s of CPU: skipped with -short")
 	}
-	for _, tc := range []struct {
-		name     string
-		required bool // the issue's >= 19/20 requirement is met and checked
-	}{{"1.maze", false}, {"2.maze", false}, {"5.maze", true}, {"6.maze", false}, {"13.maze", true}} {
-		sp := shortest(t, tc.name)
-		r := runMaze(t, tc.name, nil, 20, 2*sp+5)
-		t.Logf("%s: %d/20 solved within %d actions, mean steps %.1f (shortest %d)", tc.name, r.solved, 2*sp+5, r.meanSteps, sp)
-		if tc.required && r.solved < 19 {
-			t.Errorf("%s: %d/20 solved, want >= 19", tc.name, r.solved)
-		}
-		if tc.required && r.meanSteps > float64(sp)+1 {
-			// Measured: every solved episode of 5 and 13 takes the
-			// shortest path; allow one detour step on average.
-			t.Errorf("%s: mean steps %.1f, shortest %d", tc.name, r.meanSteps, sp)
-		}
-	}
+	checkIssueMazes(t, nil, "5.maze", "13.maze")
 }
 
 // TestMazeExplorationScaled checks the configuration docs/btai.md
@@ -203,22 +189,16 @@ func TestMazeDefaults(t *testing.T) {
 // precision), and 500 planning iterations per action. Measured
 // (TestMazeExperiment, BTAI_EXPLORATION=10): 20/20 on 1, 2, 5, 6 and 13,
 // every episode on the shortest path; with C_p = 2 at 1,000 iterations
-// 1, 2 and 6 stay at 0/20. The requirement checked is the issue's: at
-// least 19 of 20 seeds within 2 × shortest + 5 actions.
+// 1, 2 and 6 stay at 0/20. The requirement checked is the issue's, at
+// least 19 of 20 seeds within 2 × shortest + 5 actions, and that the
+// solved episodes take the shortest path (checkIssueMazes).
 func TestMazeExplorationScaled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("about 5 s of CPU: skipped with -short")
 	}
 	o := btai.DefaultOptions()
 	o.Exploration, o.Iterations = 10, 500
-	for _, name := range []string{"1.maze", "2.maze", "5.maze", "6.maze", "13.maze"} {
-		sp := shortest(t, name)
-		r := runMaze(t, name, &o, 20, 2*sp+5)
-		t.Logf("%s: %d/20 solved within %d actions, mean steps %.1f (shortest %d)", name, r.solved, 2*sp+5, r.meanSteps, sp)
-		if r.solved < 19 {
-			t.Errorf("%s: %d/20 solved with C_p = 10 and 500 iterations, want >= 19", name, r.solved)
-		}
-	}
+	checkIssueMazes(t, &o, issueMazes...)
 }
 
 // runMazeCStates is runMaze with C_states = softmax(-6 d(s)), where d(s)
@@ -378,15 +358,26 @@ func TestMazeUCTSelection(t *testing.T) {
 	}
 	o := btai.DefaultOptions()
 	o.Selection = btai.UCT
-	for _, tc := range []struct {
-		name     string
-		required bool
-	}{{"1.maze", true}, {"2.maze", false}, {"5.maze", true}, {"6.maze", false}, {"13.maze", true}} {
-		sp := shortest(t, tc.name)
-		r := runMaze(t, tc.name, &o, 20, 2*sp+5)
-		t.Logf("%s: %d/20 solved within %d actions, mean steps %.1f (shortest %d)", tc.name, r.solved, 2*sp+5, r.meanSteps, sp)
-		if tc.required && (r.solved < 19 || r.meanSteps > float64(sp)+1) {
-			t.Errorf("%s: %d/20 solved, mean steps %.1f (shortest %d), want >= 19 near the shortest", tc.name, r.solved, r.meanSteps, sp)
+	checkIssueMazes(t, &o, "1.maze", "5.maze", "13.maze")
+}
+
+// issueMazes are the mazes of issue 4's requirement, each to be reached in
+// at least 19 of 20 seeds within 2 × shortest + 5 actions.
+var issueMazes = []string{"1.maze", "2.maze", "5.maze", "6.maze", "13.maze"}
+
+// checkIssueMazes runs the agent with opts (nil: the defaults) for 20
+// seeds on every issue maze, logs each result, and for the mazes in
+// required checks the requirement and that the solved episodes take the
+// shortest path (measured for every required maze; one detour step on
+// average is allowed). The other mazes are logged only.
+func checkIssueMazes(t *testing.T, opts *btai.Options, required ...string) {
+	t.Helper()
+	for _, name := range issueMazes {
+		sp := shortest(t, name)
+		r := runMaze(t, name, opts, 20, 2*sp+5)
+		t.Logf("%s: %d/20 solved within %d actions, mean steps %.1f (shortest %d)", name, r.solved, 2*sp+5, r.meanSteps, sp)
+		if slices.Contains(required, name) && (r.solved < 19 || r.meanSteps > float64(sp)+1) {
+			t.Errorf("%s: %d/20 solved, mean steps %.1f (shortest %d), want >= 19 near the shortest", name, r.solved, r.meanSteps, sp)
 		}
 	}
 }
