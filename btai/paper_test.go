@@ -1,0 +1,111 @@
+package btai_test
+
+import (
+	"context"
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/arbor-ai/arbor/btai"
+)
+
+// recordedRun is one episode of the paper's algorithm recorded before the
+// default options changed: the agent built with seed rand.NewPCG(Seed, 0)
+// for the maze, options as listed, at most MaxSteps actions.
+type recordedRun struct {
+	Maze            string  `json:"maze"`
+	Seed            uint64  `json:"seed"`
+	Inference       string  `json:"inference"`
+	ActionPrecision float64 `json:"action_precision"`
+	MaxSteps        int     `json:"max_steps"`
+	Actions         []int   `json:"actions"`
+}
+
+// recordedPaperFile holds episodes of the paper's settings (unexplored-first
+// selection, C_p = 2, 100 iterations, vmp or predictive, classic cost,
+// min-backward propagation, softmax action selection) recorded with the
+// code of the release that had them as defaults.
+var recordedPaperFile = filepath.Join("testdata", "paper_runs.json")
+
+// paperRecordCases lists the recorded episodes: every maze of the test
+// set, five seeds, the paper's precision 100 and a low precision of 1 at
+// which the softmax sampling (and so the seed) matters.
+func paperRecordCases() []recordedRun {
+	var cs []recordedRun
+	for _, mz := range []string{"1.maze", "2.maze", "5.maze", "6.maze", "13.maze", "15.maze"} {
+		for seed := range uint64(5) {
+			cs = append(cs, recordedRun{Maze: mz, Seed: seed, Inference: "vmp", ActionPrecision: 100, MaxSteps: 30})
+		}
+		cs = append(cs, recordedRun{Maze: mz, Seed: 7, Inference: "predictive", ActionPrecision: 100, MaxSteps: 30})
+		cs = append(cs, recordedRun{Maze: mz, Seed: 3, Inference: "vmp", ActionPrecision: 1, MaxSteps: 30})
+	}
+	return cs
+}
+
+func runRecorded(t *testing.T, o btai.Options, c recordedRun) []int {
+	t.Helper()
+	mz, p := mazeModel(t, c.Maze)
+	var err error
+	if o.Inference, err = btai.ParseInference(c.Inference); err != nil {
+		t.Fatal(err)
+	}
+	o.ActionPrecision = c.ActionPrecision
+	ag, err := btai.NewAgent(p, &o, rand.New(rand.NewPCG(c.Seed, 0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep, err := ag.RunEpisode(context.Background(), mz, c.MaxSteps, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ep.Actions
+}
+
+// TestRecordPaperRuns writes testdata/paper_runs.json when
+// BTAI_RECORD_PAPER is set. It was run once, with the release whose
+// defaults were the paper's settings.
+func TestRecordPaperRuns(t *testing.T) {
+	if os.Getenv("BTAI_RECORD_PAPER") == "" {
+		t.Skip("set BTAI_RECORD_PAPER to record")
+	}
+	cs := paperRecordCases()
+	for i := range cs {
+		cs[i].Actions = runRecorded(t, btai.DefaultOptions(), cs[i])
+	}
+	b, err := json.MarshalIndent(cs, "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(recordedPaperFile, append(b, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestPaperPresetReproducesRecordedRuns replays every recorded episode
+// with the paper preset: the same actions, bit for bit.
+func TestPaperPresetReproducesRecordedRuns(t *testing.T) {
+	b, err := os.ReadFile(recordedPaperFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cs []recordedRun
+	if err := json.Unmarshal(b, &cs); err != nil {
+		t.Fatal(err)
+	}
+	if len(cs) < 40 {
+		t.Fatalf("%d recorded runs, want the full set", len(cs))
+	}
+	if testing.Short() {
+		cs = cs[:len(cs):len(cs)]
+		cs = slices.DeleteFunc(cs, func(c recordedRun) bool { return c.Maze == "15.maze" || c.Maze == "13.maze" })
+	}
+	for _, c := range cs {
+		got := runRecorded(t, paperOptions(t), c)
+		if !slices.Equal(got, c.Actions) {
+			t.Errorf("%s seed %d %s precision %g: actions %v, recorded %v", c.Maze, c.Seed, c.Inference, c.ActionPrecision, got, c.Actions)
+		}
+	}
+}
