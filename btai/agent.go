@@ -55,6 +55,9 @@ type Agent struct {
 	abT   []float64  // (Ā B̄_u) transposed, [u][prev*no+o]
 	lnA   splitMat   // logA split into column backgrounds and deviations (vmp)
 	lnB   []splitMat // logB[u] likewise
+	wT    []float64  // novelty weights W transposed, [s*no+o] (Options.Novelty)
+	qw    []float64  // scratch: W Q(S) (novelty)
+	nA    []float64  // learned concentrations over A, [o*ns+s] (Options.Novelty without a model a)
 	logC  []float64  // ln C(o)
 	logCS []float64  // ln C_states(s) (uniform when absent)
 
@@ -149,7 +152,30 @@ func NewAgent(m *aci.POMDP, opts *Options, rng *rand.Rand) (*Agent, error) {
 	a.kids = make([]float64, a.nu*a.ns)
 	a.cur = make([]float64, a.ns)
 	a.keepLimit, a.ringLimit = keepAllFloats, ringFloats
+	if o.Novelty {
+		a.wT = make([]float64, a.ns*a.no)
+		a.qw = make([]float64, a.no)
+	}
 	return a, nil
+}
+
+// SetRand makes rng drive the agent's action sampling and roll-outs from
+// now on (nil: a fixed seed of 1). To repeat seed k of a table of runs,
+// give episode i the generator EpisodeRand(k, i).
+func (a *Agent) SetRand(rng *rand.Rand) {
+	if rng == nil {
+		rng = rand.New(rand.NewPCG(1, 1))
+	}
+	a.rng = rng
+}
+
+// EpisodeRand returns the random generator of episode episode (from 0) of
+// a run with seed seed: PCG seeded with (seed + episode, 0). The tests'
+// success tables run seed k as one episode with EpisodeRand(k, 0), and
+// arbor btai run --seed s gives its episode i (from 1) EpisodeRand(s, i-1),
+// so that --seed k --episodes n repeats seeds k..k+n-1 of a table.
+func EpisodeRand(seed uint64, episode int) *rand.Rand {
+	return rand.New(rand.NewPCG(seed+uint64(episode), 0))
 }
 
 // floorColumns raises the entries of the k×n column-stochastic matrix x
@@ -254,6 +280,12 @@ func (a *Agent) Reset(ctx context.Context, obs int) error {
 		a.carryOver()
 		a.clearFuture()
 	}
+	if a.opts.Novelty && a.aAlpha == nil && (a.nA == nil || !a.opts.NoveltyCarry) {
+		a.nA = append(a.nA[:0], a.spec.A...)
+		for i := range a.nA {
+			a.nA[i] *= a.opts.NoveltyPrior
+		}
+	}
 	a.g = ffg.New()
 	a.past = a.past[:0]
 	a.future = a.future[:0]
@@ -296,7 +328,24 @@ func (a *Agent) Reset(ctx context.Context, obs int) error {
 		return err
 	}
 	a.past = append(a.past, step{s: s, o: o})
-	return a.inferPast(ctx)
+	if err := a.inferPast(ctx); err != nil {
+		return err
+	}
+	a.learnA(obs)
+	return nil
+}
+
+// learnA adds Q(S_t) to the row of the observation o_t in the novelty
+// concentrations over A (Options.Novelty, when the model has no a: with a,
+// the graph learns A).
+func (a *Agent) learnA(obs int) {
+	if a.nA == nil {
+		return
+	}
+	row := a.nA[obs*a.ns : (obs+1)*a.ns]
+	for s, q := range a.Belief() {
+		row[s] += q
+	}
 }
 
 func (a *Agent) dirichlet(name string, alpha []float64, shape []int) (*ffg.Variable, *ffg.FactorNode, error) {
@@ -410,7 +459,11 @@ func (a *Agent) Step(ctx context.Context, action, obs int) error {
 			return err
 		}
 	}
-	return a.inferPast(ctx)
+	if err := a.inferPast(ctx); err != nil {
+		return err
+	}
+	a.learnA(obs)
+	return nil
 }
 
 // fold removes the oldest kept step (see Step).

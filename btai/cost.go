@@ -10,8 +10,38 @@ import "math"
 //	feef:    KL[Q(O_I, S_I) || V(O) V(S)], Q(o, s) = Ā(o|s) Q(s), i.e.
 //	         -sum_s Q(s) H[Ā(.|s)] - H[Q(S)] - sum_o (Ā Q)(o) ln V(o) - sum_s Q(s) ln V(s)
 //
-// V(O) is C and V(S) is C_states (uniform when the model has none).
+// V(O) is C and V(S) is C_states (uniform when the model has none). With
+// Options.Novelty, NoveltyScale × novelty(Q(S_I)) is subtracted.
 func (a *Agent) cost(qs, qo []float64) float64 {
+	g := a.baseCost(qs, qo)
+	if a.opts.Novelty {
+		g -= a.opts.NoveltyScale * a.novelty(qs)
+	}
+	return g
+}
+
+// novelty returns the expected information gain about A of a node with
+// state posterior qs, in the form SPM uses (spm_MDP_VB_X, spm_wnorm) and
+// Smith, Friston & Whyte (2022, J. Math. Psychol. 107) write out:
+//
+//	novelty = Σ_o (Ā qs)(o) (W qs)(o),  W[o, s] = ½ (1/a[o, s] - 1/a_0[s]),
+//
+// a being the concentrations the agent has learned and a_0[s] = Σ_o a[o, s]
+// (W = 0 where a = 0). For one state known for sure, it is ½ Σ_o Ā(o|s)
+// (1/a[o, s] - 1/a_0[s]) = ½ (|O'| - 1)/a_0[s] when Ā(·|s) = a[·, s]/a_0[s]
+// and |O'| observations have a > 0: a bonus that shrinks as the state is
+// seen more often.
+func (a *Agent) novelty(qs []float64) float64 {
+	a.predictObs(a.qf, qs)
+	mulT(a.qw, a.wT, qs)
+	n := 0.0
+	for o, p := range a.qf {
+		n += p * a.qw[o]
+	}
+	return n
+}
+
+func (a *Agent) baseCost(qs, qo []float64) float64 {
 	switch a.opts.Cost {
 	case PCost:
 		return kl(qs, a.logCS) + kl(qo, a.logC)

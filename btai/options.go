@@ -3,6 +3,7 @@ package btai
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // Cost is the evaluation criterion of a newly expanded node (paper section
@@ -52,17 +53,17 @@ func ParseInference(s string) (Inference, error) {
 }
 
 // Options configures an agent. The zero value is not valid: start from
-// DefaultOptions.
+// DefaultOptions or a preset (PresetScaleFree, PresetPaper, PresetHP).
 type Options struct {
-	Iterations      int             // planning iterations per action (default 100)
-	Exploration     float64         // UCT exploration constant C_p (default 2)
-	Selection       Selection       // default UnexploredFirst
-	Cost            Cost            // default Classic
-	Propagation     Propagation     // default MinBackward
-	Inference       Inference       // default VMP
+	Iterations      int             // planning iterations per action
+	Exploration     float64         // UCT exploration constant C_p
+	Selection       Selection       // the rule of the selection step
+	Cost            Cost            // node cost
+	Propagation     Propagation     // cost propagation
+	Inference       Inference       // inference on new future nodes
 	GlobalInference bool            // run VMP on the whole graph after each expansion instead of on the new nodes only
-	ActionSelection ActionSelection // default Softmax
-	ActionPrecision float64         // softmax precision gamma (default 100)
+	ActionSelection ActionSelection // how the action is picked from the planned tree
+	ActionPrecision float64         // softmax precision gamma
 	Rollouts        int             // N roll-outs per expanded node (Algorithm 1); 0 disables them
 	RolloutLength   int             // K, the length of each roll-out
 	// VMPIterations and VMPTolerance control the local inference on new
@@ -73,10 +74,46 @@ type Options struct {
 	// steps are folded into a prior over the oldest kept state (see
 	// Agent.Step). 0 keeps the whole past. Default 32.
 	Window int
+
+	// Novelty makes the agent learn the likelihood A while it acts and
+	// seek what it would learn: Dirichlet concentrations over A, starting
+	// at NoveltyPrior × A (or the model's own concentrations a, when it
+	// has them), gain Q(s_t) in the row of each observation o_t, the
+	// planning tree uses their mean as Ā, and every new node's cost is
+	// lowered by NoveltyScale × its novelty, the expected information
+	// gain about A (docs/btai.md, "Novelty").
+	Novelty bool
+	// NoveltyScale is the weight λ of the novelty term (default 10;
+	// finite, >= 0).
+	NoveltyScale float64
+	// NoveltyPrior is the concentration κ of the prior a = κ A when the
+	// model has no concentrations a (default 1; finite, > 0).
+	NoveltyPrior float64
+	// NoveltyCarry keeps the concentrations learned in one episode for
+	// the next; by default every episode starts again from the prior.
+	NoveltyCarry bool
 }
 
-// DefaultOptions returns the defaults of DESIGN.md section 5.4.
-func DefaultOptions() Options {
+// Preset names (PresetByName).
+const (
+	PresetScaleFreeName = "scale-free"
+	PresetPaperName     = "paper"
+	PresetHPName        = "hp"
+)
+
+// PresetNames lists the presets in the order the documentation gives them.
+var PresetNames = []string{PresetScaleFreeName, PresetPaperName, PresetHPName}
+
+// DefaultOptions returns the default options: PresetScaleFree.
+func DefaultOptions() Options { return PresetScaleFree() }
+
+// PresetPaper returns the paper's literal algorithm (Champion et al.,
+// Branching Time Active Inference, sections 6.3 and 6.4): the unexplored
+// children of a node first, then UCT on the average costs with C_p = 2;
+// 100 iterations per action; local VMP on the new nodes; the classic cost
+// (risk + ambiguity); min-backward propagation; softmax action selection
+// with precision 100.
+func PresetPaper() Options {
 	return Options{
 		Iterations:      100,
 		Exploration:     2,
@@ -89,7 +126,44 @@ func DefaultOptions() Options {
 		VMPIterations:   32,
 		VMPTolerance:    1e-9,
 		Window:          32,
+		NoveltyScale:    10,
+		NoveltyPrior:    1,
 	}
+}
+
+// PresetHP returns the settings of the paper author's C++ implementation
+// (Homing-Pigeon): PresetPaper with every child competing by UCT, a new
+// child counting as visited once (Selection UCT).
+func PresetHP() Options {
+	o := PresetPaper()
+	o.Selection = UCT
+	return o
+}
+
+// PresetScaleFree returns arbor's default: PresetPaper with UCT on average
+// costs normalised by the range seen in the tree (NormalizedUCT), the
+// exploration constant of UCT for values in [0, 1], C = 1/√2, and 1,000
+// iterations per action. Its behaviour does not depend on the scale of the
+// costs (docs/btai.md, "The scale-free default").
+func PresetScaleFree() Options {
+	o := PresetPaper()
+	o.Selection = NormalizedUCT
+	o.Exploration = 1 / math.Sqrt2
+	o.Iterations = 1000
+	return o
+}
+
+// PresetByName returns the preset called name (see PresetNames).
+func PresetByName(name string) (Options, error) {
+	switch name {
+	case PresetScaleFreeName:
+		return PresetScaleFree(), nil
+	case PresetPaperName:
+		return PresetPaper(), nil
+	case PresetHPName:
+		return PresetHP(), nil
+	}
+	return Options{}, fmt.Errorf("unknown preset %q (want %s)", name, strings.Join(PresetNames, ", "))
 }
 
 // Validate returns an error naming the first invalid option.
@@ -100,7 +174,7 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("iterations %d, want 1..10000000", o.Iterations)
 	case !finite(o.Exploration) || o.Exploration < 0:
 		return fmt.Errorf("exploration %v, want a finite number >= 0", o.Exploration)
-	case o.Selection < UnexploredFirst || o.Selection > UCT:
+	case o.Selection < UnexploredFirst || o.Selection > NormalizedUCT:
 		return fmt.Errorf("selection %v invalid", o.Selection)
 	case o.Cost < Classic || o.Cost > FEEF:
 		return fmt.Errorf("cost %v invalid", o.Cost)
@@ -122,6 +196,10 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("VMP tolerance %v, want > 0", o.VMPTolerance)
 	case o.Window < 0 || o.Window == 1:
 		return fmt.Errorf("window %d, want 0 (keep everything) or >= 2", o.Window)
+	case o.Novelty && (!finite(o.NoveltyScale) || o.NoveltyScale < 0):
+		return fmt.Errorf("novelty scale %v, want a finite number >= 0", o.NoveltyScale)
+	case o.Novelty && (!finite(o.NoveltyPrior) || !(o.NoveltyPrior > 0)):
+		return fmt.Errorf("novelty prior %v, want a finite number > 0", o.NoveltyPrior)
 	}
 	return nil
 }

@@ -6,4 +6,4 @@ import (
 	"github.com/arbor-ai/arbor/btai"
 )
 
-func paperOptions(t *testing.T) btai.Options { return btai.DefaultOptions() }
+func paperOptions(t *testing.T) btai.Options { return btai.PresetPaper() }

@@ -26,8 +26,19 @@ func (a *Agent) prepareFuture() error {
 		a.logB = make([]float64, nu*ns*ns)
 		a.futB = make([]*nodes.Transition, nu)
 	}
+	// conc is the Dirichlet over A that the agent learns, if any: the
+	// graph's (the model has a) or the novelty counts.
+	var conc []float64
 	if a.aVar != nil {
-		expfam.DirichletTensor{Alpha: a.aVar.Alpha(), Shape: a.aVar.Shape()}.Mean(a.abar)
+		conc = a.aVar.Alpha()
+	} else if a.nA != nil {
+		conc = a.nA
+	}
+	if conc != nil {
+		expfam.DirichletTensor{Alpha: conc, Shape: []int{no, ns}}.Mean(a.abar)
+		if a.opts.Novelty {
+			noveltyWeights(a.wT, conc, no, ns)
+		}
 	} else if a.futA == nil {
 		copy(a.abar, a.spec.A)
 	}
@@ -44,7 +55,7 @@ func (a *Agent) prepareFuture() error {
 		copy(a.bbar, a.spec.B)
 	}
 	var err error
-	if a.futA == nil || a.aVar != nil {
+	if a.futA == nil || conc != nil {
 		// The future's factors, and the logarithms VMP uses, are floored
 		// (floorColumns); prediction and costs use Ā and B̄ as they are.
 		fa := append(a.afl[:0], a.abar...)
@@ -110,6 +121,25 @@ func (a *Agent) prepareFuture() error {
 		}
 	}
 	return nil
+}
+
+// noveltyWeights sets wT[s*no+o] = W[o, s] = ½ (1/a[o, s] - 1/Σ_o' a[o', s])
+// for the concentrations a[o*ns+s], with W = 0 where a = 0: the weights of
+// the expected information gain about A (see Agent.novelty).
+func noveltyWeights(wT, a []float64, no, ns int) {
+	for s := range ns {
+		sum := 0.0
+		for o := range no {
+			sum += a[o*ns+s]
+		}
+		for o := range no {
+			w := 0.0
+			if x := a[o*ns+s]; x > 0 {
+				w = 0.5 * (1/x - 1/sum)
+			}
+			wT[s*no+o] = w
+		}
+	}
 }
 
 // transpose returns the n×m transpose of the m×n row-major matrix x, in

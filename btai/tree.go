@@ -72,6 +72,11 @@ func (n *Node) Leaf() bool { return n.FirstChild < 0 }
 type Tree struct {
 	Nodes      []Node
 	NumActions int
+
+	// lo and hi are the lowest and highest average cost ḡ any node has
+	// had since Reset (NormalizedUCT): every new child's, and every
+	// ancestor's after a propagation.
+	lo, hi float64
 }
 
 // Reset empties the tree and creates the root.
@@ -79,6 +84,28 @@ func (t *Tree) Reset(numActions int, root *ffg.Variable) {
 	clear(t.Nodes)
 	t.Nodes = append(t.Nodes[:0], Node{Parent: -1, Action: -1, FirstChild: -1, S: root})
 	t.NumActions = numActions
+	t.lo, t.hi = math.Inf(1), math.Inf(-1)
+}
+
+// CostRange returns the lowest and highest average cost ḡ seen in the tree
+// since Reset (+Inf and -Inf before the first expansion): the bounds that
+// NormalizedUCT maps to [0, 1].
+func (t *Tree) CostRange() (lo, hi float64) { return t.lo, t.hi }
+
+// see widens the seen range of average costs to include g, unless g is
+// infinite (a cost is +Inf where the preferences give an outcome
+// probability 0): such a child's normalised value is then -Inf, as its
+// UCT value is.
+func (t *Tree) see(g float64) {
+	if math.IsInf(g, 0) {
+		return
+	}
+	if g < t.lo {
+		t.lo = g
+	}
+	if g > t.hi {
+		t.hi = g
+	}
 }
 
 // Child returns the index of child a of node k (k must be expanded).
@@ -117,13 +144,28 @@ const (
 	// and it lets the search go deep along a cheap branch without first
 	// expanding every sibling on the way.
 	UCT
+	// NormalizedUCT is UCT with the average costs mapped to [0, 1] by the
+	// range of average costs seen in the tree (min-max normalisation, as
+	// MuZero normalises values: Schrittwieser et al. 2020, "Mastering
+	// Atari, Go, chess and shogi by planning with a learned model", Nature
+	// 588, Appendix B):
+	//
+	//	UCT_J = (hi - ḡ_J) / (hi - lo) + c sqrt(ln n / n_J),
+	//
+	// lo and hi being the lowest and highest ḡ any node has had since the
+	// tree was started (Tree.CostRange; 0 in place of the first term while
+	// hi = lo). Every child competes, as with UCT. The first term is in
+	// [0, 1] whatever the scale of the costs, so the exploration constant
+	// does not depend on it: c = 1/√2 is the constant of Kocsis and
+	// Szepesvári for rewards in [0, 1].
+	NormalizedUCT
 )
 
-var selectionNames = []string{"unexplored-first", "uct"}
+var selectionNames = []string{"unexplored-first", "uct", "normalized-uct"}
 
 func (s Selection) String() string { return enumName(selectionNames, "Selection", s) }
 
-// ParseSelection parses "unexplored-first" or "uct".
+// ParseSelection parses "unexplored-first", "uct" or "normalized-uct".
 func ParseSelection(s string) (Selection, error) {
 	return parseEnum[Selection](selectionNames, "selection", s)
 }
@@ -133,7 +175,8 @@ func ParseSelection(s string) (Selection, error) {
 //
 //	UCT_J = -ḡ_J + c sqrt(ln n / n_J),
 //
-// n being the visit count of the current node and n_J that of child J.
+// n being the visit count of the current node and n_J that of child J;
+// NormalizedUCT replaces -ḡ_J by its normalised form.
 func (t *Tree) Select(c float64, rule Selection) int {
 	k := 0
 	for !t.Nodes[k].Leaf() {
@@ -159,12 +202,22 @@ func (t *Tree) selectChild(k int, c float64, rule Selection) int {
 	}
 	logN := math.Log(float64(max(t.Nodes[k].Visits, 1)))
 	bestUCT := math.Inf(-1)
+	norm, span := rule == NormalizedUCT, t.hi-t.lo
 	for a := range children {
 		ch := &children[a]
 		// A child built by AddChildren has at least one visit; the max
 		// keeps a hand-built node with Visits 0 (Nodes is exported) at a
 		// finite bonus instead of +Inf, or NaN when ln n = 0.
-		u := -ch.Average() + c*math.Sqrt(logN/float64(max(ch.Visits, 1)))
+		explore := c * math.Sqrt(logN/float64(max(ch.Visits, 1)))
+		var u float64
+		switch {
+		case !norm:
+			u = -ch.Average() + explore
+		case span > 0:
+			u = (t.hi-ch.Average())/span + explore
+		default: // every average seen is the same (or none is finite)
+			u = explore
+		}
 		if u > bestUCT || best < 0 {
 			best, bestUCT = a, u
 		}
@@ -187,6 +240,7 @@ func (t *Tree) AddChildren(k int, costs []float64) int {
 	d := t.Nodes[k].Depth + 1
 	for a, g := range costs {
 		t.Nodes = append(t.Nodes, Node{Parent: k, Action: a, Depth: d, FirstChild: -1, Local: g, Aggregated: g, Visits: 1})
+		t.see(g)
 	}
 	return first
 }
@@ -203,9 +257,11 @@ func (t *Tree) Propagate(k int, p Propagation) {
 			if k > 0 {
 				children[a].Aggregated = children[a].Local + t.Nodes[k].Aggregated
 			}
+			t.see(children[a].Average())
 		}
 		for j := k; j >= 0; j = t.Nodes[j].Parent {
 			t.Nodes[j].Visits++
+			t.see(t.Nodes[j].Average())
 		}
 	case Backward:
 		sum := 0.0
@@ -215,6 +271,7 @@ func (t *Tree) Propagate(k int, p Propagation) {
 		for j := k; j >= 0; j = t.Nodes[j].Parent {
 			t.Nodes[j].Aggregated += sum
 			t.Nodes[j].Visits += len(children)
+			t.see(t.Nodes[j].Average())
 		}
 	default: // MinBackward
 		m := math.Inf(1)
@@ -224,6 +281,7 @@ func (t *Tree) Propagate(k int, p Propagation) {
 		for j := k; j >= 0; j = t.Nodes[j].Parent {
 			t.Nodes[j].Aggregated += m
 			t.Nodes[j].Visits++
+			t.see(t.Nodes[j].Average())
 		}
 	}
 }

@@ -276,7 +276,7 @@ func TestSelectUCTRule(t *testing.T) {
 }
 
 func TestParseSelection(t *testing.T) {
-	for _, r := range []btai.Selection{btai.UnexploredFirst, btai.UCT} {
+	for _, r := range []btai.Selection{btai.UnexploredFirst, btai.UCT, btai.NormalizedUCT} {
 		got, err := btai.ParseSelection(r.String())
 		if err != nil || got != r {
 			t.Errorf("ParseSelection(%q) = %v, %v", r.String(), got, err)
@@ -286,8 +286,8 @@ func TestParseSelection(t *testing.T) {
 		t.Errorf("ParseSelection(greedy): %v", err)
 	}
 	o := btai.DefaultOptions()
-	if o.Selection != btai.UnexploredFirst {
-		t.Errorf("default selection %v, want unexplored-first", o.Selection)
+	if o.Selection != btai.NormalizedUCT {
+		t.Errorf("default selection %v, want normalized-uct", o.Selection)
 	}
 	o.Selection = 7
 	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "selection") {
@@ -339,5 +339,106 @@ func TestActionSelectionSoftmaxTies(t *testing.T) {
 	}
 	if a := tr.SelectAction(btai.MostVisited, 0, nil, nil); a != 0 {
 		t.Errorf("most-visited tie: %d, want 0", a)
+	}
+}
+
+// handTree is the tree of ExampleTree_Propagate: the root's children cost
+// 2, 1 and 3; child 1 is expanded with grandchildren of cost 4, 0.5 and 6,
+// min-backward. Then child 1 and the root have G = 1.5 and n = 2 (ḡ =
+// 0.75), the other children n = 1, and the averages seen are 2, 1, 3, 1
+// (the root after the first propagation), 4, 0.5, 6 and 0.75: lo = 0.5, hi
+// = 6.
+func handTree() *btai.Tree {
+	var t btai.Tree
+	t.Reset(3, nil)
+	t.AddChildren(0, []float64{2, 1, 3})
+	t.Propagate(0, btai.MinBackward)
+	c := t.Child(0, 1)
+	t.AddChildren(c, []float64{4, 0.5, 6})
+	t.Propagate(c, btai.MinBackward)
+	return &t
+}
+
+// TestSelectNormalizedUCTByHand checks the normalised rule on handTree
+// against values computed by hand. At the root n = 2, ln 2 = 0.693147:
+//
+//	c = 1:   child 0: (6-2)/5.5 + sqrt(ln 2 / 1) = 0.727273 + 0.832555 = 1.559828
+//	         child 1: (6-0.75)/5.5 + sqrt(ln 2 / 2) = 0.954545 + 0.588705 = 1.543250
+//	         child 2: (6-3)/5.5 + 0.832555 = 1.377965        -> child 0 (a leaf)
+//	c = 0.5: child 0: 0.727273 + 0.416277 = 1.143550
+//	         child 1: 0.954545 + 0.294353 = 1.248898          -> child 1, then
+//	         at child 1 (n = 2): grandchildren (6-4)/5.5 + 0.416277 = 0.779913,
+//	         (6-0.5)/5.5 + 0.416277 = 1.416277, 0 + 0.416277 -> grandchild 1.
+func TestSelectNormalizedUCTByHand(t *testing.T) {
+	tr := handTree()
+	if lo, hi := tr.CostRange(); lo != 0.5 || hi != 6 {
+		t.Fatalf("CostRange = %v, %v, want 0.5, 6", lo, hi)
+	}
+	c1 := tr.Child(0, 1)
+	if got, want := tr.Select(1, btai.NormalizedUCT), tr.Child(0, 0); got != want {
+		t.Errorf("c = 1: selected %d, want child 0 (%d)", got, want)
+	}
+	if got, want := tr.Select(0.5, btai.NormalizedUCT), tr.Child(c1, 1); got != want {
+		t.Errorf("c = 0.5: selected %d, want grandchild 1 (%d)", got, want)
+	}
+}
+
+// TestPresetSelectionsByHand runs the selection step of the paper and hp
+// presets on handTree, computed by hand with their C_p = 2 (ln 2 =
+// 0.693147):
+//
+//	paper (unexplored-first): children 0 and 2 are unexpanded; the one of
+//	  lower local cost, child 0 (2 < 3), is taken.
+//	hp (uct): child 0: -2 + 2 sqrt(ln 2) = -0.334890; child 1: -0.75 +
+//	  2 sqrt(ln 2 / 2) = 0.427410; child 2: -3 + 1.665109 = -1.334890 ->
+//	  child 1; there (n = 2): -4 + 1.665109, -0.5 + 1.665109 = 1.165109,
+//	  -6 + 1.665109 -> grandchild 1.
+func TestPresetSelectionsByHand(t *testing.T) {
+	tr := handTree()
+	paper, hp := btai.PresetPaper(), btai.PresetHP()
+	if got, want := tr.Select(paper.Exploration, paper.Selection), tr.Child(0, 0); got != want {
+		t.Errorf("paper: selected %d, want child 0 (%d)", got, want)
+	}
+	if got, want := tr.Select(hp.Exploration, hp.Selection), tr.Child(tr.Child(0, 1), 1); got != want {
+		t.Errorf("hp: selected %d, want grandchild 1 (%d)", got, want)
+	}
+}
+
+// TestNormalizedUCTScaleFree: the normalised rule selects the same nodes
+// when every cost is replaced by a g + b with a > 0, on trees grown by
+// random costs (the property that makes its exploration constant
+// independent of the scale of the costs); plain UCT does not.
+func TestNormalizedUCTScaleFree(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	uctDiffers := false
+	for trial := range 20 {
+		a, b := math.Exp(4*rng.Float64()-2), 20*rng.Float64()-10
+		var t1, t2 btai.Tree
+		t1.Reset(3, nil)
+		t2.Reset(3, nil)
+		var u1, u2 btai.Tree
+		u1.Reset(3, nil)
+		u2.Reset(3, nil)
+		for it := range 200 {
+			k1, k2 := t1.Select(0.7, btai.NormalizedUCT), t2.Select(0.7, btai.NormalizedUCT)
+			if k1 != k2 {
+				t.Fatalf("trial %d (a %.3g, b %.3g), iteration %d: selected %d and %d", trial, a, b, it, k1, k2)
+			}
+			costs := []float64{10 * rng.Float64(), 10 * rng.Float64(), 10 * rng.Float64()}
+			scaled := []float64{a*costs[0] + b, a*costs[1] + b, a*costs[2] + b}
+			t1.AddChildren(k1, costs)
+			t1.Propagate(k1, btai.MinBackward)
+			t2.AddChildren(k2, scaled)
+			t2.Propagate(k2, btai.MinBackward)
+			j1, j2 := u1.Select(0.7, btai.UCT), u2.Select(0.7, btai.UCT)
+			uctDiffers = uctDiffers || j1 != j2
+			u1.AddChildren(j1, costs)
+			u1.Propagate(j1, btai.MinBackward)
+			u2.AddChildren(j2, scaled)
+			u2.Propagate(j2, btai.MinBackward)
+		}
+	}
+	if !uctDiffers {
+		t.Errorf("plain UCT never depended on the scale: the test does not exercise it")
 	}
 }

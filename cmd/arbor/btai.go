@@ -70,48 +70,76 @@ func runBTAI(args []string, stdout io.Writer) error {
 	return badInput("unknown subcommand %q (want plan or run)", args[0])
 }
 
-// btaiFlags holds the planning options shared by plan and run.
+// btaiFlags holds the planning options shared by plan and run. Their
+// defaults are the default preset's; --preset starts from another preset,
+// and every flag given explicitly overrides the preset.
 type btaiFlags struct {
+	fs                              *flag.FlagSet
+	preset                          string
 	iterations                      int
 	cost, propagation, inference    string
 	selection                       string
 	exploration                     float64
 	rollouts, rolloutLength, window int
 	global                          bool
+	novelty, noveltyCarry           bool
+	noveltyScale, noveltyPrior      float64
 }
 
 func (b *btaiFlags) register(fs *flag.FlagSet) {
-	fs.IntVar(&b.iterations, "iterations", 100, "planning iterations per action (1..10000000)")
-	fs.StringVar(&b.cost, "cost", "classic", "node cost: classic, pcost or feef")
-	fs.StringVar(&b.propagation, "propagation", "min-backward", "cost propagation: min-backward, backward or forward")
-	fs.StringVar(&b.inference, "inference", "vmp", "future inference: vmp or predictive")
-	fs.Float64Var(&b.exploration, "exploration", 2, "UCT exploration constant (finite, >= 0)")
-	fs.StringVar(&b.selection, "selection", "unexplored-first", "tree selection: unexplored-first (the paper's) or uct (all children by UCT, as the paper author's C++)")
-	fs.IntVar(&b.rollouts, "rollouts", 0, "roll-outs per expanded node, Algorithm 1 (0..10000)")
-	fs.IntVar(&b.rolloutLength, "rollout-length", 5, "length of each roll-out (1..1000)")
-	fs.IntVar(&b.window, "window", 32, "past time steps kept in the graph (0 = all, else >= 2)")
+	d := btai.DefaultOptions()
+	b.fs = fs
+	fs.StringVar(&b.preset, "preset", btai.PresetScaleFreeName, "planning preset: "+strings.Join(btai.PresetNames, ", ")+
+		" (sets every planning option; flags given explicitly override it; docs/btai.md, \"Presets\")")
+	fs.IntVar(&b.iterations, "iterations", d.Iterations, "planning iterations per action (1..10000000)")
+	fs.StringVar(&b.cost, "cost", d.Cost.String(), "node cost: classic, pcost or feef")
+	fs.StringVar(&b.propagation, "propagation", d.Propagation.String(), "cost propagation: min-backward, backward or forward")
+	fs.StringVar(&b.inference, "inference", d.Inference.String(), "inference on new tree nodes: vmp (local mean-field VMP) or predictive")
+	fs.Float64Var(&b.exploration, "exploration", d.Exploration, "UCT exploration constant (finite, >= 0)")
+	fs.StringVar(&b.selection, "selection", d.Selection.String(), "tree selection: normalized-uct (UCT on costs scaled to [0, 1] by the range in the tree), "+
+		"unexplored-first (the paper's) or uct (all children by UCT, as the paper author's C++)")
+	fs.IntVar(&b.rollouts, "rollouts", d.Rollouts, "roll-outs per expanded node, Algorithm 1 (0..10000)")
+	fs.IntVar(&b.rolloutLength, "rollout-length", 5, "length of each roll-out (1..1000; needs --rollouts)")
+	fs.IntVar(&b.window, "window", d.Window, "past time steps kept in the graph (0 = all, else >= 2)")
 	fs.BoolVar(&b.global, "global", false, "global instead of local inference after each expansion")
+	fs.BoolVar(&b.novelty, "novelty", false, "learn A while acting and add its expected information gain (novelty) to the planning cost")
+	fs.Float64Var(&b.noveltyScale, "novelty-scale", d.NoveltyScale, "weight of the novelty term (finite, >= 0; needs --novelty)")
+	fs.Float64Var(&b.noveltyPrior, "novelty-prior", d.NoveltyPrior, "prior concentration a = κ A over A when the model has none (finite, > 0; needs --novelty)")
+	fs.BoolVar(&b.noveltyCarry, "novelty-carry", false, "keep what was learned about A from one episode to the next (needs --novelty)")
 }
+
+// set reports whether flag name was given on the command line.
+func (b *btaiFlags) set(name string) bool { return btaiFlagSet(b.fs, name) }
 
 // btaiFinite reports whether x is neither NaN nor infinite.
 func btaiFinite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
 // options checks every flag, naming it in the error, and returns the
-// library options.
+// library options: the preset's, with the flags given explicitly.
 func (b *btaiFlags) options() (btai.Options, error) {
-	o := btai.DefaultOptions()
-	var err error
-	if o.Cost, err = btai.ParseCost(b.cost); err != nil {
-		return o, badInput("--cost: %v", err)
+	o, err := btai.PresetByName(b.preset)
+	if err != nil {
+		return o, badInput("--preset: %v", err)
 	}
-	if o.Propagation, err = btai.ParsePropagation(b.propagation); err != nil {
-		return o, badInput("--propagation: %v", err)
+	if b.set("cost") {
+		if o.Cost, err = btai.ParseCost(b.cost); err != nil {
+			return o, badInput("--cost: %v", err)
+		}
 	}
-	if o.Inference, err = btai.ParseInference(b.inference); err != nil {
-		return o, badInput("--inference: %v", err)
+	if b.set("propagation") {
+		if o.Propagation, err = btai.ParsePropagation(b.propagation); err != nil {
+			return o, badInput("--propagation: %v", err)
+		}
 	}
-	if o.Selection, err = btai.ParseSelection(b.selection); err != nil {
-		return o, badInput("--selection: %v", err)
+	if b.set("inference") {
+		if o.Inference, err = btai.ParseInference(b.inference); err != nil {
+			return o, badInput("--inference: %v", err)
+		}
+	}
+	if b.set("selection") {
+		if o.Selection, err = btai.ParseSelection(b.selection); err != nil {
+			return o, badInput("--selection: %v", err)
+		}
 	}
 	switch {
 	case b.iterations < 1 || b.iterations > btaiMaxIterations:
@@ -122,15 +150,125 @@ func (b *btaiFlags) options() (btai.Options, error) {
 		return o, badInput("--rollouts: %d, want 0..%d", b.rollouts, btaiMaxRollouts)
 	case b.rollouts > 0 && (b.rolloutLength < 1 || b.rolloutLength > btaiMaxRolloutLength):
 		return o, badInput("--rollout-length: %d, want 1..%d", b.rolloutLength, btaiMaxRolloutLength)
+	case b.rollouts == 0 && b.set("rollout-length"):
+		return o, badInput("--rollout-length: needs --rollouts N with N >= 1")
 	case b.window < 0 || b.window == 1:
 		return o, badInput("--window: %d, want 0 (keep the whole past) or >= 2", b.window)
+	case !btaiFinite(b.noveltyScale) || b.noveltyScale < 0:
+		return o, badInput("--novelty-scale: %v, want a finite number >= 0", b.noveltyScale)
+	case !btaiFinite(b.noveltyPrior) || !(b.noveltyPrior > 0):
+		return o, badInput("--novelty-prior: %v, want a finite number > 0", b.noveltyPrior)
 	}
-	o.Iterations, o.Exploration, o.GlobalInference, o.Window = b.iterations, b.exploration, b.global, b.window
-	o.Rollouts, o.RolloutLength = b.rollouts, b.rolloutLength
+	for _, f := range []string{"novelty-scale", "novelty-prior", "novelty-carry"} {
+		if b.set(f) && !b.novelty {
+			return o, badInput("--%s: needs --novelty", f)
+		}
+	}
+	if b.set("iterations") {
+		o.Iterations = b.iterations
+	}
+	if b.set("exploration") {
+		o.Exploration = b.exploration
+	}
+	if b.set("window") {
+		o.Window = b.window
+	}
+	if b.set("global") {
+		o.GlobalInference = b.global
+	}
+	if b.set("rollouts") {
+		o.Rollouts, o.RolloutLength = b.rollouts, b.rolloutLength
+	}
+	if b.set("novelty") {
+		o.Novelty = b.novelty
+	}
+	if b.set("novelty-scale") {
+		o.NoveltyScale = b.noveltyScale
+	}
+	if b.set("novelty-prior") {
+		o.NoveltyPrior = b.noveltyPrior
+	}
+	if b.set("novelty-carry") {
+		o.NoveltyCarry = b.noveltyCarry
+	}
 	if err := o.Validate(); err != nil {
 		return o, badInput("%v", err)
 	}
 	return o, nil
+}
+
+// btaiSettingsJSON states every planning option of a run: the "settings"
+// object of the --json summary and the first line of the human output.
+type btaiSettingsJSON struct {
+	Preset          string   `json:"preset"`
+	Selection       string   `json:"selection"`
+	Exploration     float64  `json:"exploration"`
+	Iterations      int      `json:"iterations"`
+	Inference       string   `json:"inference"`
+	Global          bool     `json:"global"`
+	Cost            string   `json:"cost"`
+	Propagation     string   `json:"propagation"`
+	Rollouts        int      `json:"rollouts"`
+	RolloutLength   *int     `json:"rollout_length,omitempty"`
+	ActionSelect    string   `json:"action_select,omitempty"`
+	ActionPrecision *float64 `json:"action_precision,omitempty"`
+	Window          int      `json:"window"`
+	Novelty         bool     `json:"novelty"`
+	NoveltyScale    *float64 `json:"novelty_scale,omitempty"`
+	NoveltyPrior    *float64 `json:"novelty_prior,omitempty"`
+	NoveltyCarry    *bool    `json:"novelty_carry,omitempty"`
+}
+
+// settings returns the settings of options o started from preset; acting
+// says whether the action selection applies (run, not plan).
+func btaiSettings(preset string, o btai.Options, acting bool) btaiSettingsJSON {
+	s := btaiSettingsJSON{
+		Preset: preset, Selection: o.Selection.String(), Exploration: o.Exploration, Iterations: o.Iterations,
+		Inference: o.Inference.String(), Global: o.GlobalInference, Cost: o.Cost.String(), Propagation: o.Propagation.String(),
+		Rollouts: o.Rollouts, Window: o.Window, Novelty: o.Novelty,
+	}
+	if o.Rollouts > 0 {
+		s.RolloutLength = &o.RolloutLength
+	}
+	if acting {
+		s.ActionSelect = o.ActionSelection.String()
+		if o.ActionSelection == btai.Softmax {
+			s.ActionPrecision = &o.ActionPrecision
+		}
+	}
+	if o.Novelty {
+		s.NoveltyScale, s.NoveltyPrior, s.NoveltyCarry = &o.NoveltyScale, &o.NoveltyPrior, &o.NoveltyCarry
+	}
+	return s
+}
+
+// String is the human form: "settings: preset P, selection S, ...".
+func (s btaiSettingsJSON) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "settings: preset %s, selection %s, exploration %.4g, iterations %d, inference %s", s.Preset, s.Selection, s.Exploration, s.Iterations, s.Inference)
+	if s.Global {
+		b.WriteString(" (global)")
+	}
+	fmt.Fprintf(&b, ", cost %s, propagation %s", s.Cost, s.Propagation)
+	if s.Rollouts > 0 {
+		fmt.Fprintf(&b, ", rollouts %d of length %d", s.Rollouts, *s.RolloutLength)
+	}
+	if s.ActionSelect != "" {
+		fmt.Fprintf(&b, ", action-select %s", s.ActionSelect)
+		if s.ActionPrecision != nil {
+			fmt.Fprintf(&b, " (precision %g)", *s.ActionPrecision)
+		}
+	}
+	if s.Novelty {
+		fmt.Fprintf(&b, ", novelty on (scale %g, prior %g", *s.NoveltyScale, *s.NoveltyPrior)
+		if *s.NoveltyCarry {
+			b.WriteString(", carried over")
+		}
+		b.WriteString(")")
+	} else {
+		b.WriteString(", novelty off")
+	}
+	return b.String()
 }
 
 // modelError marks a bad --model or --maze file: exit status 2.
@@ -307,6 +445,7 @@ func runBTAIPlan(args []string, stdout io.Writer) error {
 	if *asJSON {
 		return json.NewEncoder(stdout).Encode(out)
 	}
+	fmt.Fprintln(stdout, btaiSettings(bf.preset, opts, false))
 	fmt.Fprintf(stdout, "q(s_0 | o_0 = %s) = %s\n", m.ObsName(*obs), btaiVec(qs))
 	fmt.Fprintf(stdout, "planned %d iterations (%s cost, %s propagation, %s inference): %d nodes\n",
 		opts.Iterations, opts.Cost, opts.Propagation, opts.Inference, len(out.Nodes))
@@ -344,6 +483,21 @@ func btaiVec(x []float64) string {
 		parts[i] = strconv.FormatFloat(v, 'f', 4, 64)
 	}
 	return "[" + strings.Join(parts, " ") + "]"
+}
+
+// btaiCreatable creates (or truncates) path, as --dot FILE will write it,
+// and reports why it cannot as bad input.
+func btaiCreatable(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		var pe *fs.PathError
+		why := err.Error()
+		if errors.As(err, &pe) {
+			why = pe.Err.Error()
+		}
+		return badInput("--dot %s: cannot create: %s", path, why)
+	}
+	return f.Close()
 }
 
 // btaiWriteDOT writes the agent's graph, with the planning tree labelled
@@ -407,25 +561,30 @@ func (e *btaiModelEnv) Step(u int) (int, error) {
 
 func (e *btaiModelEnv) Done() bool { return false }
 
-// btaiEpisodeJSON is one episode of `arbor btai run --json` (DESIGN.md
-// 5.4). Positions are [row, col] from the start, one more than steps, for
-// mazes only.
+// btaiEpisodeJSON is one episode of `arbor btai run --json`. Observations
+// are indices, one more than steps (the first is before any action);
+// positions are [row, col] from the start, likewise, and solved is
+// reported, for mazes only.
 type btaiEpisodeJSON struct {
-	Solved             bool     `json:"solved"`
+	Solved             *bool    `json:"solved,omitempty"`
 	Steps              int      `json:"steps"`
 	Actions            []int    `json:"actions"`
+	Observations       []int    `json:"observations"`
 	Positions          [][2]int `json:"positions,omitempty"`
 	PlanningIterations int      `json:"planning_iterations"`
 	PlanningSeconds    float64  `json:"planning_seconds"`
 }
 
-// btaiSummaryJSON is the last line of `arbor btai run --json`. MeanSteps
-// is the mean number of steps of the solved episodes, null if none was.
+// btaiSummaryJSON is the last line of `arbor btai run --json`. For a maze,
+// Solved counts the episodes that reached the exit and MeanSteps is the
+// mean number of steps of those, null if none did; a --model run has no
+// goal and reports neither.
 type btaiSummaryJSON struct {
-	Episodes            int      `json:"episodes"`
-	Solved              int      `json:"solved"`
-	MeanSteps           *float64 `json:"mean_steps"`
-	IterationsPerSecond float64  `json:"iterations_per_second"`
+	Episodes            int              `json:"episodes"`
+	Solved              *int             `json:"solved,omitempty"`
+	MeanSteps           json.RawMessage  `json:"mean_steps,omitempty"` // a number or null (maze), absent (model)
+	IterationsPerSecond float64          `json:"iterations_per_second"`
+	Settings            btaiSettingsJSON `json:"settings"`
 }
 
 func runBTAIRun(args []string, stdout io.Writer) error {
@@ -436,9 +595,9 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 	model := fs.String("model", "", "POMDP file (DESIGN.md 5.2); the model is also the true process")
 	steps := fs.Int("steps", 50, "maximum actions per episode (1..1000000)")
 	episodes := fs.Int("episodes", 1, "episodes (1..100000)")
-	seed := fs.Uint64("seed", 1, "random seed: every run with the same seed takes the same actions")
+	seed := fs.Uint64("seed", 1, "random seed: episode i (from 1) draws its random numbers from seed+i-1, so --seed k --episodes 1 repeats seed k of the test tables")
 	sel := fs.String("action-select", "softmax", "action selection: softmax, most-visited or min-cost")
-	prec := fs.Float64("action-precision", 100, "softmax precision over -g/N (finite, >= 0)")
+	prec := fs.Float64("action-precision", 100, "softmax precision over -g/N (finite, >= 0; softmax only)")
 	noise := fs.Float64("noise", envs.DefaultNoise, "maze model noise on A, B and D, in [0, 1) (--maze only)")
 	pref := fs.Float64("pref-precision", envs.DefaultPrefPrecision, "maze preference precision, finite (--maze only)")
 	dotFile := fs.String("dot", "", "write the graph with the planning tree after the first planning step")
@@ -458,10 +617,14 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if opts.ActionSelection, err = btai.ParseActionSelection(*sel); err != nil {
-		return badInput("--action-select: %v", err)
+	if bf.set("action-select") {
+		if opts.ActionSelection, err = btai.ParseActionSelection(*sel); err != nil {
+			return badInput("--action-select: %v", err)
+		}
 	}
 	switch {
+	case bf.set("action-precision") && opts.ActionSelection != btai.Softmax:
+		return badInput("--action-precision: applies to --action-select softmax only, not %s", opts.ActionSelection)
 	case !btaiFinite(*prec) || *prec < 0:
 		return badInput("--action-precision: %v, want a finite number >= 0", *prec)
 	case *steps < 1 || *steps > btaiMaxSteps:
@@ -477,7 +640,9 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 	case *model != "" && (btaiFlagSet(fs, "noise") || btaiFlagSet(fs, "pref-precision")):
 		return badInput("--noise and --pref-precision apply to --maze only, not to --model")
 	}
-	opts.ActionPrecision = *prec
+	if bf.set("action-precision") {
+		opts.ActionPrecision = *prec
+	}
 	if err := opts.Validate(); err != nil {
 		return badInput("%v", err)
 	}
@@ -493,23 +658,40 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 		if m, err = btaiLoadPOMDP(*model); err != nil {
 			return err
 		}
-		env = &btaiModelEnv{m: m, rng: rand.New(rand.NewPCG(*seed, 0xe1))}
+		env = &btaiModelEnv{m: m}
 	}
 	// Only the first planning step's tree is materialized for --dot, but
 	// it is as big as any.
 	if err := btaiCheckTree(opts.Iterations, m, opts.GlobalInference || *dotFile != ""); err != nil {
 		return err
 	}
-	ag, err := btai.NewAgent(m, &opts, rand.New(rand.NewPCG(*seed, 0x5eed)))
+	ag, err := btai.NewAgent(m, &opts, nil)
 	if err != nil {
 		return badInput("%v", err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	enc := json.NewEncoder(stdout)
+	if *dotFile != "" {
+		// Fail before any output when the file cannot be written.
+		if err := btaiCreatable(*dotFile); err != nil {
+			return err
+		}
+	}
+	settings := btaiSettings(bf.preset, opts, true)
+	if !*asJSON {
+		fmt.Fprintln(stdout, settings)
+	}
 	solved, stepsSolved, iters := 0, 0, 0
 	planning := 0.0
 	for e := 1; e <= *episodes; e++ {
+		// Episode e draws from seed+e-1, as seed k of the test tables
+		// (btai.EpisodeRand); the process of a --model run from its own
+		// stream of the same seed.
+		ag.SetRand(btai.EpisodeRand(*seed, e-1))
+		if me, ok := env.(*btaiModelEnv); ok {
+			me.rng = rand.New(rand.NewPCG(*seed+uint64(e-1), 0xe1))
+		}
 		var positions [][2]int
 		if mz != nil {
 			r, c := mz.CellOf(mz.Start())
@@ -538,20 +720,32 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 			stepsSolved += ep.Steps
 		}
 		if *asJSON {
-			if err := enc.Encode(btaiEpisodeJSON{
-				Solved: ep.Solved, Steps: ep.Steps, Actions: ep.Actions, Positions: positions,
+			out := btaiEpisodeJSON{
+				Steps: ep.Steps, Actions: ep.Actions, Observations: ep.Observations, Positions: positions,
 				PlanningIterations: ep.PlanningIterations, PlanningSeconds: ep.PlanningSeconds,
-			}); err != nil {
+			}
+			if mz != nil {
+				out.Solved = &ep.Solved
+			}
+			if err := enc.Encode(out); err != nil {
 				return err
 			}
 			continue
 		}
 		btaiPrintEpisode(stdout, e, ep, m, mz, positions)
 	}
-	sum := btaiSummaryJSON{Episodes: *episodes, Solved: solved}
-	if solved > 0 {
-		mean := float64(stepsSolved) / float64(solved)
-		sum.MeanSteps = &mean
+	sum := btaiSummaryJSON{Episodes: *episodes, Settings: settings}
+	var mean *float64
+	if mz != nil {
+		sum.Solved = &solved
+		sum.MeanSteps = json.RawMessage("null")
+		if solved > 0 {
+			m := float64(stepsSolved) / float64(solved)
+			mean = &m
+			if sum.MeanSteps, err = json.Marshal(m); err != nil {
+				return err
+			}
+		}
 	}
 	if planning > 0 {
 		sum.IterationsPerSecond = float64(iters) / planning
@@ -561,8 +755,8 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 	}
 	if mz != nil {
 		fmt.Fprintf(stdout, "%d/%d episodes solved", solved, *episodes)
-		if sum.MeanSteps != nil {
-			fmt.Fprintf(stdout, ", mean steps %.1f", *sum.MeanSteps)
+		if mean != nil {
+			fmt.Fprintf(stdout, ", mean steps %.1f", *mean)
 		}
 	} else {
 		fmt.Fprintf(stdout, "%d episodes", *episodes)

@@ -603,6 +603,8 @@ func TestBTAIPlanHuman(t *testing.T) {
 	out := btaiMustRun(t, args...)
 	names := []string{"stay", "move"} // "actions" of tiny-pomdp.json
 	var want strings.Builder
+	want.WriteString("settings: preset scale-free, selection normalized-uct, exploration 0.7071, iterations 7, inference predictive, " +
+		"cost classic, propagation min-backward, novelty off\n")
 	fmt.Fprintf(&want, "q(s_0 | o_0 = 1) = [%.4f %.4f %.4f]\n", p.QS[0], p.QS[1], p.QS[2])
 	fmt.Fprintf(&want, "planned 7 iterations (classic cost, min-backward propagation, predictive inference): 14 nodes\n")
 	fmt.Fprintf(&want, "  %-8s %7s %10s %10s\n", "action", "visits", "local", "average")
@@ -692,16 +694,18 @@ type btaiEpisodeOut struct {
 	Solved             bool     `json:"solved"`
 	Steps              int      `json:"steps"`
 	Actions            []int    `json:"actions"`
+	Observations       []int    `json:"observations"`
 	Positions          [][2]int `json:"positions"`
 	PlanningIterations int      `json:"planning_iterations"`
 	PlanningSeconds    float64  `json:"planning_seconds"`
 }
 
 type btaiSummaryOut struct {
-	Episodes            int      `json:"episodes"`
-	Solved              int      `json:"solved"`
-	MeanSteps           *float64 `json:"mean_steps"`
-	IterationsPerSecond float64  `json:"iterations_per_second"`
+	Episodes            int            `json:"episodes"`
+	Solved              int            `json:"solved"`
+	MeanSteps           *float64       `json:"mean_steps"`
+	IterationsPerSecond float64        `json:"iterations_per_second"`
+	Settings            map[string]any `json:"settings"`
 }
 
 // btaiDecodeRun decodes run --json output and checks its schema (DESIGN.md
@@ -713,9 +717,12 @@ func btaiDecodeRun(t *testing.T, out string, episodes int, maze bool) ([]btaiEpi
 	if len(lines) != episodes+1 {
 		t.Fatalf("%d lines, want %d episodes + a summary:\n%s", len(lines), episodes, out)
 	}
-	wantEp := []string{"solved", "steps", "actions", "positions", "planning_iterations", "planning_seconds"}
+	// A --model run has no goal: no solved, no positions.
+	wantEp := []string{"solved", "steps", "actions", "observations", "positions", "planning_iterations", "planning_seconds"}
+	wantSum := []string{"episodes", "solved", "mean_steps", "iterations_per_second", "settings"}
 	if !maze {
-		wantEp = slices.Delete(wantEp, 3, 4)
+		wantEp = []string{"steps", "actions", "observations", "planning_iterations", "planning_seconds"}
+		wantSum = []string{"episodes", "iterations_per_second", "settings"}
 	}
 	strict := func(line string, v any) {
 		dec := json.NewDecoder(strings.NewReader(line))
@@ -734,8 +741,8 @@ func btaiDecodeRun(t *testing.T, out string, episodes int, maze bool) ([]btaiEpi
 		eps = append(eps, ep)
 	}
 	last := lines[episodes]
-	if got, want := btaiKeys(t, []byte(last)), []string{"episodes", "solved", "mean_steps", "iterations_per_second"}; !slices.Equal(got, want) {
-		t.Fatalf("summary keys %v, want %v", got, want)
+	if got := btaiKeys(t, []byte(last)); !slices.Equal(got, wantSum) {
+		t.Fatalf("summary keys %v, want %v", got, wantSum)
 	}
 	var sum btaiSummaryOut
 	strict(last, &sum)
@@ -837,6 +844,10 @@ func TestBTAIRunHumanMaze(t *testing.T) {
 	mz := btaiReadMaze(t, btaiData("1.maze"))
 	names := []string{"UP", "DOWN", "LEFT", "RIGHT", "IDLE"} // DESIGN.md 5.5 action order
 	var want strings.Builder
+	// The first line states the settings: the default preset's, with the
+	// flags given.
+	want.WriteString("settings: preset scale-free, selection normalized-uct, exploration 0.7071, iterations 10, inference predictive, " +
+		"cost classic, propagation min-backward, action-select softmax (precision 100), novelty off\n")
 	status := "did not reach the exit in"
 	if ep.Solved {
 		status = "reached the exit in"
@@ -885,7 +896,7 @@ func TestBTAIRunDeterministic(t *testing.T) {
 			if first != second {
 				t.Errorf("%v --seed 42 twice differs:\n%s\n---\n%s", a, first, second)
 			}
-			if !strings.Contains(first, "; T planning iterations per second\n") && !strings.Contains(first, `"iterations_per_second":T}`) {
+			if !strings.Contains(first, "; T planning iterations per second\n") && !strings.Contains(first, `"iterations_per_second":T,`) {
 				t.Errorf("timing not masked in %q", first)
 			}
 		}
@@ -911,10 +922,16 @@ func TestBTAIRunModel(t *testing.T) {
 			t.Fatalf("episode %+v: want unsolved, 7 steps, 7 actions, 35 planning iterations", ep)
 		}
 	}
-	if sum.Episodes != 2 || sum.Solved != 0 || sum.MeanSteps != nil {
-		t.Fatalf("summary %+v, want 2 episodes, 0 solved, mean_steps null", sum)
+	for _, ep := range eps {
+		if len(ep.Observations) != 8 {
+			t.Fatalf("episode %+v: want 8 observations (the first and one per step)", ep)
+		}
+	}
+	if sum.Episodes != 2 {
+		t.Fatalf("summary %+v, want 2 episodes", sum)
 	}
 	human := btaiMustRun(t, "run", "--model", btaiData("tiny-pomdp.json"), "--iterations", "5", "--steps", "7")
+	_, human, _ = strings.Cut(human, "\n") // the settings line
 	if !strings.HasPrefix(human, "episode 1: ran 7 steps (35 planning iterations)\nactions: ") {
 		t.Errorf("human output %q", human)
 	}
@@ -955,6 +972,10 @@ func TestBTAIReadmeCommand(t *testing.T) {
 	out := btaiMustRun(t, args...)
 	mz := btaiReadMaze(t, file)
 	lines := strings.Split(out, "\n")
+	if !strings.HasPrefix(lines[0], "settings: preset scale-free, ") {
+		t.Errorf("first line %q, want the settings of the default preset", lines[0])
+	}
+	lines = lines[1:]
 	// The README promises that the agent solves the maze.
 	if !strings.HasPrefix(lines[0], "episode 1: reached the exit") {
 		t.Errorf("README command %q did not solve the maze:\n%s", args, out)
@@ -1173,7 +1194,7 @@ func TestBTAIBadInput(t *testing.T) {
 		{"run cost", run1("--cost", "x"), []string{"--cost", `unknown cost "x"`}},
 		{"run propagation", run1("--propagation", "x"), []string{"--propagation", `unknown propagation "x"`}},
 		{"run inference", run1("--inference", "x"), []string{"--inference", `unknown inference "x"`}},
-		{"run selection", run1("--selection", "greedy"), []string{"--selection", `unknown selection "greedy"`, "unexplored-first or uct"}},
+		{"run selection", run1("--selection", "greedy"), []string{"--selection", `unknown selection "greedy"`, "unexplored-first, uct or normalized-uct"}},
 		{"plan selection", plan("tiny-pomdp.json", "--selection", ""), []string{"--selection", `unknown selection ""`}},
 		{"run action-select", run1("--action-select", "greedy"), []string{"--action-select", `"greedy"`}},
 		{"run iterations 0", run1("--iterations", "0"), []string{"--iterations", "0, want 1.."}},

@@ -1,0 +1,147 @@
+package btai_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/arbor-ai/arbor/aci"
+	"github.com/arbor-ai/arbor/btai"
+	"github.com/arbor-ai/arbor/envs"
+)
+
+// unseenMazes draws n random mazes of the non-deceptive kind (H <= 6,
+// shortest path >= 6 actions) from the generator seeded with seed.
+func unseenMazes(t testing.TB, seed uint64, n int) []*envs.Maze {
+	rng := rand.New(rand.NewPCG(seed, 0))
+	var out []*envs.Maze
+	for len(out) < n {
+		rows, cols := 7+rng.IntN(4), 7+rng.IntN(4)
+		mz := randomMaze(t, rng, rows, cols, 0.25+0.1*rng.Float64())
+		if mz == nil {
+			continue
+		}
+		sp, _ := mz.ShortestPath()
+		if h := horizonH(mz, 40); sp < 6 || h > 6 || h < 2 {
+			continue
+		}
+		out = append(out, mz)
+	}
+	return out
+}
+
+func mazePOMDP(t testing.TB, mz *envs.Maze, pref float64) *aci.POMDP {
+	mm, err := mz.Model(envs.DefaultNoise, pref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := aci.NewPOMDP(SpecFromMaze(mm))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestMazeSweep prints a success table when BTAI_SWEEP is set to
+// "selection:exploration:iterations[,...]", e.g. "normalized-uct:0.7:500,1000";
+// BTAI_PREF lists preference precisions (default 3), BTAI_RANDOM the number
+// of unseen random mazes beside the shipped ones (default 0).
+func TestMazeSweep(t *testing.T) {
+	spec := os.Getenv("BTAI_SWEEP")
+	if spec == "" {
+		t.Skip("set BTAI_SWEEP")
+	}
+	parts := strings.Split(spec, ":")
+	sel, err := btai.ParseSelection(parts[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := strconv.ParseFloat(parts[1], 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefs := "3"
+	if p := os.Getenv("BTAI_PREF"); p != "" {
+		prefs = p
+	}
+	nrand, _ := strconv.Atoi(os.Getenv("BTAI_RANDOM"))
+	type named struct {
+		name string
+		mz   *envs.Maze
+	}
+	var mazes []named
+	ship := issueMazes
+	if v := os.Getenv("BTAI_MAZES"); v != "" {
+		ship = strings.Split(v, ",")
+	}
+	for _, n := range ship {
+		if n == "none" {
+			break
+		}
+		mz, _ := mazeModel(t, n)
+		mazes = append(mazes, named{n, mz})
+	}
+	rseed := uint64(99)
+	if v := os.Getenv("BTAI_RANDOM_SEED"); v != "" {
+		x, _ := strconv.Atoi(v)
+		rseed = uint64(x)
+	}
+	for i, mz := range unseenMazes(t, rseed, nrand) {
+		mazes = append(mazes, named{fmt.Sprintf("random-%d", i), mz})
+	}
+	for _, its := range strings.Split(parts[2], ",") {
+		n, _ := strconv.Atoi(its)
+		for _, ps := range strings.Split(prefs, ",") {
+			pref, _ := strconv.ParseFloat(ps, 64)
+			o := btai.DefaultOptions()
+			o.Selection, o.Exploration, o.Iterations = sel, c, n
+			if v := os.Getenv("BTAI_NOVELTY"); v != "" {
+				o.Novelty = true
+				o.NoveltyScale, _ = strconv.ParseFloat(v, 64)
+			}
+			good, ms := 0, 0.0
+			var line []string
+			for _, m := range mazes {
+				sp, _ := m.mz.ShortestPath()
+				p := mazePOMDP(t, m.mz, pref)
+				solved, secs, steps := 0, 0.0, 0
+				for seed := range uint64(20) {
+					ag, err := btai.NewAgent(p, &o, rand.New(rand.NewPCG(seed, 0)))
+					if err != nil {
+						t.Fatal(err)
+					}
+					limit := 2*sp + 5
+					if o.Novelty {
+						limit = 4*sp + 10
+					}
+					ep, err := ag.RunEpisode(context.Background(), m.mz, limit, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if ep.Solved {
+						solved++
+					}
+					secs += ep.PlanningSeconds
+					steps += ep.Steps
+				}
+				if solved >= 19 {
+					good++
+				}
+				line = append(line, fmt.Sprintf("%s(H%d) %d", m.name, horizonH(m.mz, 40), solved))
+				ms += 1000 * secs / float64(steps)
+			}
+			fmt.Printf("%v C=%g it=%d pref=%g nov=%v: %d/%d mazes >= 19/20 (%.1f ms/action): %s\n", sel, c, n, pref, o.NoveltyScale*b2f(o.Novelty), good, len(mazes), ms/float64(len(mazes)), strings.Join(line, ", "))
+		}
+	}
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
