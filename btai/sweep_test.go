@@ -82,6 +82,14 @@ func TestMazeSweep(t *testing.T) {
 		if n == "none" {
 			break
 		}
+		if strings.Contains(n, "/") {
+			mz, err := envs.LoadMaze(n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mazes = append(mazes, named{n[strings.LastIndex(n, "/")+1:], mz})
+			continue
+		}
 		mz, _ := mazeModel(t, n)
 		mazes = append(mazes, named{n, mz})
 	}

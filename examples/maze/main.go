@@ -17,6 +17,7 @@
 //
 //	go run ./examples/maze -maze examples/mazes/1.maze
 //	go run ./examples/maze -maze examples/mazes/5.maze -inference predictive -seed 3
+//	go run ./examples/maze -maze examples/mazes/1.maze -preset paper
 package main
 
 import (
@@ -25,7 +26,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"strings"
 
@@ -41,11 +41,18 @@ func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("maze", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	mazeFile := fs.String("maze", "examples/mazes/1.maze", "maze file (DESIGN.md 5.5)")
-	iterations := fs.Int("iterations", 100, "planning iterations per action")
+	// The flags are those of arbor btai run, with the same names, defaults
+	// and meaning.
+	d := btai.DefaultOptions()
+	mazeFile := fs.String("maze", "examples/mazes/1.maze", "maze file")
+	preset := fs.String("preset", btai.PresetScaleFreeName, "planning preset: "+strings.Join(btai.PresetNames, ", ")+" (flags given explicitly override it)")
+	iterations := fs.Int("iterations", d.Iterations, "planning iterations per action")
+	exploration := fs.Float64("exploration", d.Exploration, "UCT exploration constant")
+	selection := fs.String("selection", d.Selection.String(), "tree selection: normalized-uct, unexplored-first or uct")
+	inference := fs.String("inference", d.Inference.String(), "inference on new tree nodes: vmp or predictive")
+	novelty := fs.Bool("novelty", false, "learn A while acting and add its novelty to the planning cost")
 	steps := fs.Int("steps", 50, "maximum number of actions")
-	seed := fs.Uint64("seed", 1, "random seed of the action selection")
-	inference := fs.String("inference", "vmp", "future inference: vmp or predictive")
+	seed := fs.Uint64("seed", 1, "random seed (the same as seed k of arbor btai run --seed k)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -56,18 +63,49 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "maze: unexpected argument %q (the maze is given with -maze)\n", fs.Arg(0))
 		return 2
 	}
-	if *steps < 1 {
-		fmt.Fprintf(stderr, "maze: -steps %d, want >= 1\n", *steps)
-		return 2
-	}
 	if *iterations < 1 {
 		fmt.Fprintf(stderr, "maze: -iterations %d, want >= 1\n", *iterations)
 		return 2
 	}
-
-	inf, err := btai.ParseInference(*inference)
+	if *steps < 1 {
+		fmt.Fprintf(stderr, "maze: -steps %d, want >= 1\n", *steps)
+		return 2
+	}
+	// 0. The planning options: the preset, then the flags given.
+	opts, err := btai.PresetByName(*preset)
 	if err != nil {
-		fmt.Fprintf(stderr, "maze: -inference: %v\n", err)
+		fmt.Fprintf(stderr, "maze: -preset: %v\n", err)
+		return 2
+	}
+	var flagErr error
+	fs.Visit(func(f *flag.Flag) {
+		if flagErr != nil {
+			return
+		}
+		var err error
+		switch f.Name {
+		case "iterations":
+			opts.Iterations = *iterations
+		case "exploration":
+			opts.Exploration = *exploration
+		case "selection":
+			opts.Selection, err = btai.ParseSelection(*selection)
+		case "inference":
+			opts.Inference, err = btai.ParseInference(*inference)
+		case "novelty":
+			opts.Novelty = *novelty
+		}
+		if err != nil {
+			flagErr = fmt.Errorf("-%s: %w", f.Name, err)
+		}
+	})
+	if flagErr == nil {
+		if err := opts.Validate(); err != nil {
+			flagErr = err
+		}
+	}
+	if flagErr != nil {
+		fmt.Fprintf(stderr, "maze: %v\n", flagErr)
 		return 2
 	}
 
@@ -88,10 +126,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "maze: %s: %v\n", *mazeFile, err)
 		return 2
 	}
-	// 3. The agent, with the defaults of DESIGN.md 5.4 but for the flags.
-	opts := btai.DefaultOptions()
-	opts.Iterations, opts.Inference = *iterations, inf
-	agent, err := btai.NewAgent(model, &opts, rand.New(rand.NewPCG(*seed, 0x5eed)))
+	// 3. The agent, with the options above; its random numbers come from
+	// the first episode's stream of the seed.
+	agent, err := btai.NewAgent(model, &opts, btai.EpisodeRand(*seed, 0))
 	if err != nil {
 		fmt.Fprintf(stderr, "maze: %v\n", err)
 		return 2

@@ -162,3 +162,24 @@ func TestMazeBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestMazeDefaultsSolve1: at its defaults (the default preset) the example
+// solves 1.maze on the shortest path (9 actions, examples/mazes/1.maze),
+// for three seeds; with -preset paper it does not (the paper's settings
+// go into the pocket at (3,4), as the btai package's recorded runs show).
+func TestMazeDefaultsSolve1(t *testing.T) {
+	file := filepath.Join("..", "mazes", "1.maze")
+	for _, seed := range []string{"0", "1", "2"} {
+		code, out, errs := runMaze(t, "-maze", file, "-seed", seed)
+		if code != 0 || errs != "" {
+			t.Fatalf("seed %s: exit %d, stderr %q", seed, code, errs)
+		}
+		if !checkWalk(t, readGrid(t, file), out) || !strings.Contains(out, "reached the exit in 9 steps") {
+			t.Errorf("seed %s: want the exit in 9 steps:\n%s", seed, out)
+		}
+	}
+	_, out, _ := runMaze(t, "-maze", file, "-preset", "paper", "-steps", "23", "-seed", "0")
+	if checkWalk(t, readGrid(t, file), out) {
+		t.Errorf("-preset paper solved 1.maze, expected the pocket:\n%s", out)
+	}
+}
