@@ -4,7 +4,7 @@ PKGS      ?= ./...
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 FUZZTIME  ?= 30s
 
-.PHONY: check fmt-check vet lint imports test race bench fuzz build
+.PHONY: check fmt-check vet lint imports test race bench fuzz build btai-table
 
 check: fmt-check vet lint imports race
 
@@ -42,3 +42,8 @@ fuzz:
 	    echo "fuzz $$pkg $$t"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg; \
 	  done; \
 	done
+
+# Regenerates the BTAI results table of docs/btai.md (every shipped maze,
+# 20 seeds, for the presets and novelty; a few minutes, all cores).
+btai-table:
+	BTAI_TABLE=write $(GO) test ./btai -run '^TestResultsTable$$' -count=1 -timeout 60m -v

@@ -13,10 +13,14 @@ import (
 // inference, cost, propagation), amortised over a tree of `iterations`
 // iterations that is then discarded.
 func benchPlan(b *testing.B, iterations int, inf btai.Inference) {
-	mz, p := mazeModel(b, "1.maze")
 	o := btai.DefaultOptions()
 	o.Iterations, o.Inference = iterations, inf
-	ag, err := btai.NewAgent(p, &o, rand.New(rand.NewPCG(1, 1)))
+	benchPlanOpts(b, iterations, &o)
+}
+
+func benchPlanOpts(b *testing.B, iterations int, o *btai.Options) {
+	mz, p := mazeModel(b, "1.maze")
+	ag, err := btai.NewAgent(p, o, rand.New(rand.NewPCG(1, 1)))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -43,13 +47,29 @@ func BenchmarkPlanPredictive1000(b *testing.B)  { benchPlan(b, 1000, btai.Predic
 func BenchmarkPlanPredictive10000(b *testing.B) { benchPlan(b, 10000, btai.Predictive) }
 func BenchmarkPlanVMP1000(b *testing.B)         { benchPlan(b, 1000, btai.VMP) }
 
+// BenchmarkPlanPaper100 is the paper preset (unexplored-first selection,
+// 100 iterations): the selection rule's share of an iteration.
+func BenchmarkPlanPaper100(b *testing.B) {
+	o := btai.PresetPaper()
+	benchPlanOpts(b, o.Iterations, &o)
+}
+
+// BenchmarkPlanNovelty1000 is the default preset with novelty: the cost of
+// the novelty term per iteration (two more |O|×|S| products per new node).
+func BenchmarkPlanNovelty1000(b *testing.B) {
+	o := btai.DefaultOptions()
+	o.Novelty = true
+	benchPlanOpts(b, o.Iterations, &o)
+}
+
 // BenchmarkPlanMaterialize: a 100-iteration plan on 1.maze followed by
 // Tree(), which adds the planning tree's 500 S_I and O_I to the graph
 // (what `arbor btai plan` and --dot pay on top of planning); compare with
 // BenchmarkPlanVMP100.
 func BenchmarkPlanMaterialize(b *testing.B) {
 	mz, p := mazeModel(b, "1.maze")
-	ag, err := btai.NewAgent(p, nil, rand.New(rand.NewPCG(1, 1)))
+	o := btai.PresetPaper()
+	ag, err := btai.NewAgent(p, &o, rand.New(rand.NewPCG(1, 1)))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -26,7 +26,13 @@ func unseenMazes(t testing.TB, seed uint64, n int) []*envs.Maze {
 			continue
 		}
 		sp, _ := mz.ShortestPath()
-		if h := horizonH(mz, 40); sp < 6 || h > 6 || h < 2 {
+		h := horizonH(mz, 40)
+		if os.Getenv("BTAI_RANDOM_KIND") == "rise1-deep" {
+			// The literal "rises at most once" with a deep pocket (H > 6).
+			if lo, _ := rises(mz); sp < 6 || lo > 1 || h <= 6 {
+				continue
+			}
+		} else if sp < 6 || h > 6 || h < 2 {
 			continue
 		}
 		out = append(out, mz)
@@ -74,7 +80,7 @@ func TestMazeSweep(t *testing.T) {
 		mz   *envs.Maze
 	}
 	var mazes []named
-	ship := issueMazes
+	ship := referenceMazes
 	if v := os.Getenv("BTAI_MAZES"); v != "" {
 		ship = strings.Split(v, ",")
 	}
@@ -98,8 +104,18 @@ func TestMazeSweep(t *testing.T) {
 		x, _ := strconv.Atoi(v)
 		rseed = uint64(x)
 	}
+	var pick map[int]bool
+	if v := os.Getenv("BTAI_RANDOM_PICK"); v != "" {
+		pick = map[int]bool{}
+		for _, f := range strings.Split(v, ",") {
+			i, _ := strconv.Atoi(f)
+			pick[i] = true
+		}
+	}
 	for i, mz := range unseenMazes(t, rseed, nrand) {
-		mazes = append(mazes, named{fmt.Sprintf("random-%d", i), mz})
+		if pick == nil || pick[i] {
+			mazes = append(mazes, named{fmt.Sprintf("random-%d", i), mz})
+		}
 	}
 	for _, its := range strings.Split(parts[2], ",") {
 		n, _ := strconv.Atoi(its)
@@ -107,9 +123,28 @@ func TestMazeSweep(t *testing.T) {
 			pref, _ := strconv.ParseFloat(ps, 64)
 			o := btai.DefaultOptions()
 			o.Selection, o.Exploration, o.Iterations = sel, c, n
+			if v := os.Getenv("BTAI_ACTION"); v != "" {
+				if o.ActionSelection, err = btai.ParseActionSelection(v); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if v := os.Getenv("BTAI_PROPAGATION"); v != "" {
+				if o.Propagation, err = btai.ParsePropagation(v); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if v := os.Getenv("BTAI_INFERENCE"); v != "" {
+				if o.Inference, err = btai.ParseInference(v); err != nil {
+					t.Fatal(err)
+				}
+			}
 			if v := os.Getenv("BTAI_NOVELTY"); v != "" {
 				o.Novelty = true
 				o.NoveltyScale, _ = strconv.ParseFloat(v, 64)
+				if v := os.Getenv("BTAI_NOVELTY_PRIOR"); v != "" {
+					o.NoveltyPrior, _ = strconv.ParseFloat(v, 64)
+				}
+				o.NoveltyCarry = os.Getenv("BTAI_CARRY") != ""
 			}
 			good, ms := 0, 0.0
 			var line []string
@@ -117,11 +152,16 @@ func TestMazeSweep(t *testing.T) {
 				sp, _ := m.mz.ShortestPath()
 				p := mazePOMDP(t, m.mz, pref)
 				solved, secs, steps := 0, 0.0, 0
+				var ag *btai.Agent
 				for seed := range uint64(20) {
-					ag, err := btai.NewAgent(p, &o, rand.New(rand.NewPCG(seed, 0)))
-					if err != nil {
-						t.Fatal(err)
+					// With carried-over counts, one agent runs the 20
+					// episodes in turn.
+					if ag == nil || !o.NoveltyCarry {
+						if ag, err = btai.NewAgent(p, &o, nil); err != nil {
+							t.Fatal(err)
+						}
 					}
+					ag.SetRand(btai.EpisodeRand(seed, 0))
 					limit := 2*sp + 5
 					if o.Novelty {
 						limit = 4*sp + 10

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -1212,6 +1213,18 @@ func TestBTAIBadInput(t *testing.T) {
 		{"run tree too big", run1("--iterations", "10000000"), []string{"--iterations", "10000000 iterations x 5 actions", "16.0 GB"}},
 		{"plan tree too big", plan("tiny-pomdp.json", "--iterations", "9000000"), []string{"--iterations", "x 2 actions", "GB"}},
 		{"run iterations text", run1("--iterations", "many"), []string{"-iterations", "invalid value \"many\""}},
+		// Presets and novelty.
+		{"run preset unknown", run1("--preset", "fast"), []string{"--preset", `unknown preset "fast"`, "scale-free, paper, hp"}},
+		{"plan preset empty", plan("tiny-pomdp.json", "--preset", ""), []string{"--preset", `unknown preset ""`}},
+		{"run novelty scale negative", run1("--novelty", "--novelty-scale", "-1"), []string{"--novelty-scale", "-1, want a finite number >= 0"}},
+		{"run novelty scale NaN", run1("--novelty", "--novelty-scale", "NaN"), []string{"--novelty-scale", "NaN"}},
+		{"run novelty scale Inf", run1("--novelty", "--novelty-scale", "+Inf"), []string{"--novelty-scale", "+Inf"}},
+		{"run novelty prior 0", run1("--novelty", "--novelty-prior", "0"), []string{"--novelty-prior", "0, want a finite number > 0"}},
+		// Conflicting flags: a flag that only makes sense with another.
+		{"run novelty scale without novelty", run1("--novelty-scale", "3"), []string{"--novelty-scale", "needs --novelty"}},
+		{"run novelty carry without novelty", run1("--novelty-carry"), []string{"--novelty-carry", "needs --novelty"}},
+		{"run precision without softmax", run1("--action-select", "min-cost", "--action-precision", "5"), []string{"--action-precision", "softmax only"}},
+		{"run rollout length without rollouts", run1("--rollout-length", "3"), []string{"--rollout-length", "needs --rollouts"}},
 		{"run steps 0", run1("--steps", "0"), []string{"--steps", "0, want 1..1000000"}},
 		{"run steps negative", run1("--steps", "-1"), []string{"--steps", "-1"}},
 		{"run episodes 0", run1("--episodes", "0"), []string{"--episodes", "0, want 1..100000"}},
@@ -1445,5 +1458,44 @@ func TestBTAITreeBytes(t *testing.T) {
 	}
 	if err := btaiCheckTree(5_000_000, m, false); err != nil {
 		t.Errorf("5M iterations compact: %v", err)
+	}
+}
+
+// TestBTAIRunSeedsMatchLibrary: episode i of `--seed k` is seed k+i-1 of
+// the library's tables (an agent given btai.EpisodeRand(k+i-1, 0), one
+// episode), so every success table reproduces from the command line. At
+// action precision 1 the sampling, and so the seed, decides the actions.
+func TestBTAIRunSeedsMatchLibrary(t *testing.T) {
+	for _, preset := range []string{"paper", "hp", "scale-free"} {
+		args := []string{"run", "--maze", btaiData("1.maze"), "--preset", preset, "--iterations", "30",
+			"--action-precision", "1", "--steps", "12", "--episodes", "3", "--seed", "4", "--json"}
+		eps, _ := btaiDecodeRun(t, btaiMustRun(t, args...), 3, true)
+		mz, m, err := btaiLoadMaze(btaiData("1.maze"), envs.DefaultNoise, envs.DefaultPrefPrecision)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := btai.PresetByName(preset)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.Iterations, o.ActionPrecision = 30, 1
+		distinct := map[string]bool{}
+		for i, ep := range eps {
+			ag, err := btai.NewAgent(m, &o, btai.EpisodeRand(4+uint64(i), 0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := ag.RunEpisode(context.Background(), mz, 12, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(ep.Actions, want.Actions) || !slices.Equal(ep.Observations, want.Observations) {
+				t.Errorf("%s: episode %d: actions %v, library seed %d gives %v", preset, i+1, ep.Actions, 4+i, want.Actions)
+			}
+			distinct[fmt.Sprint(ep.Actions)] = true
+		}
+		if len(distinct) < 2 {
+			t.Errorf("%s: three episodes took the same actions: the seed does not reach them", preset)
+		}
 	}
 }
