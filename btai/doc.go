@@ -5,17 +5,23 @@
 // B, D (section 6.1). To plan, the agent grows the future as a tree of
 // states S_I and observations O_I inside that same graph (section 6.3):
 //
-//  1. Selection (Tree.Select): from the root, an unexplored child first,
-//     otherwise the child maximising UCT = -ḡ_J + C_p sqrt(ln n / n_J)
-//     (Options.Selection = UCT lets every child compete by UCT, as the
-//     paper author's C++ implementation does).
+//  1. Selection (Tree.Select): from the root, down the children that
+//     maximise UCT. By default (NormalizedUCT) every child competes on
+//     its average cost mapped to [0, 1] by the range seen in the tree,
+//     (hi - ḡ_J)/(hi - lo) + C sqrt(ln n / n_J), so that the exploration
+//     does not depend on the scale of the costs; the paper's rule
+//     (UnexploredFirst) takes an unexplored child first and otherwise
+//     maximises -ḡ_J + C_p sqrt(ln n / n_J), and UCT lets every child
+//     compete on that, as the paper author's C++ implementation does.
 //  2. Expansion (Agent.Iterate): one child per action, P(S_I | S_parent) =
 //     Cat(B̄_I), P(O_I | S_I) = Cat(Ā).
 //  3. Inference on the new nodes: VMP (the mean-field updates of section
 //     6.2, local or global) or exact prediction (Q(S_I) = B̄_I Q(S_parent),
 //     Q(O_I) = Ā Q(S_I)).
 //  4. Cost: g_classic (risk + ambiguity), g_pcost or g_feef, optionally
-//     averaged over roll-outs (Algorithm 1).
+//     averaged over roll-outs (Algorithm 1), and with Options.Novelty
+//     minus the expected information gain about a likelihood A that the
+//     agent learns while it acts.
 //  5. Propagation (Tree.Propagate): forward, backward or min-backward, with
 //     visit counts.
 //
@@ -23,6 +29,12 @@
 // -γ ḡ, most visited, or lowest average cost), the planning sub-tree is
 // removed from the graph, and the past grows by one step (Algorithm 2,
 // Agent.RunEpisode).
+//
+// Presets set every planning option at once: PresetScaleFree (the default,
+// DefaultOptions), PresetPaper (the paper's literal algorithm) and PresetHP
+// (the paper author's C++ implementation); PresetByName finds them by name.
+// EpisodeRand gives episode i of seed k its random generator, so that runs
+// of the library and of arbor btai run --seed k agree.
 //
 // With local inference, planning holds the tree in compact form (posteriors
 // in flat arrays, no graph objects per node) and adds S_I, O_I and their

@@ -141,14 +141,14 @@ func PresetHP() Options {
 }
 
 // PresetScaleFree returns arbor's default: PresetPaper with UCT on average
-// costs normalised by the range seen in the tree (NormalizedUCT), the
-// exploration constant of UCT for values in [0, 1], C = 1/√2, and 1,000
-// iterations per action. Its behaviour does not depend on the scale of the
-// costs (docs/btai.md, "The scale-free default").
+// costs normalised to [0, 1] by the range seen in the tree
+// (NormalizedUCT), the exploration constant C = 0.5 and 1,000 iterations
+// per action, both chosen by measurement. Its behaviour does not depend on
+// the scale of the costs (docs/btai.md, "The scale-free default").
 func PresetScaleFree() Options {
 	o := PresetPaper()
 	o.Selection = NormalizedUCT
-	o.Exploration = 1 / math.Sqrt2
+	o.Exploration = 0.5
 	o.Iterations = 1000
 	return o
 }

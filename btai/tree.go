@@ -156,8 +156,9 @@ const (
 	// tree was started (Tree.CostRange; 0 in place of the first term while
 	// hi = lo). Every child competes, as with UCT. The first term is in
 	// [0, 1] whatever the scale of the costs, so the exploration constant
-	// does not depend on it: c = 1/√2 is the constant of Kocsis and
-	// Szepesvári for rewards in [0, 1].
+	// does not depend on it: it is on the scale of the constant of Kocsis
+	// and Szepesvári for rewards in [0, 1], 1/√2 (PresetScaleFree takes
+	// 0.5, by measurement).
 	NormalizedUCT
 )
 

@@ -604,7 +604,7 @@ func TestBTAIPlanHuman(t *testing.T) {
 	out := btaiMustRun(t, args...)
 	names := []string{"stay", "move"} // "actions" of tiny-pomdp.json
 	var want strings.Builder
-	want.WriteString("settings: preset scale-free, selection normalized-uct, exploration 0.7071, iterations 7, inference predictive, " +
+	want.WriteString("settings: preset scale-free, selection normalized-uct, exploration 0.5, iterations 7, inference predictive, " +
 		"cost classic, propagation min-backward, novelty off\n")
 	fmt.Fprintf(&want, "q(s_0 | o_0 = 1) = [%.4f %.4f %.4f]\n", p.QS[0], p.QS[1], p.QS[2])
 	fmt.Fprintf(&want, "planned 7 iterations (classic cost, min-backward propagation, predictive inference): 14 nodes\n")
@@ -847,7 +847,7 @@ func TestBTAIRunHumanMaze(t *testing.T) {
 	var want strings.Builder
 	// The first line states the settings: the default preset's, with the
 	// flags given.
-	want.WriteString("settings: preset scale-free, selection normalized-uct, exploration 0.7071, iterations 10, inference predictive, " +
+	want.WriteString("settings: preset scale-free, selection normalized-uct, exploration 0.5, iterations 10, inference predictive, " +
 		"cost classic, propagation min-backward, action-select softmax (precision 100), novelty off\n")
 	status := "did not reach the exit in"
 	if ep.Solved {
