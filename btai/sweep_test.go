@@ -17,6 +17,12 @@ import (
 // unseenMazes draws n random mazes of the non-deceptive kind (H <= 6,
 // shortest path >= 6 actions) from the generator seeded with seed.
 func unseenMazes(t testing.TB, seed uint64, n int) []*envs.Maze {
+	return drawMazes(t, seed, n, false)
+}
+
+// drawMazes is unseenMazes; with oneRise it also requires a shortest path
+// along which the distance to the exit rises at most once.
+func drawMazes(t testing.TB, seed uint64, n int, oneRise bool) []*envs.Maze {
 	rng := rand.New(rand.NewPCG(seed, 0))
 	var out []*envs.Maze
 	for len(out) < n {
@@ -33,6 +39,9 @@ func unseenMazes(t testing.TB, seed uint64, n int) []*envs.Maze {
 				continue
 			}
 		} else if sp < 6 || h > 6 || h < 2 {
+			continue
+		}
+		if lo, _ := rises(mz); oneRise && lo > 1 {
 			continue
 		}
 		out = append(out, mz)

@@ -48,10 +48,11 @@ func btaiCheckTree(iterations int, m *aci.POMDP, materialized bool) error {
 }
 
 const (
-	btaiPlanSynopsis = "arbor btai plan --model M --obs O0 --iterations K [--cost classic|pcost|feef] " +
-		"[--propagation backward|min-backward|forward] [--inference vmp|predictive] [--exploration 2] [--selection unexplored-first|uct] [--dot FILE] [--json]"
-	btaiRunSynopsis = "arbor btai run --maze FILE | --model M [--iterations 100] [--steps 50] [--episodes 1] [--seed 1] " +
-		"[--action-select softmax|most-visited|min-cost] [--action-precision 100] [--dot FILE] [--json]"
+	btaiPlanSynopsis = "arbor btai plan --model M --obs O0 [--preset scale-free|paper|hp] [--iterations K] [--cost classic|pcost|feef] " +
+		"[--propagation min-backward|backward|forward] [--inference vmp|predictive] [--selection normalized-uct|unexplored-first|uct] " +
+		"[--exploration C] [--novelty] [--dot FILE] [--json]"
+	btaiRunSynopsis = "arbor btai run --maze FILE | --model M [--preset scale-free|paper|hp] [--iterations K] [--novelty] [--steps 50] " +
+		"[--episodes 1] [--seed 1] [--action-select softmax|most-visited|min-cost] [--action-precision 100] [--dot FILE] [--json]"
 )
 
 func runBTAI(args []string, stdout io.Writer) error {
@@ -158,6 +159,9 @@ func (b *btaiFlags) options() (btai.Options, error) {
 		return o, badInput("--novelty-scale: %v, want a finite number >= 0", b.noveltyScale)
 	case !btaiFinite(b.noveltyPrior) || !(b.noveltyPrior > 0):
 		return o, badInput("--novelty-prior: %v, want a finite number > 0", b.noveltyPrior)
+	}
+	if b.global && o.Inference == btai.Predictive {
+		return o, badInput("--global: global inference runs VMP on the whole graph and does not combine with --inference predictive")
 	}
 	for _, f := range []string{"novelty-scale", "novelty-prior", "novelty-carry"} {
 		if b.set(f) && !b.novelty {

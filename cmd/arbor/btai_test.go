@@ -1225,6 +1225,7 @@ func TestBTAIBadInput(t *testing.T) {
 		{"run novelty carry without novelty", run1("--novelty-carry"), []string{"--novelty-carry", "needs --novelty"}},
 		{"run precision without softmax", run1("--action-select", "min-cost", "--action-precision", "5"), []string{"--action-precision", "softmax only"}},
 		{"run rollout length without rollouts", run1("--rollout-length", "3"), []string{"--rollout-length", "needs --rollouts"}},
+		{"run global with predictive", run1("--global", "--inference", "predictive"), []string{"--global", "--inference predictive"}},
 		{"run steps 0", run1("--steps", "0"), []string{"--steps", "0, want 1..1000000"}},
 		{"run steps negative", run1("--steps", "-1"), []string{"--steps", "-1"}},
 		{"run episodes 0", run1("--episodes", "0"), []string{"--episodes", "0, want 1..100000"}},
