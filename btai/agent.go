@@ -173,7 +173,9 @@ func (a *Agent) SetRand(rng *rand.Rand) {
 // a run with seed seed: PCG seeded with (seed + episode, 0). The tests'
 // success tables run seed k as one episode with EpisodeRand(k, 0), and
 // arbor btai run --seed s gives its episode i (from 1) EpisodeRand(s, i-1),
-// so that --seed k --episodes n repeats seeds k..k+n-1 of a table.
+// so that --seed k --episodes n repeats seeds k..k+n-1 of a table when
+// nothing is carried from one episode to the next (a model without
+// concentrations a, b, d, and no Options.NoveltyCarry).
 func EpisodeRand(seed uint64, episode int) *rand.Rand {
 	return rand.New(rand.NewPCG(seed+uint64(episode), 0))
 }

@@ -136,6 +136,9 @@ func TestNoveltyOptionsValidate(t *testing.T) {
 		{math.Inf(1), 1, "novelty scale"},
 		{1, 0, "novelty prior"},
 		{1, math.NaN(), "novelty prior"},
+		{1, 1e-7, "novelty prior"},
+		{1, 1e7, "novelty prior"},
+		{2e6, 1, "novelty scale"},
 	} {
 		o := DefaultOptions()
 		o.Novelty, o.NoveltyScale, o.NoveltyPrior = true, tc.scale, tc.prior
@@ -146,5 +149,51 @@ func TestNoveltyOptionsValidate(t *testing.T) {
 		if err := o.Validate(); err != nil {
 			t.Errorf("novelty off: %v", err)
 		}
+	}
+}
+
+// TestNoveltyModelConcentrations: for a model with its own concentrations
+// a, novelty uses the posterior the graph learns (no counts of its own),
+// and the term is Σ_o (Ā q)(o) (W q)(o) with Ā and W from that posterior,
+// computed here directly from the formula.
+func TestNoveltyModelConcentrations(t *testing.T) {
+	sp := noveltyModel(t).Spec()
+	sp.ConcA = []float64{2, 3, 1, 0.5}
+	m, err := aci.NewPOMDP(sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := DefaultOptions()
+	o.Novelty = true
+	a, err := NewAgent(m, &o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Reset(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	if a.nA != nil {
+		t.Fatalf("counts kept beside a model with a: %v", a.nA)
+	}
+	if err := a.prepareFuture(); err != nil {
+		t.Fatal(err)
+	}
+	alpha := a.aVar.Alpha() // [o*2+s]
+	if alpha[2]+alpha[3] <= 1.5 {
+		t.Fatalf("posterior %v: the observation's counts were not learned", alpha)
+	}
+	qs := []float64{0.3, 0.7}
+	want := 0.0
+	for obs := range 2 {
+		pq, wq := 0.0, 0.0
+		for s := range 2 {
+			a0 := alpha[s] + alpha[2+s]
+			pq += alpha[obs*2+s] / a0 * qs[s]
+			wq += 0.5 * (1/alpha[obs*2+s] - 1/a0) * qs[s]
+		}
+		want += pq * wq
+	}
+	if got := a.novelty(qs); math.Abs(got-want) > 1e-14 {
+		t.Errorf("novelty %.17g, want %.17g", got, want)
 	}
 }

@@ -87,12 +87,26 @@ type Options struct {
 	// finite, >= 0).
 	NoveltyScale float64
 	// NoveltyPrior is the concentration κ of the prior a = κ A when the
-	// model has no concentrations a (default 1; finite, > 0).
+	// model has no concentrations a (default 1; 1e-6 to 1e6).
 	NoveltyPrior float64
 	// NoveltyCarry keeps the concentrations learned in one episode for
 	// the next; by default every episode starts again from the prior.
+	// NoveltyPrior and NoveltyCarry apply to the counts novelty keeps for a
+	// model without concentrations a; a model's own a is learned by the
+	// graph and carried from one episode to the next as it is without
+	// novelty (Agent.Reset).
 	NoveltyCarry bool
 }
+
+// Bounds of the novelty options: the weights W = ½ (1/a - 1/a_0) of the
+// novelty term grow as 1/κ, and below about 1e-6 (or with a scale above
+// 1e6) a bonus of 1e7 nats or more would swamp every other cost; at 1e-308
+// 1/a overflows.
+const (
+	MinNoveltyPrior = 1e-6
+	MaxNoveltyPrior = 1e6
+	MaxNoveltyScale = 1e6
+)
 
 // Preset names (PresetByName).
 const (
@@ -143,8 +157,9 @@ func PresetHP() Options {
 // PresetScaleFree returns arbor's default: PresetPaper with UCT on average
 // costs normalised to [0, 1] by the range seen in the tree
 // (NormalizedUCT), the exploration constant C = 0.5 and 1,000 iterations
-// per action, both chosen by measurement. Its behaviour does not depend on
-// the scale of the costs (docs/btai.md, "The scale-free default").
+// per action, both chosen by measurement. Its tree selection does not
+// depend on the scale of the costs (docs/btai.md, "The scale-free
+// default").
 func PresetScaleFree() Options {
 	o := PresetPaper()
 	o.Selection = NormalizedUCT
@@ -196,10 +211,10 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("VMP tolerance %v, want > 0", o.VMPTolerance)
 	case o.Window < 0 || o.Window == 1:
 		return fmt.Errorf("window %d, want 0 (keep everything) or >= 2", o.Window)
-	case o.Novelty && (!finite(o.NoveltyScale) || o.NoveltyScale < 0):
-		return fmt.Errorf("novelty scale %v, want a finite number >= 0", o.NoveltyScale)
-	case o.Novelty && (!finite(o.NoveltyPrior) || !(o.NoveltyPrior > 0)):
-		return fmt.Errorf("novelty prior %v, want a finite number > 0", o.NoveltyPrior)
+	case o.Novelty && !(o.NoveltyScale >= 0 && o.NoveltyScale <= MaxNoveltyScale):
+		return fmt.Errorf("novelty scale %v, want 0..%g", o.NoveltyScale, float64(MaxNoveltyScale))
+	case o.Novelty && !(o.NoveltyPrior >= MinNoveltyPrior && o.NoveltyPrior <= MaxNoveltyPrior):
+		return fmt.Errorf("novelty prior %v, want %g..%g", o.NoveltyPrior, MinNoveltyPrior, float64(MaxNoveltyPrior))
 	}
 	return nil
 }

@@ -73,9 +73,11 @@ type Tree struct {
 	Nodes      []Node
 	NumActions int
 
-	// lo and hi are the lowest and highest average cost ḡ any node has
-	// had since Reset (NormalizedUCT): every new child's, and every
-	// ancestor's after a propagation.
+	// lo and hi are the lowest and highest average cost ḡ any node but
+	// the root has had since Reset (NormalizedUCT): every new child's, and
+	// every ancestor's after a propagation. The root is never a candidate
+	// of the selection, and with forward propagation its average is not a
+	// cost at all.
 	lo, hi float64
 }
 
@@ -87,9 +89,9 @@ func (t *Tree) Reset(numActions int, root *ffg.Variable) {
 	t.lo, t.hi = math.Inf(1), math.Inf(-1)
 }
 
-// CostRange returns the lowest and highest average cost ḡ seen in the tree
-// since Reset (+Inf and -Inf before the first expansion): the bounds that
-// NormalizedUCT maps to [0, 1].
+// CostRange returns the lowest and highest finite average cost ḡ that any
+// node but the root has had since Reset (+Inf and -Inf before the first
+// expansion): the bounds that NormalizedUCT maps to [0, 1].
 func (t *Tree) CostRange() (lo, hi float64) { return t.lo, t.hi }
 
 // see widens the seen range of average costs to include g, unless g is
@@ -152,9 +154,9 @@ const (
 	//
 	//	UCT_J = (hi - ḡ_J) / (hi - lo) + c sqrt(ln n / n_J),
 	//
-	// lo and hi being the lowest and highest ḡ any node has had since the
-	// tree was started (Tree.CostRange; 0 in place of the first term while
-	// hi = lo). Every child competes, as with UCT. The first term is in
+	// lo and hi being the lowest and highest ḡ any node but the root has
+	// had since the tree was started (Tree.CostRange; 0 in place of the
+	// first term while hi = lo). Every child competes, as with UCT. The first term is in
 	// [0, 1] whatever the scale of the costs, so the exploration constant
 	// does not depend on it: it is on the scale of the constant of Kocsis
 	// and Szepesvári for rewards in [0, 1], 1/√2 (PresetScaleFree takes
@@ -216,7 +218,9 @@ func (t *Tree) selectChild(k int, c float64, rule Selection) int {
 			u = -ch.Average() + explore
 		case span > 0:
 			u = (t.hi-ch.Average())/span + explore
-		default: // every average seen is the same (or none is finite)
+		case math.IsInf(ch.Average(), 1):
+			u = math.Inf(-1) // an impossible outcome: last, as with UCT
+		default: // every finite average seen is the same
 			u = explore
 		}
 		if u > bestUCT || best < 0 {
@@ -262,7 +266,9 @@ func (t *Tree) Propagate(k int, p Propagation) {
 		}
 		for j := k; j >= 0; j = t.Nodes[j].Parent {
 			t.Nodes[j].Visits++
-			t.see(t.Nodes[j].Average())
+			if j > 0 {
+				t.see(t.Nodes[j].Average())
+			}
 		}
 	case Backward:
 		sum := 0.0
@@ -272,7 +278,9 @@ func (t *Tree) Propagate(k int, p Propagation) {
 		for j := k; j >= 0; j = t.Nodes[j].Parent {
 			t.Nodes[j].Aggregated += sum
 			t.Nodes[j].Visits += len(children)
-			t.see(t.Nodes[j].Average())
+			if j > 0 {
+				t.see(t.Nodes[j].Average())
+			}
 		}
 	default: // MinBackward
 		m := math.Inf(1)
@@ -282,7 +290,9 @@ func (t *Tree) Propagate(k int, p Propagation) {
 		for j := k; j >= 0; j = t.Nodes[j].Parent {
 			t.Nodes[j].Aggregated += m
 			t.Nodes[j].Visits++
-			t.see(t.Nodes[j].Average())
+			if j > 0 {
+				t.see(t.Nodes[j].Average())
+			}
 		}
 	}
 }

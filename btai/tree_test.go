@@ -345,8 +345,8 @@ func TestActionSelectionSoftmaxTies(t *testing.T) {
 // handTree is the tree of ExampleTree_Propagate: the root's children cost
 // 2, 1 and 3; child 1 is expanded with grandchildren of cost 4, 0.5 and 6,
 // min-backward. Then child 1 and the root have G = 1.5 and n = 2 (ḡ =
-// 0.75), the other children n = 1, and the averages seen are 2, 1, 3, 1
-// (the root after the first propagation), 4, 0.5, 6 and 0.75: lo = 0.5, hi
+// 0.75), the other children n = 1, and the averages seen (the root's do
+// not count) are 2, 1, 3, then 4, 0.5, 6 and child 1's 0.75: lo = 0.5, hi
 // = 6.
 func handTree() *btai.Tree {
 	var t btai.Tree

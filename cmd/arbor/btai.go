@@ -104,9 +104,9 @@ func (b *btaiFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&b.window, "window", d.Window, "past time steps kept in the graph (0 = all, else >= 2)")
 	fs.BoolVar(&b.global, "global", false, "global instead of local inference after each expansion")
 	fs.BoolVar(&b.novelty, "novelty", false, "learn A while acting and add its expected information gain (novelty) to the planning cost")
-	fs.Float64Var(&b.noveltyScale, "novelty-scale", d.NoveltyScale, "weight of the novelty term (finite, >= 0; needs --novelty)")
-	fs.Float64Var(&b.noveltyPrior, "novelty-prior", d.NoveltyPrior, "prior concentration a = κ A over A when the model has none (finite, > 0; needs --novelty)")
-	fs.BoolVar(&b.noveltyCarry, "novelty-carry", false, "keep what was learned about A from one episode to the next (needs --novelty)")
+	fs.Float64Var(&b.noveltyScale, "novelty-scale", d.NoveltyScale, "weight of the novelty term (0..1e6; needs --novelty)")
+	fs.Float64Var(&b.noveltyPrior, "novelty-prior", d.NoveltyPrior, "prior concentration a = κ A over A (1e-6..1e6; needs --novelty and a model without concentrations a)")
+	fs.BoolVar(&b.noveltyCarry, "novelty-carry", false, "keep what was learned about A from one episode to the next (needs --novelty and a model without concentrations a, whose own a always carries over)")
 }
 
 // set reports whether flag name was given on the command line.
@@ -155,10 +155,10 @@ func (b *btaiFlags) options() (btai.Options, error) {
 		return o, badInput("--rollout-length: needs --rollouts N with N >= 1")
 	case b.window < 0 || b.window == 1:
 		return o, badInput("--window: %d, want 0 (keep the whole past) or >= 2", b.window)
-	case !btaiFinite(b.noveltyScale) || b.noveltyScale < 0:
-		return o, badInput("--novelty-scale: %v, want a finite number >= 0", b.noveltyScale)
-	case !btaiFinite(b.noveltyPrior) || !(b.noveltyPrior > 0):
-		return o, badInput("--novelty-prior: %v, want a finite number > 0", b.noveltyPrior)
+	case !(b.noveltyScale >= 0 && b.noveltyScale <= btai.MaxNoveltyScale):
+		return o, badInput("--novelty-scale: %v, want a number in [0, %g]", b.noveltyScale, float64(btai.MaxNoveltyScale))
+	case !(b.noveltyPrior >= btai.MinNoveltyPrior && b.noveltyPrior <= btai.MaxNoveltyPrior):
+		return o, badInput("--novelty-prior: %v, want a number in [%g, %g]", b.noveltyPrior, btai.MinNoveltyPrior, float64(btai.MaxNoveltyPrior))
 	}
 	if b.global && o.Inference == btai.Predictive {
 		return o, badInput("--global: global inference runs VMP on the whole graph and does not combine with --inference predictive")
@@ -275,6 +275,20 @@ func (s btaiSettingsJSON) String() string {
 	return b.String()
 }
 
+// checkModel refuses the novelty flags that do not apply to model m: a
+// model with its own concentrations a is learned by the graph, from its a
+// and carried over between episodes.
+func (b *btaiFlags) checkModel(m *aci.POMDP) error {
+	if la, _, _ := m.Learnable(); la {
+		for _, f := range []string{"novelty-prior", "novelty-carry"} {
+			if b.set(f) {
+				return badInput("--%s: the model has concentrations a, which are its prior and always carry over to the next episode", f)
+			}
+		}
+	}
+	return nil
+}
+
 // modelError marks a bad --model or --maze file: exit status 2.
 type modelError struct{ err error }
 
@@ -292,11 +306,11 @@ func btaiReadError(flagName, path string, err error) error {
 	return badInput("--%s %s: cannot read: %s", flagName, path, why)
 }
 
-// btaiLoadPOMDP reads and validates the --model file (DESIGN.md 5.2).
+// btaiLoadPOMDP reads and validates the --model file.
 // Errors read "--model PATH: FIELD: FAULT".
 func btaiLoadPOMDP(path string) (*aci.POMDP, error) {
 	if path == "" {
-		return nil, badInput("--model: missing (want a POMDP file, DESIGN.md 5.2)")
+		return nil, badInput("--model: missing (want a POMDP file: JSON with A, B, C, D)")
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -309,7 +323,7 @@ func btaiLoadPOMDP(path string) (*aci.POMDP, error) {
 	return m, nil
 }
 
-// btaiLoadMaze reads the --maze file (DESIGN.md 5.5) and builds the agent's
+// btaiLoadMaze reads the --maze file and builds the agent's
 // model of it. Errors read "--maze PATH: line L, column C: FAULT".
 func btaiLoadMaze(path string, noise, pref float64) (*envs.Maze, *aci.POMDP, error) {
 	f, err := os.Open(path)
@@ -364,7 +378,7 @@ func btaiFloats(x []float64) []btaiFloat {
 	return out
 }
 
-// btaiPlanNode is one node of `arbor btai plan --json` (DESIGN.md 5.4).
+// btaiPlanNode is one node of `arbor btai plan --json`.
 type btaiPlanNode struct {
 	Path       []int       `json:"path"`
 	Visits     int         `json:"visits"`
@@ -374,7 +388,7 @@ type btaiPlanNode struct {
 	QO         []btaiFloat `json:"q_o"`
 }
 
-// btaiPlanJSON is the output of `arbor btai plan --json` (DESIGN.md 5.4).
+// btaiPlanJSON is the output of `arbor btai plan --json`.
 type btaiPlanJSON struct {
 	QS    []btaiFloat    `json:"q_s"`
 	Nodes []btaiPlanNode `json:"nodes"`
@@ -384,9 +398,9 @@ func runBTAIPlan(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("btai plan", flag.ContinueOnError)
 	var bf btaiFlags
 	bf.register(fs)
-	model := fs.String("model", "", "POMDP file (DESIGN.md 5.2, required)")
+	model := fs.String("model", "", "POMDP file (JSON with A, B, C, D and optional concentrations a, b, d; required)")
 	obs := fs.Int("obs", -1, "the first observation O0 (index, required)")
-	asJSON := fs.Bool("json", false, "print the posterior and the tree as JSON (DESIGN.md 5.4)")
+	asJSON := fs.Bool("json", false, "print the posterior and the tree as JSON")
 	dotFile := fs.String("dot", "", "write the graph with the planning tree to this DOT file")
 	pos, err := parseFlags(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
@@ -405,6 +419,9 @@ func runBTAIPlan(args []string, stdout io.Writer) error {
 	}
 	m, err := btaiLoadPOMDP(*model)
 	if err != nil {
+		return err
+	}
+	if err := bf.checkModel(m); err != nil {
 		return err
 	}
 	if err := btaiCheckTree(opts.Iterations, m, true); err != nil {
@@ -595,8 +612,8 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("btai run", flag.ContinueOnError)
 	var bf btaiFlags
 	bf.register(fs)
-	mazeFile := fs.String("maze", "", "maze file (DESIGN.md 5.5); exactly one of --maze and --model")
-	model := fs.String("model", "", "POMDP file (DESIGN.md 5.2); the model is also the true process")
+	mazeFile := fs.String("maze", "", "maze file (examples/mazes; docs/btai.md); exactly one of --maze and --model")
+	model := fs.String("model", "", "POMDP file (JSON with A, B, C, D and optional a, b, d); the model is also the true process")
 	steps := fs.Int("steps", 50, "maximum actions per episode (1..1000000)")
 	episodes := fs.Int("episodes", 1, "episodes (1..100000)")
 	seed := fs.Uint64("seed", 1, "random seed: episode i (from 1) draws its random numbers from seed+i-1, so --seed k --episodes 1 repeats seed k of the test tables")
@@ -663,6 +680,9 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 			return err
 		}
 		env = &btaiModelEnv{m: m}
+	}
+	if err := bf.checkModel(m); err != nil {
+		return err
 	}
 	// Only the first planning step's tree is materialized for --dot, but
 	// it is as big as any.

@@ -1,7 +1,7 @@
 // Command maze runs a Branching Time Active Inference agent in a maze file
 // through the library API, without the arbor command line:
 //
-//  1. envs.LoadMaze parses the maze (DESIGN.md section 5.5) and
+//  1. envs.LoadMaze parses the maze (the format of examples/mazes) and
 //     Maze.Model builds the agent's noisy generative model of it (A, B, C,
 //     D as nested slices);
 //  2. aci.NewPOMDP checks that model and holds it in the flat layout the
@@ -41,8 +41,8 @@ func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("maze", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	// The flags are those of arbor btai run, with the same names, defaults
-	// and meaning.
+	// The flags are a subset of those of arbor btai run, with the same
+	// names, defaults and meaning.
 	d := btai.DefaultOptions()
 	mazeFile := fs.String("maze", "examples/mazes/1.maze", "maze file")
 	preset := fs.String("preset", btai.PresetScaleFreeName, "planning preset: "+strings.Join(btai.PresetNames, ", ")+" (flags given explicitly override it)")

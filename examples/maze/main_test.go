@@ -19,7 +19,7 @@ func runMaze(t *testing.T, args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
-// readGrid reads a maze file's rows (DESIGN.md 5.5), padding short rows
+// readGrid reads a maze file's rows, padding short rows
 // with walls, without package envs.
 func readGrid(t *testing.T, path string) []string {
 	t.Helper()
@@ -104,14 +104,14 @@ func checkWalk(t *testing.T, grid []string, out string) bool {
 }
 
 // TestMazePredictiveSolves runs the example on 5.maze (shortest path 4,
-// ../shared/reference/README.md) with the default 100 planning iterations.
-// It uses predictive inference, whose future posteriors are exact
-// predictions, so that the check does not depend on the tuning of the
-// default vmp mode (the btai package's tests own the success rates); 13 =
-// 2 x 4 + 5 is the step bound. (Measured: with 50 iterations or
-// fewer the agent keeps pressing UP into the wall above S, which keeps the
-// observed distance at 2, rather than go LEFT, which raises it to 3 before
-// the way round brings it down.)
+// by breadth-first search over the file) at its defaults but for predictive
+// inference, whose future posteriors are exact predictions, so that the
+// check does not depend on the vmp mode (the btai package's tests own the
+// success rates); 13 = 2 x 4 + 5 is the step bound of those tables.
+// (Measured with the paper's settings: with 50 iterations or fewer the
+// agent keeps pressing UP into the wall above S, which keeps the observed
+// distance at 2, rather than go LEFT, which raises it to 3 before the way
+// round brings it down.)
 func TestMazePredictiveSolves(t *testing.T) {
 	file := filepath.Join("..", "mazes", "5.maze")
 	for _, seed := range []string{"1", "2", "3"} {
