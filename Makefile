@@ -4,9 +4,9 @@ PKGS      ?= ./...
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 FUZZTIME  ?= 30s
 
-.PHONY: check fmt-check vet lint imports test race bench fuzz build btai-table
+.PHONY: check fmt-check vet lint imports refs test race bench fuzz build btai-table
 
-check: fmt-check vet lint imports race
+check: fmt-check vet lint imports refs race
 
 build:
 	$(GO) build $(PKGS)
@@ -20,11 +20,17 @@ vet:
 lint:
 	$(STATICCHECK) $(PKGS)
 
-# The import-DAG check of DESIGN.md section 1, after its self-test (known
+# The import-DAG check of docs/architecture.md, after its self-test (known
 # good and forbidden edges fed to the checker).
 imports:
 	@bash .ci/importcheck.sh --selftest
 	@bash .ci/importcheck.sh
+
+# The repository stands alone: no source or document refers to files
+# outside it or to how the project's work is organised.
+refs:
+	@out=$$(grep -rnE 'DESIGN\.md|shared/|the issue|[Ii]ssues? [0-9]|issue.s ' --include='*.go' --include='*.md' --include='*.sh' --include='run' . ); \
+	if [ -n "$$out" ]; then echo "references outside the repository:"; echo "$$out"; exit 1; fi
 
 test:
 	$(GO) test -short $(PKGS)

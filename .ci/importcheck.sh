@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Import-DAG check (DESIGN.md section 1; the rules are explained in
+# Import-DAG check (docs/architecture.md; the rules are explained in
 # docs/architecture.md, "Who may import whom").
 #
 #   .ci/importcheck.sh             check every package of the module
@@ -19,7 +19,7 @@ mod=github.com/arbor-ai/arbor
 libs=" expfam messages nodes ffg schedule aci btai envs "
 
 # dag_allows FROM TO: is the library edge FROM -> TO (top-level package
-# names) in the DAG of DESIGN.md section 1?
+# names) in the DAG of docs/architecture.md?
 dag_allows() {
   local f=$1 t=$2
   [ "$f" = "$t" ] && return 0
@@ -67,7 +67,7 @@ check() {
           "$mod"/*)
             to=${imp#"$mod"/}
             if ! allowed "$from" "$to" "$kind"; then
-              echo "import edge not in DESIGN.md DAG: $from -> $to ($kind)"; bad=1
+              echo "import edge not in the DAG of docs/architecture.md: $from -> $to ($kind)"; bad=1
             fi ;;
           *.*/*)
             if [[ ${from%%/*} == expfam && $kind == lib && $imp != gonum.org/* ]]; then

@@ -857,7 +857,7 @@ func (a *Agent) Model() *POMDP {
 }
 
 // Concentrations returns the prior concentrations a, b, d of the current
-// trial in the layouts of DESIGN.md 5.2 (a[o][s], b[u][next][prev], d[s],
+// trial in the layouts of docs/formats.md (a[o][s], b[u][next][prev], d[s],
 // flattened); after EndTrial these are the learned ones. A parameter that
 // is not learned is nil.
 func (a *Agent) Concentrations() (ca, cb, cd []float64) {

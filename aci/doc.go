@@ -1,5 +1,5 @@
 // Package aci implements classic active inference on discrete POMDPs (paper
-// section 4; DESIGN.md sections 4 and 5.3).
+// section 4; docs/architecture.md and docs/cli.md).
 //
 // What it offers:
 //
@@ -7,7 +7,7 @@
 //     B[u][next][prev], target distribution C over observations, initial
 //     prior D, optional target C_states over states, optional Dirichlet
 //     concentrations a, b, d and optional names. ParsePOMDP and LoadPOMDP read
-//     the JSON file of DESIGN.md 5.2; NewPOMDP builds one from a flat Spec.
+//     the JSON file of docs/formats.md; NewPOMDP builds one from a flat Spec.
 //     Every fault in user data is an error naming the field and the fault;
 //     nothing panics on bad input.
 //

@@ -55,7 +55,7 @@ func checkBelief(m *POMDP, field string, qs []float64) error {
 }
 
 // Risk returns the risk term of the expected free energy for one step,
-// KL[Q(o|pi) || C] with Q(o|pi) = A qs (paper eq. 9, DESIGN.md 5.3), where
+// KL[Q(o|pi) || C] with Q(o|pi) = A qs (paper eq. 9, docs/cli.md), where
 // qs = Q(s_tau|pi). Terms with Q(o) = 0 contribute 0; Q(o) > 0 with C[o] = 0
 // gives +Inf. Risk does not allocate. It panics if len(qs) != m.NumStates().
 func Risk(m *POMDP, qs []float64) float64 {
@@ -141,7 +141,7 @@ func propagate(m *POMDP, next, prev []float64, u int) {
 }
 
 // ExpectedFreeEnergy returns the expected free energy of policy (a sequence
-// of actions) from the state belief qs at t = 0 (paper eq. 9, DESIGN.md 5.3):
+// of actions) from the state belief qs at t = 0 (paper eq. 9, docs/cli.md):
 //
 //	Q(s_tau|pi) = B_{pi_tau} Q(s_{tau-1}|pi),  Q(s_0|pi) = qs,
 //	Q(o_tau|pi) = A Q(s_tau|pi),

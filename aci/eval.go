@@ -5,7 +5,7 @@ import (
 	"math"
 )
 
-// EvalResult is the output of `arbor aci eval --json` (DESIGN.md 5.3).
+// EvalResult is the output of `arbor aci eval --json` (docs/cli.md).
 type EvalResult struct {
 	QS          []float64 `json:"q_s"`          // posterior over s_0 given the observation
 	Policies    [][]int   `json:"policies"`     // lexicographic, first action slowest
@@ -53,7 +53,7 @@ func StatePosterior(dst []float64, m *POMDP, obs int) ([]float64, error) {
 }
 
 // Eval implements `arbor aci eval --model M --obs obs --horizon horizon
-// --gamma gamma` (DESIGN.md 5.3): it infers the posterior over s_0 from the
+// --gamma gamma` (docs/cli.md): it infers the posterior over s_0 from the
 // observation (StatePosterior), scores every policy of length horizon
 // (EvaluatePolicies, risk + ambiguity), and returns q_pi = softmax(-gamma G)
 // and the action marginal. Errors name the flag at fault.

@@ -10,7 +10,7 @@ import (
 	"sort"
 )
 
-// pomdpJSON is the file format of DESIGN.md 5.2.
+// pomdpJSON is the file format of docs/formats.md.
 type pomdpJSON struct {
 	A       [][]float64   `json:"A"`
 	B       [][][]float64 `json:"B"`
@@ -33,7 +33,7 @@ var knownKeys = map[string]bool{
 	"actions": true, "observations": true, "states": true,
 }
 
-// LoadPOMDP reads and validates a POMDP file (DESIGN.md 5.2). Errors start
+// LoadPOMDP reads and validates a POMDP file (docs/formats.md). Errors start
 // with the path, then name the field and the fault.
 func LoadPOMDP(path string) (*POMDP, error) {
 	data, err := os.ReadFile(path)
@@ -47,8 +47,8 @@ func LoadPOMDP(path string) (*POMDP, error) {
 	return m, nil
 }
 
-// ParsePOMDP decodes and validates a POMDP in the JSON format of DESIGN.md
-// 5.2:
+// ParsePOMDP decodes and validates a POMDP in the JSON format of
+// docs/formats.md:
 //
 //	{"A": [[...]], "B": [[[...]]], "C": [...], "D": [...],
 //	 "C_states": [...], "a": [[...]], "b": [[[...]]], "d": [...],

@@ -225,8 +225,8 @@ func FuzzParsePOMDP(f *testing.F) {
 // TestParsePOMDPShortErrors: input that is huge in one place (a 3 MB run of
 // '[', a 100 kB key, number or name) gives an error that still names the
 // field but stays short: before, the key, the number literal and the
-// duplicated name were quoted whole (about 100 kB on one line). 300 bytes is
-// the bound asked for by the review of issue 3.
+// duplicated name were quoted whole (about 100 kB on one line). 300 bytes
+// keeps the line readable in a terminal.
 func TestParsePOMDPShortErrors(t *testing.T) {
 	long := strings.Repeat("y", 100_000)
 	tests := []struct {

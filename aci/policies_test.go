@@ -40,7 +40,7 @@ func TestEvalReference(t *testing.T) {
 	if diff := cmp.Diff(&ref.Expected, got, cmpopts.EquateApprox(0, tol)); diff != "" {
 		t.Errorf("%s: mismatch (-want +got):\n%s", ref.Command, diff)
 	}
-	// The JSON tags are the contract of DESIGN.md 5.3.
+	// The JSON tags are the contract of docs/cli.md.
 	out, err := json.Marshal(got)
 	if err != nil {
 		t.Fatal(err)

@@ -12,7 +12,7 @@ const Tolerance = 1e-6
 
 const toleranceText = "1e-6" // Tolerance as written in error messages
 
-// Spec is the flat, row-major description of a POMDP (DESIGN.md 5.2) that
+// Spec is the flat, row-major description of a POMDP (docs/formats.md) that
 // NewPOMDP validates and copies. Index layouts:
 //
 //	A[o*NumStates+s]                     = P(o | s)

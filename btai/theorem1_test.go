@@ -49,7 +49,7 @@ func randPOMDP(t *testing.T, rng *rand.Rand, ns, no, nu int) *aci.POMDP {
 }
 
 // bruteEFE is the classic expected free energy of an action path from the
-// belief qs (DESIGN.md 5.3), written out from A, B and C:
+// belief qs (docs/cli.md), written out from A, B and C:
 // Q(s_tau) = B_u Q(s_(tau-1)), Q(o_tau) = A Q(s_tau),
 // G = sum_tau KL[Q(o_tau) || C] + sum_s Q(s_tau)(s) H[A(.|s)].
 func bruteEFE(m *aci.POMDP, qs []float64, path []int) float64 {

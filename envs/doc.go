@@ -2,7 +2,7 @@
 // generative processes of the experiments, and the generative models an
 // agent starts from, as plain slices.
 //
-// The package imports only the standard library (DESIGN.md section 1).
+// The package imports only the standard library (docs/architecture.md).
 //
 // # Environments
 //
@@ -10,7 +10,7 @@
 // returns the first observation, Step performs one action and returns the
 // next observation, Done reports that the goal is reached.
 //
-//   - Maze is the grid world of the BTAI paper (DESIGN.md section 5.5),
+//   - Maze is the grid world of the BTAI paper (docs/formats.md),
 //     read from a file by ParseMaze or LoadMaze. The hidden state is the
 //     agent's free cell, the observation its Manhattan distance to the exit
 //     E and the actions Up, Down, Left, Right and Idle; the process is
@@ -23,7 +23,7 @@
 //
 // MazeModel holds A[o][s], B[u][next][prev], C[o] (a distribution over
 // observations) and D[s] with the conventions of the POMDP file of
-// DESIGN.md section 5.2, plus the names of the actions, observations and
+// docs/formats.md, plus the names of the actions, observations and
 // states. Every column is a probability distribution.
 //
 // # Errors

@@ -12,7 +12,7 @@ import (
 	"unicode/utf8"
 )
 
-// Maze actions (DESIGN.md section 5.5). They index the first axis of
+// Maze actions (docs/formats.md). They index the first axis of
 // MazeModel.B and the argument of Maze.Step and Maze.Next.
 const (
 	Up    = 0 // row - 1
@@ -70,7 +70,7 @@ func (e *ParseError) Error() string {
 	}
 }
 
-// Maze is the grid-world environment of DESIGN.md section 5.5, the maze of
+// Maze is the grid-world environment of docs/formats.md, the maze of
 // the BTAI paper's experiments.
 //
 // Hidden states are the free cells (S and E included) numbered in row-major
@@ -110,7 +110,7 @@ func LoadMaze(path string) (*Maze, error) {
 	return m, nil
 }
 
-// ParseMaze reads a maze in the file format of DESIGN.md section 5.5:
+// ParseMaze reads a maze in the file format of docs/formats.md:
 //
 //	7 8
 //	WWWWWWWW
@@ -130,7 +130,7 @@ func LoadMaze(path string) (*Maze, error) {
 // ParseMaze requires the maze to be enclosed by walls: a free cell (., S
 // or E) in the first or last row or column is an error. This keeps every
 // Manhattan distance between free cells at most (rows-3)+(cols-3), so that
-// every observation fits in the rows+cols-5 values of DESIGN.md (see
+// every observation fits in the rows+cols-5 values of docs/formats.md (see
 // NumObservations), and no move can leave the grid.
 //
 // Any fault is a *ParseError naming the 1-based line and column of the file:
@@ -360,7 +360,7 @@ func (m *Maze) NumStates() int { return len(m.cellOf) }
 func (m *Maze) NumActions() int { return numMazeActions }
 
 // NumObservations returns rows+cols-5, the number of possible Manhattan
-// distances to the exit (DESIGN.md section 5.5). Free cells lie in the
+// distances to the exit (docs/formats.md). Free cells lie in the
 // interior rows 1..rows-2 and columns 1..cols-2 (ParseMaze requires a walled
 // border), so the largest distance between two of them is
 // (rows-3)+(cols-3) and the distances 0..rows+cols-6 take rows+cols-5

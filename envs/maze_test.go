@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// mazeDir holds copies of ../shared/reference/mazes.
+// mazeDir holds the reference mazes (examples/mazes holds the same files).
 const mazeDir = "testdata/mazes"
 
 func loadTestMaze(t testing.TB, name string) *Maze {
@@ -30,8 +30,9 @@ func mustParse(t testing.TB, text string) *Maze {
 	return m
 }
 
-// TestReferenceMazes loads every reference maze. The shortest paths and the
-// three invalid files come from ../shared/reference/README.md.
+// TestReferenceMazes loads every reference maze. The shortest paths come
+// with the reference mazes (computed independently of arbor); 0, 3 and
+// 4.maze are invalid on purpose.
 func TestReferenceMazes(t *testing.T) {
 	tests := []struct {
 		file     string

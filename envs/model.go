@@ -7,7 +7,7 @@ import (
 )
 
 // MazeModel is a discrete POMDP generative model in plain slices, laid out
-// as the POMDP file of DESIGN.md section 5.2 (and tagged to marshal as one):
+// as the POMDP file of docs/formats.md (and tagged to marshal as one):
 //
 //	A[o][s]          = P(o_t = o | s_t = s)
 //	B[u][next][prev] = P(s_t+1 = next | s_t = prev, u_t = u)
@@ -31,15 +31,15 @@ type MazeModel struct {
 // builds its dense model; B alone holds 5*NumStates()^2 numbers.
 const MaxModelStates = 1024
 
-// Default parameters of Maze.Model (DESIGN.md section 5.5: --noise 0.1,
+// Default parameters of Maze.Model (docs/formats.md: --noise 0.1,
 // --pref-precision 3).
 const (
 	DefaultNoise         = 0.1
 	DefaultPrefPrecision = 3.0
 )
 
-// Model returns the agent's generative model of the maze (DESIGN.md
-// section 5.5), a noisy copy of the true deterministic process:
+// Model returns the agent's generative model of the maze (docs/formats.md,
+// "Maze file"), a noisy copy of the true deterministic process:
 //
 //   - A: the true observation of each state (its distance to the exit)
 //     gets 1-noise and each of the other NumObservations()-1 observations

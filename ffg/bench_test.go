@@ -157,7 +157,7 @@ func BenchmarkFreeEnergyHMM(b *testing.B) {
 
 // TestSweepDoesNotAllocate pins the benchmark's "0 allocs/op" in CI: a
 // steady-state sweep over an HMM, and F, allocate nothing (the rule of
-// DESIGN.md: hot loops reuse buffers).
+// the project: hot loops reuse buffers).
 func TestSweepDoesNotAllocate(t *testing.T) {
 	h := newBenchHMM()
 	h.obs = h.obs[:1000]

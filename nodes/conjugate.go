@@ -8,7 +8,7 @@ import (
 
 // conjugate is the part shared by every conjugate node: its interfaces and
 // its multilinear exponential-family form, from which both the messages and
-// the average energy are derived (DESIGN.md section 2).
+// the average energy are derived (docs/architecture.md).
 type conjugate struct {
 	kind string
 	ifs  []messages.Interface

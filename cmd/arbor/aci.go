@@ -52,7 +52,7 @@ func aciFlagsGiven(fset *flag.FlagSet) map[string]bool {
 // "--model m.json: B[1]: column 2 sums to 0.93, want 1 (tolerance 1e-6)".
 func aciLoadModel(path string) (*aci.POMDP, error) {
 	if path == "" {
-		return nil, badInput("--model: missing (want a POMDP file, DESIGN.md 5.2)")
+		return nil, badInput("--model: missing (want a POMDP file, docs/formats.md)")
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -192,12 +192,12 @@ const aciEvalSynopsis = "arbor aci eval --model M --obs O0 --horizon T [--gamma 
 func runACIEval(args []string, stdout io.Writer) error {
 	fset := flag.NewFlagSet("aci eval", flag.ContinueOnError)
 	var f aciEvalFlags
-	fset.StringVar(&f.model, "model", "", "POMDP file (DESIGN.md 5.2)")
+	fset.StringVar(&f.model, "model", "", "POMDP file (docs/formats.md)")
 	fset.IntVar(&f.obs, "obs", 0, "the first observation O0 (index, required)")
 	fset.IntVar(&f.horizon, "horizon", 0, "policy length T (required); |U|^T policies are scored")
 	fset.Float64Var(&f.gamma, "gamma", 16, "policy precision: q_pi = softmax(-gamma G)")
 	fset.IntVar(&f.top, "top", 10, "human output: list this many lowest-G policies")
-	fset.BoolVar(&f.asJSON, "json", false, "print every policy as JSON (DESIGN.md 5.3)")
+	fset.BoolVar(&f.asJSON, "json", false, "print every policy as JSON (docs/cli.md)")
 	pos, err := parseFlags(fset, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, helpText(fset, aciEvalSynopsis))
@@ -295,7 +295,7 @@ func aciPrintEval(w io.Writer, m *aci.POMDP, f *aciEvalFlags) error {
 	return nil
 }
 
-// aciWriteEvalJSON writes res as one JSON object (DESIGN.md 5.3) followed by
+// aciWriteEvalJSON writes res as one JSON object (docs/cli.md) followed by
 // a newline. Numbers are written as encoding/json writes a float64; a
 // non-finite value (G = +Inf when C gives probability 0 to an outcome a
 // policy predicts) is written as null, which encoding/json cannot do.
@@ -407,8 +407,8 @@ func aciLoadMaze(path string) (*envs.Maze, error) {
 
 func runACIRun(args []string, stdout io.Writer) error {
 	fset := flag.NewFlagSet("aci run", flag.ContinueOnError)
-	mazeFile := fset.String("maze", "", "maze file (DESIGN.md 5.5)")
-	model := fset.String("model", "", "POMDP file (DESIGN.md 5.2); the model is also the true process, sampled with --seed")
+	mazeFile := fset.String("maze", "", "maze file (docs/formats.md)")
+	model := fset.String("model", "", "POMDP file (docs/formats.md); the model is also the true process, sampled with --seed")
 	horizon := fset.Int("horizon", 0, "policy length T (required): |U|^T policies are scored at every step")
 	steps := fset.Int("steps", 50, "maximum actions per episode")
 	episodes := fset.Int("episodes", 1, "episodes (trials); with concentrations a, b, d in --model the agent learns between them")

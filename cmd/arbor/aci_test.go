@@ -28,7 +28,7 @@ func aciRun(t *testing.T, args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
-// aciEvalJSON is the output of arbor aci eval --json (DESIGN.md 5.3). The
+// aciEvalJSON is the output of arbor aci eval --json (docs/cli.md). The
 // float fields are pointers-free slices: a null (G = +Inf) would decode as
 // 0 and is tested separately.
 type aciEvalJSON struct {
@@ -42,7 +42,7 @@ type aciEvalJSON struct {
 }
 
 // aciDecodeStrict decodes one JSON object with exactly the fields of
-// DESIGN.md 5.3 and nothing after it.
+// docs/cli.md and nothing after it.
 func aciDecodeStrict(t *testing.T, s string) aciEvalJSON {
 	t.Helper()
 	var keys map[string]json.RawMessage
@@ -68,7 +68,7 @@ func aciDecodeStrict(t *testing.T, s string) aciEvalJSON {
 
 // TestACIEvalReference checks arbor aci eval --json against the reference
 // output tiny-pomdp.aci-eval.json, computed by brute force from the
-// definitions (/work/shared/reference/README.md), field for field, to 1e-9.
+// definitions, independently of arbor, field for field, to 1e-9.
 func TestACIEvalReference(t *testing.T) {
 	raw, err := os.ReadFile("testdata/aci/tiny-pomdp.aci-eval.json")
 	if err != nil {
@@ -103,7 +103,7 @@ func TestACIEvalReference(t *testing.T) {
 	}
 }
 
-// aciRandomModel returns a random POMDP in the file format of DESIGN.md
+// aciRandomModel returns a random POMDP in the file format of docs/formats.md
 // 5.2 with strictly positive entries (every column normalised).
 func aciRandomModel(rng *rand.Rand, ns, no, nu int) (a [][]float64, b [][][]float64, c, d []float64) {
 	col := func(n int) []float64 {
@@ -143,7 +143,7 @@ func aciRandomModel(rng *rand.Rand, ns, no, nu int) (a [][]float64, b [][][]floa
 }
 
 // aciBrute computes the eval output straight from the definitions of
-// DESIGN.md 5.3, by enumerating the policies recursively (first action
+// docs/cli.md, by enumerating the policies recursively (first action
 // slowest) and rolling each one out from scratch: q_s(s) ∝ D[s] A[o0][s];
 // Q(s_tau) = B_{u_tau} Q(s_tau-1); Q(o) = A Q(s); risk = sum_tau
 // sum_o Q(o) ln(Q(o)/C(o)); ambiguity = sum_tau sum_s Q(s) H[A(.|s)];
@@ -216,7 +216,7 @@ func aciBrute(a [][]float64, b [][][]float64, c, d []float64, o0, horizon int, g
 }
 
 // TestACIEvalBruteForce checks arbor aci eval --json on random models against
-// aciBrute, and the invariants of DESIGN.md 5.3: lexicographic policies,
+// aciBrute, and the invariants of docs/cli.md: lexicographic policies,
 // sum q_pi = 1, action_probs the first-action marginal of q_pi.
 func TestACIEvalBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 5))
@@ -606,7 +606,7 @@ func TestACIJSONPath(t *testing.T) {
 	}
 }
 
-// aciMazeGrid reads a maze file's grid (DESIGN.md 5.5) without the envs
+// aciMazeGrid reads a maze file's grid (docs/formats.md) without the envs
 // package: grid[r][c] is the character, short lines padded with W.
 func aciMazeGrid(t *testing.T, path string) []string {
 	t.Helper()
@@ -657,7 +657,7 @@ func TestACIRunMaze(t *testing.T) {
 	if at(ep.Positions[0]) != 'S' || at(ep.Positions[ep.Steps]) != 'E' {
 		t.Errorf("path from %v (%c) to %v (%c), want S to E", ep.Positions[0], at(ep.Positions[0]), ep.Positions[ep.Steps], at(ep.Positions[ep.Steps]))
 	}
-	// The moves of DESIGN.md 5.5, UP, DOWN, LEFT, RIGHT, IDLE; into a wall
+	// The moves of docs/formats.md, UP, DOWN, LEFT, RIGHT, IDLE; into a wall
 	// the agent stays.
 	moves := [][2]int{{-1, 0}, {1, 0}, {0, -1}, {0, 1}, {0, 0}}
 	for i, u := range ep.Actions {
@@ -825,8 +825,8 @@ func FuzzACILoadModel(f *testing.F) {
 	})
 }
 
-// Example_aciEval is arbor aci eval on the reference model of
-// /work/shared/reference/examples (its expected JSON output is checked by
+// Example_aciEval is arbor aci eval on the reference model
+// testdata/aci/tiny-pomdp.json (its expected JSON output is checked by
 // TestACIEvalReference).
 func Example_aciEval() {
 	run([]string{"aci", "eval", "--model", "testdata/aci/tiny-pomdp.json", "--obs", "1", "--horizon", "2", "--gamma", "4", "--top", "2"}, os.Stdout, os.Stderr)

@@ -399,7 +399,7 @@ func runBTAIPlan(args []string, stdout io.Writer) error {
 	var bf btaiFlags
 	bf.register(fs)
 	model := fs.String("model", "", "POMDP file (JSON with A, B, C, D and optional concentrations a, b, d; required)")
-	obs := fs.Int("obs", -1, "the first observation O0 (index, required)")
+	obs := fs.Int("obs", 0, "the first observation O0 (index, required)")
 	asJSON := fs.Bool("json", false, "print the posterior and the tree as JSON")
 	dotFile := fs.String("dot", "", "write the graph with the planning tree to this DOT file")
 	pos, err := parseFlags(fs, args)
@@ -427,7 +427,7 @@ func runBTAIPlan(args []string, stdout io.Writer) error {
 	if err := btaiCheckTree(opts.Iterations, m, true); err != nil {
 		return err
 	}
-	if *obs == -1 && !btaiFlagSet(fs, "obs") {
+	if !btaiFlagSet(fs, "obs") {
 		return badInput("--obs: missing (want an observation index in [0, %d))", m.NumObs())
 	}
 	if *obs < 0 || *obs >= m.NumObs() {

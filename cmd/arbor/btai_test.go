@@ -47,7 +47,7 @@ func btaiMustRun(t testing.TB, args ...string) string {
 
 func btaiData(name string) string { return filepath.Join("testdata", "btai", name) }
 
-// btaiPOMDP is a POMDP file (DESIGN.md 5.2) as the test reads it, without
+// btaiPOMDP is a POMDP file (docs/formats.md) as the test reads it, without
 // the library: the expected numbers below are computed from these slices.
 type btaiPOMDP struct {
 	A       [][]float64   `json:"A"`
@@ -127,7 +127,7 @@ func btaiWritePOMDP(t *testing.T, m *btaiPOMDP) string {
 	return path
 }
 
-// Brute-force quantities of DESIGN.md section 5.3, from the definitions.
+// Brute-force quantities of docs/cli.md, from the definitions.
 
 // btaiPosterior returns q(s) ∝ A[o][s] D[s] (Bayes' rule: the exact
 // posterior over S_0 after O_0 = o).
@@ -223,7 +223,7 @@ func btaiCost(m *btaiPOMDP, cost string, qs, qo []float64) float64 {
 }
 
 // btaiEFE returns the classic expected free energy of policy from the
-// belief q0 (DESIGN.md 5.3): sum over tau of KL[Q(o_tau) || C] +
+// belief q0 (docs/cli.md): sum over tau of KL[Q(o_tau) || C] +
 // E_Q(s_tau) H[A(.|s)], with Q(s_tau) = B_{pi_tau} Q(s_tau-1), Q(o) = A Q(s).
 func btaiEFE(m *btaiPOMDP, q0 []float64, policy []int) float64 {
 	q, g := q0, 0.0
@@ -273,7 +273,7 @@ func btaiKeys(t *testing.T, data []byte) []string {
 }
 
 // btaiDecodePlan decodes plan --json output and checks the schema of
-// DESIGN.md 5.4 field for field and in order: {"q_s", "nodes"} and, per
+// docs/cli.md field for field and in order: {"q_s", "nodes"} and, per
 // node, {"path", "visits", "local_cost", "aggregated_cost", "q_s", "q_o"}.
 func btaiDecodePlan(t *testing.T, out string) btaiPlanOut {
 	t.Helper()
@@ -621,7 +621,7 @@ func TestBTAIPlanHuman(t *testing.T) {
 	}
 }
 
-// btaiMaze is a maze file read by the test itself (DESIGN.md 5.5), to
+// btaiMaze is a maze file read by the test itself (docs/formats.md), to
 // replay the agent's actions independently of package envs.
 type btaiMaze struct {
 	grid       [][]byte
@@ -709,8 +709,8 @@ type btaiSummaryOut struct {
 	Settings            map[string]any `json:"settings"`
 }
 
-// btaiDecodeRun decodes run --json output and checks its schema (DESIGN.md
-// 5.4), field for field and in order: one object per episode, then the
+// btaiDecodeRun decodes run --json output and checks its schema
+// (docs/cli.md), field for field and in order: one object per episode, then the
 // summary.
 func btaiDecodeRun(t *testing.T, out string, episodes int, maze bool) ([]btaiEpisodeOut, btaiSummaryOut) {
 	t.Helper()
@@ -813,9 +813,9 @@ func TestBTAIRunMazeJSON(t *testing.T) {
 }
 
 // TestBTAIRunMazeSolvedPredictive: with predictive inference on 5.maze
-// (shortest path 4, ../shared/reference/README.md) the agent reaches the
-// exit. The assertion is deliberately loose (within 2 x 4 + 5 = 13 steps,
-// the issue's bound) and uses predictive inference, whose posteriors are
+// (shortest path 4, by breadth-first search) the agent reaches the exit.
+// The assertion is deliberately loose (within 2 x 4 + 5 = 13 steps, the
+// bound of the success tables) and uses predictive inference, whose posteriors are
 // exact predictions, so that it does not depend on the tuning of the
 // default vmp mode.
 func TestBTAIRunMazeSolvedPredictive(t *testing.T) {
@@ -843,7 +843,7 @@ func TestBTAIRunHumanMaze(t *testing.T) {
 	eps, _ := btaiDecodeRun(t, btaiMustRun(t, append(args, "--json")...), 1, true)
 	ep := eps[0]
 	mz := btaiReadMaze(t, btaiData("1.maze"))
-	names := []string{"UP", "DOWN", "LEFT", "RIGHT", "IDLE"} // DESIGN.md 5.5 action order
+	names := []string{"UP", "DOWN", "LEFT", "RIGHT", "IDLE"} // docs/formats.md action order
 	var want strings.Builder
 	// The first line states the settings: the default preset's, with the
 	// flags given.
@@ -1501,5 +1501,25 @@ func TestBTAIRunSeedsMatchLibrary(t *testing.T) {
 		if len(distinct) < 2 {
 			t.Errorf("%s: three episodes took the same actions: the seed does not reach them", preset)
 		}
+	}
+}
+
+// TestBTAIHelpRequiredFlags: a required flag shows no default in -h (the
+// plan's --obs once read "(default -1)"), and every help text names the
+// presets.
+func TestBTAIHelpRequiredFlags(t *testing.T) {
+	for _, sub := range []string{"plan", "run"} {
+		out := btaiMustRun(t, sub, "-h")
+		if strings.Contains(out, "(default -1)") {
+			t.Errorf("btai %s -h shows a default of -1:\n%s", sub, out)
+		}
+		if !strings.Contains(out, "scale-free, paper, hp") {
+			t.Errorf("btai %s -h does not list the presets:\n%s", sub, out)
+		}
+	}
+	out := btaiMustRun(t, "plan", "-h")
+	_, obs, _ := strings.Cut(out, "  -obs int\n")
+	if line, _, _ := strings.Cut(obs, "\n"); !strings.HasSuffix(line, "(index, required)") {
+		t.Errorf("--obs help %q, want no default after (index, required)", line)
 	}
 }

@@ -32,7 +32,7 @@ func inferRun(t *testing.T, args ...string) (int, string, string) {
 }
 
 // inferJSON runs `arbor infer --json path` and decodes its output strictly
-// against the schema of DESIGN.md section 5.1: exactly the keys
+// against the schema of docs/formats.md: exactly the keys
 // iterations, converged, free_energy, posteriors, and per posterior exactly
 // the keys of its family.
 func inferJSON(t *testing.T, path string) inferOutput {
@@ -146,7 +146,7 @@ func coreDirichletKL(a, b []float64) float64 {
 	return kl
 }
 
-// TestInferDesignExample runs the model file of DESIGN.md section 5.1 and
+// TestInferDesignExample runs the model file of docs/formats.md and
 // checks every posterior and F against a hand derivation.
 func TestInferDesignExample(t *testing.T) {
 	out := inferJSON(t, "../../examples/models/design.json")
@@ -322,7 +322,7 @@ func TestInferUsageErrors(t *testing.T) {
 	}
 }
 
-// TestDot checks the DOT export of the DESIGN.md example: deterministic,
+// TestDot checks the DOT export of examples/models/design.json: deterministic,
 // variables as circles (observed filled gray), factors as boxes labelled
 // with their kind, edges labelled with interface names, the --json form
 // wrapping the same text, and (when Graphviz is installed) a clean render.

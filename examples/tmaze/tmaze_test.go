@@ -9,7 +9,7 @@ import (
 	"github.com/arbor-ai/arbor/envs"
 )
 
-// TestTMazeLearning is the acceptance test of issue 3 for the T-maze: on
+// TestTMazeLearning is the acceptance test of the T-maze: on
 // trial 1 the agent, not knowing the context, visits the cue first (the
 // hand computation at PunishmentPreference gives the cue L - 0.49 against
 // L + 0.81 for a blind arm), and after Dirichlet learning of d in a fixed

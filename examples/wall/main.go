@@ -153,7 +153,7 @@ func summarise(runs []measurement) row {
 
 func parent(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("wall", flag.ContinueOnError)
-	mazeFile := fs.String("maze", "examples/mazes/1.maze", "maze file (DESIGN.md 5.5)")
+	mazeFile := fs.String("maze", "examples/mazes/1.maze", "maze file (docs/formats.md)")
 	minN := fs.Int("min", 2, "shortest policy length N")
 	maxN := fs.Int("max", 8, "longest policy length N")
 	runs := fs.Int("runs", 3, "fresh processes per N for the one-step measurement (the median is reported)")

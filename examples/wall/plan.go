@@ -32,9 +32,9 @@ type problem struct {
 	obs0  int
 }
 
-// loadProblem reads a maze file and builds the agent's model of DESIGN.md
-// 5.5 (noise 0.1, preference precision 3). The envs.MazeModel marshals in
-// the POMDP file format of DESIGN.md 5.2, which aci.ParsePOMDP validates.
+// loadProblem reads a maze file and builds the agent's model of it
+// (docs/formats.md, "Maze file": noise 0.1, preference precision 3). The envs.MazeModel marshals in
+// the POMDP file format of docs/formats.md, which aci.ParsePOMDP validates.
 func loadProblem(path string) (*problem, error) {
 	mz, err := envs.LoadMaze(path)
 	if err != nil {

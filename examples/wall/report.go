@@ -22,8 +22,9 @@ type spmRef struct {
 	Seconds float64
 }
 
-// SPM reference figures (issue 3 and /work/shared/reference/README.md):
-//   - spmOctave: Octave on this machine class, as quoted in issue 3;
+// SPM reference figures, measured for the same maze and horizons with SPM's
+// spm_MDP_VB_X (docs/benchmarks.md, "The exponential wall"):
+//   - spmOctave: Octave on this machine class;
 //   - spmOctaveLeast: the Octave runs least slowed by other work on the
 //     machine (reference README);
 //   - spmMATLAB: MATLAB on 1.maze, N = 6 (N = 7 crashed allocating 9.5 GB).
@@ -34,8 +35,8 @@ var (
 )
 
 const (
-	spmOctaveRSSN5     = int64(2.7e9) // bytes: Octave peak RSS at N = 5 (issue 3)
-	spmMATLABCrashN7   = int64(9.5e9) // bytes: the allocation MATLAB failed at N = 7 (issue 3)
+	spmOctaveRSSN5     = int64(2.7e9) // bytes: Octave peak RSS at N = 5
+	spmMATLABCrashN7   = int64(9.5e9) // bytes: the allocation MATLAB failed at N = 7
 	spmMATLABCrashText = "crashed allocating 9.5 GB"
 )
 

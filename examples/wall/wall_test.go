@@ -13,7 +13,7 @@ import (
 	"github.com/arbor-ai/arbor/envs"
 )
 
-// mazeFile is the repository's copy of /work/shared/reference/mazes/1.maze.
+// mazeFile is the reference maze of the exponential wall.
 const mazeFile = "../mazes/1.maze"
 
 // TestMain lets the test binary act as a child of runChild, as the wall
@@ -130,8 +130,8 @@ func testRows() []row {
 }
 
 // TestWriteTable checks the markdown table: a header, a separator and one
-// row per N, the SPM figures on their rows (issue 3 and the reference
-// README), and the MATLAB crash at N = 7.
+// row per N, the SPM figures on their rows (report.go), and the MATLAB
+// crash at N = 7.
 func TestWriteTable(t *testing.T) {
 	var b bytes.Buffer
 	writeTable(&b, testRows(), "1.maze", plannerAgent, "0.1 0.2 0.3", "0.4 0.5 0.6")

@@ -1,5 +1,5 @@
 // Package model loads the generic model files of `arbor infer` and
-// `arbor dot` (DESIGN.md section 5.1) into an ffg.Graph, with every fault
+// `arbor dot` (docs/formats.md) into an ffg.Graph, with every fault
 // reported as an error that names the file, the field and what is wrong.
 package model
 

@@ -6,7 +6,7 @@ import (
 	"github.com/arbor-ai/arbor/schedule"
 )
 
-// Posterior is the JSON form of one variable's posterior (DESIGN.md 5.1).
+// Posterior is the JSON form of one variable's posterior (docs/formats.md).
 type Posterior struct {
 	Family string    `json:"family"`
 	P      []float64 `json:"p,omitempty"`
