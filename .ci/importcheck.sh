@@ -16,7 +16,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mod=github.com/arbor-ai/arbor
-libs=" expfam messages nodes ffg schedule aci btai envs "
+libs=" expfam messages nodes ffg schedule pomdp aci btai envs "
 
 # dag_allows FROM TO: is the library edge FROM -> TO (top-level package
 # names) in the DAG of docs/architecture.md?
@@ -29,9 +29,10 @@ dag_allows() {
     nodes)    [[ $t == expfam || $t == messages ]] ;;
     ffg)      [[ $t == expfam || $t == messages ]] ;;
     schedule) [[ $t == ffg || $t == messages ]] ;;
-    aci)      [[ $t == ffg || $t == nodes || $t == schedule || $t == expfam ]] ;;
-    btai)     [[ $t == ffg || $t == nodes || $t == schedule || $t == expfam || $t == aci ]] ;;
-    envs)     return 1 ;;
+    pomdp)    [[ $t == ffg || $t == nodes || $t == schedule || $t == expfam || $t == messages ]] ;;
+    aci)      [[ $t == pomdp || $t == ffg || $t == nodes || $t == schedule || $t == expfam ]] ;;
+    btai)     [[ $t == pomdp || $t == ffg || $t == nodes || $t == schedule || $t == expfam ]] ;;
+    envs)     [[ $t == pomdp ]] ;;
     internal) [[ $libs == *" $t "* ]] ;;
     cmd|examples) [[ $libs == *" $t "* ]] ;;
     *) return 1 ;;
@@ -93,7 +94,10 @@ selftest() {
 0;$mod/messages|$mod/expfam|
 0;$mod/nodes/nodetest|$mod/messages|
 0;$mod/schedule|$mod/ffg $mod/messages|
-0;$mod/btai|$mod/aci $mod/ffg $mod/nodes $mod/schedule $mod/expfam|$mod/envs
+0;$mod/btai|$mod/pomdp $mod/ffg $mod/nodes $mod/schedule $mod/expfam|$mod/envs
+0;$mod/pomdp|$mod/ffg $mod/nodes $mod/schedule $mod/expfam $mod/messages|
+0;$mod/aci|$mod/pomdp $mod/ffg|
+0;$mod/envs|$mod/pomdp|
 0;$mod/ffg||$mod/nodes $mod/schedule
 0;$mod/cmd/arbor|$mod/internal/model $mod/btai $mod/envs|
 0;$mod/examples/hmm|$mod/ffg $mod/nodes $mod/internal/model|
@@ -109,6 +113,10 @@ selftest() {
 1;$mod/expfam||$mod/messages
 1;$mod/envs|$mod/expfam|
 1;$mod/aci|$mod/btai|
+1;$mod/btai|$mod/aci|
+1;$mod/pomdp|$mod/aci|
+1;$mod/pomdp|$mod/btai|
+1;$mod/envs|$mod/aci|
 1;$mod/nodes|$mod/internal/model|
 1;$mod/aci||$mod/internal/model
 1;$mod/ffg||$mod/cmd/arbor

@@ -10,6 +10,7 @@ import (
 	"github.com/arbor-ai/arbor/expfam"
 	"github.com/arbor-ai/arbor/ffg"
 	"github.com/arbor-ai/arbor/nodes"
+	"github.com/arbor-ai/arbor/pomdp"
 	"github.com/arbor-ai/arbor/schedule"
 )
 
@@ -75,7 +76,7 @@ type AgentOptions struct {
 
 // resolve returns the options with defaults filled in, or an error naming
 // the invalid field.
-func (o *AgentOptions) resolve(m *POMDP) (AgentOptions, error) {
+func (o *AgentOptions) resolve(m *pomdp.Model) (AgentOptions, error) {
 	var r AgentOptions
 	if o != nil {
 		r = *o
@@ -99,14 +100,14 @@ func (o *AgentOptions) resolve(m *POMDP) (AgentOptions, error) {
 	if err := checkGamma("AgentOptions.Beta", r.Beta); err != nil {
 		return r, err
 	}
-	if r.Novelty && m.concA == nil {
+	if la, _, _ := m.Learnable(); r.Novelty && !la {
 		return r, errors.New("AgentOptions.Novelty: the model has no concentrations a")
 	}
 	if r.Habits != nil {
-		if len(r.Habits) != m.nu {
-			return r, fmt.Errorf("AgentOptions.Habits: %d entries, want %d (number of actions)", len(r.Habits), m.nu)
+		if len(r.Habits) != m.NumActions() {
+			return r, fmt.Errorf("AgentOptions.Habits: %d entries, want %d (number of actions)", len(r.Habits), m.NumActions())
 		}
-		if err := expfam.ValidateDistribution(r.Habits, Tolerance); err != nil {
+		if err := expfam.ValidateDistribution(r.Habits, pomdp.Tolerance); err != nil {
 			return r, fmt.Errorf("AgentOptions.Habits: %w", err)
 		}
 	}
@@ -135,14 +136,14 @@ func (o *AgentOptions) resolve(m *POMDP) (AgentOptions, error) {
 	if math.IsNaN(r.Tolerance) || math.IsInf(r.Tolerance, 0) || r.Tolerance < 0 {
 		return r, fmt.Errorf("AgentOptions.Tolerance: %v, want finite >= 0", r.Tolerance)
 	}
-	if _, err := NumPolicies(m.nu, r.Horizon, math.MaxInt); err != nil {
+	if _, err := NumPolicies(m.NumActions(), r.Horizon, math.MaxInt); err != nil {
 		return r, fmt.Errorf("AgentOptions.Horizon: %w", err)
 	}
 	if r.InferGamma {
 		// The Softmax node of P(pi | gamma) needs finite G, and a zero in
 		// C can make G infinite (package documentation, "Zeros in C").
-		for o, c := range m.c {
-			if c == 0 {
+		for o := range m.NumObs() {
+			if m.C(o) == 0 {
 				return r, fmt.Errorf("AgentOptions.InferGamma: C[%d] is 0; inferring gamma needs every C > 0 (a zero in C makes G = +Inf for the policies that can reach that outcome)", o)
 			}
 		}
@@ -193,8 +194,8 @@ type Plan struct {
 //
 // An Agent is not safe for concurrent use.
 type Agent struct {
-	m    *POMDP
-	spec Spec
+	m    *pomdp.Model
+	spec pomdp.Spec
 	opts AgentOptions
 	rng  *rand.Rand
 	ns   int
@@ -214,7 +215,7 @@ type Agent struct {
 	pi, gamma        *ffg.Variable   // nil when not in the graph
 	inTrial          bool
 
-	model *POMDP // the model (expected parameters) of the last Act
+	model *pomdp.Model // the model (expected parameters) of the last Act
 	qs    []float64
 	plan  *Plan
 }
@@ -222,10 +223,10 @@ type Agent struct {
 // NewAgent returns an agent for the POMDP m. A nil opts means the
 // documented defaults (see AgentOptions). When m has concentrations a, b
 // or d, the agent learns them: they are Dirichlet variables of the graph and
-// EndTrial makes their posterior the next trial's prior. (NewPOMDP has
+// EndTrial makes their posterior the next trial's prior. (pomdp.New has
 // already checked that every concentration is > 0.)
-func NewAgent(m *POMDP, opts *AgentOptions) (*Agent, error) {
-	if err := checkModel(m); err != nil {
+func NewAgent(m *pomdp.Model, opts *AgentOptions) (*Agent, error) {
+	if err := pomdp.Check(m); err != nil {
 		return nil, err
 	}
 	o, err := opts.resolve(m)
@@ -235,7 +236,7 @@ func NewAgent(m *POMDP, opts *AgentOptions) (*Agent, error) {
 	a := &Agent{
 		m: m, spec: m.Spec(), opts: o,
 		rng: rand.New(rand.NewPCG(o.Seed, o.Seed^0x9e3779b97f4a7c15)),
-		ns:  m.ns, no: m.no, nu: m.nu,
+		ns:  m.NumStates(), no: m.NumObs(), nu: m.NumActions(),
 	}
 	if a.spec.ConcA != nil {
 		a.aAlpha = clone(a.spec.ConcA)
@@ -252,7 +253,7 @@ func NewAgent(m *POMDP, opts *AgentOptions) (*Agent, error) {
 	fb := clone(a.spec.B)
 	for u := range a.nu {
 		blk := a.ns * a.ns
-		floorColumns(fb[u*blk:(u+1)*blk], a.ns, a.ns)
+		pomdp.FloorColumns(fb[u*blk:(u+1)*blk], a.ns, a.ns)
 	}
 	if a.pastB, err = nodes.NewTransition(toNPU(fb, a.ns, a.nu), []int{a.ns, a.ns, a.nu}); err != nil {
 		return nil, fmt.Errorf("B: %w", err)
@@ -260,26 +261,12 @@ func NewAgent(m *POMDP, opts *AgentOptions) (*Agent, error) {
 	return a, nil
 }
 
-// LogFloor is the smallest probability of the literal B used by the state
-// inference over the past: entries below it are raised to it and the
-// columns renormalised, so ln B >= ln(LogFloor) = -32. Mean-field
-// VMP multiplies ln B by the product of two marginals; with a hard zero,
-// any uncertainty about a deterministic transition (the T-maze context
-// carried from S_0 to S_1) makes every value of a state impossible
-// (-Inf natural parameters). SPM guards its logarithms the same way.
-// The expected free energy uses the unfloored model, and A is not floored:
-// an observation excludes the states that cannot emit it exactly. The floor
-// leaves mass of order LogFloor on states that B makes impossible; with a C
-// that has zeros this can make G infinite.
-const LogFloor = 1.2664165549094176e-14 // exp(-32)
-
-// floorColumns raises the entries of the k×n matrix x to LogFloor and
-// renormalises its columns.
-func floorColumns(x []float64, k, n int) []float64 {
-	for i := range x {
-		x[i] = max(x[i], LogFloor)
+// clone returns a copy of x (nil for nil).
+func clone(x []float64) []float64 {
+	if x == nil {
+		return nil
 	}
-	return normalizeColumns(x, k, n)
+	return append([]float64(nil), x...)
 }
 
 // toNPU turns x[u][next][prev] into y[next][prev][u], the layout of the
@@ -489,7 +476,7 @@ func (a *Agent) inferPast(ctx context.Context) (*schedule.Result, error) {
 // expectedModel returns the POMDP with A, B, D the expectations of the
 // current Dirichlet posteriors (and a the posterior concentrations, for the
 // novelty term), or the agent's model when nothing is learned.
-func (a *Agent) expectedModel() (*POMDP, error) {
+func (a *Agent) expectedModel() (*pomdp.Model, error) {
 	if a.aVar == nil && a.bVar == nil && a.dVar == nil {
 		return a.m, nil
 	}
@@ -510,7 +497,7 @@ func (a *Agent) expectedModel() (*POMDP, error) {
 		sp.ConcD = clone(a.dVar.Alpha())
 		sp.D = normalizeColumns(clone(sp.ConcD), a.ns, 1)
 	}
-	m, err := NewPOMDP(sp)
+	m, err := pomdp.New(sp)
 	if err != nil {
 		return nil, fmt.Errorf("learned parameters: %w", err)
 	}
@@ -562,10 +549,10 @@ func (a *Agent) Act(ctx context.Context) (int, error) {
 }
 
 // plan1 scores the policies and infers q(pi) (and gamma) on the graph.
-func (a *Agent) plan1(ctx context.Context, m *POMDP, qs []float64) (*Plan, error) {
+func (a *Agent) plan1(ctx context.Context, m *pomdp.Model, qs []float64) (*Plan, error) {
 	H := a.opts.Horizon
 	efeOpts := &EFEOptions{Novelty: a.opts.Novelty}
-	n, err := NumPolicies(m.nu, H, math.MaxInt)
+	n, err := NumPolicies(m.NumActions(), H, math.MaxInt)
 	if err != nil {
 		return nil, fmt.Errorf("AgentOptions.Horizon: %w", err)
 	}
@@ -849,7 +836,7 @@ func (a *Agent) ActionProbs() []float64 {
 // Model returns the POMDP used by the last Act: the agent's model, or with
 // learning its A, B and D replaced by the expectations of the current
 // Dirichlet posteriors.
-func (a *Agent) Model() *POMDP {
+func (a *Agent) Model() *pomdp.Model {
 	if a.model == nil {
 		return a.m
 	}

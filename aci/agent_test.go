@@ -9,6 +9,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/arbor-ai/arbor/pomdp"
 )
 
 // bruteQPi is an independent computation of the classic policy posterior
@@ -17,7 +19,7 @@ import (
 // counters, rolled out from qs from scratch on the nested matrices of the
 // Spec, and scored with risk = KL[A q || C] and ambiguity = q·H[A]; then
 // q_pi ∝ E(pi) exp(-gamma G) and P(u) = sum of q_pi over pi_1 = u.
-func bruteQPi(sp Spec, qs []float64, T int, gamma float64, habits []float64) (G, qpi, act []float64) {
+func bruteQPi(sp pomdp.Spec, qs []float64, T int, gamma float64, habits []float64) (G, qpi, act []float64) {
 	ns, no, nu := sp.NumStates, sp.NumObs, sp.NumActions
 	n := int(math.Pow(float64(nu), float64(T)))
 	pol := make([]int, T)
@@ -75,7 +77,7 @@ func bruteQPi(sp Spec, qs []float64, T int, gamma float64, habits []float64) (G,
 }
 
 // exactPosterior is Bayes' rule for one observation: q(s) ∝ D(s) A(obs|s).
-func exactPosterior(sp Spec, obs int) []float64 {
+func exactPosterior(sp pomdp.Spec, obs int) []float64 {
 	q := make([]float64, sp.NumStates)
 	z := 0.0
 	for s := range q {
@@ -302,7 +304,7 @@ func TestGammaInference(t *testing.T) {
 
 // learnModel is a random POMDP whose A, B and D are learned (every
 // concentration in [0.5, 3)).
-func learnModel(t *testing.T, rng *rand.Rand, ns, no, nu int) *POMDP {
+func learnModel(t *testing.T, rng *rand.Rand, ns, no, nu int) *pomdp.Model {
 	t.Helper()
 	conc := func(n int) []float64 {
 		x := make([]float64, n)
@@ -311,7 +313,7 @@ func learnModel(t *testing.T, rng *rand.Rand, ns, no, nu int) *POMDP {
 		}
 		return x
 	}
-	m, err := NewPOMDP(Spec{
+	m, err := pomdp.New(pomdp.Spec{
 		NumStates: ns, NumObs: no, NumActions: nu,
 		C:     randColumns(rng, 1, no, 1),
 		ConcA: conc(no * ns), ConcB: conc(nu * ns * ns), ConcD: conc(ns),
@@ -418,7 +420,7 @@ func TestLearningClosedForm(t *testing.T) {
 // so Q(S_0) = one-hot(o_0) (up to the e^-32 log floor) and by hand
 // d' = [1, 2, 3] + one-hot(2) = [1, 2, 4].
 func TestLearningIdentityA(t *testing.T) {
-	m, err := NewPOMDP(Spec{
+	m, err := pomdp.New(pomdp.Spec{
 		NumStates: 3, NumObs: 3, NumActions: 1,
 		A: []float64{1, 0, 0, 0, 1, 0, 0, 0, 1},
 		B: []float64{1, 0, 0, 0, 1, 0, 0, 0, 1},
@@ -517,9 +519,9 @@ func TestAgentBadInput(t *testing.T) {
 	if _, err := NewAgent(nil, nil); err == nil {
 		t.Error("nil model: no error")
 	}
-	// A zero concentration is refused by NewPOMDP already, so no agent
+	// A zero concentration is refused by pomdp.New already, so no agent
 	// can be built on it.
-	if _, err := NewPOMDP(Spec{NumStates: 2, NumObs: 2, NumActions: 1,
+	if _, err := pomdp.New(pomdp.Spec{NumStates: 2, NumObs: 2, NumActions: 1,
 		A: []float64{1, 0, 0, 1}, B: []float64{1, 0, 0, 1}, C: []float64{0.5, 0.5},
 		ConcD: []float64{1, 0}}); err == nil || !strings.Contains(err.Error(), "d[1]: 0, want > 0") {
 		t.Errorf("zero concentration: error %v, want one naming d[1]", err)
@@ -563,7 +565,7 @@ func TestAgentBadInput(t *testing.T) {
 // naming C[1] (before, Act failed later, which the command line reported
 // with exit status 1 instead of 2).
 func TestInferGammaInfiniteG(t *testing.T) {
-	m, err := NewPOMDP(Spec{NumStates: 2, NumObs: 2, NumActions: 2,
+	m, err := pomdp.New(pomdp.Spec{NumStates: 2, NumObs: 2, NumActions: 2,
 		A: []float64{1, 0, 0, 1}, B: []float64{1, 0, 0, 1, 0, 1, 1, 0}, C: []float64{1, 0},
 		D: []float64{0.5, 0.5}})
 	if err != nil {
@@ -664,7 +666,7 @@ func TestAgentFullyObserved(t *testing.T) {
 	rng := rand.New(rand.NewPCG(19, 20))
 	sp := randPOMDP(t, rng, 3, 3, 2).Spec()
 	sp.A = []float64{1, 0, 0, 0, 1, 0, 0, 0, 1}
-	m, err := NewPOMDP(sp)
+	m, err := pomdp.New(sp)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -731,7 +733,7 @@ func TestAgentTopKInferGamma(t *testing.T) {
 func TestAgentAllPoliciesInfinite(t *testing.T) {
 	sp := handModel(t).Spec()
 	sp.C = []float64{0, 1}
-	m, err := NewPOMDP(sp)
+	m, err := pomdp.New(sp)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/arbor-ai/arbor/pomdp"
 )
 
 // mazePOMDP is a maze-sized random POMDP: 30 states, 30 observations, 5
 // actions (up, down, left, right, stay).
-func mazePOMDP(b *testing.B) (*POMDP, []float64) {
+func mazePOMDP(b *testing.B) (*pomdp.Model, []float64) {
 	rng := rand.New(rand.NewPCG(42, 43))
 	return randPOMDP(b, rng, 30, 30, 5), randColumns(rng, 1, 30, 1)
 }
@@ -44,7 +46,7 @@ func BenchmarkTopPolicies(b *testing.B) {
 
 // benchAct measures Agent.Act (state inference over a past of 5 steps,
 // policy scoring, q(pi) on the graph, action choice) on a random POMDP.
-func benchAct(b *testing.B, m *POMDP, opts *AgentOptions) {
+func benchAct(b *testing.B, m *pomdp.Model, opts *AgentOptions) {
 	ag, err := NewAgent(m, opts)
 	if err != nil {
 		b.Fatal(err)

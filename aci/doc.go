@@ -3,19 +3,18 @@
 //
 // What it offers:
 //
-//   - POMDP, the validated model: likelihood A[o][s], transitions
-//     B[u][next][prev], target distribution C over observations, initial
-//     prior D, optional target C_states over states, optional Dirichlet
-//     concentrations a, b, d and optional names. ParsePOMDP and LoadPOMDP read
-//     the JSON file of docs/formats.md; NewPOMDP builds one from a flat Spec.
-//     Every fault in user data is an error naming the field and the fault;
-//     nothing panics on bad input.
+//   - The model is a *pomdp.Model (package pomdp, shared with btai):
+//     likelihood A[o][s], transitions B[u][next][prev], target
+//     distribution C over observations, initial prior D, optional target
+//     C_states over states, optional Dirichlet concentrations a, b, d and
+//     optional names; pomdp.Parse and pomdp.Load read the JSON file of
+//     docs/formats.md, pomdp.New builds one from a flat pomdp.Spec.
 //
 //   - The expected free energy of a policy (paper eq. 9):
 //     G = sum_tau KL[Q(o_tau|pi) || C] + E_{Q(s_tau|pi)} H[A(.|s)], with
 //     Q(s_tau|pi) = B_{pi_tau} Q(s_{tau-1}|pi) and Q(o|pi) = A Q(s|pi).
-//     Risk, Ambiguity and Novelty are the per-step terms;
-//     ExpectedFreeEnergy sums them along one policy. The optional novelty
+//     pomdp.Risk, pomdp.Ambiguity and pomdp.Novelty are the per-step
+//     terms; ExpectedFreeEnergy sums them along one policy. The optional novelty
 //     (parameter information gain about A) is described at EFEOptions.
 //
 //   - EvaluatePolicies scores all |U|^T policies in lexicographic order by a
@@ -48,7 +47,7 @@
 //
 // A target C (or C_states) may contain zeros: an outcome with C[o] = 0 is
 // forbidden, and KL[Q(o|pi) || C] = +Inf for every policy that gives it a
-// positive predicted probability (Risk, ExpectedFreeEnergy and the policy
+// positive predicted probability (pomdp.Risk, ExpectedFreeEnergy and the policy
 // scores then hold +Inf). The policy posterior is defined as the limit
 // M -> +Inf of softmax(-gamma min(G, M)): a policy with G = +Inf gets
 // q_pi = 0 whenever some policy has a finite G, and when every policy has
@@ -60,7 +59,7 @@
 // BTAI costs of +Inf are written as null in JSON.
 //
 // Dirichlet concentrations a, b and d, by contrast, must all be > 0:
-// NewPOMDP and ParsePOMDP reject a 0 naming the element ("a[0][0]: 0,
+// pomdp.New and pomdp.Parse reject a 0 naming the element ("a[0][0]: 0,
 // want > 0"), since a Dirichlet with a zero concentration is not a
 // distribution (expfam refuses it, and so would learning).
 //

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/arbor-ai/arbor/pomdp"
 )
 
 // handModel is the 2-state, 2-observation, 2-action POMDP derived by hand
@@ -15,9 +17,9 @@ import (
 //	     [0, 0.5]]   state 1 shows o0 or o1 evenly (H = ln 2).
 //	B[0] = identity (stay), B[1] = swap (move).
 //	C = [0.9, 0.1], D = [0.5, 0.5].
-func handModel(t *testing.T) *POMDP {
+func handModel(t *testing.T) *pomdp.Model {
 	t.Helper()
-	m, err := NewPOMDP(Spec{
+	m, err := pomdp.New(pomdp.Spec{
 		NumStates: 2, NumObs: 2, NumActions: 2,
 		A: []float64{1, 0.5, 0, 0.5},
 		B: []float64{1, 0, 0, 1, 0, 1, 1, 0},
@@ -85,10 +87,10 @@ func TestExpectedFreeEnergyHand(t *testing.T) {
 
 	// Per-step kernels on Q(s) = [0.5, 0.5] (same numbers as "uncertain start").
 	qs := []float64{0.5, 0.5}
-	if got, want := Risk(m, qs), 0.75*ln(0.75/0.9)+0.25*ln(0.25/0.1); math.Abs(got-want) > tol {
+	if got, want := pomdp.Risk(m, qs), 0.75*ln(0.75/0.9)+0.25*ln(0.25/0.1); math.Abs(got-want) > tol {
 		t.Errorf("Risk = %v, want %v", got, want)
 	}
-	if got, want := Ambiguity(m, qs), 0.5*ln(2); math.Abs(got-want) > tol {
+	if got, want := pomdp.Ambiguity(m, qs), 0.5*ln(2); math.Abs(got-want) > tol {
 		t.Errorf("Ambiguity = %v, want %v", got, want)
 	}
 }
@@ -97,7 +99,7 @@ func TestRiskInfiniteWhenTargetExcludesOutcome(t *testing.T) {
 	// C = [1, 0] and Q(o) = [0.5, 0.5] after moving to s1: KL = +Inf.
 	sp := handModel(t).Spec()
 	sp.C = []float64{1, 0}
-	m, err := NewPOMDP(sp)
+	m, err := pomdp.New(sp)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +128,7 @@ func TestNoveltyHand(t *testing.T) {
 	// W Q(s) = [0.375, 1/24], novelty = 0.25*0.375 + 0.75/24 = 0.125.
 	sp := handModel(t).Spec()
 	sp.A, sp.ConcA = nil, []float64{1, 1, 1, 3}
-	m, err := NewPOMDP(sp)
+	m, err := pomdp.New(sp)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +148,7 @@ func TestNoveltyHand(t *testing.T) {
 			t.Errorf("policy %v: novelty = %v, want %v", tt.policy, nov, tt.want)
 		}
 	}
-	if got := Novelty(m, []float64{1, 0}); math.Abs(got-0.25) > tol {
+	if got := pomdp.Novelty(m, []float64{1, 0}); math.Abs(got-0.25) > tol {
 		t.Errorf("Novelty = %v, want 0.25", got)
 	}
 	// Without concentrations the option is an error.
@@ -189,7 +191,7 @@ func TestAllPoliciesInfinite(t *testing.T) {
 	// error while `arbor btai plan` printed the infinite costs.
 	sp := handModel(t).Spec()
 	sp.C = []float64{0, 1}
-	m, err := NewPOMDP(sp)
+	m, err := pomdp.New(sp)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +231,7 @@ func TestAllPoliciesInfinite(t *testing.T) {
 func TestSomePoliciesInfinite(t *testing.T) {
 	sp := handModel(t).Spec()
 	sp.C = []float64{1, 0}
-	m, err := NewPOMDP(sp)
+	m, err := pomdp.New(sp)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +263,7 @@ func TestRiskNoveltyShareStepCost(t *testing.T) {
 	sp := handModel(t).Spec()
 	sp.ConcA = []float64{3, 1, 1, 2}
 	sp.A = nil
-	m, err := NewPOMDP(sp)
+	m, err := pomdp.New(sp)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,10 +271,10 @@ func TestRiskNoveltyShareStepCost(t *testing.T) {
 	for range 100 {
 		x := rng.Float64()
 		qs := []float64{x, 1 - x}
-		r, a, n := stepCost(m, qs, m.wA)
-		if Risk(m, qs) != r || Ambiguity(m, qs) != a || Novelty(m, qs) != n {
+		r, a, n := pomdp.StepCost(m, qs, m.NoveltyWeights())
+		if pomdp.Risk(m, qs) != r || pomdp.Ambiguity(m, qs) != a || pomdp.Novelty(m, qs) != n {
 			t.Fatalf("qs %v: Risk, Ambiguity, Novelty = %v, %v, %v; stepCost %v, %v, %v",
-				qs, Risk(m, qs), Ambiguity(m, qs), Novelty(m, qs), r, a, n)
+				qs, pomdp.Risk(m, qs), pomdp.Ambiguity(m, qs), pomdp.Novelty(m, qs), r, a, n)
 		}
 	}
 }

@@ -6,13 +6,14 @@ import (
 	"log"
 
 	"github.com/arbor-ai/arbor/aci"
+	"github.com/arbor-ai/arbor/pomdp"
 )
 
 // A two-room world: state 0 always shows "calm" (o0), state 1 shows "calm"
 // or "noise" evenly. Action 0 stays, action 1 switches rooms. The agent
 // prefers calm (C = [0.9, 0.1]) and heard noise, so it knows it is in room 1.
 func ExampleEval() {
-	m, err := aci.ParsePOMDP([]byte(`{
+	m, err := pomdp.Parse([]byte(`{
 		"A": [[1, 0.5], [0, 0.5]],
 		"B": [[[1, 0], [0, 1]], [[0, 1], [1, 0]]],
 		"C": [0.9, 0.1],
@@ -53,7 +54,7 @@ func ExampleEval() {
 // room 0, then stays. At the end of the trial d has gained one count on
 // room 1, where the trial started.
 func ExampleAgent() {
-	m, err := aci.ParsePOMDP([]byte(`{
+	m, err := pomdp.Parse([]byte(`{
 		"A": [[1, 0.5], [0, 0.5]],
 		"B": [[[1, 0], [0, 1]], [[0, 1], [1, 0]]],
 		"C": [0.9, 0.1],

@@ -3,6 +3,8 @@ package aci
 import (
 	"math/rand/v2"
 	"testing"
+
+	"github.com/arbor-ai/arbor/pomdp"
 )
 
 // randColumns fills a tensor of lead×k×m with random columns normalised to 1.
@@ -26,9 +28,9 @@ func randColumns(rng *rand.Rand, lead, k, m int) []float64 {
 
 // randPOMDP builds a random POMDP with ns states, no observations and nu
 // actions.
-func randPOMDP(tb testing.TB, rng *rand.Rand, ns, no, nu int) *POMDP {
+func randPOMDP(tb testing.TB, rng *rand.Rand, ns, no, nu int) *pomdp.Model {
 	tb.Helper()
-	m, err := NewPOMDP(Spec{
+	m, err := pomdp.New(pomdp.Spec{
 		NumStates: ns, NumObs: no, NumActions: nu,
 		A: randColumns(rng, 1, no, ns),
 		B: randColumns(rng, nu, ns, ns),

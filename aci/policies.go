@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/arbor-ai/arbor/pomdp"
 )
 
 // MaxPolicies is the largest number of policies (|U|^T) that
@@ -170,7 +172,7 @@ func checkGamma(field string, gamma float64) error {
 // several policies is computed once: the walk costs sum_{d=1..T} |U|^d steps
 // and O(T |S|) memory.
 type dfs struct {
-	m                *POMDP
+	m                *pomdp.Model
 	horizon          int
 	w                []float64 // novelty weights or nil
 	bel              []float64 // (T+1) * |S|
@@ -178,10 +180,10 @@ type dfs struct {
 	idx              []int     // current action per depth
 }
 
-func newDFS(m *POMDP, qs []float64, horizon int, w []float64) *dfs {
+func newDFS(m *pomdp.Model, qs []float64, horizon int, w []float64) *dfs {
 	d := &dfs{
 		m: m, horizon: horizon, w: w,
-		bel:  make([]float64, (horizon+1)*m.ns),
+		bel:  make([]float64, (horizon+1)*m.NumStates()),
 		cumR: make([]float64, horizon+1),
 		cumA: make([]float64, horizon+1),
 		cumN: make([]float64, horizon+1),
@@ -194,7 +196,7 @@ func newDFS(m *POMDP, qs []float64, horizon int, w []float64) *dfs {
 // run calls visit for every policy in lexicographic order with its index
 // and its total risk, ambiguity and novelty. run does not allocate.
 func (d *dfs) run(visit func(i int, risk, amb, nov float64)) {
-	m, T, ns := d.m, d.horizon, d.m.ns
+	m, T, ns := d.m, d.horizon, d.m.NumStates()
 	idx := d.idx
 	clear(idx)
 	depth := 0 // position of the action being applied
@@ -203,8 +205,8 @@ func (d *dfs) run(visit func(i int, risk, amb, nov float64)) {
 		// Child of the node at depth `depth` through action idx[depth].
 		prev := d.bel[depth*ns : (depth+1)*ns]
 		next := d.bel[(depth+1)*ns : (depth+2)*ns]
-		propagate(m, next, prev, idx[depth])
-		r, a, n := stepCost(m, next, d.w)
+		pomdp.Propagate(m, next, prev, idx[depth])
+		r, a, n := pomdp.StepCost(m, next, d.w)
 		d.cumR[depth+1] = d.cumR[depth] + r
 		d.cumA[depth+1] = d.cumA[depth] + a
 		d.cumN[depth+1] = d.cumN[depth] + n
@@ -218,7 +220,7 @@ func (d *dfs) run(visit func(i int, risk, amb, nov float64)) {
 		// Next sibling, backtracking past exhausted levels.
 		for depth >= 0 {
 			idx[depth]++
-			if idx[depth] < m.nu {
+			if idx[depth] < m.NumActions() {
 				break
 			}
 			depth--
@@ -231,14 +233,14 @@ func (d *dfs) run(visit func(i int, risk, amb, nov float64)) {
 
 // prepare validates the common arguments of EvaluatePolicies and
 // TopPolicies.
-func prepare(m *POMDP, qs []float64, horizon, limit int, opts *EFEOptions) (n int, w []float64, err error) {
-	if err := checkModel(m); err != nil {
+func prepare(m *pomdp.Model, qs []float64, horizon, limit int, opts *EFEOptions) (n int, w []float64, err error) {
+	if err := pomdp.Check(m); err != nil {
 		return 0, nil, err
 	}
-	if err := checkBelief(m, "qs", qs); err != nil {
+	if err := pomdp.CheckBelief(m, "qs", qs); err != nil {
 		return 0, nil, err
 	}
-	if n, err = NumPolicies(m.nu, horizon, limit); err != nil {
+	if n, err = NumPolicies(m.NumActions(), horizon, limit); err != nil {
 		return 0, nil, err
 	}
 	if w, err = noveltyWeights(m, opts); err != nil {
@@ -253,13 +255,13 @@ func prepare(m *POMDP, qs []float64, horizon, limit int, opts *EFEOptions) (n in
 // action varies slowest). It walks the policy tree depth first, sharing
 // prefixes, with O(T |S|) working memory besides the output. The horizon must
 // be >= 1 and |U|^T at most MaxPolicies.
-func EvaluatePolicies(m *POMDP, qs []float64, horizon int, opts *EFEOptions) (*PolicySet, error) {
+func EvaluatePolicies(m *pomdp.Model, qs []float64, horizon int, opts *EFEOptions) (*PolicySet, error) {
 	n, w, err := prepare(m, qs, horizon, MaxPolicies, opts)
 	if err != nil {
 		return nil, err
 	}
 	ps := &PolicySet{
-		NumActions: m.nu, Horizon: horizon,
+		NumActions: m.NumActions(), Horizon: horizon,
 		G: make([]float64, n), Risk: make([]float64, n), Ambiguity: make([]float64, n),
 	}
 	if w != nil {

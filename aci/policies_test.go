@@ -10,6 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/arbor-ai/arbor/pomdp"
 )
 
 // TestEvalReference matches the output of
@@ -17,7 +19,7 @@ import (
 // stored in testdata/tiny-pomdp.aci-eval.json (brute force by the reference
 // authors), every field to 1e-12.
 func TestEvalReference(t *testing.T) {
-	m, err := LoadPOMDP("testdata/tiny-pomdp.json")
+	m, err := pomdp.Load("testdata/tiny-pomdp.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +68,7 @@ type bruteResult struct {
 	G, Risk, Ambiguity, QPi, ActionProbs []float64
 }
 
-func bruteForce3(m *POMDP, qs []float64, gamma float64) bruteResult {
+func bruteForce3(m *pomdp.Model, qs []float64, gamma float64) bruteResult {
 	ns, no, nu := m.NumStates(), m.NumObs(), m.NumActions()
 	A := make([][]float64, no)
 	for o := range A {
@@ -236,7 +238,7 @@ func TestStatePosteriorZeros(t *testing.T) {
 	// handModel: A[1][0] = 0, so observing o1 rules out s0:
 	// q_s = softmax(ln D + ln A[1,:]) = softmax([-Inf, ln 0.25]) = [0, 1].
 	m := handModel(t)
-	qs, err := StatePosterior(nil, m, 1)
+	qs, err := pomdp.StatePosterior(nil, m, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,11 +248,11 @@ func TestStatePosteriorZeros(t *testing.T) {
 	// D = [1, 0] and o1: probability 0 under the model, an error.
 	sp := m.Spec()
 	sp.D = []float64{1, 0}
-	m2, err := NewPOMDP(sp)
+	m2, err := pomdp.New(sp)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := StatePosterior(nil, m2, 1); err == nil {
+	if _, err := pomdp.StatePosterior(nil, m2, 1); err == nil {
 		t.Error("impossible observation: no error")
 	}
 }
@@ -325,7 +327,7 @@ func TestNoveltyInPolicySet(t *testing.T) {
 	// derives two of these values by hand).
 	sp := handModel(t).Spec()
 	sp.A, sp.ConcA = nil, []float64{1, 1, 1, 3}
-	m, err := NewPOMDP(sp)
+	m, err := pomdp.New(sp)
 	if err != nil {
 		t.Fatal(err)
 	}

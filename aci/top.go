@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/arbor-ai/arbor/pomdp"
 )
 
 // RankedPolicy is one policy kept by TopPolicies.
@@ -66,7 +68,7 @@ func worse(a, b *RankedPolicy) bool {
 // the normalisation of q_pi = softmax(-gamma G), and from those the action
 // marginal. Memory is O(k T + T |S| + |U|). k is clamped to |U|^T; |U|^T must
 // fit in an int. gamma must be finite and > 0, k >= 1.
-func TopPolicies(m *POMDP, qs []float64, horizon, k int, gamma float64, opts *EFEOptions) (*Ranking, error) {
+func TopPolicies(m *pomdp.Model, qs []float64, horizon, k int, gamma float64, opts *EFEOptions) (*Ranking, error) {
 	n, w, err := prepare(m, qs, horizon, math.MaxInt, opts)
 	if err != nil {
 		return nil, err
@@ -78,7 +80,7 @@ func TopPolicies(m *POMDP, qs []float64, horizon, k int, gamma float64, opts *EF
 		return nil, err
 	}
 	k = min(k, n)
-	nu := m.nu
+	nu := m.NumActions()
 	stride := n / nu // policies per first action
 	heap := make([]RankedPolicy, 0, k)
 	perAction := make([]lse, nu)

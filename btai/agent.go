@@ -7,10 +7,10 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/arbor-ai/arbor/aci"
 	"github.com/arbor-ai/arbor/expfam"
 	"github.com/arbor-ai/arbor/ffg"
 	"github.com/arbor-ai/arbor/nodes"
+	"github.com/arbor-ai/arbor/pomdp"
 	"github.com/arbor-ai/arbor/schedule"
 )
 
@@ -21,8 +21,8 @@ import (
 // states S_I and observations O_I grown in the same graph and removed after
 // acting.
 type Agent struct {
-	m    *aci.POMDP
-	spec aci.Spec
+	m    *pomdp.Model
+	spec pomdp.Spec
 	opts Options
 	rng  *rand.Rand
 	ns   int
@@ -94,7 +94,7 @@ type step struct {
 
 // NewAgent returns an agent for the POMDP m. opts nil means DefaultOptions;
 // rng drives action sampling and roll-outs (nil: a fixed seed of 1).
-func NewAgent(m *aci.POMDP, opts *Options, rng *rand.Rand) (*Agent, error) {
+func NewAgent(m *pomdp.Model, opts *Options, rng *rand.Rand) (*Agent, error) {
 	o := DefaultOptions()
 	if opts != nil {
 		o = *opts
@@ -121,10 +121,10 @@ func NewAgent(m *aci.POMDP, opts *Options, rng *rand.Rand) (*Agent, error) {
 	if a.pastA, err = nodes.NewTransition(a.spec.A, []int{a.no, a.ns}); err != nil {
 		return nil, fmt.Errorf("btai: A: %w", err)
 	}
-	// The past uses B floored at aci.LogFloor (see floorColumns).
+	// The past uses B floored at pomdp.LogFloor (see floorColumns).
 	fb := append([]float64(nil), a.spec.B...)
 	for u := range a.nu {
-		floorColumns(fb[u*a.ns*a.ns:(u+1)*a.ns*a.ns], a.ns, a.ns)
+		pomdp.FloorColumns(fb[u*a.ns*a.ns:(u+1)*a.ns*a.ns], a.ns, a.ns)
 	}
 	if a.pastB, err = nodes.NewTransition(a.toNPU(fb), []int{a.ns, a.ns, a.nu}); err != nil {
 		return nil, fmt.Errorf("btai: B: %w", err)
@@ -178,47 +178,6 @@ func (a *Agent) SetRand(rng *rand.Rand) {
 // concentrations a, b, d, and no Options.NoveltyCarry).
 func EpisodeRand(seed uint64, episode int) *rand.Rand {
 	return rand.New(rand.NewPCG(seed+uint64(episode), 0))
-}
-
-// floorColumns raises the entries of the k×n column-stochastic matrix x
-// (row-major, columns sum to 1) below aci.LogFloor = e^-32 to it and
-// renormalises the columns it changed; columns with no entry below the
-// floor are left bit-for-bit as they are.
-//
-// Why: mean-field VMP takes ln B and ln Ā. Over the past, the message from
-// P(S_(t+1) | S_t, U_t) to S_t is Σ_next Q(next) ln B(next | S_t, U_t); with
-// a hard zero in every column of B (a deterministic transition) and any
-// uncertainty in Q(S_(t+1)), it is -Inf for every value of S_t and the
-// posterior is undefined ("contradictory evidence"), although the model and
-// the observations are consistent. In the future the same happens to
-// Q*(S_I) = σ(B̊_I ⊙ Q(S_parent) + ...) and Q*(O_I) = σ(Å ⊙ Q(S_I)). The
-// floor is the one of the aci agent (docs/aci.md, "The log floor of B"),
-// where SPM-style guarded logarithms come from: ln B >= -32. It changes
-// probabilities by at most about ns·e^-32 ≈ 1e-14·ns, so exact filtering
-// results on models with zeros are reproduced to that order whenever the
-// mean-field posterior is exact (TestDeterministicB). Predictive inference
-// and the costs use the model as given.
-func floorColumns(x []float64, k, n int) {
-	for c := range n {
-		low := false
-		for r := range k {
-			if x[r*n+c] < aci.LogFloor {
-				low = true
-				break
-			}
-		}
-		if !low {
-			continue
-		}
-		z := 0.0
-		for r := range k {
-			x[r*n+c] = max(x[r*n+c], aci.LogFloor)
-			z += x[r*n+c]
-		}
-		for r := range k {
-			x[r*n+c] /= z
-		}
-	}
 }
 
 // toNPU turns x[u][next][prev] into y[next][prev][u].

@@ -5,8 +5,8 @@ import (
 	"math"
 	"testing"
 
-	"github.com/arbor-ai/arbor/aci"
 	"github.com/arbor-ai/arbor/btai"
+	"github.com/arbor-ai/arbor/pomdp"
 )
 
 // detB is the B of cmd/arbor/testdata/btai/deterministic-b.json, in the
@@ -24,13 +24,13 @@ func detB() []float64 {
 // detNext is the deterministic successor of state p under action u.
 func detNext(u, p int) int { return (p + u) % 3 }
 
-func detModel(t *testing.T, a, d []float64, no int) *aci.POMDP {
+func detModel(t *testing.T, a, d []float64, no int) *pomdp.Model {
 	t.Helper()
 	c := make([]float64, no)
 	for o := range c {
 		c[o] = 1 / float64(no) // any C without zeros: costs stay finite
 	}
-	m, err := aci.NewPOMDP(aci.Spec{NumStates: 3, NumObs: no, NumActions: 2, A: a, B: detB(), C: c, D: d})
+	m, err := pomdp.New(pomdp.Spec{NumStates: 3, NumObs: no, NumActions: 2, A: a, B: detB(), C: c, D: d})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func TestDeterministicB(t *testing.T) {
 // must complete without error.
 func TestDeterministicBEpisode(t *testing.T) {
 	ctx := context.Background()
-	m, err := aci.LoadPOMDP("../cmd/arbor/testdata/btai/deterministic-b.json")
+	m, err := pomdp.Load("../cmd/arbor/testdata/btai/deterministic-b.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func TestDeterministicBEpisode(t *testing.T) {
 // pomdpEnv is a deterministic-B POMDP used as the true process: it starts
 // in state s and emits the most likely observation of each state.
 type pomdpEnv struct {
-	m    *aci.POMDP
+	m    *pomdp.Model
 	s, t int
 }
 

@@ -41,7 +41,7 @@
 // factors to the graph when Agent.Graph, Agent.Tree or Agent.LabelTree is
 // called, with the same numbers. Models with hard zeros in B (or Ā) are
 // handled by flooring the probabilities whose logarithms mean-field VMP
-// takes at e^-32 (aci.LogFloor), as the aci agent does.
+// takes at e^-32 (pomdp.LogFloor), as the aci agent does.
 //
 // With predictive inference, the classic cost and forward propagation, a
 // node's aggregated cost is the classic expected free energy of the policy

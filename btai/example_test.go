@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log"
-	"math/rand/v2"
 	"strings"
 
-	"github.com/arbor-ai/arbor/aci"
 	"github.com/arbor-ai/arbor/btai"
 	"github.com/arbor-ai/arbor/envs"
 )
@@ -20,15 +18,13 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	mm, err := mz.Model(envs.DefaultNoise, envs.DefaultPrefPrecision)
+	// The agent's noisy model of the maze (noise 0.1, preference
+	// precision 3), as a *pomdp.Model.
+	m, err := mz.POMDP(envs.DefaultNoise, envs.DefaultPrefPrecision)
 	if err != nil {
 		log.Fatal(err)
 	}
-	m, err := aci.NewPOMDP(SpecFromMaze(mm))
-	if err != nil {
-		log.Fatal(err)
-	}
-	ag, err := btai.NewAgent(m, nil, rand.New(rand.NewPCG(1, 0)))
+	ag, err := btai.NewAgent(m, nil, btai.EpisodeRand(1, 0))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -38,7 +34,7 @@ func Example() {
 	}
 	var names []string
 	for _, a := range ep.Actions {
-		names = append(names, mm.Actions[a])
+		names = append(names, m.ActionName(a))
 	}
 	fmt.Println(ep.Solved, ep.Steps, names)
 	// Output: true 3 [RIGHT RIGHT RIGHT]

@@ -6,8 +6,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/arbor-ai/arbor/aci"
 	"github.com/arbor-ai/arbor/expfam"
+	"github.com/arbor-ai/arbor/pomdp"
 )
 
 func randDistInternal(rng *rand.Rand, n int) []float64 {
@@ -23,9 +23,9 @@ func randDistInternal(rng *rand.Rand, n int) []float64 {
 	return p
 }
 
-func randModelInternal(t testing.TB, rng *rand.Rand, ns, no, nu int) *aci.POMDP {
+func randModelInternal(t testing.TB, rng *rand.Rand, ns, no, nu int) *pomdp.Model {
 	t.Helper()
-	sp := aci.Spec{NumStates: ns, NumObs: no, NumActions: nu, C: randDistInternal(rng, no), D: randDistInternal(rng, ns)}
+	sp := pomdp.Spec{NumStates: ns, NumObs: no, NumActions: nu, C: randDistInternal(rng, no), D: randDistInternal(rng, ns)}
 	sp.A = make([]float64, no*ns)
 	for s := range ns {
 		for o, p := range randDistInternal(rng, no) {
@@ -40,7 +40,7 @@ func randModelInternal(t testing.TB, rng *rand.Rand, ns, no, nu int) *aci.POMDP 
 			}
 		}
 	}
-	m, err := aci.NewPOMDP(sp)
+	m, err := pomdp.New(sp)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,12 +12,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/arbor-ai/arbor/aci"
 	"github.com/arbor-ai/arbor/btai"
 	"github.com/arbor-ai/arbor/envs"
+	"github.com/arbor-ai/arbor/pomdp"
 )
 
-func mazeModel(t testing.TB, name string) (*envs.Maze, *aci.POMDP) {
+func mazeModel(t testing.TB, name string) (*envs.Maze, *pomdp.Model) {
 	t.Helper()
 	// The reference mazes are in envs/testdata; the detour mazes in
 	// examples/mazes only.
@@ -33,19 +33,11 @@ func mazeModel(t testing.TB, name string) (*envs.Maze, *aci.POMDP) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := aci.NewPOMDP(SpecFromMaze(mm))
+	p, err := pomdp.New(mm.Spec())
 	if err != nil {
 		t.Fatal(err)
 	}
 	return mz, p
-}
-
-// SpecFromMaze fills an aci.Spec from an envs.MazeModel (A and B flattened
-// by MazeModel.FlatA and FlatB).
-func SpecFromMaze(mm *envs.MazeModel) aci.Spec {
-	return aci.Spec{NumStates: len(mm.D), NumObs: len(mm.C), NumActions: len(mm.B),
-		A: mm.FlatA(), B: mm.FlatB(), C: mm.C, D: mm.D,
-		Actions: mm.Actions, Observations: mm.Observations, States: mm.States}
 }
 
 // mazeResult is the outcome of seeds episodes on one maze.
@@ -65,7 +57,7 @@ func runMaze(t testing.TB, name string, opts *btai.Options, seeds, maxSteps int)
 // runSeeds runs one episode of the agent for model p in maze mz per seed
 // 0..seeds-1, with at most maxSteps actions, and counts the episodes that
 // reach the exit.
-func runSeeds(t testing.TB, mz *envs.Maze, p *aci.POMDP, opts *btai.Options, seeds, maxSteps int) mazeResult {
+func runSeeds(t testing.TB, mz *envs.Maze, p *pomdp.Model, opts *btai.Options, seeds, maxSteps int) mazeResult {
 	t.Helper()
 	r := mazeResult{seeds: seeds}
 	steps := 0
@@ -257,7 +249,7 @@ func runMazeCStates(t testing.TB, name string, opts *btai.Options, seeds, maxSte
 	if err != nil {
 		t.Fatal(err)
 	}
-	sp := SpecFromMaze(mm)
+	sp := mm.Spec()
 	ns := mz.NumStates()
 	d := make([]int, ns)
 	for i := range d {
@@ -294,7 +286,7 @@ func runMazeCStates(t testing.TB, name string, opts *btai.Options, seeds, maxSte
 		cs[s] /= z
 	}
 	sp.CStates = cs
-	p, err := aci.NewPOMDP(sp)
+	p, err := pomdp.New(sp)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,14 +6,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/arbor-ai/arbor/aci"
+	"github.com/arbor-ai/arbor/pomdp"
 )
 
 // noveltyModel is a two-state, two-observation model with
 // A = [[0.8, 0.3], [0.2, 0.7]] (columns are states).
-func noveltyModel(t *testing.T) *aci.POMDP {
+func noveltyModel(t *testing.T) *pomdp.Model {
 	t.Helper()
-	m, err := aci.NewPOMDP(aci.Spec{NumStates: 2, NumObs: 2, NumActions: 2,
+	m, err := pomdp.New(pomdp.Spec{NumStates: 2, NumObs: 2, NumActions: 2,
 		A: []float64{0.8, 0.3, 0.2, 0.7},
 		B: []float64{1, 0, 0, 1, 0, 1, 1, 0},
 		C: []float64{0.9, 0.1}, D: []float64{0.5, 0.5}})
@@ -159,7 +159,7 @@ func TestNoveltyOptionsValidate(t *testing.T) {
 func TestNoveltyModelConcentrations(t *testing.T) {
 	sp := noveltyModel(t).Spec()
 	sp.ConcA = []float64{2, 3, 1, 0.5}
-	m, err := aci.NewPOMDP(sp)
+	m, err := pomdp.New(sp)
 	if err != nil {
 		t.Fatal(err)
 	}

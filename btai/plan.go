@@ -11,6 +11,7 @@ import (
 	"github.com/arbor-ai/arbor/expfam"
 	"github.com/arbor-ai/arbor/ffg"
 	"github.com/arbor-ai/arbor/nodes"
+	"github.com/arbor-ai/arbor/pomdp"
 	"github.com/arbor-ai/arbor/schedule"
 )
 
@@ -59,7 +60,7 @@ func (a *Agent) prepareFuture() error {
 		// The future's factors, and the logarithms VMP uses, are floored
 		// (floorColumns); prediction and costs use Ā and B̄ as they are.
 		fa := append(a.afl[:0], a.abar...)
-		floorColumns(fa, no, ns)
+		pomdp.FloorColumns(fa, no, ns)
 		a.afl = fa
 		if a.futA, err = nodes.NewTransition(fa, []int{no, ns}); err != nil {
 			return fmt.Errorf("btai: expected A: %w", err)
@@ -81,7 +82,7 @@ func (a *Agent) prepareFuture() error {
 	if a.futB[0] == nil || a.bVar != nil {
 		fb := append(a.bfl[:0], a.bbar...)
 		for u := range nu {
-			floorColumns(fb[u*ns*ns:(u+1)*ns*ns], ns, ns)
+			pomdp.FloorColumns(fb[u*ns*ns:(u+1)*ns*ns], ns, ns)
 		}
 		a.bfl = fb
 		for i, p := range fb {

@@ -10,9 +10,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/arbor-ai/arbor/aci"
 	"github.com/arbor-ai/arbor/btai"
 	"github.com/arbor-ai/arbor/envs"
+	"github.com/arbor-ai/arbor/pomdp"
 )
 
 // resultsMazes are the mazes of the results table in docs/btai.md: every
@@ -55,7 +55,7 @@ type seedResult struct {
 
 // runTable runs 20 seeds (EpisodeRand(k, 0), k = 0..19) of cfg on the
 // maze mz with model p and shortest path sp. It may run on any goroutine.
-func runTable(mz *envs.Maze, p *aci.POMDP, sp int, cfg resultsConfig) (seedResult, error) {
+func runTable(mz *envs.Maze, p *pomdp.Model, sp int, cfg resultsConfig) (seedResult, error) {
 	o := cfg.opts()
 	var r seedResult
 	steps, solvedSteps, secs := 0, 0, 0.0
@@ -95,7 +95,7 @@ func TestResultsTable(t *testing.T) {
 	res := make([][]seedResult, len(resultsMazes))
 	errs := make([][]error, len(resultsMazes))
 	mazes := make([]*envs.Maze, len(resultsMazes))
-	models := make([]*aci.POMDP, len(resultsMazes))
+	models := make([]*pomdp.Model, len(resultsMazes))
 	sps := make([]int, len(resultsMazes))
 	for i, name := range resultsMazes {
 		res[i] = make([]seedResult, len(resultsConfigs))

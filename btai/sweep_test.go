@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/arbor-ai/arbor/aci"
 	"github.com/arbor-ai/arbor/btai"
 	"github.com/arbor-ai/arbor/envs"
+	"github.com/arbor-ai/arbor/pomdp"
 )
 
 // unseenMazes draws n random mazes of the non-deceptive kind (H <= 6,
@@ -49,12 +49,12 @@ func drawMazes(t testing.TB, seed uint64, n int, oneRise bool) []*envs.Maze {
 	return out
 }
 
-func mazePOMDP(t testing.TB, mz *envs.Maze, pref float64) *aci.POMDP {
+func mazePOMDP(t testing.TB, mz *envs.Maze, pref float64) *pomdp.Model {
 	mm, err := mz.Model(envs.DefaultNoise, pref)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := aci.NewPOMDP(SpecFromMaze(mm))
+	p, err := pomdp.New(mm.Spec())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,8 +6,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/arbor-ai/arbor/aci"
 	"github.com/arbor-ai/arbor/btai"
+	"github.com/arbor-ai/arbor/pomdp"
 )
 
 func randDist(rng *rand.Rand, n int) []float64 {
@@ -23,8 +23,8 @@ func randDist(rng *rand.Rand, n int) []float64 {
 	return p
 }
 
-func randPOMDP(t *testing.T, rng *rand.Rand, ns, no, nu int) *aci.POMDP {
-	sp := aci.Spec{NumStates: ns, NumObs: no, NumActions: nu, C: randDist(rng, no), D: randDist(rng, ns)}
+func randPOMDP(t *testing.T, rng *rand.Rand, ns, no, nu int) *pomdp.Model {
+	sp := pomdp.Spec{NumStates: ns, NumObs: no, NumActions: nu, C: randDist(rng, no), D: randDist(rng, ns)}
 	sp.A = make([]float64, no*ns)
 	for s := range ns {
 		col := randDist(rng, no)
@@ -41,7 +41,7 @@ func randPOMDP(t *testing.T, rng *rand.Rand, ns, no, nu int) *aci.POMDP {
 			}
 		}
 	}
-	m, err := aci.NewPOMDP(sp)
+	m, err := pomdp.New(sp)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func randPOMDP(t *testing.T, rng *rand.Rand, ns, no, nu int) *aci.POMDP {
 // belief qs (docs/cli.md), written out from A, B and C:
 // Q(s_tau) = B_u Q(s_(tau-1)), Q(o_tau) = A Q(s_tau),
 // G = sum_tau KL[Q(o_tau) || C] + sum_s Q(s_tau)(s) H[A(.|s)].
-func bruteEFE(m *aci.POMDP, qs []float64, path []int) float64 {
+func bruteEFE(m *pomdp.Model, qs []float64, path []int) float64 {
 	ns, no := m.NumStates(), m.NumObs()
 	q := append([]float64(nil), qs...)
 	g := 0.0

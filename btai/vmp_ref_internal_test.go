@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/arbor-ai/arbor/aci"
 	"github.com/arbor-ai/arbor/envs"
+	"github.com/arbor-ai/arbor/pomdp"
 )
 
 // The local VMP of a new node as it was before the structured logarithms
@@ -148,7 +148,7 @@ func (r *refVMP) infer(qp []float64, u int) bool {
 // the rest equal (the "noise" background), some columns with hard zeros
 // instead of a background (floored by floorColumns), so that the split
 // logarithms take their sparse form.
-func noisyModelInternal(t testing.TB, rng *rand.Rand, ns, no, nu int) *aci.POMDP {
+func noisyModelInternal(t testing.TB, rng *rand.Rand, ns, no, nu int) *pomdp.Model {
 	t.Helper()
 	col := func(dst []float64, stride, n int) {
 		bg := 0.0
@@ -170,7 +170,7 @@ func noisyModelInternal(t testing.TB, rng *rand.Rand, ns, no, nu int) *aci.POMDP
 			dst[i*stride] = x / z
 		}
 	}
-	sp := aci.Spec{NumStates: ns, NumObs: no, NumActions: nu, C: randDistInternal(rng, no), D: randDistInternal(rng, ns)}
+	sp := pomdp.Spec{NumStates: ns, NumObs: no, NumActions: nu, C: randDistInternal(rng, no), D: randDistInternal(rng, ns)}
 	sp.A = make([]float64, no*ns)
 	for s := range ns {
 		col(sp.A[s:], ns, no)
@@ -181,7 +181,7 @@ func noisyModelInternal(t testing.TB, rng *rand.Rand, ns, no, nu int) *aci.POMDP
 			col(sp.B[u*ns*ns+p:], ns, ns)
 		}
 	}
-	m, err := aci.NewPOMDP(sp)
+	m, err := pomdp.New(sp)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -354,7 +354,7 @@ func TestVMPMatchesReference(t *testing.T) {
 
 // mazeInternal loads envs/testdata/mazes/name and its POMDP with the
 // default noise and preference precision (as the CLI and maze_test.go).
-func mazeInternal(t testing.TB, name string) (*envs.Maze, *aci.POMDP) {
+func mazeInternal(t testing.TB, name string) (*envs.Maze, *pomdp.Model) {
 	t.Helper()
 	mz, err := envs.LoadMaze(filepath.Join("..", "envs", "testdata", "mazes", name))
 	if err != nil {
@@ -364,8 +364,7 @@ func mazeInternal(t testing.TB, name string) (*envs.Maze, *aci.POMDP) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := aci.NewPOMDP(aci.Spec{NumStates: len(mm.D), NumObs: len(mm.C), NumActions: len(mm.B),
-		A: mm.FlatA(), B: mm.FlatB(), C: mm.C, D: mm.D})
+	m, err := mm.POMDP()
 	if err != nil {
 		t.Fatal(err)
 	}

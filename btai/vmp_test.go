@@ -6,9 +6,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/arbor-ai/arbor/aci"
 	"github.com/arbor-ai/arbor/btai"
 	"github.com/arbor-ai/arbor/ffg"
+	"github.com/arbor-ai/arbor/pomdp"
 	"github.com/arbor-ai/arbor/schedule"
 )
 
@@ -110,11 +110,11 @@ func TestVMPMatchesSchedule(t *testing.T) {
 func TestVMPTwoStates(t *testing.T) {
 	A := [][]float64{{0.9, 0.2}, {0.1, 0.8}}
 	B := [][]float64{{0.7, 0.4}, {0.3, 0.6}}
-	sp := aci.Spec{NumStates: 2, NumObs: 2, NumActions: 1,
+	sp := pomdp.Spec{NumStates: 2, NumObs: 2, NumActions: 1,
 		A: []float64{A[0][0], A[0][1], A[1][0], A[1][1]},
 		B: []float64{B[0][0], B[0][1], B[1][0], B[1][1]},
 		C: []float64{0.5, 0.5}, D: []float64{0.5, 0.5}}
-	m, err := aci.NewPOMDP(sp)
+	m, err := pomdp.New(sp)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,9 @@
 // generative processes of the experiments, and the generative models an
 // agent starts from, as plain slices.
 //
-// The package imports only the standard library (docs/architecture.md).
+// The package imports only pomdp of arbor (docs/architecture.md): models
+// come back as plain slices (MazeModel) or as a validated *pomdp.Model
+// (Maze.POMDP, MazeModel.POMDP).
 //
 // # Environments
 //

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+
+	"github.com/arbor-ai/arbor/pomdp"
 )
 
 // MazeModel is a discrete POMDP generative model in plain slices, laid out
@@ -161,9 +163,9 @@ func softmaxInto(dst, logits []float64) {
 }
 
 // FlatA returns A flattened row-major into a new slice, the layout of
-// aci.Spec.A: FlatA()[o*NumStates+s] = A[o][s], with NumStates = len(D).
+// pomdp.Spec.A: FlatA()[o*NumStates+s] = A[o][s], with NumStates = len(D).
 // Rows are concatenated as they are, so a ragged A gives a slice whose
-// length is not len(A)*len(D) (aci.NewPOMDP reports that).
+// length is not len(A)*len(D) (pomdp.New reports that).
 func (m *MazeModel) FlatA() []float64 {
 	n := 0
 	for _, row := range m.A {
@@ -177,7 +179,7 @@ func (m *MazeModel) FlatA() []float64 {
 }
 
 // FlatB returns B flattened row-major into a new slice, the layout of
-// aci.Spec.B: FlatB()[(u*NumStates+next)*NumStates+prev] = B[u][next][prev].
+// pomdp.Spec.B: FlatB()[(u*NumStates+next)*NumStates+prev] = B[u][next][prev].
 // Like FlatA it concatenates rows as they are.
 func (m *MazeModel) FlatB() []float64 {
 	n := 0
@@ -193,4 +195,31 @@ func (m *MazeModel) FlatB() []float64 {
 		}
 	}
 	return out
+}
+
+// Spec returns the model as a pomdp.Spec: A and B flattened (FlatA, FlatB),
+// C, D and the names copied. pomdp.New validates it; POMDP does both.
+func (m *MazeModel) Spec() pomdp.Spec {
+	return pomdp.Spec{
+		NumStates: len(m.D), NumObs: len(m.A), NumActions: len(m.B),
+		A: m.FlatA(), B: m.FlatB(),
+		C: append([]float64(nil), m.C...), D: append([]float64(nil), m.D...),
+		Actions:      append([]string(nil), m.Actions...),
+		Observations: append([]string(nil), m.Observations...),
+		States:       append([]string(nil), m.States...),
+	}
+}
+
+// POMDP returns the model as a validated *pomdp.Model, the form both
+// agents take.
+func (m *MazeModel) POMDP() (*pomdp.Model, error) { return pomdp.New(m.Spec()) }
+
+// POMDP returns the agent's generative model of the maze (Model) as a
+// validated *pomdp.Model.
+func (m *Maze) POMDP(noise, prefPrecision float64) (*pomdp.Model, error) {
+	mm, err := m.Model(noise, prefPrecision)
+	if err != nil {
+		return nil, err
+	}
+	return mm.POMDP()
 }

@@ -263,7 +263,7 @@ func TestMazeModelErrors(t *testing.T) {
 }
 
 // TestMazeModelFlat checks FlatA and FlatB against the nested matrices
-// element by element, with the index formulas of aci.Spec written out
+// element by element, with the index formulas of pomdp.Spec written out
 // (A[o*ns+s] = A[o][s], B[(u*ns+next)*ns+prev] = B[u][next][prev]), on a
 // maze model (22 states, 5 actions) and on the T-maze model, and that the
 // results share no memory with the model.
@@ -305,7 +305,7 @@ func TestMazeModelFlat(t *testing.T) {
 		}
 	}
 	// A ragged model is concatenated as it is (the caller's validation,
-	// aci.NewPOMDP, sees the wrong length).
+	// pomdp.New, sees the wrong length).
 	ragged := &MazeModel{A: [][]float64{{1, 0}, {0}}, B: [][][]float64{{{1}, {0, 1}}}}
 	if got := ragged.FlatA(); len(got) != 3 {
 		t.Errorf("ragged FlatA = %v, want the 3 entries concatenated", got)

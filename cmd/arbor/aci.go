@@ -19,6 +19,7 @@ import (
 
 	"github.com/arbor-ai/arbor/aci"
 	"github.com/arbor-ai/arbor/envs"
+	"github.com/arbor-ai/arbor/pomdp"
 )
 
 func runACI(args []string, stdout io.Writer) error {
@@ -50,7 +51,7 @@ func aciFlagsGiven(fset *flag.FlagSet) map[string]bool {
 // input (exit status 2) and the message starts with "--model PATH:" followed
 // by the field and the fault, e.g.
 // "--model m.json: B[1]: column 2 sums to 0.93, want 1 (tolerance 1e-6)".
-func aciLoadModel(path string) (*aci.POMDP, error) {
+func aciLoadModel(path string) (*pomdp.Model, error) {
 	if path == "" {
 		return nil, badInput("--model: missing (want a POMDP file, docs/formats.md)")
 	}
@@ -78,7 +79,7 @@ func aciLoadModel(path string) (*aci.POMDP, error) {
 		}
 		return nil, badInput("--model %s: %sinvalid JSON at byte %d: %v%s", path, at, se.Offset, err, hint)
 	}
-	m, err := aci.ParsePOMDP(data)
+	m, err := pomdp.Parse(data)
 	if err != nil {
 		return nil, badInput("--model %s: %v", path, err)
 	}
@@ -251,11 +252,11 @@ func runACIEval(args []string, stdout io.Writer) error {
 // aciPrintEval is the human output of arbor aci eval. It streams the policy
 // tree with aci.TopPolicies, so any horizon whose |U|^T fits in an int works
 // in O(T |S| + top T) memory.
-func aciPrintEval(w io.Writer, m *aci.POMDP, f *aciEvalFlags) error {
+func aciPrintEval(w io.Writer, m *pomdp.Model, f *aciEvalFlags) error {
 	if _, err := aci.NumPolicies(m.NumActions(), f.horizon, math.MaxInt); err != nil {
 		return badInput("--%v", err)
 	}
-	qs, err := aci.StatePosterior(nil, m, f.obs)
+	qs, err := pomdp.StatePosterior(nil, m, f.obs)
 	if err != nil {
 		return badInput("%v (--model %s)", err, f.model)
 	}
@@ -450,7 +451,7 @@ func runACIRun(args []string, stdout io.Writer) error {
 	case (*mazeFile == "") == (*model == ""):
 		return badInput("want exactly one of --maze FILE and --model FILE")
 	}
-	var m *aci.POMDP
+	var m *pomdp.Model
 	var env envs.Environment
 	var mz *envs.Maze
 	source := ""
@@ -462,7 +463,7 @@ func runACIRun(args []string, stdout io.Writer) error {
 		if err != nil {
 			return badInput("--noise %v, --pref-precision %v: %v", *noise, *pref, err)
 		}
-		if m, err = aci.NewPOMDP(btaiMazeSpec(mm)); err != nil {
+		if m, err = mm.POMDP(); err != nil {
 			return badInput("--maze %s: model: %v", *mazeFile, err)
 		}
 		env, source = mz, "--maze "+*mazeFile
@@ -571,7 +572,7 @@ func (e *aciModelEnv) NumObservations() int { return e.m.NumObs() }
 // aciPrintEpisode is the human output of one episode: a summary line, the
 // actions, and for a maze the maze with the path drawn (envs.Maze.Render,
 // as arbor btai run).
-func aciPrintEpisode(w io.Writer, ep *aciEpisode, m *aci.POMDP, mz *envs.Maze, states []int, horizon int) {
+func aciPrintEpisode(w io.Writer, ep *aciEpisode, m *pomdp.Model, mz *envs.Maze, states []int, horizon int) {
 	status := "ran"
 	if mz != nil {
 		status = "did not reach the exit"

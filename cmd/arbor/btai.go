@@ -15,9 +15,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/arbor-ai/arbor/aci"
 	"github.com/arbor-ai/arbor/btai"
 	"github.com/arbor-ai/arbor/envs"
+	"github.com/arbor-ai/arbor/pomdp"
 )
 
 // Limits of the btai flags. They bound the work a single command can ask
@@ -39,7 +39,7 @@ const btaiMaxTreeBytes = 4 << 30
 // btaiCheckTree refuses an --iterations whose tree would not fit in
 // btaiMaxTreeBytes, estimated by btai.TreeBytes (materialized: for btai
 // plan, --global and --dot).
-func btaiCheckTree(iterations int, m *aci.POMDP, materialized bool) error {
+func btaiCheckTree(iterations int, m *pomdp.Model, materialized bool) error {
 	if b := btai.TreeBytes(iterations, m.NumStates(), m.NumObs(), m.NumActions(), materialized); b > btaiMaxTreeBytes {
 		return badInput("--iterations: %d iterations x %d actions would grow a planning tree of about %.1f GB, more than the %d GB allowed",
 			iterations, m.NumActions(), b/1e9, btaiMaxTreeBytes>>30)
@@ -278,7 +278,7 @@ func (s btaiSettingsJSON) String() string {
 // checkModel refuses the novelty flags that do not apply to model m: a
 // model with its own concentrations a is learned by the graph, from its a
 // and carried over between episodes.
-func (b *btaiFlags) checkModel(m *aci.POMDP) error {
+func (b *btaiFlags) checkModel(m *pomdp.Model) error {
 	if la, _, _ := m.Learnable(); la {
 		for _, f := range []string{"novelty-prior", "novelty-carry"} {
 			if b.set(f) {
@@ -308,7 +308,7 @@ func btaiReadError(flagName, path string, err error) error {
 
 // btaiLoadPOMDP reads and validates the --model file.
 // Errors read "--model PATH: FIELD: FAULT".
-func btaiLoadPOMDP(path string) (*aci.POMDP, error) {
+func btaiLoadPOMDP(path string) (*pomdp.Model, error) {
 	if path == "" {
 		return nil, badInput("--model: missing (want a POMDP file: JSON with A, B, C, D)")
 	}
@@ -316,7 +316,7 @@ func btaiLoadPOMDP(path string) (*aci.POMDP, error) {
 	if err != nil {
 		return nil, btaiReadError("model", path, err)
 	}
-	m, err := aci.ParsePOMDP(data)
+	m, err := pomdp.Parse(data)
 	if err != nil {
 		return nil, &modelError{fmt.Errorf("--model %s: %w", path, err)}
 	}
@@ -325,7 +325,7 @@ func btaiLoadPOMDP(path string) (*aci.POMDP, error) {
 
 // btaiLoadMaze reads the --maze file and builds the agent's
 // model of it. Errors read "--maze PATH: line L, column C: FAULT".
-func btaiLoadMaze(path string, noise, pref float64) (*envs.Maze, *aci.POMDP, error) {
+func btaiLoadMaze(path string, noise, pref float64) (*envs.Maze, *pomdp.Model, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, btaiReadError("maze", path, err)
@@ -342,19 +342,11 @@ func btaiLoadMaze(path string, noise, pref float64) (*envs.Maze, *aci.POMDP, err
 	if err != nil {
 		return nil, nil, &modelError{fmt.Errorf("--maze %s: %w", path, err)}
 	}
-	m, err := aci.NewPOMDP(btaiMazeSpec(mm))
+	m, err := mm.POMDP()
 	if err != nil {
 		return nil, nil, &modelError{fmt.Errorf("--maze %s: model: %w", path, err)}
 	}
 	return mz, m, nil
-}
-
-// btaiMazeSpec flattens a maze model into an aci.Spec (arbor aci run uses
-// it too).
-func btaiMazeSpec(mm *envs.MazeModel) aci.Spec {
-	return aci.Spec{NumStates: len(mm.D), NumObs: len(mm.C), NumActions: len(mm.B),
-		A: mm.FlatA(), B: mm.FlatB(), C: mm.C, D: mm.D,
-		Actions: mm.Actions, Observations: mm.Observations, States: mm.States}
 }
 
 // btaiFloat is a JSON number; a non-finite value (an infinite cost when the
@@ -479,7 +471,7 @@ func runBTAIPlan(args []string, stdout io.Writer) error {
 }
 
 // btaiEvidence returns P(o) = sum_s A(o|s) D(s).
-func btaiEvidence(m *aci.POMDP, o int) float64 {
+func btaiEvidence(m *pomdp.Model, o int) float64 {
 	p := 0.0
 	for s := range m.NumStates() {
 		p += m.A(o, s) * m.D(s)
@@ -523,7 +515,7 @@ func btaiCreatable(path string) error {
 
 // btaiWriteDOT writes the agent's graph, with the planning tree labelled
 // (visits n and average cost g per node) and clustered per depth, to path.
-func btaiWriteDOT(ag *btai.Agent, m *aci.POMDP, path string) error {
+func btaiWriteDOT(ag *btai.Agent, m *pomdp.Model, path string) error {
 	ag.LabelTree(m.ActionName)
 	f, err := os.Create(path)
 	if err != nil {
@@ -548,7 +540,7 @@ func btaiWriteDOT(ag *btai.Agent, m *aci.POMDP, path string) error {
 // too): the model itself as the true generative process, sampled with the
 // run's seed. It never ends an episode early.
 type btaiModelEnv struct {
-	m   *aci.POMDP
+	m   *pomdp.Model
 	rng *rand.Rand
 	s   int
 }
@@ -667,7 +659,7 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 	if err := opts.Validate(); err != nil {
 		return badInput("%v", err)
 	}
-	var m *aci.POMDP
+	var m *pomdp.Model
 	var env btai.Environment
 	var mz *envs.Maze
 	if *mazeFile != "" {
@@ -793,7 +785,7 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 // btaiPrintEpisode prints one episode for humans: the outcome, the actions
 // and, for a maze, the positions visited and the maze with the visited
 // cells marked '*' (S and E keep their letters).
-func btaiPrintEpisode(w io.Writer, e int, ep *btai.Episode, m *aci.POMDP, mz *envs.Maze, positions [][2]int) {
+func btaiPrintEpisode(w io.Writer, e int, ep *btai.Episode, m *pomdp.Model, mz *envs.Maze, positions [][2]int) {
 	status := "ran"
 	if mz != nil {
 		status = "did not reach the exit in"

@@ -1,11 +1,9 @@
 // Command maze runs a Branching Time Active Inference agent in a maze file
 // through the library API, without the arbor command line:
 //
-//  1. envs.LoadMaze parses the maze (the format of examples/mazes) and
-//     Maze.Model builds the agent's noisy generative model of it (A, B, C,
-//     D as nested slices);
-//  2. aci.NewPOMDP checks that model and holds it in the flat layout the
-//     agents use;
+//  1. envs.LoadMaze parses the maze (docs/formats.md, "Maze file");
+//  2. Maze.POMDP builds the agent's noisy generative model of it (A, B, C,
+//     D) as a validated *pomdp.Model, the form both agents take;
 //  3. btai.NewAgent creates the agent with the planning options, and
 //     Agent.RunEpisode runs the action-perception cycle of paper
 //     Algorithm 2 (observe, infer the present state, plan by growing the
@@ -29,7 +27,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/arbor-ai/arbor/aci"
 	"github.com/arbor-ai/arbor/btai"
 	"github.com/arbor-ai/arbor/envs"
 )
@@ -115,13 +112,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "maze: %v\n", err)
 		return 2
 	}
-	mm, err := mz.Model(envs.DefaultNoise, envs.DefaultPrefPrecision)
-	if err != nil {
-		fmt.Fprintf(stderr, "maze: %s: %v\n", *mazeFile, err)
-		return 2
-	}
-	// 2. The model as an aci.POMDP.
-	model, err := aci.NewPOMDP(spec(mm))
+	// 2. The agent's noisy model of the maze as a *pomdp.Model (Maze.Model
+	// gives it as nested slices).
+	model, err := mz.POMDP(envs.DefaultNoise, envs.DefaultPrefPrecision)
 	if err != nil {
 		fmt.Fprintf(stderr, "maze: %s: %v\n", *mazeFile, err)
 		return 2
@@ -160,14 +153,4 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "path: %s\n", strings.Join(cells, " "))
 	fmt.Fprint(stdout, mz.Render(states))
 	return 0
-}
-
-// spec fills an aci.Spec from a maze model; envs.MazeModel.FlatA and
-// FlatB give A and B in aci.Spec's row-major layouts.
-func spec(mm *envs.MazeModel) aci.Spec {
-	return aci.Spec{
-		NumStates: len(mm.D), NumObs: len(mm.C), NumActions: len(mm.B),
-		A: mm.FlatA(), B: mm.FlatB(), C: mm.C, D: mm.D,
-		Actions: mm.Actions, Observations: mm.Observations, States: mm.States,
-	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/arbor-ai/arbor/aci"
 	"github.com/arbor-ai/arbor/envs"
+	"github.com/arbor-ai/arbor/pomdp"
 )
 
 // Config of a T-maze run.
@@ -59,31 +60,20 @@ var locationNames = []string{"start", "cue", "left", "right"}
 // Model returns the agent's model of the T-maze: the exact envs.TMazeModel
 // with PunishmentPreference, and Dirichlet concentrations d = 1 on every
 // state, so that the prior over the context is learned across trials.
-func Model() (*aci.POMDP, error) {
+func Model() (*pomdp.Model, error) {
 	cfg := envs.DefaultTMazeConfig()
 	cfg.PunishmentPreference = PunishmentPreference
 	mm, err := envs.TMazeModel(&cfg)
 	if err != nil {
 		return nil, err
 	}
-	sp := Spec(mm)
+	sp := mm.Spec()
 	sp.D = nil // D = E[Dir(d)]
 	sp.ConcD = make([]float64, sp.NumStates)
 	for s := range sp.ConcD {
 		sp.ConcD[s] = 1
 	}
-	return aci.NewPOMDP(sp)
-}
-
-// Spec fills an aci.Spec from an envs.MazeModel (A and B from FlatA and
-// FlatB, C and D copied).
-func Spec(mm *envs.MazeModel) aci.Spec {
-	return aci.Spec{
-		NumStates: len(mm.D), NumObs: len(mm.A), NumActions: len(mm.B),
-		A: mm.FlatA(), B: mm.FlatB(),
-		C: append([]float64(nil), mm.C...), D: append([]float64(nil), mm.D...),
-		Actions: mm.Actions, Observations: mm.Observations, States: mm.States,
-	}
+	return pomdp.New(sp)
 }
 
 // Run runs cfg.Trials trials of the agent with Dirichlet learning of d and

@@ -7,6 +7,7 @@ import (
 
 	"github.com/arbor-ai/arbor/aci"
 	"github.com/arbor-ai/arbor/envs"
+	"github.com/arbor-ai/arbor/pomdp"
 )
 
 // Planners measured by the wall program and the benchmark.
@@ -16,7 +17,7 @@ const (
 	// free energy of the |U|^N policies streamed depth first, Act.
 	plannerAgent = "agent"
 	// plannerStream is the loaded-POMDP path without a graph: the exact
-	// state posterior (aci.StatePosterior) and one streaming pass of
+	// state posterior (pomdp.StatePosterior) and one streaming pass of
 	// aci.TopPolicies that gives the action marginal.
 	plannerStream = "stream"
 )
@@ -28,13 +29,13 @@ const gamma = 16
 // problem is the agent's model of a maze and the observation at its start.
 type problem struct {
 	maze  *envs.Maze
-	model *aci.POMDP
+	model *pomdp.Model
 	obs0  int
 }
 
 // loadProblem reads a maze file and builds the agent's model of it
 // (docs/formats.md, "Maze file": noise 0.1, preference precision 3). The envs.MazeModel marshals in
-// the POMDP file format of docs/formats.md, which aci.ParsePOMDP validates.
+// the POMDP file format of docs/formats.md, which pomdp.Parse validates.
 func loadProblem(path string) (*problem, error) {
 	mz, err := envs.LoadMaze(path)
 	if err != nil {
@@ -48,7 +49,7 @@ func loadProblem(path string) (*problem, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := aci.ParsePOMDP(data)
+	m, err := pomdp.Parse(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: model: %w", path, err)
 	}
@@ -71,7 +72,7 @@ func planOneStep(ctx context.Context, p *problem, planner string, horizon int) (
 // of q(pi) = softmax(-gamma G) over all |U|^horizon policies in one
 // streaming depth-first pass, and its argmax.
 func planStream(p *problem, horizon int) (int, error) {
-	qs, err := aci.StatePosterior(nil, p.model, p.obs0)
+	qs, err := pomdp.StatePosterior(nil, p.model, p.obs0)
 	if err != nil {
 		return 0, err
 	}

@@ -182,7 +182,7 @@ func TestDrawPlot(t *testing.T) {
 // BenchmarkPlanOneStep is the exponential wall in process: the classic agent
 // (aci.Agent: a fresh agent sees the first observation of 1.maze and acts
 // once) with N-step policies, 5^N of them. The stream sub-benchmarks time
-// the same step without the factor graph (aci.StatePosterior +
+// the same step without the factor graph (pomdp.StatePosterior +
 // aci.TopPolicies).
 func BenchmarkPlanOneStep(b *testing.B) {
 	p := loadTestProblem(b)

@@ -1,4 +1,4 @@
-package aci
+package pomdp
 
 import (
 	"math"
@@ -19,8 +19,8 @@ const (
 
 func model(fields ...string) string { return "{" + strings.Join(fields, ", ") + "}" }
 
-func TestParsePOMDPValid(t *testing.T) {
-	m, err := ParsePOMDP([]byte(model(okA, okB, okC, okD,
+func TestParseValid(t *testing.T) {
+	m, err := Parse([]byte(model(okA, okB, okC, okD,
 		`"C_states": [0, 0, 1]`, `"actions": ["stay", "rotate"]`,
 		`"observations": ["dark", "light"]`, `"states": ["x", "y", "z"]`)))
 	if err != nil {
@@ -40,7 +40,7 @@ func TestParsePOMDPValid(t *testing.T) {
 	// Only concentrations: A, B, D are their expectations (normalised
 	// columns): a column [1, 3] gives [0.25, 0.75], a column [1, 1]
 	// gives [0.5, 0.5].
-	m, err = ParsePOMDP([]byte(model(
+	m, err = Parse([]byte(model(
 		`"a": [[1, 2, 1], [3, 2, 1]]`,
 		`"b": [[[1,1,1],[1,1,1],[2,2,2]]]`,
 		`"d": [1, 1, 2]`, okC)))
@@ -54,13 +54,13 @@ func TestParsePOMDPValid(t *testing.T) {
 		t.Error("Learnable() false")
 	}
 	// Round trip through Spec.
-	m2, err := NewPOMDP(m.Spec())
+	m2, err := New(m.Spec())
 	if err != nil || m2.A(1, 0) != 0.75 {
-		t.Errorf("NewPOMDP(m.Spec()): %v", err)
+		t.Errorf("New(m.Spec()): %v", err)
 	}
 }
 
-func TestParsePOMDPBadInput(t *testing.T) {
+func TestParseBadInput(t *testing.T) {
 	tests := []struct {
 		name, json, want string // want: substring of the error
 	}{
@@ -123,7 +123,7 @@ func TestParsePOMDPBadInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := ParsePOMDP([]byte(tt.json))
+			_, err := Parse([]byte(tt.json))
 			if err == nil {
 				t.Fatalf("no error, want %q", tt.want)
 			}
@@ -135,7 +135,7 @@ func TestParsePOMDPBadInput(t *testing.T) {
 }
 
 // NaN and Inf cannot be written in JSON; they reach a POMDP through Spec.
-func TestNewPOMDPNonFinite(t *testing.T) {
+func TestNewNonFinite(t *testing.T) {
 	base := func() Spec {
 		return Spec{
 			NumStates: 2, NumObs: 1, NumActions: 1,
@@ -157,36 +157,36 @@ func TestNewPOMDPNonFinite(t *testing.T) {
 	for _, tt := range tests {
 		sp := base()
 		tt.edit(&sp)
-		_, err := NewPOMDP(sp)
+		_, err := New(sp)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: error %v, want %q", tt.name, err, tt.want)
 		}
 	}
-	if _, err := NewPOMDP(base()); err != nil {
+	if _, err := New(base()); err != nil {
 		t.Errorf("base spec: %v", err)
 	}
 }
 
-func TestLoadPOMDPNamesPath(t *testing.T) {
+func TestLoadNamesPath(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "bad.json")
 	if err := os.WriteFile(path, []byte(model(okA, okB, okC)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, err := LoadPOMDP(path)
+	_, err := Load(path)
 	if err == nil || !strings.HasPrefix(err.Error(), path+": D: missing") {
 		t.Errorf("error %v, want prefix %q", err, path+": D: missing")
 	}
-	if _, err := LoadPOMDP(filepath.Join(dir, "absent.json")); err == nil {
+	if _, err := Load(filepath.Join(dir, "absent.json")); err == nil {
 		t.Error("absent file: no error")
 	}
 }
 
-// FuzzParsePOMDP checks that ParsePOMDP never panics, that an error is one
+// FuzzParse checks that Parse never panics, that an error is one
 // line shorter than 300 bytes whatever the size of the input (names, keys
 // and literals are quoted shortened), and that an accepted model is usable:
 // its Spec round-trips and a short evaluation works or fails with an error.
-func FuzzParsePOMDP(f *testing.F) {
+func FuzzParse(f *testing.F) {
 	seeds, _ := filepath.Glob("testdata/*.json")
 	for _, p := range seeds {
 		data, err := os.ReadFile(p)
@@ -201,7 +201,7 @@ func FuzzParsePOMDP(f *testing.F) {
 	f.Add([]byte(`{"` + strings.Repeat("k", 1000) + `": 1}`))
 	f.Add([]byte(model(okA, okB, okC, okD, `"states": ["`+strings.Repeat("s", 500)+`", "`+strings.Repeat("s", 500)+`", "x"]`)))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		m, err := ParsePOMDP(data)
+		m, err := Parse(data)
 		if err != nil {
 			if m != nil {
 				t.Fatal("non-nil model with an error")
@@ -211,23 +211,33 @@ func FuzzParsePOMDP(f *testing.F) {
 			}
 			return
 		}
-		if _, err := NewPOMDP(m.Spec()); err != nil {
+		if _, err := New(m.Spec()); err != nil {
 			t.Fatalf("Spec round trip: %v", err)
 		}
 		if m.NumActions() <= 4 && m.NumStates() <= 64 {
+			// Every accepted model can be used: posteriors and one step of
+			// the expected free energy for every action, without a panic.
+			next := make([]float64, m.NumStates())
 			for obs := range m.NumObs() {
-				_, _ = Eval(m, obs, 2, 4)
+				qs, err := StatePosterior(nil, m, obs)
+				if err != nil {
+					continue
+				}
+				for u := range m.NumActions() {
+					Propagate(m, next, qs, u)
+					_, _, _ = StepCost(m, next, m.NoveltyWeights())
+				}
 			}
 		}
 	})
 }
 
-// TestParsePOMDPShortErrors: input that is huge in one place (a 3 MB run of
+// TestParseShortErrors: input that is huge in one place (a 3 MB run of
 // '[', a 100 kB key, number or name) gives an error that still names the
 // field but stays short: before, the key, the number literal and the
 // duplicated name were quoted whole (about 100 kB on one line). 300 bytes
 // keeps the line readable in a terminal.
-func TestParsePOMDPShortErrors(t *testing.T) {
+func TestParseShortErrors(t *testing.T) {
 	long := strings.Repeat("y", 100_000)
 	tests := []struct {
 		name, json, want string
@@ -240,7 +250,7 @@ func TestParsePOMDPShortErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := ParsePOMDP([]byte(tt.json))
+			_, err := Parse([]byte(tt.json))
 			if err == nil {
 				t.Fatal("no error")
 			}

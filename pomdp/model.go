@@ -1,4 +1,4 @@
-package aci
+package pomdp
 
 import (
 	"fmt"
@@ -6,14 +6,14 @@ import (
 )
 
 // Tolerance is the absolute tolerance on the sum of a probability vector
-// (a column of A or B, the vectors C, D and C_states) used by NewPOMDP and
-// ParsePOMDP.
+// (a column of A or B, the vectors C, D and C_states) used by New and
+// Parse.
 const Tolerance = 1e-6
 
 const toleranceText = "1e-6" // Tolerance as written in error messages
 
 // Spec is the flat, row-major description of a POMDP (docs/formats.md) that
-// NewPOMDP validates and copies. Index layouts:
+// New validates and copies. Index layouts:
 //
 //	A[o*NumStates+s]                     = P(o | s)
 //	B[(u*NumStates+next)*NumStates+prev] = P(s_{t+1}=next | s_t=prev, u_t=u)
@@ -33,12 +33,12 @@ type Spec struct {
 	Actions, Observations, States []string
 }
 
-// POMDP is a validated discrete POMDP: likelihood A, transitions B (one matrix
+// Model is a validated discrete POMDP: likelihood A, transitions B (one matrix
 // per action), target distribution C over observations, prior D over the
 // initial state, and optionally a target C_states over states, Dirichlet
 // concentrations a, b, d and names. It is immutable after construction and
 // safe for concurrent use.
-type POMDP struct {
+type Model struct {
 	ns, no, nu int
 
 	a, b, c, d []float64 // probabilities, flat row-major (see Spec)
@@ -58,11 +58,11 @@ type POMDP struct {
 	valid bool
 }
 
-// NewPOMDP validates sp and returns a POMDP holding copies of its slices.
+// New validates sp and returns a POMDP holding copies of its slices.
 // Errors name the field (A, B[u], C, D, C_states, a, b[u], d, actions,
 // observations, states) and the fault, e.g.
 // "B[1]: column 2 sums to 0.93, want 1 (tolerance 1e-6)".
-func NewPOMDP(sp Spec) (*POMDP, error) {
+func New(sp Spec) (*Model, error) {
 	ns, no, nu := sp.NumStates, sp.NumObs, sp.NumActions
 	if ns < 1 {
 		return nil, fmt.Errorf("NumStates: %d, want >= 1", ns)
@@ -78,7 +78,7 @@ func NewPOMDP(sp Spec) (*POMDP, error) {
 	if float64(ns)*float64(ns)*float64(nu) > maxElems || float64(no)*float64(ns) > maxElems {
 		return nil, fmt.Errorf("sizes %d states, %d observations, %d actions: too large", ns, no, nu)
 	}
-	m := &POMDP{ns: ns, no: no, nu: nu}
+	m := &Model{ns: ns, no: no, nu: nu}
 
 	var err error
 	// Concentrations first: the probabilities may default to them.
@@ -123,7 +123,7 @@ func NewPOMDP(sp Spec) (*POMDP, error) {
 }
 
 // cache fills the derived quantities used by the expected free energy.
-func (m *POMDP) cache() {
+func (m *Model) cache() {
 	ns, no := m.ns, m.no
 	m.logC = make([]float64, no)
 	for o, c := range m.c {
@@ -166,16 +166,16 @@ func (m *POMDP) cache() {
 }
 
 // NumStates returns |S|.
-func (m *POMDP) NumStates() int { return m.ns }
+func (m *Model) NumStates() int { return m.ns }
 
 // NumObs returns |O|.
-func (m *POMDP) NumObs() int { return m.no }
+func (m *Model) NumObs() int { return m.no }
 
 // NumActions returns |U|.
-func (m *POMDP) NumActions() int { return m.nu }
+func (m *Model) NumActions() int { return m.nu }
 
 // A returns P(o | s). It panics if an index is out of range.
-func (m *POMDP) A(o, s int) float64 {
+func (m *Model) A(o, s int) float64 {
 	checkIndex("o", o, m.no)
 	checkIndex("s", s, m.ns)
 	return m.a[o*m.ns+s]
@@ -183,7 +183,7 @@ func (m *POMDP) A(o, s int) float64 {
 
 // B returns P(s_{t+1}=next | s_t=prev, u_t=u). It panics if an index is out
 // of range.
-func (m *POMDP) B(u, next, prev int) float64 {
+func (m *Model) B(u, next, prev int) float64 {
 	checkIndex("u", u, m.nu)
 	checkIndex("next", next, m.ns)
 	checkIndex("prev", prev, m.ns)
@@ -192,30 +192,31 @@ func (m *POMDP) B(u, next, prev int) float64 {
 
 // C returns the target probability of observation o. It panics if o is out
 // of range.
-func (m *POMDP) C(o int) float64 {
+func (m *Model) C(o int) float64 {
 	checkIndex("o", o, m.no)
 	return m.c[o]
 }
 
 // D returns the prior probability of initial state s. It panics if s is out
 // of range.
-func (m *POMDP) D(s int) float64 {
+func (m *Model) D(s int) float64 {
 	checkIndex("s", s, m.ns)
 	return m.d[s]
 }
 
 // HasCStates reports whether the model has a target distribution over states.
-func (m *POMDP) HasCStates() bool { return m.cStates != nil }
+func (m *Model) HasCStates() bool { return m.cStates != nil }
 
-// Learnable reports which Dirichlet concentrations (a, b, d) the model has.
-func (m *POMDP) Learnable() (a, b, d bool) {
+// Learnable reports which of A, B and D have Dirichlet concentrations (a,
+// b, d) and are therefore learned by the agents.
+func (m *Model) Learnable() (a, b, d bool) {
 	return m.concA != nil, m.concB != nil, m.concD != nil
 }
 
-// Spec returns a deep copy of the model in flat form; NewPOMDP(m.Spec())
+// Spec returns a deep copy of the model in flat form; New(m.Spec())
 // reproduces m. A, B and D are always set (to the expectations of the
 // concentrations when the input had none).
-func (m *POMDP) Spec() Spec {
+func (m *Model) Spec() Spec {
 	return Spec{
 		NumStates: m.ns, NumObs: m.no, NumActions: m.nu,
 		A: clone(m.a), B: clone(m.b), C: clone(m.c), D: clone(m.d),
@@ -228,13 +229,13 @@ func (m *POMDP) Spec() Spec {
 
 // ActionName returns the name of action u, or its decimal index when the
 // model has no names.
-func (m *POMDP) ActionName(u int) string { return name(m.actions, u) }
+func (m *Model) ActionName(u int) string { return name(m.actions, u) }
 
 // ObsName returns the name of observation o, or its decimal index.
-func (m *POMDP) ObsName(o int) string { return name(m.observations, o) }
+func (m *Model) ObsName(o int) string { return name(m.observations, o) }
 
 // StateName returns the name of state s, or its decimal index.
-func (m *POMDP) StateName(s int) string { return name(m.states, s) }
+func (m *Model) StateName(s int) string { return name(m.states, s) }
 
 func name(names []string, i int) string {
 	if i >= 0 && i < len(names) {

@@ -1,4 +1,4 @@
-package aci
+package pomdp
 
 import (
 	"bytes"
@@ -33,21 +33,21 @@ var knownKeys = map[string]bool{
 	"actions": true, "observations": true, "states": true,
 }
 
-// LoadPOMDP reads and validates a POMDP file (docs/formats.md). Errors start
+// Load reads and validates a POMDP file (docs/formats.md). Errors start
 // with the path, then name the field and the fault.
-func LoadPOMDP(path string) (*POMDP, error) {
+func Load(path string) (*Model, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	m, err := ParsePOMDP(data)
+	m, err := Parse(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return m, nil
 }
 
-// ParsePOMDP decodes and validates a POMDP in the JSON format of
+// Parse decodes and validates a POMDP in the JSON format of
 // docs/formats.md:
 //
 //	{"A": [[...]], "B": [[[...]]], "C": [...], "D": [...],
@@ -58,9 +58,9 @@ func LoadPOMDP(path string) (*POMDP, error) {
 // distribution over observations, D[s] the initial-state prior. A, B and D
 // may be omitted when their Dirichlet concentrations a, b, d are given; they
 // then default to the expectations. Keys are case-sensitive and unknown keys
-// are rejected. ParsePOMDP never panics; errors name the field and the fault,
+// are rejected. Parse never panics; errors name the field and the fault,
 // e.g. "A: row 3 has 2 entries, want 4".
-func ParsePOMDP(data []byte) (*POMDP, error) {
+func Parse(data []byte) (*Model, error) {
 	// Keys first, case-sensitively: encoding/json would accept "c" for "C".
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
@@ -93,7 +93,7 @@ func ParsePOMDP(data []byte) (*POMDP, error) {
 	if err != nil {
 		return nil, err
 	}
-	return NewPOMDP(sp)
+	return New(sp)
 }
 
 func jsonError(err error) error {
@@ -115,7 +115,7 @@ func jsonError(err error) error {
 }
 
 // spec checks the shapes of the nested arrays, infers the sizes and
-// flattens everything into a Spec; NewPOMDP then checks the values.
+// flattens everything into a Spec; New then checks the values.
 func (f *pomdpJSON) spec() (Spec, error) {
 	var sp Spec
 	// Sizes: |O| and |S| from A (or a), |U| from B (or b).

@@ -1,4 +1,4 @@
-package aci
+package pomdp
 
 import (
 	"fmt"
