@@ -203,3 +203,6 @@ func (e *pomdpEnv) Step(u int) (int, error) {
 }
 
 func (e *pomdpEnv) Done() bool { return false }
+
+func (e *pomdpEnv) NumActions() int      { return e.m.NumActions() }
+func (e *pomdpEnv) NumObservations() int { return e.m.NumObs() }

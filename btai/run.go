@@ -4,15 +4,9 @@ import (
 	"context"
 	"fmt"
 	"time"
-)
 
-// Environment is what the action-perception cycle needs from a world;
-// envs.Maze and envs.TMaze satisfy it.
-type Environment interface {
-	Reset() int
-	Step(action int) (obs int, err error)
-	Done() bool
-}
+	"github.com/arbor-ai/arbor/pomdp"
+)
 
 // Episode is the record of one episode.
 type Episode struct {
@@ -31,7 +25,7 @@ type Episode struct {
 // called after every action with the action and the new observation (the
 // tree of that step's planning is still available through Tree until the
 // agent's next Step).
-func (a *Agent) RunEpisode(ctx context.Context, env Environment, maxSteps int, onStep func(step, action, obs int)) (*Episode, error) {
+func (a *Agent) RunEpisode(ctx context.Context, env pomdp.Environment, maxSteps int, onStep func(step, action, obs int)) (*Episode, error) {
 	if maxSteps < 0 {
 		return nil, fmt.Errorf("btai: maxSteps %d, want >= 0", maxSteps)
 	}

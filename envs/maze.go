@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/arbor-ai/arbor/pomdp"
 )
 
 // Maze actions (docs/formats.md). They index the first axis of
@@ -504,3 +506,6 @@ func (m *Maze) Render(path []int) string {
 func (m *Maze) String() string {
 	return strconv.Itoa(m.rows) + " " + strconv.Itoa(m.cols) + "\n" + m.Render(nil)
 }
+
+// Maze is an environment of the agents.
+var _ pomdp.Environment = (*Maze)(nil)

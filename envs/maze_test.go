@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/arbor-ai/arbor/pomdp"
 )
 
 // mazeDir holds the reference mazes (examples/mazes holds the same files).
@@ -243,10 +245,10 @@ func TestMazeNext(t *testing.T) {
 }
 
 // TestMazeEpisode walks the 9-action shortest path of 1.maze (4 up, 5
-// right) through the Environment interface.
+// right) through the pomdp.Environment interface.
 func TestMazeEpisode(t *testing.T) {
 	m := loadTestMaze(t, "1.maze")
-	var env Environment = m
+	var env pomdp.Environment = m
 	if o := env.Reset(); o != 9 {
 		t.Errorf("Reset = %d, want 9 (distance from (5,1) to (1,6))", o)
 	}

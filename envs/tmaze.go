@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/arbor-ai/arbor/pomdp"
 )
 
 // T-maze locations. The T-maze actions are the same indices: action u
@@ -339,3 +341,6 @@ func (t *TMaze) Done() bool {
 // InArm reports whether the agent is in either arm, after which nothing
 // changes until Reset.
 func (t *TMaze) InArm() bool { return t.location == TMazeLeft || t.location == TMazeRight }
+
+// TMaze is an environment of the agents.
+var _ pomdp.Environment = (*TMaze)(nil)

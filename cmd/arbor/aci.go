@@ -8,10 +8,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"math/rand/v2"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -45,45 +43,6 @@ func aciFlagsGiven(fset *flag.FlagSet) map[string]bool {
 	given := make(map[string]bool)
 	fset.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	return given
-}
-
-// aciLoadModel reads and validates the --model file. Every fault is bad
-// input (exit status 2) and the message starts with "--model PATH:" followed
-// by the field and the fault, e.g.
-// "--model m.json: B[1]: column 2 sums to 0.93, want 1 (tolerance 1e-6)".
-func aciLoadModel(path string) (*pomdp.Model, error) {
-	if path == "" {
-		return nil, badInput("--model: missing (want a POMDP file, docs/formats.md)")
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		why := err.Error()
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			why = pe.Err.Error() // the path is already in the message
-		}
-		return nil, badInput("--model %s: cannot read: %s", path, why)
-	}
-	// A syntax error is located here, as a field path, before the loader
-	// (which reports only the byte offset) sees the data.
-	var v any
-	var se *json.SyntaxError
-	if err := json.Unmarshal(data, &v); errors.As(err, &se) {
-		at := ""
-		if p := aciJSONPath(data, se.Offset-1); p != "" {
-			at = p + ": "
-		}
-		hint := ""
-		if k := se.Offset - 1; k >= 0 && k < int64(len(data)) && (data[k] == 'N' || data[k] == 'I') {
-			hint = " (JSON has no NaN or Infinity)"
-		}
-		return nil, badInput("--model %s: %sinvalid JSON at byte %d: %v%s", path, at, se.Offset, err, hint)
-	}
-	m, err := pomdp.Parse(data)
-	if err != nil {
-		return nil, badInput("--model %s: %v", path, err)
-	}
-	return m, nil
 }
 
 // aciJSONPath returns the path (e.g. "A[0][1]" or "B[1]") of the JSON
@@ -226,7 +185,7 @@ func runACIEval(args []string, stdout io.Writer) error {
 	if f.top < 1 {
 		return badInput("--top: %d, want >= 1", f.top)
 	}
-	m, err := aciLoadModel(f.model)
+	m, err := loadPOMDP(f.model)
 	if err != nil {
 		return err
 	}
@@ -387,25 +346,6 @@ type aciEpisode struct {
 	GammaMean       []float64 `json:"gamma,omitempty"` // E[gamma] per step, with --infer-gamma
 }
 
-// aciLoadMaze reads a --maze file; every fault is bad input naming the
-// file, the line and the column.
-func aciLoadMaze(path string) (*envs.Maze, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		why := err.Error()
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			why = pe.Err.Error()
-		}
-		return nil, badInput("--maze %s: cannot read: %s", path, why)
-	}
-	mz, err := envs.ParseMaze(bytes.NewReader(data))
-	if err != nil {
-		return nil, badInput("--maze %s: %v", path, err)
-	}
-	return mz, nil
-}
-
 func runACIRun(args []string, stdout io.Writer) error {
 	fset := flag.NewFlagSet("aci run", flag.ContinueOnError)
 	mazeFile := fset.String("maze", "", "maze file (docs/formats.md)")
@@ -452,11 +392,11 @@ func runACIRun(args []string, stdout io.Writer) error {
 		return badInput("want exactly one of --maze FILE and --model FILE")
 	}
 	var m *pomdp.Model
-	var env envs.Environment
+	var env pomdp.Environment
 	var mz *envs.Maze
 	source := ""
 	if *mazeFile != "" {
-		if mz, err = aciLoadMaze(*mazeFile); err != nil {
+		if mz, err = loadMaze(*mazeFile); err != nil {
 			return err
 		}
 		mm, err := mz.Model(*noise, *pref)
@@ -468,10 +408,10 @@ func runACIRun(args []string, stdout io.Writer) error {
 		}
 		env, source = mz, "--maze "+*mazeFile
 	} else {
-		if m, err = aciLoadModel(*model); err != nil {
+		if m, err = loadPOMDP(*model); err != nil {
 			return err
 		}
-		env = &aciModelEnv{btaiModelEnv{m: m, rng: rand.New(rand.NewPCG(*seed, 0xe1))}}
+		env = pomdp.NewProcess(m, rand.New(rand.NewPCG(*seed, 0xe1)))
 		source = "--model " + *model
 	}
 	if _, err := aci.NumPolicies(m.NumActions(), *horizon, math.MaxInt); err != nil {
@@ -561,13 +501,6 @@ func runACIRun(args []string, stdout io.Writer) error {
 	}
 	return nil
 }
-
-// aciModelEnv is the true process of a --model run (see btaiModelEnv in btai.go) as an
-// envs.Environment.
-type aciModelEnv struct{ btaiModelEnv }
-
-func (e *aciModelEnv) NumActions() int      { return e.m.NumActions() }
-func (e *aciModelEnv) NumObservations() int { return e.m.NumObs() }
 
 // aciPrintEpisode is the human output of one episode: a summary line, the
 // actions, and for a maze the maze with the path drawn (envs.Maze.Render,

@@ -804,7 +804,7 @@ func FuzzACILoadModel(f *testing.F) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		m, err := aciLoadModel(path)
+		m, err := loadPOMDP(path)
 		if err == nil {
 			if m == nil {
 				t.Fatal("nil model without an error")

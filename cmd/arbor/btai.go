@@ -289,66 +289,6 @@ func (b *btaiFlags) checkModel(m *pomdp.Model) error {
 	return nil
 }
 
-// modelError marks a bad --model or --maze file: exit status 2.
-type modelError struct{ err error }
-
-func (e *modelError) Error() string { return e.err.Error() }
-func (e *modelError) Unwrap() error { return e.err }
-
-// btaiReadError turns a failure to open or read the file of flag into bad
-// input: "--flag PATH: cannot read: WHY".
-func btaiReadError(flagName, path string, err error) error {
-	why := err.Error()
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		why = pe.Err.Error() // the path is already in the message
-	}
-	return badInput("--%s %s: cannot read: %s", flagName, path, why)
-}
-
-// btaiLoadPOMDP reads and validates the --model file.
-// Errors read "--model PATH: FIELD: FAULT".
-func btaiLoadPOMDP(path string) (*pomdp.Model, error) {
-	if path == "" {
-		return nil, badInput("--model: missing (want a POMDP file: JSON with A, B, C, D)")
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, btaiReadError("model", path, err)
-	}
-	m, err := pomdp.Parse(data)
-	if err != nil {
-		return nil, &modelError{fmt.Errorf("--model %s: %w", path, err)}
-	}
-	return m, nil
-}
-
-// btaiLoadMaze reads the --maze file and builds the agent's
-// model of it. Errors read "--maze PATH: line L, column C: FAULT".
-func btaiLoadMaze(path string, noise, pref float64) (*envs.Maze, *pomdp.Model, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, btaiReadError("maze", path, err)
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.IsDir() {
-		return nil, nil, badInput("--maze %s: is a directory, want a maze file", path)
-	}
-	mz, err := envs.ParseMaze(f)
-	if err != nil {
-		return nil, nil, &modelError{fmt.Errorf("--maze %s: %w", path, err)}
-	}
-	mm, err := mz.Model(noise, pref)
-	if err != nil {
-		return nil, nil, &modelError{fmt.Errorf("--maze %s: %w", path, err)}
-	}
-	m, err := mm.POMDP()
-	if err != nil {
-		return nil, nil, &modelError{fmt.Errorf("--maze %s: model: %w", path, err)}
-	}
-	return mz, m, nil
-}
-
 // btaiFloat is a JSON number; a non-finite value (an infinite cost when the
 // preferences C put zero mass on a reachable outcome) is written as null,
 // which JSON can represent and encoding/json's float64 cannot.
@@ -409,7 +349,7 @@ func runBTAIPlan(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	m, err := btaiLoadPOMDP(*model)
+	m, err := loadPOMDP(*model)
 	if err != nil {
 		return err
 	}
@@ -536,44 +476,6 @@ func btaiWriteDOT(ag *btai.Agent, m *pomdp.Model, path string) error {
 	return nil
 }
 
-// btaiModelEnv is the environment of a --model run (arbor aci run uses it
-// too): the model itself as the true generative process, sampled with the
-// run's seed. It never ends an episode early.
-type btaiModelEnv struct {
-	m   *pomdp.Model
-	rng *rand.Rand
-	s   int
-}
-
-func (e *btaiModelEnv) sample(p func(i int) float64, n int) int {
-	u := e.rng.Float64()
-	acc := 0.0
-	for i := range n {
-		acc += p(i)
-		if u < acc {
-			return i
-		}
-	}
-	return n - 1
-}
-
-func (e *btaiModelEnv) obs() int {
-	return e.sample(func(o int) float64 { return e.m.A(o, e.s) }, e.m.NumObs())
-}
-
-func (e *btaiModelEnv) Reset() int {
-	e.s = e.sample(e.m.D, e.m.NumStates())
-	return e.obs()
-}
-
-func (e *btaiModelEnv) Step(u int) (int, error) {
-	prev := e.s
-	e.s = e.sample(func(n int) float64 { return e.m.B(u, n, prev) }, e.m.NumStates())
-	return e.obs(), nil
-}
-
-func (e *btaiModelEnv) Done() bool { return false }
-
 // btaiEpisodeJSON is one episode of `arbor btai run --json`. Observations
 // are indices, one more than steps (the first is before any action);
 // positions are [row, col] from the start, likewise, and solved is
@@ -660,18 +562,18 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 		return badInput("%v", err)
 	}
 	var m *pomdp.Model
-	var env btai.Environment
+	var env pomdp.Environment
 	var mz *envs.Maze
 	if *mazeFile != "" {
-		if mz, m, err = btaiLoadMaze(*mazeFile, *noise, *pref); err != nil {
+		if mz, m, err = loadMazeModel(*mazeFile, *noise, *pref); err != nil {
 			return err
 		}
 		env = mz
 	} else {
-		if m, err = btaiLoadPOMDP(*model); err != nil {
+		if m, err = loadPOMDP(*model); err != nil {
 			return err
 		}
-		env = &btaiModelEnv{m: m}
+		env = pomdp.NewProcess(m, nil)
 	}
 	if err := bf.checkModel(m); err != nil {
 		return err
@@ -705,8 +607,8 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 		// (btai.EpisodeRand); the process of a --model run from its own
 		// stream of the same seed.
 		ag.SetRand(btai.EpisodeRand(*seed, e-1))
-		if me, ok := env.(*btaiModelEnv); ok {
-			me.rng = rand.New(rand.NewPCG(*seed+uint64(e-1), 0xe1))
+		if p, ok := env.(*pomdp.Process); ok {
+			p.SetRand(rand.New(rand.NewPCG(*seed+uint64(e-1), 0xe1)))
 		}
 		var positions [][2]int
 		if mz != nil {

@@ -1430,7 +1430,7 @@ func TestBTAIPlanGlobal(t *testing.T) {
 // one bounds the peak RSS measured for btai run on 1.maze, and the compact
 // tree admits iteration counts a materialized one refuses.
 func TestBTAITreeBytes(t *testing.T) {
-	_, maze1, err := btaiLoadMaze(btaiData("1.maze"), envs.DefaultNoise, envs.DefaultPrefPrecision)
+	_, maze1, err := loadMazeModel(btaiData("1.maze"), envs.DefaultNoise, envs.DefaultPrefPrecision)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1450,7 +1450,7 @@ func TestBTAITreeBytes(t *testing.T) {
 	if est := btai.TreeBytes(100_000, maze1.NumStates(), maze1.NumObs(), maze1.NumActions(), true); est < 1.15e9*0.85 || est > 1.15e9*1.5 {
 		t.Errorf("materialized, 100,000 iterations: estimate %.2f GB, measured 1.15 GB", est/1e9)
 	}
-	m, err := btaiLoadPOMDP(btaiData("tiny-pomdp.json"))
+	m, err := loadPOMDP(btaiData("tiny-pomdp.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1474,7 +1474,7 @@ func TestBTAIRunSeedsMatchLibrary(t *testing.T) {
 		args := []string{"run", "--maze", btaiData("1.maze"), "--preset", preset, "--iterations", "30",
 			"--action-precision", "1", "--steps", "12", "--episodes", "3", "--seed", "4", "--json"}
 		eps, _ := btaiDecodeRun(t, btaiMustRun(t, args...), 3, true)
-		mz, m, err := btaiLoadMaze(btaiData("1.maze"), envs.DefaultNoise, envs.DefaultPrefPrecision)
+		mz, m, err := loadMazeModel(btaiData("1.maze"), envs.DefaultNoise, envs.DefaultPrefPrecision)
 		if err != nil {
 			t.Fatal(err)
 		}

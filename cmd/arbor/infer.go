@@ -14,8 +14,7 @@ import (
 
 func isInputError(err error) bool {
 	var me *model.Error
-	var be *modelError
-	return errors.As(err, &me) || errors.As(err, &be)
+	return errors.As(err, &me)
 }
 
 func loadModelArg(name string, fs *flag.FlagSet, args []string, stdout io.Writer, synopsis string) (*model.Model, string, error) {

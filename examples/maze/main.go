@@ -7,7 +7,7 @@
 //  3. btai.NewAgent creates the agent with the planning options, and
 //     Agent.RunEpisode runs the action-perception cycle of paper
 //     Algorithm 2 (observe, infer the present state, plan by growing the
-//     tree, act) in the maze, which is a btai.Environment.
+//     tree, act) in the maze, which is a pomdp.Environment.
 //
 // It prints the actions, the positions visited and the maze with the path
 // drawn. The output depends only on the flags: the same -seed gives the
