@@ -6,9 +6,14 @@ import (
 	"testing"
 )
 
-func TestShowDetours(t *testing.T) {
+// TestDrawDetourMazes prints candidate detour mazes when BTAI_DETOURS is
+// set: random mazes (randomMaze, generator seed (2026, 11)) along whose
+// every shortest path the distance to the exit rises 2 to 6 times, with a
+// shortest path of at least 8 actions and H >= 7. examples/mazes/detour-1
+// to detour-6 are six of the twelve it prints (H 7, 9, 11, 13, 15, 23).
+func TestDrawDetourMazes(t *testing.T) {
 	if os.Getenv("BTAI_DETOURS") == "" {
-		t.Skip()
+		t.Skip("set BTAI_DETOURS to print candidate detour mazes")
 	}
 	rng := rand.New(rand.NewPCG(2026, 11))
 	found := 0

@@ -251,28 +251,7 @@ func runMazeCStates(t testing.TB, name string, opts *btai.Options, seeds, maxSte
 	}
 	sp := mm.Spec()
 	ns := mz.NumStates()
-	d := make([]int, ns)
-	for i := range d {
-		d[i] = -1
-	}
-	d[mz.Exit()] = 0
-	queue := []int{mz.Exit()}
-	for len(queue) > 0 {
-		x := queue[0]
-		queue = queue[1:]
-		for s := range ns {
-			if d[s] >= 0 {
-				continue
-			}
-			for u := range mz.NumActions() {
-				if mz.Next(s, u) == x {
-					d[s] = d[x] + 1
-					queue = append(queue, s)
-					break
-				}
-			}
-		}
-	}
+	d := geodesic(mz)
 	cs := make([]float64, ns)
 	z := 0.0
 	for s := range cs {

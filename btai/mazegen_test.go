@@ -38,19 +38,11 @@ func geodesic(mz *envs.Maze) []int {
 	return d
 }
 
-// horizonH measures how far ahead a planner that minimises the summed
-// observed distance (the maze model's preferences) must look from the
-// start for its first moves to follow a shortest path. For a state x and
-// horizon h, V_h(x) = min_u [m(next(x, u)) + V_(h-1)(next(x, u))] is the
-// least summed Manhattan distance m over h moves; H(x) is the least h from
-// which on (up to maxH) every minimising first move lowers the geodesic
-// distance. The maze's H is, over the shortest paths from S, the least of
-// the worst H(x) along the path (a minimax over the shortest-path graph).
-// It returns maxH+1 when some cell needs more than maxH.
-func horizonH(mz *envs.Maze, maxH int) int {
+// summedDistances returns V[h][x] = min_u [m(next(x, u)) + V[h-1][next(x,
+// u)]] for h = 0..maxH: the least Manhattan distance m summed over h moves
+// from state x (V[0] = 0).
+func summedDistances(mz *envs.Maze, maxH int) [][]int {
 	ns, nu := mz.NumStates(), mz.NumActions()
-	geo := geodesic(mz)
-	// V[h][x]
 	V := make([][]int, maxH+1)
 	V[0] = make([]int, ns)
 	for h := 1; h <= maxH; h++ {
@@ -66,6 +58,22 @@ func horizonH(mz *envs.Maze, maxH int) int {
 			V[h][x] = best
 		}
 	}
+	return V
+}
+
+// horizonH measures how far ahead a planner that minimises the summed
+// observed distance (the maze model's preferences) must look from the
+// start for its first moves to follow a shortest path. For a state x and
+// horizon h, V_h(x) = min_u [m(next(x, u)) + V_(h-1)(next(x, u))] is the
+// least summed Manhattan distance m over h moves; H(x) is the least h from
+// which on (up to maxH) every minimising first move lowers the geodesic
+// distance. The maze's H is, over the shortest paths from S, the least of
+// the worst H(x) along the path (a minimax over the shortest-path graph).
+// It returns maxH+1 when some cell needs more than maxH.
+func horizonH(mz *envs.Maze, maxH int) int {
+	ns, nu := mz.NumStates(), mz.NumActions()
+	geo := geodesic(mz)
+	V := summedDistances(mz, maxH)
 	// good(x, h): every minimising first move at horizon h lowers geo.
 	good := func(x, h int) bool {
 		for u := range nu {
@@ -217,12 +225,6 @@ func TestHorizonShippedMazes(t *testing.T) {
 	}
 }
 
-func TestShowRandom(t *testing.T) {
-	for i, mz := range unseenMazes(t, 99, 1) {
-		lo, hi := rises(mz)
-		t.Logf("%d H=%d rises %d..%d\n%s", i, horizonH(mz, 40), lo, hi, mz.String())
-	}
-}
 
 // greedyH measures the horizon a receding-horizon planner needs in mz:
 // the least h (up to maxH) such that a planner that, at every cell it
@@ -233,23 +235,9 @@ func TestShowRandom(t *testing.T) {
 // may take: a cell off the best path that attracts the planner counts.
 // It returns maxH+1 when no h up to maxH suffices.
 func greedyH(mz *envs.Maze, maxH int) int {
-	ns, nu := mz.NumStates(), mz.NumActions()
+	nu := mz.NumActions()
 	geo := geodesic(mz)
-	V := make([][]int, maxH+1)
-	V[0] = make([]int, ns)
-	for h := 1; h <= maxH; h++ {
-		V[h] = make([]int, ns)
-		for x := range ns {
-			best := -1
-			for u := range nu {
-				y := mz.Next(x, u)
-				if v := mz.Observation(y) + V[h-1][y]; best < 0 || v < best {
-					best = v
-				}
-			}
-			V[h][x] = best
-		}
-	}
+	V := summedDistances(mz, maxH)
 next:
 	for h := 1; h <= maxH; h++ {
 		seen := map[int]bool{mz.Start(): true}
