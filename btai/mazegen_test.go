@@ -225,7 +225,6 @@ func TestHorizonShippedMazes(t *testing.T) {
 	}
 }
 
-
 // greedyH measures the horizon a receding-horizon planner needs in mz:
 // the least h (up to maxH) such that a planner that, at every cell it
 // reaches, takes a move that minimises the summed Manhattan distance over
