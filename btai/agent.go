@@ -7,7 +7,6 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/arbor-ai/arbor/expfam"
 	"github.com/arbor-ai/arbor/ffg"
 	"github.com/arbor-ai/arbor/nodes"
 	"github.com/arbor-ai/arbor/pomdp"
@@ -29,16 +28,14 @@ type Agent struct {
 	no   int
 	nu   int
 
+	// The past and present (shared with aci: pomdp.Past) and its graph,
+	// in which the planning tree grows; g is past.Graph() of the current
+	// episode.
+	past *pomdp.Past
 	g    *ffg.Graph
-	past []step // the kept window of the past; past[len-1] is the present
 
-	// Dirichlet parameters (nil when fixed) and their prior factors.
-	aVar, bVar, dVar       *ffg.Variable
-	aPrior, bPrior, dPrior *ffg.FactorNode
-	aAlpha, bAlpha, dAlpha []float64 // current prior concentrations
-
-	// Literal past factors (fixed parameters).
-	pastA, pastB *nodes.Transition
+	// Dirichlet parameters of the current episode (nil when fixed).
+	aVar, bVar, dVar *ffg.Variable
 
 	// The future: literal transitions with the expected A and B.
 	futA  *nodes.Transition
@@ -85,11 +82,6 @@ type Agent struct {
 	ringAt    []int     // node index in each ring slot, -1 when empty
 	keepLimit int       // keepAllFloats (tests lower it)
 	ringLimit int       // ringFloats (tests lower it)
-	t         int       // time step of the present
-}
-
-type step struct {
-	s, o, u *ffg.Variable // u is the action taken *after* this step (nil for the present)
 }
 
 // NewAgent returns an agent for the POMDP m. opts nil means DefaultOptions;
@@ -106,28 +98,9 @@ func NewAgent(m *pomdp.Model, opts *Options, rng *rand.Rand) (*Agent, error) {
 		rng = rand.New(rand.NewPCG(1, 1))
 	}
 	a := &Agent{m: m, spec: m.Spec(), opts: o, rng: rng, ns: m.NumStates(), no: m.NumObs(), nu: m.NumActions()}
-	la, lb, ld := m.Learnable()
-	if la {
-		a.aAlpha = append([]float64(nil), a.spec.ConcA...)
-	}
-	if lb {
-		// b is [u][next][prev]; the graph's B tensor is [next, prev, u].
-		a.bAlpha = a.toNPU(a.spec.ConcB)
-	}
-	if ld {
-		a.dAlpha = append([]float64(nil), a.spec.ConcD...)
-	}
 	var err error
-	if a.pastA, err = nodes.NewTransition(a.spec.A, []int{a.no, a.ns}); err != nil {
-		return nil, fmt.Errorf("btai: A: %w", err)
-	}
-	// The past uses B floored at pomdp.LogFloor (see floorColumns).
-	fb := append([]float64(nil), a.spec.B...)
-	for u := range a.nu {
-		pomdp.FloorColumns(fb[u*a.ns*a.ns:(u+1)*a.ns*a.ns], a.ns, a.ns)
-	}
-	if a.pastB, err = nodes.NewTransition(a.toNPU(fb), []int{a.ns, a.ns, a.nu}); err != nil {
-		return nil, fmt.Errorf("btai: B: %w", err)
+	if a.past, err = pomdp.NewPast(m, o.Window); err != nil {
+		return nil, fmt.Errorf("btai: %w", err)
 	}
 	a.logC = make([]float64, a.no)
 	for i := range a.logC {
@@ -180,20 +153,6 @@ func EpisodeRand(seed uint64, episode int) *rand.Rand {
 	return rand.New(rand.NewPCG(seed+uint64(episode), 0))
 }
 
-// toNPU turns x[u][next][prev] into y[next][prev][u].
-func (a *Agent) toNPU(x []float64) []float64 {
-	ns, nu := a.ns, a.nu
-	y := make([]float64, len(x))
-	for u := range nu {
-		for n := range ns {
-			for p := range ns {
-				y[(n*ns+p)*nu+u] = x[(u*ns+n)*ns+p]
-			}
-		}
-	}
-	return y
-}
-
 // Graph returns the agent's generative model, with the planning tree of
 // the last call to Plan (which is added to the graph at this point, see
 // Iterate). It must not be modified.
@@ -224,10 +183,10 @@ func (a *Agent) Options() Options { return a.opts }
 
 // Belief returns Q(S_t), the posterior over the present state. The slice
 // must not be modified.
-func (a *Agent) Belief() []float64 { return a.past[len(a.past)-1].s.Probs() }
+func (a *Agent) Belief() []float64 { return a.past.Present().Probs() }
 
 // Time returns t, the index of the present time step in the episode.
-func (a *Agent) Time() int { return a.t }
+func (a *Agent) Time() int { return a.past.Time() }
 
 // Reset starts an episode with the first observation obs: a new graph for
 // the past holding S_0 and O_0, followed by inference of S_0. With Dirichlet
@@ -238,57 +197,22 @@ func (a *Agent) Reset(ctx context.Context, obs int) error {
 		return fmt.Errorf("btai: observation %d out of range [0, %d)", obs, a.no)
 	}
 	if a.g != nil {
-		a.carryOver()
+		a.past.CarryOver()
 		a.clearFuture()
 	}
-	if a.opts.Novelty && a.aAlpha == nil && (a.nA == nil || !a.opts.NoveltyCarry) {
+	if la, _, _ := a.m.Learnable(); a.opts.Novelty && !la && (a.nA == nil || !a.opts.NoveltyCarry) {
 		a.nA = append(a.nA[:0], a.spec.A...)
 		for i := range a.nA {
 			a.nA[i] *= a.opts.NoveltyPrior
 		}
 	}
-	a.g = ffg.New()
-	a.past = a.past[:0]
+	if err := a.past.Reset(obs); err != nil {
+		return fmt.Errorf("btai: %w", err)
+	}
+	a.g = a.past.Graph()
+	a.aVar, a.bVar, a.dVar = a.past.Params()
+	clear(a.future)
 	a.future = a.future[:0]
-	a.t = 0
-	var err error
-	if a.aAlpha != nil {
-		if a.aVar, a.aPrior, err = a.dirichlet("A", a.aAlpha, []int{a.no, a.ns}); err != nil {
-			return err
-		}
-	}
-	if a.bAlpha != nil {
-		if a.bVar, a.bPrior, err = a.dirichlet("B", a.bAlpha, []int{a.ns, a.ns, a.nu}); err != nil {
-			return err
-		}
-	}
-	if a.dAlpha != nil {
-		if a.dVar, a.dPrior, err = a.dirichlet("D", a.dAlpha, []int{a.ns}); err != nil {
-			return err
-		}
-	}
-	s, err := a.g.AddVariable("S_0", expfam.CategoricalFamily, a.ns)
-	if err != nil {
-		return err
-	}
-	s.Cluster = "past"
-	if a.dVar != nil {
-		c, _ := nodes.NewCategoricalDirichlet(a.ns)
-		_, err = a.g.AddFactor("", c, s, a.dVar)
-	} else {
-		var c *nodes.Categorical
-		if c, err = nodes.NewCategorical(a.spec.D); err == nil {
-			_, err = a.g.AddFactor("", c, s)
-		}
-	}
-	if err != nil {
-		return fmt.Errorf("btai: D: %w", err)
-	}
-	o, err := a.observe(s, obs, "O_0")
-	if err != nil {
-		return err
-	}
-	a.past = append(a.past, step{s: s, o: o})
 	if err := a.inferPast(ctx); err != nil {
 		return err
 	}
@@ -309,56 +233,10 @@ func (a *Agent) learnA(obs int) {
 	}
 }
 
-func (a *Agent) dirichlet(name string, alpha []float64, shape []int) (*ffg.Variable, *ffg.FactorNode, error) {
-	v, err := a.g.AddVariable(name, expfam.DirichletFamily, shape...)
-	if err != nil {
-		return nil, nil, err
-	}
-	p, err := nodes.NewDirichlet(alpha, shape)
-	if err != nil {
-		return nil, nil, fmt.Errorf("btai: %s: %w", name, err)
-	}
-	f, err := a.g.AddFactor("", p, v)
-	return v, f, err
-}
-
-// carryOver makes the Dirichlet posteriors of the ending episode the priors
-// of the next one.
-func (a *Agent) carryOver() {
-	if a.aVar != nil {
-		copy(a.aAlpha, a.aVar.Alpha())
-	}
-	if a.bVar != nil {
-		copy(a.bAlpha, a.bVar.Alpha())
-	}
-	if a.dVar != nil {
-		copy(a.dAlpha, a.dVar.Alpha())
-	}
-}
-
-// observe adds an observed O linked to s through A.
-func (a *Agent) observe(s *ffg.Variable, obs int, name string) (*ffg.Variable, error) {
-	o, err := a.g.AddVariable("", expfam.CategoricalFamily, a.no)
-	if err != nil {
-		return nil, err
-	}
-	o.Label, o.Cluster = name, "past"
-	if err := o.Observe(obs); err != nil {
-		return nil, err
-	}
-	if a.aVar != nil {
-		t, _ := nodes.NewTransitionDirichlet([]int{a.no, a.ns})
-		_, err = a.g.AddFactor("", t, o, s, a.aVar)
-	} else {
-		_, err = a.g.AddFactor("", a.pastA, o, s)
-	}
-	return o, err
-}
-
 // inferPast runs global inference on the past and present (the planning
 // tree is not in the graph at that point).
 func (a *Agent) inferPast(ctx context.Context) error {
-	_, err := schedule.Run(ctx, a.g, &schedule.Settings{Iterations: 200, Tolerance: 1e-10})
+	_, err := a.past.Infer(ctx, &schedule.Settings{Iterations: 200, Tolerance: 1e-10})
 	if err != nil {
 		return fmt.Errorf("btai: inference on the past: %w", err)
 	}
@@ -370,10 +248,10 @@ func (a *Agent) inferPast(ctx context.Context) error {
 // (U_t = action observed, S_(t+1) linked to S_t and U_t through B, O_(t+1)
 // observed) and the present state is inferred by global inference on the
 // past. When the past exceeds Options.Window steps, the oldest step is
-// folded into a prior over the next state: the VMP message it sends
-// (B̊ ⊙ [Q(S_old), U_old]) becomes a categorical prior, and its expected
-// counts are added to the Dirichlet priors, so nothing it taught is lost
-// while memory and time per step stay bounded.
+// folded into a prior over the next state (pomdp.Past.Grow): the VMP
+// message it sends becomes a categorical prior, and its expected counts
+// are added to the Dirichlet priors, so nothing it taught is lost while
+// memory and time per step stay bounded.
 func (a *Agent) Step(ctx context.Context, action, obs int) error {
 	if a.g == nil {
 		return errors.New("btai: Step before Reset")
@@ -385,141 +263,13 @@ func (a *Agent) Step(ctx context.Context, action, obs int) error {
 		return fmt.Errorf("btai: observation %d out of range [0, %d)", obs, a.no)
 	}
 	a.clearFuture()
-	prev := &a.past[len(a.past)-1]
-	u, err := a.g.AddVariable("", expfam.CategoricalFamily, a.nu)
-	if err != nil {
-		return err
-	}
-	u.Label, u.Cluster = fmt.Sprintf("U_%d", a.t), "past"
-	if err := u.Observe(action); err != nil {
-		return err
-	}
-	prev.u = u
-	a.t++
-	s, err := a.g.AddVariable("", expfam.CategoricalFamily, a.ns)
-	if err != nil {
-		return err
-	}
-	s.Label, s.Cluster = fmt.Sprintf("S_%d", a.t), "past"
-	if a.bVar != nil {
-		t, _ := nodes.NewTransitionDirichlet([]int{a.ns, a.ns, a.nu})
-		_, err = a.g.AddFactor("", t, s, prev.s, u, a.bVar)
-	} else {
-		_, err = a.g.AddFactor("", a.pastB, s, prev.s, u)
-	}
-	if err != nil {
-		return err
-	}
-	o, err := a.observe(s, obs, fmt.Sprintf("O_%d", a.t))
-	if err != nil {
-		return err
-	}
-	a.past = append(a.past, step{s: s, o: o})
-	if a.opts.Window > 0 && len(a.past) > a.opts.Window {
-		if err := a.fold(); err != nil {
-			return err
-		}
+	if err := a.past.Grow(action, obs); err != nil {
+		return fmt.Errorf("btai: %w", err)
 	}
 	if err := a.inferPast(ctx); err != nil {
 		return err
 	}
 	a.learnA(obs)
-	return nil
-}
-
-// fold removes the oldest kept step (see Step).
-func (a *Agent) fold() error {
-	old, next := a.past[0], a.past[1]
-	msg := make([]float64, a.ns)
-	// The oldest step's factors: its prior (if any), its observation factor,
-	// and the transition to the next state.
-	var toNext *ffg.FactorNode
-	for _, f := range next.s.Neighbors(nil) {
-		vs := f.Variables()
-		if len(vs) >= 3 && vs[0] == next.s && vs[1] == old.s {
-			toNext = f
-		}
-	}
-	if toNext == nil {
-		return errors.New("btai: fold: transition to the next state not found")
-	}
-	if err := toNext.Message(msg, 0); err != nil {
-		return err
-	}
-	p := make([]float64, a.ns)
-	expfam.Softmax(p, msg)
-	// Dirichlet counts from every factor of the old step.
-	for _, f := range old.s.Neighbors(nil) {
-		a.foldCounts(f)
-	}
-	for _, f := range old.o.Neighbors(nil) {
-		if f != toNext {
-			a.foldCounts(f)
-		}
-	}
-	a.g.RemoveVariables(old.s, old.o, old.u)
-	c, err := nodes.NewCategorical(p)
-	if err != nil {
-		return fmt.Errorf("btai: fold: %w", err)
-	}
-	if _, err := a.g.AddFactor("", c, next.s); err != nil {
-		return err
-	}
-	a.past = append(a.past[:0], a.past[1:]...)
-	return a.refreshPriors()
-}
-
-// foldCounts adds the expected counts that factor f sends to a Dirichlet
-// parameter to that parameter's prior concentrations.
-func (a *Agent) foldCounts(f *ffg.FactorNode) {
-	for k, v := range f.Variables() {
-		if v.Family() != expfam.DirichletFamily || k == 0 {
-			continue
-		}
-		counts := make([]float64, len(v.Stats()))
-		if f.Message(counts, k) != nil {
-			continue
-		}
-		var dst []float64
-		switch v {
-		case a.aVar:
-			dst = a.aAlpha
-		case a.bVar:
-			dst = a.bAlpha
-		case a.dVar:
-			dst = a.dAlpha
-		}
-		for i, c := range counts {
-			dst[i] += c
-		}
-	}
-}
-
-// refreshPriors rebuilds the Dirichlet prior factors from the (folded)
-// prior concentrations.
-func (a *Agent) refreshPriors() error {
-	for _, d := range []struct {
-		v     *ffg.Variable
-		f     **ffg.FactorNode
-		alpha []float64
-	}{{a.aVar, &a.aPrior, a.aAlpha}, {a.bVar, &a.bPrior, a.bAlpha}, {a.dVar, &a.dPrior, a.dAlpha}} {
-		if d.v == nil {
-			continue
-		}
-		post := append([]float64(nil), d.v.Alpha()...)
-		a.g.RemoveFactor(*d.f)
-		p, err := nodes.NewDirichlet(d.alpha, d.v.Shape())
-		if err != nil {
-			return err
-		}
-		if *d.f, err = a.g.AddFactor("", p, d.v); err != nil {
-			return err
-		}
-		// Binding a prior resets the posterior to it; keep the posterior.
-		if err := d.v.SetAlpha(post); err != nil {
-			return err
-		}
-	}
 	return nil
 }
 

@@ -255,7 +255,7 @@ func (a *Agent) Plan(ctx context.Context) error {
 	if err := a.prepareFuture(); err != nil {
 		return err
 	}
-	a.tree.Reset(a.nu, a.past[len(a.past)-1].s)
+	a.tree.Reset(a.nu, a.past.Present())
 	a.matN = 1
 	// The tree will hold 1 + Iterations·|U| nodes, of which at most
 	// Iterations are expanded: reserve them once (the buffers are reused

@@ -198,7 +198,7 @@ func compareTree(t *testing.T, a *Agent, ref *refVMP, sweeps map[int]int) float6
 	t.Helper()
 	nodes := a.tree.Nodes
 	refQ := make([][]float64, len(nodes))
-	refQ[0] = append([]float64(nil), a.past[len(a.past)-1].s.Probs()...)
+	refQ[0] = append([]float64(nil), a.past.Present().Probs()...)
 	worst := 0.0
 	diff := func(x, y []float64) {
 		for i := range x {
@@ -406,5 +406,5 @@ func mazeBenchAgent(b *testing.B) (*Agent, []float64) {
 	if err := ag.prepareFuture(); err != nil {
 		b.Fatal(err)
 	}
-	return ag, append([]float64(nil), ag.past[len(ag.past)-1].s.Probs()...)
+	return ag, append([]float64(nil), ag.past.Present().Probs()...)
 }

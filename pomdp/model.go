@@ -246,7 +246,7 @@ func name(names []string, i int) string {
 
 func checkIndex(what string, i, n int) {
 	if i < 0 || i >= n {
-		panic(fmt.Sprintf("aci: index %s=%d out of range [0, %d)", what, i, n))
+		panic(fmt.Sprintf("pomdp: index %s=%d out of range [0, %d)", what, i, n))
 	}
 }
 
