@@ -202,17 +202,15 @@ type Agent struct {
 	no   int
 	nu   int
 
-	// Prior concentrations of the current trial (nil when fixed); b in the
-	// graph's [next, prev, u] layout.
-	aAlpha, bAlpha, dAlpha []float64
-
+	// The past and present of the trial (shared with btai: pomdp.Past, the
+	// whole trial is kept) and its graph, to which pi and gamma are added;
+	// g is past.Graph() of the current trial.
+	past             *pomdp.Past
 	g                *ffg.Graph
-	aVar, bVar, dVar *ffg.Variable
-	pastA, pastB     *nodes.Transition
-	states           []*ffg.Variable // S_0..S_t
-	obs              []int           // o_0..o_t
-	acts             []int           // u_0..u_(t-1)
-	pi, gamma        *ffg.Variable   // nil when not in the graph
+	aVar, bVar, dVar *ffg.Variable // the trial's Dirichlet parameters (nil when fixed)
+	obs              []int         // o_0..o_t
+	acts             []int         // u_0..u_(t-1)
+	pi, gamma        *ffg.Variable // nil when not in the graph
 	inTrial          bool
 
 	model *pomdp.Model // the model (expected parameters) of the last Act
@@ -238,25 +236,8 @@ func NewAgent(m *pomdp.Model, opts *AgentOptions) (*Agent, error) {
 		rng: rand.New(rand.NewPCG(o.Seed, o.Seed^0x9e3779b97f4a7c15)),
 		ns:  m.NumStates(), no: m.NumObs(), nu: m.NumActions(),
 	}
-	if a.spec.ConcA != nil {
-		a.aAlpha = clone(a.spec.ConcA)
-	}
-	if a.spec.ConcB != nil {
-		a.bAlpha = toNPU(a.spec.ConcB, a.ns, a.nu)
-	}
-	if a.spec.ConcD != nil {
-		a.dAlpha = clone(a.spec.ConcD)
-	}
-	if a.pastA, err = nodes.NewTransition(a.spec.A, []int{a.no, a.ns}); err != nil {
-		return nil, fmt.Errorf("A: %w", err)
-	}
-	fb := clone(a.spec.B)
-	for u := range a.nu {
-		blk := a.ns * a.ns
-		pomdp.FloorColumns(fb[u*blk:(u+1)*blk], a.ns, a.ns)
-	}
-	if a.pastB, err = nodes.NewTransition(toNPU(fb, a.ns, a.nu), []int{a.ns, a.ns, a.nu}); err != nil {
-		return nil, fmt.Errorf("B: %w", err)
+	if a.past, err = pomdp.NewPast(m, 0); err != nil {
+		return nil, err
 	}
 	return a, nil
 }
@@ -267,33 +248,6 @@ func clone(x []float64) []float64 {
 		return nil
 	}
 	return append([]float64(nil), x...)
-}
-
-// toNPU turns x[u][next][prev] into y[next][prev][u], the layout of the
-// graph's transition tensor (parents S_prev then U).
-func toNPU(x []float64, ns, nu int) []float64 {
-	y := make([]float64, len(x))
-	for u := range nu {
-		for n := range ns {
-			for p := range ns {
-				y[(n*ns+p)*nu+u] = x[(u*ns+n)*ns+p]
-			}
-		}
-	}
-	return y
-}
-
-// fromNPU is the inverse of toNPU.
-func fromNPU(y []float64, ns, nu int) []float64 {
-	x := make([]float64, len(y))
-	for u := range nu {
-		for n := range ns {
-			for p := range ns {
-				x[(u*ns+n)*ns+p] = y[(n*ns+p)*nu+u]
-			}
-		}
-	}
-	return x
 }
 
 // Options returns the resolved options.
@@ -308,7 +262,7 @@ func (a *Agent) Options() AgentOptions {
 func (a *Agent) Graph() *ffg.Graph { return a.g }
 
 // Time returns t, the index of the present time step of the trial.
-func (a *Agent) Time() int { return max(len(a.states)-1, 0) }
+func (a *Agent) Time() int { return max(len(a.obs)-1, 0) }
 
 // Reset starts a new trial with the first observation obs: a new graph
 // holding the Dirichlet parameters (with the current priors), S_0 with its
@@ -318,82 +272,16 @@ func (a *Agent) Reset(obs int) error {
 	if obs < 0 || obs >= a.no {
 		return fmt.Errorf("observation %d out of range [0, %d)", obs, a.no)
 	}
-	a.g = ffg.New()
-	a.states, a.obs, a.acts = a.states[:0], a.obs[:0], a.acts[:0]
+	a.obs, a.acts = a.obs[:0], a.acts[:0]
 	a.pi, a.gamma, a.plan, a.qs = nil, nil, nil, nil
-	a.aVar, a.bVar, a.dVar = nil, nil, nil
-	var err error
-	if a.aAlpha != nil {
-		if a.aVar, err = a.dirichlet("A", a.aAlpha, []int{a.no, a.ns}); err != nil {
-			return err
-		}
-	}
-	if a.bAlpha != nil {
-		if a.bVar, err = a.dirichlet("B", a.bAlpha, []int{a.ns, a.ns, a.nu}); err != nil {
-			return err
-		}
-	}
-	if a.dAlpha != nil {
-		if a.dVar, err = a.dirichlet("D", a.dAlpha, []int{a.ns}); err != nil {
-			return err
-		}
-	}
-	s, err := a.g.AddVariable("S_0", expfam.CategoricalFamily, a.ns)
-	if err != nil {
+	if err := a.past.Reset(obs); err != nil {
 		return err
 	}
-	s.Cluster = "past"
-	if a.dVar != nil {
-		c, _ := nodes.NewCategoricalDirichlet(a.ns)
-		_, err = a.g.AddFactor("", c, s, a.dVar)
-	} else {
-		var c *nodes.Categorical
-		if c, err = nodes.NewCategorical(a.spec.D); err == nil {
-			_, err = a.g.AddFactor("", c, s)
-		}
-	}
-	if err != nil {
-		return fmt.Errorf("D: %w", err)
-	}
-	if err := a.addObservation(s, obs, 0); err != nil {
-		return err
-	}
-	a.states = append(a.states, s)
+	a.g = a.past.Graph()
+	a.aVar, a.bVar, a.dVar = a.past.Params()
 	a.obs = append(a.obs, obs)
 	a.inTrial = true
 	return nil
-}
-
-func (a *Agent) dirichlet(name string, alpha []float64, shape []int) (*ffg.Variable, error) {
-	v, err := a.g.AddVariable(name, expfam.DirichletFamily, shape...)
-	if err != nil {
-		return nil, err
-	}
-	p, err := nodes.NewDirichlet(alpha, shape)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	_, err = a.g.AddFactor("", p, v)
-	return v, err
-}
-
-// addObservation adds the observed O_t linked to s through A.
-func (a *Agent) addObservation(s *ffg.Variable, obs, t int) error {
-	o, err := a.g.AddVariable("", expfam.CategoricalFamily, a.no)
-	if err != nil {
-		return err
-	}
-	o.Label, o.Cluster = fmt.Sprintf("O_%d", t), "past"
-	if err := o.Observe(obs); err != nil {
-		return err
-	}
-	if a.aVar != nil {
-		tr, _ := nodes.NewTransitionDirichlet([]int{a.no, a.ns})
-		_, err = a.g.AddFactor("", tr, o, s, a.aVar)
-	} else {
-		_, err = a.g.AddFactor("", a.pastA, o, s)
-	}
-	return err
 }
 
 // Observe records the action taken at the present step and the observation
@@ -410,34 +298,9 @@ func (a *Agent) Observe(action, obs int) error {
 		return fmt.Errorf("observation %d out of range [0, %d)", obs, a.no)
 	}
 	a.clearPolicy()
-	t := len(a.states) - 1
-	prev := a.states[t]
-	u, err := a.g.AddVariable("", expfam.CategoricalFamily, a.nu)
-	if err != nil {
+	if err := a.past.Grow(action, obs); err != nil {
 		return err
 	}
-	u.Label, u.Cluster = fmt.Sprintf("U_%d", t), "past"
-	if err := u.Observe(action); err != nil {
-		return err
-	}
-	s, err := a.g.AddVariable("", expfam.CategoricalFamily, a.ns)
-	if err != nil {
-		return err
-	}
-	s.Label, s.Cluster = fmt.Sprintf("S_%d", t+1), "past"
-	if a.bVar != nil {
-		tr, _ := nodes.NewTransitionDirichlet([]int{a.ns, a.ns, a.nu})
-		_, err = a.g.AddFactor("", tr, s, prev, u, a.bVar)
-	} else {
-		_, err = a.g.AddFactor("", a.pastB, s, prev, u)
-	}
-	if err != nil {
-		return err
-	}
-	if err := a.addObservation(s, obs, t+1); err != nil {
-		return err
-	}
-	a.states = append(a.states, s)
 	a.obs = append(a.obs, obs)
 	a.acts = append(a.acts, action)
 	return nil
@@ -466,7 +329,7 @@ func (a *Agent) settings() *schedule.Settings {
 // in the graph then).
 func (a *Agent) inferPast(ctx context.Context) (*schedule.Result, error) {
 	a.clearPolicy()
-	res, err := schedule.Run(ctx, a.g, a.settings())
+	res, err := a.past.Infer(ctx, a.settings())
 	if err != nil {
 		return nil, fmt.Errorf("state inference over the past: %w", err)
 	}
@@ -486,7 +349,7 @@ func (a *Agent) expectedModel() (*pomdp.Model, error) {
 		sp.A = normalizeColumns(clone(sp.ConcA), a.no, a.ns)
 	}
 	if a.bVar != nil {
-		sp.ConcB = fromNPU(a.bVar.Alpha(), a.ns, a.nu)
+		sp.ConcB = pomdp.FromNPU(a.bVar.Alpha(), a.ns, a.nu)
 		sp.B = make([]float64, len(sp.ConcB))
 		for u := range a.nu {
 			blk := a.ns * a.ns
@@ -537,7 +400,7 @@ func (a *Agent) Act(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	qs := clone(a.states[len(a.states)-1].Probs())
+	qs := clone(a.past.Present().Probs())
 	plan, err := a.plan1(ctx, model, qs)
 	if err != nil {
 		return 0, err
@@ -779,15 +642,7 @@ func (a *Agent) EndTrial() error {
 	if _, err := a.inferPast(context.Background()); err != nil {
 		return err
 	}
-	if a.aVar != nil {
-		copy(a.aAlpha, a.aVar.Alpha())
-	}
-	if a.bVar != nil {
-		copy(a.bAlpha, a.bVar.Alpha())
-	}
-	if a.dVar != nil {
-		copy(a.dAlpha, a.dVar.Alpha())
-	}
+	a.past.CarryOver()
 	a.inTrial = false
 	return nil
 }
@@ -799,8 +654,12 @@ func (a *Agent) Belief() []float64 { return clone(a.qs) }
 // StateBeliefs returns the current posteriors q(S_0), ..., q(S_t) of the
 // graph (after the last inference: Act or EndTrial).
 func (a *Agent) StateBeliefs() [][]float64 {
-	out := make([][]float64, len(a.states))
-	for i, s := range a.states {
+	if a.g == nil {
+		return [][]float64{}
+	}
+	states := a.past.States()
+	out := make([][]float64, len(states))
+	for i, s := range states {
 		out[i] = clone(s.Probs())
 	}
 	return out
@@ -847,9 +706,4 @@ func (a *Agent) Model() *pomdp.Model {
 // trial in the layouts of docs/formats.md (a[o][s], b[u][next][prev], d[s],
 // flattened); after EndTrial these are the learned ones. A parameter that
 // is not learned is nil.
-func (a *Agent) Concentrations() (ca, cb, cd []float64) {
-	if a.bAlpha != nil {
-		cb = fromNPU(a.bAlpha, a.ns, a.nu)
-	}
-	return clone(a.aAlpha), cb, clone(a.dAlpha)
-}
+func (a *Agent) Concentrations() (ca, cb, cd []float64) { return a.past.Priors() }
