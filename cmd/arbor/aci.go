@@ -12,7 +12,6 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/arbor-ai/arbor/aci"
@@ -430,48 +429,25 @@ func runACIRun(args []string, stdout io.Writer) error {
 	planning := 0.0
 	for e := 1; e <= *episodes; e++ {
 		ep := aciEpisode{Episode: e}
-		obs := env.Reset()
 		var states []int
 		if mz != nil {
-			states = append(states, mz.State())
-			r, c := mz.Position()
+			states = append(states, mz.Start())
+			r, c := mz.CellOf(mz.Start())
 			ep.Positions = append(ep.Positions, [2]int{r, c})
 		}
-		ep.Observations = append(ep.Observations, obs)
-		if err := ag.Reset(obs); err != nil {
-			return err
-		}
-		for ep.Steps < *steps && !(mz != nil && mz.Done()) {
-			t0 := time.Now()
-			u, err := ag.Act(ctx)
-			if err != nil {
-				return fmt.Errorf("episode %d, step %d: %w", e, ep.Steps+1, err)
-			}
-			ep.PlanningSeconds += time.Since(t0).Seconds()
-			plan := ag.LastPlan()
-			ep.Policies = plan.NumPolicies
-			if *inferGamma {
-				ep.GammaMean = append(ep.GammaMean, plan.GammaMean)
-			}
-			if obs, err = env.Step(u); err != nil {
-				return err
-			}
-			ep.Steps++
-			ep.Actions = append(ep.Actions, u)
-			ep.Observations = append(ep.Observations, obs)
+		rec, err := ag.RunEpisode(ctx, env, *steps, func(step, action, obs int) {
+			ep.Policies = ag.LastPlan().NumPolicies
 			if mz != nil {
 				states = append(states, mz.State())
 				r, c := mz.Position()
 				ep.Positions = append(ep.Positions, [2]int{r, c})
 			}
-			if err := ag.Observe(u, obs); err != nil {
-				return err
-			}
+		})
+		if err != nil {
+			return fmt.Errorf("episode %d: %w", e, err)
 		}
-		if err := ag.EndTrial(); err != nil {
-			return fmt.Errorf("episode %d: learning: %w", e, err)
-		}
-		ep.Solved = mz != nil && mz.Done()
+		ep.Solved, ep.Steps, ep.Actions, ep.Observations = mz != nil && rec.Solved, rec.Steps, rec.Actions, rec.Observations
+		ep.PlanningSeconds, ep.GammaMean = rec.PlanningSeconds, rec.GammaMean
 		if ep.Solved {
 			solved++
 			stepsSolved += ep.Steps
