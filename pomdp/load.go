@@ -17,6 +17,8 @@ type pomdpJSON struct {
 	C       []float64     `json:"C"`
 	D       []float64     `json:"D"`
 	CStates []float64     `json:"C_states"`
+	LogC    []float64     `json:"log_C"`
+	LogCS   []float64     `json:"log_C_states"`
 	ConcA   [][]float64   `json:"a"`
 	ConcB   [][][]float64 `json:"b"`
 	ConcD   []float64     `json:"d"`
@@ -28,7 +30,7 @@ type pomdpJSON struct {
 
 // knownKeys are the exact (case-sensitive) keys of the file format.
 var knownKeys = map[string]bool{
-	"A": true, "B": true, "C": true, "D": true, "C_states": true,
+	"A": true, "B": true, "C": true, "D": true, "C_states": true, "log_C": true, "log_C_states": true,
 	"a": true, "b": true, "d": true,
 	"actions": true, "observations": true, "states": true,
 }
@@ -171,7 +173,7 @@ func (f *pomdpJSON) spec() (Spec, error) {
 		}
 		for u, bu := range t.x {
 			if err := matrixShape(fmt.Sprintf("%s[%d]", t.field, u), bu, states, ns, ns); err != nil {
-				return sp, err
+				return sp, fmt.Errorf("%w; arbor's layout is %s[u][next][prev], one matrix per action (pymdp's B[next][prev][u] must be transposed)", err, t.field)
 			}
 		}
 	}
@@ -182,6 +184,8 @@ func (f *pomdpJSON) spec() (Spec, error) {
 		what  string
 	}{
 		{"C", f.C, no, "number of observations, from " + src},
+		{"log_C", f.LogC, no, "number of observations, from " + src},
+		{"log_C_states", f.LogCS, ns, states},
 		{"D", f.D, ns, states},
 		{"d", f.ConcD, ns, states},
 		{"C_states", f.CStates, ns, states},
@@ -200,6 +204,7 @@ func (f *pomdpJSON) spec() (Spec, error) {
 	sp.A, sp.ConcA = flatten2(f.A), flatten2(f.ConcA)
 	sp.B, sp.ConcB = flatten3(f.B), flatten3(f.ConcB)
 	sp.C, sp.D, sp.ConcD, sp.CStates = f.C, f.D, f.ConcD, f.CStates
+	sp.LogC, sp.LogCStates = f.LogC, f.LogCS
 	sp.Actions, sp.Observations, sp.States = f.Actions, f.Observations, f.States
 	return sp, nil
 }

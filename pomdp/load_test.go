@@ -96,6 +96,14 @@ func TestParseBadInput(t *testing.T) {
 		{"a shape", model(okA, okB, okC, okD, `"a": [[1, 1, 1]]`), "a: 1 rows, want 2 (shape of A)"},
 		{"b count", model(okA, okB, okC, okD, `"b": [[[1,1,1],[1,1,1],[1,1,1]]]`), "b: 1 matrices, want 2 (number of actions, from B)"},
 		{"d size", model(okA, okB, okC, okD, `"d": [1, 1]`), "d: 2 entries, want 3"},
+		// Log-preferences and layouts of other tools.
+		{"C and log_C", model(okA, okB, okC, okD, `"log_C": [0, 1]`), "C and log_C: both given, want one"},
+		{"C_states and log_C_states", model(okA, okB, okC, okD, `"C_states": [0.2, 0.3, 0.5]`, `"log_C_states": [0, 0, 0]`), "C_states and log_C_states: both given"},
+		{"log_C size", model(okA, okB, `"log_C": [0, 1, 2]`, okD), "log_C: 3 entries, want 2 (number of observations, from A)"},
+		{"log_C_states size", model(okA, okB, okC, okD, `"log_C_states": [0]`), "log_C_states: 1 entries, want 3"},
+		// pymdp's B[next][prev][u] for 3 states and 2 actions: 3 matrices of
+		// 3 rows of 2, where arbor wants 2 of 3 × 3.
+		{"B in pymdp layout", model(okA, `"B": [[[1,0],[0,1],[0,0]],[[0,0],[1,0],[0,1]],[[0,1],[0,0],[1,0]]]`, okC, okD), "arbor's layout is B[u][next][prev]"},
 		{"names count", model(okA, okB, okC, okD, `"actions": ["up"]`), "actions: 1 names, want 2 (number of actions)"},
 		{"duplicate name", model(okA, okB, okC, okD, `"states": ["x", "y", "x"]`), `states[2]: duplicate name "x"`},
 		// Not distributions.
@@ -259,5 +267,50 @@ func TestParseShortErrors(t *testing.T) {
 				t.Errorf("error of %d bytes %.400q, want < 300 bytes containing %q", len(msg), msg, tt.want)
 			}
 		})
+	}
+}
+
+// TestLogC: log-preferences as SPM and pymdp write them give C =
+// softmax(log_C). For log_C = [0, 3, -6]: C = (1, e^3, e^-6) / (1 + e^3 +
+// e^-6) = (0.04742, 0.95246, 0.00012), computed here from the closed form;
+// an additive constant does not change it; -Inf gives C = 0 in Go.
+func TestLogC(t *testing.T) {
+	z := 1 + math.Exp(3) + math.Exp(-6)
+	want := []float64{1 / z, math.Exp(3) / z, math.Exp(-6) / z}
+	base := Spec{NumStates: 1, NumObs: 3, NumActions: 1, A: []float64{0.2, 0.3, 0.5}, B: []float64{1}, D: []float64{1}}
+	for _, logC := range [][]float64{{0, 3, -6}, {10, 13, 4}} {
+		sp := base
+		sp.LogC = logC
+		m, err := New(sp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for o, w := range want {
+			if math.Abs(m.C(o)-w) > 1e-15 {
+				t.Errorf("log_C %v: C[%d] = %.17g, want %.17g", logC, o, m.C(o), w)
+			}
+		}
+	}
+	sp := base
+	sp.LogC = []float64{0, math.Inf(-1), 0}
+	m, err := New(sp)
+	if err != nil || m.C(1) != 0 || m.C(0) != 0.5 {
+		t.Errorf("log_C with -Inf: %v, C = %v, %v", err, m.C(0), m.C(1))
+	}
+	m2, err := Parse([]byte(`{"A": [[0.2], [0.3], [0.5]], "B": [[[1]]], "D": [1], "log_C": [0, 3, -6]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for o, w := range want {
+		if math.Abs(m2.C(o)-w) > 1e-15 {
+			t.Errorf("file: C[%d] = %v, want %v", o, m2.C(o), w)
+		}
+	}
+	for _, bad := range [][]float64{{math.NaN(), 0, 0}, {math.Inf(1), 0, 0}, {math.Inf(-1), math.Inf(-1), math.Inf(-1)}} {
+		sp := base
+		sp.LogC = bad
+		if _, err := New(sp); err == nil || !strings.Contains(err.Error(), "log_C") {
+			t.Errorf("log_C %v: %v, want an error naming log_C", bad, err)
+		}
 	}
 }

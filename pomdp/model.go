@@ -23,11 +23,17 @@ const toleranceText = "1e-6" // Tolerance as written in error messages
 // and D. When A (B, D) is nil and ConcA (ConcB, ConcD) is not, the model uses
 // the expectation of the Dirichlet: ConcA with every column normalised.
 // CStates, the concentrations and the names are optional (nil).
+//
+// LogC may replace C, and LogCStates CStates: log-preferences up to an
+// additive constant, as SPM and pymdp write them ([0, 3, -6]); the model
+// uses C = softmax(LogC). Giving both C and LogC is an error. -Inf entries
+// are allowed in Go (C = 0 there), not every one.
 type Spec struct {
 	NumStates, NumObs, NumActions int
 
 	A, B, C, D          []float64
 	CStates             []float64
+	LogC, LogCStates    []float64
 	ConcA, ConcB, ConcD []float64
 
 	Actions, Observations, States []string
@@ -99,6 +105,12 @@ func New(sp Spec) (*Model, error) {
 		return nil, err
 	}
 	if m.d, err = checkProb("D", sp.D, m.concD, "d", []int{ns}); err != nil {
+		return nil, err
+	}
+	if sp.C, err = fromLog("C", "log_C", sp.C, sp.LogC, no); err != nil {
+		return nil, err
+	}
+	if sp.CStates, err = fromLog("C_states", "log_C_states", sp.CStates, sp.LogCStates, ns); err != nil {
 		return nil, err
 	}
 	if m.c, err = checkProb("C", sp.C, nil, "", []int{no}); err != nil {

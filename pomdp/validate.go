@@ -152,6 +152,41 @@ func checkProb(field string, p, conc []float64, concField string, shape []int) (
 	return clone(p), nil
 }
 
+// fromLog returns p, or softmax(logp) when logp is given instead: the
+// log-preferences of SPM and pymdp. Both given is an error, as is a NaN,
+// +Inf, a wrong length or every entry -Inf.
+func fromLog(field, logField string, p, logp []float64, n int) ([]float64, error) {
+	if logp == nil {
+		return p, nil
+	}
+	if p != nil {
+		return nil, fmt.Errorf("%s and %s: both given, want one (%s are log-preferences: %s = softmax(%s))", field, logField, logField, field, logField)
+	}
+	if len(logp) != n {
+		return nil, fmt.Errorf("%s: %d entries, want %d", logField, len(logp), n)
+	}
+	mx := math.Inf(-1)
+	for i, x := range logp {
+		if math.IsNaN(x) || math.IsInf(x, 1) {
+			return nil, fmt.Errorf("%s[%d]: %v, want a finite log-preference (or -Inf)", logField, i, x)
+		}
+		mx = math.Max(mx, x)
+	}
+	if math.IsInf(mx, -1) {
+		return nil, fmt.Errorf("%s: every entry is -Inf, want at least one finite", logField)
+	}
+	out := make([]float64, n)
+	z := 0.0
+	for i, x := range logp {
+		out[i] = math.Exp(x - mx)
+		z += out[i]
+	}
+	for i := range out {
+		out[i] /= z
+	}
+	return out, nil
+}
+
 // checkNames validates optional names: count n, non-empty, no duplicates.
 func checkNames(field string, names []string, n int, what string) ([]string, error) {
 	if names == nil {

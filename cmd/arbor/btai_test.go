@@ -1523,3 +1523,30 @@ func TestBTAIHelpRequiredFlags(t *testing.T) {
 		t.Errorf("--obs help %q, want no default after (index, required)", line)
 	}
 }
+
+// TestLogCFileMatchesC: the tiny POMDP with its C written as
+// log-preferences (log_C = ln C + 2: an additive constant does not matter)
+// gives the same aci eval and btai plan numbers as with C, to 1e-12
+// (softmax(ln C + 2) is C up to rounding).
+func TestLogCFileMatchesC(t *testing.T) {
+	for _, args := range [][]string{
+		{"aci", "eval", "--obs", "1", "--horizon", "2", "--json", "--model"},
+		{"btai", "plan", "--obs", "1", "--iterations", "20", "--json", "--model"},
+	} {
+		out := func(file string) map[string]any {
+			var stdout, stderr bytes.Buffer
+			if code := run(append(slices.Clone(args), btaiData(file)), &stdout, &stderr); code != 0 {
+				t.Fatalf("%v %s: exit %d, %s", args, file, code, stderr.String())
+			}
+			var v map[string]any
+			if err := json.Unmarshal(stdout.Bytes(), &v); err != nil {
+				t.Fatal(err)
+			}
+			return v
+		}
+		c, logc := out("tiny-pomdp.json"), out("tiny-pomdp-logc.json")
+		if d := cmp.Diff(c, logc, cmpopts.EquateApprox(0, 1e-12)); d != "" {
+			t.Errorf("%v: log_C differs from C (-C +log_C):\n%s", args[:2], d)
+		}
+	}
+}
