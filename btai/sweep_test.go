@@ -14,14 +14,10 @@ import (
 	"github.com/arbor-ai/arbor/pomdp"
 )
 
-// unseenMazes draws n random mazes of the non-deceptive kind (H <= 6,
-// shortest path >= 6 actions) from the generator seeded with seed.
-func unseenMazes(t testing.TB, seed uint64, n int) []*envs.Maze {
-	return drawMazes(t, seed, n, false)
-}
-
-// drawMazes is unseenMazes; with oneRise it also requires a shortest path
-// along which the distance to the exit rises at most once.
+// drawMazes draws n random mazes of the non-deceptive kind (H <= 6,
+// shortest path >= 6 actions) from the generator seeded with seed; with
+// oneRise it also requires a shortest path along which the distance to the
+// exit rises at most once.
 func drawMazes(t testing.TB, seed uint64, n int, oneRise bool) []*envs.Maze {
 	rng := rand.New(rand.NewPCG(seed, 0))
 	var out []*envs.Maze
