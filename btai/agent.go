@@ -178,6 +178,27 @@ func (a *Agent) materialized() {
 	}
 }
 
+// Concentrations returns the Dirichlet concentrations a, b, d the agent has
+// learned, in the layouts of a pomdp.Spec (a[o][s], b[u][next][prev],
+// d[s], flattened; copies): during and after an episode the posteriors of
+// that episode, which the next episode starts from (Reset carries them
+// over); before the first episode the model's. A parameter the model does
+// not learn (no a, b or d) is nil. Novelty's own counts over A (a model
+// without a) are not among them.
+func (a *Agent) Concentrations() (ca, cb, cd []float64) {
+	ca, cb, cd = a.past.Priors()
+	if a.aVar != nil {
+		ca = append([]float64(nil), a.aVar.Alpha()...)
+	}
+	if a.bVar != nil {
+		cb = pomdp.FromNPU(a.bVar.Alpha(), a.ns, a.nu)
+	}
+	if a.dVar != nil {
+		cd = append([]float64(nil), a.dVar.Alpha()...)
+	}
+	return ca, cb, cd
+}
+
 // Options returns the agent's options.
 func (a *Agent) Options() Options { return a.opts }
 

@@ -3,6 +3,8 @@ package btai_test
 import (
 	"context"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/arbor-ai/arbor/btai"
@@ -206,3 +208,41 @@ func (e *pomdpEnv) Done() bool { return false }
 
 func (e *pomdpEnv) NumActions() int      { return e.m.NumActions() }
 func (e *pomdpEnv) NumObservations() int { return e.m.NumObs() }
+
+// TestConcentrationsCarryOver: with concentrations d in the model, the
+// agent's D is a Dirichlet variable; after an episode its posterior is d +
+// Q(S_0) (the expected counts, here by one step of learning: every entry
+// grows and the total grows by exactly 1, the mass of one Q(S_0)), and the
+// next episode starts from it: Reset makes it the prior, so that the
+// second episode's posterior grows by another 1.
+func TestConcentrationsCarryOver(t *testing.T) {
+	m, err := pomdp.Load("../cmd/arbor/testdata/btai/tiny-pomdp.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := m.Spec()
+	sp.D, sp.ConcD = nil, []float64{1, 2, 3}
+	if m, err = pomdp.New(sp); err != nil {
+		t.Fatal(err)
+	}
+	o := btai.PresetPaper()
+	o.Iterations = 5
+	ag, err := btai.NewAgent(m, &o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ca, cb, cd := ag.Concentrations(); ca != nil || cb != nil || !slices.Equal(cd, []float64{1, 2, 3}) {
+		t.Fatalf("before the first episode: %v %v %v, want nil nil [1 2 3]", ca, cb, cd)
+	}
+	env := pomdp.NewProcess(m, rand.New(rand.NewPCG(1, 2)))
+	sum := func(x []float64) float64 { return x[0] + x[1] + x[2] }
+	for ep, want := range []float64{7, 8} {
+		if _, err := ag.RunEpisode(context.Background(), env, 1, nil); err != nil {
+			t.Fatal(err)
+		}
+		_, _, cd := ag.Concentrations()
+		if math.Abs(sum(cd)-want) > 1e-9 {
+			t.Errorf("episode %d: d = %v sums to %v, want %v", ep+1, cd, sum(cd), want)
+		}
+	}
+}

@@ -488,6 +488,43 @@ type btaiEpisodeJSON struct {
 	Positions          [][2]int `json:"positions,omitempty"`
 	PlanningIterations int      `json:"planning_iterations"`
 	PlanningSeconds    float64  `json:"planning_seconds"`
+	// Concentrations learned by the end of the episode (the next episode's
+	// priors), when the model has a, b or d.
+	Concentrations *btaiConcJSON `json:"concentrations,omitempty"`
+}
+
+// btaiConcJSON holds learned Dirichlet concentrations in the layouts of the
+// POMDP file (a[o][s], b[u][next][prev], d[s]); a parameter that is not
+// learned is left out.
+type btaiConcJSON struct {
+	A [][]float64   `json:"a,omitempty"`
+	B [][][]float64 `json:"b,omitempty"`
+	D []float64     `json:"d,omitempty"`
+}
+
+// btaiConcentrations returns the agent's learned concentrations, nil when
+// the model learns nothing.
+func btaiConcentrations(ag *btai.Agent, m *pomdp.Model) *btaiConcJSON {
+	ca, cb, cd := ag.Concentrations()
+	if ca == nil && cb == nil && cd == nil {
+		return nil
+	}
+	ns, no, nu := m.NumStates(), m.NumObs(), m.NumActions()
+	c := &btaiConcJSON{D: cd}
+	if ca != nil {
+		for o := range no {
+			c.A = append(c.A, ca[o*ns:(o+1)*ns])
+		}
+	}
+	if cb != nil {
+		c.B = make([][][]float64, nu)
+		for u := range nu {
+			for n := range ns {
+				c.B[u] = append(c.B[u], cb[(u*ns+n)*ns:(u*ns+n+1)*ns])
+			}
+		}
+	}
+	return c
 }
 
 // btaiSummaryJSON is the last line of `arbor btai run --json`. For a maze,
@@ -641,6 +678,7 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 			out := btaiEpisodeJSON{
 				Steps: ep.Steps, Actions: ep.Actions, Observations: ep.Observations, Positions: positions,
 				PlanningIterations: ep.PlanningIterations, PlanningSeconds: ep.PlanningSeconds,
+				Concentrations: btaiConcentrations(ag, m),
 			}
 			if mz != nil {
 				out.Solved = &ep.Solved

@@ -1550,3 +1550,38 @@ func TestLogCFileMatchesC(t *testing.T) {
 		}
 	}
 }
+
+// TestBTAIRunConcentrations: a model with concentrations a learns A; run
+// --json prints, per episode, the concentrations learned so far in the
+// layout of the file (a[o][s]). Each observation adds the mass of one
+// posterior Q(S_t) to a: the prior sums to 8.5 (tiny-pomdp-a.json), so after
+// an episode of 3 steps (4 observations) a sums to 12.5, after two to 16.5.
+// A model without a, b, d prints no concentrations (TestBTAIRunModel).
+func TestBTAIRunConcentrations(t *testing.T) {
+	out := btaiMustRun(t, "run", "--model", btaiData("tiny-pomdp-a.json"), "--iterations", "10", "--steps", "3", "--episodes", "2", "--json")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	for e, want := range []float64{12.5, 16.5} {
+		var ep struct {
+			Concentrations struct {
+				A [][]float64 `json:"a"`
+				B any         `json:"b"`
+			} `json:"concentrations"`
+		}
+		if err := json.Unmarshal([]byte(lines[e]), &ep); err != nil {
+			t.Fatal(err)
+		}
+		a := ep.Concentrations.A
+		if len(a) != 2 || len(a[0]) != 3 || ep.Concentrations.B != nil {
+			t.Fatalf("episode %d: concentrations %s, want a of 2 x 3 and no b", e+1, lines[e])
+		}
+		sum := 0.0
+		for _, row := range a {
+			for _, x := range row {
+				sum += x
+			}
+		}
+		if math.Abs(sum-want) > 1e-9 {
+			t.Errorf("episode %d: a sums to %v, want %v", e+1, sum, want)
+		}
+	}
+}
