@@ -7,6 +7,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 
 	"github.com/arbor-ai/arbor/internal/model"
 	"github.com/arbor-ai/arbor/schedule"
@@ -35,19 +37,23 @@ func loadModelArg(name string, fs *flag.FlagSet, args []string, stdout io.Writer
 
 func runInfer(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("infer", flag.ContinueOnError)
-	asJSON := fs.Bool("json", false, "print the result as JSON")
-	m, _, err := loadModelArg("infer", fs, args, stdout, "arbor infer MODEL.json [--json]")
+	asJSON := fs.Bool("json", false, "print the result as JSON (every number in full precision)")
+	digits := fs.Int("digits", 6, "significant digits of every posterior number in the human output (1..17)")
+	m, _, err := loadModelArg("infer", fs, args, stdout, "arbor infer MODEL.json [--digits 6] [--json]")
 	if err != nil {
 		return err
 	}
-	return inferModel(m, *asJSON, stdout)
+	if *digits < 1 || *digits > 17 {
+		return badInput("--digits: %d, want 1..17", *digits)
+	}
+	return inferModel(m, *asJSON, *digits, stdout)
 }
 
 // inferModel runs global VMP on a loaded model and prints the result. A
 // fault of the model found while inferring (an invalid posterior, evidence
 // of probability 0, a free energy that overflows) is bad input naming the
 // file and the field (model.Model.RunError).
-func inferModel(m *model.Model, asJSON bool, stdout io.Writer) error {
+func inferModel(m *model.Model, asJSON bool, digits int, stdout io.Writer) error {
 	res, err := schedule.Run(context.Background(), m.Graph, &m.Settings)
 	if err != nil {
 		return m.RunError(err)
@@ -71,26 +77,37 @@ func inferModel(m *model.Model, asJSON bool, stdout io.Writer) error {
 		p := out.Posteriors[v.Name()]
 		switch {
 		case p.P != nil:
-			fmt.Fprintf(stdout, "  %-12s categorical  p = %s\n", v.Name(), fmtVec(p.P))
+			fmt.Fprintf(stdout, "  %-12s categorical  p = %s\n", v.Name(), fmtNested(p.P, digits))
 		case p.Alpha != nil:
-			b, _ := json.Marshal(p.Alpha)
-			fmt.Fprintf(stdout, "  %-12s dirichlet    alpha = %s\n", v.Name(), b)
+			fmt.Fprintf(stdout, "  %-12s dirichlet    alpha = %s\n", v.Name(), fmtNested(p.Alpha, digits))
 		default:
-			fmt.Fprintf(stdout, "  %-12s gamma        shape = %.6g, rate = %.6g\n", v.Name(), *p.Shape, *p.Rate)
+			fmt.Fprintf(stdout, "  %-12s gamma        shape = %s, rate = %s\n", v.Name(),
+				strconv.FormatFloat(*p.Shape, 'g', digits, 64), strconv.FormatFloat(*p.Rate, 'g', digits, 64))
 		}
 	}
 	return nil
 }
 
-func fmtVec(x []float64) string {
-	s := "["
-	for i, v := range x {
-		if i > 0 {
-			s += " "
+// fmtNested formats a number, a []float64 or nested []any of them with
+// digits significant digits, arrays as [a b c].
+func fmtNested(x any, digits int) string {
+	switch v := x.(type) {
+	case float64:
+		return strconv.FormatFloat(v, 'g', digits, 64)
+	case []float64:
+		parts := make([]string, len(v))
+		for i, f := range v {
+			parts[i] = strconv.FormatFloat(f, 'g', digits, 64)
 		}
-		s += fmt.Sprintf("%.6g", v)
+		return "[" + strings.Join(parts, " ") + "]"
+	case []any:
+		parts := make([]string, len(v))
+		for i, e := range v {
+			parts[i] = fmtNested(e, digits)
+		}
+		return "[" + strings.Join(parts, " ") + "]"
 	}
-	return s + "]"
+	return fmt.Sprint(x)
 }
 
 func runDot(args []string, stdout io.Writer) error {

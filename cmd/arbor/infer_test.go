@@ -505,7 +505,7 @@ func TestInferIncreaseWarning(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stdout bytes.Buffer
-	if err := inferModel(m, false, &stdout); err != nil {
+	if err := inferModel(m, false, 6, &stdout); err != nil {
 		t.Fatal(err)
 	}
 	// s ~ Cat(0.5, 0.5) and the fixed message [ln 9, 0] give q(s) = (0.9, 0.1)
@@ -521,5 +521,37 @@ func TestInferIncreaseWarning(t *testing.T) {
 	}
 	if !strings.Contains(want, "to 0.3680642072\n") {
 		t.Errorf("closed form %.10g, want 0.3680642072", to)
+	}
+}
+
+// TestInferDigits: --digits sets one precision for every number of the
+// human output, Dirichlet concentrations and categorical probabilities
+// alike (the HMM's B posterior and s0), and is checked. The 3-digit values
+// are the 6-digit ones of the same run rounded by hand: 4.98497 -> 4.98,
+// 0.983835 -> 0.984, 0.0101905 -> 0.0102.
+func TestInferDigits(t *testing.T) {
+	file := filepath.Join("..", "..", "examples", "models", "hmm.json")
+	var six, three, errb bytes.Buffer
+	if code := run([]string{"infer", file}, &six, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if code := run([]string{"infer", file, "--digits", "3"}, &three, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	for _, want := range []string{"alpha = [[4.98497 ", "p = [0.983835 0.0101905 "} {
+		if !strings.Contains(six.String(), want) {
+			t.Errorf("default output lacks %q:\n%s", want, six.String())
+		}
+	}
+	for _, want := range []string{"alpha = [[4.98 ", "p = [0.984 0.0102 "} {
+		if !strings.Contains(three.String(), want) {
+			t.Errorf("--digits 3 output lacks %q:\n%s", want, three.String())
+		}
+	}
+	for _, bad := range []string{"0", "18", "x"} {
+		var out, errs bytes.Buffer
+		if code := run([]string{"infer", file, "--digits", bad}, &out, &errs); code != 2 || !strings.Contains(errs.String(), "digits") {
+			t.Errorf("--digits %s: exit %d, stderr %q, want 2 naming --digits", bad, code, errs.String())
+		}
 	}
 }
