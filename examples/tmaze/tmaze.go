@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
 func main() {
@@ -47,18 +48,22 @@ func main() {
 	Print(os.Stdout, res)
 }
 
-// Print writes the trial-by-trial summary.
+// Print writes the trial-by-trial summary as a table whose columns line
+// up: the path column is as wide as the longest path.
 func Print(w io.Writer, res []Trial) {
-	fmt.Fprintln(w, "trial  path              outcome      P(left context) at t=0")
-	straight := 0
-	for _, t := range res {
-		path := ""
+	paths := make([]string, len(res))
+	width := len("path")
+	for k, t := range res {
+		names := make([]string, len(t.Path))
 		for i, l := range t.Path {
-			if i > 0 {
-				path += " -> "
-			}
-			path += locationNames[l]
+			names[i] = locationNames[l]
 		}
+		paths[k] = strings.Join(names, " -> ")
+		width = max(width, len(paths[k]))
+	}
+	fmt.Fprintf(w, "%5s  %-*s  %-10s  %s\n", "trial", width, "path", "outcome", "P(left context) at t=0")
+	straight := 0
+	for k, t := range res {
 		out := "punishment"
 		if t.Rewarded {
 			out = "reward"
@@ -66,7 +71,7 @@ func Print(w io.Writer, res []Trial) {
 		if t.Straight() {
 			straight++
 		}
-		fmt.Fprintf(w, "%5d  %-16s  %-11s  %.3f\n", t.Index+1, path, out, t.PriorLeft)
+		fmt.Fprintf(w, "%5d  %-*s  %-10s  %.3f\n", t.Index+1, width, paths[k], out, t.PriorLeft)
 	}
 	fmt.Fprintf(w, "went straight to an arm on %d of %d trials\n", straight, len(res))
 }

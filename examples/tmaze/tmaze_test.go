@@ -68,4 +68,17 @@ func TestPrint(t *testing.T) {
 	if !strings.Contains(out, "start -> cue -> left") || !strings.Contains(out, "of 3 trials") {
 		t.Errorf("summary:\n%s", out)
 	}
+	// The columns line up: in the header and every row, the outcome and the
+	// probability start at the same column.
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	col := strings.Index(lines[0], "outcome")
+	pcol := strings.Index(lines[0], "P(left")
+	for _, l := range lines[1 : len(lines)-1] {
+		if o := strings.IndexAny(l[col:col+1], "rp"); o != 0 || l[col-1] != ' ' {
+			t.Errorf("row %q: outcome not at column %d of the header %q", l, col, lines[0])
+		}
+		if l[pcol] != '0' && l[pcol] != '1' {
+			t.Errorf("row %q: probability not at column %d of the header %q", l, pcol, lines[0])
+		}
+	}
 }
