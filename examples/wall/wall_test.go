@@ -204,3 +204,22 @@ func BenchmarkPlanOneStep(b *testing.B) {
 		}
 	}
 }
+
+// TestWriteTableWithoutSearch: rows measured without -search hold arbor's
+// one-step figures only; SPM's whole-search times are not put beside them,
+// and the table says how to get them.
+func TestWriteTableWithoutSearch(t *testing.T) {
+	rows := testRows()
+	for i := range rows {
+		rows[i].Search = nil
+	}
+	var b bytes.Buffer
+	writeTable(&b, rows, "1.maze", plannerAgent, "0.1", "0.2")
+	out := b.String()
+	if strings.Contains(out, "| 3.8 |") || strings.Contains(out, "SPM Octave") {
+		t.Errorf("SPM's whole-search times listed beside one-step times:\n%s", out)
+	}
+	if !strings.Contains(out, "run with -search") || !strings.Contains(out, "| 2 | 1 | 2.000 | 0.004 | 2.0 |\n") {
+		t.Errorf("table without -search:\n%s", out)
+	}
+}
