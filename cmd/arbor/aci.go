@@ -345,6 +345,29 @@ type aciEpisode struct {
 	GammaMean       []float64 `json:"gamma,omitempty"` // E[gamma] per step, with --infer-gamma
 }
 
+// aciParseHabits parses --habits: nu comma-separated probabilities summing
+// to 1 (tolerance 1e-6). Errors name the flag and the entry.
+func aciParseHabits(s string, nu int) ([]float64, error) {
+	parts := strings.Split(s, ",")
+	if len(parts) != nu {
+		return nil, badInput("--habits: %d entries, want %d (one per action)", len(parts), nu)
+	}
+	e := make([]float64, nu)
+	sum := 0.0
+	for i, p := range parts {
+		x, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
+			return nil, badInput("--habits[%d]: %q, want a finite probability >= 0", i, p)
+		}
+		e[i] = x
+		sum += x
+	}
+	if math.Abs(sum-1) > pomdp.Tolerance {
+		return nil, badInput("--habits: sums to %.10g, want 1 (tolerance 1e-06)", sum)
+	}
+	return e, nil
+}
+
 func runACIRun(args []string, stdout io.Writer) error {
 	fset := flag.NewFlagSet("aci run", flag.ContinueOnError)
 	mazeFile := fset.String("maze", "", "maze file (docs/formats.md)")
@@ -354,7 +377,9 @@ func runACIRun(args []string, stdout io.Writer) error {
 	episodes := fset.Int("episodes", 1, "episodes (trials); with concentrations a, b, d in --model the agent learns between them")
 	seed := fset.Uint64("seed", 1, "random seed of --select sample and of a --model process")
 	gamma := fset.Float64("gamma", aci.DefaultGamma, "fixed policy precision: q(pi) = softmax(-gamma G)")
-	inferGamma := fset.Bool("infer-gamma", false, "infer the precision with prior Gamma(1, beta) instead of fixing it")
+	inferGamma := fset.Bool("infer-gamma", false, "infer the precision with prior Gamma(1, beta) instead of fixing it; "+
+		"gamma moves only when something besides G shapes the policy prior, so give --habits (without them it stays at its prior mean 1/beta)")
+	habits := fset.String("habits", "", "habits E: a prior over the first action, comma-separated probabilities, one per action (e.g. 0.7,0.1,0.1,0.1,0)")
 	beta := fset.Float64("beta", aci.DefaultBeta, "rate of the Gamma(1, beta) prior of the precision (with --infer-gamma)")
 	novelty := fset.Bool("novelty", false, "add the novelty of A to the expected free energy (needs concentrations a)")
 	sel := fset.String("select", aci.SelectArgmax, "action selection from the action distribution: argmax or sample")
@@ -416,9 +441,15 @@ func runACIRun(args []string, stdout io.Writer) error {
 	if _, err := aci.NumPolicies(m.NumActions(), *horizon, math.MaxInt); err != nil {
 		return badInput("--%v", err)
 	}
+	var habitsE []float64
+	if *habits != "" {
+		if habitsE, err = aciParseHabits(*habits, m.NumActions()); err != nil {
+			return err
+		}
+	}
 	ag, err := aci.NewAgent(m, &aci.AgentOptions{
 		Horizon: *horizon, Gamma: *gamma, InferGamma: *inferGamma, Beta: *beta,
-		Novelty: *novelty, Select: *sel, Seed: *seed,
+		Novelty: *novelty, Select: *sel, Seed: *seed, Habits: habitsE,
 	})
 	if err != nil {
 		return badInput("%s: %v", source, err)

@@ -867,3 +867,50 @@ func BenchmarkACIWriteEvalJSON(b *testing.B) {
 		}
 	}
 }
+
+// TestACIRunHabits: without habits the inferred precision stays at its
+// prior mean 1/beta = 1 (pi has no evidence besides its softmax prior,
+// docs/aci.md); with --habits favouring the first action it moves away
+// from 1 at the first step. Bad --habits are refused naming the flag.
+func TestACIRunHabits(t *testing.T) {
+	maze := filepath.Join("..", "..", "examples", "mazes", "5.maze")
+	gammaAt0 := func(extra ...string) float64 {
+		var out, errb bytes.Buffer
+		args := append([]string{"aci", "run", "--maze", maze, "--horizon", "2", "--steps", "2", "--infer-gamma", "--json"}, extra...)
+		if code := run(args, &out, &errb); code != 0 {
+			t.Fatalf("%v: exit %d, %s", extra, code, errb.String())
+		}
+		var ep struct {
+			Gamma []float64 `json:"gamma"`
+		}
+		if err := json.Unmarshal([]byte(strings.SplitN(out.String(), "\n", 2)[0]), &ep); err != nil {
+			t.Fatal(err)
+		}
+		return ep.Gamma[0]
+	}
+	if g := gammaAt0(); math.Abs(g-1) > 1e-9 {
+		t.Errorf("without habits E[gamma] = %v, want the prior mean 1", g)
+	}
+	if g := gammaAt0("--habits", "0.6,0.1,0.1,0.1,0.1"); math.Abs(g-1) < 1e-3 {
+		t.Errorf("with habits E[gamma] = %v, want it to move from 1", g)
+	}
+	for _, tc := range []struct{ habits, want string }{
+		{"0.5,0.5", "--habits: 2 entries, want 5"},
+		{"0.5,0.5,0,0,-0", "--habits[4]"},
+		{"1,0,0,0,-1", "--habits[4]"},
+		{"0.5,0.5,x,0,0", "--habits[2]"},
+		{"0.5,0.4,0,0,0", "sums to 0.9"},
+	} {
+		var out, errb bytes.Buffer
+		code := run([]string{"aci", "run", "--maze", maze, "--horizon", "2", "--habits", tc.habits}, &out, &errb)
+		if tc.habits == "0.5,0.5,0,0,-0" {
+			if code != 0 { // -0 is a valid 0
+				t.Errorf("--habits %s: exit %d, %s", tc.habits, code, errb.String())
+			}
+			continue
+		}
+		if code != 2 || !strings.Contains(errb.String(), tc.want) || strings.Count(errb.String(), "\n") != 1 {
+			t.Errorf("--habits %s: exit %d, stderr %q, want 2 and %q", tc.habits, code, errb.String(), tc.want)
+		}
+	}
+}
