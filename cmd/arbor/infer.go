@@ -31,7 +31,11 @@ func loadModelArg(name string, fs *flag.FlagSet, args []string, stdout io.Writer
 	if len(pos) != 1 {
 		return nil, "", badInput("want one MODEL file, got %d arguments (usage: %s)", len(pos), synopsis)
 	}
-	m, err := model.Load(pos[0])
+	data, err := readFile(pos[0], pos[0])
+	if err != nil {
+		return nil, "", err
+	}
+	m, err := model.Parse(pos[0], data)
 	return m, pos[0], err
 }
 

@@ -4,8 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/arbor-ai/arbor/envs"
 	"github.com/arbor-ai/arbor/pomdp"
@@ -17,22 +22,141 @@ import (
 // fault is bad input (exit status 2), in one line starting with the flag
 // and the path.
 
-// readInput reads the file given to --flagName; a missing file, a
-// directory or a read error is bad input: "--flag PATH: cannot read: WHY".
-func readInput(flagName, path string) ([]byte, error) {
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return nil, badInput("--%s %s: cannot read: is a directory, want a file", flagName, path)
+// Every file the command line reads goes through readFile, with one size
+// limit and one read timeout, so that a huge file, a device that never
+// ends (/dev/zero) or a FIFO that stays silent is refused in one line
+// instead of filling the memory or hanging.
+const (
+	// defaultMaxInput is the size limit of an input file; the environment
+	// variable maxInputEnv raises (or lowers) it.
+	defaultMaxInput = 64 << 20
+	maxInputEnv     = "ARBOR_MAX_INPUT"
+)
+
+// readTimeout bounds the wait for a FIFO or device to deliver the whole
+// file (a variable so that tests can shorten it).
+var readTimeout = 10 * time.Second
+
+// maxInput returns the size limit of input files: ARBOR_MAX_INPUT (bytes,
+// or with a K, M or G suffix for KiB, MiB, GiB) or 64 MiB.
+func maxInput() (int64, error) {
+	s := strings.TrimSpace(os.Getenv(maxInputEnv))
+	if s == "" {
+		return defaultMaxInput, nil
 	}
-	data, err := os.ReadFile(path)
+	mult := int64(1)
+	switch strings.ToUpper(s[len(s)-1:]) {
+	case "K":
+		mult = 1 << 10
+	case "M":
+		mult = 1 << 20
+	case "G":
+		mult = 1 << 30
+	}
+	if mult > 1 {
+		s = s[:len(s)-1]
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 1 || n > (1<<40)/mult {
+		return 0, badInput("%s=%q: want a size in bytes from 1 to 1 TiB, optionally with a K, M or G suffix", maxInputEnv, os.Getenv(maxInputEnv))
+	}
+	return n * mult, nil
+}
+
+// readFile reads the input file path, named in errors by what ("--model
+// m.json", "model file m.json"): a missing file, a directory, a file over
+// the size limit or a read that does not finish within readTimeout is bad
+// input, "WHAT: cannot read: WHY".
+func readFile(what, path string) ([]byte, error) {
+	limit, err := maxInput()
+	if err != nil {
+		return nil, err
+	}
+	f, err := openInput(path)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return nil, badInput("%s: cannot read: nothing to read after %v (a FIFO without a writer?)", what, readTimeout)
+	}
 	if err != nil {
 		why := err.Error()
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
 			why = pe.Err.Error() // the path is already in the message
 		}
-		return nil, badInput("--%s %s: cannot read: %s", flagName, path, why)
+		return nil, badInput("%s: cannot read: %s", what, why)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, badInput("%s: cannot read: %v", what, err)
+	}
+	tooBig := func() error {
+		return badInput("%s: cannot read: larger than the limit of %s (set %s to raise it)", what, sizeText(limit), maxInputEnv)
+	}
+	switch {
+	case st.IsDir():
+		return nil, badInput("%s: cannot read: is a directory, want a file", what)
+	case st.Mode().IsRegular() && st.Size() > limit:
+		return nil, tooBig()
+	}
+	// A FIFO or a device: bound the wait (files without deadlines, the
+	// regular ones, ignore this).
+	_ = f.SetReadDeadline(time.Now().Add(readTimeout))
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return nil, badInput("%s: cannot read: no end of file after %v", what, readTimeout)
+	}
+	if err != nil {
+		return nil, badInput("%s: cannot read: %v", what, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, tooBig()
 	}
 	return data, nil
+}
+
+// openInput opens path for reading. Opening a FIFO blocks until a writer
+// opens it too, so it is opened on a goroutine and given up after
+// readTimeout (os.ErrDeadlineExceeded; the goroutine stays blocked until
+// the process exits, which follows the error).
+func openInput(path string) (*os.File, error) {
+	st, err := os.Stat(path)
+	if err != nil || st.Mode()&fs.ModeNamedPipe == 0 {
+		return os.Open(path)
+	}
+	type result struct {
+		f   *os.File
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		f, err := os.Open(path)
+		done <- result{f, err}
+	}()
+	select {
+	case r := <-done:
+		return r.f, r.err
+	case <-time.After(readTimeout):
+		return nil, os.ErrDeadlineExceeded
+	}
+}
+
+// sizeText writes n bytes as "64 MiB", "1.5 KiB" or "100 bytes".
+func sizeText(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20:
+		return strconv.FormatFloat(float64(n)/(1<<20), 'f', -1, 64) + " MiB"
+	case n >= 1<<10:
+		return strconv.FormatFloat(float64(n)/(1<<10), 'f', -1, 64) + " KiB"
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// readInput reads the file given to --flagName (see readFile); errors read
+// "--flag PATH: cannot read: WHY".
+func readInput(flagName, path string) ([]byte, error) {
+	return readFile("--"+flagName+" "+path, path)
 }
 
 // loadPOMDP reads and validates the --model file. Every fault is bad
