@@ -427,7 +427,7 @@ func (a *Agent) plan1(ctx context.Context, m *pomdp.Model, qs []float64) (*Plan,
 	var all *PolicySet
 	var rank *Ranking
 	if n <= a.opts.GraphPolicies {
-		if all, err = EvaluatePolicies(m, qs, H, efeOpts); err != nil {
+		if all, err = EvaluatePoliciesContext(ctx, m, qs, H, efeOpts); err != nil {
 			return nil, err
 		}
 		plan.Policies = make([]RankedPolicy, n)
@@ -440,7 +440,7 @@ func (a *Agent) plan1(ctx context.Context, m *pomdp.Model, qs []float64) (*Plan,
 			}
 		}
 	} else {
-		if rank, err = TopPolicies(m, qs, H, a.opts.GraphPolicies, gamma0, efeOpts); err != nil {
+		if rank, err = TopPoliciesContext(ctx, m, qs, H, a.opts.GraphPolicies, gamma0, efeOpts); err != nil {
 			return nil, err
 		}
 		plan.Policies = rank.Best
@@ -469,7 +469,7 @@ func (a *Agent) plan1(ctx context.Context, m *pomdp.Model, qs []float64) (*Plan,
 	default:
 		// The graph holds only the best policies: stream the exact marginal
 		// over all of them at the posterior precision, with the habits.
-		r2, err := TopPolicies(m, qs, H, len(plan.Policies), gbar, efeOpts)
+		r2, err := TopPoliciesContext(ctx, m, qs, H, len(plan.Policies), gbar, efeOpts)
 		if err != nil {
 			return nil, err
 		}

@@ -1,6 +1,7 @@
 package aci
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -195,7 +196,10 @@ func newDFS(m *pomdp.Model, qs []float64, horizon int, w []float64) *dfs {
 
 // run calls visit for every policy in lexicographic order with its index
 // and its total risk, ambiguity and novelty. run does not allocate.
-func (d *dfs) run(visit func(i int, risk, amb, nov float64)) {
+//
+// It checks ctx every cancelEvery policies and returns ctx's error, having
+// visited only some, when ctx is done.
+func (d *dfs) run(ctx context.Context, visit func(i int, risk, amb, nov float64)) error {
 	m, T, ns := d.m, d.horizon, d.m.NumStates()
 	idx := d.idx
 	clear(idx)
@@ -217,6 +221,11 @@ func (d *dfs) run(visit func(i int, risk, amb, nov float64)) {
 		}
 		visit(leaf, d.cumR[T], d.cumA[T], d.cumN[T])
 		leaf++
+		if leaf%cancelEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
 		// Next sibling, backtracking past exhausted levels.
 		for depth >= 0 {
 			idx[depth]++
@@ -226,10 +235,15 @@ func (d *dfs) run(visit func(i int, risk, amb, nov float64)) {
 			depth--
 		}
 		if depth < 0 {
-			return
+			return nil
 		}
 	}
 }
+
+// cancelEvery is how many policies the depth-first walk scores between two
+// looks at its context: 16,384 policies take about 10 ms on a 22-state
+// maze, so an interrupt is seen well within a second.
+const cancelEvery = 1 << 14
 
 // prepare validates the common arguments of EvaluatePolicies and
 // TopPolicies.
@@ -256,6 +270,12 @@ func prepare(m *pomdp.Model, qs []float64, horizon, limit int, opts *EFEOptions)
 // prefixes, with O(T |S|) working memory besides the output. The horizon must
 // be >= 1 and |U|^T at most MaxPolicies.
 func EvaluatePolicies(m *pomdp.Model, qs []float64, horizon int, opts *EFEOptions) (*PolicySet, error) {
+	return EvaluatePoliciesContext(context.Background(), m, qs, horizon, opts)
+}
+
+// EvaluatePoliciesContext is EvaluatePolicies that stops with ctx's error
+// when ctx is done.
+func EvaluatePoliciesContext(ctx context.Context, m *pomdp.Model, qs []float64, horizon int, opts *EFEOptions) (*PolicySet, error) {
 	n, w, err := prepare(m, qs, horizon, MaxPolicies, opts)
 	if err != nil {
 		return nil, err
@@ -267,7 +287,7 @@ func EvaluatePolicies(m *pomdp.Model, qs []float64, horizon int, opts *EFEOption
 	if w != nil {
 		ps.Novelty = make([]float64, n)
 	}
-	newDFS(m, qs, horizon, w).run(func(i int, r, a, nv float64) {
+	err = newDFS(m, qs, horizon, w).run(ctx, func(i int, r, a, nv float64) {
 		ps.G[i] = r + a - nv
 		ps.Risk[i] = r
 		ps.Ambiguity[i] = a
@@ -275,5 +295,8 @@ func EvaluatePolicies(m *pomdp.Model, qs []float64, horizon int, opts *EFEOption
 			ps.Novelty[i] = nv
 		}
 	})
+	if err != nil {
+		return nil, err
+	}
 	return ps, nil
 }

@@ -1,6 +1,7 @@
 package aci
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"math/rand/v2"
@@ -363,7 +364,7 @@ func TestDFSAllocs(t *testing.T) {
 	d := newDFS(m, randColumns(rng, 1, 5, 1), 5, nil)
 	sum := 0.0
 	allocs := testing.AllocsPerRun(10, func() {
-		d.run(func(i int, r, a, n float64) { sum += r + a })
+		_ = d.run(context.Background(), func(i int, r, a, n float64) { sum += r + a })
 	})
 	if allocs != 0 {
 		t.Errorf("dfs.run: %v allocs per run, want 0", allocs)

@@ -1,6 +1,7 @@
 package aci
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -69,6 +70,12 @@ func worse(a, b *RankedPolicy) bool {
 // marginal. Memory is O(k T + T |S| + |U|). k is clamped to |U|^T; |U|^T must
 // fit in an int. gamma must be finite and > 0, k >= 1.
 func TopPolicies(m *pomdp.Model, qs []float64, horizon, k int, gamma float64, opts *EFEOptions) (*Ranking, error) {
+	return TopPoliciesContext(context.Background(), m, qs, horizon, k, gamma, opts)
+}
+
+// TopPoliciesContext is TopPolicies that stops with ctx's error when ctx
+// is done.
+func TopPoliciesContext(ctx context.Context, m *pomdp.Model, qs []float64, horizon, k int, gamma float64, opts *EFEOptions) (*Ranking, error) {
 	n, w, err := prepare(m, qs, horizon, math.MaxInt, opts)
 	if err != nil {
 		return nil, err
@@ -88,7 +95,7 @@ func TopPolicies(m *pomdp.Model, qs []float64, horizon, k int, gamma float64, op
 		perAction[u].max = math.Inf(-1)
 	}
 
-	newDFS(m, qs, horizon, w).run(func(i int, r, a, nv float64) {
+	err = newDFS(m, qs, horizon, w).run(ctx, func(i int, r, a, nv float64) {
 		g := r + a - nv
 		perAction[i/stride].add(-gamma * g)
 		e := RankedPolicy{Index: i, G: g, Risk: r, Ambiguity: a, Novelty: nv}
@@ -103,6 +110,9 @@ func TopPolicies(m *pomdp.Model, qs []float64, horizon, k int, gamma float64, op
 		heap[0] = e
 		siftDown(heap, 0)
 	})
+	if err != nil {
+		return nil, err
+	}
 
 	total := lse{max: math.Inf(-1)}
 	lu := make([]float64, nu)

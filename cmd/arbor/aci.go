@@ -10,6 +10,8 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"os"
+	"os/signal"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -454,8 +456,14 @@ func runACIRun(args []string, stdout io.Writer) error {
 	if err != nil {
 		return badInput("%s: %v", source, err)
 	}
-	ctx := context.Background()
+	// Ctrl-C stops the run within a second (the policy walk looks at ctx
+	// every 16,384 policies): the finished episodes and their summary are
+	// written, and the exit status is 130.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
 	enc := json.NewEncoder(stdout)
+	done := 0
+	var interrupted error
 	solved, stepsSolved := 0, 0
 	planning := 0.0
 	for e := 1; e <= *episodes; e++ {
@@ -474,9 +482,14 @@ func runACIRun(args []string, stdout io.Writer) error {
 				ep.Positions = append(ep.Positions, [2]int{r, c})
 			}
 		})
+		if errors.Is(err, context.Canceled) {
+			interrupted = err
+			break
+		}
 		if err != nil {
 			return fmt.Errorf("episode %d: %w", e, err)
 		}
+		done++
 		ep.Solved, ep.Steps, ep.Actions, ep.Observations = mz != nil && rec.Solved, rec.Steps, rec.Actions, rec.Observations
 		ep.PlanningSeconds, ep.GammaMean = rec.PlanningSeconds, rec.GammaMean
 		if ep.Solved {
@@ -496,17 +509,21 @@ func runACIRun(args []string, stdout io.Writer) error {
 	if solved > 0 {
 		meanSteps = float64(stepsSolved) / float64(solved)
 	}
+	// After an interrupt the summary covers the finished episodes.
 	if *asJSON {
-		return enc.Encode(map[string]any{"episodes": *episodes, "solved": solved, "mean_steps": meanSteps, "planning_seconds": planning})
+		if err := enc.Encode(map[string]any{"episodes": done, "solved": solved, "mean_steps": meanSteps, "planning_seconds": planning}); err != nil {
+			return err
+		}
+		return interrupted
 	}
 	if mz != nil {
-		fmt.Fprintf(stdout, "%d/%d episodes solved", solved, *episodes)
+		fmt.Fprintf(stdout, "%d/%d episodes solved", solved, done)
 		if solved > 0 {
 			fmt.Fprintf(stdout, ", mean steps %.1f", meanSteps)
 		}
 		fmt.Fprintf(stdout, "; %.3f s planning in all\n", planning)
 	}
-	return nil
+	return interrupted
 }
 
 // aciPrintEpisode is the human output of one episode: a summary line, the

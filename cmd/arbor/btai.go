@@ -637,6 +637,8 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 	if !*asJSON {
 		fmt.Fprintln(stdout, settings)
 	}
+	done := 0
+	var interrupted error
 	solved, stepsSolved, iters := 0, 0, 0
 	planning := 0.0
 	for e := 1; e <= *episodes; e++ {
@@ -662,12 +664,19 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 				dotErr = btaiWriteDOT(ag, m, *dotFile)
 			}
 		})
+		if errors.Is(err, context.Canceled) {
+			// Ctrl-C: the finished episodes are written, and their
+			// summary; the exit status is 130.
+			interrupted = err
+			break
+		}
 		if err != nil {
 			return err
 		}
 		if dotErr != nil {
 			return dotErr
 		}
+		done++
 		iters += ep.PlanningIterations
 		planning += ep.PlanningSeconds
 		if ep.Solved {
@@ -690,7 +699,7 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 		}
 		btaiPrintEpisode(stdout, e, ep, m, mz, positions)
 	}
-	sum := btaiSummaryJSON{Episodes: *episodes, Settings: settings}
+	sum := btaiSummaryJSON{Episodes: done, Settings: settings}
 	var mean *float64
 	if mz != nil {
 		sum.Solved = &solved
@@ -707,19 +716,22 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 		sum.IterationsPerSecond = float64(iters) / planning
 	}
 	if *asJSON {
-		return enc.Encode(sum)
+		if err := enc.Encode(sum); err != nil {
+			return err
+		}
+		return interrupted
 	}
 	if mz != nil {
-		fmt.Fprintf(stdout, "%d/%d episodes solved", solved, *episodes)
+		fmt.Fprintf(stdout, "%d/%d episodes solved", solved, done)
 		if mean != nil {
 			fmt.Fprintf(stdout, ", mean steps %.1f", *mean)
 		}
 	} else {
-		fmt.Fprintf(stdout, "%d episodes", *episodes)
+		fmt.Fprintf(stdout, "%d episodes", done)
 	}
 	// The only line that varies between runs with the same seed.
 	fmt.Fprintf(stdout, "; %.0f planning iterations per second\n", sum.IterationsPerSecond)
-	return nil
+	return interrupted
 }
 
 // btaiPrintEpisode prints one episode for humans: the outcome, the actions

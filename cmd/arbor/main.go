@@ -11,6 +11,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -88,6 +89,11 @@ func report(stderr io.Writer, prefix string, err error) int {
 	var se *subcommandError
 	if errors.As(err, &se) {
 		prefix += " " + se.sub
+	}
+	if errors.Is(err, context.Canceled) {
+		// Ctrl-C: the finished work has been written.
+		fmt.Fprintf(stderr, "%s: interrupted\n", prefix)
+		return 130
 	}
 	msg := strings.ReplaceAll(err.Error(), "\n", " ")
 	fmt.Fprintf(stderr, "%s: %s\n", prefix, msg)
