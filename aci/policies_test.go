@@ -8,6 +8,7 @@ import (
 	"os"
 	"sort"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -368,5 +369,39 @@ func TestDFSAllocs(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("dfs.run: %v allocs per run, want 0", allocs)
+	}
+}
+
+// TestEstimatePlanSeconds checks the estimate against the time measured at
+// two sizes (a dense 30-state, 30-observation, 5-action model, horizons 5
+// and 6: 3,905 and 19,530 nodes of 1,800 units, estimated 8.8 ms and 44
+// ms), within a factor of 5 either way, as wide as a shared machine needs;
+// and by hand: 2 actions, horizon 3, 2 states, 1 observation: (2 + 4 + 8)
+// nodes × (4 + 2) units × 1.25 ns = 105 ns.
+func TestEstimatePlanSeconds(t *testing.T) {
+	rng := rand.New(rand.NewPCG(42, 43))
+	small := randPOMDP(t, rng, 2, 1, 2)
+	if got := EstimatePlanSeconds(small, 3); math.Abs(got-105e-9) > 1e-15 {
+		t.Errorf("hand case: %g s, want 1.05e-7", got)
+	}
+	if testing.Short() {
+		t.Skip("timed: skipped with -short (and -race); .ci/run runs it")
+	}
+	m := randPOMDP(t, rng, 30, 30, 5)
+	qs := randColumns(rng, 1, 30, 1)
+	for _, h := range []int{5, 6} {
+		est := EstimatePlanSeconds(m, h)
+		best := math.Inf(1)
+		for range 3 {
+			start := time.Now()
+			if _, err := TopPolicies(m, qs, h, 10, 16, nil); err != nil {
+				t.Fatal(err)
+			}
+			best = min(best, time.Since(start).Seconds())
+		}
+		t.Logf("horizon %d: estimated %.4f s, measured %.4f s", h, est, best)
+		if r := best / est; r < 0.2 || r > 5 {
+			t.Errorf("horizon %d: measured %.4f s against estimated %.4f s (ratio %.2f), want within 5x", h, best, est, r)
+		}
 	}
 }

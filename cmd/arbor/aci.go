@@ -146,6 +146,41 @@ type aciEvalFlags struct {
 	gamma   float64
 	top     int
 	asJSON  bool
+	maxMin  float64
+}
+
+// aciMaxMinutesUsage is the help of --max-minutes, on aci eval and run.
+const aciMaxMinutesUsage = "refuse when one scoring of every policy is estimated to take longer than this many minutes " +
+	"(the estimate, from the model's sizes, is printed with the refusal)"
+
+// aciCheckPlanTime refuses a horizon whose policy walk is estimated to take
+// more than maxMin minutes per planning step: one line with the count, the
+// estimate and the flag that overrides it.
+func aciCheckPlanTime(m *pomdp.Model, horizon int, maxMin float64) error {
+	if !(maxMin > 0) || math.IsInf(maxMin, 0) {
+		return badInput("--max-minutes: %v, want a finite number > 0", maxMin)
+	}
+	est := aci.EstimatePlanSeconds(m, horizon)
+	if est <= 60*maxMin {
+		return nil
+	}
+	count := math.Pow(float64(m.NumActions()), float64(horizon))
+	return badInput("--horizon %d: %d^%d = %.3g policies would take about %s per planning step (estimated from %d states, %d observations, %d actions), over --max-minutes %g; raise --max-minutes to run it anyway",
+		horizon, m.NumActions(), horizon, count, durationText(est), m.NumStates(), m.NumObs(), m.NumActions(), maxMin)
+}
+
+// durationText writes s seconds as "42 s", "13 minutes", "1.9 hours" or
+// "3.1e+05 days".
+func durationText(s float64) string {
+	switch {
+	case s < 120:
+		return fmt.Sprintf("%.2g s", s)
+	case s < 2*3600:
+		return fmt.Sprintf("%.0f minutes", s/60)
+	case s < 3*86400:
+		return fmt.Sprintf("%.2g hours", s/3600)
+	}
+	return fmt.Sprintf("%.2g days", s/86400)
 }
 
 const aciEvalSynopsis = "arbor aci eval --model M --obs O0 --horizon T [--gamma 16] [--top 10] [--json]"
@@ -153,6 +188,7 @@ const aciEvalSynopsis = "arbor aci eval --model M --obs O0 --horizon T [--gamma 
 func runACIEval(args []string, stdout io.Writer) error {
 	fset := flag.NewFlagSet("aci eval", flag.ContinueOnError)
 	var f aciEvalFlags
+	fset.Float64Var(&f.maxMin, "max-minutes", 10, aciMaxMinutesUsage)
 	fset.StringVar(&f.model, "model", "", "POMDP file (docs/formats.md)")
 	fset.IntVar(&f.obs, "obs", 0, "the first observation O0 (index, required)")
 	fset.IntVar(&f.horizon, "horizon", 0, "policy length T (required); |U|^T policies are scored")
@@ -192,6 +228,9 @@ func runACIEval(args []string, stdout io.Writer) error {
 	}
 	if !given["obs"] {
 		return badInput("--obs: missing (want an observation index in [0, %d), from --model %s)", m.NumObs(), f.model)
+	}
+	if err := aciCheckPlanTime(m, f.horizon, f.maxMin); err != nil {
+		return err
 	}
 	if f.obs < 0 || f.obs >= m.NumObs() {
 		return badInput("--obs: %d out of range [0, %d) (number of observations in --model %s)", f.obs, m.NumObs(), f.model)
@@ -381,6 +420,7 @@ func runACIRun(args []string, stdout io.Writer) error {
 	gamma := fset.Float64("gamma", aci.DefaultGamma, "fixed policy precision: q(pi) = softmax(-gamma G)")
 	inferGamma := fset.Bool("infer-gamma", false, "infer the precision with prior Gamma(1, beta) instead of fixing it; "+
 		"gamma moves only when something besides G shapes the policy prior, so give --habits (without them it stays at its prior mean 1/beta)")
+	maxMin := fset.Float64("max-minutes", 10, aciMaxMinutesUsage)
 	habits := fset.String("habits", "", "habits E: a prior over the first action, comma-separated probabilities, one per action (e.g. 0.7,0.1,0.1,0.1,0)")
 	beta := fset.Float64("beta", aci.DefaultBeta, "rate of the Gamma(1, beta) prior of the precision (with --infer-gamma)")
 	novelty := fset.Bool("novelty", false, "add the novelty of A to the expected free energy (needs concentrations a)")
@@ -442,6 +482,9 @@ func runACIRun(args []string, stdout io.Writer) error {
 	}
 	if _, err := aci.NumPolicies(m.NumActions(), *horizon, math.MaxInt); err != nil {
 		return badInput("--%v", err)
+	}
+	if err := aciCheckPlanTime(m, *horizon, *maxMin); err != nil {
+		return err
 	}
 	var habitsE []float64
 	if *habits != "" {

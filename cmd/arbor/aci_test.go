@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/arbor-ai/arbor/aci"
 	"github.com/google/go-cmp/cmp"
@@ -911,6 +912,43 @@ func TestACIRunHabits(t *testing.T) {
 		}
 		if code != 2 || !strings.Contains(errb.String(), tc.want) || strings.Count(errb.String(), "\n") != 1 {
 			t.Errorf("--habits %s: exit %d, stderr %q, want 2 and %q", tc.habits, code, errb.String(), tc.want)
+		}
+	}
+}
+
+// TestACIPlanTimeGuard: a horizon whose policy walk would take more than
+// --max-minutes (default 10) per planning step is refused before any work,
+// in one line with the count, the estimate and the flag. On 1.maze (22
+// states, 10 observations, 5 actions) horizon 14 is 5^14 = 6.1e9 policies:
+// (5 + ... + 5^14) = 7,629,394,530 nodes × (22² + 10·22 = 704) units × 1.25 ns =
+// 6,714 s, "112 minutes". Horizon 9 ((5^10 - 5)/4 = 2,441,405 nodes, 2.1
+// s) is under the bound; with --max-minutes 0.01 (0.6 s) it is refused
+// too.
+func TestACIPlanTimeGuard(t *testing.T) {
+	maze := filepath.Join("..", "..", "examples", "mazes", "1.maze")
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"aci", "run", "--maze", maze, "--horizon", "14", "--steps", "1"}, []string{"--horizon 14: 5^14 = 6.1e+09 policies", "about 112 minutes per planning step", "--max-minutes 10"}},
+		{[]string{"aci", "run", "--maze", maze, "--horizon", "9", "--max-minutes", "0.01"}, []string{"--horizon 9", "2.1 s", "--max-minutes 0.01"}},
+		{[]string{"aci", "eval", "--model", "testdata/aci/tiny-pomdp.json", "--obs", "0", "--horizon", "60"}, []string{"--horizon 60: 2^60", "days"}},
+		{[]string{"aci", "run", "--maze", maze, "--horizon", "2", "--max-minutes", "0"}, []string{"--max-minutes: 0, want a finite number > 0"}},
+		{[]string{"aci", "eval", "--model", "testdata/aci/tiny-pomdp.json", "--obs", "0", "--horizon", "2", "--max-minutes", "NaN"}, []string{"--max-minutes: NaN"}},
+	} {
+		var out, errb bytes.Buffer
+		start := time.Now()
+		code := run(tc.args, &out, &errb)
+		if code != 2 || out.Len() != 0 || strings.Count(errb.String(), "\n") != 1 {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q: want 2 and one line", tc.args, code, out.String(), errb.String())
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(errb.String(), w) {
+				t.Errorf("%v: stderr %q lacks %q", tc.args, errb.String(), w)
+			}
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("%v: refused after %v, want at once", tc.args, d)
 		}
 	}
 }
