@@ -229,15 +229,15 @@ func runACIEval(args []string, stdout io.Writer) error {
 	if !given["obs"] {
 		return badInput("--obs: missing (want an observation index in [0, %d), from --model %s)", m.NumObs(), f.model)
 	}
-	if err := aciCheckPlanTime(m, f.horizon, f.maxMin); err != nil {
-		return err
-	}
 	if f.obs < 0 || f.obs >= m.NumObs() {
 		return badInput("--obs: %d out of range [0, %d) (number of observations in --model %s)", f.obs, m.NumObs(), f.model)
 	}
 	if f.asJSON {
 		if _, err := aci.NumPolicies(m.NumActions(), f.horizon, aci.MaxPolicies); err != nil {
 			return badInput("--%v (--json lists every policy; the human output streams any number)", err)
+		}
+		if err := aciCheckPlanTime(m, f.horizon, f.maxMin); err != nil {
+			return err
 		}
 		res, err := aci.Eval(m, f.obs, f.horizon, f.gamma)
 		if err != nil {
@@ -254,6 +254,9 @@ func runACIEval(args []string, stdout io.Writer) error {
 func aciPrintEval(w io.Writer, m *pomdp.Model, f *aciEvalFlags) error {
 	if _, err := aci.NumPolicies(m.NumActions(), f.horizon, math.MaxInt); err != nil {
 		return badInput("--%v", err)
+	}
+	if err := aciCheckPlanTime(m, f.horizon, f.maxMin); err != nil {
+		return err
 	}
 	qs, err := pomdp.StatePosterior(nil, m, f.obs)
 	if err != nil {
