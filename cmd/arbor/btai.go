@@ -12,6 +12,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -554,6 +555,8 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 	pref := fs.Float64("pref-precision", envs.DefaultPrefPrecision, "maze preference precision, finite (--maze only)")
 	dotFile := fs.String("dot", "", "write the graph with the planning tree after the first planning step")
 	asJSON := fs.Bool("json", false, "one JSON object per episode and a summary line")
+	jobsFlag := fs.Int("jobs", runtime.NumCPU(), "episodes run in parallel (1..1024; the output is the same as with 1); "+
+		"an agent that learns (concentrations a, b, d in the model, or --novelty-carry) runs its episodes in order")
 	pos, err := parseFlags(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, helpText(fs, btaiRunSynopsis))
@@ -583,6 +586,8 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 		return badInput("--steps: %d, want 1..%d", *steps, btaiMaxSteps)
 	case *episodes < 1 || *episodes > btaiMaxEpisodes:
 		return badInput("--episodes: %d, want 1..%d", *episodes, btaiMaxEpisodes)
+	case *jobsFlag < 1 || *jobsFlag > 1024:
+		return badInput("--jobs: %d, want 1..1024", *jobsFlag)
 	case (*mazeFile == "") == (*model == ""):
 		return badInput("want exactly one of --maze FILE and --model FILE")
 	case !(*noise >= 0 && *noise < 1): // also NaN
@@ -599,18 +604,13 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 		return badInput("%v", err)
 	}
 	var m *pomdp.Model
-	var env pomdp.Environment
 	var mz *envs.Maze
 	if *mazeFile != "" {
 		if mz, m, err = loadMazeModel(*mazeFile, *noise, *pref); err != nil {
 			return err
 		}
-		env = mz
-	} else {
-		if m, err = loadPOMDP(*model); err != nil {
-			return err
-		}
-		env = pomdp.NewProcess(m, nil)
+	} else if m, err = loadPOMDP(*model); err != nil {
+		return err
 	}
 	if err := bf.checkModel(m); err != nil {
 		return err
@@ -620,9 +620,37 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 	if err := btaiCheckTree(opts.Iterations, m, opts.GlobalInference || *dotFile != ""); err != nil {
 		return err
 	}
-	ag, err := btai.NewAgent(m, &opts, nil)
-	if err != nil {
-		return badInput("%v", err)
+	// Episodes are independent unless the agent learns (concentrations in
+	// the model, or novelty counts carried over): then one agent runs them
+	// in order. Otherwise --jobs workers, each with its own agent and its
+	// own copy of the environment, run them in parallel; every episode
+	// draws from its own stream of the seed, so the output is the same as
+	// with one worker, written in episode order.
+	la, lb, ld := m.Learnable()
+	jobs := *jobsFlag
+	if la || lb || ld || opts.NoveltyCarry {
+		jobs = 1
+	}
+	jobs = min(jobs, *episodes)
+	workers := make([]*btaiWorker, jobs)
+	for i := range workers {
+		w := &btaiWorker{m: m, mz: mz}
+		if w.ag, err = btai.NewAgent(m, &opts, nil); err != nil {
+			return badInput("%v", err)
+		}
+		switch {
+		case mz == nil:
+			w.env = pomdp.NewProcess(m, nil)
+		case i == 0:
+			w.env = mz
+		default:
+			// A maze keeps its current position: each worker walks its own.
+			if w.mz, err = envs.ParseMaze(strings.NewReader(mz.String())); err != nil {
+				return err
+			}
+			w.env = w.mz
+		}
+		workers[i] = w
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -637,45 +665,51 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 	if !*asJSON {
 		fmt.Fprintln(stdout, settings)
 	}
+	results := make([]chan btaiResult, *episodes)
+	for i := range results {
+		results[i] = make(chan btaiResult, 1)
+	}
+	next := make(chan int)
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		defer close(next)
+		for e := 1; e <= *episodes; e++ {
+			select {
+			case next <- e:
+			case <-runCtx.Done():
+				return
+			}
+		}
+	}()
+	for _, w := range workers {
+		go func() {
+			for e := range next {
+				results[e-1] <- w.episode(runCtx, e, *seed, *steps, *dotFile)
+			}
+		}()
+	}
 	done := 0
 	var interrupted error
 	solved, stepsSolved, iters := 0, 0, 0
 	planning := 0.0
 	for e := 1; e <= *episodes; e++ {
-		// Episode e draws from seed+e-1, as seed k of the test tables
-		// (btai.EpisodeRand); the process of a --model run from its own
-		// stream of the same seed.
-		ag.SetRand(btai.EpisodeRand(*seed, e-1))
-		if p, ok := env.(*pomdp.Process); ok {
-			p.SetRand(rand.New(rand.NewPCG(*seed+uint64(e-1), 0xe1)))
+		var r btaiResult
+		select {
+		case r = <-results[e-1]:
+		case <-ctx.Done():
+			r.err = ctx.Err()
 		}
-		var positions [][2]int
-		if mz != nil {
-			r, c := mz.CellOf(mz.Start())
-			positions = append(positions, [2]int{r, c})
-		}
-		var dotErr error
-		ep, err := ag.RunEpisode(ctx, env, *steps, func(step, action, obs int) {
-			if mz != nil {
-				r, c := mz.Position()
-				positions = append(positions, [2]int{r, c})
-			}
-			if step == 1 && e == 1 && *dotFile != "" {
-				dotErr = btaiWriteDOT(ag, m, *dotFile)
-			}
-		})
-		if errors.Is(err, context.Canceled) {
+		if errors.Is(r.err, context.Canceled) {
 			// Ctrl-C: the finished episodes are written, and their
 			// summary; the exit status is 130.
-			interrupted = err
+			interrupted = r.err
 			break
 		}
-		if err != nil {
-			return err
+		if r.err != nil {
+			return r.err
 		}
-		if dotErr != nil {
-			return dotErr
-		}
+		ep := r.ep
 		done++
 		iters += ep.PlanningIterations
 		planning += ep.PlanningSeconds
@@ -685,9 +719,9 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 		}
 		if *asJSON {
 			out := btaiEpisodeJSON{
-				Steps: ep.Steps, Actions: ep.Actions, Observations: ep.Observations, Positions: positions,
+				Steps: ep.Steps, Actions: ep.Actions, Observations: ep.Observations, Positions: r.positions,
 				PlanningIterations: ep.PlanningIterations, PlanningSeconds: ep.PlanningSeconds,
-				Concentrations: btaiConcentrations(ag, m),
+				Concentrations: r.conc,
 			}
 			if mz != nil {
 				out.Solved = &ep.Solved
@@ -697,8 +731,9 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 			}
 			continue
 		}
-		btaiPrintEpisode(stdout, e, ep, m, mz, positions)
+		btaiPrintEpisode(stdout, e, ep, m, mz, r.positions)
 	}
+	cancel()
 	sum := btaiSummaryJSON{Episodes: done, Settings: settings}
 	var mean *float64
 	if mz != nil {
@@ -732,6 +767,55 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 	// The only line that varies between runs with the same seed.
 	fmt.Fprintf(stdout, "; %.0f planning iterations per second\n", sum.IterationsPerSecond)
 	return interrupted
+}
+
+// btaiWorker runs episodes with its own agent and environment.
+type btaiWorker struct {
+	ag  *btai.Agent
+	m   *pomdp.Model
+	env pomdp.Environment
+	mz  *envs.Maze // the worker's maze (env), nil for a --model run
+}
+
+// btaiResult is one finished episode.
+type btaiResult struct {
+	ep        *btai.Episode
+	positions [][2]int
+	conc      *btaiConcJSON
+	err       error
+}
+
+// episode runs episode e (from 1): its random numbers come from seed+e-1
+// (btai.EpisodeRand; a --model process from its own stream of the same
+// seed), and for e = 1 the graph after the first planning step goes to
+// dotFile when it is set.
+func (w *btaiWorker) episode(ctx context.Context, e int, seed uint64, steps int, dotFile string) btaiResult {
+	w.ag.SetRand(btai.EpisodeRand(seed, e-1))
+	if p, ok := w.env.(*pomdp.Process); ok {
+		p.SetRand(rand.New(rand.NewPCG(seed+uint64(e-1), 0xe1)))
+	}
+	var r btaiResult
+	if w.mz != nil {
+		row, col := w.mz.CellOf(w.mz.Start())
+		r.positions = append(r.positions, [2]int{row, col})
+	}
+	var dotErr error
+	r.ep, r.err = w.ag.RunEpisode(ctx, w.env, steps, func(step, action, obs int) {
+		if w.mz != nil {
+			row, col := w.mz.Position()
+			r.positions = append(r.positions, [2]int{row, col})
+		}
+		if step == 1 && e == 1 && dotFile != "" {
+			dotErr = btaiWriteDOT(w.ag, w.m, dotFile)
+		}
+	})
+	if r.err == nil {
+		r.err = dotErr
+	}
+	if r.err == nil {
+		r.conc = btaiConcentrations(w.ag, w.m)
+	}
+	return r
 }
 
 // btaiPrintEpisode prints one episode for humans: the outcome, the actions

@@ -1585,3 +1585,28 @@ func TestBTAIRunConcentrations(t *testing.T) {
 		}
 	}
 }
+
+// TestBTAIRunJobsIdentical: --jobs runs episodes in parallel, each with its
+// own agent, environment and random stream, and writes them in order: the
+// output is byte for byte that of --jobs 1 but for the timing figures, for
+// a maze and for a --model run, human and JSON.
+func TestBTAIRunJobsIdentical(t *testing.T) {
+	for _, args := range [][]string{
+		{"run", "--maze", btaiData("1.maze"), "--preset", "paper", "--action-precision", "1", "--steps", "12", "--episodes", "20", "--seed", "3"},
+		{"run", "--model", btaiData("tiny-pomdp.json"), "--iterations", "20", "--steps", "10", "--episodes", "20"},
+		{"run", "--model", btaiData("tiny-pomdp-a.json"), "--iterations", "20", "--steps", "5", "--episodes", "6"},
+	} {
+		for _, format := range [][]string{nil, {"--json"}} {
+			a := append(slices.Clone(args), format...)
+			one := btaiMaskTiming(btaiMustRun(t, append(a, "--jobs", "1")...))
+			for _, j := range []string{"2", "3"} {
+				if got := btaiMaskTiming(btaiMustRun(t, append(a, "--jobs", j)...)); got != one {
+					t.Errorf("%v: --jobs %s differs from --jobs 1:\n%s\n---\n%s", a, j, got, one)
+				}
+			}
+		}
+	}
+	if code, _, errs := btaiRun(t, "run", "--maze", btaiData("5.maze"), "--jobs", "0"); code != 2 || !strings.Contains(errs, "--jobs: 0, want 1..1024") {
+		t.Errorf("--jobs 0: exit %d, stderr %q", code, errs)
+	}
+}
