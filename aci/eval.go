@@ -2,6 +2,7 @@ package aci
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/arbor-ai/arbor/pomdp"
 )
@@ -34,7 +35,7 @@ func Eval(m *pomdp.Model, obs int, horizon int, gamma float64) (*EvalResult, err
 	}
 	qs, err := pomdp.StatePosterior(nil, m, obs)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("--obs %d: %s", obs, strings.TrimPrefix(err.Error(), fmt.Sprintf("observation %d: ", obs)))
 	}
 	ps, err := EvaluatePolicies(m, qs, horizon, nil)
 	if err != nil {

@@ -202,6 +202,7 @@ type dfs struct {
 	bel              []float64 // (T+1) * |S|
 	cumR, cumA, cumN []float64 // T+1
 	idx              []int     // current action per depth
+	checkEvery       int       // policies between two looks at the context
 }
 
 func newDFS(m *pomdp.Model, qs []float64, horizon int, w []float64) *dfs {
@@ -212,6 +213,8 @@ func newDFS(m *pomdp.Model, qs []float64, horizon int, w []float64) *dfs {
 		cumA: make([]float64, horizon+1),
 		cumN: make([]float64, horizon+1),
 		idx:  make([]int, horizon),
+
+		checkEvery: checkInterval(m.NumStates(), m.NumObs()),
 	}
 	copy(d.bel, qs)
 	return d
@@ -244,7 +247,7 @@ func (d *dfs) run(ctx context.Context, visit func(i int, risk, amb, nov float64)
 		}
 		visit(leaf, d.cumR[T], d.cumA[T], d.cumN[T])
 		leaf++
-		if leaf%cancelEvery == 0 {
+		if leaf%d.checkEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
@@ -263,10 +266,19 @@ func (d *dfs) run(ctx context.Context, visit func(i int, risk, amb, nov float64)
 	}
 }
 
-// cancelEvery is how many policies the depth-first walk scores between two
-// looks at its context: 16,384 policies take about 10 ms on a 22-state
-// maze, so an interrupt is seen well within a second.
-const cancelEvery = 1 << 14
+// cancelWork is the work (multiply-adds, see EstimatePlanSeconds) between
+// two looks of the depth-first walk at its context: 3e7, about 40 ms.
+// checkEvery turns it into policies for the model at hand: 16,384 (the
+// most) on a 30-state model, 27 on a 1,024-state maze, so that an
+// interrupt is seen well within a second whatever the model.
+const cancelWork = 3e7
+
+// checkInterval returns the policies between two context checks for a model
+// of ns states and no observations.
+func checkInterval(ns, no int) int {
+	unit := float64(ns)*float64(ns) + float64(no)*float64(ns)
+	return max(1, min(1<<14, int(cancelWork/unit)))
+}
 
 // prepare validates the common arguments of EvaluatePolicies and
 // TopPolicies.

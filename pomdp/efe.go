@@ -40,7 +40,7 @@ func CheckBelief(m *Model, field string, qs []float64) error {
 // gives +Inf. Risk does not allocate. It panics if len(qs) != m.NumStates().
 func Risk(m *Model, qs []float64) float64 {
 	if len(qs) != m.ns {
-		panic(fmt.Sprintf("aci: Risk: len(qs) = %d, want %d", len(qs), m.ns))
+		panic(fmt.Sprintf("pomdp: Risk: len(qs) = %d, want %d", len(qs), m.ns))
 	}
 	risk, _, _ := StepCost(m, qs, nil)
 	return risk
@@ -51,7 +51,7 @@ func Risk(m *Model, qs []float64) float64 {
 // 0 ln 0 = 0. It does not allocate and panics if len(qs) != m.NumStates().
 func Ambiguity(m *Model, qs []float64) float64 {
 	if len(qs) != m.ns {
-		panic(fmt.Sprintf("aci: Ambiguity: len(qs) = %d, want %d", len(qs), m.ns))
+		panic(fmt.Sprintf("pomdp: Ambiguity: len(qs) = %d, want %d", len(qs), m.ns))
 	}
 	amb := 0.0
 	for s, h := range m.hA {
@@ -66,7 +66,7 @@ func Ambiguity(m *Model, qs []float64) float64 {
 // m.NumStates().
 func Novelty(m *Model, qs []float64) float64 {
 	if len(qs) != m.ns {
-		panic(fmt.Sprintf("aci: Novelty: len(qs) = %d, want %d", len(qs), m.ns))
+		panic(fmt.Sprintf("pomdp: Novelty: len(qs) = %d, want %d", len(qs), m.ns))
 	}
 	if m.wA == nil {
 		return 0
@@ -138,7 +138,7 @@ func StatePosterior(dst []float64, m *Model, obs int) ([]float64, error) {
 		return nil, err
 	}
 	if obs < 0 || obs >= m.NumObs() {
-		return nil, fmt.Errorf("--obs %d: out of range [0, %d) (number of observations)", obs, m.NumObs())
+		return nil, fmt.Errorf("observation %d: out of range [0, %d) (number of observations)", obs, m.NumObs())
 	}
 	ns := m.NumStates()
 	if cap(dst) < ns {
@@ -151,7 +151,7 @@ func StatePosterior(dst []float64, m *Model, obs int) ([]float64, error) {
 		mx = math.Max(mx, dst[s])
 	}
 	if math.IsInf(mx, -1) {
-		return nil, fmt.Errorf("--obs %d: observation has probability 0 under D and A", obs)
+		return nil, fmt.Errorf("observation %d: probability 0 under D and A", obs)
 	}
 	sum := 0.0
 	for s, x := range dst {

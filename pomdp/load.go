@@ -79,7 +79,19 @@ func Parse(data []byte) (*Model, error) {
 	}
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
-		return nil, fmt.Errorf("unknown field %s (known: A, B, C, D, C_states, a, b, d, actions, observations, states)", quote(unknown[0]))
+		return nil, fmt.Errorf("unknown field %s (known: A, B, C, D, C_states, log_C, log_C_states, a, b, d, actions, observations, states)", quote(unknown[0]))
+	}
+	// A null in log-preferences would decode as 0; JSON has no -Inf, and a
+	// user writing null probably meant it.
+	for _, k := range []string{"log_C", "log_C_states"} {
+		var xs []json.RawMessage
+		if v, ok := raw[k]; ok && json.Unmarshal(v, &xs) == nil {
+			for i, x := range xs {
+				if string(bytes.TrimSpace(x)) == "null" {
+					return nil, fmt.Errorf("%s[%d]: null, want a number (JSON has no -Inf: write a very negative log-preference such as -1e6, or use C with a 0)", k, i)
+				}
+			}
+		}
 	}
 
 	var f pomdpJSON

@@ -101,6 +101,8 @@ func TestParseBadInput(t *testing.T) {
 		{"C_states and log_C_states", model(okA, okB, okC, okD, `"C_states": [0.2, 0.3, 0.5]`, `"log_C_states": [0, 0, 0]`), "C_states and log_C_states: both given"},
 		{"log_C size", model(okA, okB, `"log_C": [0, 1, 2]`, okD), "log_C: 3 entries, want 2 (number of observations, from A)"},
 		{"log_C_states size", model(okA, okB, okC, okD, `"log_C_states": [0]`), "log_C_states: 1 entries, want 3"},
+		{"log_C null", model(okA, okB, `"log_C": [0, null]`, okD), "log_C[1]: null, want a number"},
+		{"log_C misspelt", model(okA, okB, `"logC": [0, 1]`, okD), `unknown field "logC" (known: A, B, C, D, C_states, log_C,`},
 		// pymdp's B[next][prev][u] for 3 states and 2 actions: 3 matrices of
 		// 3 rows of 2, where arbor wants 2 of 3 × 3.
 		{"B in pymdp layout", model(okA, `"B": [[[1,0],[0,1],[0,0]],[[0,0],[1,0],[0,1]],[[0,1],[0,0],[1,0]]]`, okC, okD), "arbor's layout is B[u][next][prev]"},

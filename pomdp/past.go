@@ -271,13 +271,15 @@ func (p *Past) fold() error {
 	}
 	q := make([]float64, p.ns)
 	expfam.Softmax(q, msg)
-	// Dirichlet counts from every factor of the old step.
-	for _, f := range old.s.Neighbors(nil) {
-		p.foldCounts(f)
-	}
-	for _, f := range old.o.Neighbors(nil) {
-		if f != toNext {
-			p.foldCounts(f)
+	// Dirichlet counts from every factor of the old step, each once (the
+	// A factor is a neighbour of both S_old and O_old).
+	seen := map[*ffg.FactorNode]bool{}
+	for _, v := range []*ffg.Variable{old.s, old.o} {
+		for _, f := range v.Neighbors(nil) {
+			if !seen[f] {
+				seen[f] = true
+				p.foldCounts(f)
+			}
 		}
 	}
 	p.g.RemoveVariables(old.s, old.o, old.u)

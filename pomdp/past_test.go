@@ -166,3 +166,46 @@ func TestProcess(t *testing.T) {
 		t.Error("Done, NumActions or NumObservations wrong")
 	}
 }
+
+// TestPastFoldCountsOnce: every observation adds the mass of one posterior
+// Q(S_t) (sum 1) to the concentrations a, whether its step is still in the
+// graph or has been folded out of the window: after 1 + 6 observations a
+// sums to its prior (4) plus 7, with a window of 2 as without one (the A
+// factor is a neighbour of both S_t and O_t; its counts are folded once).
+func TestPastFoldCountsOnce(t *testing.T) {
+	sp := twoStateModel(t, nil).Spec()
+	sp.A, sp.ConcA = nil, []float64{1, 1, 1, 1}
+	m, err := New(sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, window := range []int{0, 2} {
+		p, err := NewPast(m, window)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Reset(0); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 6 {
+			if _, err := p.Infer(ctx, pastSettings); err != nil {
+				t.Fatal(err)
+			}
+			if err := p.Grow(i%2, (i/2)%2); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := p.Infer(ctx, pastSettings); err != nil {
+			t.Fatal(err)
+		}
+		av, _, _ := p.Params()
+		sum := 0.0
+		for _, a := range av.Alpha() {
+			sum += a
+		}
+		if math.Abs(sum-11) > 1e-9 {
+			t.Errorf("window %d: a sums to %v, want 4 + 7 = 11", window, sum)
+		}
+	}
+}

@@ -260,7 +260,7 @@ func aciPrintEval(w io.Writer, m *pomdp.Model, f *aciEvalFlags) error {
 	}
 	qs, err := pomdp.StatePosterior(nil, m, f.obs)
 	if err != nil {
-		return badInput("%v (--model %s)", err, f.model)
+		return badInput("--obs %d: %s (--model %s)", f.obs, strings.TrimPrefix(err.Error(), fmt.Sprintf("observation %d: ", f.obs)), f.model)
 	}
 	rk, err := aci.TopPolicies(m, qs, f.horizon, f.top, f.gamma, nil)
 	if err != nil {
@@ -507,6 +507,7 @@ func runACIRun(args []string, stdout io.Writer) error {
 	// written, and the exit status is 130.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	context.AfterFunc(ctx, stop) // a second Ctrl-C ends the process at once
 	enc := json.NewEncoder(stdout)
 	done := 0
 	var interrupted error

@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/arbor-ai/arbor/btai"
 	"github.com/arbor-ai/arbor/envs"
@@ -555,7 +556,7 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 	pref := fs.Float64("pref-precision", envs.DefaultPrefPrecision, "maze preference precision, finite (--maze only)")
 	dotFile := fs.String("dot", "", "write the graph with the planning tree after the first planning step")
 	asJSON := fs.Bool("json", false, "one JSON object per episode and a summary line")
-	jobsFlag := fs.Int("jobs", runtime.NumCPU(), "episodes run in parallel (1..1024; the output is the same as with 1); "+
+	jobsFlag := fs.Int("jobs", runtime.GOMAXPROCS(0), "episodes run in parallel (1..1024; the output is the same as with 1); "+
 		"an agent that learns (concentrations a, b, d in the model, or --novelty-carry) runs its episodes in order")
 	pos, err := parseFlags(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
@@ -632,6 +633,10 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 		jobs = 1
 	}
 	jobs = min(jobs, *episodes)
+	// Each worker holds a planning tree: as many as fit in the memory
+	// bound together.
+	tree := btai.TreeBytes(opts.Iterations, m.NumStates(), m.NumObs(), m.NumActions(), opts.GlobalInference || *dotFile != "")
+	jobs = max(1, min(jobs, int(btaiMaxTreeBytes/max(tree, 1))))
 	workers := make([]*btaiWorker, jobs)
 	for i := range workers {
 		w := &btaiWorker{m: m, mz: mz}
@@ -654,6 +659,7 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	context.AfterFunc(ctx, stop) // a second Ctrl-C ends the process at once
 	enc := json.NewEncoder(stdout)
 	if *dotFile != "" {
 		// Fail before any output when the file cannot be written.
@@ -682,13 +688,19 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 			}
 		}
 	}()
+	var wg sync.WaitGroup
 	for _, w := range workers {
+		wg.Add(1)
 		go func() {
+			defer wg.Done()
 			for e := range next {
 				results[e-1] <- w.episode(runCtx, e, *seed, *steps, *dotFile)
 			}
 		}()
 	}
+	// Every return stops the workers and waits for them (a --dot file is
+	// never left half-written).
+	defer wg.Wait()
 	done := 0
 	var interrupted error
 	solved, stepsSolved, iters := 0, 0, 0
@@ -697,8 +709,14 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 		var r btaiResult
 		select {
 		case r = <-results[e-1]:
-		case <-ctx.Done():
-			r.err = ctx.Err()
+		default:
+			// Not finished yet: wait for it or for Ctrl-C (an episode
+			// that has finished is written even after Ctrl-C).
+			select {
+			case r = <-results[e-1]:
+			case <-ctx.Done():
+				r.err = ctx.Err()
+			}
 		}
 		if errors.Is(r.err, context.Canceled) {
 			// Ctrl-C: the finished episodes are written, and their
