@@ -424,6 +424,7 @@ func runACIRun(args []string, stdout io.Writer) error {
 	inferGamma := fset.Bool("infer-gamma", false, "infer the precision with prior Gamma(1, beta) instead of fixing it; "+
 		"gamma moves only when something besides G shapes the policy prior, so give --habits (without them it stays at its prior mean 1/beta)")
 	maxMin := fset.Float64("max-minutes", 10, aciMaxMinutesUsage)
+	progressFlag := fset.Bool("progress", false, "report progress on standard error once a second (always on a terminal)")
 	habits := fset.String("habits", "", "habits E: a prior over the first action, comma-separated probabilities, one per action (e.g. 0.7,0.1,0.1,0.1,0)")
 	beta := fset.Float64("beta", aci.DefaultBeta, "rate of the Gamma(1, beta) prior of the precision (with --infer-gamma)")
 	novelty := fset.Bool("novelty", false, "add the novelty of A to the expected free energy (needs concentrations a)")
@@ -513,6 +514,9 @@ func runACIRun(args []string, stdout io.Writer) error {
 	var interrupted error
 	solved, stepsSolved := 0, 0
 	planning := 0.0
+	nPol, _ := aci.NumPolicies(m.NumActions(), *horizon, math.MaxInt)
+	prog := startProgress(*progressFlag, *episodes, int64(nPol), "policies scored")
+	defer prog.end()
 	for e := 1; e <= *episodes; e++ {
 		ep := aciEpisode{Episode: e}
 		var states []int
@@ -522,6 +526,7 @@ func runACIRun(args []string, stdout io.Writer) error {
 			ep.Positions = append(ep.Positions, [2]int{r, c})
 		}
 		rec, err := ag.RunEpisode(ctx, env, *steps, func(step, action, obs int) {
+			prog.step()
 			ep.Policies = ag.LastPlan().NumPolicies
 			if mz != nil {
 				states = append(states, mz.State())
@@ -537,6 +542,7 @@ func runACIRun(args []string, stdout io.Writer) error {
 			return fmt.Errorf("episode %d: %w", e, err)
 		}
 		done++
+		prog.episode()
 		ep.Solved, ep.Steps, ep.Actions, ep.Observations = mz != nil && rec.Solved, rec.Steps, rec.Actions, rec.Observations
 		ep.PlanningSeconds, ep.GammaMean = rec.PlanningSeconds, rec.GammaMean
 		if ep.Solved {

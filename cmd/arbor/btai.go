@@ -556,6 +556,7 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 	pref := fs.Float64("pref-precision", envs.DefaultPrefPrecision, "maze preference precision, finite (--maze only)")
 	dotFile := fs.String("dot", "", "write the graph with the planning tree after the first planning step")
 	asJSON := fs.Bool("json", false, "one JSON object per episode and a summary line")
+	progressFlag := fs.Bool("progress", false, "report progress on standard error once a second (always on a terminal)")
 	jobsFlag := fs.Int("jobs", runtime.GOMAXPROCS(0), "episodes run in parallel (1..1024; the output is the same as with 1); "+
 		"an agent that learns (concentrations a, b, d in the model, or --novelty-carry) runs its episodes in order")
 	pos, err := parseFlags(fs, args)
@@ -671,6 +672,11 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 	if !*asJSON {
 		fmt.Fprintln(stdout, settings)
 	}
+	prog := startProgress(*progressFlag, *episodes, int64(opts.Iterations), "planning iterations")
+	defer prog.end()
+	for _, w := range workers {
+		w.prog = prog // before the workers start
+	}
 	results := make([]chan btaiResult, *episodes)
 	for i := range results {
 		results[i] = make(chan btaiResult, 1)
@@ -729,6 +735,7 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 		}
 		ep := r.ep
 		done++
+		prog.episode()
 		iters += ep.PlanningIterations
 		planning += ep.PlanningSeconds
 		if ep.Solved {
@@ -793,6 +800,9 @@ type btaiWorker struct {
 	m   *pomdp.Model
 	env pomdp.Environment
 	mz  *envs.Maze // the worker's maze (env), nil for a --model run
+	// prog counts the actions (nil: no progress report). It is set before
+	// the first episode starts.
+	prog *progress
 }
 
 // btaiResult is one finished episode.
@@ -819,6 +829,7 @@ func (w *btaiWorker) episode(ctx context.Context, e int, seed uint64, steps int,
 	}
 	var dotErr error
 	r.ep, r.err = w.ag.RunEpisode(ctx, w.env, steps, func(step, action, obs int) {
+		w.prog.step()
 		if w.mz != nil {
 			row, col := w.mz.Position()
 			r.positions = append(r.positions, [2]int{row, col})

@@ -74,6 +74,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {
+			stderrOut = stderr
 			err := c.run(args[1:], stdout)
 			return report(stderr, "arbor "+c.name, err)
 		}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// progressEvery is the time between two progress reports (a variable so
+// that tests can shorten it).
+var progressEvery = time.Second
+
+// stderrOut is the standard error of the running command (run sets it), on
+// which long runs report their progress.
+var stderrOut io.Writer = os.Stderr
+
+// isTerminal reports whether w is a terminal (a character device).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// progress reports a long run on standard error once a second: the
+// episodes finished out of the total, the actions taken, the planning rate
+// and an estimate of the time left. On a terminal it rewrites one line;
+// otherwise (--progress with standard error redirected) it writes a line
+// per report. Standard output is never touched.
+type progress struct {
+	w        io.Writer
+	tty      bool
+	total    int
+	perStep  int64 // planning iterations (btai) or policies (aci) per action
+	unit     string
+	start    time.Time
+	episodes atomic.Int64
+	steps    atomic.Int64
+	stop     chan struct{}
+	wg       sync.WaitGroup
+}
+
+// startProgress starts reporting when on is set (--progress) or standard
+// error is a terminal; it returns nil otherwise (a nil *progress does
+// nothing).
+func startProgress(on bool, total int, perStep int64, unit string) *progress {
+	tty := isTerminal(stderrOut)
+	if !on && !tty {
+		return nil
+	}
+	p := &progress{w: stderrOut, tty: tty, total: total, perStep: perStep, unit: unit, start: time.Now(), stop: make(chan struct{})}
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		tick := time.NewTicker(progressEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-tick.C:
+				p.report()
+			case <-p.stop:
+				return
+			}
+		}
+	}()
+	return p
+}
+
+// step counts one action.
+func (p *progress) step() {
+	if p != nil {
+		p.steps.Add(1)
+	}
+}
+
+// episode counts one finished episode.
+func (p *progress) episode() {
+	if p != nil {
+		p.episodes.Add(1)
+	}
+}
+
+func (p *progress) report() {
+	el := time.Since(p.start).Seconds()
+	e, s := p.episodes.Load(), p.steps.Load()
+	line := fmt.Sprintf("progress: %d/%d episodes, %d actions, %.0f %s per second", e, p.total, s, float64(s*p.perStep)/max(el, 1e-9), p.unit)
+	if e > 0 && int(e) < p.total {
+		line += fmt.Sprintf(", about %.0f s left", el/float64(e)*float64(int64(p.total)-e))
+	}
+	if p.tty {
+		fmt.Fprintf(p.w, "\r\033[K%s", line)
+	} else {
+		fmt.Fprintln(p.w, line)
+	}
+}
+
+// end stops reporting (and clears the terminal line).
+func (p *progress) end() {
+	if p == nil {
+		return
+	}
+	close(p.stop)
+	p.wg.Wait()
+	if p.tty {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+}
