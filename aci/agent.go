@@ -250,6 +250,10 @@ func clone(x []float64) []float64 {
 	return append([]float64(nil), x...)
 }
 
+// SetRand makes rng drive the action sampling (AgentOptions.Select =
+// SelectSample) from now on; arbor aci run gives each episode its own.
+func (a *Agent) SetRand(rng *rand.Rand) { a.rng = rng }
+
 // Options returns the resolved options.
 func (a *Agent) Options() AgentOptions {
 	o := a.opts

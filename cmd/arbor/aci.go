@@ -12,8 +12,10 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/arbor-ai/arbor/aci"
@@ -412,6 +414,54 @@ func aciParseHabits(s string, nu int) ([]float64, error) {
 	return e, nil
 }
 
+// aciWorker runs episodes of aci run with its own agent and environment.
+type aciWorker struct {
+	ag   *aci.Agent
+	env  pomdp.Environment
+	mz   *envs.Maze // the worker's maze (env), nil for a --model run
+	prog *progress
+}
+
+// aciResult is one finished episode of aci run.
+type aciResult struct {
+	ep     aciEpisode
+	states []int
+	err    error
+}
+
+// episode runs episode e (from 1); its action sampling draws from the
+// stream (seed+e-1, (seed+e-1) ^ 0x9e3779b97f4a7c15) and a --model process
+// from (seed+e-1, 0xe1): episode 1 draws as an agent seeded with seed.
+func (w *aciWorker) episode(ctx context.Context, e int, seed uint64, steps int) aciResult {
+	s := seed + uint64(e-1)
+	w.ag.SetRand(rand.New(rand.NewPCG(s, s^0x9e3779b97f4a7c15)))
+	if p, ok := w.env.(*pomdp.Process); ok {
+		p.SetRand(rand.New(rand.NewPCG(s, 0xe1)))
+	}
+	r := aciResult{ep: aciEpisode{Episode: e}}
+	if w.mz != nil {
+		r.states = append(r.states, w.mz.Start())
+		row, col := w.mz.CellOf(w.mz.Start())
+		r.ep.Positions = append(r.ep.Positions, [2]int{row, col})
+	}
+	rec, err := w.ag.RunEpisode(ctx, w.env, steps, func(step, action, obs int) {
+		w.prog.step()
+		r.ep.Policies = w.ag.LastPlan().NumPolicies
+		if w.mz != nil {
+			r.states = append(r.states, w.mz.State())
+			row, col := w.mz.Position()
+			r.ep.Positions = append(r.ep.Positions, [2]int{row, col})
+		}
+	})
+	if err != nil {
+		r.err = err
+		return r
+	}
+	r.ep.Solved, r.ep.Steps, r.ep.Actions, r.ep.Observations = w.mz != nil && rec.Solved, rec.Steps, rec.Actions, rec.Observations
+	r.ep.PlanningSeconds, r.ep.GammaMean = rec.PlanningSeconds, rec.GammaMean
+	return r
+}
+
 func runACIRun(args []string, stdout io.Writer) error {
 	fset := flag.NewFlagSet("aci run", flag.ContinueOnError)
 	mazeFile := fset.String("maze", "", "maze file (docs/formats.md)")
@@ -425,6 +475,8 @@ func runACIRun(args []string, stdout io.Writer) error {
 		"gamma moves only when something besides G shapes the policy prior, so give --habits (without them it stays at its prior mean 1/beta)")
 	maxMin := fset.Float64("max-minutes", 10, aciMaxMinutesUsage)
 	progressFlag := fset.Bool("progress", false, "report progress on standard error once a second (always on a terminal)")
+	jobsFlag := fset.Int("jobs", runtime.GOMAXPROCS(0), "episodes run in parallel (1..1024; the output is the same as with 1); "+
+		"an agent that learns (concentrations a, b, d) runs its episodes in order")
 	habits := fset.String("habits", "", "habits E: a prior over the first action, comma-separated probabilities, one per action (e.g. 0.7,0.1,0.1,0.1,0)")
 	beta := fset.Float64("beta", aci.DefaultBeta, "rate of the Gamma(1, beta) prior of the precision (with --infer-gamma)")
 	novelty := fset.Bool("novelty", false, "add the novelty of A to the expected free energy (needs concentrations a)")
@@ -452,6 +504,8 @@ func runACIRun(args []string, stdout io.Writer) error {
 		return badInput("--steps: %d, want 1..1000000", *steps)
 	case *episodes < 1 || *episodes > 100_000:
 		return badInput("--episodes: %d, want 1..100000", *episodes)
+	case *jobsFlag < 1 || *jobsFlag > 1024:
+		return badInput("--jobs: %d, want 1..1024", *jobsFlag)
 	case math.IsNaN(*gamma) || math.IsInf(*gamma, 0) || *gamma <= 0:
 		return badInput("--gamma: %v, want finite > 0", *gamma)
 	case math.IsNaN(*beta) || math.IsInf(*beta, 0) || *beta <= 0:
@@ -496,16 +550,42 @@ func runACIRun(args []string, stdout io.Writer) error {
 			return err
 		}
 	}
-	ag, err := aci.NewAgent(m, &aci.AgentOptions{
+	agentOpts := &aci.AgentOptions{
 		Horizon: *horizon, Gamma: *gamma, InferGamma: *inferGamma, Beta: *beta,
 		Novelty: *novelty, Select: *sel, Seed: *seed, Habits: habitsE,
-	})
-	if err != nil {
-		return badInput("%s: %v", source, err)
+	}
+	// Episodes are independent unless the agent learns (concentrations a,
+	// b, d): then one agent runs them in order. Otherwise --jobs workers,
+	// each with its own agent and copy of the environment, run them in
+	// parallel, each episode with its own random streams, and the output
+	// is written in episode order, the same as with one worker.
+	la, lb, ld := m.Learnable()
+	jobs := min(*jobsFlag, *episodes)
+	if la || lb || ld {
+		jobs = 1
+	}
+	workers := make([]*aciWorker, jobs)
+	for i := range workers {
+		w := &aciWorker{mz: mz, env: env}
+		if w.ag, err = aci.NewAgent(m, agentOpts); err != nil {
+			return badInput("%s: %v", source, err)
+		}
+		if i > 0 {
+			switch {
+			case mz == nil:
+				w.env = pomdp.NewProcess(m, nil)
+			default:
+				if w.mz, err = envs.ParseMaze(strings.NewReader(mz.String())); err != nil {
+					return err
+				}
+				w.env = w.mz
+			}
+		}
+		workers[i] = w
 	}
 	// Ctrl-C stops the run within a second (the policy walk looks at ctx
-	// every 16,384 policies): the finished episodes and their summary are
-	// written, and the exit status is 130.
+	// regularly): the finished episodes and their summary are written, and
+	// the exit status is 130.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	context.AfterFunc(ctx, stop) // a second Ctrl-C ends the process at once
@@ -517,34 +597,56 @@ func runACIRun(args []string, stdout io.Writer) error {
 	nPol, _ := aci.NumPolicies(m.NumActions(), *horizon, math.MaxInt)
 	prog := startProgress(*progressFlag, *episodes, int64(nPol), "policies scored")
 	defer prog.end()
-	for e := 1; e <= *episodes; e++ {
-		ep := aciEpisode{Episode: e}
-		var states []int
-		if mz != nil {
-			states = append(states, mz.Start())
-			r, c := mz.CellOf(mz.Start())
-			ep.Positions = append(ep.Positions, [2]int{r, c})
-		}
-		rec, err := ag.RunEpisode(ctx, env, *steps, func(step, action, obs int) {
-			prog.step()
-			ep.Policies = ag.LastPlan().NumPolicies
-			if mz != nil {
-				states = append(states, mz.State())
-				r, c := mz.Position()
-				ep.Positions = append(ep.Positions, [2]int{r, c})
+	results := make([]chan aciResult, *episodes)
+	for i := range results {
+		results[i] = make(chan aciResult, 1)
+	}
+	next := make(chan int)
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		defer close(next)
+		for e := 1; e <= *episodes; e++ {
+			select {
+			case next <- e:
+			case <-runCtx.Done():
+				return
 			}
-		})
-		if errors.Is(err, context.Canceled) {
-			interrupted = err
+		}
+	}()
+	var wg sync.WaitGroup
+	for _, w := range workers {
+		w.prog = prog
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for e := range next {
+				results[e-1] <- w.episode(runCtx, e, *seed, *steps)
+			}
+		}()
+	}
+	defer wg.Wait()
+	for e := 1; e <= *episodes; e++ {
+		var r aciResult
+		select {
+		case r = <-results[e-1]:
+		default:
+			select {
+			case r = <-results[e-1]:
+			case <-ctx.Done():
+				r.err = ctx.Err()
+			}
+		}
+		if errors.Is(r.err, context.Canceled) {
+			interrupted = r.err
 			break
 		}
-		if err != nil {
-			return fmt.Errorf("episode %d: %w", e, err)
+		if r.err != nil {
+			return fmt.Errorf("episode %d: %w", e, r.err)
 		}
+		ep, states := r.ep, r.states
 		done++
 		prog.episode()
-		ep.Solved, ep.Steps, ep.Actions, ep.Observations = mz != nil && rec.Solved, rec.Steps, rec.Actions, rec.Observations
-		ep.PlanningSeconds, ep.GammaMean = rec.PlanningSeconds, rec.GammaMean
 		if ep.Solved {
 			solved++
 			stepsSolved += ep.Steps

@@ -10,6 +10,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -949,6 +951,38 @@ func TestACIPlanTimeGuard(t *testing.T) {
 		}
 		if d := time.Since(start); d > 5*time.Second {
 			t.Errorf("%v: refused after %v, want at once", tc.args, d)
+		}
+	}
+}
+
+// TestACIRunJobsIdentical: aci run --jobs runs independent episodes in
+// parallel and writes them in order; the output is that of --jobs 1 but for
+// the timing figures, with sampled actions (--select sample, each episode
+// its own stream) in a maze and with a --model process; a model that
+// learns (d) runs its episodes in order and gives the same output too.
+func TestACIRunJobsIdentical(t *testing.T) {
+	maze := filepath.Join("..", "..", "examples", "mazes", "1.maze")
+	for _, args := range [][]string{
+		{"aci", "run", "--maze", maze, "--horizon", "3", "--steps", "12", "--episodes", "8", "--select", "sample", "--seed", "5"},
+		{"aci", "run", "--model", "testdata/aci/tiny-pomdp.json", "--horizon", "2", "--steps", "10", "--episodes", "8", "--select", "sample"},
+		{"aci", "run", "--model", btaiData("tiny-pomdp-a.json"), "--horizon", "2", "--steps", "5", "--episodes", "4"},
+	} {
+		for _, format := range [][]string{nil, {"--json"}} {
+			a := append(slices.Clone(args), format...)
+			get := func(jobs string) string {
+				var out, errb bytes.Buffer
+				if code := run(append(slices.Clone(a), "--jobs", jobs), &out, &errb); code != 0 {
+					t.Fatalf("%v --jobs %s: exit %d, %s", a, jobs, code, errb.String())
+				}
+				s := aciMaskPlanning(out.String())
+				return regexp.MustCompile(`[0-9.]+ s planning`).ReplaceAllString(s, "T s planning")
+			}
+			one := get("1")
+			for _, j := range []string{"2", "3"} {
+				if got := get(j); got != one {
+					t.Errorf("%v: --jobs %s differs from --jobs 1:\n%s\n---\n%s", a, j, got, one)
+				}
+			}
 		}
 	}
 }

@@ -19,7 +19,7 @@ func TestProgress(t *testing.T) {
 	t.Cleanup(func() { progressEvery = old })
 	for _, args := range [][]string{
 		{"btai", "run", "--maze", btaiData("1.maze"), "--preset", "paper", "--episodes", "8", "--steps", "12", "--jobs", "2", "--json"},
-		{"aci", "run", "--maze", btaiData("1.maze"), "--horizon", "5", "--episodes", "2", "--steps", "6", "--json"},
+		{"aci", "run", "--maze", btaiData("1.maze"), "--horizon", "6", "--episodes", "2", "--steps", "6", "--jobs", "1", "--json"},
 	} {
 		var out1, err1, out2, err2 bytes.Buffer
 		if code := run(args, &out1, &err1); code != 0 || err1.Len() != 0 {
