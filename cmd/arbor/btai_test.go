@@ -1610,3 +1610,21 @@ func TestBTAIRunJobsIdentical(t *testing.T) {
 		t.Errorf("--jobs 0: exit %d, stderr %q", code, errs)
 	}
 }
+
+// TestReadmeMainOutput: the output the README shows for its main command is
+// what the command prints, line for line, but for the planning rate.
+func TestReadmeMainOutput(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(readme), "$ go run ./cmd/arbor btai run --maze examples/mazes/1.maze\n")
+	if !ok {
+		t.Fatal("README.md shows no output of its main command")
+	}
+	block, _, _ = strings.Cut(block, "```")
+	got := btaiMustRun(t, "run", "--maze", filepath.Join("..", "..", "examples", "mazes", "1.maze"))
+	if d := cmp.Diff(btaiMaskTiming(block), btaiMaskTiming(got)); d != "" {
+		t.Errorf("README output differs from the command's (-README +command):\n%s", d)
+	}
+}
