@@ -34,7 +34,9 @@
 // DefaultOptions), PresetPaper (the paper's literal algorithm) and PresetHP
 // (the paper author's C++ implementation); PresetByName finds them by name.
 // EpisodeRand gives episode i of seed k its random generator, so that runs
-// of the library and of arbor btai run --seed k agree.
+// of the library and of arbor btai run --seed k agree; RunTrials runs a
+// batch of episodes (seeds, configurations) on a bounded number of
+// goroutines, with the same episodes as one after the other.
 //
 // With local inference, planning holds the tree in compact form (posteriors
 // in flat arrays, no graph objects per node) and adds S_I, O_I and their

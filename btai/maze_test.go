@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -61,15 +62,18 @@ func runSeeds(t testing.TB, mz *envs.Maze, p *pomdp.Model, opts *btai.Options, s
 	t.Helper()
 	r := mazeResult{seeds: seeds}
 	steps := 0
-	for seed := range uint64(seeds) {
-		ag, err := btai.NewAgent(p, opts, btai.EpisodeRand(seed, 0))
-		if err != nil {
-			t.Fatal(err)
-		}
-		ep, err := ag.RunEpisode(context.Background(), mz, maxSteps, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+	trials := make([]btai.Trial, seeds)
+	for seed := range trials {
+		trials[seed] = btai.Trial{Model: p, Options: opts, Seed: uint64(seed), MaxSteps: maxSteps,
+			Env: func() pomdp.Environment { return mz.Clone() }}
+	}
+	// One agent per seed, on every core (the same episodes as one after
+	// the other: RunTrials).
+	eps, err := btai.RunTrials(context.Background(), trials, runtime.GOMAXPROCS(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ep := range eps {
 		if ep.Solved {
 			r.solved++
 			steps += ep.Steps

@@ -349,6 +349,14 @@ func abs(x int) int {
 	return x
 }
 
+// Clone returns a maze with the same layout and its own current state
+// (the layout, which never changes, is shared), so that several agents can
+// walk the same maze at once.
+func (m *Maze) Clone() *Maze {
+	c := *m
+	return &c
+}
+
 // Rows returns the number of rows of the grid, walls included.
 func (m *Maze) Rows() int { return m.rows }
 
