@@ -69,7 +69,7 @@ feed:
 
 func runTrial(ctx context.Context, t *Trial) (*Episode, error) {
 	if t.Env == nil {
-		return nil, fmt.Errorf("Env is nil")
+		return nil, fmt.Errorf("trial without an environment (Env is nil)")
 	}
 	ag, err := NewAgent(t.Model, t.Options, EpisodeRand(t.Seed, 0))
 	if err != nil {
