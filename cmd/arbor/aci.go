@@ -376,7 +376,7 @@ func aciAppendFloat(b []byte, v float64) []byte {
 	return b
 }
 
-const aciRunSynopsis = "arbor aci run --maze FILE | --model M --horizon T [--steps 50] [--episodes 1] [--seed 1] [flags] [--json]"
+const aciRunSynopsis = "arbor aci run --maze FILE | --model M --horizon T [--steps 50] [--episodes 1] [--seed 1] [--jobs N] [--progress] [flags] [--json]"
 
 // aciEpisode is one episode of arbor aci run --json.
 type aciEpisode struct {

@@ -54,7 +54,7 @@ const (
 		"[--propagation min-backward|backward|forward] [--inference vmp|predictive] [--selection normalized-uct|unexplored-first|uct] " +
 		"[--exploration C] [--novelty] [--dot FILE] [--json]"
 	btaiRunSynopsis = "arbor btai run --maze FILE | --model M [--preset scale-free|paper|hp] [--iterations K] [--novelty] [--steps 50] " +
-		"[--episodes 1] [--seed 1] [--action-select softmax|most-visited|min-cost] [--action-precision 100] [--dot FILE] [--json]"
+		"[--episodes 1] [--seed 1] [--jobs N] [--progress] [--action-select softmax|most-visited|min-cost] [--action-precision 100] [--dot FILE] [--json]"
 )
 
 func runBTAI(args []string, stdout io.Writer) error {
