@@ -3,8 +3,13 @@ package main
 import (
 	"bytes"
 	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestCoreUsage(t *testing.T) {
@@ -41,6 +46,52 @@ func TestCoreReportOneLine(t *testing.T) {
 		}
 		if tc.err != nil && (strings.Count(errb.String(), "\n") != 1 || !strings.HasPrefix(errb.String(), "arbor x: ")) {
 			t.Errorf("%v: stderr %q, want one line starting with the command", tc.err, errb.String())
+		}
+	}
+}
+
+// TestTutorials runs every command of the tutorials (docs/tutorial-*.md):
+// each ```console block starts with "$ arbor ARGS" and shows its output,
+// which must be what the command prints, but for the timing figures. Paths
+// in the commands are relative to the repository root.
+func TestTutorials(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "..", "docs", "tutorial-*.md"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no tutorials: %v", err)
+	}
+	timing := regexp.MustCompile(`[0-9.]+ s planning|[0-9.e+]+ planning iterations per second`)
+	mask := func(s string) string { return timing.ReplaceAllString(s, "T") }
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		blocks := strings.Split(string(data), "```console\n")[1:]
+		if len(blocks) == 0 {
+			t.Errorf("%s: no console block", file)
+		}
+		for _, b := range blocks {
+			b, _, _ = strings.Cut(b, "```")
+			cmdLine, want, _ := strings.Cut(b, "\n")
+			args, ok := strings.CutPrefix(cmdLine, "$ arbor ")
+			if !ok {
+				t.Errorf("%s: block starts with %q, want \"$ arbor ...\"", file, cmdLine)
+				continue
+			}
+			fields := strings.Fields(args)
+			for i, f := range fields {
+				if _, err := os.Stat(filepath.Join("..", "..", f)); err == nil && strings.Contains(f, "/") {
+					fields[i] = filepath.Join("..", "..", f)
+				}
+			}
+			var out, errb bytes.Buffer
+			if code := run(fields, &out, &errb); code != 0 {
+				t.Errorf("%s: %s: exit %d, %s", file, cmdLine, code, errb.String())
+				continue
+			}
+			if d := cmp.Diff(mask(want), mask(out.String())); d != "" {
+				t.Errorf("%s: %s: output differs (-tutorial +command):\n%s", file, cmdLine, d)
+			}
 		}
 	}
 }
