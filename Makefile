@@ -4,7 +4,7 @@ PKGS      ?= ./...
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 FUZZTIME  ?= 30s
 
-.PHONY: check fmt-check vet lint imports refs test race bench fuzz build btai-table
+.PHONY: check fmt-check vet lint imports refs test race bench fuzz fuzz-long build btai-table
 
 check: fmt-check vet lint imports refs race
 
@@ -40,6 +40,11 @@ race:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+# Every fuzz target for 10 minutes (an hour in all); new corpus entries
+# that fail go to each package's testdata/fuzz.
+fuzz-long:
+	$(MAKE) fuzz FUZZTIME=10m
 
 # Runs every fuzz target for FUZZTIME each (go test allows one target per run).
 fuzz:

@@ -456,16 +456,34 @@ func (a *Agent) materialize() error {
 			return err
 		}
 		a.future = append(a.future, s, o)
-		if err := s.SetProbs(a.qs); err != nil {
+		// A model's columns sum to 1 within pomdp.Tolerance (1e-6), not
+		// exactly, so a prediction several steps deep can sum to 1 - 1.4e-6
+		// and be refused as a distribution: the graph gets it normalised.
+		if err := s.SetProbs(normalized(a.qs)); err != nil {
 			return err
 		}
-		if err := o.SetProbs(a.qo); err != nil {
+		if err := o.SetProbs(normalized(a.qo)); err != nil {
 			return err
 		}
 		n.S, n.O = s, o
 		a.matN = i + 1
 	}
 	return nil
+}
+
+// normalized divides p by its sum in place and returns it (p unchanged when
+// the sum is 0 or not finite: SetProbs then reports it).
+func normalized(p []float64) []float64 {
+	z := 0.0
+	for _, x := range p {
+		z += x
+	}
+	if z > 0 && !math.IsInf(z, 0) && z != 1 {
+		for i := range p {
+			p[i] /= z
+		}
+	}
+	return p
 }
 
 // expand adds S_I and O_I below parent for action u (paper section 6.3.2):

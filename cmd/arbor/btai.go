@@ -392,6 +392,9 @@ func runBTAIPlan(args []string, stdout io.Writer) error {
 	out := btaiPlanJSON{QS: btaiFloats(qs), Nodes: make([]btaiPlanNode, 0, len(tr.Nodes)-1)}
 	for i := 1; i < len(tr.Nodes); i++ {
 		n := &tr.Nodes[i]
+		if n.S == nil || n.O == nil {
+			return fmt.Errorf("the planning tree could not be added to the graph at node %d", i)
+		}
 		out.Nodes = append(out.Nodes, btaiPlanNode{
 			Path: tr.Path(nil, i), Visits: n.Visits, Local: btaiFloat(n.Local), Aggregated: btaiFloat(n.Aggregated),
 			QS: btaiFloats(n.S.Probs()), QO: btaiFloats(n.O.Probs()),
