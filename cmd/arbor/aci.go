@@ -15,7 +15,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/arbor-ai/arbor/aci"
@@ -597,48 +596,17 @@ func runACIRun(args []string, stdout io.Writer) error {
 	nPol, _ := aci.NumPolicies(m.NumActions(), *horizon, math.MaxInt)
 	prog := startProgress(*progressFlag, *episodes, int64(nPol), "policies scored")
 	defer prog.end()
-	results := make([]chan aciResult, *episodes)
-	for i := range results {
-		results[i] = make(chan aciResult, 1)
-	}
-	next := make(chan int)
-	runCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() {
-		defer close(next)
-		for e := 1; e <= *episodes; e++ {
-			select {
-			case next <- e:
-			case <-runCtx.Done():
-				return
-			}
-		}
-	}()
-	var wg sync.WaitGroup
 	for _, w := range workers {
-		w.prog = prog
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for e := range next {
-				results[e-1] <- w.episode(runCtx, e, *seed, *steps)
-			}
-		}()
+		w.prog = prog // before the workers start
 	}
-	defer wg.Wait()
+	pool := startEpisodes(ctx, *episodes, len(workers), func(ctx context.Context, w, e int) aciResult {
+		return workers[w].episode(ctx, e, *seed, *steps)
+	})
+	defer pool.stop()
 	for e := 1; e <= *episodes; e++ {
-		var r aciResult
-		select {
-		case r = <-results[e-1]:
-		default:
-			select {
-			case r = <-results[e-1]:
-			case <-ctx.Done():
-				r.err = ctx.Err()
-			}
-		}
-		if errors.Is(r.err, context.Canceled) {
-			interrupted = r.err
+		r, ok := pool.result(ctx, e)
+		if !ok || errors.Is(r.err, context.Canceled) {
+			interrupted = context.Canceled
 			break
 		}
 		if r.err != nil {

@@ -15,7 +15,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/arbor-ai/arbor/btai"
 	"github.com/arbor-ai/arbor/envs"
@@ -680,57 +679,21 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 	for _, w := range workers {
 		w.prog = prog // before the workers start
 	}
-	results := make([]chan btaiResult, *episodes)
-	for i := range results {
-		results[i] = make(chan btaiResult, 1)
-	}
-	next := make(chan int)
-	runCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() {
-		defer close(next)
-		for e := 1; e <= *episodes; e++ {
-			select {
-			case next <- e:
-			case <-runCtx.Done():
-				return
-			}
-		}
-	}()
-	var wg sync.WaitGroup
-	for _, w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for e := range next {
-				results[e-1] <- w.episode(runCtx, e, *seed, *steps, *dotFile)
-			}
-		}()
-	}
-	// Every return stops the workers and waits for them (a --dot file is
-	// never left half-written).
-	defer wg.Wait()
+	pool := startEpisodes(ctx, *episodes, len(workers), func(ctx context.Context, w, e int) btaiResult {
+		return workers[w].episode(ctx, e, *seed, *steps, *dotFile)
+	})
+	// Every return stops the workers and waits for them.
+	defer pool.stop()
 	done := 0
 	var interrupted error
 	solved, stepsSolved, iters := 0, 0, 0
 	planning := 0.0
 	for e := 1; e <= *episodes; e++ {
-		var r btaiResult
-		select {
-		case r = <-results[e-1]:
-		default:
-			// Not finished yet: wait for it or for Ctrl-C (an episode
-			// that has finished is written even after Ctrl-C).
-			select {
-			case r = <-results[e-1]:
-			case <-ctx.Done():
-				r.err = ctx.Err()
-			}
-		}
-		if errors.Is(r.err, context.Canceled) {
+		r, ok := pool.result(ctx, e)
+		if !ok || errors.Is(r.err, context.Canceled) {
 			// Ctrl-C: the finished episodes are written, and their
 			// summary; the exit status is 130.
-			interrupted = r.err
+			interrupted = context.Canceled
 			break
 		}
 		if r.err != nil {
@@ -761,7 +724,6 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 		}
 		btaiPrintEpisode(stdout, e, ep, m, mz, r.positions)
 	}
-	cancel()
 	sum := btaiSummaryJSON{Episodes: done, Settings: settings}
 	var mean *float64
 	if mz != nil {
