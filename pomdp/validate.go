@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/arbor-ai/arbor/expfam"
 )
 
 // Private validation helpers. expfam.ValidateDistribution and friends were
@@ -176,14 +178,7 @@ func fromLog(field, logField string, p, logp []float64, n int) ([]float64, error
 		return nil, fmt.Errorf("%s: every entry is -Inf, want at least one finite", logField)
 	}
 	out := make([]float64, n)
-	z := 0.0
-	for i, x := range logp {
-		out[i] = math.Exp(x - mx)
-		z += out[i]
-	}
-	for i := range out {
-		out[i] /= z
-	}
+	expfam.Softmax(out, logp)
 	return out, nil
 }
 
