@@ -30,15 +30,7 @@ func mazeModel(t testing.TB, name string) (*envs.Maze, *pomdp.Model) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mm, err := mz.Model(envs.DefaultNoise, envs.DefaultPrefPrecision)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := pomdp.New(mm.Spec())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return mz, p
+	return mz, mazePOMDP(t, mz, envs.DefaultPrefPrecision)
 }
 
 // mazeResult is the outcome of seeds episodes on one maze.

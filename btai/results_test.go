@@ -54,20 +54,23 @@ type seedResult struct {
 }
 
 // runTable runs 20 seeds (EpisodeRand(k, 0), k = 0..19) of cfg on the
-// maze mz with model p and shortest path sp. It may run on any goroutine.
+// maze mz with model p and shortest path sp, one after the other, each in
+// its own copy of the maze (other goroutines run other configurations on
+// the same maze).
 func runTable(mz *envs.Maze, p *pomdp.Model, sp int, cfg resultsConfig) (seedResult, error) {
 	o := cfg.opts()
 	var r seedResult
+	trials := make([]btai.Trial, 20)
+	for seed := range trials {
+		trials[seed] = btai.Trial{Model: p, Options: &o, Seed: uint64(seed), MaxSteps: cfg.limit(sp),
+			Env: func() pomdp.Environment { return mz.Clone() }}
+	}
+	eps, err := btai.RunTrials(context.Background(), trials, 1)
+	if err != nil {
+		return r, err
+	}
 	steps, solvedSteps, secs := 0, 0, 0.0
-	for seed := range uint64(20) {
-		ag, err := btai.NewAgent(p, &o, btai.EpisodeRand(seed, 0))
-		if err != nil {
-			return r, err
-		}
-		ep, err := ag.RunEpisode(context.Background(), mz, cfg.limit(sp), nil)
-		if err != nil {
-			return r, err
-		}
+	for _, ep := range eps {
 		steps += ep.Steps
 		secs += ep.PlanningSeconds
 		if ep.Solved {

@@ -45,12 +45,10 @@ func drawMazes(t testing.TB, seed uint64, n int, oneRise bool) []*envs.Maze {
 	return out
 }
 
+// mazePOMDP returns the agent's model of mz at preference precision pref.
 func mazePOMDP(t testing.TB, mz *envs.Maze, pref float64) *pomdp.Model {
-	mm, err := mz.Model(envs.DefaultNoise, pref)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := pomdp.New(mm.Spec())
+	t.Helper()
+	p, err := mz.POMDP(envs.DefaultNoise, pref)
 	if err != nil {
 		t.Fatal(err)
 	}
