@@ -195,7 +195,6 @@ type Plan struct {
 // An Agent is not safe for concurrent use.
 type Agent struct {
 	m    *pomdp.Model
-	spec pomdp.Spec
 	opts AgentOptions
 	rng  *rand.Rand
 	ns   int
@@ -205,13 +204,12 @@ type Agent struct {
 	// The past and present of the trial (shared with btai: pomdp.Past, the
 	// whole trial is kept) and its graph, to which pi and gamma are added;
 	// g is past.Graph() of the current trial.
-	past             *pomdp.Past
-	g                *ffg.Graph
-	aVar, bVar, dVar *ffg.Variable // the trial's Dirichlet parameters (nil when fixed)
-	obs              []int         // o_0..o_t
-	acts             []int         // u_0..u_(t-1)
-	pi, gamma        *ffg.Variable // nil when not in the graph
-	inTrial          bool
+	past      *pomdp.Past
+	g         *ffg.Graph
+	obs       []int         // o_0..o_t
+	acts      []int         // u_0..u_(t-1)
+	pi, gamma *ffg.Variable // nil when not in the graph
+	inTrial   bool
 
 	model *pomdp.Model // the model (expected parameters) of the last Act
 	qs    []float64
@@ -232,7 +230,7 @@ func NewAgent(m *pomdp.Model, opts *AgentOptions) (*Agent, error) {
 		return nil, err
 	}
 	a := &Agent{
-		m: m, spec: m.Spec(), opts: o,
+		m: m, opts: o,
 		rng: rand.New(rand.NewPCG(o.Seed, o.Seed^0x9e3779b97f4a7c15)),
 		ns:  m.NumStates(), no: m.NumObs(), nu: m.NumActions(),
 	}
@@ -282,7 +280,6 @@ func (a *Agent) Reset(obs int) error {
 		return err
 	}
 	a.g = a.past.Graph()
-	a.aVar, a.bVar, a.dVar = a.past.Params()
 	a.obs = append(a.obs, obs)
 	a.inTrial = true
 	return nil
@@ -344,45 +341,7 @@ func (a *Agent) inferPast(ctx context.Context) (*schedule.Result, error) {
 // current Dirichlet posteriors (and a the posterior concentrations, for the
 // novelty term), or the agent's model when nothing is learned.
 func (a *Agent) expectedModel() (*pomdp.Model, error) {
-	if a.aVar == nil && a.bVar == nil && a.dVar == nil {
-		return a.m, nil
-	}
-	sp := a.m.Spec()
-	if a.aVar != nil {
-		sp.ConcA = clone(a.aVar.Alpha())
-		sp.A = normalizeColumns(clone(sp.ConcA), a.no, a.ns)
-	}
-	if a.bVar != nil {
-		sp.ConcB = pomdp.FromNPU(a.bVar.Alpha(), a.ns, a.nu)
-		sp.B = make([]float64, len(sp.ConcB))
-		for u := range a.nu {
-			blk := a.ns * a.ns
-			copy(sp.B[u*blk:(u+1)*blk], normalizeColumns(clone(sp.ConcB[u*blk:(u+1)*blk]), a.ns, a.ns))
-		}
-	}
-	if a.dVar != nil {
-		sp.ConcD = clone(a.dVar.Alpha())
-		sp.D = normalizeColumns(clone(sp.ConcD), a.ns, 1)
-	}
-	m, err := pomdp.New(sp)
-	if err != nil {
-		return nil, fmt.Errorf("learned parameters: %w", err)
-	}
-	return m, nil
-}
-
-// normalizeColumns divides every column of the k×n matrix x by its sum.
-func normalizeColumns(x []float64, k, n int) []float64 {
-	for j := range n {
-		s := 0.0
-		for i := range k {
-			s += x[i*n+j]
-		}
-		for i := range k {
-			x[i*n+j] /= s
-		}
-	}
-	return x
+	return a.past.ExpectedModel()
 }
 
 // Act performs one step of the action-perception cycle: state inference
@@ -404,7 +363,7 @@ func (a *Agent) Act(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	qs := clone(a.past.Present().Probs())
+	qs := a.past.Belief()
 	plan, err := a.plan1(ctx, model, qs)
 	if err != nil {
 		return 0, err
@@ -656,15 +615,17 @@ func (a *Agent) EndTrial() error {
 func (a *Agent) Belief() []float64 { return clone(a.qs) }
 
 // StateBeliefs returns the current posteriors q(S_0), ..., q(S_t) of the
-// graph (after the last inference: Act or EndTrial).
+// graph (after the last inference: Act or EndTrial); with several factors
+// each holds every factor's marginal, one after the other.
 func (a *Agent) StateBeliefs() [][]float64 {
 	if a.g == nil {
 		return [][]float64{}
 	}
-	states := a.past.States()
-	out := make([][]float64, len(states))
-	for i, s := range states {
-		out[i] = clone(s.Probs())
+	out := make([][]float64, a.past.Kept())
+	for f := range a.m.NumFactors() {
+		for i, s := range a.past.FactorStates(f) {
+			out[i] = append(out[i], s.Probs()...)
+		}
 	}
 	return out
 }

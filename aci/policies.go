@@ -32,8 +32,7 @@ func EstimatePlanSeconds(m *pomdp.Model, horizon int) float64 {
 		level *= nu
 		nodes += level
 	}
-	ns, no := float64(m.NumStates()), float64(m.NumObs())
-	return nodes * (ns*ns + no*ns) * nsPerUnit * 1e-9
+	return nodes * m.StepWork() * nsPerUnit * 1e-9
 }
 
 // NumPolicies returns |U|^T for numActions = |U| and horizon = T. It returns
@@ -214,7 +213,7 @@ func newDFS(m *pomdp.Model, qs []float64, horizon int, w []float64) *dfs {
 		cumN: make([]float64, horizon+1),
 		idx:  make([]int, horizon),
 
-		checkEvery: checkInterval(m.NumStates(), m.NumObs()),
+		checkEvery: checkInterval(m.StepWork()),
 	}
 	copy(d.bel, qs)
 	return d
@@ -274,9 +273,8 @@ func (d *dfs) run(ctx context.Context, visit func(i int, risk, amb, nov float64)
 const cancelWork = 3e7
 
 // checkInterval returns the policies between two context checks for a model
-// of ns states and no observations.
-func checkInterval(ns, no int) int {
-	unit := float64(ns)*float64(ns) + float64(no)*float64(ns)
+// whose future step costs unit multiply-adds (Model.StepWork).
+func checkInterval(unit float64) int {
 	return max(1, min(1<<14, int(cancelWork/unit)))
 }
 

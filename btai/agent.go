@@ -94,6 +94,12 @@ func NewAgent(m *pomdp.Model, opts *Options, rng *rand.Rand) (*Agent, error) {
 	if err := o.Validate(); err != nil {
 		return nil, fmt.Errorf("btai: %w", err)
 	}
+	if err := pomdp.Check(m); err != nil {
+		return nil, fmt.Errorf("btai: %w", err)
+	}
+	if m.NumFactors() > 1 || m.NumModalities() > 1 {
+		return nil, fmt.Errorf("btai: a model with %d hidden-state factors and %d modalities: the planning tree takes one factor and one modality (aci takes several)", m.NumFactors(), m.NumModalities())
+	}
 	if rng == nil {
 		rng = rand.New(rand.NewPCG(1, 1))
 	}

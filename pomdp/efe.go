@@ -15,21 +15,29 @@ func Check(m *Model) error {
 	return nil
 }
 
-// CheckBelief validates a state belief qs (a distribution over |S| states),
-// naming field in the error.
+// CheckBelief validates a state belief qs (NumStates() entries: one
+// distribution per factor, factor after factor), naming field in the error.
 func CheckBelief(m *Model, field string, qs []float64) error {
 	if len(qs) != m.ns {
+		if len(m.factors) > 1 {
+			return fmt.Errorf("%s: %d entries, want %d (the states of every factor)", field, len(qs), m.ns)
+		}
 		return fmt.Errorf("%s: %d entries, want %d (number of states)", field, len(qs), m.ns)
 	}
-	sum := 0.0
-	for s, v := range qs {
-		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-			return fmt.Errorf("%s[%d]: %v, want a finite probability", field, s, v)
+	for _, f := range m.factors {
+		sum := 0.0
+		for s, v := range qs[f.off : f.off+f.ns] {
+			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+				return fmt.Errorf("%s[%d]: %v, want a finite probability", field, f.off+s, v)
+			}
+			sum += v
 		}
-		sum += v
-	}
-	if math.Abs(sum-1) > Tolerance {
-		return fmt.Errorf("%s: not a distribution: sums to %.10g, want 1 (tolerance %s)", field, sum, toleranceText)
+		if math.Abs(sum-1) > Tolerance {
+			if len(m.factors) > 1 {
+				return fmt.Errorf("%s: factor %s: not a distribution: sums to %.10g, want 1 (tolerance %s)", field, quote(f.name), sum, toleranceText)
+			}
+			return fmt.Errorf("%s: not a distribution: sums to %.10g, want 1 (tolerance %s)", field, sum, toleranceText)
+		}
 	}
 	return nil
 }
@@ -54,8 +62,9 @@ func Ambiguity(m *Model, qs []float64) float64 {
 		panic(fmt.Sprintf("pomdp: Ambiguity: len(qs) = %d, want %d", len(qs), m.ns))
 	}
 	amb := 0.0
-	for s, h := range m.hA {
-		amb += qs[s] * h
+	for i := range m.mods {
+		md := &m.mods[i]
+		amb += m.expect(md, md.hA, qs)
 	}
 	return amb
 }
@@ -76,50 +85,121 @@ func Novelty(m *Model, qs []float64) float64 {
 }
 
 // StepCost computes the risk, ambiguity and (when w != nil) novelty of one
-// step with state belief qs in a single pass over A, w being the novelty
-// weights (NoveltyWeights). It is the policy search's kernel and the one
-// implementation behind Risk and Novelty: no allocation. qs must have
-// NumStates entries.
+// step with state belief qs in a single pass over every modality's A, w
+// being the novelty weights (NoveltyWeights). With several factors the
+// belief is the product of the factors' marginals, and the terms are summed
+// over the modalities (docs/pomdp.md): the work is Σ_m |O_m| Π_(f in
+// deps(m)) |S_f|, never the size of the joint state space. It is the policy
+// search's kernel and the one implementation behind Risk and Novelty: no
+// allocation. qs must have NumStates entries.
 func StepCost(m *Model, qs []float64, w []float64) (risk, amb, nov float64) {
-	ns := m.ns
-	qs = qs[:ns]
-	for o := range m.no {
-		row := m.a[o*ns : (o+1)*ns]
-		qo := 0.0
-		for s, p := range row {
-			qo += p * qs[s]
-		}
-		if qo > 0 {
-			risk += qo * (math.Log(qo) - m.logC[o])
-		}
+	qs = qs[:m.ns]
+	for i := range m.mods {
+		md := &m.mods[i]
+		var wm []float64
 		if w != nil {
-			wrow := w[o*ns : (o+1)*ns]
-			wq := 0.0
-			for s, x := range wrow {
-				wq += x * qs[s]
-			}
-			nov += qo * wq
+			wm = w[md.wOff : md.wOff+md.no*md.size]
 		}
-	}
-	for s, h := range m.hA[:ns] {
-		amb += qs[s] * h
+		r, a, n := m.stepCost(md, qs, wm)
+		risk += r
+		amb += a
+		nov += n
 	}
 	return risk, amb, nov
 }
 
-// Propagate sets next = B_u prev, i.e. Q(s_tau|pi) = B_{pi_tau}
-// Q(s_{tau-1}|pi). next and prev have NumStates entries; u is an action.
-func Propagate(m *Model, next, prev []float64, u int) {
-	ns := m.ns
-	bu := m.b[u*ns*ns : (u+1)*ns*ns]
-	prev = prev[:ns]
-	for i := range next[:ns] {
-		row := bu[i*ns : (i+1)*ns]
-		v := 0.0
-		for j, p := range row {
-			v += p * prev[j]
+// stepCost is StepCost for one modality.
+func (m *Model) stepCost(md *modality, qs, w []float64) (risk, amb, nov float64) {
+	ns := md.size
+	for o := range md.no {
+		row := md.a[o*ns : (o+1)*ns]
+		qo := m.expect(md, row, qs)
+		if qo > 0 {
+			risk += qo * (math.Log(qo) - md.logC[o])
 		}
-		next[i] = v
+		if w != nil {
+			nov += qo * m.expect(md, w[o*ns:(o+1)*ns], qs)
+		}
+	}
+	amb = m.expect(md, md.hA, qs)
+	return risk, amb, nov
+}
+
+// expect returns Σ_j x[j] Π_k q_(f_k)(j_k), the expectation of x (a
+// function of the modality's factors, row-major over its axes) under the
+// product of the factors' marginals in qs. With one factor it is the dot
+// product of x with that factor's marginal. It does not allocate.
+func (m *Model) expect(md *modality, x, qs []float64) float64 {
+	if len(md.deps) == 1 {
+		f := &m.factors[md.deps[0]]
+		q := qs[f.off : f.off+f.ns]
+		v := 0.0
+		for s, p := range x[:len(q)] {
+			v += p * q[s]
+		}
+		return v
+	}
+	// Walk the leading axes as a mixed-radix counter with running products
+	// of their probabilities; the last axis is a contiguous dot product.
+	k := len(md.deps)
+	last := &m.factors[md.deps[k-1]]
+	ql := qs[last.off : last.off+last.ns]
+	var idx [MaxDependsOn]int
+	var pre [MaxDependsOn + 1]float64 // pre[i] = Π_(j<i) q_j(idx[j])
+	pre[0] = 1
+	for i := range k - 1 {
+		f := &m.factors[md.deps[i]]
+		pre[i+1] = pre[i] * qs[f.off]
+	}
+	total := 0.0
+	for off := 0; off < len(x); off += last.ns {
+		if w := pre[k-1]; w != 0 {
+			v := 0.0
+			for s, p := range x[off : off+last.ns] {
+				v += p * ql[s]
+			}
+			total += w * v
+		}
+		// Next combination of the leading axes.
+		i := k - 2
+		for ; i >= 0; i-- {
+			idx[i]++
+			if idx[i] < m.factors[md.deps[i]].ns {
+				break
+			}
+			idx[i] = 0
+		}
+		if i < 0 {
+			break
+		}
+		for j := i; j < k-1; j++ {
+			f := &m.factors[md.deps[j]]
+			pre[j+1] = pre[j] * qs[f.off+idx[j]]
+		}
+	}
+	return total
+}
+
+// Propagate sets next = B_u prev, i.e. Q(s_tau|pi) = B_{pi_tau}
+// Q(s_{tau-1}|pi), factor by factor: each factor's marginal is moved by
+// the matrix of its control under action u. next and prev have NumStates
+// entries.
+func Propagate(m *Model, next, prev []float64, u int) {
+	for i := range m.factors {
+		f := &m.factors[i]
+		ns := f.ns
+		c := (u / f.stride) % f.nu
+		bu := f.b[c*ns*ns : (c+1)*ns*ns]
+		pv := prev[f.off : f.off+ns]
+		nx := next[f.off : f.off+ns]
+		for i := range nx {
+			row := bu[i*ns : (i+1)*ns]
+			v := 0.0
+			for j, p := range row {
+				v += p * pv[j]
+			}
+			nx[i] = v
+		}
 	}
 }
 
@@ -128,11 +208,18 @@ func Propagate(m *Model, next, prev []float64, u int) {
 // or nil when the model has none. The slice must not be modified.
 func (m *Model) NoveltyWeights() []float64 { return m.wA }
 
+// MaxJointStates bounds Π_f |S_f| for StatePosterior on a model with
+// several factors, which sums over the joint states.
+const MaxJointStates = 1 << 24
+
 // StatePosterior returns the exact posterior over the current state after
 // the single observation obs: q_s = softmax(ln D + ln A[obs,:]), with
-// ln 0 = -Inf so that states with D[s] A[obs,s] = 0 get probability 0. It
-// returns an error when obs is out of range or has probability 0 under the
-// model. dst is allocated when nil or too short.
+// ln 0 = -Inf so that states with D[s] A[obs,s] = 0 get probability 0. With
+// several factors it returns the exact marginal of each factor under
+// P(s) ∝ Π_f D_f(s_f) Π_m A_m(o_m | s_deps(m)), summed over the joint
+// states (at most MaxJointStates of them). It returns an error when obs is
+// out of range or has probability 0 under the model. dst is allocated when
+// nil or too short.
 func StatePosterior(dst []float64, m *Model, obs int) ([]float64, error) {
 	if err := Check(m); err != nil {
 		return nil, err
@@ -145,6 +232,9 @@ func StatePosterior(dst []float64, m *Model, obs int) ([]float64, error) {
 		dst = make([]float64, ns)
 	}
 	dst = dst[:ns]
+	if len(m.factors) > 1 || len(m.mods) > 1 {
+		return m.jointPosterior(dst, obs)
+	}
 	mx := math.Inf(-1)
 	for s := range ns {
 		dst[s] = m.logD[s] + m.logA[obs*ns+s]
@@ -160,6 +250,69 @@ func StatePosterior(dst []float64, m *Model, obs int) ([]float64, error) {
 	}
 	for s := range dst {
 		dst[s] /= sum
+	}
+	return dst, nil
+}
+
+// jointPosterior is StatePosterior for a factorised model: two passes over
+// the joint states (the largest log-probability, then the marginals).
+func (m *Model) jointPosterior(dst []float64, obs int) ([]float64, error) {
+	joint := 1.0
+	for _, f := range m.factors {
+		joint *= float64(f.ns)
+	}
+	if joint > MaxJointStates {
+		return nil, fmt.Errorf("state inference: %g joint states, more than %d", joint, MaxJointStates)
+	}
+	outcomes := m.DecodeObs(nil, obs)
+	idx := make([]int, len(m.factors))
+	logp := func() float64 {
+		lp := 0.0
+		for i, f := range m.factors {
+			lp += f.logD[idx[i]]
+		}
+		for i, md := range m.mods {
+			col := 0
+			for _, f := range md.deps {
+				col = col*m.factors[f].ns + idx[f]
+			}
+			lp += md.logA[outcomes[i]*md.size+col]
+		}
+		return lp
+	}
+	next := func() bool {
+		for i := len(idx) - 1; i >= 0; i-- {
+			idx[i]++
+			if idx[i] < m.factors[i].ns {
+				return true
+			}
+			idx[i] = 0
+		}
+		return false
+	}
+	mx := math.Inf(-1)
+	for ok := true; ok; ok = next() {
+		mx = math.Max(mx, logp())
+	}
+	if math.IsInf(mx, -1) {
+		return nil, fmt.Errorf("observation %s: probability 0 under D and A", m.ObsName(obs))
+	}
+	clear(dst)
+	for ok := true; ok; ok = next() {
+		p := math.Exp(logp() - mx)
+		for i, f := range m.factors {
+			dst[f.off+idx[i]] += p
+		}
+	}
+	for _, f := range m.factors {
+		q := dst[f.off : f.off+f.ns]
+		sum := 0.0
+		for _, v := range q {
+			sum += v
+		}
+		for s := range q {
+			q[s] /= sum
+		}
 	}
 	return dst, nil
 }

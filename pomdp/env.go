@@ -31,24 +31,36 @@ type Environment interface {
 }
 
 // Process is a Model used as the true generative process, as arbor aci run
-// and arbor btai run --model use it: Reset draws the first state from D,
-// Step the next state from B given the action, and each observation from A
-// given the state, with the generator given to NewProcess. It never ends
-// an episode (Done is false).
+// and arbor btai run --model use it: Reset draws the first state of every
+// factor from its D, Step the next state of every factor from its B given
+// the action's control, and each modality's outcome from its A given the
+// states, with the generator given to NewProcess (factors first, then
+// modalities, in model order). It never ends an episode (Done is false).
 type Process struct {
-	m   *Model
-	rng *rand.Rand
-	s   int
+	m    *Model
+	rng  *rand.Rand
+	s    []int // per factor
+	ctrl []int
+	outs []int
 }
 
 // NewProcess returns the process of model m drawing from rng.
-func NewProcess(m *Model, rng *rand.Rand) *Process { return &Process{m: m, rng: rng} }
+func NewProcess(m *Model, rng *rand.Rand) *Process {
+	return &Process{m: m, rng: rng, s: make([]int, len(m.factors)), outs: make([]int, len(m.mods))}
+}
 
 // SetRand makes the process draw from rng from now on.
 func (p *Process) SetRand(rng *rand.Rand) { p.rng = rng }
 
-// State returns the current hidden state.
-func (p *Process) State() int { return p.s }
+// State returns the current hidden state: with several factors, the index
+// of the joint state, the first factor varying slowest.
+func (p *Process) State() int {
+	x := 0
+	for i, f := range p.m.factors {
+		x = x*f.ns + p.s[i]
+	}
+	return x
+}
 
 // sample draws an index from the distribution p(0..n-1) by inversion, with
 // the last index taking any rounding remainder.
@@ -65,12 +77,24 @@ func (p *Process) sample(prob func(i int) float64, n int) int {
 }
 
 func (p *Process) obs() int {
-	return p.sample(func(o int) float64 { return p.m.A(o, p.s) }, p.m.NumObs())
+	for i := range p.m.mods {
+		md := &p.m.mods[i]
+		col := 0
+		for _, f := range md.deps {
+			col = col*p.m.factors[f].ns + p.s[f]
+		}
+		p.outs[i] = p.sample(func(o int) float64 { return md.a[o*md.size+col] }, md.no)
+	}
+	o, _ := p.m.EncodeObs(p.outs)
+	return o
 }
 
 // Reset draws the first state from D and returns its observation.
 func (p *Process) Reset() int {
-	p.s = p.sample(p.m.D, p.m.NumStates())
+	for i := range p.m.factors {
+		f := &p.m.factors[i]
+		p.s[i] = p.sample(func(s int) float64 { return f.d[s] }, f.ns)
+	}
 	return p.obs()
 }
 
@@ -80,8 +104,12 @@ func (p *Process) Step(u int) (int, error) {
 	if u < 0 || u >= p.m.NumActions() {
 		return 0, fmt.Errorf("pomdp: action %d out of range [0, %d)", u, p.m.NumActions())
 	}
-	prev := p.s
-	p.s = p.sample(func(n int) float64 { return p.m.B(u, n, prev) }, p.m.NumStates())
+	p.ctrl = p.m.DecodeAction(p.ctrl, u)
+	for i := range p.m.factors {
+		f := &p.m.factors[i]
+		prev, c := p.s[i], p.ctrl[i]
+		p.s[i] = p.sample(func(n int) float64 { return f.b[(c*f.ns+n)*f.ns+prev] }, f.ns)
+	}
 	return p.obs(), nil
 }
 

@@ -71,6 +71,12 @@ func Parse(data []byte) (*Model, error) {
 	if raw == nil {
 		return nil, errors.New("want a JSON object, got null")
 	}
+	if _, ok := raw["factors"]; ok {
+		return parseFactorised(raw)
+	}
+	if _, ok := raw["modalities"]; ok {
+		return nil, errors.New("factors: missing (a file with modalities lists its factors)")
+	}
 	var unknown []string
 	for k := range raw {
 		if !knownKeys[k] {
@@ -79,7 +85,7 @@ func Parse(data []byte) (*Model, error) {
 	}
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
-		return nil, fmt.Errorf("unknown field %s (known: A, B, C, D, C_states, log_C, log_C_states, a, b, d, actions, observations, states)", quote(unknown[0]))
+		return nil, fmt.Errorf("unknown field %s (known: A, B, C, D, C_states, log_C, log_C_states, a, b, d, actions, observations, states; or factors and modalities)", quote(unknown[0]))
 	}
 	// A null in log-preferences would decode as 0; JSON has no -Inf, and a
 	// user writing null probably meant it.

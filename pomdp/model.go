@@ -3,6 +3,7 @@ package pomdp
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // Tolerance is the absolute tolerance on the sum of a probability vector
@@ -39,29 +40,73 @@ type Spec struct {
 	Actions, Observations, States []string
 }
 
-// Model is a validated discrete POMDP: likelihood A, transitions B (one matrix
-// per action), target distribution C over observations, prior D over the
-// initial state, and optionally a target C_states over states, Dirichlet
-// concentrations a, b, d and names. It is immutable after construction and
-// safe for concurrent use.
+// Model is a validated discrete POMDP: one or more hidden-state factors,
+// each with its transitions B (one matrix per control), prior D, optional
+// target C_states and Dirichlet concentrations b, d; one or more
+// observation modalities, each with its likelihood A over the factors it
+// depends on, target C and optional concentrations a; and names. A model
+// with one factor and one modality is the single-factor POMDP of Spec;
+// NewFactorised builds the general one. It is immutable after construction
+// and safe for concurrent use.
+//
+// Beliefs over hidden states are written factor after factor: a belief is
+// a vector of NumStates() = Σ_f |S_f| entries, the marginal of factor 0
+// first (FactorOffset). Actions and observations are single indices: an
+// action is one control per factor (DecodeAction), an observation one
+// outcome per modality (EncodeObs, DecodeObs), both in lexicographic order
+// with the first factor (modality) varying slowest.
 type Model struct {
-	ns, no, nu int
+	ns, no, nu int // Σ_f |S_f|, Π_m |O_m|, Π_f |U_f|
 
-	a, b, c, d []float64 // probabilities, flat row-major (see Spec)
-	cStates    []float64 // nil when absent
-	concA      []float64 // nil when absent
+	factors    []factor
+	mods       []modality
+	factorised bool // built by NewFactorised (output keyed by name)
+
+	// The single-factor view (factor 0 and modality 0), used by the
+	// accessors of a single-factor model.
+	a, b, c, d []float64
+	cStates    []float64
+	concA      []float64
 	concB      []float64
 	concD      []float64
 
 	actions, observations, states []string
 
 	// Caches for the expected free energy.
-	logC  []float64 // ln C[o], -Inf where C[o] = 0
-	hA    []float64 // hA[s] = H[A(.|s)]
-	wA    []float64 // novelty weights W[o*ns+s], nil without concA
-	logA  []float64 // ln A[o*ns+s], -Inf where A = 0
-	logD  []float64 // ln D[s]
+	logC  []float64 // modality 0: ln C[o], -Inf where C[o] = 0
+	hA    []float64 // modality 0: hA[s] = H[A(.|s)]
+	wA    []float64 // novelty weights of every modality, one after the other; nil without any a
+	logA  []float64 // modality 0: ln A[o*ns+s], -Inf where A = 0
+	logD  []float64 // factor 0: ln D[s]
+	work  float64   // multiply-adds of one propagation and one step cost
 	valid bool
+}
+
+// factor is one hidden-state factor.
+type factor struct {
+	name                        string
+	ns, nu                      int
+	off                         int // offset of its marginal in a belief
+	stride                      int // joint action u has control (u/stride)%nu
+	b, d, cStates, concB, concD []float64
+	states, controls            []string
+	logD                        []float64
+}
+
+// modality is one observation modality.
+type modality struct {
+	name     string
+	no       int
+	deps     []int // the factors A depends on, in the order of its axes
+	size     int   // Π_(f in deps) |S_f|, the columns of A
+	stride   int   // joint observation o has outcome (o/stride)%no
+	a, c     []float64
+	concA    []float64
+	outcomes []string
+	logC     []float64 // ln C[o]
+	hA       []float64 // H[A(.|s_deps)], size entries
+	logA     []float64
+	wOff     int // offset of its novelty weights in Model.wA
 }
 
 // New validates sp and returns a POMDP holding copies of its slices.
@@ -130,105 +175,210 @@ func New(sp Spec) (*Model, error) {
 	if m.states, err = checkNames("states", sp.States, ns, "states"); err != nil {
 		return nil, err
 	}
-	m.cache()
+	m.factors = []factor{{
+		ns: ns, nu: nu, b: m.b, d: m.d, cStates: m.cStates, concB: m.concB, concD: m.concD,
+		states: m.states, controls: m.actions,
+	}}
+	m.mods = []modality{{no: no, deps: []int{0}, a: m.a, c: m.c, concA: m.concA, outcomes: m.observations}}
+	if err := m.finish(); err != nil {
+		return nil, err
+	}
 	return m, nil
 }
 
-// cache fills the derived quantities used by the expected free energy.
-func (m *Model) cache() {
-	ns, no := m.ns, m.no
-	m.logC = make([]float64, no)
-	for o, c := range m.c {
-		m.logC[o] = math.Log(c) // -Inf for c = 0
+// finish computes the sizes, strides and offsets of the factors and
+// modalities, the single-factor view and the caches of the expected free
+// energy.
+func (m *Model) finish() error {
+	const maxIndex = 1 << 53 // joint indices stay exact in a float64 too
+	m.ns, m.nu, m.no = 0, 1, 1
+	for i := range m.factors {
+		m.factors[i].off = m.ns
+		m.ns += m.factors[i].ns
 	}
-	m.logD = make([]float64, ns)
-	for s, d := range m.d {
-		m.logD[s] = math.Log(d)
+	for i := len(m.factors) - 1; i >= 0; i-- {
+		f := &m.factors[i]
+		f.stride = m.nu
+		if float64(m.nu)*float64(f.nu) > maxIndex {
+			return fmt.Errorf("actions: the product of the factors' controls is too large (over 2^53)")
+		}
+		m.nu *= f.nu
 	}
-	m.logA = make([]float64, no*ns)
-	m.hA = make([]float64, ns)
-	for o := range no {
-		for s := range ns {
-			p := m.a[o*ns+s]
-			m.logA[o*ns+s] = math.Log(p)
-			if p > 0 { // 0 ln 0 = 0
-				m.hA[s] -= p * math.Log(p)
+	for i := len(m.mods) - 1; i >= 0; i-- {
+		md := &m.mods[i]
+		md.stride = m.no
+		if float64(m.no)*float64(md.no) > maxIndex {
+			return fmt.Errorf("observations: the product of the modalities' outcomes is too large (over 2^53)")
+		}
+		m.no *= md.no
+	}
+	f0, md0 := &m.factors[0], &m.mods[0]
+	m.b, m.d, m.cStates, m.concB, m.concD = f0.b, f0.d, f0.cStates, f0.concB, f0.concD
+	m.states = f0.states
+	m.a, m.c, m.concA, m.observations = md0.a, md0.c, md0.concA, md0.outcomes
+	if len(m.factors) == 1 {
+		m.actions = f0.controls
+	} else {
+		m.actions = nil
+	}
+
+	for i := range m.factors {
+		f := &m.factors[i]
+		f.logD = make([]float64, f.ns)
+		for s, d := range f.d {
+			f.logD[s] = math.Log(d)
+		}
+		m.work += float64(f.ns) * float64(f.ns)
+	}
+	hasA := false
+	wLen := 0
+	for i := range m.mods {
+		md := &m.mods[i]
+		md.size = 1
+		for _, f := range md.deps {
+			md.size *= m.factors[f].ns
+		}
+		m.work += float64(md.no) * float64(md.size)
+		md.logC = make([]float64, md.no)
+		for o, c := range md.c {
+			md.logC[o] = math.Log(c) // -Inf for c = 0
+		}
+		md.logA = make([]float64, len(md.a))
+		md.hA = make([]float64, md.size)
+		for o := range md.no {
+			for s := range md.size {
+				p := md.a[o*md.size+s]
+				md.logA[o*md.size+s] = math.Log(p)
+				if p > 0 { // 0 ln 0 = 0
+					md.hA[s] -= p * math.Log(p)
+				}
 			}
 		}
+		md.wOff = wLen
+		wLen += md.no * md.size
+		hasA = hasA || md.concA != nil
 	}
-	if m.concA != nil {
+	if hasA {
 		// W = 1/2 (1/a - 1/a0), a0 the column sums, zero where a = 0
-		// (Smith, Friston & Whyte 2022; SPM spm_wnorm masked by a > 0).
-		a0 := make([]float64, ns)
-		for o := range no {
-			for s := range ns {
-				a0[s] += m.concA[o*ns+s]
+		// (Smith, Friston & Whyte 2022; SPM spm_wnorm masked by a > 0);
+		// zero for a modality without concentrations.
+		m.wA = make([]float64, wLen)
+		for i := range m.mods {
+			md := &m.mods[i]
+			if md.concA == nil {
+				continue
 			}
-		}
-		m.wA = make([]float64, no*ns)
-		for o := range no {
-			for s := range ns {
-				if a := m.concA[o*ns+s]; a > 0 {
-					m.wA[o*ns+s] = 0.5 * (1/a - 1/a0[s])
+			no, ns := md.no, md.size
+			a0 := make([]float64, ns)
+			for o := range no {
+				for s := range ns {
+					a0[s] += md.concA[o*ns+s]
+				}
+			}
+			w := m.wA[md.wOff : md.wOff+no*ns]
+			for o := range no {
+				for s := range ns {
+					if a := md.concA[o*ns+s]; a > 0 {
+						w[o*ns+s] = 0.5 * (1/a - 1/a0[s])
+					}
 				}
 			}
 		}
 	}
+	m.logC, m.hA, m.logA, m.logD = md0.logC, md0.hA, md0.logA, f0.logD
 	m.valid = true
+	return nil
 }
 
-// NumStates returns |S|.
+// NumStates returns the length of a state belief, Σ_f |S_f|: |S| for a
+// single factor.
 func (m *Model) NumStates() int { return m.ns }
 
-// NumObs returns |O|.
+// NumObs returns the number of observation indices, Π_m |O_m|: |O| for a
+// single modality.
 func (m *Model) NumObs() int { return m.no }
 
-// NumActions returns |U|.
+// NumActions returns the number of actions, Π_f |U_f| over the factors'
+// controls: |U| for a single factor.
 func (m *Model) NumActions() int { return m.nu }
 
-// A returns P(o | s). It panics if an index is out of range.
+// single panics unless m has one factor and one modality.
+func (m *Model) single(what string) {
+	if len(m.factors) != 1 || len(m.mods) != 1 {
+		panic(fmt.Sprintf("pomdp: %s on a model with %d factors and %d modalities (use FactorisedSpec)", what, len(m.factors), len(m.mods)))
+	}
+}
+
+// A returns P(o | s) of a model with one factor and one modality. It panics
+// if an index is out of range or the model has several factors or
+// modalities.
 func (m *Model) A(o, s int) float64 {
+	m.single("A")
 	checkIndex("o", o, m.no)
 	checkIndex("s", s, m.ns)
 	return m.a[o*m.ns+s]
 }
 
-// B returns P(s_{t+1}=next | s_t=prev, u_t=u). It panics if an index is out
-// of range.
+// B returns P(s_{t+1}=next | s_t=prev, u_t=u) of a model with one factor
+// and one modality. It panics if an index is out of range or the model has
+// several factors or modalities.
 func (m *Model) B(u, next, prev int) float64 {
+	m.single("B")
 	checkIndex("u", u, m.nu)
 	checkIndex("next", next, m.ns)
 	checkIndex("prev", prev, m.ns)
 	return m.b[(u*m.ns+next)*m.ns+prev]
 }
 
-// C returns the target probability of observation o. It panics if o is out
-// of range.
+// C returns the target probability of observation o of a model with one
+// factor and one modality. It panics if o is out of range or the model has
+// several factors or modalities.
 func (m *Model) C(o int) float64 {
+	m.single("C")
 	checkIndex("o", o, m.no)
 	return m.c[o]
 }
 
-// D returns the prior probability of initial state s. It panics if s is out
-// of range.
+// D returns the prior probability of initial state s of a model with one
+// factor and one modality. It panics if s is out of range or the model has
+// several factors or modalities.
 func (m *Model) D(s int) float64 {
+	m.single("D")
 	checkIndex("s", s, m.ns)
 	return m.d[s]
 }
 
-// HasCStates reports whether the model has a target distribution over states.
-func (m *Model) HasCStates() bool { return m.cStates != nil }
-
-// Learnable reports which of A, B and D have Dirichlet concentrations (a,
-// b, d) and are therefore learned by the agents.
-func (m *Model) Learnable() (a, b, d bool) {
-	return m.concA != nil, m.concB != nil, m.concD != nil
+// HasCStates reports whether some factor has a target distribution over
+// its states.
+func (m *Model) HasCStates() bool {
+	for _, f := range m.factors {
+		if f.cStates != nil {
+			return true
+		}
+	}
+	return false
 }
 
-// Spec returns a deep copy of the model in flat form; New(m.Spec())
-// reproduces m. A, B and D are always set (to the expectations of the
-// concentrations when the input had none).
+// Learnable reports which of A, B and D have Dirichlet concentrations (a,
+// b, d) in some modality or factor, and are therefore learned by the
+// agents.
+func (m *Model) Learnable() (a, b, d bool) {
+	for _, md := range m.mods {
+		a = a || md.concA != nil
+	}
+	for _, f := range m.factors {
+		b = b || f.concB != nil
+		d = d || f.concD != nil
+	}
+	return a, b, d
+}
+
+// Spec returns a deep copy of a model with one factor and one modality in
+// flat form; New(m.Spec()) reproduces it. A, B and D are always set (to the
+// expectations of the concentrations when the input had none). It panics
+// on a model with several factors or modalities: use FactorisedSpec.
 func (m *Model) Spec() Spec {
+	m.single("Spec")
 	return Spec{
 		NumStates: m.ns, NumObs: m.no, NumActions: m.nu,
 		A: clone(m.a), B: clone(m.b), C: clone(m.c), D: clone(m.d),
@@ -239,15 +389,54 @@ func (m *Model) Spec() Spec {
 	}
 }
 
-// ActionName returns the name of action u, or its decimal index when the
-// model has no names.
-func (m *Model) ActionName(u int) string { return name(m.actions, u) }
+// ActionName returns the name of action u: the name of the control, or
+// with several controllable factors the names of their controls joined by
+// "+"; a decimal index stands for a missing name.
+func (m *Model) ActionName(u int) string {
+	if len(m.factors) == 1 {
+		return name(m.actions, u)
+	}
+	var parts []string
+	for _, f := range m.factors {
+		if f.controls == nil && f.nu == 1 {
+			continue
+		}
+		parts = append(parts, name(f.controls, (u/f.stride)%f.nu))
+	}
+	if len(parts) == 0 {
+		return "0"
+	}
+	return strings.Join(parts, "+")
+}
 
-// ObsName returns the name of observation o, or its decimal index.
-func (m *Model) ObsName(o int) string { return name(m.observations, o) }
+// ObsName returns the name of observation o: the outcome's name, or with
+// several modalities the names of their outcomes joined by "+"; a decimal
+// index stands for a missing name.
+func (m *Model) ObsName(o int) string {
+	if len(m.mods) == 1 {
+		return name(m.observations, o)
+	}
+	parts := make([]string, len(m.mods))
+	for i, md := range m.mods {
+		parts[i] = name(md.outcomes, (o/md.stride)%md.no)
+	}
+	return strings.Join(parts, "+")
+}
 
-// StateName returns the name of state s, or its decimal index.
-func (m *Model) StateName(s int) string { return name(m.states, s) }
+// StateName returns the name of entry s of a belief: the state's name, or
+// with several factors "factor:state"; a decimal index stands for a missing
+// name.
+func (m *Model) StateName(s int) string {
+	if len(m.factors) == 1 {
+		return name(m.states, s)
+	}
+	for _, f := range m.factors {
+		if s < f.off+f.ns {
+			return f.name + ":" + name(f.states, s-f.off)
+		}
+	}
+	return fmt.Sprint(s)
+}
 
 func name(names []string, i int) string {
 	if i >= 0 && i < len(names) {

@@ -18,35 +18,55 @@ import (
 //
 // with the observations O_0..O_t and the actions U_0..U_(t-1) observed, and,
 // when the model has concentrations a, b or d, A, B or D Dirichlet
-// variables of the graph with those priors (the agent learns them).
-// Mean-field VMP over it (Infer) gives the posteriors Q(S_τ) and, with
-// learning, the Dirichlet posteriors. The literal B is floored at LogFloor
-// (FloorColumns) so that a deterministic transition does not make mean-field
-// inference undefined; A is used as given.
+// variables of the graph with those priors (the agent learns them). With
+// several factors and modalities every factor has its own chain of states,
+// controls, B and D, and every modality its own observations, linked to the
+// states of the factors it depends on by its A. Mean-field VMP over it
+// (Infer) gives the posteriors Q(S_τ) (one per factor) and, with learning,
+// the Dirichlet posteriors. The literal B is floored at LogFloor
+// (FloorColumns) so that a deterministic transition does not make
+// mean-field inference undefined; A is used as given.
 //
 // The agents add their own variables to Graph (aci the policy and
 // precision, btai the planning tree) and remove them before the past grows.
 // A Past is not safe for concurrent use.
 type Past struct {
-	m          *Model
-	ns, no, nu int
-	window     int
+	m      *Model
+	window int
 
 	g     *ffg.Graph
 	steps []pastStep // the kept steps; the last is the present
 	t     int        // time index of the present
 
-	// Dirichlet parameters (nil when fixed), their prior factors and the
-	// prior concentrations (b in the graph's [next, prev, u] layout).
-	aVar, bVar, dVar       *ffg.Variable
-	aPrior, bPrior, dPrior *ffg.FactorNode
-	aAlpha, bAlpha, dAlpha []float64
+	facs []pastFactor
+	mods []pastModality
 
-	pastA, pastB *nodes.Transition
+	ctrl, outs []int // scratch: controls of an action, outcomes of an observation
+}
+
+// pastFactor is what the past holds for one hidden-state factor: its
+// Dirichlet parameters over B and D (nil when fixed), their prior factors
+// and concentrations (b in the graph's [next, prev, u] layout), and the
+// floored literal B.
+type pastFactor struct {
+	bVar, dVar     *ffg.Variable
+	bPrior, dPrior *ffg.FactorNode
+	bAlpha, dAlpha []float64
+	pastB          *nodes.Transition
+}
+
+// pastModality is what the past holds for one modality: the Dirichlet
+// parameter over A (nil when fixed), its prior and the literal A.
+type pastModality struct {
+	aVar   *ffg.Variable
+	aPrior *ffg.FactorNode
+	aAlpha []float64
+	pastA  *nodes.Transition
+	shape  []int // [|O_m|, |S_f| for f in deps]
 }
 
 type pastStep struct {
-	s, o, u *ffg.Variable // u is the action taken after this step (nil for the present)
+	s, o, u []*ffg.Variable // per factor, per modality, per factor (u: the action taken after this step; nil for the present)
 }
 
 // NewPast returns the past of model m. window bounds the time steps kept in
@@ -59,28 +79,67 @@ func NewPast(m *Model, window int) (*Past, error) {
 	if window < 0 || window == 1 {
 		return nil, fmt.Errorf("window %d, want 0 (keep everything) or >= 2", window)
 	}
-	p := &Past{m: m, ns: m.ns, no: m.no, nu: m.nu, window: window}
-	if m.concA != nil {
-		p.aAlpha = clone(m.concA)
+	p := &Past{m: m, window: window}
+	for i := range m.factors {
+		f := &m.factors[i]
+		var pf pastFactor
+		if f.concB != nil {
+			pf.bAlpha = ToNPU(f.concB, f.ns, f.nu)
+		}
+		if f.concD != nil {
+			pf.dAlpha = clone(f.concD)
+		}
+		fb := clone(f.b)
+		for u := range f.nu {
+			FloorColumns(fb[u*f.ns*f.ns:(u+1)*f.ns*f.ns], f.ns, f.ns)
+		}
+		var err error
+		if pf.pastB, err = nodes.NewTransition(ToNPU(fb, f.ns, f.nu), []int{f.ns, f.ns, f.nu}); err != nil {
+			return nil, fmt.Errorf("%sB: %w", m.factorPrefix(i), err)
+		}
+		p.facs = append(p.facs, pf)
 	}
-	if m.concB != nil {
-		p.bAlpha = ToNPU(m.concB, m.ns, m.nu)
-	}
-	if m.concD != nil {
-		p.dAlpha = clone(m.concD)
-	}
-	var err error
-	if p.pastA, err = nodes.NewTransition(m.a, []int{m.no, m.ns}); err != nil {
-		return nil, fmt.Errorf("A: %w", err)
-	}
-	fb := clone(m.b)
-	for u := range m.nu {
-		FloorColumns(fb[u*m.ns*m.ns:(u+1)*m.ns*m.ns], m.ns, m.ns)
-	}
-	if p.pastB, err = nodes.NewTransition(ToNPU(fb, m.ns, m.nu), []int{m.ns, m.ns, m.nu}); err != nil {
-		return nil, fmt.Errorf("B: %w", err)
+	for i := range m.mods {
+		md := &m.mods[i]
+		pm := pastModality{shape: []int{md.no}}
+		for _, f := range md.deps {
+			pm.shape = append(pm.shape, m.factors[f].ns)
+		}
+		if md.concA != nil {
+			pm.aAlpha = clone(md.concA)
+		}
+		var err error
+		if pm.pastA, err = nodes.NewTransition(md.a, pm.shape); err != nil {
+			return nil, fmt.Errorf("%sA: %w", m.modalityPrefix(i), err)
+		}
+		p.mods = append(p.mods, pm)
 	}
 	return p, nil
+}
+
+// factorPrefix is "" for a single-factor model and `factor "name": `
+// otherwise; modalityPrefix likewise.
+func (m *Model) factorPrefix(f int) string {
+	if !m.factorised {
+		return ""
+	}
+	return fmt.Sprintf("factor %s: ", quote(m.factors[f].name))
+}
+
+func (m *Model) modalityPrefix(i int) string {
+	if !m.factorised {
+		return ""
+	}
+	return fmt.Sprintf("modality %s: ", quote(m.mods[i].name))
+}
+
+// label names a variable of the past: "S_3" in a single-factor model,
+// "S_3:location" with factors.
+func (p *Past) label(kind string, t int, name string) string {
+	if !p.m.factorised {
+		return fmt.Sprintf("%s_%d", kind, t)
+	}
+	return fmt.Sprintf("%s_%d:%s", kind, t, name)
 }
 
 // ToNPU turns x[u][next][prev] (the layout of B in a Spec) into
@@ -113,55 +172,79 @@ func FromNPU(y []float64, ns, nu int) []float64 {
 
 // Reset starts an episode with the first observation obs: a new graph
 // holding the Dirichlet parameters (with the current prior concentrations),
-// S_0 with its prior D and the observed O_0. It does not run inference.
+// S_0 with its prior D and the observed O_0 (one per factor and modality).
+// It does not run inference.
 func (p *Past) Reset(obs int) error {
-	if obs < 0 || obs >= p.no {
-		return fmt.Errorf("observation %d out of range [0, %d)", obs, p.no)
+	m := p.m
+	if obs < 0 || obs >= m.no {
+		return fmt.Errorf("observation %d out of range [0, %d)", obs, m.no)
 	}
 	p.g = ffg.New()
 	clear(p.steps)
 	p.steps = p.steps[:0]
 	p.t = 0
-	p.aVar, p.bVar, p.dVar = nil, nil, nil
 	var err error
-	if p.aAlpha != nil {
-		if p.aVar, p.aPrior, err = p.dirichlet("A", p.aAlpha, []int{p.no, p.ns}); err != nil {
-			return err
+	for i := range p.mods {
+		pm := &p.mods[i]
+		pm.aVar = nil
+		if pm.aAlpha != nil {
+			if pm.aVar, pm.aPrior, err = p.dirichlet(p.paramName("A", m.mods[i].name), pm.aAlpha, pm.shape); err != nil {
+				return err
+			}
 		}
 	}
-	if p.bAlpha != nil {
-		if p.bVar, p.bPrior, err = p.dirichlet("B", p.bAlpha, []int{p.ns, p.ns, p.nu}); err != nil {
-			return err
+	for i := range p.facs {
+		pf, f := &p.facs[i], &m.factors[i]
+		pf.bVar = nil
+		if pf.bAlpha != nil {
+			if pf.bVar, pf.bPrior, err = p.dirichlet(p.paramName("B", f.name), pf.bAlpha, []int{f.ns, f.ns, f.nu}); err != nil {
+				return err
+			}
 		}
 	}
-	if p.dAlpha != nil {
-		if p.dVar, p.dPrior, err = p.dirichlet("D", p.dAlpha, []int{p.ns}); err != nil {
-			return err
+	for i := range p.facs {
+		pf, f := &p.facs[i], &m.factors[i]
+		pf.dVar = nil
+		if pf.dAlpha != nil {
+			if pf.dVar, pf.dPrior, err = p.dirichlet(p.paramName("D", f.name), pf.dAlpha, []int{f.ns}); err != nil {
+				return err
+			}
 		}
 	}
-	s, err := p.g.AddVariable("S_0", expfam.CategoricalFamily, p.ns)
-	if err != nil {
+	st := pastStep{s: make([]*ffg.Variable, len(p.facs))}
+	for i := range p.facs {
+		pf, f := &p.facs[i], &m.factors[i]
+		s, err := p.g.AddVariable(p.label("S", 0, f.name), expfam.CategoricalFamily, f.ns)
+		if err != nil {
+			return err
+		}
+		s.Cluster = "past"
+		if pf.dVar != nil {
+			c, _ := nodes.NewCategoricalDirichlet(f.ns)
+			_, err = p.g.AddFactor("", c, s, pf.dVar)
+		} else {
+			var c *nodes.Categorical
+			if c, err = nodes.NewCategorical(f.d); err == nil {
+				_, err = p.g.AddFactor("", c, s)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("%sD: %w", m.factorPrefix(i), err)
+		}
+		st.s[i] = s
+	}
+	if st.o, err = p.observe(st.s, obs, 0); err != nil {
 		return err
 	}
-	s.Cluster = "past"
-	if p.dVar != nil {
-		c, _ := nodes.NewCategoricalDirichlet(p.ns)
-		_, err = p.g.AddFactor("", c, s, p.dVar)
-	} else {
-		var c *nodes.Categorical
-		if c, err = nodes.NewCategorical(p.m.d); err == nil {
-			_, err = p.g.AddFactor("", c, s)
-		}
-	}
-	if err != nil {
-		return fmt.Errorf("D: %w", err)
-	}
-	o, err := p.observe(s, obs, 0)
-	if err != nil {
-		return err
-	}
-	p.steps = append(p.steps, pastStep{s: s, o: o})
+	p.steps = append(p.steps, st)
 	return nil
+}
+
+func (p *Past) paramName(kind, name string) string {
+	if !p.m.factorised {
+		return kind
+	}
+	return kind + ":" + name
 }
 
 func (p *Past) dirichlet(name string, alpha []float64, shape []int) (*ffg.Variable, *ffg.FactorNode, error) {
@@ -177,73 +260,96 @@ func (p *Past) dirichlet(name string, alpha []float64, shape []int) (*ffg.Variab
 	return v, f, err
 }
 
-// observe adds the observed O_t linked to s through A.
-func (p *Past) observe(s *ffg.Variable, obs, t int) (*ffg.Variable, error) {
-	o, err := p.g.AddVariable("", expfam.CategoricalFamily, p.no)
-	if err != nil {
-		return nil, err
+// observe adds the observed O_t of every modality, linked through its A
+// to the states s (one per factor) it depends on.
+func (p *Past) observe(s []*ffg.Variable, obs, t int) ([]*ffg.Variable, error) {
+	p.outs = p.m.DecodeObs(p.outs, obs)
+	out := make([]*ffg.Variable, len(p.mods))
+	for i := range p.mods {
+		pm, md := &p.mods[i], &p.m.mods[i]
+		o, err := p.g.AddVariable("", expfam.CategoricalFamily, md.no)
+		if err != nil {
+			return nil, err
+		}
+		o.Label, o.Cluster = p.label("O", t, md.name), "past"
+		if err := o.Observe(p.outs[i]); err != nil {
+			return nil, err
+		}
+		vars := []*ffg.Variable{o}
+		for _, f := range md.deps {
+			vars = append(vars, s[f])
+		}
+		if pm.aVar != nil {
+			tr, _ := nodes.NewTransitionDirichlet(pm.shape)
+			_, err = p.g.AddFactor("", tr, append(vars, pm.aVar)...)
+		} else {
+			_, err = p.g.AddFactor("", pm.pastA, vars...)
+		}
+		if err != nil {
+			return nil, err
+		}
+		out[i] = o
 	}
-	o.Label, o.Cluster = fmt.Sprintf("O_%d", t), "past"
-	if err := o.Observe(obs); err != nil {
-		return nil, err
-	}
-	if p.aVar != nil {
-		tr, _ := nodes.NewTransitionDirichlet([]int{p.no, p.ns})
-		_, err = p.g.AddFactor("", tr, o, s, p.aVar)
-	} else {
-		_, err = p.g.AddFactor("", p.pastA, o, s)
-	}
-	return o, err
+	return out, nil
 }
 
 // Grow records the action taken at the present step and the observation
 // that followed: the graph grows by the observed U_t, the state S_(t+1)
-// linked to S_t and U_t through B, and the observed O_(t+1). When the
-// kept steps exceed the window, the oldest is folded into a prior over the
-// next state: the VMP message it sends (B̊ ⊙ [Q(S_old), U_old]) becomes a
-// categorical prior, and its expected counts are added to the Dirichlet
-// priors, so nothing it taught is lost while memory and time per step stay
-// bounded. It does not run inference.
+// linked to S_t and U_t through B (one of each per factor), and the
+// observed O_(t+1) (one per modality). When the kept steps exceed the
+// window, the oldest is folded into a prior over the next state: the VMP
+// message it sends (B̊ ⊙ [Q(S_old), U_old]) becomes a categorical prior,
+// and its expected counts are added to the Dirichlet priors, so nothing it
+// taught is lost while memory and time per step stay bounded. It does not
+// run inference.
 func (p *Past) Grow(action, obs int) error {
+	m := p.m
 	if p.g == nil {
 		return errors.New("Grow before Reset")
 	}
-	if action < 0 || action >= p.nu {
-		return fmt.Errorf("action %d out of range [0, %d)", action, p.nu)
+	if action < 0 || action >= m.nu {
+		return fmt.Errorf("action %d out of range [0, %d)", action, m.nu)
 	}
-	if obs < 0 || obs >= p.no {
-		return fmt.Errorf("observation %d out of range [0, %d)", obs, p.no)
+	if obs < 0 || obs >= m.no {
+		return fmt.Errorf("observation %d out of range [0, %d)", obs, m.no)
 	}
 	prev := &p.steps[len(p.steps)-1]
-	u, err := p.g.AddVariable("", expfam.CategoricalFamily, p.nu)
-	if err != nil {
-		return err
+	p.ctrl = m.DecodeAction(p.ctrl, action)
+	prev.u = make([]*ffg.Variable, len(p.facs))
+	st := pastStep{s: make([]*ffg.Variable, len(p.facs))}
+	for i := range p.facs {
+		pf, f := &p.facs[i], &m.factors[i]
+		u, err := p.g.AddVariable("", expfam.CategoricalFamily, f.nu)
+		if err != nil {
+			return err
+		}
+		u.Label, u.Cluster = p.label("U", p.t, f.name), "past"
+		if err := u.Observe(p.ctrl[i]); err != nil {
+			return err
+		}
+		prev.u[i] = u
+		s, err := p.g.AddVariable("", expfam.CategoricalFamily, f.ns)
+		if err != nil {
+			return err
+		}
+		s.Label, s.Cluster = p.label("S", p.t+1, f.name), "past"
+		if pf.bVar != nil {
+			tr, _ := nodes.NewTransitionDirichlet([]int{f.ns, f.ns, f.nu})
+			_, err = p.g.AddFactor("", tr, s, prev.s[i], u, pf.bVar)
+		} else {
+			_, err = p.g.AddFactor("", pf.pastB, s, prev.s[i], u)
+		}
+		if err != nil {
+			return err
+		}
+		st.s[i] = s
 	}
-	u.Label, u.Cluster = fmt.Sprintf("U_%d", p.t), "past"
-	if err := u.Observe(action); err != nil {
-		return err
-	}
-	prev.u = u
 	p.t++
-	s, err := p.g.AddVariable("", expfam.CategoricalFamily, p.ns)
-	if err != nil {
+	var err error
+	if st.o, err = p.observe(st.s, obs, p.t); err != nil {
 		return err
 	}
-	s.Label, s.Cluster = fmt.Sprintf("S_%d", p.t), "past"
-	if p.bVar != nil {
-		tr, _ := nodes.NewTransitionDirichlet([]int{p.ns, p.ns, p.nu})
-		_, err = p.g.AddFactor("", tr, s, prev.s, u, p.bVar)
-	} else {
-		_, err = p.g.AddFactor("", p.pastB, s, prev.s, u)
-	}
-	if err != nil {
-		return err
-	}
-	o, err := p.observe(s, obs, p.t)
-	if err != nil {
-		return err
-	}
-	p.steps = append(p.steps, pastStep{s: s, o: o})
+	p.steps = append(p.steps, st)
 	if p.window > 0 && len(p.steps) > p.window {
 		return p.fold()
 	}
@@ -253,42 +359,51 @@ func (p *Past) Grow(action, obs int) error {
 // fold removes the oldest kept step (see Grow).
 func (p *Past) fold() error {
 	old, next := p.steps[0], p.steps[1]
-	msg := make([]float64, p.ns)
-	// The oldest step's factors: its prior (if any), its observation
-	// factor, and the transition to the next state.
-	var toNext *ffg.FactorNode
-	for _, f := range next.s.Neighbors(nil) {
-		vs := f.Variables()
-		if len(vs) >= 3 && vs[0] == next.s && vs[1] == old.s {
-			toNext = f
+	priors := make([][]float64, len(p.facs))
+	for i := range p.facs {
+		ns := p.m.factors[i].ns
+		msg := make([]float64, ns)
+		// The transition from the oldest state of this factor to the next.
+		var toNext *ffg.FactorNode
+		for _, f := range next.s[i].Neighbors(nil) {
+			vs := f.Variables()
+			if len(vs) >= 3 && vs[0] == next.s[i] && vs[1] == old.s[i] {
+				toNext = f
+			}
 		}
+		if toNext == nil {
+			return errors.New("fold: transition to the next state not found")
+		}
+		if err := toNext.Message(msg, 0); err != nil {
+			return err
+		}
+		priors[i] = make([]float64, ns)
+		expfam.Softmax(priors[i], msg)
 	}
-	if toNext == nil {
-		return errors.New("fold: transition to the next state not found")
-	}
-	if err := toNext.Message(msg, 0); err != nil {
-		return err
-	}
-	q := make([]float64, p.ns)
-	expfam.Softmax(q, msg)
-	// Dirichlet counts from every factor of the old step, each once (the
-	// A factor is a neighbour of both S_old and O_old).
+	// Dirichlet counts from every factor of the old step, each once (an A
+	// factor is a neighbour of both S_old and O_old).
 	seen := map[*ffg.FactorNode]bool{}
-	for _, v := range []*ffg.Variable{old.s, old.o} {
-		for _, f := range v.Neighbors(nil) {
-			if !seen[f] {
-				seen[f] = true
-				p.foldCounts(f)
+	var olds []*ffg.Variable
+	for _, group := range [][]*ffg.Variable{old.s, old.o} {
+		for _, v := range group {
+			for _, f := range v.Neighbors(nil) {
+				if !seen[f] {
+					seen[f] = true
+					p.foldCounts(f)
+				}
 			}
 		}
 	}
-	p.g.RemoveVariables(old.s, old.o, old.u)
-	c, err := nodes.NewCategorical(q)
-	if err != nil {
-		return fmt.Errorf("fold: %w", err)
-	}
-	if _, err := p.g.AddFactor("", c, next.s); err != nil {
-		return err
+	olds = append(append(append(olds, old.s...), old.o...), old.u...)
+	p.g.RemoveVariables(olds...)
+	for i, q := range priors {
+		c, err := nodes.NewCategorical(q)
+		if err != nil {
+			return fmt.Errorf("fold: %w", err)
+		}
+		if _, err := p.g.AddFactor("", c, next.s[i]); err != nil {
+			return err
+		}
 	}
 	p.steps = append(p.steps[:0], p.steps[1:]...)
 	return p.refreshPriors()
@@ -305,29 +420,57 @@ func (p *Past) foldCounts(f *ffg.FactorNode) {
 		if f.Message(counts, k) != nil {
 			continue
 		}
-		var dst []float64
-		switch v {
-		case p.aVar:
-			dst = p.aAlpha
-		case p.bVar:
-			dst = p.bAlpha
-		case p.dVar:
-			dst = p.dAlpha
-		}
+		dst := p.alphaOf(v)
 		for i, c := range counts {
 			dst[i] += c
 		}
 	}
 }
 
+// alphaOf returns the prior concentrations of the Dirichlet variable v.
+func (p *Past) alphaOf(v *ffg.Variable) []float64 {
+	for i := range p.mods {
+		if p.mods[i].aVar == v {
+			return p.mods[i].aAlpha
+		}
+	}
+	for i := range p.facs {
+		switch v {
+		case p.facs[i].bVar:
+			return p.facs[i].bAlpha
+		case p.facs[i].dVar:
+			return p.facs[i].dAlpha
+		}
+	}
+	return nil
+}
+
+type paramRef struct {
+	v     *ffg.Variable
+	f     **ffg.FactorNode
+	alpha []float64
+}
+
+// params lists the Dirichlet parameters: every modality's A, then every
+// factor's B, then every factor's D.
+func (p *Past) params() []paramRef {
+	var out []paramRef
+	for i := range p.mods {
+		out = append(out, paramRef{p.mods[i].aVar, &p.mods[i].aPrior, p.mods[i].aAlpha})
+	}
+	for i := range p.facs {
+		out = append(out, paramRef{p.facs[i].bVar, &p.facs[i].bPrior, p.facs[i].bAlpha})
+	}
+	for i := range p.facs {
+		out = append(out, paramRef{p.facs[i].dVar, &p.facs[i].dPrior, p.facs[i].dAlpha})
+	}
+	return out
+}
+
 // refreshPriors rebuilds the Dirichlet prior factors from the (folded)
 // prior concentrations, keeping the posteriors.
 func (p *Past) refreshPriors() error {
-	for _, d := range []struct {
-		v     *ffg.Variable
-		f     **ffg.FactorNode
-		alpha []float64
-	}{{p.aVar, &p.aPrior, p.aAlpha}, {p.bVar, &p.bPrior, p.bAlpha}, {p.dVar, &p.dPrior, p.dAlpha}} {
+	for _, d := range p.params() {
 		if d.v == nil {
 			continue
 		}
@@ -362,17 +505,56 @@ func (p *Past) Infer(ctx context.Context, settings *schedule.Settings) (*schedul
 //
 //	a' = a + Σ_τ o_τ ⊗ Q(S_τ),  b'_u = b_u + Σ_τ [u_τ = u] Q(S_(τ+1)) ⊗ Q(S_τ),  d' = d + Q(S_0)
 //
-// as VMP computes them. Without learning it does nothing.
+// as VMP computes them (per modality and factor). Without learning it does
+// nothing.
 func (p *Past) CarryOver() {
-	if p.aVar != nil {
-		copy(p.aAlpha, p.aVar.Alpha())
+	for _, d := range p.params() {
+		if d.v != nil {
+			copy(d.alpha, d.v.Alpha())
+		}
 	}
-	if p.bVar != nil {
-		copy(p.bAlpha, p.bVar.Alpha())
+}
+
+// Learning reports whether any parameter is learned.
+func (p *Past) Learning() bool {
+	a, b, d := p.m.Learnable()
+	return a || b || d
+}
+
+// ExpectedModel returns the model with every learned A, B and D replaced
+// by the expectation of its current Dirichlet posterior (and the posterior
+// concentrations kept, for the novelty term), or the model itself when
+// nothing is learned or before Reset.
+func (p *Past) ExpectedModel() (*Model, error) {
+	if !p.Learning() || p.g == nil {
+		return p.m, nil
 	}
-	if p.dVar != nil {
-		copy(p.dAlpha, p.dVar.Alpha())
+	m := *p.m
+	m.factors = append([]factor(nil), p.m.factors...)
+	m.mods = append([]modality(nil), p.m.mods...)
+	for i := range m.mods {
+		if v := p.mods[i].aVar; v != nil {
+			md := &m.mods[i]
+			md.concA = clone(v.Alpha())
+			md.a = expectation(md.concA, []int{md.no, len(md.concA) / md.no})
+		}
 	}
+	for i := range m.factors {
+		f := &m.factors[i]
+		if v := p.facs[i].bVar; v != nil {
+			f.concB = FromNPU(v.Alpha(), f.ns, f.nu)
+			f.b = expectation(f.concB, []int{f.nu, f.ns, f.ns})
+		}
+		if v := p.facs[i].dVar; v != nil {
+			f.concD = clone(v.Alpha())
+			f.d = expectation(f.concD, []int{f.ns})
+		}
+	}
+	m.work, m.valid = 0, false
+	if err := m.finish(); err != nil {
+		return nil, fmt.Errorf("learned parameters: %w", err)
+	}
+	return &m, nil
 }
 
 // Graph returns the graph (nil before Reset).
@@ -381,15 +563,29 @@ func (p *Past) Graph() *ffg.Graph { return p.g }
 // Time returns t, the time index of the present step.
 func (p *Past) Time() int { return p.t }
 
-// Present returns S_t, the present state.
-func (p *Past) Present() *ffg.Variable { return p.steps[len(p.steps)-1].s }
+// Present returns S_t, the present state (of the first factor).
+func (p *Past) Present() *ffg.Variable { return p.steps[len(p.steps)-1].s[0] }
 
-// States returns the kept states, oldest first (all of S_0..S_t without a
-// window); the slice is the caller's, the variables are the graph's.
-func (p *Past) States() []*ffg.Variable {
+// Belief returns Q(S_t), the posterior over the present state: every
+// factor's marginal, one after the other (a new slice).
+func (p *Past) Belief() []float64 {
+	out := make([]float64, 0, p.m.ns)
+	for _, s := range p.steps[len(p.steps)-1].s {
+		out = append(out, s.Probs()...)
+	}
+	return out
+}
+
+// States returns the kept states (of the first factor), oldest first (all
+// of S_0..S_t without a window); the slice is the caller's, the variables
+// are the graph's.
+func (p *Past) States() []*ffg.Variable { return p.FactorStates(0) }
+
+// FactorStates returns the kept states of factor f, oldest first.
+func (p *Past) FactorStates(f int) []*ffg.Variable {
 	out := make([]*ffg.Variable, len(p.steps))
 	for i, st := range p.steps {
-		out[i] = st.s
+		out[i] = st.s[f]
 	}
 	return out
 }
@@ -397,18 +593,21 @@ func (p *Past) States() []*ffg.Variable {
 // Kept returns the number of time steps kept in the graph.
 func (p *Past) Kept() int { return len(p.steps) }
 
-// Params returns the Dirichlet variables of A, B and D (nil for a parameter
-// that is not learned). B's tensor is in the graph's [next, prev, u]
-// layout.
-func (p *Past) Params() (a, b, d *ffg.Variable) { return p.aVar, p.bVar, p.dVar }
+// Params returns the Dirichlet variables of A, B and D (of the first
+// modality and factor; nil for a parameter that is not learned). B's tensor
+// is in the graph's [next, prev, u] layout.
+func (p *Past) Params() (a, b, d *ffg.Variable) {
+	return p.mods[0].aVar, p.facs[0].bVar, p.facs[0].dVar
+}
 
-// Priors returns the prior concentrations of the current episode in the
-// layouts of a Spec (a[o][s], b[u][next][prev], d[s], flattened; copies);
-// after CarryOver these are the learned ones. A parameter that is not
-// learned is nil.
+// Priors returns the prior concentrations of the current episode (of the
+// first modality and factor) in the layouts of a Spec (a[o][s],
+// b[u][next][prev], d[s], flattened; copies); after CarryOver these are the
+// learned ones. A parameter that is not learned is nil.
 func (p *Past) Priors() (a, b, d []float64) {
-	if p.bAlpha != nil {
-		b = FromNPU(p.bAlpha, p.ns, p.nu)
+	f := &p.m.factors[0]
+	if p.facs[0].bAlpha != nil {
+		b = FromNPU(p.facs[0].bAlpha, f.ns, f.nu)
 	}
-	return clone(p.aAlpha), b, clone(p.dAlpha)
+	return clone(p.mods[0].aAlpha), b, clone(p.facs[0].dAlpha)
 }

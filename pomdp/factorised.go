@@ -1,0 +1,436 @@
+package pomdp
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// MaxDependsOn is the largest number of factors one modality may depend on.
+const MaxDependsOn = 16
+
+// Factor describes one hidden-state factor of a factorised model
+// (FactorisedSpec). Layouts, flat and row-major:
+//
+//	B[(u*NumStates+next)*NumStates+prev] = P(s_{t+1}=next | s_t=prev, u_t=u)
+//	D[s], CStates[s]
+//
+// A factor without Controls has exactly one matrix in B (it is not
+// controllable); NumControls is then 1. ConcB and ConcD are Dirichlet
+// concentrations with the layouts of B and D; B (D) may be nil when ConcB
+// (ConcD) is given, and then defaults to its expectation. CStates or
+// LogCStates give a target over the factor's states (optional).
+type Factor struct {
+	Name      string   // required, unique among the factors
+	NumStates int      // |S_f|
+	States    []string // optional names of the states
+	// Controls names the controls; NumControls is their number (it may be
+	// left 0 when Controls is given). An uncontrolled factor has neither.
+	Controls    []string
+	NumControls int
+
+	B, D                []float64
+	CStates, LogCStates []float64
+	ConcB, ConcD        []float64
+}
+
+// Modality describes one observation modality of a factorised model. A
+// lists P(o | s_(f_1), ..., s_(f_k)) for the factors f_1..f_k of DependsOn,
+// in that order, flat and row-major:
+//
+//	A[((o*|S_(f_1)| + s_1)*|S_(f_2)| + s_2)...]
+//
+// C or LogC give the target over outcomes (neither: uniform). ConcA holds
+// Dirichlet concentrations with A's layout; A may be nil when ConcA is
+// given.
+type Modality struct {
+	Name        string   // required, unique among the modalities
+	NumOutcomes int      // |O_m|
+	Outcomes    []string // optional names of the outcomes
+	DependsOn   []string // factor names, each at most once, in A's axis order
+
+	A, C, LogC []float64
+	ConcA      []float64
+}
+
+// FactorisedSpec describes a POMDP with several hidden-state factors and
+// observation modalities (docs/formats.md, "Factorised"). NewFactorised
+// validates it.
+type FactorisedSpec struct {
+	Factors    []Factor
+	Modalities []Modality
+}
+
+// NewFactorised validates fs and returns the model holding copies of its
+// slices. Errors name the factor or modality and the field, e.g.
+// `factor "location": B[1]: column 2 sums to 0.93, want 1 (tolerance 1e-6)`
+// or `modality "reward": depends_on[1]: unknown factor "contxt"`.
+func NewFactorised(fs FactorisedSpec) (*Model, error) {
+	if len(fs.Factors) == 0 {
+		return nil, errors.New("factors: none, want at least one")
+	}
+	if len(fs.Modalities) == 0 {
+		return nil, errors.New("modalities: none, want at least one")
+	}
+	m := &Model{factorised: true}
+	index := make(map[string]int, len(fs.Factors))
+	// Guard the sizes against overflow on absurd input.
+	const maxElems = 1 << 40
+	for i, sf := range fs.Factors {
+		if sf.Name == "" {
+			return nil, fmt.Errorf("factors[%d]: name: missing", i)
+		}
+		if j, ok := index[sf.Name]; ok {
+			return nil, fmt.Errorf("factors[%d]: name: duplicate %s (also factors[%d])", i, quote(sf.Name), j)
+		}
+		index[sf.Name] = i
+		f, err := newFactor(sf, maxElems)
+		if err != nil {
+			return nil, fmt.Errorf("factor %s: %w", quote(sf.Name), err)
+		}
+		m.factors = append(m.factors, f)
+	}
+	seen := make(map[string]int, len(fs.Modalities))
+	for i, sm := range fs.Modalities {
+		if sm.Name == "" {
+			return nil, fmt.Errorf("modalities[%d]: name: missing", i)
+		}
+		if j, ok := seen[sm.Name]; ok {
+			return nil, fmt.Errorf("modalities[%d]: name: duplicate %s (also modalities[%d])", i, quote(sm.Name), j)
+		}
+		seen[sm.Name] = i
+		md, err := newModality(sm, m.factors, index, maxElems)
+		if err != nil {
+			return nil, fmt.Errorf("modality %s: %w", quote(sm.Name), err)
+		}
+		m.mods = append(m.mods, md)
+	}
+	if err := m.finish(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func newFactor(sf Factor, maxElems float64) (factor, error) {
+	ns := sf.NumStates
+	if ns < 1 {
+		return factor{}, fmt.Errorf("NumStates: %d, want >= 1", ns)
+	}
+	nu := sf.NumControls
+	switch {
+	case sf.Controls != nil && nu == 0:
+		nu = len(sf.Controls)
+	case sf.Controls == nil && nu == 0:
+		nu = 1
+	}
+	if nu < 1 {
+		return factor{}, fmt.Errorf("NumControls: %d, want >= 1", nu)
+	}
+	if float64(ns)*float64(ns)*float64(nu) > maxElems {
+		return factor{}, fmt.Errorf("sizes %d states, %d controls: too large", ns, nu)
+	}
+	if sf.Controls == nil && nu > 1 {
+		return factor{}, fmt.Errorf("B: %d matrices for a factor without controls, want 1 (name its controls to make it controllable)", nu)
+	}
+	f := factor{name: sf.Name, ns: ns, nu: nu}
+	var err error
+	if f.concB, err = checkConc("b", sf.ConcB, []int{nu, ns, ns}); err != nil {
+		return f, err
+	}
+	if f.concD, err = checkConc("d", sf.ConcD, []int{ns}); err != nil {
+		return f, err
+	}
+	if f.b, err = checkProb("B", sf.B, f.concB, "b", []int{nu, ns, ns}); err != nil {
+		return f, err
+	}
+	if f.d, err = checkProb("D", sf.D, f.concD, "d", []int{ns}); err != nil {
+		return f, err
+	}
+	cs, err := fromLog("C_states", "log_C_states", sf.CStates, sf.LogCStates, ns)
+	if err != nil {
+		return f, err
+	}
+	if cs != nil {
+		if f.cStates, err = checkProb("C_states", cs, nil, "", []int{ns}); err != nil {
+			return f, err
+		}
+	}
+	if f.states, err = checkNames("states", sf.States, ns, "states"); err != nil {
+		return f, err
+	}
+	if f.controls, err = checkNames("controls", sf.Controls, nu, "matrices in B"); err != nil {
+		return f, err
+	}
+	return f, nil
+}
+
+func newModality(sm Modality, factors []factor, index map[string]int, maxElems float64) (modality, error) {
+	no := sm.NumOutcomes
+	if no < 1 {
+		return modality{}, fmt.Errorf("NumOutcomes: %d, want >= 1", no)
+	}
+	if len(sm.DependsOn) == 0 {
+		return modality{}, errors.New("depends_on: empty, want at least one factor")
+	}
+	if len(sm.DependsOn) > MaxDependsOn {
+		return modality{}, fmt.Errorf("depends_on: %d factors, want at most %d", len(sm.DependsOn), MaxDependsOn)
+	}
+	md := modality{name: sm.Name, no: no}
+	shape := []int{no}
+	size := float64(no)
+	for k, name := range sm.DependsOn {
+		f, ok := index[name]
+		if !ok {
+			return md, fmt.Errorf("depends_on[%d]: unknown factor %s (factors: %s)", k, quote(name), factorNames(factors))
+		}
+		for j := range k {
+			if sm.DependsOn[j] == name {
+				return md, fmt.Errorf("depends_on[%d]: factor %s listed twice (also depends_on[%d])", k, quote(name), j)
+			}
+		}
+		md.deps = append(md.deps, f)
+		shape = append(shape, factors[f].ns)
+		size *= float64(factors[f].ns)
+	}
+	if size > maxElems {
+		return md, fmt.Errorf("A: %g entries: too large", size)
+	}
+	cols := prod(shape[1:])
+	var err error
+	if md.concA, err = checkConcShape("a", sm.ConcA, shape); err != nil {
+		return md, err
+	}
+	if sm.A == nil && md.concA == nil {
+		return md, errors.New("A: missing (give A or its concentrations a)")
+	}
+	if sm.A != nil {
+		if len(sm.A) != prod(shape) {
+			return md, fmt.Errorf("A: %d entries, want %d (%s)", len(sm.A), prod(shape), shapeText(shape, sm.DependsOn))
+		}
+		if err := checkFinite("A", "probability", sm.A, shape); err != nil {
+			return md, err
+		}
+		if md.a, err = checkProb("A", sm.A, nil, "", []int{no, cols}); err != nil {
+			return md, columnError(err, shape)
+		}
+	} else {
+		md.a = expectation(md.concA, []int{no, cols})
+	}
+	c, err := fromLog("C", "log_C", sm.C, sm.LogC, no)
+	if err != nil {
+		return md, err
+	}
+	if c == nil {
+		// Neither C nor log_C: a uniform target.
+		c = make([]float64, no)
+		for o := range c {
+			c[o] = 1 / float64(no)
+		}
+	}
+	if md.c, err = checkProb("C", c, nil, "", []int{no}); err != nil {
+		return md, err
+	}
+	if md.outcomes, err = checkNames("outcomes", sm.Outcomes, no, "outcomes"); err != nil {
+		return md, err
+	}
+	return md, nil
+}
+
+// checkConcShape is checkConc for a tensor of any rank.
+func checkConcShape(field string, x []float64, shape []int) ([]float64, error) {
+	if x == nil {
+		return nil, nil
+	}
+	if len(x) != prod(shape) {
+		return nil, fmt.Errorf("%s: %d entries, want %d", field, len(x), prod(shape))
+	}
+	return checkConc(field, x, shape)
+}
+
+// columnError rewrites "A: column j ..." of a flattened check into the
+// multi-index of A's axes.
+func columnError(err error, shape []int) error {
+	var j int
+	msg := err.Error()
+	if _, e := fmt.Sscanf(msg, "A: column %d", &j); e != nil || len(shape) <= 2 {
+		return err
+	}
+	rest := msg[strings.Index(msg, " sums"):]
+	return fmt.Errorf("A: column [:]%s%s", elemName("", shape[1:], j), rest)
+}
+
+func shapeText(shape []int, deps []string) string {
+	parts := make([]string, len(shape))
+	parts[0] = fmt.Sprintf("%d outcomes", shape[0])
+	for i, d := range deps {
+		parts[i+1] = fmt.Sprintf("%d states of %s", shape[i+1], quote(d))
+	}
+	return strings.Join(parts, " × ")
+}
+
+func factorNames(fs []factor) string {
+	names := make([]string, len(fs))
+	for i, f := range fs {
+		names[i] = quote(f.name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// Factorised reports whether m was built from a factorised description
+// (NewFactorised, or a file with "factors" and "modalities"), even one with
+// a single factor: its output lists beliefs by factor and modality name.
+func (m *Model) Factorised() bool { return m.factorised }
+
+// NumFactors returns the number of hidden-state factors.
+func (m *Model) NumFactors() int { return len(m.factors) }
+
+// NumModalities returns the number of observation modalities.
+func (m *Model) NumModalities() int { return len(m.mods) }
+
+// FactorName returns the name of factor f ("" in a single-factor model).
+func (m *Model) FactorName(f int) string { return m.factors[f].name }
+
+// FactorSize returns |S_f|.
+func (m *Model) FactorSize(f int) int { return m.factors[f].ns }
+
+// FactorOffset returns where the marginal of factor f starts in a belief.
+func (m *Model) FactorOffset(f int) int { return m.factors[f].off }
+
+// FactorControls returns |U_f|, the number of controls of factor f (1 for
+// an uncontrolled factor).
+func (m *Model) FactorControls(f int) int { return m.factors[f].nu }
+
+// FactorStateName returns the name of state s of factor f, or its decimal
+// index.
+func (m *Model) FactorStateName(f, s int) string { return name(m.factors[f].states, s) }
+
+// ModalityName returns the name of modality i ("" in a single-factor
+// model).
+func (m *Model) ModalityName(i int) string { return m.mods[i].name }
+
+// ModalitySize returns |O_i|.
+func (m *Model) ModalitySize(i int) int { return m.mods[i].no }
+
+// OutcomeName returns the name of outcome o of modality i, or its decimal
+// index.
+func (m *Model) OutcomeName(i, o int) string { return name(m.mods[i].outcomes, o) }
+
+// DependsOn returns the factors that modality i depends on, in the order of
+// its A's axes (a copy).
+func (m *Model) DependsOn(i int) []int { return append([]int(nil), m.mods[i].deps...) }
+
+// StepWork returns the multiply-adds of one future step: Σ_f |S_f|² for
+// the propagation plus Σ_m |O_m| Π_(f in deps(m)) |S_f| for the predicted
+// outcomes.
+func (m *Model) StepWork() float64 { return m.work }
+
+// DecodeAction writes the control of every factor under action u into dst
+// (allocated when nil or too short) and returns it.
+func (m *Model) DecodeAction(dst []int, u int) []int {
+	checkIndex("u", u, m.nu)
+	if cap(dst) < len(m.factors) {
+		dst = make([]int, len(m.factors))
+	}
+	dst = dst[:len(m.factors)]
+	for i, f := range m.factors {
+		dst[i] = (u / f.stride) % f.nu
+	}
+	return dst
+}
+
+// EncodeObs returns the observation index of one outcome per modality
+// (outcomes in modality order), or an error naming the modality whose
+// outcome is out of range.
+func (m *Model) EncodeObs(outcomes []int) (int, error) {
+	if len(outcomes) != len(m.mods) {
+		return 0, fmt.Errorf("%d outcomes, want %d (one per modality%s)", len(outcomes), len(m.mods), modalityList(m))
+	}
+	o := 0
+	for i, md := range m.mods {
+		x := outcomes[i]
+		if x < 0 || x >= md.no {
+			if len(m.mods) == 1 {
+				return 0, fmt.Errorf("observation %d out of range [0, %d)", x, md.no)
+			}
+			return 0, fmt.Errorf("outcome %d of modality %s: out of range [0, %d)", x, quote(md.name), md.no)
+		}
+		o += x * md.stride
+	}
+	return o, nil
+}
+
+func modalityList(m *Model) string {
+	if !m.factorised {
+		return ""
+	}
+	names := make([]string, len(m.mods))
+	for i, md := range m.mods {
+		names[i] = md.name
+	}
+	return ": " + strings.Join(names, ", ")
+}
+
+// DecodeObs writes the outcome of every modality in observation o into dst
+// (allocated when nil or too short) and returns it.
+func (m *Model) DecodeObs(dst []int, o int) []int {
+	checkIndex("o", o, m.no)
+	if cap(dst) < len(m.mods) {
+		dst = make([]int, len(m.mods))
+	}
+	dst = dst[:len(m.mods)]
+	for i, md := range m.mods {
+		dst[i] = (o / md.stride) % md.no
+	}
+	return dst
+}
+
+// FactorisedSpec returns a deep copy of m as a factorised description;
+// NewFactorised(m.FactorisedSpec()) builds the same model. A single-factor
+// model gets the factor name "state" and the modality name "observation".
+func (m *Model) FactorisedSpec() FactorisedSpec {
+	var fs FactorisedSpec
+	for _, f := range m.factors {
+		nm := f.name
+		if nm == "" {
+			nm = "state"
+		}
+		controls := cloneStrings(f.controls)
+		if controls == nil && f.nu > 1 {
+			controls = make([]string, f.nu)
+			for u := range controls {
+				controls[u] = fmt.Sprint(u)
+			}
+		}
+		fs.Factors = append(fs.Factors, Factor{
+			Name: nm, NumStates: f.ns, States: cloneStrings(f.states),
+			Controls: controls, NumControls: f.nu,
+			B: clone(f.b), D: clone(f.d), CStates: clone(f.cStates),
+			ConcB: clone(f.concB), ConcD: clone(f.concD),
+		})
+	}
+	for _, md := range m.mods {
+		nm := md.name
+		if nm == "" {
+			nm = "observation"
+		}
+		deps := make([]string, len(md.deps))
+		for k, f := range md.deps {
+			deps[k] = fs.Factors[f].Name
+		}
+		fs.Modalities = append(fs.Modalities, Modality{
+			Name: nm, NumOutcomes: md.no, Outcomes: cloneStrings(md.outcomes), DependsOn: deps,
+			A: clone(md.a), C: clone(md.c), ConcA: clone(md.concA),
+		})
+	}
+	return fs
+}
+
+// SplitBelief returns the marginal of every factor in the belief qs
+// (sub-slices of qs, no copy).
+func (m *Model) SplitBelief(qs []float64) [][]float64 {
+	out := make([][]float64, len(m.factors))
+	for i, f := range m.factors {
+		out[i] = qs[f.off : f.off+f.ns : f.off+f.ns]
+	}
+	return out
+}
