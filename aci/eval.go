@@ -35,7 +35,7 @@ func Eval(m *pomdp.Model, obs int, horizon int, gamma float64) (*EvalResult, err
 	}
 	qs, err := pomdp.StatePosterior(nil, m, obs)
 	if err != nil {
-		return nil, fmt.Errorf("--obs %d: %s", obs, strings.TrimPrefix(err.Error(), fmt.Sprintf("observation %d: ", obs)))
+		return nil, fmt.Errorf("--obs %s: %s", obsText(m, obs), strings.TrimPrefix(err.Error(), fmt.Sprintf("observation %d: ", obs)))
 	}
 	ps, err := EvaluatePolicies(m, qs, horizon, nil)
 	if err != nil {
@@ -54,4 +54,18 @@ func Eval(m *pomdp.Model, obs int, horizon int, gamma float64) (*EvalResult, err
 		QPi:         qpi,
 		ActionProbs: ps.ActionProbs(nil, qpi),
 	}, nil
+}
+
+// obsText writes observation o as --obs takes it: "3", or one outcome per
+// modality, "0,2".
+func obsText(m *pomdp.Model, o int) string {
+	if m.NumModalities() == 1 {
+		return fmt.Sprint(o)
+	}
+	out := m.DecodeObs(nil, o)
+	parts := make([]string, len(out))
+	for i, x := range out {
+		parts[i] = fmt.Sprint(x)
+	}
+	return strings.Join(parts, ",")
 }

@@ -295,7 +295,7 @@ func (m *Model) jointPosterior(dst []float64, obs int) ([]float64, error) {
 		mx = math.Max(mx, logp())
 	}
 	if math.IsInf(mx, -1) {
-		return nil, fmt.Errorf("observation %s: probability 0 under D and A", m.ObsName(obs))
+		return nil, fmt.Errorf("observation %d: probability 0 under D and A (outcomes %s)", obs, m.ObsName(obs))
 	}
 	clear(dst)
 	for ok := true; ok; ok = next() {

@@ -142,6 +142,7 @@ func aciShorten(s string) string {
 // aciEvalFlags are the flags of arbor aci eval.
 type aciEvalFlags struct {
 	model   string
+	obsRaw  string
 	obs     int
 	horizon int
 	gamma   float64
@@ -191,7 +192,7 @@ func runACIEval(args []string, stdout io.Writer) error {
 	var f aciEvalFlags
 	fset.Float64Var(&f.maxMin, "max-minutes", 10, aciMaxMinutesUsage)
 	fset.StringVar(&f.model, "model", "", "POMDP file (docs/formats.md)")
-	fset.IntVar(&f.obs, "obs", 0, "the first observation O0 (index, required)")
+	fset.StringVar(&f.obsRaw, "obs", "", "the first observation O0: its index, or one outcome index per modality, comma-separated (0,2) (required)")
 	fset.IntVar(&f.horizon, "horizon", 0, "policy length T (required); |U|^T policies are scored")
 	fset.Float64Var(&f.gamma, "gamma", 16, "policy precision: q_pi = softmax(-gamma G)")
 	fset.IntVar(&f.top, "top", 10, "human output: list this many lowest-G policies")
@@ -230,8 +231,8 @@ func runACIEval(args []string, stdout io.Writer) error {
 	if !given["obs"] {
 		return badInput("--obs: missing (want an observation index in [0, %d), from --model %s)", m.NumObs(), f.model)
 	}
-	if f.obs < 0 || f.obs >= m.NumObs() {
-		return badInput("--obs: %d out of range [0, %d) (number of observations in --model %s)", f.obs, m.NumObs(), f.model)
+	if f.obs, err = obsArg(f.obsRaw, m, f.model); err != nil {
+		return err
 	}
 	if f.asJSON {
 		if _, err := aci.NumPolicies(m.NumActions(), f.horizon, aci.MaxPolicies); err != nil {
@@ -244,7 +245,7 @@ func runACIEval(args []string, stdout io.Writer) error {
 		if err != nil {
 			return badInput("--model %s: %v", f.model, err)
 		}
-		return aciWriteEvalJSON(stdout, res)
+		return aciWriteEvalJSON(stdout, m, res)
 	}
 	return aciPrintEval(stdout, m, &f)
 }
@@ -261,7 +262,7 @@ func aciPrintEval(w io.Writer, m *pomdp.Model, f *aciEvalFlags) error {
 	}
 	qs, err := pomdp.StatePosterior(nil, m, f.obs)
 	if err != nil {
-		return badInput("--obs %d: %s (--model %s)", f.obs, strings.TrimPrefix(err.Error(), fmt.Sprintf("observation %d: ", f.obs)), f.model)
+		return badInput("--obs %s: %s (--model %s)", f.obsRaw, strings.TrimPrefix(err.Error(), fmt.Sprintf("observation %d: ", f.obs)), f.model)
 	}
 	rk, err := aci.TopPolicies(m, qs, f.horizon, f.top, f.gamma, nil)
 	if err != nil {
@@ -303,10 +304,16 @@ func aciPrintEval(w io.Writer, m *pomdp.Model, f *aciEvalFlags) error {
 // a newline. Numbers are written as encoding/json writes a float64; a
 // non-finite value (G = +Inf when C gives probability 0 to an outcome a
 // policy predicts) is written as null, which encoding/json cannot do.
-func aciWriteEvalJSON(w io.Writer, res *aci.EvalResult) error {
+//
+// For a factorised model q_s is an object keyed by factor name.
+func aciWriteEvalJSON(w io.Writer, m *pomdp.Model, res *aci.EvalResult) error {
 	b := make([]byte, 0, 64+len(res.G)*(80+8*len(res.Policies[0])))
 	b = append(b, `{"q_s":`...)
-	b = aciAppendFloats(b, res.QS)
+	if m.Factorised() {
+		b = keyedBelief(b, m, res.QS, aciAppendFloats)
+	} else {
+		b = aciAppendFloats(b, res.QS)
+	}
 	b = append(b, `,"policies":[`...)
 	for i, p := range res.Policies {
 		if i > 0 {
@@ -388,6 +395,21 @@ type aciEpisode struct {
 	PlanningSeconds float64   `json:"planning_seconds"`
 	Policies        int       `json:"policies_per_step"`
 	GammaMean       []float64 `json:"gamma,omitempty"` // E[gamma] per step, with --infer-gamma
+
+	outcomes [][]int // for a factorised model: one outcome per modality per step, written as "observations"
+}
+
+// MarshalJSON writes the episode; for a factorised model "observations"
+// lists one outcome index per modality per step.
+func (e aciEpisode) MarshalJSON() ([]byte, error) {
+	type plain aciEpisode
+	if e.outcomes == nil {
+		return json.Marshal(plain(e))
+	}
+	return json.Marshal(struct {
+		plain
+		Observations [][]int `json:"observations"`
+	}{plain(e), e.outcomes})
 }
 
 // aciParseHabits parses --habits: nu comma-separated probabilities summing
@@ -457,6 +479,9 @@ func (w *aciWorker) episode(ctx context.Context, e int, seed uint64, steps int) 
 		return r
 	}
 	r.ep.Solved, r.ep.Steps, r.ep.Actions, r.ep.Observations = w.mz != nil && rec.Solved, rec.Steps, rec.Actions, rec.Observations
+	if o, ok := obsJSON(w.ag.Model(), rec.Observations).([][]int); ok {
+		r.ep.outcomes = o
+	}
 	r.ep.PlanningSeconds, r.ep.GammaMean = rec.PlanningSeconds, rec.GammaMean
 	return r
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/arbor-ai/arbor/aci"
+	"github.com/arbor-ai/arbor/pomdp"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
@@ -865,7 +866,7 @@ func BenchmarkACIWriteEvalJSON(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := aciWriteEvalJSON(io.Discard, res); err != nil {
+		if err := aciWriteEvalJSON(io.Discard, &pomdp.Model{}, res); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -313,17 +313,17 @@ func btaiFloats(x []float64) []btaiFloat {
 
 // btaiPlanNode is one node of `arbor btai plan --json`.
 type btaiPlanNode struct {
-	Path       []int       `json:"path"`
-	Visits     int         `json:"visits"`
-	Local      btaiFloat   `json:"local_cost"`
-	Aggregated btaiFloat   `json:"aggregated_cost"`
-	QS         []btaiFloat `json:"q_s"`
-	QO         []btaiFloat `json:"q_o"`
+	Path       []int     `json:"path"`
+	Visits     int       `json:"visits"`
+	Local      btaiFloat `json:"local_cost"`
+	Aggregated btaiFloat `json:"aggregated_cost"`
+	QS         any       `json:"q_s"` // []btaiFloat, or keyed by factor name for a factorised model
+	QO         any       `json:"q_o"` // []btaiFloat, or keyed by modality name
 }
 
 // btaiPlanJSON is the output of `arbor btai plan --json`.
 type btaiPlanJSON struct {
-	QS    []btaiFloat    `json:"q_s"`
+	QS    any            `json:"q_s"`
 	Nodes []btaiPlanNode `json:"nodes"`
 }
 
@@ -332,7 +332,7 @@ func runBTAIPlan(args []string, stdout io.Writer) error {
 	var bf btaiFlags
 	bf.register(fs)
 	model := fs.String("model", "", "POMDP file (JSON with A, B, C, D and optional concentrations a, b, d; required)")
-	obs := fs.Int("obs", 0, "the first observation O0 (index, required)")
+	obsRaw := fs.String("obs", "", "the first observation O0: its index, or one outcome index per modality, comma-separated (required)")
 	asJSON := fs.Bool("json", false, "print the posterior and the tree as JSON")
 	dotFile := fs.String("dot", "", "write the graph with the planning tree to this DOT file")
 	pos, err := parseFlags(fs, args)
@@ -354,6 +354,9 @@ func runBTAIPlan(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := btaiSingleFactor(m, *model); err != nil {
+		return err
+	}
 	if err := bf.checkModel(m); err != nil {
 		return err
 	}
@@ -363,9 +366,11 @@ func runBTAIPlan(args []string, stdout io.Writer) error {
 	if !btaiFlagSet(fs, "obs") {
 		return badInput("--obs: missing (want an observation index in [0, %d))", m.NumObs())
 	}
-	if *obs < 0 || *obs >= m.NumObs() {
-		return badInput("--obs: %d out of range [0, %d) (the model %s has %d observations)", *obs, m.NumObs(), *model, m.NumObs())
+	o, err := obsArg(*obsRaw, m, *model)
+	if err != nil {
+		return err
 	}
+	obs := &o
 	if p := btaiEvidence(m, *obs); !(p > 0) {
 		return badInput("--obs: observation %d has probability 0 under D and A of %s", *obs, *model)
 	}
@@ -388,7 +393,7 @@ func runBTAIPlan(args []string, stdout io.Writer) error {
 		}
 	}
 	tr := ag.Tree()
-	out := btaiPlanJSON{QS: btaiFloats(qs), Nodes: make([]btaiPlanNode, 0, len(tr.Nodes)-1)}
+	out := btaiPlanJSON{QS: btaiKeyed(m, qs, m.FactorName), Nodes: make([]btaiPlanNode, 0, len(tr.Nodes)-1)}
 	for i := 1; i < len(tr.Nodes); i++ {
 		n := &tr.Nodes[i]
 		if n.S == nil || n.O == nil {
@@ -396,7 +401,7 @@ func runBTAIPlan(args []string, stdout io.Writer) error {
 		}
 		out.Nodes = append(out.Nodes, btaiPlanNode{
 			Path: tr.Path(nil, i), Visits: n.Visits, Local: btaiFloat(n.Local), Aggregated: btaiFloat(n.Aggregated),
-			QS: btaiFloats(n.S.Probs()), QO: btaiFloats(n.O.Probs()),
+			QS: btaiKeyed(m, n.S.Probs(), m.FactorName), QO: btaiKeyed(m, n.O.Probs(), m.ModalityName),
 		})
 	}
 	if *asJSON {
@@ -488,7 +493,7 @@ type btaiEpisodeJSON struct {
 	Solved             *bool    `json:"solved,omitempty"`
 	Steps              int      `json:"steps"`
 	Actions            []int    `json:"actions"`
-	Observations       []int    `json:"observations"`
+	Observations       any      `json:"observations"`
 	Positions          [][2]int `json:"positions,omitempty"`
 	PlanningIterations int      `json:"planning_iterations"`
 	PlanningSeconds    float64  `json:"planning_seconds"`
@@ -615,6 +620,8 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 		}
 	} else if m, err = loadPOMDP(*model); err != nil {
 		return err
+	} else if err := btaiSingleFactor(m, *model); err != nil {
+		return err
 	}
 	if err := bf.checkModel(m); err != nil {
 		return err
@@ -710,7 +717,7 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 		}
 		if *asJSON {
 			out := btaiEpisodeJSON{
-				Steps: ep.Steps, Actions: ep.Actions, Observations: ep.Observations, Positions: r.positions,
+				Steps: ep.Steps, Actions: ep.Actions, Observations: obsJSON(m, ep.Observations), Positions: r.positions,
 				PlanningIterations: ep.PlanningIterations, PlanningSeconds: ep.PlanningSeconds,
 				Concentrations: r.conc,
 			}
@@ -850,4 +857,24 @@ func btaiPrintEpisode(w io.Writer, e int, ep *btai.Episode, m *pomdp.Model, mz *
 	}
 	fmt.Fprintf(w, "path: %s\n", b.String())
 	fmt.Fprint(w, mz.Render(states))
+}
+
+// btaiSingleFactor refuses a model with several hidden-state factors or
+// modalities: the planning tree holds one belief over states and one over
+// observations per node.
+func btaiSingleFactor(m *pomdp.Model, file string) error {
+	if m.NumFactors() == 1 && m.NumModalities() == 1 {
+		return nil
+	}
+	return badInput("--model %s: %d hidden-state factors and %d modalities: btai plans with one factor and one modality (arbor aci takes factorised models)", file, m.NumFactors(), m.NumModalities())
+}
+
+// btaiKeyed is a belief of the model's only factor (or modality) for
+// --json: a vector, or for a factorised file an object keyed by the
+// factor's (modality's) name.
+func btaiKeyed(m *pomdp.Model, x []float64, name func(int) string) any {
+	if !m.Factorised() {
+		return btaiFloats(x)
+	}
+	return map[string][]btaiFloat{name(0): btaiFloats(x)}
 }

@@ -1518,9 +1518,9 @@ func TestBTAIHelpRequiredFlags(t *testing.T) {
 		}
 	}
 	out := btaiMustRun(t, "plan", "-h")
-	_, obs, _ := strings.Cut(out, "  -obs int\n")
-	if line, _, _ := strings.Cut(obs, "\n"); !strings.HasSuffix(line, "(index, required)") {
-		t.Errorf("--obs help %q, want no default after (index, required)", line)
+	_, obs, _ := strings.Cut(out, "  -obs string\n")
+	if line, _, _ := strings.Cut(obs, "\n"); !strings.HasSuffix(line, "(required)") {
+		t.Errorf("--obs help %q, want no default after (required)", line)
 	}
 }
 

@@ -220,3 +220,97 @@ func loadMazeModel(path string, noise, pref float64) (*envs.Maze, *pomdp.Model, 
 	}
 	return mz, m, nil
 }
+
+// obsArg resolves --obs against model m (read from file): an observation
+// index for a model with one modality, or one outcome index per modality,
+// comma-separated in modality order ("--obs 0,2"), for a factorised one.
+// Errors name the flag, what was wrong and the file.
+func obsArg(raw string, m *pomdp.Model, file string) (int, error) {
+	parts := strings.Split(raw, ",")
+	if m.NumModalities() == 1 && len(parts) == 1 {
+		o, err := strconv.Atoi(strings.TrimSpace(raw))
+		if err != nil {
+			return 0, badInput("--obs: invalid value %q: want an observation index in [0, %d)", shortArg(raw), m.NumObs())
+		}
+		if o < 0 || o >= m.NumObs() {
+			return 0, badInput("--obs: %d out of range [0, %d) (number of observations in --model %s)", o, m.NumObs(), file)
+		}
+		return o, nil
+	}
+	names := make([]string, m.NumModalities())
+	for i := range names {
+		names[i] = fmt.Sprintf("%s (%d outcomes)", m.ModalityName(i), m.ModalitySize(i))
+	}
+	if len(parts) != m.NumModalities() {
+		return 0, badInput("--obs %s: %d entries, want %d, one outcome index per modality of --model %s: %s", shortArg(raw), len(parts), m.NumModalities(), file, strings.Join(names, ", "))
+	}
+	outcomes := make([]int, len(parts))
+	for i, p := range parts {
+		o, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil {
+			return 0, badInput("--obs %s: entry %d (%s): invalid value %q, want an outcome index", shortArg(raw), i, m.ModalityName(i), shortArg(p))
+		}
+		if o < 0 || o >= m.ModalitySize(i) {
+			return 0, badInput("--obs %s: entry %d (%s): %d out of range [0, %d) (--model %s)", shortArg(raw), i, m.ModalityName(i), o, m.ModalitySize(i), file)
+		}
+		outcomes[i] = o
+	}
+	o, err := m.EncodeObs(outcomes)
+	if err != nil {
+		return 0, badInput("--obs %s: %v (--model %s)", shortArg(raw), err, file)
+	}
+	return o, nil
+}
+
+// shortArg cuts a command-line value to 40 bytes for an error message.
+func shortArg(s string) string {
+	if len(s) <= 40 {
+		return s
+	}
+	return s[:40] + "..."
+}
+
+// obsText writes observation o as the command line takes it: "3", or
+// "0,2" with several modalities.
+func obsText(m *pomdp.Model, o int) string {
+	if m.NumModalities() == 1 {
+		return strconv.Itoa(o)
+	}
+	out := m.DecodeObs(nil, o)
+	parts := make([]string, len(out))
+	for i, x := range out {
+		parts[i] = strconv.Itoa(x)
+	}
+	return strings.Join(parts, ",")
+}
+
+// keyedBelief writes a belief of a factorised model as a JSON object keyed
+// by factor name ({"location": [...], "context": [...]}), with each
+// vector written by appendVec.
+func keyedBelief(b []byte, m *pomdp.Model, qs []float64, appendVec func([]byte, []float64) []byte) []byte {
+	b = append(b, '{')
+	for f := range m.NumFactors() {
+		if f > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendQuote(b, m.FactorName(f))
+		b = append(b, ':')
+		off := m.FactorOffset(f)
+		b = appendVec(b, qs[off:off+m.FactorSize(f)])
+	}
+	return append(b, '}')
+}
+
+// obsJSON is the "observations" of an episode in --json: the indices, or
+// for a factorised model one list of outcome indices (in modality order)
+// per step.
+func obsJSON(m *pomdp.Model, obs []int) any {
+	if !m.Factorised() {
+		return obs
+	}
+	out := make([][]int, len(obs))
+	for i, o := range obs {
+		out[i] = m.DecodeObs(nil, o)
+	}
+	return out
+}
