@@ -23,9 +23,10 @@ import (
 // controls, B and D, and every modality its own observations, linked to the
 // states of the factors it depends on by its A. Mean-field VMP over it
 // (Infer) gives the posteriors Q(S_τ) (one per factor) and, with learning,
-// the Dirichlet posteriors. The literal B is floored at LogFloor
-// (FloorColumns) so that a deterministic transition does not make
-// mean-field inference undefined; A is used as given.
+// the Dirichlet posteriors. The literal B, and an A over several factors,
+// are floored at LogFloor (FloorColumns) so that a deterministic transition
+// or outcome does not make mean-field inference undefined; an A over one
+// factor is used as given.
 //
 // The agents add their own variables to Graph (aci the policy and
 // precision, btai the planning tree) and remove them before the past grows.
@@ -108,8 +109,17 @@ func NewPast(m *Model, window int) (*Past, error) {
 		if md.concA != nil {
 			pm.aAlpha = clone(md.concA)
 		}
+		// An A over several factors is floored like B: with a zero in it,
+		// the mean-field message to one factor, E over the others of
+		// ln A, is -Inf for every state while another factor's belief
+		// still covers a state that cannot emit the observation.
+		a := md.a
+		if len(md.deps) > 1 {
+			a = clone(md.a)
+			FloorColumns(a, md.no, md.size)
+		}
 		var err error
-		if pm.pastA, err = nodes.NewTransition(md.a, pm.shape); err != nil {
+		if pm.pastA, err = nodes.NewTransition(a, pm.shape); err != nil {
 			return nil, fmt.Errorf("%sA: %w", m.modalityPrefix(i), err)
 		}
 		p.mods = append(p.mods, pm)
