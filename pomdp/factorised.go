@@ -271,9 +271,23 @@ func shapeText(shape []int, deps []string) string {
 func factorNames(fs []factor) string {
 	names := make([]string, len(fs))
 	for i, f := range fs {
-		names[i] = quote(f.name)
+		names[i] = f.name
 	}
-	return strings.Join(names, ", ")
+	return nameList(names)
+}
+
+// nameList quotes the first few names, for an error message.
+func nameList(names []string) string {
+	const most = 4
+	var parts []string
+	for i, n := range names {
+		if i == most {
+			parts = append(parts, fmt.Sprintf("and %d more", len(names)-most))
+			break
+		}
+		parts = append(parts, quote(n))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Factorised reports whether m was built from a factorised description

@@ -221,10 +221,15 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		if _, err := New(m.Spec()); err != nil {
-			t.Fatalf("Spec round trip: %v", err)
+		if m.NumFactors() == 1 && m.NumModalities() == 1 {
+			if _, err := New(m.Spec()); err != nil {
+				t.Fatalf("Spec round trip: %v", err)
+			}
 		}
-		if m.NumActions() <= 4 && m.NumStates() <= 64 {
+		if _, err := NewFactorised(m.FactorisedSpec()); err != nil {
+			t.Fatalf("FactorisedSpec round trip: %v", err)
+		}
+		if m.NumActions() <= 4 && m.NumStates() <= 64 && m.NumObs() <= 64 {
 			// Every accepted model can be used: posteriors and one step of
 			// the expected free energy for every action, without a panic.
 			next := make([]float64, m.NumStates())

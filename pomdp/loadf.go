@@ -102,9 +102,14 @@ func parseFactorised(raw map[string]json.RawMessage) (*Model, error) {
 		if err != nil {
 			return nil, err
 		}
-		if _, dup := sizes[f.Name]; !dup {
-			sizes[f.Name] = f.NumStates
+		if _, dup := sizes[f.Name]; dup {
+			for j := range i {
+				if fs.Factors[j].Name == f.Name {
+					return nil, fmt.Errorf("factors[%d]: name: duplicate %s (also factors[%d])", i, quote(f.Name), j)
+				}
+			}
 		}
+		sizes[f.Name] = f.NumStates
 		fs.Factors = append(fs.Factors, f)
 	}
 	for i, obj := range mobjs {
@@ -248,14 +253,19 @@ func parseModality(i int, obj map[string]json.RawMessage, sizes map[string]int) 
 	}
 	shape := []int{-1}
 	for k, name := range md.DependsOn {
+		for j := range k {
+			if md.DependsOn[j] == name {
+				return md, fmt.Errorf("%sdepends_on[%d]: factor %s listed twice (also depends_on[%d])", where, k, quote(name), j)
+			}
+		}
 		n, ok := sizes[name]
 		if !ok {
 			names := make([]string, 0, len(sizes))
 			for nm := range sizes {
-				names = append(names, quote(nm))
+				names = append(names, nm)
 			}
 			sort.Strings(names)
-			return md, fmt.Errorf("%sdepends_on[%d]: unknown factor %s (factors: %s)", where, k, quote(name), strings.Join(names, ", "))
+			return md, fmt.Errorf("%sdepends_on[%d]: unknown factor %s (factors: %s)", where, k, quote(name), nameList(names))
 		}
 		shape = append(shape, n)
 	}
@@ -340,5 +350,80 @@ func axesText(deps []string) string {
 	for _, d := range deps {
 		sb.WriteString("[" + shorten(d) + "]")
 	}
+	if sb.Len() > 100 {
+		return fmt.Sprintf("[%d factors]", len(deps))
+	}
 	return sb.String()
+}
+
+// MarshalJSON writes fs in the factorised file format (docs/formats.md):
+// Parse reads it back to the same model. Matrices are nested arrays in the
+// layouts of the format (B[u][next][prev], A[o][s_1]...[s_k]).
+func (fs FactorisedSpec) MarshalJSON() ([]byte, error) {
+	type factorJSON struct {
+		Name       string    `json:"name"`
+		States     []string  `json:"states,omitempty"`
+		Controls   []string  `json:"controls,omitempty"`
+		D          []float64 `json:"D,omitempty"`
+		B          any       `json:"B,omitempty"`
+		CStates    []float64 `json:"C_states,omitempty"`
+		LogCStates []float64 `json:"log_C_states,omitempty"`
+		ConcB      any       `json:"b,omitempty"`
+		ConcD      []float64 `json:"d,omitempty"`
+	}
+	type modalityJSON struct {
+		Name      string    `json:"name"`
+		Outcomes  []string  `json:"outcomes,omitempty"`
+		DependsOn []string  `json:"depends_on"`
+		A         any       `json:"A,omitempty"`
+		C         []float64 `json:"C,omitempty"`
+		LogC      []float64 `json:"log_C,omitempty"`
+		ConcA     any       `json:"a,omitempty"`
+	}
+	var out struct {
+		Factors    []factorJSON   `json:"factors"`
+		Modalities []modalityJSON `json:"modalities"`
+	}
+	sizes := map[string]int{}
+	for _, f := range fs.Factors {
+		nu := f.NumControls
+		if nu == 0 {
+			nu = max(1, len(f.Controls))
+		}
+		shape := []int{nu, f.NumStates, f.NumStates}
+		sizes[f.Name] = f.NumStates
+		out.Factors = append(out.Factors, factorJSON{
+			Name: f.Name, States: f.States, Controls: f.Controls, D: f.D,
+			B: nest(f.B, shape), CStates: f.CStates, LogCStates: f.LogCStates,
+			ConcB: nest(f.ConcB, shape), ConcD: f.ConcD,
+		})
+	}
+	for _, md := range fs.Modalities {
+		shape := []int{md.NumOutcomes}
+		for _, d := range md.DependsOn {
+			shape = append(shape, sizes[d])
+		}
+		out.Modalities = append(out.Modalities, modalityJSON{
+			Name: md.Name, Outcomes: md.Outcomes, DependsOn: md.DependsOn,
+			A: nest(md.A, shape), C: md.C, LogC: md.LogC, ConcA: nest(md.ConcA, shape),
+		})
+	}
+	return json.Marshal(out)
+}
+
+// nest turns the flat row-major x of the given shape into nested slices
+// (nil for nil x or a size mismatch, which NewFactorised reports).
+func nest(x []float64, shape []int) any {
+	if x == nil || len(x) != prod(shape) {
+		return nil
+	}
+	if len(shape) == 1 {
+		return x
+	}
+	n := len(x) / shape[0]
+	out := make([]any, shape[0])
+	for i := range out {
+		out[i] = nest(x[i*n:(i+1)*n], shape[1:])
+	}
+	return out
 }

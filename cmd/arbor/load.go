@@ -248,7 +248,7 @@ func obsArg(raw string, m *pomdp.Model, file string) (int, error) {
 	for i, p := range parts {
 		o, err := strconv.Atoi(strings.TrimSpace(p))
 		if err != nil {
-			return 0, badInput("--obs %s: entry %d (%s): invalid value %q, want an outcome index", shortArg(raw), i, m.ModalityName(i), shortArg(p))
+			return 0, badInput("--obs %s: entry %d (%s): invalid value %q, want an outcome index in [0, %d) (--model %s)", shortArg(raw), i, m.ModalityName(i), shortArg(p), m.ModalitySize(i), file)
 		}
 		if o < 0 || o >= m.ModalitySize(i) {
 			return 0, badInput("--obs %s: entry %d (%s): %d out of range [0, %d) (--model %s)", shortArg(raw), i, m.ModalityName(i), o, m.ModalitySize(i), file)
