@@ -50,8 +50,8 @@ func TestCoreReportOneLine(t *testing.T) {
 	}
 }
 
-// TestTutorials runs every command of the tutorials (docs/tutorial-*.md):
-// each ```console block starts with "$ arbor ARGS" and shows its output,
+// TestTutorials runs every command of the tutorials (docs/tutorial-*.md)
+// and of docs/cli.md: each ```console block starts with "$ arbor ARGS" and shows its output,
 // which must be what the command prints, but for the timing figures. Paths
 // in the commands are relative to the repository root.
 func TestTutorials(t *testing.T) {
@@ -59,6 +59,7 @@ func TestTutorials(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no tutorials: %v", err)
 	}
+	files = append(files, filepath.Join("..", "..", "docs", "cli.md"))
 	timing := regexp.MustCompile(`[0-9.]+ s planning|[0-9.e+]+ planning iterations per second`)
 	mask := func(s string) string { return timing.ReplaceAllString(s, "T") }
 	for _, file := range files {
