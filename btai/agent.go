@@ -25,8 +25,13 @@ type Agent struct {
 	opts Options
 	rng  *rand.Rand
 	ns   int
-	no   int
+	no   int // entries of Q(O_I): |O|, or Σ_m |O_m| with several modalities
 	nu   int
+	nobs int // observation indices, pomdp.Model.NumObs
+
+	// fact holds what planning on a model with several factors or
+	// modalities needs (nil otherwise; see factorised.go).
+	fact *factorised
 
 	// The past and present (shared with aci: pomdp.Past) and its graph,
 	// in which the planning tree grows; g is past.Graph() of the current
@@ -97,13 +102,13 @@ func NewAgent(m *pomdp.Model, opts *Options, rng *rand.Rand) (*Agent, error) {
 	if err := pomdp.Check(m); err != nil {
 		return nil, fmt.Errorf("btai: %w", err)
 	}
-	if m.NumFactors() > 1 || m.NumModalities() > 1 {
-		return nil, fmt.Errorf("btai: a model with %d hidden-state factors and %d modalities: the planning tree takes one factor and one modality (aci takes several)", m.NumFactors(), m.NumModalities())
-	}
 	if rng == nil {
 		rng = rand.New(rand.NewPCG(1, 1))
 	}
-	a := &Agent{m: m, spec: m.Spec(), opts: o, rng: rng, ns: m.NumStates(), no: m.NumObs(), nu: m.NumActions()}
+	if m.NumFactors() > 1 || m.NumModalities() > 1 {
+		return newFactorisedAgent(m, o, rng)
+	}
+	a := &Agent{m: m, spec: m.Spec(), opts: o, rng: rng, ns: m.NumStates(), no: m.NumObs(), nu: m.NumActions(), nobs: m.NumObs()}
 	var err error
 	if a.past, err = pomdp.NewPast(m, o.Window); err != nil {
 		return nil, fmt.Errorf("btai: %w", err)
@@ -190,8 +195,13 @@ func (a *Agent) materialized() {
 // that episode, which the next episode starts from (Reset carries them
 // over); before the first episode the model's. A parameter the model does
 // not learn (no a, b or d) is nil. Novelty's own counts over A (a model
-// without a) are not among them.
+// without a) are not among them. A model with several factors or
+// modalities has no Spec layout: all three are nil (its concentrations are
+// learned all the same, see pomdp.Past.ExpectedModel).
 func (a *Agent) Concentrations() (ca, cb, cd []float64) {
+	if a.fact != nil {
+		return nil, nil, nil
+	}
 	ca, cb, cd = a.past.Priors()
 	if a.aVar != nil {
 		ca = append([]float64(nil), a.aVar.Alpha()...)
@@ -208,9 +218,15 @@ func (a *Agent) Concentrations() (ca, cb, cd []float64) {
 // Options returns the agent's options.
 func (a *Agent) Options() Options { return a.opts }
 
-// Belief returns Q(S_t), the posterior over the present state. The slice
-// must not be modified.
-func (a *Agent) Belief() []float64 { return a.past.Present().Probs() }
+// Belief returns Q(S_t), the posterior over the present state (with
+// several factors, every factor's marginal, one after the other). The
+// slice must not be modified.
+func (a *Agent) Belief() []float64 {
+	if a.fact != nil {
+		return a.past.Belief()
+	}
+	return a.past.Present().Probs()
+}
 
 // Time returns t, the index of the present time step in the episode.
 func (a *Agent) Time() int { return a.past.Time() }
@@ -220,8 +236,8 @@ func (a *Agent) Time() int { return a.past.Time() }
 // learning, the posteriors of the previous episode become the priors
 // (empirical priors, paper section 4.1).
 func (a *Agent) Reset(ctx context.Context, obs int) error {
-	if obs < 0 || obs >= a.no {
-		return fmt.Errorf("btai: observation %d out of range [0, %d)", obs, a.no)
+	if obs < 0 || obs >= a.nobs {
+		return fmt.Errorf("btai: observation %d out of range [0, %d)", obs, a.nobs)
 	}
 	if a.g != nil {
 		a.past.CarryOver()
@@ -286,8 +302,8 @@ func (a *Agent) Step(ctx context.Context, action, obs int) error {
 	if action < 0 || action >= a.nu {
 		return fmt.Errorf("btai: action %d out of range [0, %d)", action, a.nu)
 	}
-	if obs < 0 || obs >= a.no {
-		return fmt.Errorf("btai: observation %d out of range [0, %d)", obs, a.no)
+	if obs < 0 || obs >= a.nobs {
+		return fmt.Errorf("btai: observation %d out of range [0, %d)", obs, a.nobs)
 	}
 	a.clearFuture()
 	if err := a.past.Grow(action, obs); err != nil {

@@ -42,6 +42,9 @@ func (a *Agent) novelty(qs []float64) float64 {
 }
 
 func (a *Agent) baseCost(qs, qo []float64) float64 {
+	if a.fact != nil {
+		return a.costFactorised(qs, qo)
+	}
 	switch a.opts.Cost {
 	case PCost:
 		return kl(qs, a.logCS) + kl(qo, a.logC)

@@ -18,6 +18,9 @@ import (
 // prepareFuture computes Ā, B̄ (the expectations of A and B, paper Table
 // 2) and the literal transitions the future uses, and the cost caches.
 func (a *Agent) prepareFuture() error {
+	if a.fact != nil {
+		return a.prepareFactorised()
+	}
 	ns, no, nu := a.ns, a.no, a.nu
 	if a.abar == nil {
 		a.abar = make([]float64, no*ns)
@@ -409,6 +412,9 @@ func (a *Agent) iterateGraph(ctx context.Context) error {
 // and stored.
 func (a *Agent) nodeProbs(k int) ([]float64, error) {
 	n := &a.tree.Nodes[k]
+	if k == 0 && a.fact != nil {
+		return a.fact.root, nil
+	}
 	if k == 0 || n.S != nil {
 		return n.S.Probs(), nil
 	}
@@ -439,8 +445,8 @@ func (a *Agent) nodeProbs(k int) ([]float64, error) {
 // factor Cat(B̄_I) to the parent's S, and O_I with Cat(Ā), their
 // posteriors being recomputed exactly as at expansion.
 func (a *Agent) materialize() error {
-	if a.g == nil || len(a.tree.Nodes) == 0 {
-		return nil
+	if a.g == nil || len(a.tree.Nodes) == 0 || a.fact != nil {
+		return nil // a factorised tree stays compact (NodePosteriors)
 	}
 	for i := max(a.matN, 1); i < len(a.tree.Nodes); i++ {
 		n := &a.tree.Nodes[i]
@@ -515,6 +521,9 @@ func (a *Agent) expand(parent *ffg.Variable, u int) (s, o *ffg.Variable, err err
 // |S|×|S| + |O|×|S|. This is the same number up to rounding (a different
 // association of the sums); see TestVMPStartAssociation.
 func (a *Agent) infer(qp []float64, u int) error {
+	if a.fact != nil {
+		return a.inferFactorised(qp, u)
+	}
 	ns, no := a.ns, a.no
 	if a.opts.Inference == VMP {
 		mulT(a.qo, a.abT[u*ns*no:(u+1)*ns*no], qp)

@@ -448,3 +448,91 @@ func (m *Model) SplitBelief(qs []float64) [][]float64 {
 	}
 	return out
 }
+
+// ObsLen returns Σ_m |O_m|, the length of a prediction over observations
+// (PredictObs): every modality's distribution, one after the other.
+func (m *Model) ObsLen() int {
+	n := 0
+	for _, md := range m.mods {
+		n += md.no
+	}
+	return n
+}
+
+// ObsOffset returns where modality i starts in a prediction (PredictObs).
+func (m *Model) ObsOffset(i int) int {
+	n := 0
+	for _, md := range m.mods[:i] {
+		n += md.no
+	}
+	return n
+}
+
+// ModalityA returns a copy of modality i's A, flat over [o][s_deps...].
+func (m *Model) ModalityA(i int) []float64 { return clone(m.mods[i].a) }
+
+// ModalityC returns a copy of modality i's target C.
+func (m *Model) ModalityC(i int) []float64 { return clone(m.mods[i].c) }
+
+// FactorB returns a copy of factor f's B, flat over [u][next][prev].
+func (m *Model) FactorB(f int) []float64 { return clone(m.factors[f].b) }
+
+// FactorCStates returns a copy of factor f's target over states, nil when
+// it has none.
+func (m *Model) FactorCStates(f int) []float64 { return clone(m.factors[f].cStates) }
+
+// ModalityExpect returns Σ_j x[j] Π_k q_(f_k)(j_k): the expectation of x,
+// a tensor over modality i's factors (row-major in the order of
+// DependsOn(i), as one outcome's row of its A), under the product of the
+// factor marginals in the belief qs. It does not allocate.
+func (m *Model) ModalityExpect(i int, x, qs []float64) float64 {
+	md := &m.mods[i]
+	return m.expect(md, x[:md.size], qs)
+}
+
+// ModalityMarginal sets dst[s] = Σ_(j: j_k = s) x[j] Π_(l≠k) q_(f_l)(j_l)
+// for axis k of modality i (the factor DependsOn(i)[k]): x, a tensor over
+// the modality's factors, averaged over every factor but one under the
+// belief qs. dst has the size of that factor. It does not allocate.
+func (m *Model) ModalityMarginal(dst []float64, i, k int, x, qs []float64) {
+	md := &m.mods[i]
+	nd := len(md.deps)
+	nk := m.factors[md.deps[k]].ns
+	clear(dst[:nk])
+	var idx [MaxDependsOn]int
+	// Walk every index j of x in row-major order with the weight
+	// Π_(l≠k) q(j_l); the weight changes only when an index other than
+	// axis k moves.
+	n := md.size
+	for j := range n {
+		w := 1.0
+		for l := range nd {
+			if l != k {
+				f := &m.factors[md.deps[l]]
+				w *= qs[f.off+idx[l]]
+			}
+		}
+		dst[idx[k]] += w * x[j]
+		for l := nd - 1; l >= 0; l-- {
+			idx[l]++
+			if idx[l] < m.factors[md.deps[l]].ns {
+				break
+			}
+			idx[l] = 0
+		}
+	}
+}
+
+// PredictObs writes into dst (ObsLen entries) Q(o_m) = Σ_(s_deps) A_m[o,
+// s_deps] Π_f q_f(s_f) for every modality m, one after the other: the
+// predicted observations of the belief qs. It does not allocate.
+func PredictObs(m *Model, dst, qs []float64) {
+	off := 0
+	for i := range m.mods {
+		md := &m.mods[i]
+		for o := range md.no {
+			dst[off+o] = m.expect(md, md.a[o*md.size:(o+1)*md.size], qs)
+		}
+		off += md.no
+	}
+}

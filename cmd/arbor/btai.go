@@ -41,7 +41,7 @@ const btaiMaxTreeBytes = 4 << 30
 // btaiMaxTreeBytes, estimated by btai.TreeBytes (materialized: for btai
 // plan, --global and --dot).
 func btaiCheckTree(iterations int, m *pomdp.Model, materialized bool) error {
-	if b := btai.TreeBytes(iterations, m.NumStates(), m.NumObs(), m.NumActions(), materialized); b > btaiMaxTreeBytes {
+	if b := btai.TreeBytes(iterations, m.NumStates(), m.ObsLen(), m.NumActions(), materialized); b > btaiMaxTreeBytes {
 		return badInput("--iterations: %d iterations x %d actions would grow a planning tree of about %.1f GB, more than the %d GB allowed",
 			iterations, m.NumActions(), b/1e9, btaiMaxTreeBytes>>30)
 	}
@@ -354,7 +354,7 @@ func runBTAIPlan(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := btaiSingleFactor(m, *model); err != nil {
+	if err := btaiFactorisedFlags(m, *model, opts.GlobalInference, opts.Novelty, *dotFile); err != nil {
 		return err
 	}
 	if err := bf.checkModel(m); err != nil {
@@ -371,8 +371,8 @@ func runBTAIPlan(args []string, stdout io.Writer) error {
 		return err
 	}
 	obs := &o
-	if p := btaiEvidence(m, *obs); !(p > 0) {
-		return badInput("--obs: observation %d has probability 0 under D and A of %s", *obs, *model)
+	if _, err := pomdp.StatePosterior(nil, m, *obs); err != nil {
+		return badInput("--obs %s: observation has probability 0 under D and A of %s", *obsRaw, *model)
 	}
 	ag, err := btai.NewAgent(m, &opts, nil)
 	if err != nil {
@@ -393,15 +393,23 @@ func runBTAIPlan(args []string, stdout io.Writer) error {
 		}
 	}
 	tr := ag.Tree()
-	out := btaiPlanJSON{QS: btaiKeyed(m, qs, m.FactorName), Nodes: make([]btaiPlanNode, 0, len(tr.Nodes)-1)}
+	out := btaiPlanJSON{QS: btaiKeyedFactors(m, qs), Nodes: make([]btaiPlanNode, 0, len(tr.Nodes)-1)}
 	for i := 1; i < len(tr.Nodes); i++ {
 		n := &tr.Nodes[i]
-		if n.S == nil || n.O == nil {
+		var qs, qo []float64
+		if m.NumFactors() > 1 || m.NumModalities() > 1 {
+			// A factorised tree stays compact: its posteriors are recomputed.
+			if qs, qo, err = ag.NodePosteriors(i); err != nil {
+				return err
+			}
+		} else if n.S == nil || n.O == nil {
 			return fmt.Errorf("the planning tree could not be added to the graph at node %d", i)
+		} else {
+			qs, qo = n.S.Probs(), n.O.Probs()
 		}
 		out.Nodes = append(out.Nodes, btaiPlanNode{
 			Path: tr.Path(nil, i), Visits: n.Visits, Local: btaiFloat(n.Local), Aggregated: btaiFloat(n.Aggregated),
-			QS: btaiKeyed(m, n.S.Probs(), m.FactorName), QO: btaiKeyed(m, n.O.Probs(), m.ModalityName),
+			QS: btaiKeyedFactors(m, qs), QO: btaiKeyedModalities(m, qo),
 		})
 	}
 	if *asJSON {
@@ -417,15 +425,6 @@ func runBTAIPlan(args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "  %-8s %7d %10.4f %10.4f\n", m.ActionName(u), n.Visits, n.Local, n.Average())
 	}
 	return nil
-}
-
-// btaiEvidence returns P(o) = sum_s A(o|s) D(s).
-func btaiEvidence(m *pomdp.Model, o int) float64 {
-	p := 0.0
-	for s := range m.NumStates() {
-		p += m.A(o, s) * m.D(s)
-	}
-	return p
 }
 
 // btaiFlagSet reports whether the flag name was given on the command line.
@@ -620,7 +619,7 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 		}
 	} else if m, err = loadPOMDP(*model); err != nil {
 		return err
-	} else if err := btaiSingleFactor(m, *model); err != nil {
+	} else if err := btaiFactorisedFlags(m, *model, opts.GlobalInference, opts.Novelty, *dotFile); err != nil {
 		return err
 	}
 	if err := bf.checkModel(m); err != nil {
@@ -859,22 +858,73 @@ func btaiPrintEpisode(w io.Writer, e int, ep *btai.Episode, m *pomdp.Model, mz *
 	fmt.Fprint(w, mz.Render(states))
 }
 
-// btaiSingleFactor refuses a model with several hidden-state factors or
-// modalities: the planning tree holds one belief over states and one over
-// observations per node.
-func btaiSingleFactor(m *pomdp.Model, file string) error {
+// btaiFactorisedFlags refuses the flags that need the planning tree in the
+// graph, or the novelty over one A, on a model with several factors or
+// modalities: one line naming the flag and the file.
+func btaiFactorisedFlags(m *pomdp.Model, file string, global, novelty bool, dot string) error {
 	if m.NumFactors() == 1 && m.NumModalities() == 1 {
 		return nil
 	}
-	return badInput("--model %s: %d hidden-state factors and %d modalities: btai plans with one factor and one modality (arbor aci takes factorised models)", file, m.NumFactors(), m.NumModalities())
+	what := fmt.Sprintf("--model %s has %d hidden-state factors and %d modalities", file, m.NumFactors(), m.NumModalities())
+	switch {
+	case global:
+		return badInput("--global: %s; global inference puts the planning tree in the graph, which is done for one factor and one modality only (leave --global out)", what)
+	case novelty:
+		return badInput("--novelty: %s; the novelty bonus is over one modality's A (leave --novelty out, or give the modalities concentrations a to learn them)", what)
+	case dot != "":
+		return badInput("--dot: %s; the planning tree is drawn for one factor and one modality only", what)
+	}
+	return nil
 }
 
-// btaiKeyed is a belief of the model's only factor (or modality) for
-// --json: a vector, or for a factorised file an object keyed by the
-// factor's (modality's) name.
-func btaiKeyed(m *pomdp.Model, x []float64, name func(int) string) any {
+// btaiKeyedFactors is a state belief for --json: a vector, or for a
+// factorised file an object keyed by factor name (in factor order).
+func btaiKeyedFactors(m *pomdp.Model, x []float64) any {
 	if !m.Factorised() {
 		return btaiFloats(x)
 	}
-	return map[string][]btaiFloat{name(0): btaiFloats(x)}
+	return btaiKeyed(m.NumFactors(), m.FactorName, m.FactorOffset, m.FactorSize, x)
+}
+
+// btaiKeyedModalities is btaiKeyedFactors for a prediction over
+// observations, keyed by modality name.
+func btaiKeyedModalities(m *pomdp.Model, x []float64) any {
+	if !m.Factorised() {
+		return btaiFloats(x)
+	}
+	return btaiKeyed(m.NumModalities(), m.ModalityName, m.ObsOffset, m.ModalitySize, x)
+}
+
+// btaiOrdered is a JSON object whose keys keep their order.
+type btaiOrdered struct {
+	keys []string
+	vals [][]btaiFloat
+}
+
+func (o btaiOrdered) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for i, k := range o.keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendQuote(b, k)
+		b = append(b, ':')
+		v, err := json.Marshal(o.vals[i])
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, v...)
+	}
+	return append(b, '}'), nil
+}
+
+// btaiKeyed splits x into n named parts (offsets and sizes given by off
+// and size) as an ordered JSON object.
+func btaiKeyed(n int, name func(int) string, off, size func(int) int, x []float64) any {
+	o := btaiOrdered{}
+	for i := range n {
+		o.keys = append(o.keys, name(i))
+		o.vals = append(o.vals, btaiFloats(x[off(i):off(i)+size(i)]))
+	}
+	return o
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -164,6 +165,39 @@ func TestFactorisedTMazeCLI(t *testing.T) {
 			t.Errorf("human output lacks %q:\n%s", w, out.String())
 		}
 	}
+
+	// btai plans over the joint actions with one marginal per factor and
+	// modality in every node: the first node is "go-start" from the start,
+	// where the location stays start and the reward modality says "none"
+	// (Ā floored at e^-32 in the mean-field update: within 1e-12).
+	out.Reset()
+	if code := run([]string{"btai", "plan", "--model", "../../examples/pomdp/tmaze.json", "--obs", "0,0,0", "--iterations", "5", "--json"}, &out, &errb); code != 0 {
+		t.Fatalf("btai plan: exit %d: %s", code, errb.String())
+	}
+	var plan struct {
+		QS    map[string][]float64 `json:"q_s"`
+		Nodes []struct {
+			Path []int                `json:"path"`
+			QS   map[string][]float64 `json:"q_s"`
+			QO   map[string][]float64 `json:"q_o"`
+		} `json:"nodes"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &plan); err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Nodes) != 5*4 || !cmp.Equal(plan.Nodes[0].Path, []int{0}) {
+		t.Fatalf("%d nodes, first path %v: want 20 and [0]", len(plan.Nodes), plan.Nodes[0].Path)
+	}
+	n := plan.Nodes[0]
+	if len(n.QS["location"]) != 4 || len(n.QS["context"]) != 2 || len(n.QO["where"]) != 4 || len(n.QO["cue"]) != 3 || len(n.QO["reward"]) != 3 {
+		t.Fatalf("node keys: q_s %v, q_o %v", n.QS, n.QO)
+	}
+	if math.Abs(n.QS["location"][0]-1) > 1e-12 || math.Abs(n.QO["reward"][0]-1) > 1e-12 {
+		t.Errorf("go-start: q_s %v, q_o %v", n.QS, n.QO)
+	}
+	if keys := strings.Index(out.String(), `"location"`) < strings.Index(out.String(), `"context"`); !keys {
+		t.Errorf("q_s keys not in factor order: %.200s", out.String())
+	}
 }
 
 // TestFactorisedBadInputCLI: faults of a factorised file or of --obs exit
@@ -207,8 +241,10 @@ func TestFactorisedBadInputCLI(t *testing.T) {
 		{"obs not a number", eval(good, "0,x,0"), []string{"--obs 0,x,0", `entry 1 (cue)`, `invalid value "x"`, good}},
 		{"obs impossible", eval(good, "1,0,0"), []string{"--obs 1,0,0", "probability 0", good}},
 		{"single index on a factorised file", eval(good, "5"), []string{"--obs 5", "1 entries, want 3"}},
-		{"btai refuses several factors", []string{"btai", "plan", "--model", good, "--obs", "0,0,0"}, []string{good, "2 hidden-state factors and 3 modalities"}},
-		{"btai run refuses several factors", []string{"btai", "run", "--model", good}, []string{good, "2 hidden-state factors and 3 modalities"}},
+		{"btai --global", []string{"btai", "plan", "--model", good, "--obs", "0,0,0", "--global"}, []string{"--global", good, "2 hidden-state factors and 3 modalities"}},
+		{"btai --novelty", []string{"btai", "run", "--model", good, "--novelty"}, []string{"--novelty", good}},
+		{"btai --dot", []string{"btai", "plan", "--model", good, "--obs", "0,0,0", "--dot", filepath.Join(dir, "x.dot")}, []string{"--dot", good}},
+		{"btai --obs", []string{"btai", "plan", "--model", good, "--obs", "0,0"}, []string{"--obs 0,0", "2 entries, want 3"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -270,20 +270,6 @@ func shortArg(s string) string {
 	return s[:40] + "..."
 }
 
-// obsText writes observation o as the command line takes it: "3", or
-// "0,2" with several modalities.
-func obsText(m *pomdp.Model, o int) string {
-	if m.NumModalities() == 1 {
-		return strconv.Itoa(o)
-	}
-	out := m.DecodeObs(nil, o)
-	parts := make([]string, len(out))
-	for i, x := range out {
-		parts[i] = strconv.Itoa(x)
-	}
-	return strings.Join(parts, ",")
-}
-
 // keyedBelief writes a belief of a factorised model as a JSON object keyed
 // by factor name ({"location": [...], "context": [...]}), with each
 // vector written by appendVec.
