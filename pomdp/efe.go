@@ -3,6 +3,7 @@ package pomdp
 import (
 	"errors"
 	"fmt"
+	"github.com/arbor-ai/arbor/expfam"
 	"math"
 )
 
@@ -208,18 +209,22 @@ func Propagate(m *Model, next, prev []float64, u int) {
 // or nil when the model has none. The slice must not be modified.
 func (m *Model) NoveltyWeights() []float64 { return m.wA }
 
-// MaxJointStates bounds Π_f |S_f| for StatePosterior on a model with
-// several factors, which sums over the joint states.
-const MaxJointStates = 1 << 24
+// MaxJointStates is the largest Π_f |S_f| for which StatePosterior sums
+// over the joint states of a model with several factors; beyond it, it
+// computes the mean-field fixed point.
+const MaxJointStates = 1 << 16
 
 // StatePosterior returns the exact posterior over the current state after
 // the single observation obs: q_s = softmax(ln D + ln A[obs,:]), with
 // ln 0 = -Inf so that states with D[s] A[obs,s] = 0 get probability 0. With
-// several factors it returns the exact marginal of each factor under
-// P(s) ∝ Π_f D_f(s_f) Π_m A_m(o_m | s_deps(m)), summed over the joint
-// states (at most MaxJointStates of them). It returns an error when obs is
-// out of range or has probability 0 under the model. dst is allocated when
-// nil or too short.
+// several factors it returns the marginal of each factor under
+// P(s) ∝ Π_f D_f(s_f) Π_m A_m(o_m | s_deps(m)): exact, summed over the
+// joint states, when there are at most MaxJointStates of them; otherwise
+// the mean-field fixed point Q(s) = Π_f Q(s_f) that SPM and pymdp compute
+// (exact too when every modality depends on one factor), with A floored at
+// LogFloor as in Past. It returns an error when obs is out of range or has
+// probability 0 under the model (beyond MaxJointStates: when some modality
+// cannot emit its outcome at all). dst is allocated when nil or too short.
 func StatePosterior(dst []float64, m *Model, obs int) ([]float64, error) {
 	if err := Check(m); err != nil {
 		return nil, err
@@ -261,10 +266,10 @@ func (m *Model) jointPosterior(dst []float64, obs int) ([]float64, error) {
 	for _, f := range m.factors {
 		joint *= float64(f.ns)
 	}
-	if joint > MaxJointStates {
-		return nil, fmt.Errorf("state inference: %g joint states, more than %d", joint, MaxJointStates)
-	}
 	outcomes := m.DecodeObs(nil, obs)
+	if joint > MaxJointStates {
+		return m.meanFieldPosterior(dst, obs, outcomes)
+	}
 	idx := make([]int, len(m.factors))
 	logp := func() float64 {
 		lp := 0.0
@@ -312,6 +317,69 @@ func (m *Model) jointPosterior(dst []float64, obs int) ([]float64, error) {
 		}
 		for s := range q {
 			q[s] /= sum
+		}
+	}
+	return dst, nil
+}
+
+// meanFieldPosterior is StatePosterior beyond MaxJointStates: coordinate
+// ascent on Π_f Q(s_f), each factor in turn set to
+// σ(ln D_f + Σ_(m: f in deps(m)) E_(other factors)[ln A_m(o_m | ·)]), from
+// Q = D, until no probability moves by more than 1e-13 (at most 500
+// sweeps).
+func (m *Model) meanFieldPosterior(dst []float64, obs int, outcomes []int) ([]float64, error) {
+	rows := make([][]float64, len(m.mods))
+	for i := range m.mods {
+		md := &m.mods[i]
+		row := clone(md.a[outcomes[i]*md.size : (outcomes[i]+1)*md.size])
+		zero := true
+		for _, p := range row {
+			zero = zero && p == 0
+		}
+		if zero {
+			return nil, fmt.Errorf("observation %d: probability 0 under D and A (modality %s never emits %s)", obs, quote(md.name), name(md.outcomes, outcomes[i]))
+		}
+		for j, p := range row {
+			row[j] = math.Log(max(p, LogFloor))
+		}
+		rows[i] = row
+	}
+	for _, f := range m.factors {
+		copy(dst[f.off:f.off+f.ns], f.d)
+	}
+	most := 0
+	for _, f := range m.factors {
+		most = max(most, f.ns)
+	}
+	eta := make([]float64, 0, most)
+	msg := make([]float64, most)
+	old := make([]float64, most)
+	for range 500 {
+		moved := 0.0
+		for fi := range m.factors {
+			f := &m.factors[fi]
+			eta = append(eta[:0], f.logD...)
+			msg := msg[:f.ns]
+			for i := range m.mods {
+				for k, dep := range m.mods[i].deps {
+					if dep != fi {
+						continue
+					}
+					m.ModalityMarginal(msg, i, k, rows[i], dst)
+					for s, v := range msg {
+						eta[s] += v
+					}
+				}
+			}
+			q := dst[f.off : f.off+f.ns]
+			copy(old, q)
+			expfam.Softmax(q, eta)
+			for s := range q {
+				moved = math.Max(moved, math.Abs(q[s]-old[s]))
+			}
+		}
+		if moved <= 1e-13 {
+			break
 		}
 	}
 	return dst, nil

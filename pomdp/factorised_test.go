@@ -472,3 +472,40 @@ func FuzzParseFactorised(f *testing.F) {
 		}
 	})
 }
+
+// TestMeanFieldPosteriorSeparable: beyond MaxJointStates (17 binary
+// factors, 2^17 joint states) StatePosterior is the mean-field fixed
+// point, which is exact when every modality depends on one factor: factor
+// f seeing outcome 0 of A = [[0.9, 0.2], [0.1, 0.8]] under D = (0.5, 0.5)
+// has posterior (0.45, 0.1)/0.55. A modality that cannot emit its outcome
+// is refused.
+func TestMeanFieldPosteriorSeparable(t *testing.T) {
+	var fs FactorisedSpec
+	for f := range 17 {
+		name := string(rune('a' + f))
+		fs.Factors = append(fs.Factors, Factor{Name: name, NumStates: 2, B: []float64{1, 0, 0, 1}, D: []float64{0.5, 0.5}})
+		fs.Modalities = append(fs.Modalities, Modality{Name: name, NumOutcomes: 2, DependsOn: []string{name}, A: []float64{0.9, 0.2, 0.1, 0.8}})
+	}
+	// One more modality over two factors that never emits outcome 1.
+	fs.Modalities = append(fs.Modalities, Modality{Name: "never", NumOutcomes: 2, DependsOn: []string{"a", "b"}, A: []float64{1, 1, 1, 1, 0, 0, 0, 0}})
+	m, err := NewFactorised(fs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]int, 18)
+	obs, _ := m.EncodeObs(out)
+	q, err := StatePosterior(nil, m, obs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < len(q); i += 2 {
+		if math.Abs(q[i]-0.45/0.55) > 1e-14 || math.Abs(q[i+1]-0.1/0.55) > 1e-14 {
+			t.Fatalf("factor %d: %v, want (%v, %v)", i/2, q[i:i+2], 0.45/0.55, 0.1/0.55)
+		}
+	}
+	out[17] = 1
+	obs, _ = m.EncodeObs(out)
+	if _, err := StatePosterior(nil, m, obs); err == nil || !strings.Contains(err.Error(), `modality "never"`) {
+		t.Errorf("impossible outcome: %v", err)
+	}
+}

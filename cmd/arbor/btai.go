@@ -86,6 +86,7 @@ type btaiFlags struct {
 	global                          bool
 	novelty, noveltyCarry           bool
 	noveltyScale, noveltyPrior      float64
+	maxMinutes                      float64
 }
 
 func (b *btaiFlags) register(fs *flag.FlagSet) {
@@ -107,6 +108,8 @@ func (b *btaiFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&b.novelty, "novelty", false, "learn A while acting and add its expected information gain (novelty) to the planning cost")
 	fs.Float64Var(&b.noveltyScale, "novelty-scale", d.NoveltyScale, "weight of the novelty term (0..1e6; needs --novelty)")
 	fs.Float64Var(&b.noveltyPrior, "novelty-prior", d.NoveltyPrior, "prior concentration a = κ A over A (1e-6..1e6; needs --novelty and a model without concentrations a)")
+	fs.Float64Var(&b.maxMinutes, "max-minutes", 10, "refuse when one planning step is estimated to take longer than this many minutes "+
+		"(the estimate, from the model's sizes and the planning options, is printed with the refusal)")
 	fs.BoolVar(&b.noveltyCarry, "novelty-carry", false, "keep what was learned about A from one episode to the next (needs --novelty and a model without concentrations a, whose own a always carries over)")
 }
 
@@ -280,6 +283,9 @@ func (s btaiSettingsJSON) String() string {
 // model with its own concentrations a is learned by the graph, from its a
 // and carried over between episodes.
 func (b *btaiFlags) checkModel(m *pomdp.Model) error {
+	if !(b.maxMinutes > 0) || math.IsInf(b.maxMinutes, 0) {
+		return badInput("--max-minutes: %v, want a finite number > 0", b.maxMinutes)
+	}
 	if la, _, _ := m.Learnable(); la {
 		for _, f := range []string{"novelty-prior", "novelty-carry"} {
 			if b.set(f) {
@@ -288,6 +294,18 @@ func (b *btaiFlags) checkModel(m *pomdp.Model) error {
 		}
 	}
 	return nil
+}
+
+// checkPlanTime refuses planning whose step is estimated to take more than
+// --max-minutes (btai.EstimatePlanSeconds): one line with the sizes, the
+// estimate and the flag that overrides it.
+func (b *btaiFlags) checkPlanTime(m *pomdp.Model, o btai.Options) error {
+	est := btai.EstimatePlanSeconds(m, o)
+	if est <= 60*b.maxMinutes {
+		return nil
+	}
+	return badInput("--iterations %d: %d iterations x %d actions would take about %s per planning step (estimated from %.3g multiply-adds per node, %s inference), over --max-minutes %g; raise --max-minutes to run it anyway",
+		o.Iterations, o.Iterations, m.NumActions(), durationText(est), m.StepWork(), o.Inference, b.maxMinutes)
 }
 
 // btaiFloat is a JSON number; a non-finite value (an infinite cost when the
@@ -361,6 +379,9 @@ func runBTAIPlan(args []string, stdout io.Writer) error {
 		return err
 	}
 	if err := btaiCheckTree(opts.Iterations, m, true); err != nil {
+		return err
+	}
+	if err := bf.checkPlanTime(m, opts); err != nil {
 		return err
 	}
 	if !btaiFlagSet(fs, "obs") {
@@ -628,6 +649,9 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 	// Only the first planning step's tree is materialized for --dot, but
 	// it is as big as any.
 	if err := btaiCheckTree(opts.Iterations, m, opts.GlobalInference || *dotFile != ""); err != nil {
+		return err
+	}
+	if err := bf.checkPlanTime(m, opts); err != nil {
 		return err
 	}
 	// Episodes are independent unless the agent learns (concentrations in

@@ -1348,9 +1348,56 @@ func FuzzBTAIPlanModel(f *testing.F) {
 			}
 			return
 		}
-		var p btaiPlanOut
+		var p map[string]any // q_s is a vector, or keyed for a factorised file
 		if err := json.Unmarshal([]byte(out), &p); err != nil {
 			t.Fatalf("exit 0 but invalid JSON %q: %v", out, err)
+		}
+	})
+}
+
+// FuzzFactorisedCLI: any factorised file and --obs text given to aci eval
+// and btai plan exits 0 with JSON, or 2 with one stderr line, never a
+// panic.
+func FuzzFactorisedCLI(f *testing.F) {
+	tmaze, err := os.ReadFile(filepath.Join("..", "..", "examples", "pomdp", "tmaze.json"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(tmaze, "0,0,0", false)
+	f.Add(tmaze, "1,2,0", true)
+	f.Add(tmaze, "0,0", false)
+	f.Add([]byte(`{"factors": [{"name": "x", "controls": ["a", "b"], "B": [[[1, 0], [0, 1]], [[0, 1], [1, 0]]], "D": [0.5, 0.5]},
+	  {"name": "y", "B": [[[0.9, 0.2], [0.1, 0.8]]], "D": [0.5, 0.5]}],
+	  "modalities": [{"name": "o", "depends_on": ["y", "x"], "A": [[[0.9, 0.5], [0.5, 0.1]], [[0.1, 0.5], [0.5, 0.9]]], "log_C": [0, -3]},
+	  {"name": "p", "depends_on": ["x"], "A": [[1, 0], [0, 1]]}]}`), "1,0", true)
+	f.Fuzz(func(t *testing.T, data []byte, obs string, predictive bool) {
+		if len(data) > 8192 || len(obs) > 64 {
+			return
+		}
+		path := filepath.Join(t.TempDir(), "m.json")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		inf := "vmp"
+		if predictive {
+			inf = "predictive"
+		}
+		for _, args := range [][]string{
+			{"aci", "eval", "--model", path, "--obs", obs, "--horizon", "2", "--json", "--max-minutes", "0.01"},
+			{"btai", "plan", "--model", path, "--obs", obs, "--iterations", "4", "--inference", inf, "--json", "--max-minutes", "0.01"},
+		} {
+			var out, errb bytes.Buffer
+			code := run(args, &out, &errb)
+			if code != 0 {
+				if code != 2 || strings.Count(errb.String(), "\n") != 1 || out.Len() != 0 {
+					t.Fatalf("%s: exit %d: stdout %q, stderr %q: want 2 and one stderr line only", args[0], code, out.String(), errb.String())
+				}
+				continue
+			}
+			var p map[string]any
+			if err := json.Unmarshal(out.Bytes(), &p); err != nil {
+				t.Fatalf("%s: exit 0 but invalid JSON %q: %v", args[0], out.String(), err)
+			}
 		}
 	})
 }
@@ -1627,4 +1674,32 @@ func TestReadmeMainOutput(t *testing.T) {
 	if d := cmp.Diff(btaiMaskTiming(block), btaiMaskTiming(got)); d != "" {
 		t.Errorf("README output differs from the command's (-README +command):\n%s", d)
 	}
+}
+
+// TestBTAIMaxMinutes: planning whose step is estimated above --max-minutes
+// is refused with one line naming the flag, the count and the estimate;
+// below it runs; a bad value is refused.
+func TestBTAIMaxMinutes(t *testing.T) {
+	maze := filepath.Join("..", "..", "examples", "mazes", "1.maze")
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		// 100,000 iterations × 5 nodes × (4 ns × 704 + 600 ns) ≈ 1.7 s.
+		{[]string{"run", "--maze", maze, "--iterations", "100000", "--max-minutes", "0.01"}, []string{"--iterations 100000", "5 actions", "1.7 s per planning step", "--max-minutes 0.01"}},
+		{[]string{"plan", "--model", btaiData("tiny-pomdp.json"), "--obs", "0", "--max-minutes", "0"}, []string{"--max-minutes: 0"}},
+		{[]string{"plan", "--model", btaiData("tiny-pomdp.json"), "--obs", "0", "--max-minutes", "NaN"}, []string{"--max-minutes: NaN"}},
+	} {
+		code, out, errs := btaiRun(t, c.args...)
+		if code != 2 || out != "" || strings.Count(errs, "\n") != 1 {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q: want 2 and one line", c.args, code, out, errs)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(errs, w) {
+				t.Errorf("%v: stderr %q lacks %q", c.args, errs, w)
+			}
+		}
+	}
+	btaiMustRun(t, "plan", "--model", btaiData("tiny-pomdp.json"), "--obs", "0", "--iterations", "50", "--max-minutes", "0.01")
 }
