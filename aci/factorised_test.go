@@ -363,3 +363,68 @@ func TestFactorisedSpellingIdentical(t *testing.T) {
 		}
 	}
 }
+
+// TestFactorisedTermsAddOverModalities: risk, ambiguity and novelty of a
+// model with two modalities are the sums of those of the same model with
+// each modality alone (the factorised EFE sums over modalities; novelty
+// uses each modality's own concentrations a, and none for a modality
+// without them).
+func TestFactorisedTermsAddOverModalities(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 14))
+	m := randomFactorised(t, rng, 2, 3, 1)
+	fs := m.FactorisedSpec()
+	for i := range fs.Modalities[:2] {
+		md := &fs.Modalities[i]
+		md.ConcA = make([]float64, len(md.A))
+		for j, p := range md.A {
+			md.ConcA[j] = 0.5 + 4*p + float64(j%3)
+		}
+		md.A = nil // the expectation of a
+	}
+	full, err := pomdp.NewFactorised(fs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs := make([]float64, 0, full.NumStates())
+	for f := range full.NumFactors() {
+		qs = append(qs, randomColumns(rng, 1, full.FactorSize(f), 1)...)
+	}
+	opts := &aci.EFEOptions{Novelty: true}
+	all, err := aci.EvaluatePolicies(full, qs, 2, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sumR, sumA, sumN := make([]float64, all.Len()), make([]float64, all.Len()), make([]float64, all.Len())
+	for i := range fs.Modalities {
+		one := fs
+		one.Modalities = fs.Modalities[i : i+1]
+		mi, err := pomdp.NewFactorised(one)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := opts
+		if fs.Modalities[i].ConcA == nil {
+			o = nil
+		}
+		ps, err := aci.EvaluatePolicies(mi, qs, 2, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for p := range ps.G {
+			sumR[p] += ps.Risk[p]
+			sumA[p] += ps.Ambiguity[p]
+			if ps.Novelty != nil {
+				sumN[p] += ps.Novelty[p]
+			}
+		}
+	}
+	for p := range all.G {
+		if !close12(all.Risk[p], sumR[p]) || !close12(all.Ambiguity[p], sumA[p]) || !close12(all.Novelty[p], sumN[p]) {
+			t.Fatalf("policy %d: (risk, ambiguity, novelty) = (%v, %v, %v), sums over modalities (%v, %v, %v)",
+				p, all.Risk[p], all.Ambiguity[p], all.Novelty[p], sumR[p], sumA[p], sumN[p])
+		}
+		if sumN[p] <= 0 {
+			t.Fatalf("policy %d: novelty %v, want > 0", p, sumN[p])
+		}
+	}
+}

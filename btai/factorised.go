@@ -314,3 +314,10 @@ func (a *Agent) NodePosteriors(k int) (qs, qo []float64, err error) {
 	}
 	return append([]float64(nil), a.qs...), append([]float64(nil), a.qo...), nil
 }
+
+// LearnedModel returns the model with every learned A, B and D replaced by
+// the expectation of its current Dirichlet posterior and the posterior
+// concentrations in place of the prior ones (pomdp.Past.ExpectedModel):
+// what the agent has learned, for any number of factors and modalities.
+// Without learning it is the agent's model.
+func (a *Agent) LearnedModel() (*pomdp.Model, error) { return a.past.ExpectedModel() }

@@ -519,7 +519,9 @@ type btaiEpisodeJSON struct {
 	PlanningSeconds    float64  `json:"planning_seconds"`
 	// Concentrations learned by the end of the episode (the next episode's
 	// priors), when the model has a, b or d.
-	Concentrations *btaiConcJSON `json:"concentrations,omitempty"`
+	// A factorised model's are keyed: {"factors": {name: {"b", "d"}},
+	// "modalities": {name: {"a"}}}.
+	Concentrations any `json:"concentrations,omitempty"`
 }
 
 // btaiConcJSON holds learned Dirichlet concentrations in the layouts of the
@@ -533,7 +535,10 @@ type btaiConcJSON struct {
 
 // btaiConcentrations returns the agent's learned concentrations, nil when
 // the model learns nothing.
-func btaiConcentrations(ag *btai.Agent, m *pomdp.Model) *btaiConcJSON {
+func btaiConcentrations(ag *btai.Agent, m *pomdp.Model) any {
+	if m.NumFactors() > 1 || m.NumModalities() > 1 {
+		return btaiFactorisedConcentrations(ag, m)
+	}
 	ca, cb, cd := ag.Concentrations()
 	if ca == nil && cb == nil && cd == nil {
 		return nil
@@ -554,6 +559,53 @@ func btaiConcentrations(ag *btai.Agent, m *pomdp.Model) *btaiConcJSON {
 		}
 	}
 	return c
+}
+
+// btaiFactorisedConcentrations is btaiConcentrations for a model with
+// several factors or modalities: the learned concentrations of every
+// factor (b, d) and modality (a) that has them, keyed by name, in the
+// layouts of the factorised file.
+func btaiFactorisedConcentrations(ag *btai.Agent, m *pomdp.Model) any {
+	la, lb, ld := m.Learnable()
+	if !la && !lb && !ld {
+		return nil
+	}
+	learned, err := ag.LearnedModel()
+	if err != nil {
+		return nil
+	}
+	orig, fs := m.FactorisedSpec(), learned.FactorisedSpec()
+	data, err := json.Marshal(fs)
+	if err != nil {
+		return nil
+	}
+	// The file encoding gives the nested layouts; keep the learned fields.
+	var file struct {
+		Factors    []map[string]json.RawMessage `json:"factors"`
+		Modalities []map[string]json.RawMessage `json:"modalities"`
+	}
+	if json.Unmarshal(data, &file) != nil {
+		return nil
+	}
+	out := map[string]map[string]map[string]json.RawMessage{"factors": {}, "modalities": {}}
+	for i, f := range orig.Factors {
+		c := map[string]json.RawMessage{}
+		if f.ConcB != nil {
+			c["b"] = file.Factors[i]["b"]
+		}
+		if f.ConcD != nil {
+			c["d"] = file.Factors[i]["d"]
+		}
+		if len(c) > 0 {
+			out["factors"][f.Name] = c
+		}
+	}
+	for i, md := range orig.Modalities {
+		if md.ConcA != nil {
+			out["modalities"][md.Name] = map[string]json.RawMessage{"a": file.Modalities[i]["a"]}
+		}
+	}
+	return out
 }
 
 // btaiSummaryJSON is the last line of `arbor btai run --json`. For a maze,
@@ -804,7 +856,7 @@ type btaiWorker struct {
 type btaiResult struct {
 	ep        *btai.Episode
 	positions [][2]int
-	conc      *btaiConcJSON
+	conc      any
 	err       error
 }
 

@@ -198,6 +198,25 @@ func TestFactorisedTMazeCLI(t *testing.T) {
 	if keys := strings.Index(out.String(), `"location"`) < strings.Index(out.String(), `"context"`); !keys {
 		t.Errorf("q_s keys not in factor order: %.200s", out.String())
 	}
+
+	// btai run learns the context's d: each episode's line carries the
+	// learned concentrations keyed by factor, and the total grows by one
+	// per episode (Q(S_0) of the context is added to d = [1, 1]).
+	out.Reset()
+	if code := run([]string{"btai", "run", "--model", "../../examples/pomdp/tmaze.json", "--steps", "2", "--episodes", "2", "--iterations", "50", "--json"}, &out, &errb); code != 0 {
+		t.Fatalf("btai run: exit %d: %s", code, errb.String())
+	}
+	lines := jsonLines(t, out.String())
+	for e, line := range lines[:2] {
+		ep := line.(map[string]any)
+		d := ep["concentrations"].(map[string]any)["factors"].(map[string]any)["context"].(map[string]any)["d"].([]any)
+		if sum := d[0].(float64) + d[1].(float64); math.Abs(sum-float64(3+e)) > 1e-9 {
+			t.Errorf("episode %d: learned d %v sums to %v, want %d", e+1, d, sum, 3+e)
+		}
+		if obs := ep["observations"].([]any); len(obs) != 3 || len(obs[0].([]any)) != 3 {
+			t.Errorf("episode %d: observations %v, want 3 lists of 3 outcomes", e+1, obs)
+		}
+	}
 }
 
 // TestFactorisedBadInputCLI: faults of a factorised file or of --obs exit
