@@ -28,7 +28,7 @@ func ExampleNewFactorised() {
 			Name: "sensor", NumOutcomes: 2, Outcomes: []string{"dark", "bright"},
 			DependsOn: []string{"light"},
 			A:         []float64{0.9, 0.1, 0.1, 0.9}, // A[o][light]
-			LogC:      []float64{0, 2},              // prefer bright
+			LogC:      []float64{0, 2},               // prefer bright
 		}, {
 			Name: "door-sensor", NumOutcomes: 2, Outcomes: []string{"shut", "draught"},
 			DependsOn: []string{"door", "light"},
