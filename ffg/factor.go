@@ -3,6 +3,7 @@ package ffg
 import (
 	"fmt"
 
+	"github.com/arbor-ai/arbor/expfam"
 	"github.com/arbor-ai/arbor/messages"
 )
 
@@ -110,4 +111,17 @@ func (f *FactorNode) Message(dst []float64, k int) error {
 	err := f.g.message(v, edge{f: f, k: k})
 	v.msg = saved
 	return err
+}
+
+// GammaNonConjugate is the optional interface of a factor whose average
+// energy is not linear in the expected statistics of the Gamma variable at
+// one of its interfaces (the softmax policy prior's log-partition
+// ln Σ_k exp(-γ G_k) in the precision γ). Its Message for that interface
+// gives the linear part; NonConjugate gives the expectation of the rest,
+// r(γ), under a candidate posterior q with the moments that are its
+// gradient (expfam.GammaMoments), and ok = false when the factor is
+// conjugate there after all. The engine then updates that variable by
+// non-conjugate VMP (Graph.Update).
+type GammaNonConjugate interface {
+	NonConjugate(k int, stats [][]float64, q expfam.Gamma) (m expfam.GammaMoments, ok bool)
 }

@@ -3,6 +3,7 @@ package ffg
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/arbor-ai/arbor/expfam"
 	"github.com/arbor-ai/arbor/messages"
@@ -246,6 +247,9 @@ func (g *Graph) Update(v *Variable) error {
 		v.reset()
 		return nil
 	}
+	if v.family == expfam.GammaFamily && g.hasNonConjugate(v) {
+		return g.updateNonConjugate(v)
+	}
 	return v.setFromNatural()
 }
 
@@ -379,4 +383,86 @@ func compactFactors(fs []*FactorNode) []*FactorNode {
 	}
 	clear(fs[w:])
 	return fs[:w]
+}
+
+// hasNonConjugate reports whether a factor bound to the Gamma variable v is
+// non-conjugate there (GammaNonConjugate).
+func (g *Graph) hasNonConjugate(v *Variable) bool {
+	for _, e := range v.edges {
+		if nc, ok := e.f.factor.(GammaNonConjugate); ok {
+			if _, ok := nc.NonConjugate(e.k, e.f.stats, v.Gamma()); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// gammaObjective returns the part of F that depends on the Gamma posterior
+// q of v: -m·E_q[T] for the summed conjugate messages m (in v.nat), plus
+// E_q[r] of every non-conjugate factor, minus H[q]; and the summed moments
+// of the non-conjugate parts.
+func (g *Graph) gammaObjective(v *Variable, q expfam.Gamma) (float64, expfam.GammaMoments) {
+	var sum expfam.GammaMoments
+	first := true
+	for _, e := range v.edges {
+		nc, ok := e.f.factor.(GammaNonConjugate)
+		if !ok {
+			continue
+		}
+		m, ok := nc.NonConjugate(e.k, e.f.stats, q)
+		if !ok {
+			continue
+		}
+		sum.E += m.E
+		sum.CovLog += m.CovLog
+		sum.CovX += m.CovX
+		if first {
+			sum.VarLog, sum.VarX, sum.CX = m.VarLog, m.VarX, m.CX
+			first = false
+		}
+	}
+	f := -(v.nat[0]*q.ExpectedLog() + v.nat[1]*q.Mean()) + sum.E - q.Entropy()
+	return f, sum
+}
+
+// updateNonConjugate is Update for a Gamma variable with a non-conjugate
+// factor: non-conjugate VMP (Knowles & Minka 2011, "Non-conjugate
+// variational message passing for multinomial and binary regression",
+// NIPS; Wand 2014, J. Stat. Softw.). At the stationary point of F over
+// Gamma posteriors the natural parameters are
+//
+//	η = m - ∂E_q[r]/∂μ,  ∂E_q[r]/∂μ = Cov(T, T)⁻¹ Cov(r, T),
+//
+// m the conjugate messages, r the non-conjugate energies and μ = E_q[T],
+// T = [ln γ, γ] (Cov(r, T) is ∂E_q[r]/∂η by the score identity, and
+// Cov(T, T) = ∂μ/∂η). The step from the current posterior is damped,
+// halving towards it, until F (its part that depends on q, computed
+// exactly by quadrature) does not increase and the posterior is a valid
+// Gamma; when no step lowers F the posterior is kept. So F never
+// increases, and every posterior is valid.
+func (g *Graph) updateNonConjugate(v *Variable) error {
+	old := v.Gamma()
+	f0, mom := g.gammaObjective(v, old)
+	det := mom.VarLog*mom.VarX - mom.CX*mom.CX
+	if !(det > 0) || math.IsNaN(f0) {
+		return nil // degenerate quadrature: keep the posterior
+	}
+	gl := (mom.VarX*mom.CovLog - mom.CX*mom.CovX) / det
+	gx := (-mom.CX*mom.CovLog + mom.VarLog*mom.CovX) / det
+	target := [2]float64{v.nat[0] - gl, v.nat[1] - gx}
+	from := old.Natural(nil)
+	rho := 1.0
+	for range 40 {
+		eta := []float64{from[0] + rho*(target[0]-from[0]), from[1] + rho*(target[1]-from[1])}
+		if q, err := expfam.GammaFromNatural(eta); err == nil {
+			if f, _ := g.gammaObjective(v, q); f <= f0 {
+				v.param[0], v.param[1] = q.Shape, q.Rate
+				q.ExpectedStats(v.stats)
+				return nil
+			}
+		}
+		rho /= 2
+	}
+	return nil
 }

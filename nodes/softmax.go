@@ -45,10 +45,21 @@ const (
 // TestSoftmaxUpdateLowersExactF measures clear drops (0.06, 0.14) when the
 // prior on gamma is far from the evidence, and a rise of 7e-9 when it is
 // already close. The schedule reports any increase of the tracked F.
+//
+// NewSoftmaxExact gives the node the exact treatment instead (docs/models.md,
+// "A precision shared across trials"): the energy keeps E_q[L(γ)] itself,
+// computed by quadrature, so that F is the mean-field free energy of the
+// model, and the precision is updated by non-conjugate VMP
+// (ffg.GammaNonConjugate), which keeps every Gamma posterior valid and F
+// non-increasing. SPM's rule adds (q(pi) - σ(-ḡ G))·G to the rate once per
+// softmax factor; with several factors sharing one precision (trials of
+// one subject) the sum can turn the rate negative, which the exact update
+// cannot.
 type Softmax struct {
 	g       []float64
 	scratch []float64
 	ifs     []messages.Interface
+	exact   bool
 }
 
 // NewSoftmax returns the policy prior for the expected free energies values
@@ -72,6 +83,21 @@ func NewSoftmax(values []float64) (*Softmax, error) {
 		},
 	}, nil
 }
+
+// NewSoftmaxExact is NewSoftmax with the exact treatment of the precision
+// (see Softmax).
+func NewSoftmaxExact(values []float64) (*Softmax, error) {
+	s, err := NewSoftmax(values)
+	if err != nil {
+		return nil, err
+	}
+	s.exact = true
+	return s, nil
+}
+
+// Exact reports whether the node treats the precision exactly
+// (NewSoftmaxExact) rather than by SPM's linearisation.
+func (s *Softmax) Exact() bool { return s.exact }
 
 // Kind returns "softmax".
 func (s *Softmax) Kind() string { return "softmax" }
@@ -105,6 +131,15 @@ func (s *Softmax) Message(dst []float64, k int, stats [][]float64) error {
 			dst[i] = -gbar * x
 		}
 	case SoftmaxPrecision:
+		if s.exact {
+			// The linear part, -γ G·q(pi); E_q[L(γ)] is NonConjugate's.
+			dot := 0.0
+			for i, x := range s.g {
+				dot -= stats[SoftmaxOut][i] * x
+			}
+			dst[0], dst[1] = 0, dot
+			return nil
+		}
 		s.logPartition(gbar)
 		dot := 0.0
 		for i, x := range s.g {
@@ -118,7 +153,9 @@ func (s *Softmax) Message(dst []float64, k int, stats [][]float64) error {
 }
 
 // AverageEnergy returns ḡ G·q(pi) + L(ḡ), the first-order approximation of
-// E_q[-ln P(pi | gamma)].
+// E_q[-ln P(pi | gamma)]; with the exact treatment ḡ G·q(pi) + E_q[L(γ)],
+// E_q[-ln P(pi | gamma)] itself, by quadrature over q(γ) (recovered from
+// its expected statistics).
 func (s *Softmax) AverageEnergy(stats [][]float64) float64 {
 	gbar := stats[SoftmaxPrecision][1]
 	e := 0.0
@@ -127,5 +164,24 @@ func (s *Softmax) AverageEnergy(stats [][]float64) float64 {
 			e += q * x
 		}
 	}
+	if s.exact {
+		if q, err := expfam.GammaFromStats(stats[SoftmaxPrecision][0], gbar); err == nil {
+			return gbar*e + q.Expect(s.partition).E
+		}
+	}
 	return gbar*e + s.logPartition(gbar)
+}
+
+// partition returns L(γ) = ln Σ_k exp(-γ G_k).
+func (s *Softmax) partition(gamma float64) float64 {
+	return s.logPartition(gamma)
+}
+
+// NonConjugate returns, for the precision interface of the exact node, the
+// moments of L(γ) under q (ffg.GammaNonConjugate); ok is false otherwise.
+func (s *Softmax) NonConjugate(k int, stats [][]float64, q expfam.Gamma) (expfam.GammaMoments, bool) {
+	if !s.exact || k != SoftmaxPrecision {
+		return expfam.GammaMoments{}, false
+	}
+	return q.Expect(s.partition), true
 }

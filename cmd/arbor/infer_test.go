@@ -555,3 +555,41 @@ func TestInferDigits(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedPrecisionInfer: three trials sharing one policy precision
+// (examples/models/precision.json) converge with a valid Gamma posterior
+// and a free energy that never rises; with SPM's linearised rule
+// ("update": "spm") the summed rate updates turn the rate negative and
+// inference stops with an error naming the variable.
+func TestSharedPrecisionInfer(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"infer", "../../examples/models/precision.json", "--json"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var res struct {
+		Converged  bool      `json:"converged"`
+		FreeEnergy []float64 `json:"free_energy"`
+		Posteriors map[string]struct {
+			Shape float64 `json:"shape"`
+			Rate  float64 `json:"rate"`
+		} `json:"posteriors"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	g := res.Posteriors["gamma"]
+	if !res.Converged || !(g.Shape > 0) || !(g.Rate > 0) {
+		t.Errorf("converged %v, gamma %+v", res.Converged, g)
+	}
+	for i := 1; i < len(res.FreeEnergy); i++ {
+		if res.FreeEnergy[i] > res.FreeEnergy[i-1]+1e-9 {
+			t.Errorf("F rose at sweep %d: %v -> %v", i, res.FreeEnergy[i-1], res.FreeEnergy[i])
+		}
+	}
+	out.Reset()
+	errb.Reset()
+	code := run([]string{"infer", "testdata/models/precision-spm.json"}, &out, &errb)
+	if code == 0 || !strings.Contains(errb.String(), `"gamma"`) || !strings.Contains(errb.String(), "rate is -") {
+		t.Errorf("spm rule: exit %d, stderr %q: want the negative rate reported", code, errb.String())
+	}
+}

@@ -65,6 +65,7 @@ type factorSpec struct {
 	Rate      json.RawMessage `json:"rate"`
 	Precision string          `json:"precision"`
 	Values    json.RawMessage `json:"values"`
+	Update    string          `json:"update"`
 }
 
 type settingsSpec struct {
@@ -259,7 +260,7 @@ var used = map[string][]string{
 	"transition":  {"out", "in", "matrix"},
 	"dirichlet":   {"out", "alpha"},
 	"gamma":       {"out", "shape", "rate"},
-	"softmax":     {"out", "precision", "values"},
+	"softmax":     {"out", "precision", "values", "update"},
 }
 
 func setFields(fs factorSpec) []string {
@@ -278,6 +279,7 @@ func setFields(fs factorSpec) []string {
 	add("rate", len(fs.Rate) > 0)
 	add("precision", fs.Precision != "")
 	add("values", len(fs.Values) > 0)
+	add("update", fs.Update != "")
 	return out
 }
 
@@ -506,7 +508,15 @@ func addFactor(g *ffg.Graph, fs factorSpec, field string) (*ffg.FactorNode, erro
 		if len(shape) != 1 || shape[0] != out.Shape()[0] {
 			return nil, fail("values", "shape %v, want [%d] (one value per outcome of %q)", shape, out.Shape()[0], fs.Out)
 		}
-		s, err := nodes.NewSoftmax(data)
+		newSoftmax := nodes.NewSoftmaxExact
+		switch fs.Update {
+		case "", "exact":
+		case "spm":
+			newSoftmax = nodes.NewSoftmax
+		default:
+			return nil, fail("update", "%q, want exact (the default) or spm", fs.Update)
+		}
+		s, err := newSoftmax(data)
 		if err != nil {
 			return nil, fail("values", "%v", trimPrefix(err))
 		}

@@ -1,0 +1,248 @@
+package schedule_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/arbor-ai/arbor/expfam"
+	"github.com/arbor-ai/arbor/ffg"
+	"github.com/arbor-ai/arbor/nodes"
+	"github.com/arbor-ai/arbor/schedule"
+)
+
+// precisionModel builds N trials sharing one policy precision γ ~
+// Gamma(a0, b0): per trial n, π_n ~ softmax(-γ G_n) over K policies and an
+// observed action u_n with P(u_n | π_n = k) = lik[u][k] (the policy's first
+// action with probability 0.85).
+type precisionModel struct {
+	a0, b0  float64
+	G       [][]float64
+	actions []int
+	lik     []float64 // [u*K+k]
+	K       int
+}
+
+func randomPrecisionModel(rng *rand.Rand, trials int) precisionModel {
+	const K = 4
+	pm := precisionModel{a0: 1, b0: 1, K: K, lik: make([]float64, K*K)}
+	for u := range K {
+		for k := range K {
+			pm.lik[u*K+k] = 0.05
+			if u == k {
+				pm.lik[u*K+k] = 0.85
+			}
+		}
+	}
+	for range trials {
+		g := make([]float64, K)
+		for k := range g {
+			g[k] = 3 * rng.Float64()
+		}
+		pm.G = append(pm.G, g)
+		// The subject mostly picks the lowest-G policy, sometimes not.
+		best := 0
+		for k := range g {
+			if g[k] < g[best] {
+				best = k
+			}
+		}
+		if rng.IntN(4) == 0 {
+			best = rng.IntN(K)
+		}
+		pm.actions = append(pm.actions, best)
+	}
+	return pm
+}
+
+func (pm precisionModel) build(t *testing.T, exact bool) (*ffg.Graph, *ffg.Variable) {
+	t.Helper()
+	g := ffg.New()
+	gamma, _ := g.AddVariable("gamma", expfam.GammaFamily)
+	prior, _ := nodes.NewGamma(pm.a0, pm.b0)
+	if _, err := g.AddFactor("", prior, gamma); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := nodes.NewTransition(pm.lik, []int{pm.K, pm.K})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n, gn := range pm.G {
+		pi, _ := g.AddVariable(fmt.Sprintf("pi%d", n), expfam.CategoricalFamily, pm.K)
+		newSM := nodes.NewSoftmax
+		if exact {
+			newSM = nodes.NewSoftmaxExact
+		}
+		sm, err := newSM(gn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := g.AddFactor("", sm, pi, gamma); err != nil {
+			t.Fatal(err)
+		}
+		u, _ := g.AddVariable(fmt.Sprintf("u%d", n), expfam.CategoricalFamily, pm.K)
+		if err := u.Observe(pm.actions[n]); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := g.AddFactor("", tr, u, pi); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return g, gamma
+}
+
+// consistent reports whether every observed action is the lowest-G
+// policy of its trial.
+func (pm precisionModel) consistent() bool {
+	for n, g := range pm.G {
+		for _, x := range g {
+			if x < g[pm.actions[n]] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// exactMean is the posterior mean of γ by quadrature under the prior:
+// p(γ | u) ∝ Gamma(γ; a0, b0) Π_n Σ_k softmax(-γ G_n)_k P(u_n | k), so
+// E[γ | u] = E_prior[γ ℓ(γ)] / E_prior[ℓ(γ)] with ℓ the likelihood.
+func (pm precisionModel) exactMean() float64 {
+	lik := func(gamma float64) float64 {
+		l := 1.0
+		for n, g := range pm.G {
+			mx := math.Inf(-1)
+			for _, x := range g {
+				mx = math.Max(mx, -gamma*x)
+			}
+			z, s := 0.0, 0.0
+			for k, x := range g {
+				e := math.Exp(-gamma*x - mx)
+				z += e
+				s += e * pm.lik[pm.actions[n]*pm.K+k]
+			}
+			l *= s / z
+		}
+		return l
+	}
+	prior := expfam.Gamma{Shape: pm.a0, Rate: pm.b0}
+	num := prior.Expect(func(x float64) float64 { return x * lik(x) }).E
+	den := prior.Expect(lik).E
+	return num / den
+}
+
+// TestSharedPrecision: several softmax factors on one Gamma precision.
+// SPM's linearised rule adds (q(π) - σ(-ḡ G))·G to the rate once per
+// trial, and with three or more trials the rate can go below zero (the
+// run stops with an invalid posterior). The exact treatment (non-conjugate
+// VMP, NewSoftmaxExact) gives a valid posterior at every sweep, F never
+// increases, and E[γ] is within 25% of the exact posterior mean computed
+// by quadrature, on random models of 1 to 10 trials (docs/models.md
+// records the gaps).
+func TestSharedPrecision(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2026, 11))
+	spmFailures := 0
+	for trials := 1; trials <= 10; trials++ {
+		for rep := range 3 {
+			pm := randomPrecisionModel(rng, trials)
+			g, gamma := pm.build(t, true)
+			res, err := schedule.Run(context.Background(), g, &schedule.Settings{Iterations: 500, Tolerance: 1e-12})
+			if err != nil {
+				t.Fatalf("%d trials (%d): %v", trials, rep, err)
+			}
+			if len(res.Increases) > 0 {
+				t.Errorf("%d trials (%d): F increased: %+v", trials, rep, res.Increases)
+			}
+			for i := 1; i < len(res.FreeEnergy); i++ {
+				if res.FreeEnergy[i] > res.FreeEnergy[i-1]+1e-9*math.Abs(res.FreeEnergy[i-1]) {
+					t.Errorf("%d trials (%d): F rose at sweep %d: %v -> %v", trials, rep, i, res.FreeEnergy[i-1], res.FreeEnergy[i])
+				}
+			}
+			q := gamma.Gamma()
+			if err := q.Validate(); err != nil {
+				t.Fatalf("%d trials (%d): %v", trials, rep, err)
+			}
+			want := pm.exactMean()
+			gap := q.Mean()/want - 1
+			t.Logf("%2d trials (%d): E[γ] %.4f, exact %.4f, gap %+.1f%%, shape %.3f rate %.3f, %d sweeps, consistent choices %v",
+				trials, rep, q.Mean(), want, 100*gap, q.Shape, q.Rate, res.Iterations, pm.consistent())
+			// Where every choice is the lowest-G policy, within 25%. Where
+			// some are not, the mean-field factorisation q(π_n) q(γ) itself
+			// underestimates γ (TestSharedPrecisionMeanFieldOptimum shows
+			// that no Gamma posterior has a lower F); the gaps are logged
+			// and recorded in docs/models.md.
+			if math.Abs(gap) > 0.25 && pm.consistent() {
+				t.Errorf("%d trials (%d): E[γ] = %.4f, exact posterior mean %.4f (gap %.0f%%)", trials, rep, q.Mean(), want, 100*gap)
+			}
+			// SPM's rule on the same model.
+			g2, _ := pm.build(t, false)
+			if _, err := schedule.Run(context.Background(), g2, &schedule.Settings{Iterations: 500, Tolerance: 1e-12}); err != nil {
+				spmFailures++
+			}
+		}
+	}
+	t.Logf("SPM's rule failed on %d of 30 models", spmFailures)
+}
+
+// TestSharedPrecisionMeanFieldOptimum: on the models where E[γ] is furthest
+// from the exact posterior mean, the non-conjugate VMP fixed point is the
+// minimum of F over every Gamma posterior q(γ) (with each q(π_n) at its
+// optimum given q(γ)): a grid over shape and rate, each point refined by
+// updating the π_n, finds no lower F. The gap is that of the mean-field
+// family, not of the update.
+func TestSharedPrecisionMeanFieldOptimum(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a grid of F evaluations by quadrature")
+	}
+	rng := rand.New(rand.NewPCG(2026, 11))
+	checked := 0
+	for trials := 1; trials <= 6 && checked < 3; trials++ {
+		for range 3 {
+			pm := randomPrecisionModel(rng, trials)
+			if pm.consistent() {
+				continue
+			}
+			checked++
+			g, gamma := pm.build(t, true)
+			res, err := schedule.Run(context.Background(), g, &schedule.Settings{Iterations: 500, Tolerance: 1e-13})
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmin := res.Final()
+			// F at a fixed q(γ), every q(π_n) at its optimum (one update
+			// each is exact: their energies are linear in q(π_n)).
+			var pis []*ffg.Variable
+			for n := range pm.G {
+				v, _ := g.Variable(fmt.Sprintf("pi%d", n))
+				pis = append(pis, v)
+			}
+			at := func(a, b float64) float64 {
+				if err := gamma.SetGamma(expfam.Gamma{Shape: a, Rate: b}); err != nil {
+					t.Fatal(err)
+				}
+				for _, v := range pis {
+					if err := g.Update(v); err != nil {
+						t.Fatal(err)
+					}
+				}
+				return g.FreeEnergy()
+			}
+			best := math.Inf(1)
+			for i := range 30 {
+				for j := range 30 {
+					a := math.Exp(-2 + 5*float64(i)/29)
+					b := math.Exp(-3 + 5*float64(j)/29)
+					best = math.Min(best, at(a, b))
+				}
+			}
+			if best < fmin-1e-9 {
+				t.Errorf("%d trials: a Gamma posterior on the grid has F = %.10f below the VMP fixed point's %.10f", trials, best, fmin)
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no model with a choice against G was drawn")
+	}
+}
