@@ -134,3 +134,7 @@ func GammaFromStats(elog, mean float64) (Gamma, error) {
 	}
 	return Gamma{Shape: a, Rate: a / mean}, nil
 }
+
+// Digamma returns ψ(x), the derivative of ln Γ, as the package computes it
+// (accurate to about 2e-15 absolute for x > 0).
+func Digamma(x float64) float64 { return digamma(x) }

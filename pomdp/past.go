@@ -42,6 +42,9 @@ type Past struct {
 	facs []pastFactor
 	mods []pastModality
 
+	method PastInference
+	fl     *filter // exact filtering (PastFilter), nil otherwise
+
 	ctrl, outs []int // scratch: controls of an action, outcomes of an observation
 }
 
@@ -74,13 +77,32 @@ type pastStep struct {
 // the graph: when the past grows beyond it, the oldest step is folded into
 // a prior over the next state (Grow); 0 keeps every step.
 func NewPast(m *Model, window int) (*Past, error) {
+	return NewPastWith(m, window, PastVMP)
+}
+
+// NewPastWith is NewPast with the past inferred by method: the paper's
+// mean field (PastVMP) or exact filtering (PastFilter; docs/pomdp.md,
+// "Past inference"). With PastFilter the graph is built all the same (for
+// the agents' own variables and for drawing it), but Infer sets the
+// present state's posterior to the marginals of the exact filtered joint,
+// and CarryOver learns from the smoothed episode.
+func NewPastWith(m *Model, window int, method PastInference) (*Past, error) {
 	if err := Check(m); err != nil {
 		return nil, err
 	}
 	if window < 0 || window == 1 {
 		return nil, fmt.Errorf("window %d, want 0 (keep everything) or >= 2", window)
 	}
-	p := &Past{m: m, window: window}
+	p := &Past{m: m, window: window, method: method}
+	if method == PastFilter {
+		fl, err := newFilter(m)
+		if err != nil {
+			return nil, err
+		}
+		p.fl = fl
+	} else if method != PastVMP {
+		return nil, fmt.Errorf("past inference %d: want PastVMP or PastFilter", int(method))
+	}
 	for i := range m.factors {
 		f := &m.factors[i]
 		var pf pastFactor
@@ -247,6 +269,9 @@ func (p *Past) Reset(obs int) error {
 		return err
 	}
 	p.steps = append(p.steps, st)
+	if p.fl != nil {
+		return p.filterReset(obs)
+	}
 	return nil
 }
 
@@ -360,6 +385,11 @@ func (p *Past) Grow(action, obs int) error {
 		return err
 	}
 	p.steps = append(p.steps, st)
+	if p.fl != nil {
+		if err := p.filterGrow(action, obs); err != nil {
+			return err
+		}
+	}
 	if p.window > 0 && len(p.steps) > p.window {
 		return p.fold()
 	}
@@ -391,10 +421,17 @@ func (p *Past) fold() error {
 		expfam.Softmax(priors[i], msg)
 	}
 	// Dirichlet counts from every factor of the old step, each once (an A
-	// factor is a neighbour of both S_old and O_old).
+	// factor is a neighbour of both S_old and O_old). Exact filtering
+	// learns from the whole episode at CarryOver instead.
 	seen := map[*ffg.FactorNode]bool{}
+	if p.fl != nil {
+		seen = nil
+	}
 	var olds []*ffg.Variable
 	for _, group := range [][]*ffg.Variable{old.s, old.o} {
+		if seen == nil {
+			break
+		}
 		for _, v := range group {
 			for _, f := range v.Neighbors(nil) {
 				if !seen[f] {
@@ -503,9 +540,16 @@ func (p *Past) refreshPriors() error {
 
 // Infer runs global VMP on the graph with settings (whatever else the
 // agent has added to it takes part).
+//
+// With PastFilter it sets the present state's posterior to the marginals
+// of the exact filtered joint instead, and returns F = -ln p(o_0..o_t |
+// actions), the exact free energy of the past.
 func (p *Past) Infer(ctx context.Context, settings *schedule.Settings) (*schedule.Result, error) {
 	if p.g == nil {
 		return nil, errors.New("Infer before Reset")
+	}
+	if p.fl != nil {
+		return p.filterInfer()
 	}
 	return schedule.Run(ctx, p.g, settings)
 }
@@ -515,9 +559,15 @@ func (p *Past) Infer(ctx context.Context, settings *schedule.Settings) (*schedul
 //
 //	a' = a + Σ_τ o_τ ⊗ Q(S_τ),  b'_u = b_u + Σ_τ [u_τ = u] Q(S_(τ+1)) ⊗ Q(S_τ),  d' = d + Q(S_0)
 //
-// as VMP computes them (per modality and factor). Without learning it does
-// nothing.
+// as VMP computes them (per modality and factor). With PastFilter the
+// counts are the same sums over the smoothed (forward-backward) posteriors
+// of the episode under the geometric-mean parameters exp E[ln θ]. Without
+// learning it does nothing.
 func (p *Past) CarryOver() {
+	if p.fl != nil {
+		_ = p.filterCarryOver()
+		return
+	}
 	for _, d := range p.params() {
 		if d.v != nil {
 			copy(d.alpha, d.v.Alpha())
@@ -621,3 +671,6 @@ func (p *Past) Priors() (a, b, d []float64) {
 	}
 	return clone(p.mods[0].aAlpha), b, clone(p.facs[0].dAlpha)
 }
+
+// Method returns how the past is inferred.
+func (p *Past) Method() PastInference { return p.method }

@@ -1,0 +1,447 @@
+package pomdp
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/arbor-ai/arbor/expfam"
+	"github.com/arbor-ai/arbor/schedule"
+)
+
+// PastInference is how the past is inferred (Past.Infer).
+type PastInference int
+
+const (
+	// PastVMP is the paper's fully factorised mean field over the past
+	// (section 6.1): one belief per factor and time step, by VMP on the
+	// graph.
+	PastVMP PastInference = iota
+	// PastFilter is exact forward filtering of the present state (the
+	// joint over the factors), the single-step state inference of SPM and
+	// pymdp; with learning, forward-backward smoothing at the end of the
+	// episode gives the Dirichlet counts (CarryOver).
+	PastFilter
+)
+
+// String returns "vmp" or "filter".
+func (pi PastInference) String() string {
+	if pi == PastFilter {
+		return "filter"
+	}
+	return "vmp"
+}
+
+// ParsePastInference parses "vmp" or "filter".
+func ParsePastInference(s string) (PastInference, error) {
+	switch s {
+	case "vmp":
+		return PastVMP, nil
+	case "filter":
+		return PastFilter, nil
+	}
+	return 0, fmt.Errorf("%q, want vmp or filter", s)
+}
+
+// MaxFilterStates bounds the joint states Π_f |S_f| that exact filtering
+// carries; MaxSmoothStates those for which it also learns B (its pairwise
+// counts cost the square per step).
+const (
+	MaxFilterStates = 1 << 16
+	MaxSmoothStates = 1 << 10
+)
+
+// filter is the state of exact filtering: the filtered joint belief over
+// the present state and, with learning, what smoothing needs.
+type filter struct {
+	J      int
+	digits [][]int     // digits[f][j]: factor f's state in joint state j
+	cols   [][]int     // cols[m][j]: modality m's column of A in joint state j
+	a      [][]float64 // per modality: A, or exp E[ln A] under the concentrations
+	b      [][]float64 // per factor: B, [c][next*ns+prev], or exp E[ln B]
+	d      [][]float64 // per factor: D, or exp E[ln D]
+	alpha  []float64   // filtered joint over the present state
+	tmp    []float64
+	logZ   float64 // ln p(o_0..o_t | actions), summed
+
+	learn bool
+	obs   []int       // the episode's observations (learning)
+	acts  []int       // its actions
+	hist  [][]float64 // its filtered beliefs α_t
+}
+
+func newFilter(m *Model) (*filter, error) {
+	J := 1.0
+	for _, f := range m.factors {
+		J *= float64(f.ns)
+	}
+	if J > MaxFilterStates {
+		return nil, fmt.Errorf("past inference filter: %g joint states, more than %d (use vmp)", J, MaxFilterStates)
+	}
+	_, lb, _ := m.Learnable()
+	if lb && J > MaxSmoothStates {
+		return nil, fmt.Errorf("past inference filter: learning B over %g joint states, more than %d (use vmp)", J, MaxSmoothStates)
+	}
+	fl := &filter{J: int(J)}
+	fl.digits = make([][]int, len(m.factors))
+	for f := range m.factors {
+		fl.digits[f] = make([]int, fl.J)
+	}
+	for j := range fl.J {
+		x := j
+		for f := len(m.factors) - 1; f >= 0; f-- {
+			fl.digits[f][j] = x % m.factors[f].ns
+			x /= m.factors[f].ns
+		}
+	}
+	fl.cols = make([][]int, len(m.mods))
+	for i, md := range m.mods {
+		fl.cols[i] = make([]int, fl.J)
+		for j := range fl.J {
+			c := 0
+			for _, f := range md.deps {
+				c = c*m.factors[f].ns + fl.digits[f][j]
+			}
+			fl.cols[i][j] = c
+		}
+	}
+	fl.alpha = make([]float64, fl.J)
+	fl.tmp = make([]float64, fl.J)
+	la, lb2, ld := m.Learnable()
+	fl.learn = la || lb2 || ld
+	return fl, nil
+}
+
+// geometric returns exp E[ln θ] of Dirichlet columns with concentrations
+// alpha (shape [lead, k, n] as in columns): exp(ψ(α) - ψ(Σ_column α)).
+func geometric(alpha []float64, shape []int) []float64 {
+	lead, k, n := columns(shape)
+	out := make([]float64, len(alpha))
+	for l := range lead {
+		for j := range n {
+			s := 0.0
+			for i := range k {
+				s += alpha[(l*k+i)*n+j]
+			}
+			ds := digamma(s)
+			for i := range k {
+				x := (l*k+i)*n + j
+				out[x] = math.Exp(digamma(alpha[x]) - ds)
+			}
+		}
+	}
+	return out
+}
+
+// params sets the filter's A, B, D: the model's, or for a learned one
+// the geometric mean exp E[ln θ] under the current prior concentrations
+// (variational Bayes, Beal 2003).
+func (p *Past) filterParams() {
+	fl, m := p.fl, p.m
+	fl.a, fl.b, fl.d = fl.a[:0], fl.b[:0], fl.d[:0]
+	for i := range m.mods {
+		md := &m.mods[i]
+		if al := p.mods[i].aAlpha; al != nil {
+			fl.a = append(fl.a, geometric(al, []int{md.no, md.size}))
+		} else {
+			fl.a = append(fl.a, md.a)
+		}
+	}
+	for i := range m.factors {
+		f := &m.factors[i]
+		if al := p.facs[i].bAlpha; al != nil {
+			fl.b = append(fl.b, geometric(FromNPU(al, f.ns, f.nu), []int{f.nu, f.ns, f.ns}))
+		} else {
+			fl.b = append(fl.b, f.b)
+		}
+		if al := p.facs[i].dAlpha; al != nil {
+			fl.d = append(fl.d, geometric(al, []int{f.ns}))
+		} else {
+			fl.d = append(fl.d, f.d)
+		}
+	}
+}
+
+// likelihood multiplies x by Π_m A_m(o_m | ·) for the outcomes of obs.
+func (p *Past) likelihood(x []float64, obs int) {
+	fl := p.fl
+	p.outs = p.m.DecodeObs(p.outs, obs)
+	for i := range p.m.mods {
+		md := &p.m.mods[i]
+		row := fl.a[i][p.outs[i]*md.size : (p.outs[i]+1)*md.size]
+		cols := fl.cols[i]
+		for j := range x {
+			x[j] *= row[cols[j]]
+		}
+	}
+}
+
+// normalise divides x by its sum and adds ln of the sum to logZ; an
+// observation with probability 0 is an error.
+func (fl *filter) normalise(x []float64, t int) error {
+	z := 0.0
+	for _, v := range x {
+		z += v
+	}
+	if !(z > 0) || math.IsInf(z, 0) {
+		return fmt.Errorf("past inference filter: the observation at step %d has probability 0 under the model", t)
+	}
+	for j := range x {
+		x[j] /= z
+	}
+	fl.logZ += math.Log(z)
+	return nil
+}
+
+// filterReset starts filtering with the first observation.
+func (p *Past) filterReset(obs int) error {
+	fl := p.fl
+	p.filterParams()
+	fl.logZ = 0
+	for j := range fl.alpha {
+		v := 1.0
+		for f := range p.m.factors {
+			v *= fl.d[f][fl.digits[f][j]]
+		}
+		fl.alpha[j] = v
+	}
+	p.likelihood(fl.alpha, obs)
+	if err := fl.normalise(fl.alpha, 0); err != nil {
+		return err
+	}
+	fl.obs, fl.acts, fl.hist = fl.obs[:0], fl.acts[:0], fl.hist[:0]
+	if fl.learn {
+		fl.obs = append(fl.obs, obs)
+		fl.hist = append(fl.hist, append([]float64(nil), fl.alpha...))
+	}
+	return nil
+}
+
+// predict sets dst(j') = Σ_j T_u(j' | j) src(j), T_u the product of the
+// factors' B under the controls of action u, one factor's axis at a time.
+func (p *Past) predict(dst, src []float64, action int) {
+	fl, m := p.fl, p.m
+	p.ctrl = m.DecodeAction(p.ctrl, action)
+	cur := append(fl.tmp[:0], src...)
+	stride := fl.J
+	for fi := range m.factors {
+		f := &m.factors[fi]
+		stride /= f.ns
+		bu := fl.b[fi][p.ctrl[fi]*f.ns*f.ns : (p.ctrl[fi]+1)*f.ns*f.ns]
+		clear(dst)
+		// Joint index j = (hi·ns + s)·stride + lo for this factor's s.
+		for j, v := range cur {
+			if v == 0 {
+				continue
+			}
+			s := fl.digits[fi][j]
+			base := j - s*stride
+			for n := range f.ns {
+				if w := bu[n*f.ns+s]; w != 0 {
+					dst[base+n*stride] += w * v
+				}
+			}
+		}
+		copy(cur, dst)
+	}
+}
+
+// filterGrow moves the filtered belief through action and the next
+// observation.
+func (p *Past) filterGrow(action, obs int) error {
+	fl := p.fl
+	next := make([]float64, fl.J)
+	p.predict(next, fl.alpha, action)
+	p.likelihood(next, obs)
+	if err := fl.normalise(next, p.t); err != nil {
+		return err
+	}
+	copy(fl.alpha, next)
+	if fl.learn {
+		fl.obs = append(fl.obs, obs)
+		fl.acts = append(fl.acts, action)
+		fl.hist = append(fl.hist, next)
+	}
+	return nil
+}
+
+// filterInfer writes the marginals of the filtered belief into the present
+// states' posteriors and returns -ln p(o_0..o_t | actions) as F.
+func (p *Past) filterInfer() (*schedule.Result, error) {
+	fl, m := p.fl, p.m
+	present := p.steps[len(p.steps)-1].s
+	for fi := range m.factors {
+		q := make([]float64, m.factors[fi].ns)
+		for j, v := range fl.alpha {
+			q[fl.digits[fi][j]] += v
+		}
+		if err := present[fi].SetProbs(normalized(q)); err != nil {
+			return nil, err
+		}
+	}
+	return &schedule.Result{Iterations: 1, Converged: true, FreeEnergy: []float64{-fl.logZ}}, nil
+}
+
+func normalized(q []float64) []float64 {
+	z := 0.0
+	for _, v := range q {
+		z += v
+	}
+	if z > 0 {
+		for i := range q {
+			q[i] /= z
+		}
+	}
+	return q
+}
+
+// filterCarryOver smooths the episode (forward-backward) and adds the
+// expected counts to the prior concentrations (variational Bayes with an
+// exact E-step under exp E[ln θ]):
+//
+//	d_f += Q(s_f,0),  a_m[o_m,t, ·] += Q(s_deps(m),t),
+//	b_f[u_f,t][s', s] += Q(s_f,t+1 = s', s_f,t = s)
+func (p *Past) filterCarryOver() error {
+	fl, m := p.fl, p.m
+	T := len(fl.hist)
+	if !fl.learn || T == 0 {
+		return nil
+	}
+	_, learnB, _ := m.Learnable()
+	beta := make([]float64, fl.J)
+	for j := range beta {
+		beta[j] = 1
+	}
+	gamma := make([]float64, fl.J)
+	lik := make([]float64, fl.J)
+	for t := T - 1; t >= 0; t-- {
+		// γ_t ∝ α_t β_t.
+		for j := range gamma {
+			gamma[j] = fl.hist[t][j] * beta[j]
+		}
+		normalized(gamma)
+		p.addStateCounts(gamma, t)
+		if t == 0 {
+			break
+		}
+		// lik(j') = P(o_t | j') β_t(j'); β_(t-1)(j) = Σ_j' T(j'|j) lik(j').
+		for j := range lik {
+			lik[j] = beta[j]
+		}
+		p.likelihood(lik, fl.obs[t])
+		if learnB {
+			p.addTransitionCounts(fl.hist[t-1], lik, fl.acts[t-1])
+		}
+		p.backward(beta, lik, fl.acts[t-1])
+		normalized(beta)
+	}
+	// Counted once: a second CarryOver of the same episode adds nothing.
+	fl.obs, fl.acts, fl.hist = fl.obs[:0], fl.acts[:0], fl.hist[:0]
+	return nil
+}
+
+// backward sets dst(j) = Σ_j' T_u(j' | j) x(j').
+func (p *Past) backward(dst, x []float64, action int) {
+	fl, m := p.fl, p.m
+	p.ctrl = m.DecodeAction(p.ctrl, action)
+	cur := append(fl.tmp[:0], x...)
+	stride := fl.J
+	for fi := range m.factors {
+		f := &m.factors[fi]
+		stride /= f.ns
+		bu := fl.b[fi][p.ctrl[fi]*f.ns*f.ns : (p.ctrl[fi]+1)*f.ns*f.ns]
+		clear(dst)
+		for j := range dst {
+			s := fl.digits[fi][j]
+			base := j - s*stride
+			v := 0.0
+			for n := range f.ns {
+				v += bu[n*f.ns+s] * cur[base+n*stride]
+			}
+			dst[j] = v
+		}
+		copy(cur, dst)
+	}
+}
+
+// addStateCounts adds the smoothed joint γ at step t to d (t = 0) and to
+// every learned a.
+func (p *Past) addStateCounts(gamma []float64, t int) {
+	fl, m := p.fl, p.m
+	if t == 0 {
+		for fi := range m.factors {
+			if d := p.facs[fi].dAlpha; d != nil {
+				for j, v := range gamma {
+					d[fl.digits[fi][j]] += v
+				}
+			}
+		}
+	}
+	p.outs = m.DecodeObs(p.outs, fl.obs[t])
+	for i := range m.mods {
+		a := p.mods[i].aAlpha
+		if a == nil {
+			continue
+		}
+		md := &m.mods[i]
+		row := a[p.outs[i]*md.size : (p.outs[i]+1)*md.size]
+		for j, v := range gamma {
+			row[fl.cols[i][j]] += v
+		}
+	}
+}
+
+// addTransitionCounts adds the pairwise posterior of the step from t-1
+// (filtered belief prev) to t (lik = P(o_t | ·) β_t) to every learned b:
+// ξ(j', j) ∝ prev(j) T_u(j' | j) lik(j').
+func (p *Past) addTransitionCounts(prev, lik []float64, action int) {
+	fl, m := p.fl, p.m
+	p.ctrl = m.DecodeAction(p.ctrl, action)
+	// T_u(j'|j) = Π_f B_f[c_f](s'_f | s_f).
+	trans := func(jn, jp int) float64 {
+		v := 1.0
+		for fi := range m.factors {
+			f := &m.factors[fi]
+			v *= fl.b[fi][(p.ctrl[fi]*f.ns+fl.digits[fi][jn])*f.ns+fl.digits[fi][jp]]
+			if v == 0 {
+				return 0
+			}
+		}
+		return v
+	}
+	z := 0.0
+	xi := make([]float64, fl.J*fl.J)
+	for jp, a := range prev {
+		if a == 0 {
+			continue
+		}
+		for jn, l := range lik {
+			if l == 0 {
+				continue
+			}
+			v := a * trans(jn, jp) * l
+			xi[jn*fl.J+jp] = v
+			z += v
+		}
+	}
+	if !(z > 0) {
+		return
+	}
+	for fi := range m.factors {
+		b := p.facs[fi].bAlpha // [next][prev][u]
+		if b == nil {
+			continue
+		}
+		f := &m.factors[fi]
+		c := p.ctrl[fi]
+		for jn := range fl.J {
+			for jp := range fl.J {
+				if v := xi[jn*fl.J+jp]; v != 0 {
+					b[(fl.digits[fi][jn]*f.ns+fl.digits[fi][jp])*f.nu+c] += v / z
+				}
+			}
+		}
+	}
+}
+
+// digamma is expfam's ψ.
+func digamma(x float64) float64 { return expfam.Digamma(x) }
