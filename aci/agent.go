@@ -72,6 +72,10 @@ type AgentOptions struct {
 	// defaults 200 and 1e-10.
 	Iterations int
 	Tolerance  float64
+	// Past is how the past is inferred: pomdp.PastVMP (the default, the
+	// paper's mean field) or pomdp.PastFilter (exact filtering, as SPM and
+	// pymdp infer the current state; docs/pomdp.md, "Past inference").
+	Past pomdp.PastInference
 }
 
 // resolve returns the options with defaults filled in, or an error naming
@@ -234,7 +238,7 @@ func NewAgent(m *pomdp.Model, opts *AgentOptions) (*Agent, error) {
 		rng: rand.New(rand.NewPCG(o.Seed, o.Seed^0x9e3779b97f4a7c15)),
 		ns:  m.NumStates(), no: m.NumObs(), nu: m.NumActions(),
 	}
-	if a.past, err = pomdp.NewPast(m, 0); err != nil {
+	if a.past, err = pomdp.NewPastWith(m, 0, o.Past); err != nil {
 		return nil, err
 	}
 	return a, nil

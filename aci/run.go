@@ -16,6 +16,11 @@ type Episode struct {
 	Observations    []int     // o_0..o_Steps: the first one and one per action
 	PlanningSeconds float64   // time spent in Act (inference and policy evaluation)
 	GammaMean       []float64 // E[gamma] of each step's plan (with AgentOptions.InferGamma)
+	// Beliefs holds Q(S_t) after each observation o_t, t = 0..Steps: the
+	// belief each Act planned from, and after the last observation the
+	// present belief of the trial's final inference (every factor's
+	// marginal, one after the other).
+	Beliefs [][]float64
 }
 
 // RunEpisode runs one trial of the action-perception cycle in env, the same
@@ -42,6 +47,7 @@ func (a *Agent) RunEpisode(ctx context.Context, env pomdp.Environment, maxSteps 
 			return ep, fmt.Errorf("step %d: %w", ep.Steps+1, err)
 		}
 		ep.PlanningSeconds += time.Since(start).Seconds()
+		ep.Beliefs = append(ep.Beliefs, clone(a.qs))
 		if a.opts.InferGamma {
 			ep.GammaMean = append(ep.GammaMean, a.plan.GammaMean)
 		}
@@ -61,6 +67,7 @@ func (a *Agent) RunEpisode(ctx context.Context, env pomdp.Environment, maxSteps 
 	if err := a.EndTrial(); err != nil {
 		return ep, fmt.Errorf("learning: %w", err)
 	}
+	ep.Beliefs = append(ep.Beliefs, a.past.Belief())
 	ep.Solved = env.Done()
 	return ep, nil
 }

@@ -110,7 +110,7 @@ func NewAgent(m *pomdp.Model, opts *Options, rng *rand.Rand) (*Agent, error) {
 	}
 	a := &Agent{m: m, spec: m.Spec(), opts: o, rng: rng, ns: m.NumStates(), no: m.NumObs(), nu: m.NumActions(), nobs: m.NumObs()}
 	var err error
-	if a.past, err = pomdp.NewPast(m, o.Window); err != nil {
+	if a.past, err = pomdp.NewPastWith(m, o.Window, o.Past); err != nil {
 		return nil, fmt.Errorf("btai: %w", err)
 	}
 	a.logC = make([]float64, a.no)

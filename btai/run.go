@@ -17,6 +17,10 @@ type Episode struct {
 	PlanningIterations int       `json:"planning_iterations"`
 	PlanningSeconds    float64   `json:"planning_seconds"`
 	Costs              []float64 `json:"-"`
+	// Beliefs holds Q(S_t) after each observation o_t, t = 0..Steps, as
+	// inferred from the past (every factor's marginal, one after the
+	// other).
+	Beliefs [][]float64 `json:"-"`
 }
 
 // RunEpisode runs the action-perception cycle (paper Algorithm 2) for at
@@ -35,6 +39,7 @@ func (a *Agent) RunEpisode(ctx context.Context, env pomdp.Environment, maxSteps 
 	if err := a.Reset(ctx, obs); err != nil {
 		return ep, err
 	}
+	ep.Beliefs = append(ep.Beliefs, append([]float64(nil), a.Belief()...))
 	for ep.Steps < maxSteps && !env.Done() {
 		start := time.Now()
 		if err := a.Plan(ctx); err != nil {
@@ -56,6 +61,7 @@ func (a *Agent) RunEpisode(ctx context.Context, env pomdp.Environment, maxSteps 
 		if err := a.Step(ctx, act, obs); err != nil {
 			return ep, err
 		}
+		ep.Beliefs = append(ep.Beliefs, append([]float64(nil), a.Belief()...))
 	}
 	ep.Solved = env.Done()
 	return ep, nil

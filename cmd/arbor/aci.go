@@ -395,6 +395,8 @@ type aciEpisode struct {
 	PlanningSeconds float64   `json:"planning_seconds"`
 	Policies        int       `json:"policies_per_step"`
 	GammaMean       []float64 `json:"gamma,omitempty"` // E[gamma] per step, with --infer-gamma
+	// QS is Q(S_t) after each observation (vectors, or keyed by factor).
+	QS []json.RawMessage `json:"q_s"`
 
 	outcomes [][]int // for a factorised model: one outcome per modality per step, written as "observations"
 }
@@ -482,6 +484,7 @@ func (w *aciWorker) episode(ctx context.Context, e int, seed uint64, steps int) 
 	if o, ok := obsJSON(w.ag.Model(), rec.Observations).([][]int); ok {
 		r.ep.outcomes = o
 	}
+	r.ep.QS = beliefsJSON(w.ag.Model(), rec.Beliefs)
 	r.ep.PlanningSeconds, r.ep.GammaMean = rec.PlanningSeconds, rec.GammaMean
 	return r
 }
@@ -504,6 +507,7 @@ func runACIRun(args []string, stdout io.Writer) error {
 	habits := fset.String("habits", "", "habits E: a prior over the first action, comma-separated probabilities, one per action (e.g. 0.7,0.1,0.1,0.1,0)")
 	beta := fset.Float64("beta", aci.DefaultBeta, "rate of the Gamma(1, beta) prior of the precision (with --infer-gamma)")
 	novelty := fset.Bool("novelty", false, "add the novelty of A to the expected free energy (needs concentrations a)")
+	pastFlag := fset.String("past", "vmp", "past inference: vmp (the paper's mean field over the past) or filter (exact filtering of the present state, as SPM and pymdp)")
 	sel := fset.String("select", aci.SelectArgmax, "action selection from the action distribution: argmax or sample")
 	noise := fset.Float64("noise", envs.DefaultNoise, "maze model noise on A, B and D")
 	pref := fset.Float64("pref-precision", envs.DefaultPrefPrecision, "maze preference precision")
@@ -574,9 +578,13 @@ func runACIRun(args []string, stdout io.Writer) error {
 			return err
 		}
 	}
+	past, err := pomdp.ParsePastInference(*pastFlag)
+	if err != nil {
+		return badInput("--past: %v", err)
+	}
 	agentOpts := &aci.AgentOptions{
 		Horizon: *horizon, Gamma: *gamma, InferGamma: *inferGamma, Beta: *beta,
-		Novelty: *novelty, Select: *sel, Seed: *seed, Habits: habitsE,
+		Novelty: *novelty, Select: *sel, Seed: *seed, Habits: habitsE, Past: past,
 	}
 	// Episodes are independent unless the agent learns (concentrations a,
 	// b, d): then one agent runs them in order. Otherwise --jobs workers,

@@ -83,6 +83,7 @@ type btaiFlags struct {
 	selection                       string
 	exploration                     float64
 	rollouts, rolloutLength, window int
+	past                            string
 	global                          bool
 	novelty, noveltyCarry           bool
 	noveltyScale, noveltyPrior      float64
@@ -104,6 +105,8 @@ func (b *btaiFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&b.rollouts, "rollouts", d.Rollouts, "roll-outs per expanded node, Algorithm 1 (0..10000)")
 	fs.IntVar(&b.rolloutLength, "rollout-length", 5, "length of each roll-out (1..1000; needs --rollouts)")
 	fs.IntVar(&b.window, "window", d.Window, "past time steps kept in the graph (0 = all, else >= 2)")
+	fs.StringVar(&b.past, "past", d.Past.String(), "past inference: vmp (the paper's mean field over the past) or filter (exact filtering of the present state); "+
+		"not the same setting as --inference, which is for the planning tree")
 	fs.BoolVar(&b.global, "global", false, "global instead of local inference after each expansion")
 	fs.BoolVar(&b.novelty, "novelty", false, "learn A while acting and add its expected information gain (novelty) to the planning cost")
 	fs.Float64Var(&b.noveltyScale, "novelty-scale", d.NoveltyScale, "weight of the novelty term (0..1e6; needs --novelty)")
@@ -181,6 +184,14 @@ func (b *btaiFlags) options() (btai.Options, error) {
 	if b.set("window") {
 		o.Window = b.window
 	}
+	if b.set("past") {
+		if o.Past, err = pomdp.ParsePastInference(b.past); err != nil {
+			return o, badInput("--past: %v", err)
+		}
+		if o.Past == pomdp.PastFilter && o.GlobalInference || o.Past == pomdp.PastFilter && b.global {
+			return o, badInput("--past filter: global inference (--global) would redo the past by mean field; leave one of them out")
+		}
+	}
 	if b.set("global") {
 		o.GlobalInference = b.global
 	}
@@ -221,6 +232,7 @@ type btaiSettingsJSON struct {
 	ActionSelect    string   `json:"action_select,omitempty"`
 	ActionPrecision *float64 `json:"action_precision,omitempty"`
 	Window          int      `json:"window"`
+	Past            string   `json:"past"`
 	Novelty         bool     `json:"novelty"`
 	NoveltyScale    *float64 `json:"novelty_scale,omitempty"`
 	NoveltyPrior    *float64 `json:"novelty_prior,omitempty"`
@@ -233,7 +245,7 @@ func btaiSettings(preset string, o btai.Options, acting bool) btaiSettingsJSON {
 	s := btaiSettingsJSON{
 		Preset: preset, Selection: o.Selection.String(), Exploration: o.Exploration, Iterations: o.Iterations,
 		Inference: o.Inference.String(), Global: o.GlobalInference, Cost: o.Cost.String(), Propagation: o.Propagation.String(),
-		Rollouts: o.Rollouts, Window: o.Window, Novelty: o.Novelty,
+		Rollouts: o.Rollouts, Window: o.Window, Past: o.Past.String(), Novelty: o.Novelty,
 	}
 	if o.Rollouts > 0 {
 		s.RolloutLength = &o.RolloutLength
@@ -258,6 +270,9 @@ func (s btaiSettingsJSON) String() string {
 		b.WriteString(" (global)")
 	}
 	fmt.Fprintf(&b, ", cost %s, propagation %s", s.Cost, s.Propagation)
+	if s.Past == pomdp.PastFilter.String() {
+		b.WriteString(", past filter")
+	}
 	if s.Rollouts > 0 {
 		fmt.Fprintf(&b, ", rollouts %d of length %d", s.Rollouts, *s.RolloutLength)
 	}
@@ -510,13 +525,15 @@ func btaiWriteDOT(ag *btai.Agent, m *pomdp.Model, path string) error {
 // positions are [row, col] from the start, likewise, and solved is
 // reported, for mazes only.
 type btaiEpisodeJSON struct {
-	Solved             *bool    `json:"solved,omitempty"`
-	Steps              int      `json:"steps"`
-	Actions            []int    `json:"actions"`
-	Observations       any      `json:"observations"`
-	Positions          [][2]int `json:"positions,omitempty"`
-	PlanningIterations int      `json:"planning_iterations"`
-	PlanningSeconds    float64  `json:"planning_seconds"`
+	Solved       *bool `json:"solved,omitempty"`
+	Steps        int   `json:"steps"`
+	Actions      []int `json:"actions"`
+	Observations any   `json:"observations"`
+	// QS is Q(S_t) after each observation (vectors, or keyed by factor).
+	QS                 []json.RawMessage `json:"q_s"`
+	Positions          [][2]int          `json:"positions,omitempty"`
+	PlanningIterations int               `json:"planning_iterations"`
+	PlanningSeconds    float64           `json:"planning_seconds"`
 	// Concentrations learned by the end of the episode (the next episode's
 	// priors), when the model has a, b or d.
 	// A factorised model's are keyed: {"factors": {name: {"b", "d"}},
@@ -792,7 +809,7 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 		}
 		if *asJSON {
 			out := btaiEpisodeJSON{
-				Steps: ep.Steps, Actions: ep.Actions, Observations: obsJSON(m, ep.Observations), Positions: r.positions,
+				Steps: ep.Steps, Actions: ep.Actions, Observations: obsJSON(m, ep.Observations), QS: beliefsJSON(m, ep.Beliefs), Positions: r.positions,
 				PlanningIterations: ep.PlanningIterations, PlanningSeconds: ep.PlanningSeconds,
 				Concentrations: r.conc,
 			}

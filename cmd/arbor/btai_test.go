@@ -692,13 +692,14 @@ func (m *btaiMaze) render(visited [][2]int) string {
 }
 
 type btaiEpisodeOut struct {
-	Solved             bool     `json:"solved"`
-	Steps              int      `json:"steps"`
-	Actions            []int    `json:"actions"`
-	Observations       []int    `json:"observations"`
-	Positions          [][2]int `json:"positions"`
-	PlanningIterations int      `json:"planning_iterations"`
-	PlanningSeconds    float64  `json:"planning_seconds"`
+	Solved             bool        `json:"solved"`
+	Steps              int         `json:"steps"`
+	Actions            []int       `json:"actions"`
+	Observations       []int       `json:"observations"`
+	QS                 [][]float64 `json:"q_s"`
+	Positions          [][2]int    `json:"positions"`
+	PlanningIterations int         `json:"planning_iterations"`
+	PlanningSeconds    float64     `json:"planning_seconds"`
 }
 
 type btaiSummaryOut struct {
@@ -719,10 +720,10 @@ func btaiDecodeRun(t *testing.T, out string, episodes int, maze bool) ([]btaiEpi
 		t.Fatalf("%d lines, want %d episodes + a summary:\n%s", len(lines), episodes, out)
 	}
 	// A --model run has no goal: no solved, no positions.
-	wantEp := []string{"solved", "steps", "actions", "observations", "positions", "planning_iterations", "planning_seconds"}
+	wantEp := []string{"solved", "steps", "actions", "observations", "q_s", "positions", "planning_iterations", "planning_seconds"}
 	wantSum := []string{"episodes", "solved", "mean_steps", "iterations_per_second", "settings"}
 	if !maze {
-		wantEp = []string{"steps", "actions", "observations", "planning_iterations", "planning_seconds"}
+		wantEp = []string{"steps", "actions", "observations", "q_s", "planning_iterations", "planning_seconds"}
 		wantSum = []string{"episodes", "iterations_per_second", "settings"}
 	}
 	strict := func(line string, v any) {

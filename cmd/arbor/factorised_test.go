@@ -281,3 +281,40 @@ func TestFactorisedBadInputCLI(t *testing.T) {
 		})
 	}
 }
+
+// TestPastFilterCLI: --past filter through aci run on the factorised
+// T-maze gives the context belief 0.95 after the cue (Bayes' rule with a
+// 95%-valid cue and a 1/2 prior), q_s has one entry per observation, and a
+// bad --past is refused.
+func TestPastFilterCLI(t *testing.T) {
+	var out, errb bytes.Buffer
+	args := []string{"aci", "run", "--model", "../../examples/pomdp/tmaze.json", "--horizon", "2", "--steps", "2", "--past", "filter", "--json"}
+	if code := run(args, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var ep struct {
+		Actions []int                  `json:"actions"`
+		QS      []map[string][]float64 `json:"q_s"`
+	}
+	if err := json.Unmarshal([]byte(strings.SplitN(out.String(), "\n", 2)[0]), &ep); err != nil {
+		t.Fatal(err)
+	}
+	if len(ep.QS) != 3 || len(ep.Actions) != 2 || ep.Actions[0] != 1 {
+		t.Fatalf("q_s %v, actions %v: want 3 beliefs and the cue first", ep.QS, ep.Actions)
+	}
+	ctx := ep.QS[1]["context"]
+	if math.Abs(math.Max(ctx[0], ctx[1])-0.95) > 1e-12 {
+		t.Errorf("after the cue: q(context) = %v, want 0.95 on the named arm", ctx)
+	}
+	for _, bad := range [][]string{
+		{"aci", "run", "--model", "../../examples/pomdp/tmaze.json", "--horizon", "2", "--past", "exact"},
+		{"btai", "run", "--maze", "../../examples/mazes/1.maze", "--past", "smooth"},
+		{"btai", "run", "--maze", "../../examples/mazes/1.maze", "--past", "filter", "--global"},
+	} {
+		out.Reset()
+		errb.Reset()
+		if code := run(bad, &out, &errb); code != 2 || !strings.Contains(errb.String(), "--past") || strings.Count(errb.String(), "\n") != 1 {
+			t.Errorf("%v: exit %d, stderr %q: want 2 and one line naming --past", bad, code, errb.String())
+		}
+	}
+}

@@ -300,3 +300,18 @@ func obsJSON(m *pomdp.Model, obs []int) any {
 	}
 	return out
 }
+
+// beliefsJSON is the "q_s" of an episode in --json: Q(S_t) after each
+// observation, each a vector, or for a factorised model an object keyed by
+// factor name.
+func beliefsJSON(m *pomdp.Model, beliefs [][]float64) []json.RawMessage {
+	out := make([]json.RawMessage, len(beliefs))
+	for i, q := range beliefs {
+		if m.Factorised() {
+			out[i] = keyedBelief(nil, m, q, aciAppendFloats)
+		} else {
+			out[i] = aciAppendFloats(nil, q)
+		}
+	}
+	return out
+}

@@ -14,6 +14,9 @@ type Config struct {
 	Trials  int    // number of trials
 	Seed    uint64 // seed of the environment (cue draws, and contexts when drawn)
 	Context int    // fixed context (RewardLeft or RewardRight), -1 to draw
+	// Past is how the agent infers the past: pomdp.PastVMP (the paper's
+	// mean field, the zero value) or pomdp.PastFilter (exact filtering).
+	Past pomdp.PastInference
 }
 
 // Steps is the number of actions per trial: start -> cue -> arm, as in the
@@ -158,7 +161,7 @@ func Run(cfg Config) ([]Trial, error) {
 	if err != nil {
 		return nil, err
 	}
-	agent, err := aci.NewAgent(m, &aci.AgentOptions{Horizon: Steps})
+	agent, err := aci.NewAgent(m, &aci.AgentOptions{Horizon: Steps, Past: cfg.Past})
 	if err != nil {
 		return nil, err
 	}

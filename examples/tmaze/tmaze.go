@@ -10,7 +10,7 @@
 // fixed to "reward left" for 32 trials it comes to expect it and goes
 // straight to the left arm.
 //
-// Usage: go run ./examples/tmaze [-trials 32] [-seed 1] [-context left|right]
+// Usage: go run ./examples/tmaze [-trials 32] [-seed 1] [-context left|right] [-past vmp|filter]
 package main
 
 import (
@@ -19,13 +19,21 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/arbor-ai/arbor/pomdp"
 )
 
 func main() {
 	trials := flag.Int("trials", 32, "number of trials")
 	seed := flag.Uint64("seed", 1, "seed of the environment")
 	ctx := flag.String("context", "left", "rewarded arm of every trial: left or right")
+	pastFlag := flag.String("past", "vmp", "past inference: vmp (the paper's mean field) or filter (exact)")
 	flag.Parse()
+	past, err := pomdp.ParsePastInference(*pastFlag)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "tmaze: -past %v\n", err)
+		os.Exit(2)
+	}
 	context := -1
 	switch *ctx {
 	case "left":
@@ -40,7 +48,7 @@ func main() {
 		fmt.Fprintf(os.Stderr, "tmaze: -trials %d: want >= 1\n", *trials)
 		os.Exit(2)
 	}
-	res, err := Run(Config{Trials: *trials, Seed: *seed, Context: context})
+	res, err := Run(Config{Trials: *trials, Seed: *seed, Context: context, Past: past})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "tmaze:", err)
 		os.Exit(1)

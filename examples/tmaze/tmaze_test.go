@@ -165,3 +165,44 @@ func TestPrint(t *testing.T) {
 		}
 	}
 }
+
+// TestTMazeLearningFilter: with exact filtering of the past the T-maze
+// learning result holds (cue first on trial 1, at least 28 of 32 trials
+// straight to the rewarded arm), and the misleading cue of seed 1's first
+// trial is learned right: the punishment in the right arm rules out the
+// right context exactly, smoothing adds one count to d(left), and trial 2
+// starts, with D = exp E[ln D] under d = (2, 1), from
+// q(left) = e^(ψ(2)-ψ(3)) / (e^(ψ(2)-ψ(3)) + e^(ψ(1)-ψ(3))) = 1/(1 + e^-1),
+// where the paper's mean field learned "right" (0.264, TestPrint's seed).
+func TestTMazeLearningFilter(t *testing.T) {
+	for _, c := range []struct {
+		context, arm int
+	}{{RewardLeft, Left}, {RewardRight, Right}} {
+		res, err := Run(Config{Trials: 32, Seed: 7, Context: c.context, Past: pomdp.PastFilter})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res[0].VisitedCueFirst() {
+			t.Errorf("context %d: trial 1 path %v, want the cue first", c.context, res[0].Path)
+		}
+		straight := 0
+		for _, tr := range res {
+			if tr.Straight() && tr.Path[1] == c.arm {
+				straight++
+			}
+		}
+		if straight < 28 {
+			t.Errorf("context %d: straight to the rewarded arm on %d of 32 trials, want >= 28", c.context, straight)
+		}
+	}
+	res, err := Run(Config{Trials: 2, Seed: 1, Context: RewardLeft, Past: pomdp.PastFilter})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res[0].Rewarded {
+		t.Fatalf("seed 1, trial 1: %v rewarded; the test expects the misleading cue", res[0].Path)
+	}
+	if got, want := res[1].PriorLeft, 1/(1+math.Exp(-1)); math.Abs(got-want) > 1e-12 {
+		t.Errorf("trial 2: q(left) = %.15f, want 1/(1+e^-1) = %.15f", got, want)
+	}
+}
