@@ -13,6 +13,7 @@ import (
 // and removed at any time, including between inference sweeps. A Graph is
 // not safe for concurrent use.
 type Graph struct {
+	sp      *spState // the last SumProduct's tree (UpdateStructured)
 	vars    []*Variable
 	factors []*FactorNode
 	byName  map[string]*Variable

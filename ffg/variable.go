@@ -265,3 +265,7 @@ type NaNError struct {
 func (e *NaNError) Error() string {
 	return fmt.Sprintf("ffg: update of variable %s produced an invalid posterior: %s", e.Variable, e.Detail)
 }
+
+// Categorical reports whether v is a categorical variable (the variables
+// that sum-product treats exactly).
+func (v *Variable) Categorical() bool { return v.family == expfam.CategoricalFamily }

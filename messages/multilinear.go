@@ -123,3 +123,68 @@ func (m *Multilinear) Message(dst []float64, k int, stats [][]float64) []float64
 func (m *Multilinear) ExpectedLog(stats [][]float64) float64 {
 	return Contract(m.weights(stats), m.gather(stats)) + m.Const
 }
+
+// LogPotential returns the factor's log-density as a tensor over the axes
+// keep (positions in Axes, in increasing order; their neighbours are the
+// variables summed over exactly) with every other axis averaged under its
+// neighbour's expected statistics, and the weight tensor at its expected
+// value E[W] (for a Dirichlet-distributed W, E[ln θ]):
+//
+//	ln ψ(x_keep) = Const + Σ_(x_rest) E[W](x) Π_(j ∉ keep) stats_j(x_j).
+//
+// This is what sum-product uses as the factor's potential exp(ln ψ): the
+// same contraction as the VMP messages (Message), applied to a one-hot
+// statistic on the kept axes. Entries of W that are -Inf (a zero
+// probability) stay -Inf where kept, and a zero statistic contributes
+// nothing. The result has shape [Shape[keep[0]], ...].
+func (m *Multilinear) LogPotential(stats [][]float64, keep []int) (data []float64, shape []int) {
+	w := m.weights(stats)
+	vecs := m.gather(stats)
+	rank := len(m.Shape)
+	kept := make([]bool, rank)
+	shape = make([]int, 0, len(keep))
+	for _, j := range keep {
+		kept[j] = true
+		shape = append(shape, m.Shape[j])
+	}
+	n := 1
+	for _, s := range shape {
+		n *= s
+	}
+	data = make([]float64, n)
+	// Strides of the kept axes in the result.
+	stride := make([]int, rank)
+	acc := 1
+	for i := len(keep) - 1; i >= 0; i-- {
+		stride[keep[i]] = acc
+		acc *= m.Shape[keep[i]]
+	}
+	idx := make([]int, rank)
+	for _, v := range w.Data {
+		weight, out := 1.0, 0
+		for j := range rank {
+			if kept[j] {
+				out += idx[j] * stride[j]
+			} else {
+				weight *= vecs[j][idx[j]]
+			}
+		}
+		if weight != 0 {
+			data[out] += weight * v
+		}
+		// Next index, last axis fastest.
+		for j := rank - 1; j >= 0; j-- {
+			idx[j]++
+			if idx[j] < m.Shape[j] {
+				break
+			}
+			idx[j] = 0
+		}
+	}
+	if m.Const != 0 {
+		for i := range data {
+			data[i] += m.Const
+		}
+	}
+	return data, shape
+}

@@ -54,3 +54,8 @@ func (c *conjugate) checkStats(stats [][]float64) error {
 	}
 	return nil
 }
+
+// Form returns the node's multilinear form (ln f as a contraction of a
+// weight tensor with the neighbours' statistics), from which the engine
+// derives its VMP messages and, for sum-product, its potential.
+func (c *conjugate) Form() *messages.Multilinear { return c.form }

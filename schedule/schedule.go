@@ -25,7 +25,18 @@ type Settings struct {
 	// list hidden variables of the graph. nil means every hidden variable
 	// in the order it was added.
 	Order []*ffg.Variable
+	// Method is MethodVMP ("" or "vmp": fully factorised mean field) or
+	// MethodSumProduct ("sum-product": the hidden categorical variables
+	// get their exact joint posterior by belief propagation on the tree
+	// they form, the other variables VMP updates; RunSumProduct).
+	Method string
 }
+
+// The methods of Settings.Method.
+const (
+	MethodVMP        = "vmp"
+	MethodSumProduct = "sum-product"
+)
 
 // Increase records a sweep after which F went up by more than the
 // tolerance. Under exact coordinate-ascent VMP this cannot happen; it points
@@ -83,6 +94,15 @@ func Run(ctx context.Context, g *ffg.Graph, s *Settings) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s != nil {
+		switch s.Method {
+		case "", MethodVMP:
+		case MethodSumProduct:
+			return runSumProduct(ctx, g, s, iters, tol)
+		default:
+			return nil, fmt.Errorf("schedule: method %q, want %s or %s", s.Method, MethodVMP, MethodSumProduct)
+		}
+	}
 	order := g.Variables()
 	if s != nil && s.Order != nil {
 		for i, v := range s.Order {
@@ -138,6 +158,65 @@ func sweep(ctx context.Context, g *ffg.Graph, order, scope []*ffg.Variable, iter
 		res.FreeEnergy = append(res.FreeEnergy, f)
 		if math.IsNaN(f) || math.IsInf(f, 0) {
 			return res, nonFinite(g, scope, it, f)
+		}
+		if f-prev > tol && f-prev > 1e-12*math.Abs(prev) {
+			res.Increases = append(res.Increases, Increase{Sweep: it, From: prev, To: f})
+		}
+		if math.Abs(f-prev) < tol {
+			res.Converged = true
+			break
+		}
+		prev = f
+	}
+	return res, nil
+}
+
+// runSumProduct is Run with Method sum-product: each sweep updates the
+// hidden variables that are not categorical (Dirichlet tensors from the
+// factors' joint beliefs, ffg.Graph.UpdateStructured), then runs exact
+// sum-product over the categorical ones (ffg.Graph.SumProduct), and tracks
+// the structured free energy, which no step can raise: each is the exact
+// minimisation of F over its block.
+func runSumProduct(ctx context.Context, g *ffg.Graph, s *Settings, iters int, tol float64) (*Result, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	var order []*ffg.Variable
+	src := g.Variables()
+	if s.Order != nil {
+		src = s.Order
+	}
+	for _, v := range src {
+		if v.Removed() {
+			return nil, fmt.Errorf("schedule: order: variable not in the graph")
+		}
+		if !v.Observed() && !v.Categorical() {
+			order = append(order, v)
+		}
+	}
+	res := &Result{FreeEnergy: make([]float64, 0, min(iters, 64))}
+	logZ, err := g.SumProduct()
+	if err != nil {
+		return res, fmt.Errorf("schedule: %w", err)
+	}
+	prev := g.StructuredFreeEnergy(logZ)
+	for it := 1; it <= iters; it++ {
+		if err := ctx.Err(); err != nil {
+			return res, fmt.Errorf("schedule: stopped before sweep %d: %w", it, err)
+		}
+		for _, v := range order {
+			if err := g.UpdateStructured(v); err != nil {
+				return res, fmt.Errorf("schedule: sweep %d: %w", it, err)
+			}
+		}
+		if logZ, err = g.SumProduct(); err != nil {
+			return res, fmt.Errorf("schedule: sweep %d: %w", it, err)
+		}
+		f := g.StructuredFreeEnergy(logZ)
+		res.Iterations = it
+		res.FreeEnergy = append(res.FreeEnergy, f)
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return res, fmt.Errorf("schedule: sweep %d: structured free energy %v", it, f)
 		}
 		if f-prev > tol && f-prev > 1e-12*math.Abs(prev) {
 			res.Increases = append(res.Increases, Increase{Sweep: it, From: prev, To: f})
