@@ -71,6 +71,7 @@ type factorSpec struct {
 type settingsSpec struct {
 	Iterations json.RawMessage `json:"iterations"`
 	Tolerance  json.RawMessage `json:"tolerance"`
+	Method     *string         `json:"method"`
 }
 
 // MaxElements caps the number of entries of all the variables of a model
@@ -248,6 +249,14 @@ func Parse(name string, data []byte) (*Model, error) {
 				return nil, fail("settings.tolerance", "%v, want a finite number > 0", tol)
 			}
 			m.Settings.Tolerance = tol
+		}
+		if ss.Method != nil {
+			switch *ss.Method {
+			case schedule.MethodVMP, schedule.MethodSumProduct:
+				m.Settings.Method = *ss.Method
+			default:
+				return nil, fail("settings.method", "%q, want %q (the default) or %q", *ss.Method, schedule.MethodVMP, schedule.MethodSumProduct)
+			}
 		}
 	}
 	return m, nil

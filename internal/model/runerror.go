@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/arbor-ai/arbor/expfam"
 	"github.com/arbor-ai/arbor/ffg"
@@ -37,6 +38,10 @@ func (m *Model) RunError(err error) error {
 			}
 		}
 		return &Error{File: m.Name, Field: field, Err: fmt.Errorf("inference produced an invalid posterior: %s", ne.Detail)}
+	}
+	var le *ffg.LoopError
+	if errors.As(err, &le) {
+		return &Error{File: m.Name, Field: "settings.method", Err: fmt.Errorf("sum-product needs the discrete variables to form a tree, and they form a loop: %s (use \"vmp\", or break the loop)", strings.Join(le.Loop, " - "))}
 	}
 	var ee *schedule.EnergyError
 	if !errors.As(err, &ee) {
