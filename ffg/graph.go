@@ -14,6 +14,7 @@ import (
 // not safe for concurrent use.
 type Graph struct {
 	sp      *spState // the last SumProduct's tree (UpdateStructured)
+	version uint64   // bumped by every change of structure or evidence (the sum-product cache)
 	vars    []*Variable
 	factors []*FactorNode
 	byName  map[string]*Variable
@@ -46,6 +47,7 @@ func (g *Graph) Variable(name string) (*Variable, bool) {
 // Gamma(1, 1) for a gamma; binding a prior factor to the variable's output
 // resets it to that prior.
 func (g *Graph) AddVariable(name string, family expfam.Family, shape ...int) (*Variable, error) {
+	g.version++
 	if name != "" {
 		if _, dup := g.byName[name]; dup {
 			return nil, fmt.Errorf("ffg: duplicate variable name %q", name)
@@ -104,6 +106,7 @@ func (g *Graph) AddVariable(name string, family expfam.Family, shape ...int) (*V
 // (the factor's output, i.e. f is its prior), its posterior is reset to that
 // prior.
 func (g *Graph) AddFactor(name string, f Factor, vars ...*Variable) (*FactorNode, error) {
+	g.version++
 	if f == nil {
 		return nil, errors.New("ffg: nil factor")
 	}
@@ -307,6 +310,7 @@ func (v *Variable) Neighbors(dst []*FactorNode) []*FactorNode {
 
 // RemoveFactor removes a factor from its graph. Its variables stay.
 func (g *Graph) RemoveFactor(f *FactorNode) {
+	g.version++
 	if f == nil || f.g != g || f.removed {
 		return
 	}
@@ -343,6 +347,7 @@ func (g *Graph) detach(f *FactorNode) {
 // costs O(size of the graph). Removed variables and factors can no longer
 // be used; their memory is released once the caller drops its references.
 func (g *Graph) RemoveVariables(vars ...*Variable) {
+	g.version++
 	found := false
 	for _, v := range vars {
 		if v == nil || v.g != g || v.removed {

@@ -30,23 +30,45 @@ func (e *LoopError) Error() string {
 // spFactor is a factor of the discrete tree: its hidden categorical
 // neighbours and its potential over them.
 type spFactor struct {
-	f       *FactorNode
-	hidden  []int     // indices into spState.vars
-	axes    []int     // for each hidden neighbour, its interface index in f
-	logpsi  []float64 // ln ψ over the hidden neighbours, row-major
-	psi     []float64 // ψ / max ψ
-	scale   float64   // ln max ψ
-	shape   []int
-	belief  []float64 // the factor belief over the hidden neighbours
-	msgOut  [][]float64
-	msgIn   [][]float64
-	edgePos []int // for each hidden neighbour, the position of f in that variable's factor list
+	f      *FactorNode
+	hidden []int // indices into spState.vars
+	axes   []int // for each hidden neighbour, its interface index in f
+	keep   []int // the form's axes kept, in the order of hidden (nil: no form)
+	static bool  // the potential depends on nothing that changes between passes
+	logpsi []float64
+	psi    []float64 // exp(ln ψ - scale)
+	scale  float64   // max ln ψ
+	shape  []int
+	msgOut [][]float64 // factor to each hidden neighbour
+	msgIn  [][]float64 // each hidden neighbour to the factor
+	idx    []int       // scratch
+	leader int         // the factor whose potential this one shares, or -1
+	bel    []float64   // scratch: the factor belief (belief)
 }
 
 type spVar struct {
 	v       *Variable
 	factors []int // spState.factors indices
 	slot    []int // position of this variable among each factor's hidden neighbours
+}
+
+// spState is the tree of the last SumProduct, kept while the graph's
+// structure and evidence do not change (Graph.version).
+type spState struct {
+	version uint64
+	vars    []spVar
+	factors []spFactor
+	byVar   map[*Variable]int
+	byFac   map[*FactorNode]int
+	// Traversal: nodes (variables 0..nv-1, factors nv..) in BFS order per
+	// tree, each tree starting at compStart[c]; par is a node's parent
+	// (-1 for a root) and parSlot its index in the parent relation (a
+	// variable's position in its factor list, a factor's hidden slot).
+	order     []int
+	compStart []int
+	par       []int
+	parSlot   []int
+	buf       []float64 // scratch, the largest variable
 }
 
 // SumProduct sets the posteriors of the hidden categorical variables to
@@ -56,47 +78,62 @@ type spVar struct {
 // each factor touching a hidden categorical variable contributes the
 // potential exp(ln ψ), its log-density averaged over its other neighbours
 // (for a Dirichlet-distributed tensor, exp E[ln θ]), and belief propagation
-// on the tree they form gives the marginals and the factor beliefs. It
-// returns ln Z of that tree, the evidence the structured free energy needs
-// (Graph.StructuredFreeEnergy). A loop among the hidden categorical
-// variables is a *LoopError that names it.
+// on the tree they form gives the marginals. It returns ln Z of that tree,
+// the evidence the structured free energy needs (StructuredFreeEnergy). A
+// loop among the hidden categorical variables is a *LoopError that names
+// it. The tree, its messages and the potentials that cannot change are
+// kept until the graph's structure or evidence changes, so that a repeated
+// pass does not allocate.
 func (g *Graph) SumProduct() (logZ float64, err error) {
-	st, err := g.buildTree()
-	if err != nil {
-		return 0, err
+	st := g.sp
+	if st == nil || st.version != g.version {
+		g.sp = nil
+		if st, err = g.buildTree(); err != nil {
+			return 0, err
+		}
+		st.version = g.version
+		g.sp = st
 	}
-	logZ, err = st.propagate()
-	if err != nil {
-		return 0, err
+	for fi := range st.factors {
+		f := &st.factors[fi]
+		if f.leader >= 0 {
+			continue
+		}
+		if !f.static || f.psi == nil {
+			if err := f.potential(); err != nil {
+				return 0, err
+			}
+		}
 	}
-	g.sp = st
-	return logZ, nil
-}
-
-type spState struct {
-	vars    []spVar
-	factors []spFactor
-	byVar   map[*Variable]int
-	byFac   map[*FactorNode]int
+	for fi := range st.factors {
+		if f := &st.factors[fi]; f.leader >= 0 {
+			l := &st.factors[f.leader]
+			f.psi, f.scale = l.psi, l.scale
+		}
+	}
+	return st.propagate()
 }
 
 func (g *Graph) buildTree() (*spState, error) {
 	st := &spState{byVar: map[*Variable]int{}, byFac: map[*FactorNode]int{}}
+	maxK := 1
 	for _, v := range g.vars {
 		if v.family == expfam.CategoricalFamily && !v.observed {
 			st.byVar[v] = len(st.vars)
 			st.vars = append(st.vars, spVar{v: v})
+			maxK = max(maxK, len(v.stats))
 		}
 	}
+	st.buf = make([]float64, maxK)
 	for _, fn := range g.factors {
 		var hidden, axes []int
-		seen := map[int]bool{}
 		for k, v := range fn.vars {
 			if i, ok := st.byVar[v]; ok {
-				if seen[i] {
-					return nil, &LoopError{Loop: []string{v.describe(), fn.describe(), v.describe()}}
+				for _, h := range hidden {
+					if h == i {
+						return nil, &LoopError{Loop: []string{v.describe(), "factor " + fn.describe(), v.describe()}}
+					}
 				}
-				seen[i] = true
 				hidden = append(hidden, i)
 				axes = append(axes, k)
 			}
@@ -105,26 +142,106 @@ func (g *Graph) buildTree() (*spState, error) {
 			continue
 		}
 		sf := spFactor{f: fn, hidden: hidden, axes: axes}
-		if err := sf.potential(); err != nil {
+		if err := sf.plan(); err != nil {
 			return nil, err
 		}
 		st.byFac[fn] = len(st.factors)
 		st.factors = append(st.factors, sf)
 	}
+	type shareKey struct {
+		form  *messages.Multilinear
+		param *Variable
+	}
+	leaders := map[shareKey]int{}
 	for fi := range st.factors {
 		f := &st.factors[fi]
-		f.edgePos = make([]int, len(f.hidden))
+		f.leader = -1
 		for slot, vi := range f.hidden {
 			v := &st.vars[vi]
-			f.edgePos[slot] = len(v.factors)
 			v.factors = append(v.factors, fi)
 			v.slot = append(v.slot, slot)
+		}
+		// Factors of one node whose every axis is summed exactly depend on
+		// nothing but the node's tensor: they share one potential.
+		fm, ok := f.f.factor.(Formed)
+		if !ok || f.keep == nil || len(f.keep) != len(fm.Form().Axes) {
+			continue
+		}
+		key := shareKey{form: fm.Form()}
+		if p := fm.Form().Param; p >= 0 {
+			key.param = f.f.vars[p]
+		}
+		if l, ok := leaders[key]; ok {
+			f.leader = l
+		} else {
+			leaders[key] = fi
 		}
 	}
 	if err := st.checkTree(); err != nil {
 		return nil, err
 	}
+	st.traversal()
 	return st, nil
+}
+
+// plan fixes how the factor's potential is computed and allocates its
+// buffers.
+func (sf *spFactor) plan() error {
+	fn := sf.f
+	if fm, ok := fn.factor.(Formed); ok {
+		form := fm.Form()
+		for _, k := range sf.axes {
+			found := false
+			for j, a := range form.Axes {
+				if a == k {
+					sf.keep = append(sf.keep, j)
+					found = true
+				}
+			}
+			if !found {
+				return fmt.Errorf("ffg: sum-product: factor %s: a categorical neighbour is not an axis of its form", fn.describe())
+			}
+		}
+		for _, j := range sf.keep {
+			sf.shape = append(sf.shape, form.Shape[j])
+		}
+		// Static: a literal tensor, and every averaged axis an observed
+		// variable (whose statistics change only with the evidence).
+		sf.static = form.Param < 0
+		for j, a := range form.Axes {
+			kept := false
+			for _, kj := range sf.keep {
+				kept = kept || kj == j
+			}
+			if !kept && !fn.vars[a].observed {
+				sf.static = false
+			}
+		}
+		sf.idx = make([]int, 2*len(form.Shape))
+	} else {
+		if len(sf.axes) != 1 {
+			return fmt.Errorf("ffg: sum-product: factor %s (%s) joins %d hidden categorical variables and has no multilinear form", fn.describe(), fn.factor.Kind(), len(sf.axes))
+		}
+		if _, ok := fn.factor.(Messenger); !ok {
+			return fmt.Errorf("ffg: sum-product: factor %s has no message rules", fn.describe())
+		}
+		sf.shape = []int{len(fn.vars[sf.axes[0]].stats)}
+	}
+	n := 1
+	for _, d := range sf.shape {
+		n *= d
+	}
+	sf.logpsi = make([]float64, n)
+	sf.msgOut = make([][]float64, len(sf.hidden))
+	sf.msgIn = make([][]float64, len(sf.hidden))
+	for s, d := range sf.shape {
+		sf.msgOut[s] = make([]float64, d)
+		sf.msgIn[s] = make([]float64, d)
+	}
+	if len(sf.idx) < len(sf.shape) {
+		sf.idx = make([]int, len(sf.shape))
+	}
+	return nil
 }
 
 // potential computes ln ψ over the factor's hidden neighbours: from its
@@ -133,33 +250,12 @@ func (g *Graph) buildTree() (*spState, error) {
 // that makes E_q[ln ψ] equal -AverageEnergy.
 func (sf *spFactor) potential() error {
 	fn := sf.f
-	if fm, ok := fn.factor.(Formed); ok {
-		form := fm.Form()
-		keep := make([]int, 0, len(sf.axes))
-		for _, k := range sf.axes {
-			for j, a := range form.Axes {
-				if a == k {
-					keep = append(keep, j)
-				}
-			}
-		}
-		if len(keep) != len(sf.axes) {
-			return fmt.Errorf("ffg: sum-product: factor %s: a categorical neighbour is not an axis of its form", fn.describe())
-		}
-		// The kept axes follow sf.axes, so ψ is indexed like sf.hidden.
-		sf.logpsi, sf.shape = form.LogPotential(fn.stats, keep)
+	if sf.keep != nil {
+		fn.factor.(Formed).Form().LogPotentialInto(sf.logpsi, fn.stats, sf.keep, sf.idx)
 	} else {
-		if len(sf.axes) != 1 {
-			return fmt.Errorf("ffg: sum-product: factor %s (%s) joins %d hidden categorical variables and has no multilinear form", fn.describe(), fn.factor.Kind(), len(sf.axes))
-		}
-		m, ok := fn.factor.(Messenger)
-		if !ok {
-			return fmt.Errorf("ffg: sum-product: factor %s has no message rules", fn.describe())
-		}
 		k := sf.axes[0]
-		n := len(fn.vars[k].stats)
-		msg := make([]float64, n)
-		if err := m.Message(msg, k, fn.stats); err != nil {
+		msg := sf.logpsi
+		if err := fn.factor.(Messenger).Message(msg, k, fn.stats); err != nil {
 			return err
 		}
 		q := fn.stats[k]
@@ -173,7 +269,6 @@ func (sf *spFactor) potential() error {
 		for i := range msg {
 			msg[i] += c
 		}
-		sf.logpsi, sf.shape = msg, []int{n}
 	}
 	sf.scale = math.Inf(-1)
 	for _, x := range sf.logpsi {
@@ -182,7 +277,9 @@ func (sf *spFactor) potential() error {
 	if math.IsInf(sf.scale, -1) || math.IsNaN(sf.scale) {
 		return fmt.Errorf("ffg: sum-product: factor %s gives every configuration probability 0", fn.describe())
 	}
-	sf.psi = make([]float64, len(sf.logpsi))
+	if sf.psi == nil {
+		sf.psi = make([]float64, len(sf.logpsi))
+	}
 	for i, x := range sf.logpsi {
 		sf.psi[i] = math.Exp(x - sf.scale)
 	}
@@ -197,15 +294,13 @@ func (st *spState) checkTree() error {
 	for i := range parent {
 		parent[i] = i
 	}
-	var find func(int) int
-	find = func(x int) int {
+	find := func(x int) int {
 		for parent[x] != x {
 			parent[x] = parent[parent[x]]
 			x = parent[x]
 		}
 		return x
 	}
-	// Adjacency of the spanning forest so far, to name a loop.
 	adj := make([][]int, len(parent))
 	for fi, f := range st.factors {
 		fnode := nv + fi
@@ -241,12 +336,8 @@ func (st *spState) loopNames(adj [][]int, a, b int) []string {
 			}
 		}
 	}
-	var path []int
+	var names []string
 	for x := b; x != -1; x = prev[x] {
-		path = append(path, x)
-	}
-	names := make([]string, 0, len(path)+1)
-	for _, x := range path {
 		if x < nv {
 			names = append(names, st.vars[x].v.describe())
 		} else {
@@ -256,48 +347,71 @@ func (st *spState) loopNames(adj [][]int, a, b int) []string {
 	return append(names, names[0])
 }
 
-// propagate runs belief propagation on every tree: collect to a root, then
-// distribute, and returns ln Z summed over the trees.
-func (st *spState) propagate() (float64, error) {
+// traversal fixes the BFS order of every tree, rooted at its first
+// variable.
+func (st *spState) traversal() {
 	nv := len(st.vars)
-	for fi := range st.factors {
-		f := &st.factors[fi]
-		f.msgOut = make([][]float64, len(f.hidden)) // factor -> variable
-		f.msgIn = make([][]float64, len(f.hidden))  // variable -> factor
-		for s, vi := range f.hidden {
-			n := len(st.vars[vi].v.stats)
-			f.msgOut[s] = make([]float64, n)
-			f.msgIn[s] = make([]float64, n)
-		}
-	}
-	visited := make([]bool, nv+len(st.factors))
-	logZ := 0.0
-	for root := range st.vars {
-		if visited[root] {
+	n := nv + len(st.factors)
+	st.par = make([]int, n)
+	st.parSlot = make([]int, n)
+	seen := make([]bool, n)
+	st.order = st.order[:0]
+	for root := range nv {
+		if seen[root] {
 			continue
 		}
-		// BFS order over the tree of this root, with parents.
-		order := []int{root}
-		par := map[int]int{root: -1}
-		visited[root] = true
-		for i := 0; i < len(order); i++ {
-			x := order[i]
-			for _, y := range st.neighbours(x) {
-				if !visited[y] {
-					visited[y] = true
-					par[y] = x
-					order = append(order, y)
+		st.compStart = append(st.compStart, len(st.order))
+		st.order = append(st.order, root)
+		seen[root] = true
+		st.par[root] = -1
+		for i := len(st.order) - 1; i < len(st.order); i++ {
+			x := st.order[i]
+			if x < nv {
+				for j, fi := range st.vars[x].factors {
+					y := nv + fi
+					if !seen[y] {
+						seen[y] = true
+						st.par[y], st.parSlot[y] = x, st.vars[x].slot[j]
+						st.order = append(st.order, y)
+					}
+				}
+			} else {
+				for _, vi := range st.factors[x-nv].hidden {
+					if !seen[vi] {
+						seen[vi] = true
+						st.par[vi] = x
+						for j, fi := range st.vars[vi].factors {
+							if fi == x-nv {
+								st.parSlot[vi] = j
+							}
+						}
+						st.order = append(st.order, vi)
+					}
 				}
 			}
 		}
-		// Collect: every node sends to its parent, leaves first.
-		for i := len(order) - 1; i >= 1; i-- {
-			x := order[i]
-			s := st.send(x, par[x])
-			logZ += s
+	}
+	st.compStart = append(st.compStart, len(st.order))
+}
+
+// propagate runs belief propagation on every tree (collect to the root,
+// then distribute), writes the marginals into the variables and returns
+// ln Z summed over the trees.
+func (st *spState) propagate() (float64, error) {
+	nv := len(st.vars)
+	logZ := 0.0
+	for c := 0; c+1 < len(st.compStart); c++ {
+		nodes := st.order[st.compStart[c]:st.compStart[c+1]]
+		for i := len(nodes) - 1; i >= 1; i-- {
+			x := nodes[i]
+			if x < nv {
+				logZ += st.varToFactor(x, st.parSlot[x])
+			} else {
+				logZ += st.factorToVar(x-nv, st.parSlot[x])
+			}
 		}
-		// The root's normaliser.
-		b := st.varBelief(root)
+		root := nodes[0]
+		b := st.varBelief(root, st.buf[:len(st.vars[root].v.stats)])
 		z := 0.0
 		for _, v := range b {
 			z += v
@@ -306,11 +420,20 @@ func (st *spState) propagate() (float64, error) {
 			return 0, fmt.Errorf("ffg: sum-product: the evidence has probability 0 (at variable %s)", st.vars[root].v.describe())
 		}
 		logZ += math.Log(z)
-		// Distribute: every node sends to its children.
-		for _, x := range order {
-			for _, y := range st.neighbours(x) {
-				if y != par[x] {
-					st.send(x, y)
+		for _, x := range nodes {
+			if x < nv {
+				v := &st.vars[x]
+				for j := range v.factors {
+					if nv+v.factors[j] != st.par[x] {
+						st.varToFactor(x, j)
+					}
+				}
+			} else {
+				f := &st.factors[x-nv]
+				for s, vi := range f.hidden {
+					if vi != st.par[x] {
+						st.factorToVar(x-nv, s)
+					}
 				}
 			}
 		}
@@ -318,151 +441,168 @@ func (st *spState) propagate() (float64, error) {
 	for fi := range st.factors {
 		logZ += st.factors[fi].scale
 	}
-	// Marginals and factor beliefs.
 	for vi := range st.vars {
-		b := st.varBelief(vi)
+		v := &st.vars[vi]
+		b := st.varBelief(vi, v.v.stats)
 		normalize(b)
-		copy(st.vars[vi].v.stats, b)
-	}
-	for fi := range st.factors {
-		f := &st.factors[fi]
-		f.belief = st.factorProduct(fi, -1)
-		normalize(f.belief)
 	}
 	return logZ, nil
 }
 
-func normalize(x []float64) {
+func normalize(x []float64) float64 {
 	z := 0.0
 	for _, v := range x {
 		z += v
 	}
 	if z > 0 {
+		inv := 1 / z
 		for i := range x {
-			x[i] /= z
+			x[i] *= inv
 		}
 	}
+	return z
 }
 
-// neighbours of node x (variables 0..nv-1, factors nv..).
-func (st *spState) neighbours(x int) []int {
-	nv := len(st.vars)
-	if x < nv {
-		out := make([]int, len(st.vars[x].factors))
-		for i, fi := range st.vars[x].factors {
-			out[i] = nv + fi
-		}
-		return out
+// varToFactor sends variable vi's message to its j-th factor: the product
+// of its other factors' messages, normalised; it returns ln of the
+// normaliser.
+func (st *spState) varToFactor(vi, j int) float64 {
+	v := &st.vars[vi]
+	msg := st.factors[v.factors[j]].msgIn[v.slot[j]]
+	for i := range msg {
+		msg[i] = 1
 	}
-	return st.factors[x-nv].hidden
+	for i, fi := range v.factors {
+		if i == j {
+			continue
+		}
+		in := st.factors[fi].msgOut[v.slot[i]]
+		for k := range msg {
+			msg[k] *= in[k]
+		}
+	}
+	return math.Log(normalize(msg))
 }
 
-// send computes the message from node x to its neighbour y, normalised; it
-// returns ln of the normaliser.
-func (st *spState) send(x, y int) float64 {
-	nv := len(st.vars)
-	var msg []float64
-	if x < nv {
-		// Variable x to factor y: the product of the other factors'
-		// messages.
-		f := &st.factors[y-nv]
-		slot := st.slotOf(f, x)
-		msg = f.msgIn[slot]
-		for i := range msg {
-			msg[i] = 1
-		}
-		v := &st.vars[x]
-		for i, fi := range v.factors {
-			if fi == y-nv {
-				continue
+// factorToVar sends factor fi's message to its hidden neighbour in slot
+// target: ψ times the other neighbours' messages, summed over them,
+// normalised; it returns ln of the normaliser.
+func (st *spState) factorToVar(fi, target int) float64 {
+	f := &st.factors[fi]
+	out := f.msgOut[target]
+	switch len(f.shape) {
+	case 1:
+		copy(out, f.psi)
+	case 2:
+		n0, n1 := f.shape[0], f.shape[1]
+		if target == 0 {
+			in := f.msgIn[1]
+			for i := range n0 {
+				row := f.psi[i*n1 : (i+1)*n1]
+				v := 0.0
+				for j, p := range row {
+					v += p * in[j]
+				}
+				out[i] = v
 			}
-			in := st.factors[fi].msgOut[v.slot[i]]
-			for k := range msg {
-				msg[k] *= in[k]
+		} else {
+			in := f.msgIn[0]
+			clear(out)
+			for i := range n0 {
+				w := in[i]
+				if w == 0 {
+					continue
+				}
+				row := f.psi[i*n1 : (i+1)*n1]
+				for j, p := range row {
+					out[j] += w * p
+				}
 			}
 		}
-	} else {
-		fi := x - nv
-		f := &st.factors[fi]
-		slot := st.slotOf(f, y)
-		msg = f.msgOut[slot]
-		copy(msg, st.factorProduct(fi, slot))
+	default:
+		clear(out)
+		idx := f.idx[:len(f.shape)]
+		clear(idx)
+		for _, p := range f.psi {
+			w := p
+			if w != 0 {
+				for s := range idx {
+					if s != target {
+						w *= f.msgIn[s][idx[s]]
+					}
+				}
+				out[idx[target]] += w
+			}
+			for s := len(idx) - 1; s >= 0; s-- {
+				idx[s]++
+				if idx[s] < f.shape[s] {
+					break
+				}
+				idx[s] = 0
+			}
+		}
 	}
-	z := 0.0
-	for _, v := range msg {
-		z += v
-	}
+	z := normalize(out)
 	if !(z > 0) {
 		return math.Inf(-1)
-	}
-	for i := range msg {
-		msg[i] /= z
 	}
 	return math.Log(z)
 }
 
-func (st *spState) slotOf(f *spFactor, vi int) int {
-	for s, h := range f.hidden {
-		if h == vi {
-			return s
+// varBelief writes the product of the messages into variable vi into dst.
+func (st *spState) varBelief(vi int, dst []float64) []float64 {
+	v := &st.vars[vi]
+	for i := range dst {
+		dst[i] = 1
+	}
+	for i, fi := range v.factors {
+		in := st.factors[fi].msgOut[v.slot[i]]
+		for k := range dst {
+			dst[k] *= in[k]
 		}
 	}
-	panic("ffg: sum-product: variable not on factor")
+	return dst
 }
 
-// factorProduct returns ψ_f times the incoming messages of every hidden
-// neighbour but slot target; with target >= 0 it sums out every axis but
-// target (the factor-to-variable message), with target < 0 it returns the
-// whole product (the factor belief, unnormalised).
-func (st *spState) factorProduct(fi, target int) []float64 {
-	f := &st.factors[fi]
-	rank := len(f.shape)
-	var out []float64
-	if target >= 0 {
-		out = make([]float64, f.shape[target])
-	} else {
-		out = make([]float64, len(f.psi))
+// belief returns the factor's belief over its hidden neighbours: ψ times
+// every neighbour's message, normalised.
+func (sf *spFactor) belief() []float64 {
+	if len(sf.bel) != len(sf.psi) {
+		sf.bel = make([]float64, len(sf.psi))
 	}
-	idx := make([]int, rank)
-	for x, p := range f.psi {
-		w := p
-		if w != 0 {
-			for s := range rank {
-				if s != target {
-					w *= f.msgIn[s][idx[s]]
-				}
+	out := sf.bel
+	if len(sf.shape) == 2 {
+		n1 := sf.shape[1]
+		in0, in1 := sf.msgIn[0], sf.msgIn[1]
+		for i, a := range in0 {
+			row, dst := sf.psi[i*n1:(i+1)*n1], out[i*n1:(i+1)*n1]
+			for j, p := range row {
+				dst[j] = p * a * in1[j]
 			}
 		}
-		if target >= 0 {
-			out[idx[target]] += w
-		} else {
-			out[x] = w
+		normalize(out)
+		return out
+	}
+	idx := sf.idx[:len(sf.shape)]
+	clear(idx)
+	for x, p := range sf.psi {
+		w := p
+		if w != 0 {
+			for s := range idx {
+				w *= sf.msgIn[s][idx[s]]
+			}
 		}
-		for s := rank - 1; s >= 0; s-- {
+		out[x] = w
+		for s := len(idx) - 1; s >= 0; s-- {
 			idx[s]++
-			if idx[s] < f.shape[s] {
+			if idx[s] < sf.shape[s] {
 				break
 			}
 			idx[s] = 0
 		}
 	}
+	normalize(out)
 	return out
-}
-
-// varBelief returns the product of the messages into variable vi.
-func (st *spState) varBelief(vi int) []float64 {
-	v := &st.vars[vi]
-	b := make([]float64, len(v.v.stats))
-	for i := range b {
-		b[i] = 1
-	}
-	for i, fi := range v.factors {
-		in := st.factors[fi].msgOut[v.slot[i]]
-		for k := range b {
-			b[k] *= in[k]
-		}
-	}
-	return b
 }
 
 // StructuredFreeEnergy returns the free energy of structured mean field
@@ -473,16 +613,13 @@ func (st *spState) varBelief(vi int) []float64 {
 // -ln p(observations), exactly.
 func (g *Graph) StructuredFreeEnergy(logZ float64) float64 {
 	f := -logZ
-	inTree := map[*FactorNode]bool{}
-	if g.sp != nil {
-		for i := range g.sp.factors {
-			inTree[g.sp.factors[i].f] = true
-		}
-	}
 	for _, fn := range g.factors {
-		if !inTree[fn] {
-			f += fn.factor.AverageEnergy(fn.stats)
+		if g.sp != nil {
+			if _, ok := g.sp.byFac[fn]; ok {
+				continue
+			}
 		}
+		f += fn.factor.AverageEnergy(fn.stats)
 	}
 	for _, v := range g.vars {
 		if v.family != expfam.CategoricalFamily {
@@ -492,14 +629,29 @@ func (g *Graph) StructuredFreeEnergy(logZ float64) float64 {
 	return f
 }
 
-// jointCounts returns the factor's joint belief over every axis of its
+// addJointCounts adds to dst the factor's joint belief over every axis of its
 // form (hidden neighbours from the sum-product belief, observed ones from
 // their statistics), the expected counts of a Dirichlet-distributed tensor
 // of that factor: the update uses the joint, not the outer product of the
 // marginals as mean field does.
-func (sf *spFactor) jointCounts(form *messages.Multilinear) []float64 {
+func (sf *spFactor) addJointCounts(dst []float64, form *messages.Multilinear) {
 	rank := len(form.Shape)
-	hiddenSlot := make([]int, rank)
+	if len(sf.keep) == rank {
+		identity := true
+		for i, j := range sf.keep {
+			identity = identity && i == j
+		}
+		if identity {
+			// Every axis is a hidden neighbour, in the tensor's order:
+			// the counts are the belief itself.
+			for i, b := range sf.belief() {
+				dst[i] += b
+			}
+			return
+		}
+	}
+	var slotArr [16]int
+	hiddenSlot := slotArr[:rank]
 	for j := range hiddenSlot {
 		hiddenSlot[j] = -1
 	}
@@ -514,10 +666,10 @@ func (sf *spFactor) jointCounts(form *messages.Multilinear) []float64 {
 	for _, d := range form.Shape {
 		n *= d
 	}
-	out := make([]float64, n)
-	idx := make([]int, rank)
-	hidx := make([]int, len(sf.shape))
-	for x := range out {
+	belief := sf.belief()
+	var idxArr, hidxArr [16]int
+	idx, hidx := idxArr[:rank], hidxArr[:len(sf.shape)]
+	for x := range n {
 		w := 1.0
 		for j := range rank {
 			if s := hiddenSlot[j]; s >= 0 {
@@ -531,7 +683,7 @@ func (sf *spFactor) jointCounts(form *messages.Multilinear) []float64 {
 			for s, d := range sf.shape {
 				h = h*d + hidx[s]
 			}
-			out[x] = w * sf.belief[h]
+			dst[x] += w * belief[h]
 		}
 		for j := rank - 1; j >= 0; j-- {
 			idx[j]++
@@ -541,7 +693,6 @@ func (sf *spFactor) jointCounts(form *messages.Multilinear) []float64 {
 			idx[j] = 0
 		}
 	}
-	return out
 }
 
 // UpdateStructured is Update for structured inference after SumProduct: a
@@ -562,10 +713,7 @@ func (g *Graph) UpdateStructured(v *Variable) error {
 	for _, e := range v.edges {
 		if fi, ok := g.sp.byFac[e.f]; ok {
 			if fm, ok := e.f.factor.(Formed); ok && fm.Form().Param == e.k {
-				counts := g.sp.factors[fi].jointCounts(fm.Form())
-				for i, c := range counts {
-					v.nat[i] += c
-				}
+				g.sp.factors[fi].addJointCounts(v.nat, fm.Form())
 				continue
 			}
 		}

@@ -106,6 +106,9 @@ func (v *Variable) describe() string {
 
 // Observe clamps a categorical variable to the outcome index.
 func (v *Variable) Observe(index int) error {
+	if v.g != nil {
+		v.g.version++
+	}
 	if v.family != expfam.CategoricalFamily {
 		return fmt.Errorf("ffg: variable %s: only categorical variables can be observed, it is %s", v.describe(), v.family)
 	}
@@ -123,6 +126,9 @@ func (v *Variable) Observe(index int) error {
 // ObserveSoft clamps a categorical variable to soft evidence p, a
 // probability vector of the variable's size.
 func (v *Variable) ObserveSoft(p []float64) error {
+	if v.g != nil {
+		v.g.version++
+	}
 	if v.family != expfam.CategoricalFamily {
 		return fmt.Errorf("ffg: variable %s: only categorical variables can be observed, it is %s", v.describe(), v.family)
 	}
@@ -140,6 +146,9 @@ func (v *Variable) ObserveSoft(p []float64) error {
 // Unobserve makes an observed variable hidden again, with a uniform
 // posterior.
 func (v *Variable) Unobserve() {
+	if v.g != nil {
+		v.g.version++
+	}
 	if !v.observed {
 		return
 	}

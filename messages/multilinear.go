@@ -125,10 +125,11 @@ func (m *Multilinear) ExpectedLog(stats [][]float64) float64 {
 }
 
 // LogPotential returns the factor's log-density as a tensor over the axes
-// keep (positions in Axes, in increasing order; their neighbours are the
-// variables summed over exactly) with every other axis averaged under its
-// neighbour's expected statistics, and the weight tensor at its expected
-// value E[W] (for a Dirichlet-distributed W, E[ln θ]):
+// keep (positions in Axes; the result's axes follow keep's order; their
+// neighbours are the variables summed over exactly) with every other axis
+// averaged under its neighbour's expected statistics, and the weight
+// tensor at its expected value E[W] (for a Dirichlet-distributed W,
+// E[ln θ]):
 //
 //	ln ψ(x_keep) = Const + Σ_(x_rest) E[W](x) Π_(j ∉ keep) stats_j(x_j).
 //
@@ -138,39 +139,42 @@ func (m *Multilinear) ExpectedLog(stats [][]float64) float64 {
 // probability) stay -Inf where kept, and a zero statistic contributes
 // nothing. The result has shape [Shape[keep[0]], ...].
 func (m *Multilinear) LogPotential(stats [][]float64, keep []int) (data []float64, shape []int) {
+	shape = make([]int, 0, len(keep))
+	n := 1
+	for _, j := range keep {
+		shape = append(shape, m.Shape[j])
+		n *= m.Shape[j]
+	}
+	data = m.LogPotentialInto(make([]float64, n), stats, keep, make([]int, 2*len(m.Shape)))
+	return data, shape
+}
+
+// LogPotentialInto is LogPotential writing into dst (the product of the
+// kept extents long) with scratch (2 × rank ints): no allocation.
+func (m *Multilinear) LogPotentialInto(dst []float64, stats [][]float64, keep []int, scratch []int) []float64 {
 	w := m.weights(stats)
 	vecs := m.gather(stats)
 	rank := len(m.Shape)
-	kept := make([]bool, rank)
-	shape = make([]int, 0, len(keep))
-	for _, j := range keep {
-		kept[j] = true
-		shape = append(shape, m.Shape[j])
-	}
-	n := 1
-	for _, s := range shape {
-		n *= s
-	}
-	data = make([]float64, n)
-	// Strides of the kept axes in the result.
-	stride := make([]int, rank)
+	stride, idx := scratch[:rank], scratch[rank:2*rank]
+	clear(stride)
+	clear(idx)
 	acc := 1
 	for i := len(keep) - 1; i >= 0; i-- {
 		stride[keep[i]] = acc
 		acc *= m.Shape[keep[i]]
 	}
-	idx := make([]int, rank)
+	clear(dst)
 	for _, v := range w.Data {
 		weight, out := 1.0, 0
 		for j := range rank {
-			if kept[j] {
+			if stride[j] != 0 {
 				out += idx[j] * stride[j]
 			} else {
 				weight *= vecs[j][idx[j]]
 			}
 		}
 		if weight != 0 {
-			data[out] += weight * v
+			dst[out] += weight * v
 		}
 		// Next index, last axis fastest.
 		for j := rank - 1; j >= 0; j-- {
@@ -182,9 +186,9 @@ func (m *Multilinear) LogPotential(stats [][]float64, keep []int) (data []float6
 		}
 	}
 	if m.Const != 0 {
-		for i := range data {
-			data[i] += m.Const
+		for i := range dst {
+			dst[i] += m.Const
 		}
 	}
-	return data, shape
+	return dst
 }
