@@ -432,3 +432,48 @@ func TestSumProductLoop(t *testing.T) {
 		t.Errorf("unknown method: %v", err)
 	}
 }
+
+// TestSumProductGrowingGraph: a chain grown between runs (a new state and
+// its observation added after the first run) is inferred exactly again:
+// the cached tree is rebuilt when the structure changes.
+func TestSumProductGrowingGraph(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 6))
+	dm := &discreteModel{g: ffg.New()}
+	obs := map[*ffg.Variable]int{}
+	var prev *ffg.Variable
+	grow := func(i int) {
+		s := categorical(t, dm.g, "s"+string(rune('0'+i)), 2)
+		dm.hidden = append(dm.hidden, s)
+		if prev == nil {
+			dm.addPrior(t, rng, s)
+		} else {
+			dm.addTransition(t, rng, s, []*ffg.Variable{prev}, nil)
+		}
+		o := categorical(t, dm.g, "o"+string(rune('0'+i)), 3)
+		x := rng.IntN(3)
+		if err := o.Observe(x); err != nil {
+			t.Fatal(err)
+		}
+		obs[o] = x
+		dm.addTransition(t, rng, o, []*ffg.Variable{s}, nil)
+		prev = s
+	}
+	for step := range 4 {
+		grow(step)
+		res, err := schedule.Run(context.Background(), dm.g, &schedule.Settings{Method: schedule.MethodSumProduct, Iterations: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, logZ := dm.enumerate(obs)
+		for i, v := range dm.hidden {
+			for x, p := range v.Probs() {
+				if math.Abs(p-want[i][x]) > 1e-12 {
+					t.Fatalf("after %d steps, %s: %v, enumeration %v", step+1, v.Name(), v.Probs(), want[i])
+				}
+			}
+		}
+		if math.Abs(res.Final()+logZ) > 1e-10 {
+			t.Errorf("after %d steps: F %v, -ln p %v", step+1, res.Final(), -logZ)
+		}
+	}
+}
