@@ -72,9 +72,10 @@ type AgentOptions struct {
 	// defaults 200 and 1e-10.
 	Iterations int
 	Tolerance  float64
-	// Past is how the past is inferred: pomdp.PastVMP (the default, the
-	// paper's mean field) or pomdp.PastFilter (exact filtering, as SPM and
-	// pymdp infer the current state; docs/pomdp.md, "Past inference").
+	// Past is how the past is inferred: pomdp.PastFilter (the default:
+	// exact filtering, as SPM and pymdp infer the current state, with
+	// smoothing for learning) or pomdp.PastVMP (the paper's mean field over
+	// the past; docs/pomdp.md, "Past inference").
 	Past pomdp.PastInference
 }
 
@@ -130,6 +131,13 @@ func (o *AgentOptions) resolve(m *pomdp.Model) (AgentOptions, error) {
 	}
 	if r.Iterations == 0 {
 		r.Iterations = DefaultIterations
+	}
+	switch r.Past {
+	case pomdp.PastDefault:
+		r.Past = pomdp.PastFilter
+	case pomdp.PastVMP, pomdp.PastFilter:
+	default:
+		return r, fmt.Errorf("AgentOptions.Past: %d, want pomdp.PastFilter or pomdp.PastVMP", int(r.Past))
 	}
 	if r.Iterations < 0 {
 		return r, fmt.Errorf("AgentOptions.Iterations: %d, want >= 1", r.Iterations)

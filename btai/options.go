@@ -76,9 +76,10 @@ type Options struct {
 	// steps are folded into a prior over the oldest kept state (see
 	// Agent.Step). 0 keeps the whole past. Default 32.
 	Window int
-	// Past is how the past is inferred: pomdp.PastVMP (the default, the
-	// paper's mean field, section 6.1) or pomdp.PastFilter (exact
-	// filtering; not with GlobalInference, which runs VMP over the past).
+	// Past is how the past is inferred: pomdp.PastVMP (the default, and
+	// pomdp.PastDefault: the paper's mean field, section 6.1) or
+	// pomdp.PastFilter (exact filtering; not with GlobalInference, which
+	// runs VMP over the past).
 	Past pomdp.PastInference
 
 	// Novelty makes the agent learn the likelihood A while it acts and
@@ -146,6 +147,7 @@ func PresetPaper() Options {
 		VMPIterations:   32,
 		VMPTolerance:    1e-9,
 		Window:          32,
+		Past:            pomdp.PastVMP,
 		NoveltyScale:    10,
 		NoveltyPrior:    1,
 	}
@@ -213,7 +215,7 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("rollout length %d, want 1..1000", o.RolloutLength)
 	case o.VMPIterations < 1:
 		return fmt.Errorf("VMP iterations %d, want >= 1", o.VMPIterations)
-	case o.Past != pomdp.PastVMP && o.Past != pomdp.PastFilter:
+	case o.Past != pomdp.PastDefault && o.Past != pomdp.PastVMP && o.Past != pomdp.PastFilter:
 		return fmt.Errorf("past inference %d, want vmp or filter", int(o.Past))
 	case o.Past == pomdp.PastFilter && o.GlobalInference:
 		return fmt.Errorf("past inference filter with global inference: global VMP would redo the past by mean field (use local inference, or past inference vmp)")

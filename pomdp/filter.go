@@ -12,10 +12,14 @@ import (
 type PastInference int
 
 const (
+	// PastDefault, the zero value, stands for the default of whoever
+	// takes the setting: the aci agent filters (as SPM and pymdp infer
+	// states), btai and NewPastWith use the paper's mean field.
+	PastDefault PastInference = iota
 	// PastVMP is the paper's fully factorised mean field over the past
 	// (section 6.1): one belief per factor and time step, by VMP on the
 	// graph.
-	PastVMP PastInference = iota
+	PastVMP
 	// PastFilter is exact forward filtering of the present state (the
 	// joint over the factors), the single-step state inference of SPM and
 	// pymdp; with learning, forward-backward smoothing at the end of the
@@ -23,12 +27,15 @@ const (
 	PastFilter
 )
 
-// String returns "vmp" or "filter".
+// String returns "vmp", "filter" or "default".
 func (pi PastInference) String() string {
-	if pi == PastFilter {
+	switch pi {
+	case PastFilter:
 		return "filter"
+	case PastVMP:
+		return "vmp"
 	}
-	return "vmp"
+	return "default"
 }
 
 // ParsePastInference parses "vmp" or "filter".

@@ -81,8 +81,8 @@ func NewPast(m *Model, window int) (*Past, error) {
 }
 
 // NewPastWith is NewPast with the past inferred by method: the paper's
-// mean field (PastVMP) or exact filtering (PastFilter; docs/pomdp.md,
-// "Past inference"). With PastFilter the graph is built all the same (for
+// mean field (PastVMP, and PastDefault) or exact filtering (PastFilter;
+// docs/pomdp.md, "Past inference"). With PastFilter the graph is built all the same (for
 // the agents' own variables and for drawing it), but Infer sets the
 // present state's posterior to the marginals of the exact filtered joint,
 // and CarryOver learns from the smoothed episode.
@@ -92,6 +92,9 @@ func NewPastWith(m *Model, window int, method PastInference) (*Past, error) {
 	}
 	if window < 0 || window == 1 {
 		return nil, fmt.Errorf("window %d, want 0 (keep everything) or >= 2", window)
+	}
+	if method == PastDefault {
+		method = PastVMP
 	}
 	p := &Past{m: m, window: window, method: method}
 	if method == PastFilter {
@@ -549,6 +552,11 @@ func (p *Past) Infer(ctx context.Context, settings *schedule.Settings) (*schedul
 		return nil, errors.New("Infer before Reset")
 	}
 	if p.fl != nil {
+		if ctx != nil {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
 		return p.filterInfer()
 	}
 	return schedule.Run(ctx, p.g, settings)

@@ -507,7 +507,7 @@ func runACIRun(args []string, stdout io.Writer) error {
 	habits := fset.String("habits", "", "habits E: a prior over the first action, comma-separated probabilities, one per action (e.g. 0.7,0.1,0.1,0.1,0)")
 	beta := fset.Float64("beta", aci.DefaultBeta, "rate of the Gamma(1, beta) prior of the precision (with --infer-gamma)")
 	novelty := fset.Bool("novelty", false, "add the novelty of A to the expected free energy (needs concentrations a)")
-	pastFlag := fset.String("past", "vmp", "past inference: vmp (the paper's mean field over the past) or filter (exact filtering of the present state, as SPM and pymdp)")
+	pastFlag := fset.String("past", "filter", "past inference: filter (exact filtering of the present state, as SPM and pymdp; smoothing for learning) or vmp (the paper's mean field over the past)")
 	sel := fset.String("select", aci.SelectArgmax, "action selection from the action distribution: argmax or sample")
 	noise := fset.Float64("noise", envs.DefaultNoise, "maze model noise on A, B and D")
 	pref := fset.Float64("pref-precision", envs.DefaultPrefPrecision, "maze preference precision")

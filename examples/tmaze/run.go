@@ -14,8 +14,9 @@ type Config struct {
 	Trials  int    // number of trials
 	Seed    uint64 // seed of the environment (cue draws, and contexts when drawn)
 	Context int    // fixed context (RewardLeft or RewardRight), -1 to draw
-	// Past is how the agent infers the past: pomdp.PastVMP (the paper's
-	// mean field, the zero value) or pomdp.PastFilter (exact filtering).
+	// Past is how the agent infers the past: pomdp.PastFilter (exact
+	// filtering; the zero value gives the aci default, which is this) or
+	// pomdp.PastVMP (the paper's mean field).
 	Past pomdp.PastInference
 }
 

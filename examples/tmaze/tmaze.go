@@ -27,7 +27,7 @@ func main() {
 	trials := flag.Int("trials", 32, "number of trials")
 	seed := flag.Uint64("seed", 1, "seed of the environment")
 	ctx := flag.String("context", "left", "rewarded arm of every trial: left or right")
-	pastFlag := flag.String("past", "vmp", "past inference: vmp (the paper's mean field) or filter (exact)")
+	pastFlag := flag.String("past", "filter", "past inference: filter (exact, the aci default) or vmp (the paper's mean field)")
 	flag.Parse()
 	past, err := pomdp.ParsePastInference(*pastFlag)
 	if err != nil {
