@@ -69,6 +69,7 @@ type spState struct {
 	par       []int
 	parSlot   []int
 	buf       []float64 // scratch, the largest variable
+	loops     bool      // built for loopy belief propagation (no loop check)
 }
 
 // SumProduct sets the posteriors of the hidden categorical variables to
@@ -85,11 +86,60 @@ type spState struct {
 // kept until the graph's structure or evidence changes, so that a repeated
 // pass does not allocate.
 func (g *Graph) SumProduct() (logZ float64, err error) {
+	st, err := g.spPrepare(false)
+	if err != nil {
+		return 0, err
+	}
+	return st.propagate()
+}
+
+// LoopyOptions are the settings of loopy belief propagation
+// (Graph.SumProductLoopy).
+type LoopyOptions struct {
+	// Damping δ in (0, 1): each new factor-to-variable message is
+	// (1 - δ) new + δ old. Default (0) 0.5.
+	Damping float64
+	// Iterations caps the rounds of messages (default 200); Tolerance
+	// stops them when no message moves by more than it (default 1e-10).
+	Iterations int
+	Tolerance  float64
+}
+
+// SumProductLoopy is SumProduct on a graph whose discrete variables may
+// form loops: damped loopy belief propagation (every message updated at
+// once, rounds until no message moves by more than the tolerance or the
+// cap), which is approximate where there are loops and exact on a tree.
+// It returns -F_Bethe, the Bethe approximation of ln Z, and whether the
+// messages converged.
+func (g *Graph) SumProductLoopy(o LoopyOptions) (logZ float64, converged bool, err error) {
+	if o.Damping == 0 {
+		o.Damping = 0.5
+	}
+	if !(o.Damping > 0 && o.Damping < 1) {
+		return 0, false, fmt.Errorf("ffg: sum-product: damping %v, want a number in (0, 1)", o.Damping)
+	}
+	if o.Iterations == 0 {
+		o.Iterations = 200
+	}
+	if o.Tolerance == 0 {
+		o.Tolerance = 1e-10
+	}
+	st, err := g.spPrepare(true)
+	if err != nil {
+		return 0, false, err
+	}
+	logZ, converged = st.loopy(o)
+	return logZ, converged, nil
+}
+
+// spPrepare builds (or reuses) the tree and refreshes the potentials.
+func (g *Graph) spPrepare(loops bool) (*spState, error) {
 	st := g.sp
-	if st == nil || st.version != g.version {
+	if st == nil || st.version != g.version || st.loops != loops {
 		g.sp = nil
-		if st, err = g.buildTree(); err != nil {
-			return 0, err
+		var err error
+		if st, err = g.buildTree(loops); err != nil {
+			return nil, err
 		}
 		st.version = g.version
 		g.sp = st
@@ -101,7 +151,7 @@ func (g *Graph) SumProduct() (logZ float64, err error) {
 		}
 		if !f.static || f.psi == nil {
 			if err := f.potential(); err != nil {
-				return 0, err
+				return nil, err
 			}
 		}
 	}
@@ -111,10 +161,10 @@ func (g *Graph) SumProduct() (logZ float64, err error) {
 			f.psi, f.scale = l.psi, l.scale
 		}
 	}
-	return st.propagate()
+	return st, nil
 }
 
-func (g *Graph) buildTree() (*spState, error) {
+func (g *Graph) buildTree(loops bool) (*spState, error) {
 	st := &spState{byVar: map[*Variable]int{}, byFac: map[*FactorNode]int{}}
 	maxK := 1
 	for _, v := range g.vars {
@@ -131,7 +181,10 @@ func (g *Graph) buildTree() (*spState, error) {
 			if i, ok := st.byVar[v]; ok {
 				for _, h := range hidden {
 					if h == i {
-						return nil, &LoopError{Loop: []string{v.describe(), "factor " + fn.describe(), v.describe()}}
+						if !loops {
+							return nil, &LoopError{Loop: []string{v.describe(), "factor " + fn.describe(), v.describe()}}
+						}
+						return nil, fmt.Errorf("ffg: sum-product: factor %s joins variable %s to itself", fn.describe(), v.describe())
 					}
 				}
 				hidden = append(hidden, i)
@@ -176,6 +229,10 @@ func (g *Graph) buildTree() (*spState, error) {
 		} else {
 			leaders[key] = fi
 		}
+	}
+	st.loops = loops
+	if loops {
+		return st, nil
 	}
 	if err := st.checkTree(); err != nil {
 		return nil, err
@@ -725,4 +782,79 @@ func (g *Graph) UpdateStructured(v *Variable) error {
 		}
 	}
 	return v.setFromNatural()
+}
+
+// loopy runs damped flooding belief propagation and returns -F_Bethe,
+//
+//	F_Bethe = Σ_f Σ_x b_f(x) (ln b_f(x) - ln ψ_f(x)) + Σ_v (1 - d_v) Σ_x b_v(x) ln b_v(x),
+//
+// d_v the number of factors of v (exact, -ln Z, on a tree).
+func (st *spState) loopy(o LoopyOptions) (float64, bool) {
+	for fi := range st.factors {
+		f := &st.factors[fi]
+		for s := range f.msgOut {
+			for i := range f.msgOut[s] {
+				f.msgOut[s][i] = 1 / float64(len(f.msgOut[s]))
+			}
+		}
+	}
+	converged := false
+	var old []float64
+	for range o.Iterations {
+		for vi := range st.vars {
+			for j := range st.vars[vi].factors {
+				st.varToFactor(vi, j)
+			}
+		}
+		moved := 0.0
+		for fi := range st.factors {
+			f := &st.factors[fi]
+			for s := range f.hidden {
+				old = append(old[:0], f.msgOut[s]...)
+				st.factorToVar(fi, s)
+				for i, v := range f.msgOut[s] {
+					nv := (1-o.Damping)*v + o.Damping*old[i]
+					moved = math.Max(moved, math.Abs(nv-old[i]))
+					f.msgOut[s][i] = nv
+				}
+			}
+		}
+		if moved < o.Tolerance {
+			converged = true
+			break
+		}
+	}
+	// Beliefs and the Bethe free energy.
+	for vi := range st.vars {
+		for j := range st.vars[vi].factors {
+			st.varToFactor(vi, j)
+		}
+	}
+	fb := 0.0
+	for fi := range st.factors {
+		f := &st.factors[fi]
+		b := f.belief()
+		for x, p := range b {
+			if p > 0 {
+				fb += p * (math.Log(p) - f.logpsiAt(x))
+			}
+		}
+	}
+	for vi := range st.vars {
+		v := &st.vars[vi]
+		b := st.varBelief(vi, v.v.stats)
+		normalize(b)
+		d := float64(len(v.factors))
+		for _, p := range b {
+			if p > 0 {
+				fb += (1 - d) * p * math.Log(p)
+			}
+		}
+	}
+	return -fb, converged
+}
+
+// logpsiAt returns ln ψ at x (the shared potential's, for a follower).
+func (sf *spFactor) logpsiAt(x int) float64 {
+	return math.Log(sf.psi[x]) + sf.scale
 }

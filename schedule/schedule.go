@@ -30,6 +30,12 @@ type Settings struct {
 	// get their exact joint posterior by belief propagation on the tree
 	// they form, the other variables VMP updates; RunSumProduct).
 	Method string
+	// Loopy allows loops among the discrete variables under sum-product:
+	// damped loopy belief propagation (ffg.Graph.SumProductLoopy, with
+	// Damping, default 0.5), approximate where there are loops, and F its
+	// Bethe approximation, which may rise. Without it a loop is an error.
+	Loopy   bool
+	Damping float64
 }
 
 // The methods of Settings.Method.
@@ -195,7 +201,14 @@ func runSumProduct(ctx context.Context, g *ffg.Graph, s *Settings, iters int, to
 		}
 	}
 	res := &Result{FreeEnergy: make([]float64, 0, min(iters, 64))}
-	logZ, err := g.SumProduct()
+	pass := g.SumProduct
+	if s.Loopy {
+		pass = func() (float64, error) {
+			logZ, _, err := g.SumProductLoopy(ffg.LoopyOptions{Damping: s.Damping})
+			return logZ, err
+		}
+	}
+	logZ, err := pass()
 	if err != nil {
 		return res, fmt.Errorf("schedule: %w", err)
 	}
@@ -209,7 +222,7 @@ func runSumProduct(ctx context.Context, g *ffg.Graph, s *Settings, iters int, to
 				return res, fmt.Errorf("schedule: sweep %d: %w", it, err)
 			}
 		}
-		if logZ, err = g.SumProduct(); err != nil {
+		if logZ, err = pass(); err != nil {
 			return res, fmt.Errorf("schedule: sweep %d: %w", it, err)
 		}
 		f := g.StructuredFreeEnergy(logZ)

@@ -660,7 +660,7 @@ func TestInferSumProduct(t *testing.T) {
 	for _, c := range []struct {
 		path string
 		want []string
-	}{{bad, []string{bad, "settings.method", `"bp"`}}, {loop, []string{loop, "settings.method", "loop", `"a"`, `"b"`}}} {
+	}{{bad, []string{bad, "settings.method", `"bp"`}}, {loop, []string{loop, "settings.method", "loop", `"a"`, `"b"`, `"loopy": true`}}} {
 		var out, errb bytes.Buffer
 		code := run([]string{"infer", c.path}, &out, &errb)
 		if code != 2 || strings.Count(errb.String(), "\n") != 1 {
@@ -669,6 +669,54 @@ func TestInferSumProduct(t *testing.T) {
 		for _, w := range c.want {
 			if !strings.Contains(errb.String(), w) {
 				t.Errorf("%s: stderr %q lacks %q", c.path, errb.String(), w)
+			}
+		}
+	}
+}
+
+// TestInferLoopy: "loopy": true runs approximate loopy belief propagation
+// on a model whose discrete variables form a loop; a damping outside
+// (0, 1), a damping without loopy, and loopy without sum-product exit 2
+// naming the field.
+func TestInferLoopy(t *testing.T) {
+	dir := t.TempDir()
+	model := func(settings string) string {
+		p := filepath.Join(dir, fmt.Sprintf("m%d.json", len(settings)))
+		data := `{"variables": [{"name": "a", "family": "categorical", "shape": [2]},
+		  {"name": "b", "family": "categorical", "shape": [2]}, {"name": "c", "family": "categorical", "shape": [2]}],
+		 "factors": [{"node": "categorical", "out": "a", "p": [0.5, 0.5]},
+		  {"node": "transition", "out": "b", "in": ["a"], "matrix": [[0.9, 0.2], [0.1, 0.8]]},
+		  {"node": "transition", "out": "c", "in": ["a", "b"], "matrix": [[[0.9, 0.2], [0.3, 0.4]], [[0.1, 0.8], [0.7, 0.6]]]}],
+		 "settings": ` + settings + `}`
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	var out, errb bytes.Buffer
+	ok := model(`{"method": "sum-product", "loopy": true, "damping": 0.4}`)
+	if code := run([]string{"infer", ok}, &out, &errb); code != 0 {
+		t.Fatalf("loopy: exit %d: %s", code, errb.String())
+	}
+	for _, c := range []struct {
+		settings string
+		want     []string
+	}{
+		{`{"method": "sum-product", "loopy": true, "damping": 0}`, []string{"settings.damping", "(0, 1)"}},
+		{`{"method": "sum-product", "loopy": true, "damping": -0.5}`, []string{"settings.damping"}},
+		{`{"method": "sum-product", "damping": 0.5}`, []string{"settings.damping", "loopy"}},
+		{`{"loopy": true}`, []string{"settings.loopy", "sum-product"}},
+	} {
+		p := model(c.settings)
+		out.Reset()
+		errb.Reset()
+		code := run([]string{"infer", p}, &out, &errb)
+		if code != 2 || strings.Count(errb.String(), "\n") != 1 {
+			t.Errorf("%s: exit %d, stderr %q: want 2 and one line", c.settings, code, errb.String())
+		}
+		for _, w := range append(c.want, p) {
+			if !strings.Contains(errb.String(), w) {
+				t.Errorf("%s: stderr %q lacks %q", c.settings, errb.String(), w)
 			}
 		}
 	}

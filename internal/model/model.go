@@ -72,6 +72,8 @@ type settingsSpec struct {
 	Iterations json.RawMessage `json:"iterations"`
 	Tolerance  json.RawMessage `json:"tolerance"`
 	Method     *string         `json:"method"`
+	Loopy      *bool           `json:"loopy"`
+	Damping    json.RawMessage `json:"damping"`
 }
 
 // MaxElements caps the number of entries of all the variables of a model
@@ -257,6 +259,25 @@ func Parse(name string, data []byte) (*Model, error) {
 			default:
 				return nil, fail("settings.method", "%q, want %q (the default) or %q", *ss.Method, schedule.MethodVMP, schedule.MethodSumProduct)
 			}
+		}
+		if ss.Loopy != nil && *ss.Loopy {
+			if m.Settings.Method != schedule.MethodSumProduct {
+				return nil, fail("settings.loopy", "needs \"method\": \"sum-product\" (VMP takes loops as they are)")
+			}
+			m.Settings.Loopy = true
+		}
+		if len(ss.Damping) > 0 {
+			dmp, err := decodeScalar(ss.Damping, "settings.damping")
+			if err != nil {
+				return nil, &Error{File: name, Err: err}
+			}
+			if !m.Settings.Loopy {
+				return nil, fail("settings.damping", "needs \"loopy\": true")
+			}
+			if !(dmp > 0 && dmp < 1) {
+				return nil, fail("settings.damping", "%v, want a number in (0, 1)", dmp)
+			}
+			m.Settings.Damping = dmp
 		}
 	}
 	return m, nil

@@ -41,7 +41,7 @@ func (m *Model) RunError(err error) error {
 	}
 	var le *ffg.LoopError
 	if errors.As(err, &le) {
-		return &Error{File: m.Name, Field: "settings.method", Err: fmt.Errorf("sum-product needs the discrete variables to form a tree, and they form a loop: %s (use \"vmp\", or break the loop)", strings.Join(le.Loop, " - "))}
+		return &Error{File: m.Name, Field: "settings.method", Err: fmt.Errorf("sum-product needs the discrete variables to form a tree, and they form a loop: %s (use \"vmp\", break the loop, or ask for approximate loopy belief propagation with \"loopy\": true)", strings.Join(le.Loop, " - "))}
 	}
 	var ee *schedule.EnergyError
 	if !errors.As(err, &ee) {
