@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -43,12 +44,20 @@ func runInfer(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("infer", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print the result as JSON (every number in full precision)")
 	digits := fs.Int("digits", 6, "significant digits of every posterior number in the human output (1..17)")
-	m, _, err := loadModelArg("infer", fs, args, stdout, "arbor infer MODEL.json [--digits 6] [--json]")
+	maxMin := fs.Float64("max-minutes", 10, "refuse a model whose run is estimated to take longer than this many minutes (the estimate is printed with the refusal)")
+	m, file, err := loadModelArg("infer", fs, args, stdout, "arbor infer MODEL.json [--digits 6] [--max-minutes 10] [--json]")
 	if err != nil {
 		return err
 	}
 	if *digits < 1 || *digits > 17 {
 		return badInput("--digits: %d, want 1..17", *digits)
+	}
+	if !(*maxMin > 0) || math.IsInf(*maxMin, 0) {
+		return badInput("--max-minutes: %v, want a finite number > 0", *maxMin)
+	}
+	if est := schedule.EstimateSeconds(m.Graph, &m.Settings); est > 60**maxMin {
+		return badInput("%s: %d sweeps of %.3g multiply-adds would take about %s (estimated from the factors' sizes), over --max-minutes %g; raise --max-minutes or lower settings.iterations to run it anyway",
+			file, m.Settings.MaxSweeps(), schedule.SweepWork(m.Graph), durationText(est), *maxMin)
 	}
 	return inferModel(m, *asJSON, *digits, stdout)
 }
