@@ -16,7 +16,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mod=github.com/arbor-ai/arbor
-libs=" expfam messages nodes ffg schedule pomdp aci btai envs "
+libs=" expfam messages nodes ffg schedule model pomdp aci btai envs "
 
 # dag_allows FROM TO: is the library edge FROM -> TO (top-level package
 # names) in the DAG of docs/architecture.md?
@@ -29,6 +29,7 @@ dag_allows() {
     nodes)    [[ $t == expfam || $t == messages ]] ;;
     ffg)      [[ $t == expfam || $t == messages ]] ;;
     schedule) [[ $t == ffg || $t == messages ]] ;;
+    model)    [[ $t == ffg || $t == nodes || $t == schedule || $t == expfam || $t == messages ]] ;;
     pomdp)    [[ $t == ffg || $t == nodes || $t == schedule || $t == expfam || $t == messages ]] ;;
     aci)      [[ $t == pomdp || $t == ffg || $t == nodes || $t == schedule || $t == expfam ]] ;;
     btai)     [[ $t == pomdp || $t == ffg || $t == nodes || $t == schedule || $t == expfam ]] ;;
@@ -99,9 +100,9 @@ selftest() {
 0;$mod/aci|$mod/pomdp $mod/ffg|
 0;$mod/envs|$mod/pomdp|
 0;$mod/ffg||$mod/nodes $mod/schedule
-0;$mod/cmd/arbor|$mod/internal/model $mod/btai $mod/envs|
-0;$mod/examples/hmm|$mod/ffg $mod/nodes $mod/internal/model|
-0;$mod/internal/model|$mod/ffg $mod/nodes $mod/schedule|
+0;$mod/cmd/arbor|$mod/model $mod/btai $mod/envs|
+0;$mod/examples/hmm|$mod/ffg $mod/nodes $mod/model|
+0;$mod/model|$mod/ffg $mod/nodes $mod/schedule|
 0;$mod/expfam|gonum.org/v1/gonum/mathext|github.com/google/go-cmp/cmp
 1;$mod/aci|$mod/messages|
 1;$mod/btai|$mod/messages|
@@ -117,11 +118,12 @@ selftest() {
 1;$mod/pomdp|$mod/aci|
 1;$mod/pomdp|$mod/btai|
 1;$mod/envs|$mod/aci|
-1;$mod/nodes|$mod/internal/model|
-1;$mod/aci||$mod/internal/model
+1;$mod/nodes|$mod/model|
+1;$mod/model|$mod/pomdp|
+1;$mod/model|$mod/aci|
 1;$mod/ffg||$mod/cmd/arbor
 1;$mod/cmd/arbor|$mod/examples/hmm|
-1;$mod/internal/model|$mod/cmd/arbor|
+1;$mod/model|$mod/cmd/arbor|
 1;$mod/newpkg|$mod/expfam|
 1;$mod/expfam|github.com/google/go-cmp/cmp|
 EOF

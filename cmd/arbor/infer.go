@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/arbor-ai/arbor/internal/model"
+	"github.com/arbor-ai/arbor/model"
 	"github.com/arbor-ai/arbor/schedule"
 )
 

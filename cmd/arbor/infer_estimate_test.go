@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/arbor-ai/arbor/internal/model"
+	"github.com/arbor-ai/arbor/model"
 	"github.com/arbor-ai/arbor/schedule"
 )
 

@@ -18,7 +18,7 @@ import (
 	"gonum.org/v1/gonum/mathext"
 
 	"github.com/arbor-ai/arbor/expfam"
-	"github.com/arbor-ai/arbor/internal/model"
+	"github.com/arbor-ai/arbor/model"
 	"github.com/arbor-ai/arbor/messages"
 )
 
