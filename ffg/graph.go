@@ -472,3 +472,30 @@ func (g *Graph) updateNonConjugate(v *Variable) error {
 	}
 	return nil
 }
+
+// ResetPosteriors puts every hidden variable's posterior back where a
+// graph built afresh starts it: uniform for a categorical variable, its
+// prior (the messages of the factors whose output it is) for a Dirichlet
+// or Gamma variable. Running the same inference again then gives the same
+// numbers as on a new graph, which is how one model is run on many data
+// sets (model.Model.Infer).
+func (g *Graph) ResetPosteriors() error {
+	for _, v := range g.vars {
+		if v.observed {
+			continue
+		}
+		v.reset()
+		if v.family == expfam.CategoricalFamily {
+			continue
+		}
+		for _, e := range v.edges {
+			if e.k == 0 {
+				if err := g.resetToPrior(v); err != nil {
+					return err
+				}
+				break
+			}
+		}
+	}
+	return nil
+}

@@ -112,7 +112,8 @@ type Model struct {
 	Factors   []*ffg.FactorNode
 	Settings  schedule.Settings
 
-	factorFields []string // "factors[i] (node)", parallel to Factors
+	factorFields []string   // "factors[i] (node)", parallel to Factors
+	evidence     []Evidence // the file's observed value of each variable (Index -1 and no Probs: none), parallel to Variables
 }
 
 // Load reads and builds the model file at path.
@@ -184,6 +185,7 @@ func Parse(name string, data []byte) (*Model, error) {
 		if err != nil {
 			return nil, fail(field, "%v", trimPrefix(err))
 		}
+		ev := Evidence{Index: -1}
 		if len(vs.Observed) > 0 && string(vs.Observed) != "null" {
 			if fam != expfam.CategoricalFamily {
 				return nil, fail(field+".observed", "only categorical variables can be observed")
@@ -199,15 +201,18 @@ func Parse(name string, data []byte) (*Model, error) {
 					return nil, fail(field+".observed", "index %v out of range [0, %d)", idx, vs.Shape[0])
 				}
 				_ = v.Observe(int(idx))
+				ev.Index = int(idx)
 			case len(shape) == 1:
 				if err := v.ObserveSoft(vals); err != nil {
 					return nil, fail(field+".observed", "%v", trimPrefix(err))
 				}
+				ev.Probs = append([]float64(nil), vals...)
 			default:
 				return nil, fail(field+".observed", "want an index or a probability vector, got shape %v", shape)
 			}
 		}
 		m.Variables = append(m.Variables, v)
+		m.evidence = append(m.evidence, ev)
 	}
 	for i, raw := range spec.Factors {
 		field := fmt.Sprintf("factors[%d]", i)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -44,8 +45,9 @@ func runInfer(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("infer", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print the result as JSON (every number in full precision)")
 	digits := fs.Int("digits", 6, "significant digits of every posterior number in the human output (1..17)")
+	dataFile := fs.String("data", "", "run the model on every data set of this file: one JSON object per line, variable name to an observed index or probability vector; one result per line")
 	maxMin := fs.Float64("max-minutes", 10, "refuse a model whose run is estimated to take longer than this many minutes (the estimate is printed with the refusal)")
-	m, file, err := loadModelArg("infer", fs, args, stdout, "arbor infer MODEL.json [--digits 6] [--max-minutes 10] [--json]")
+	m, file, err := loadModelArg("infer", fs, args, stdout, "arbor infer MODEL.json [--data FILE.jsonl] [--digits 6] [--max-minutes 10] [--json]")
 	if err != nil {
 		return err
 	}
@@ -59,7 +61,60 @@ func runInfer(args []string, stdout io.Writer) error {
 		return badInput("%s: %d sweeps of %.3g multiply-adds would take about %s (estimated from the factors' sizes), over --max-minutes %g; raise --max-minutes or lower settings.iterations to run it anyway",
 			file, m.Settings.MaxSweeps(), schedule.SweepWork(m.Graph), durationText(est), *maxMin)
 	}
+	if *dataFile != "" {
+		return inferData(m, *dataFile, *asJSON, *digits, stdout)
+	}
 	return inferModel(m, *asJSON, *digits, stdout)
+}
+
+// inferData runs the model on every data set of the file (one JSON object
+// per line; blank lines are skipped) without rebuilding it
+// (model.Model.Infer), and prints one result per data set: with --json the
+// object of arbor infer --json, one per line; otherwise a block per data
+// set headed by its line. A line that does not fit the model exits 2
+// naming the file, the line and the variable.
+func inferData(m *model.Model, file string, asJSON bool, digits int, stdout io.Writer) error {
+	data, err := readFile(file, file)
+	if err != nil {
+		return err
+	}
+	// Every line is checked before any runs: a bad line prints nothing.
+	type set struct {
+		where string
+		d     model.Data
+	}
+	var sets []set
+	for i, line := range bytes.Split(data, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		where := fmt.Sprintf("%s:%d", file, i+1)
+		d, err := model.ParseData(where, line)
+		if err != nil {
+			return err
+		}
+		if err := m.CheckData(where, d); err != nil {
+			return err
+		}
+		sets = append(sets, set{where, d})
+	}
+	ctx := context.Background()
+	enc := json.NewEncoder(stdout)
+	for _, s := range sets {
+		where, d := s.where, s.d
+		res, err := m.Infer(ctx, where, d)
+		if err != nil {
+			return err
+		}
+		if asJSON {
+			if err := enc.Encode(m.Output(res)); err != nil {
+				return err
+			}
+			continue
+		}
+		printResult(stdout, m, res, where, digits)
+	}
+	return nil
 }
 
 // inferModel runs global VMP on a loaded model and prints the result. A
@@ -71,15 +126,22 @@ func inferModel(m *model.Model, asJSON bool, digits int, stdout io.Writer) error
 	if err != nil {
 		return m.RunError(err)
 	}
-	out := m.Output(res)
 	if asJSON {
-		return json.NewEncoder(stdout).Encode(out)
+		return json.NewEncoder(stdout).Encode(m.Output(res))
 	}
+	printResult(stdout, m, res, m.Name, digits)
+	return nil
+}
+
+// printResult is the human output of one run: a status line headed by
+// name, then every hidden variable's posterior.
+func printResult(stdout io.Writer, m *model.Model, res *schedule.Result, name string, digits int) {
+	out := m.Output(res)
 	status := "converged"
 	if !res.Converged {
 		status = "did not converge"
 	}
-	fmt.Fprintf(stdout, "%s: %s after %d sweeps, F = %.10g\n", m.Name, status, res.Iterations, res.Final())
+	fmt.Fprintf(stdout, "%s: %s after %d sweeps, F = %.10g\n", name, status, res.Iterations, res.Final())
 	for _, inc := range res.Increases {
 		fmt.Fprintf(stdout, "warning: F increased at sweep %d from %.10g to %.10g\n", inc.Sweep, inc.From, inc.To)
 	}
@@ -98,7 +160,6 @@ func inferModel(m *model.Model, asJSON bool, digits int, stdout io.Writer) error
 				strconv.FormatFloat(*p.Shape, 'g', digits, 64), strconv.FormatFloat(*p.Rate, 'g', digits, 64))
 		}
 	}
-	return nil
 }
 
 // fmtNested formats a number, a []float64 or nested []any of them with

@@ -721,3 +721,63 @@ func TestInferLoopy(t *testing.T) {
 		}
 	}
 }
+
+// TestInferData: arbor infer --data prints one line per data line, each the
+// object a separate run with those observed values prints; a bad line
+// exits 2 naming the file, the line and the variable.
+func TestInferData(t *testing.T) {
+	dir := t.TempDir()
+	lines := []string{`{"o0": 1, "o3": [0.2, 0.5, 0.3]}`, ``, `{"o1": 2}`}
+	dataPath := filepath.Join(dir, "d.jsonl")
+	if err := os.WriteFile(dataPath, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"infer", "../../examples/models/hmm.json", "--data", dataPath, "--json"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	got := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(got) != 2 {
+		t.Fatalf("%d output lines, want 2 (one per data line)", len(got))
+	}
+	base, err := os.ReadFile("../../examples/models/hmm.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, line := range []string{lines[0], lines[2]} {
+		var obs map[string]any
+		if err := json.Unmarshal([]byte(line), &obs); err != nil {
+			t.Fatal(err)
+		}
+		var f map[string]any
+		_ = json.Unmarshal(base, &f)
+		for _, v := range f["variables"].([]any) {
+			vm := v.(map[string]any)
+			if o, ok := obs[vm["name"].(string)]; ok {
+				vm["observed"] = o
+			}
+		}
+		edited, _ := json.Marshal(f)
+		p := filepath.Join(dir, fmt.Sprintf("m%d.json", i))
+		if err := os.WriteFile(p, edited, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var one bytes.Buffer
+		if code := run([]string{"infer", p, "--json"}, &one, &errb); code != 0 {
+			t.Fatalf("separate run: exit %d: %s", code, errb.String())
+		}
+		if strings.TrimSpace(one.String()) != got[i] {
+			t.Errorf("data line %d: %s\nseparate run: %s", i+1, got[i], one.String())
+		}
+	}
+	bad := filepath.Join(dir, "bad.jsonl")
+	if err := os.WriteFile(bad, []byte("{\"o0\": 0}\n\n{\"o4\": [1]}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	errb.Reset()
+	code := run([]string{"infer", "../../examples/models/hmm.json", "--data", bad, "--json"}, &out, &errb)
+	if code != 2 || out.Len() != 0 || !strings.Contains(errb.String(), bad+":3") || !strings.Contains(errb.String(), `"o4"`) || strings.Count(errb.String(), "\n") != 1 {
+		t.Errorf("exit %d, stderr %q: want 2 and one line naming %s:3 and \"o4\"", code, errb.String(), bad)
+	}
+}
