@@ -18,8 +18,8 @@ import (
 	"gonum.org/v1/gonum/mathext"
 
 	"github.com/arbor-ai/arbor/expfam"
-	"github.com/arbor-ai/arbor/model"
 	"github.com/arbor-ai/arbor/messages"
+	"github.com/arbor-ai/arbor/model"
 )
 
 // inferRun runs the arbor command line in-process and returns its exit
