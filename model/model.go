@@ -1,6 +1,3 @@
-// Package model loads the generic model files of `arbor infer` and
-// `arbor dot` (docs/formats.md) into an ffg.Graph, with every fault
-// reported as an error that names the file, the field and what is wrong.
 package model
 
 import (
@@ -15,6 +12,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/arbor-ai/arbor/expfam"
 	"github.com/arbor-ai/arbor/ffg"
@@ -56,6 +54,7 @@ type varSpec struct {
 
 type factorSpec struct {
 	Node      string          `json:"node"`
+	Name      string          `json:"name"`
 	Out       string          `json:"out"`
 	In        []string        `json:"in"`
 	P         json.RawMessage `json:"p"`
@@ -149,8 +148,8 @@ func Parse(name string, data []byte) (*Model, error) {
 		if err := decodeStrict(raw, &vs); err != nil {
 			return nil, decodeError(name, field, raw, err, fieldsOf(vs))
 		}
-		if vs.Name == "" {
-			return nil, fail(field+".name", "missing")
+		if err := checkName(vs.Name); err != nil {
+			return nil, fail(field+".name", "%v", err)
 		}
 		field = fmt.Sprintf("variables[%d] (%q)", i, vs.Name)
 		if _, dup := g.Variable(vs.Name); dup {
@@ -219,6 +218,17 @@ func Parse(name string, data []byte) (*Model, error) {
 		var fs factorSpec
 		if err := decodeStrict(raw, &fs); err != nil {
 			return nil, decodeError(name, field, raw, err, fieldsOf(fs))
+		}
+		if fs.Name != "" {
+			if err := checkName(fs.Name); err != nil {
+				return nil, fail(field+".name", "%v", err)
+			}
+			for _, other := range m.Factors {
+				if other.Name() == fs.Name {
+					return nil, fail(field+".name", "duplicate factor name %q", fs.Name)
+				}
+			}
+			field = fmt.Sprintf("factors[%d] (%q)", i, fs.Name)
 		}
 		fn, err := addFactor(g, fs, field)
 		if err != nil {
@@ -291,11 +301,11 @@ func Parse(name string, data []byte) (*Model, error) {
 // used lists, per node kind, the fields it reads; any other field set is an
 // error, so that a typo such as "alpha" on a categorical node is caught.
 var used = map[string][]string{
-	"categorical": {"out", "p"},
-	"transition":  {"out", "in", "matrix"},
-	"dirichlet":   {"out", "alpha"},
-	"gamma":       {"out", "shape", "rate"},
-	"softmax":     {"out", "precision", "values", "update"},
+	"categorical": {"name", "out", "p"},
+	"transition":  {"name", "out", "in", "matrix"},
+	"dirichlet":   {"name", "out", "alpha"},
+	"gamma":       {"name", "out", "shape", "rate"},
+	"softmax":     {"name", "out", "precision", "values", "update"},
 }
 
 func setFields(fs factorSpec) []string {
@@ -306,6 +316,7 @@ func setFields(fs factorSpec) []string {
 		}
 	}
 	add("out", fs.Out != "")
+	add("name", fs.Name != "")
 	add("in", fs.In != nil)
 	add("p", len(fs.P) > 0)
 	add("matrix", len(fs.Matrix) > 0)
@@ -557,7 +568,7 @@ func addFactor(g *ffg.Graph, fs factorSpec, field string) (*ffg.FactorNode, erro
 		}
 		f, vars = s, append(vars, prec)
 	}
-	fn, err := g.AddFactor("", f, vars...)
+	fn, err := g.AddFactor(fs.Name, f, vars...)
 	if err != nil {
 		return nil, fail("", "%v", trimPrefix(err))
 	}
@@ -713,4 +724,25 @@ func lineCol(data []byte, off int64) (int, int) {
 		}
 	}
 	return line, col
+}
+
+// checkName refuses an empty name and one with control characters (a
+// newline in a name would break every line-based output).
+func checkName(name string) error {
+	if name == "" {
+		return errors.New("missing")
+	}
+	for _, r := range name {
+		if unicode.IsControl(r) {
+			return fmt.Errorf("%q contains a control character", shorten(name))
+		}
+	}
+	return nil
+}
+
+func shorten(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "..."
+	}
+	return s
 }
