@@ -11,8 +11,8 @@ import (
 )
 
 // WriteDOT writes the graph in Graphviz DOT. Variables are circles
-// (observed ones filled gray), factors are boxes labelled with their kind
-// (or their Label), and every edge carries its interface name; the edge from
+// (observed ones filled gray), factors are boxes labelled with their Label,
+// or their name, or their kind, and every edge carries its interface name; the edge from
 // a factor to its output variable (interface 0) is an arrow, the others are
 // plain lines, as in the paper's Forney factor graphs. Variables and factors
 // with a Cluster are drawn inside a cluster of that name. The output is
@@ -55,6 +55,9 @@ func (g *Graph) WriteDOT(w io.Writer) error {
 	}
 	for _, f := range g.factors {
 		label := f.Label
+		if label == "" {
+			label = f.name
+		}
 		if label == "" {
 			if l, ok := f.factor.(Labeler); ok {
 				label = l.Label()
