@@ -64,7 +64,19 @@ func commands() []command {
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
+// runObserver, when set (by the tests), sees every run's arguments and
+// exit status.
+var runObserver func(args []string, code int)
+
 func run(args []string, stdout, stderr io.Writer) int {
+	code := runCommand(args, stdout, stderr)
+	if runObserver != nil {
+		runObserver(args, code)
+	}
+	return code
+}
+
+func runCommand(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(stdout)
 		if len(args) == 0 {

@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -98,4 +101,43 @@ func TestTutorials(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestMain, with ARBOR_COUNT_EXIT2=FILE in the environment, writes to FILE
+// how many runs of each command the tests made and how many of them exited
+// with status 2 (bad input): the bad-input counts of docs/reliability.md.
+func TestMain(m *testing.M) {
+	path := os.Getenv("ARBOR_COUNT_EXIT2")
+	if path == "" {
+		os.Exit(m.Run())
+	}
+	var mu sync.Mutex
+	runs, bad := map[string]int{}, map[string]int{}
+	runObserver = func(args []string, code int) {
+		cmd := "(none)"
+		if len(args) > 0 {
+			cmd = args[0]
+			if (cmd == "aci" || cmd == "btai") && len(args) > 1 && !strings.HasPrefix(args[1], "-") {
+				cmd += " " + args[1]
+			}
+		}
+		mu.Lock()
+		runs[cmd]++
+		if code == 2 {
+			bad[cmd]++
+		}
+		mu.Unlock()
+	}
+	code := m.Run()
+	var b strings.Builder
+	names := make([]string, 0, len(runs))
+	for k := range runs {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		fmt.Fprintf(&b, "%-12s %5d runs, %5d exit 2\n", k, runs[k], bad[k])
+	}
+	_ = os.WriteFile(path, []byte(b.String()), 0o644)
+	os.Exit(code)
 }
