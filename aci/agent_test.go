@@ -644,7 +644,7 @@ func TestAgentGraph(t *testing.T) {
 		t.Errorf("%d states at t = %d, want 3 at t = 2", len(ag.StateBeliefs()), ag.Time())
 	}
 	var sb strings.Builder
-	if err := g.WriteDOT(&sb); err != nil || !strings.Contains(sb.String(), "softmax") {
+	if err := g.WriteDOT(&sb); err != nil || !strings.Contains(sb.String(), "σ(") {
 		t.Errorf("DOT export: err %v", err)
 	}
 	// With Novelty and learned a, G is risk + ambiguity - novelty of the

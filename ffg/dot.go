@@ -6,21 +6,59 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
 
 	"github.com/emicklei/dot"
 )
 
-// WriteDOT writes the graph in Graphviz DOT. Variables are circles
-// (observed ones filled gray), factors are boxes labelled with their Label,
-// or their name, or their kind, and every edge carries its interface name; the edge from
-// a factor to its output variable (interface 0) is an arrow, the others are
-// plain lines, as in the paper's Forney factor graphs. Variables and factors
-// with a Cluster are drawn inside a cluster of that name. The output is
-// deterministic: it depends on the order in which things were added, never
-// on map order. Whitespace-only lines are removed.
-func (g *Graph) WriteDOT(w io.Writer) error {
+// orthoNodes bounds the graphs drawn with right-angled edges: Graphviz's
+// orthogonal router slows down on large graphs and ignores edge labels.
+const orthoNodes = 400
+
+// DOTOptions are the options of WriteDOTWith.
+type DOTOptions struct {
+	// EdgeLabels writes each edge's interface name at the variable's end
+	// (out, in, matrix, ...). Off by default: figures read better without.
+	EdgeLabels bool
+}
+
+// WriteDOT writes the graph in Graphviz DOT with the default options (see
+// WriteDOTWith).
+func (g *Graph) WriteDOT(w io.Writer) error { return g.WriteDOTWith(w, DOTOptions{}) }
+
+// WriteDOTWith writes the graph in Graphviz DOT, laid out as the model
+// flows, left to right, in the convention of the paper's figures (docs/figures.md):
+//
+//   - hidden variables are white circles, observed ones gray; factors are
+//     white boxes;
+//   - every edge follows the generative direction: from each input of a
+//     factor (its parents and parameters) to the factor, drawn as a line,
+//     and from the factor to its output, drawn as an arrow;
+//   - a factor whose output is observed is drawn in the same column as its
+//     first hidden input, with its output below it, so that observations
+//     sit on one side of their states and a chain's height does not grow
+//     with its length;
+//   - edges from a parameter shared by several factors (a Dirichlet or
+//     Gamma input) do not pull the columns, and edges are right-angled
+//     (up to orthoNodes nodes, without edge labels), so that a shared
+//     parameter reaches its factors from above;
+//   - a factor is labelled by its Label, or its name, or a label derived
+//     from its kind and neighbours that never repeats a variable's label
+//     (Cat(B) for a distribution whose parameter is the variable B,
+//     P(o₃ | s₃) for a literal table, p(B) for a prior);
+//   - a trailing number or an underscore suffix is a subscript (s0 → s₀,
+//     S_0 → S₀) and Greek names are letters (gamma → γ).
+//
+// Node ids follow the build order, and the output is deterministic.
+func (g *Graph) WriteDOTWith(w io.Writer, o DOTOptions) error {
 	d := dot.NewGraph(dot.Directed)
 	d.Attr("rankdir", "LR")
+	d.Attr("newrank", "true")
+	if !o.EdgeLabels && len(g.vars)+len(g.factors) <= orthoNodes {
+		// Right-angled edges: a parameter shared along a chain reaches
+		// each of its factors from above, as in printed figures.
+		d.Attr("splines", "ortho")
+	}
 	clusters := map[string]*dot.Graph{}
 	var order []string
 	sub := func(name string) *dot.Graph {
@@ -39,48 +77,79 @@ func (g *Graph) WriteDOT(w io.Writer) error {
 		return c
 	}
 	nodes := make(map[int]dot.Node, len(g.vars)+len(g.factors))
+	labels := make(map[*Variable]string, len(g.vars))
 	for _, v := range g.vars {
 		label := v.Label
 		if label == "" {
-			label = v.name
+			label = PrettyName(v.name)
 		}
 		if label == "" {
 			label = fmt.Sprintf("#%d", v.id)
 		}
-		n := sub(v.Cluster).Node(fmt.Sprintf("v%d", v.id)).Label(label).Attr("shape", "circle")
+		labels[v] = label
+		n := sub(v.Cluster).Node(fmt.Sprintf("v%06d", v.id)).Label(label).Attr("shape", "circle").Attr("id", fmt.Sprintf("v%06d", v.id))
 		if v.observed {
 			n.Attr("style", "filled").Attr("fillcolor", "gray")
 		}
 		nodes[v.id] = n
 	}
+	var sameRank [][]string // ids of nodes drawn in one column, top to bottom
 	for _, f := range g.factors {
 		label := f.Label
 		if label == "" {
-			label = f.name
+			label = PrettyName(f.name)
 		}
 		if label == "" {
-			if l, ok := f.factor.(Labeler); ok {
-				label = l.Label()
-			} else {
-				label = f.factor.Kind()
-			}
+			label = factorLabel(f, labels)
 		}
 		cl := f.Cluster
 		if cl == "" {
 			cl = f.vars[0].Cluster
 		}
-		n := sub(cl).Node(fmt.Sprintf("f%d", f.id)).Label(label).Box()
+		n := sub(cl).Node(fmt.Sprintf("f%06d", f.id)).Label(label).Box().Attr("id", fmt.Sprintf("f%06d", f.id))
 		nodes[f.id] = n
 		ifs := f.factor.Interfaces()
-		for k, v := range f.vars {
-			e := d.Edge(n, nodes[v.id]).Attr("taillabel", ifs[k].Name).Attr("fontsize", "9")
-			if k != 0 {
-				e.Attr("dir", "none")
+		out := f.vars[0]
+		// An observed output: the factor and the observation in the column
+		// of the first hidden categorical input.
+		var anchor *Variable
+		if out.observed {
+			for _, v := range f.vars[1:] {
+				if v.family == out.family && !v.observed {
+					anchor = v
+					break
+				}
 			}
+		}
+		for k, v := range f.vars {
+			var e dot.Edge
+			if k == 0 {
+				e = d.Edge(n, nodes[v.id])
+			} else {
+				e = d.Edge(nodes[v.id], n).Attr("dir", "none")
+				if v.family != out.family && len(v.edges) > 2 {
+					// A shared parameter: do not let it pull the columns.
+					e.Attr("constraint", "false")
+				}
+			}
+			if o.EdgeLabels {
+				e.Attr("headlabel", ifs[k].Name).Attr("fontsize", "9")
+				if k == 0 {
+					e.Attr("headlabel", "").Attr("taillabel", ifs[k].Name)
+				}
+			}
+		}
+		if anchor != nil && anchor.Cluster == out.Cluster {
+			// Same column, top to bottom: the state, the factor, the
+			// observation (flat edges keep tail before head).
+			sameRank = append(sameRank, []string{fmt.Sprintf("v%06d", anchor.id), fmt.Sprintf("f%06d", f.id), fmt.Sprintf("v%06d", out.id)})
 		}
 	}
 	var buf bytes.Buffer
 	d.Write(&buf)
+	if len(sameRank) > 0 {
+		buf = withSameRank(buf.Bytes(), sameRank)
+	}
 	bw := bufio.NewWriter(w)
 	sc := bufio.NewScanner(&buf)
 	sc.Buffer(make([]byte, 64*1024), 1<<30)
@@ -97,4 +166,107 @@ func (g *Graph) WriteDOT(w io.Writer) error {
 		return err
 	}
 	return bw.Flush()
+}
+
+// factorLabel derives a factor's label from its kind and neighbours:
+// Cat(B) when a parameter variable B gives its distribution, P(o | s) for
+// a literal conditional table, P(s) for a literal distribution, p(B) for a
+// prior over a parameter, σ(−γG) for the softmax policy prior.
+func factorLabel(f *FactorNode, labels map[*Variable]string) string {
+	out := labels[f.vars[0]]
+	switch f.factor.Kind() {
+	case "dirichlet", "gamma":
+		return "p(" + out + ")"
+	case "softmax":
+		if len(f.vars) > 1 {
+			return "σ(−" + labels[f.vars[1]] + " G)"
+		}
+	}
+	// A parameter (a non-categorical input) names the distribution.
+	for _, v := range f.vars[1:] {
+		if v.family != f.vars[0].family {
+			return "Cat(" + labels[v] + ")"
+		}
+	}
+	if len(f.vars) == 1 {
+		return "P(" + out + ")"
+	}
+	parts := make([]string, 0, len(f.vars)-1)
+	for _, v := range f.vars[1:] {
+		parts = append(parts, labels[v])
+	}
+	return "P(" + out + " | " + strings.Join(parts, ", ") + ")"
+}
+
+var greek = map[string]string{
+	"alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "eta": "η",
+	"theta": "θ", "kappa": "κ", "lambda": "λ", "mu": "μ", "nu": "ν", "pi": "π", "rho": "ρ",
+	"sigma": "σ", "tau": "τ", "phi": "φ", "chi": "χ", "psi": "ψ", "omega": "ω",
+}
+
+var subscripts = []rune("₀₁₂₃₄₅₆₇₈₉")
+
+// PrettyName writes a variable or factor name as a figure shows it: a
+// Greek name as its letter (gamma → γ), a trailing number or an underscore
+// suffix of digits as a subscript (s0 → s₀, S_12 → S₁₂, theta1 → θ₁).
+// Other names are unchanged.
+func PrettyName(name string) string {
+	base, digits := name, ""
+	i := len(name)
+	for i > 0 && name[i-1] >= '0' && name[i-1] <= '9' {
+		i--
+	}
+	if i > 0 && i < len(name) {
+		base, digits = name[:i], name[i:]
+		base = strings.TrimSuffix(base, "_")
+	} else if i == 0 {
+		return name // all digits
+	}
+	if g, ok := greek[strings.ToLower(base)]; ok && base == strings.ToLower(base) {
+		base = g
+	} else if g, ok := greek[strings.ToLower(base)]; ok && unicode.IsUpper(rune(base[0])) {
+		base = strings.ToUpper(g)
+	}
+	var b strings.Builder
+	b.WriteString(base)
+	for _, r := range digits {
+		b.WriteRune(subscripts[r-'0'])
+	}
+	return b.String()
+}
+
+// withSameRank adds {rank=same; ...} statements for the groups of node ids
+// (our "id" attributes) to the DOT text of emicklei/dot, whose own rank
+// groups are written in map order; ours keep the build order.
+func withSameRank(text []byte, groups [][]string) bytes.Buffer {
+	seqOf := map[string]string{}
+	for _, line := range strings.Split(string(text), "\n") {
+		t := strings.TrimSpace(line)
+		i := strings.Index(t, "[")
+		j := strings.Index(t, `id="`)
+		if i <= 0 || j < 0 || strings.Contains(t[:i], "->") {
+			continue
+		}
+		rest := t[j+4:]
+		k := strings.Index(rest, `"`)
+		if k < 0 {
+			continue
+		}
+		seqOf[rest[:k]] = t[:i]
+	}
+	s := strings.TrimRight(string(text), "\n")
+	s = strings.TrimSuffix(s, "}")
+	var b bytes.Buffer
+	b.WriteString(s)
+	for _, g := range groups {
+		b.WriteString("\t{rank=same;")
+		for _, id := range g {
+			if n, ok := seqOf[id]; ok {
+				b.WriteString(" " + n + ";")
+			}
+		}
+		b.WriteString("}\n")
+	}
+	b.WriteString("}\n")
+	return b
 }

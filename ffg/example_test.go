@@ -84,8 +84,9 @@ func ExampleGraph_RemoveVariables() {
 	// after removal: [0.30 0.70], 1 variables, 1 factors
 }
 
-// WriteDOT draws variables as circles (observed ones gray), factors as
-// boxes and labels every edge with its interface.
+// WriteDOT draws variables as circles (observed ones gray) and factors as
+// boxes labelled by what they say (P(o | s)), edges in the generative
+// direction, and an observation in the column of its state.
 func ExampleGraph_WriteDOT() {
 	g := ffg.New()
 	s, _ := g.AddVariable("s", expfam.CategoricalFamily, 2)
@@ -100,13 +101,14 @@ func ExampleGraph_WriteDOT() {
 	}
 	// Output:
 	// digraph  {
-	// 	rankdir="LR";
-	// 	n3[label="categorical",shape="box"];
-	// 	n4[label="transition",shape="box"];
-	// 	n1[label="s",shape="circle"];
-	// 	n2[fillcolor="gray",label="o",shape="circle",style="filled"];
-	// 	n3->n1[fontsize="9",taillabel="out"];
-	// 	n4->n2[fontsize="9",taillabel="out"];
-	// 	n4->n1[dir="none",fontsize="9",taillabel="in"];
+	// 	newrank="true";rankdir="LR";splines="ortho";
+	// 	n3[id="f000002",label="P(s)",shape="box"];
+	// 	n4[id="f000003",label="P(o | s)",shape="box"];
+	// 	n1[id="v000000",label="s",shape="circle"];
+	// 	n2[fillcolor="gray",id="v000001",label="o",shape="circle",style="filled"];
+	// 	n3->n1;
+	// 	n4->n2;
+	// 	n1->n4[dir="none"];
+	// 	{rank=same; n1; n4; n2;}
 	// }
 }

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/arbor-ai/arbor/ffg"
 	"github.com/arbor-ai/arbor/model"
 	"github.com/arbor-ai/arbor/schedule"
 )
@@ -187,18 +188,19 @@ func fmtNested(x any, digits int) string {
 func runDot(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("dot", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, `print {"dot": "..."} instead of the bare DOT text`)
-	m, _, err := loadModelArg("dot", fs, args, stdout, "arbor dot MODEL.json [--json] > graph.dot")
+	edgeLabels := fs.Bool("edge-labels", false, "write each edge's interface name (out, in, matrix, ...) at the factor's end")
+	m, _, err := loadModelArg("dot", fs, args, stdout, "arbor dot MODEL.json [--edge-labels] [--json] > graph.dot")
 	if err != nil {
 		return err
 	}
 	if *asJSON {
 		var b jsonBuffer
-		if err := m.Graph.WriteDOT(&b); err != nil {
+		if err := m.Graph.WriteDOTWith(&b, ffg.DOTOptions{EdgeLabels: *edgeLabels}); err != nil {
 			return err
 		}
 		return json.NewEncoder(stdout).Encode(map[string]string{"dot": b.String()})
 	}
-	return m.Graph.WriteDOT(stdout)
+	return m.Graph.WriteDOTWith(stdout, ffg.DOTOptions{EdgeLabels: *edgeLabels})
 }
 
 type jsonBuffer struct{ b []byte }

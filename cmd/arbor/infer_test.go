@@ -337,14 +337,22 @@ func TestDot(t *testing.T) {
 		t.Error("two runs gave different DOT")
 	}
 	for _, want := range []string{
-		`label="theta",shape="circle"`,
-		`fillcolor="gray",label="o",shape="circle",style="filled"`,
-		`label="transition",shape="box"`,
-		`taillabel="matrix"`,
-		`taillabel="p"`,
+		`label="θ",shape="circle"`,
+		`label="o",shape="circle",style="filled"`,
+		`label="Cat(A)",shape="box"`,
+		`label="Cat(θ)",shape="box"`,
 	} {
 		if !strings.Contains(first, want) {
 			t.Errorf("DOT lacks %s:\n%s", want, first)
+		}
+	}
+	if strings.Contains(first, "taillabel") || strings.Contains(first, "headlabel") {
+		t.Errorf("edge labels without --edge-labels:\n%s", first)
+	}
+	_, labelled, _ := inferRun(t, "dot", path, "--edge-labels")
+	for _, want := range []string{`headlabel="matrix"`, `headlabel="p"`, `taillabel="out"`} {
+		if !strings.Contains(labelled, want) {
+			t.Errorf("--edge-labels: DOT lacks %s:\n%s", want, labelled)
 		}
 	}
 	// design.json declares 5 factors and 5 variables.
