@@ -498,15 +498,19 @@ func (a *Agent) expand(parent *ffg.Variable, u int) (s, o *ffg.Variable, err err
 	if s, err = a.g.AddVariable("", expfam.CategoricalFamily, a.ns); err != nil {
 		return nil, nil, err
 	}
-	if _, err = a.g.AddFactor("", a.futB[u], s, parent); err != nil {
+	fb, err := a.g.AddFactor("", a.futB[u], s, parent)
+	if err != nil {
 		return nil, nil, err
 	}
+	fb.Label = fmt.Sprintf("B̄[%d]", u) // the expected transition of action u (paper Table 2)
 	if o, err = a.g.AddVariable("", expfam.CategoricalFamily, a.no); err != nil {
 		return nil, nil, err
 	}
-	if _, err = a.g.AddFactor("", a.futA, o, s); err != nil {
+	fa, err := a.g.AddFactor("", a.futA, o, s)
+	if err != nil {
 		return nil, nil, err
 	}
+	fa.Label = "Ā"
 	return s, o, nil
 }
 

@@ -79,7 +79,7 @@ func (g *Graph) WriteDOTWith(w io.Writer, o DOTOptions) error {
 	nodes := make(map[int]dot.Node, len(g.vars)+len(g.factors))
 	labels := make(map[*Variable]string, len(g.vars))
 	for _, v := range g.vars {
-		label := v.Label
+		label := PrettyName(v.Label)
 		if label == "" {
 			label = PrettyName(v.name)
 		}
@@ -207,9 +207,9 @@ var greek = map[string]string{
 var subscripts = []rune("₀₁₂₃₄₅₆₇₈₉")
 
 // PrettyName writes a variable or factor name as a figure shows it: a
-// Greek name as its letter (gamma → γ), a trailing number or an underscore
-// suffix of digits as a subscript (s0 → s₀, S_12 → S₁₂, theta1 → θ₁).
-// Other names are unchanged.
+// Greek name as its letter (gamma → γ), and the digits after a name of
+// letters, with or without an underscore, as a subscript (s0 → s₀,
+// S_12 → S₁₂, theta1 → θ₁). Other names are unchanged.
 func PrettyName(name string) string {
 	base, digits := name, ""
 	i := len(name)
@@ -221,6 +221,11 @@ func PrettyName(name string) string {
 		base = strings.TrimSuffix(base, "_")
 	} else if i == 0 {
 		return name // all digits
+	}
+	for _, r := range base {
+		if !unicode.IsLetter(r) {
+			return name
+		}
 	}
 	if g, ok := greek[strings.ToLower(base)]; ok && base == strings.ToLower(base) {
 		base = g

@@ -260,7 +260,10 @@ func (p *Past) Reset(obs int) error {
 		} else {
 			var c *nodes.Categorical
 			if c, err = nodes.NewCategorical(f.d); err == nil {
-				_, err = p.g.AddFactor("", c, s)
+				var fn *ffg.FactorNode
+				if fn, err = p.g.AddFactor("", c, s); err == nil {
+					fn.Label = p.paperLetter("D", f.name)
+				}
 			}
 		}
 		if err != nil {
@@ -276,6 +279,16 @@ func (p *Past) Reset(obs int) error {
 		return p.filterReset(obs)
 	}
 	return nil
+}
+
+// paperLetter is the label of a literal factor in figures: the paper's
+// letter (D, A, B), with the factor's or modality's name in a factorised
+// model ("A[where]"). A learned one is drawn as Cat(A) of its parameter.
+func (p *Past) paperLetter(letter, name string) string {
+	if !p.m.factorised {
+		return letter
+	}
+	return letter + "[" + name + "]"
 }
 
 func (p *Past) paramName(kind, name string) string {
@@ -321,7 +334,10 @@ func (p *Past) observe(s []*ffg.Variable, obs, t int) ([]*ffg.Variable, error) {
 			tr, _ := nodes.NewTransitionDirichlet(pm.shape)
 			_, err = p.g.AddFactor("", tr, append(vars, pm.aVar)...)
 		} else {
-			_, err = p.g.AddFactor("", pm.pastA, vars...)
+			var fn *ffg.FactorNode
+			if fn, err = p.g.AddFactor("", pm.pastA, vars...); err == nil {
+				fn.Label = p.paperLetter("A", md.name)
+			}
 		}
 		if err != nil {
 			return nil, err
@@ -375,7 +391,10 @@ func (p *Past) Grow(action, obs int) error {
 			tr, _ := nodes.NewTransitionDirichlet([]int{f.ns, f.ns, f.nu})
 			_, err = p.g.AddFactor("", tr, s, prev.s[i], u, pf.bVar)
 		} else {
-			_, err = p.g.AddFactor("", pf.pastB, s, prev.s[i], u)
+			var fn *ffg.FactorNode
+			if fn, err = p.g.AddFactor("", pf.pastB, s, prev.s[i], u); err == nil {
+				fn.Label = p.paperLetter("B", f.name)
+			}
 		}
 		if err != nil {
 			return err
