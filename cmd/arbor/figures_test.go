@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -147,4 +148,29 @@ func labelOf(line string) string {
 	}
 	rest := line[i+7:]
 	return rest[:strings.Index(rest, `"`)]
+}
+
+// TestDotOutputFile: arbor dot -o writes SVG, PNG or DOT by the file's
+// ending; an unwritable path exits 2 naming it.
+func TestDotOutputFile(t *testing.T) {
+	if _, err := exec.LookPath("dot"); err != nil {
+		t.Skip("Graphviz dot not installed")
+	}
+	dir := t.TempDir()
+	for _, c := range []struct{ name, prefix string }{{"g.svg", "<?xml"}, {"g.png", "\x89PNG"}, {"g.dot", "digraph"}} {
+		path := dir + "/" + c.name
+		var out, errb bytes.Buffer
+		if code := run([]string{"dot", "../../examples/models/hmm.json", "-o", path}, &out, &errb); code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.name, code, errb.String())
+		}
+		data, err := os.ReadFile(path)
+		if err != nil || !strings.HasPrefix(string(data), c.prefix) {
+			t.Errorf("%s: %v, starts %q", c.name, err, string(data[:min(len(data), 8)]))
+		}
+	}
+	var out, errb bytes.Buffer
+	code := run([]string{"dot", "../../examples/models/hmm.json", "-o", dir + "/no/such/dir/g.svg"}, &out, &errb)
+	if code != 2 || !strings.Contains(errb.String(), "no/such/dir/g.svg") || strings.Count(errb.String(), "\n") != 1 {
+		t.Errorf("exit %d, stderr %q: want 2 and one line naming the file", code, errb.String())
+	}
 }

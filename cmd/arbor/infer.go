@@ -9,6 +9,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -189,9 +192,17 @@ func runDot(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("dot", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, `print {"dot": "..."} instead of the bare DOT text`)
 	edgeLabels := fs.Bool("edge-labels", false, "write each edge's interface name (out, in, matrix, ...) at the factor's end")
-	m, _, err := loadModelArg("dot", fs, args, stdout, "arbor dot MODEL.json [--edge-labels] [--json] > graph.dot")
+	outFile := fs.String("o", "", "write to this file instead of standard output: SVG, PDF or PNG (rendered by Graphviz) when the name ends in .svg, .pdf or .png, DOT otherwise")
+	m, _, err := loadModelArg("dot", fs, args, stdout, "arbor dot MODEL.json [--edge-labels] [-o FILE.svg|.pdf|.png|.dot] [--json]")
 	if err != nil {
 		return err
+	}
+	if *outFile != "" {
+		var b bytes.Buffer
+		if err := m.Graph.WriteDOTWith(&b, ffg.DOTOptions{EdgeLabels: *edgeLabels}); err != nil {
+			return err
+		}
+		return writeFigure(*outFile, b.Bytes())
 	}
 	if *asJSON {
 		var b jsonBuffer
@@ -207,3 +218,39 @@ type jsonBuffer struct{ b []byte }
 
 func (j *jsonBuffer) Write(p []byte) (int, error) { j.b = append(j.b, p...); return len(p), nil }
 func (j *jsonBuffer) String() string              { return string(j.b) }
+
+// writeFigure writes DOT text to path: rendered by Graphviz's dot when the
+// name ends in .svg, .pdf or .png (an error says to install Graphviz when
+// it is missing), as DOT text otherwise.
+func writeFigure(path string, dotText []byte) error {
+	format := strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
+	switch format {
+	case "svg", "pdf", "png":
+	default:
+		if err := os.WriteFile(path, dotText, 0o644); err != nil {
+			return badInput("-o %s: %v", path, errors.Unwrap(err))
+		}
+		return nil
+	}
+	bin, err := exec.LookPath("dot")
+	if err != nil {
+		return fmt.Errorf("-o %s: rendering %s needs Graphviz's dot, which is not installed (install Graphviz, e.g. apt-get install graphviz, or write a .dot file)", path, strings.ToUpper(format))
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return badInput("-o %s: %v", path, errors.Unwrap(err))
+	}
+	cmd := exec.Command(bin, "-T"+format)
+	cmd.Stdin = bytes.NewReader(dotText)
+	cmd.Stdout = f
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	runErr := cmd.Run()
+	if err := f.Close(); err != nil && runErr == nil {
+		runErr = err
+	}
+	if runErr != nil {
+		return fmt.Errorf("-o %s: Graphviz dot failed: %v %s", path, runErr, strings.TrimSpace(stderr.String()))
+	}
+	return nil
+}
