@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -88,6 +89,8 @@ type btaiFlags struct {
 	novelty, noveltyCarry           bool
 	noveltyScale, noveltyPrior      float64
 	maxMinutes                      float64
+	dotFactors                      bool
+	dotDepth, dotTop                int
 }
 
 func (b *btaiFlags) register(fs *flag.FlagSet) {
@@ -111,6 +114,9 @@ func (b *btaiFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&b.novelty, "novelty", false, "learn A while acting and add its expected information gain (novelty) to the planning cost")
 	fs.Float64Var(&b.noveltyScale, "novelty-scale", d.NoveltyScale, "weight of the novelty term (0..1e6; needs --novelty)")
 	fs.Float64Var(&b.noveltyPrior, "novelty-prior", d.NoveltyPrior, "prior concentration a = κ A over A (1e-6..1e6; needs --novelty and a model without concentrations a)")
+	fs.BoolVar(&b.dotFactors, "dot-factors", false, "with --dot: draw the full factor graph of the model and the tree (S_I, O_I and their factors) instead of the tree of states")
+	fs.IntVar(&b.dotDepth, "dot-depth", 0, "with --dot: draw the tree down to this depth (>= 1; default all)")
+	fs.IntVar(&b.dotTop, "dot-top", 0, "with --dot: draw the K most visited children of each node (>= 1; default all)")
 	fs.Float64Var(&b.maxMinutes, "max-minutes", 10, "refuse when one planning step is estimated to take longer than this many minutes "+
 		"(the estimate, from the model's sizes and the planning options, is printed with the refusal)")
 	fs.BoolVar(&b.noveltyCarry, "novelty-carry", false, "keep what was learned about A from one episode to the next (needs --novelty and a model without concentrations a, whose own a always carries over)")
@@ -297,6 +303,35 @@ func (s btaiSettingsJSON) String() string {
 // checkModel refuses the novelty flags that do not apply to model m: a
 // model with its own concentrations a is learned by the graph, from its a
 // and carried over between episodes.
+// dotView checks the --dot-* flags and returns the tree view they ask for.
+func (b *btaiFlags) dotView(dotFile string) (btaiDotView, error) {
+	v := btaiDotView{factors: b.dotFactors, tree: treeView{depth: b.dotDepth, top: b.dotTop}}
+	for _, f := range []struct {
+		name string
+		val  int
+	}{{"dot-depth", b.dotDepth}, {"dot-top", b.dotTop}} {
+		if b.set(f.name) && f.val < 1 {
+			return v, badInput("--%s: %d, want >= 1", f.name, f.val)
+		}
+		if b.set(f.name) && dotFile == "" {
+			return v, badInput("--%s: needs --dot FILE", f.name)
+		}
+	}
+	if b.dotFactors && dotFile == "" {
+		return v, badInput("--dot-factors: needs --dot FILE")
+	}
+	if b.dotFactors && (b.set("dot-depth") || b.set("dot-top")) {
+		return v, badInput("--dot-depth and --dot-top apply to the tree view, not to --dot-factors")
+	}
+	return v, nil
+}
+
+// btaiDotView is what --dot draws.
+type btaiDotView struct {
+	factors bool
+	tree    treeView
+}
+
 func (b *btaiFlags) checkModel(m *pomdp.Model) error {
 	if !(b.maxMinutes > 0) || math.IsInf(b.maxMinutes, 0) {
 		return badInput("--max-minutes: %v, want a finite number > 0", b.maxMinutes)
@@ -367,7 +402,7 @@ func runBTAIPlan(args []string, stdout io.Writer) error {
 	model := fs.String("model", "", "POMDP file (JSON with A, B, C, D and optional concentrations a, b, d; required)")
 	obsRaw := fs.String("obs", "", "the first observation O0: its index, or one outcome index per modality, comma-separated (required)")
 	asJSON := fs.Bool("json", false, "print the posterior and the tree as JSON")
-	dotFile := fs.String("dot", "", "write the graph with the planning tree to this DOT file")
+	dotFile := fs.String("dot", "", "write the planning tree (the tree of states; with --dot-factors the factor graph) to this file: SVG, PDF or PNG by its ending, DOT otherwise")
 	pos, err := parseFlags(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, helpText(fs, btaiPlanSynopsis))
@@ -383,11 +418,15 @@ func runBTAIPlan(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	view, err := bf.dotView(*dotFile)
+	if err != nil {
+		return err
+	}
 	m, err := loadPOMDP(*model)
 	if err != nil {
 		return err
 	}
-	if err := btaiFactorisedFlags(m, *model, opts.GlobalInference, opts.Novelty, *dotFile); err != nil {
+	if err := btaiFactorisedFlags(m, *model, opts.GlobalInference, opts.Novelty, view.factors); err != nil {
 		return err
 	}
 	if err := bf.checkModel(m); err != nil {
@@ -424,7 +463,7 @@ func runBTAIPlan(args []string, stdout io.Writer) error {
 		return err
 	}
 	if *dotFile != "" {
-		if err := btaiWriteDOT(ag, m, *dotFile); err != nil {
+		if err := btaiWriteDOT(ag, m, *dotFile, view); err != nil {
 			return err
 		}
 	}
@@ -497,25 +536,26 @@ func btaiCreatable(path string) error {
 	return f.Close()
 }
 
-// btaiWriteDOT writes the agent's graph, with the planning tree labelled
-// (visits n and average cost g per node) and clustered per depth, to path.
-func btaiWriteDOT(ag *btai.Agent, m *pomdp.Model, path string) error {
-	ag.LabelTree(m.ActionName)
-	f, err := os.Create(path)
-	if err != nil {
-		var pe *fs.PathError
-		why := err.Error()
-		if errors.As(err, &pe) {
-			why = pe.Err.Error()
+// btaiWriteDOT writes the planning figure to path: the tree of states
+// (writeTreeDOT) or, with --dot-factors, the agent's graph with the
+// planning tree labelled (visits n and average cost g per node); SVG, PDF
+// or PNG by the file's ending (writeFigure), DOT otherwise.
+func btaiWriteDOT(ag *btai.Agent, m *pomdp.Model, path string, v btaiDotView) error {
+	var b bytes.Buffer
+	if v.factors {
+		ag.LabelTree(m.ActionName)
+		if err := ag.Graph().WriteDOT(&b); err != nil {
+			return fmt.Errorf("--dot %s: %w", path, err)
 		}
-		return badInput("--dot %s: cannot create: %s", path, why)
-	}
-	if err := ag.Graph().WriteDOT(f); err != nil {
-		f.Close()
+	} else if err := writeTreeDOT(&b, ag.Tree(), m, ag.Options().ActionSelection, v.tree); err != nil {
 		return fmt.Errorf("--dot %s: %w", path, err)
 	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("--dot %s: %w", path, err)
+	if err := writeFigure(path, b.Bytes()); err != nil {
+		var ue *usageError
+		if errors.As(err, &ue) {
+			return badInput("--dot %s: cannot create: %s", path, strings.TrimPrefix(err.Error(), "-o "+path+": "))
+		}
+		return err
 	}
 	return nil
 }
@@ -650,7 +690,7 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 	prec := fs.Float64("action-precision", 100, "softmax precision over -g/N (finite, >= 0; softmax only)")
 	noise := fs.Float64("noise", envs.DefaultNoise, "maze model noise on A, B and D, in [0, 1) (--maze only)")
 	pref := fs.Float64("pref-precision", envs.DefaultPrefPrecision, "maze preference precision, finite (--maze only)")
-	dotFile := fs.String("dot", "", "write the graph with the planning tree after the first planning step")
+	dotFile := fs.String("dot", "", "write the planning tree of the first step (the tree of states; with --dot-factors the factor graph) to this file: SVG, PDF or PNG by its ending, DOT otherwise")
 	asJSON := fs.Bool("json", false, "one JSON object per episode and a summary line")
 	progressFlag := fs.Bool("progress", false, "report progress on standard error once a second (always on a terminal)")
 	jobsFlag := fs.Int("jobs", runtime.GOMAXPROCS(0), "episodes run in parallel (1..1024; the output is the same as with 1); "+
@@ -667,6 +707,10 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 		return badInput("unexpected argument %q (the maze is given with --maze, a model with --model)", pos[0])
 	}
 	opts, err := bf.options()
+	if err != nil {
+		return err
+	}
+	view, err := bf.dotView(*dotFile)
 	if err != nil {
 		return err
 	}
@@ -709,7 +753,7 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 		}
 	} else if m, err = loadPOMDP(*model); err != nil {
 		return err
-	} else if err := btaiFactorisedFlags(m, *model, opts.GlobalInference, opts.Novelty, *dotFile); err != nil {
+	} else if err := btaiFactorisedFlags(m, *model, opts.GlobalInference, opts.Novelty, view.factors); err != nil {
 		return err
 	}
 	if err := bf.checkModel(m); err != nil {
@@ -741,7 +785,7 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 	jobs = max(1, min(jobs, int(btaiMaxTreeBytes/max(tree, 1))))
 	workers := make([]*btaiWorker, jobs)
 	for i := range workers {
-		w := &btaiWorker{m: m, mz: mz}
+		w := &btaiWorker{m: m, mz: mz, view: view}
 		if w.ag, err = btai.NewAgent(m, &opts, nil); err != nil {
 			return badInput("%v", err)
 		}
@@ -860,10 +904,11 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 
 // btaiWorker runs episodes with its own agent and environment.
 type btaiWorker struct {
-	ag  *btai.Agent
-	m   *pomdp.Model
-	env pomdp.Environment
-	mz  *envs.Maze // the worker's maze (env), nil for a --model run
+	ag   *btai.Agent
+	m    *pomdp.Model
+	env  pomdp.Environment
+	mz   *envs.Maze  // the worker's maze (env), nil for a --model run
+	view btaiDotView // what --dot draws
 	// prog counts the actions (nil: no progress report). It is set before
 	// the first episode starts.
 	prog *progress
@@ -899,7 +944,7 @@ func (w *btaiWorker) episode(ctx context.Context, e int, seed uint64, steps int,
 			r.positions = append(r.positions, [2]int{row, col})
 		}
 		if step == 1 && e == 1 && dotFile != "" {
-			dotErr = btaiWriteDOT(w.ag, w.m, dotFile)
+			dotErr = btaiWriteDOT(w.ag, w.m, dotFile, w.view)
 		}
 	})
 	if r.err == nil {
@@ -954,7 +999,7 @@ func btaiPrintEpisode(w io.Writer, e int, ep *btai.Episode, m *pomdp.Model, mz *
 // btaiFactorisedFlags refuses the flags that need the planning tree in the
 // graph, or the novelty over one A, on a model with several factors or
 // modalities: one line naming the flag and the file.
-func btaiFactorisedFlags(m *pomdp.Model, file string, global, novelty bool, dot string) error {
+func btaiFactorisedFlags(m *pomdp.Model, file string, global, novelty bool, dotFactors bool) error {
 	if m.NumFactors() == 1 && m.NumModalities() == 1 {
 		return nil
 	}
@@ -964,8 +1009,8 @@ func btaiFactorisedFlags(m *pomdp.Model, file string, global, novelty bool, dot 
 		return badInput("--global: %s; global inference puts the planning tree in the graph, which is done for one factor and one modality only (leave --global out)", what)
 	case novelty:
 		return badInput("--novelty: %s; the novelty bonus is over one modality's A (leave --novelty out, or give the modalities concentrations a to learn them)", what)
-	case dot != "":
-		return badInput("--dot: %s; the planning tree is drawn for one factor and one modality only", what)
+	case dotFactors:
+		return badInput("--dot-factors: %s; the factor graph of the planning tree is drawn for one factor and one modality only (the tree view of --dot works)", what)
 	}
 	return nil
 }

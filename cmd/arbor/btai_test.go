@@ -1025,7 +1025,7 @@ func btaiRenderDOT(t *testing.T, path string) {
 func TestBTAIPlanDOT(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "plan.dot")
 	out := btaiMustRun(t, "plan", "--model", btaiData("tiny-pomdp.json"), "--obs", "0", "--iterations", "9",
-		"--inference", "predictive", "--dot", file, "--json")
+		"--inference", "predictive", "--dot", file, "--dot-factors", "--json")
 	p := btaiDecodePlan(t, out)
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -1082,7 +1082,7 @@ func TestBTAIPlanDOT(t *testing.T) {
 // the iterations x |U| tree nodes; it renders with Graphviz.
 func TestBTAIRunDOT(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "run.dot")
-	btaiMustRun(t, "run", "--maze", btaiData("5.maze"), "--iterations", "12", "--steps", "3", "--dot", file)
+	btaiMustRun(t, "run", "--maze", btaiData("5.maze"), "--iterations", "12", "--steps", "3", "--dot", file, "--dot-factors")
 	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)

@@ -262,7 +262,7 @@ func TestFactorisedBadInputCLI(t *testing.T) {
 		{"single index on a factorised file", eval(good, "5"), []string{"--obs 5", "1 entries, want 3"}},
 		{"btai --global", []string{"btai", "plan", "--model", good, "--obs", "0,0,0", "--global"}, []string{"--global", good, "2 hidden-state factors and 3 modalities"}},
 		{"btai --novelty", []string{"btai", "run", "--model", good, "--novelty"}, []string{"--novelty", good}},
-		{"btai --dot", []string{"btai", "plan", "--model", good, "--obs", "0,0,0", "--dot", filepath.Join(dir, "x.dot")}, []string{"--dot", good}},
+		{"btai --dot-factors", []string{"btai", "plan", "--model", good, "--obs", "0,0,0", "--dot", filepath.Join(dir, "x.dot"), "--dot-factors"}, []string{"--dot-factors", good}},
 		{"btai --obs", []string{"btai", "plan", "--model", good, "--obs", "0,0"}, []string{"--obs 0,0", "2 entries, want 3"}},
 	}
 	for _, tc := range tests {

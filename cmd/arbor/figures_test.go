@@ -174,3 +174,106 @@ func TestDotOutputFile(t *testing.T) {
 		t.Errorf("exit %d, stderr %q: want 2 and one line naming the file", code, errb.String())
 	}
 }
+
+// TestPlanTreeFigure measures the tree view of btai plan --dot (preset
+// paper, so that a change of defaults does not move it) with dot -Tplain:
+// every node lies below its parent; the 6-iteration tree's aspect ratio is
+// within [0.2, 5]; at 100 iterations with --dot-depth 3 the figure fits
+// 16 × 10 inches unscaled and says what it left out; the output is the
+// same from run to run; bad --dot-* values exit 2 naming the flag.
+func TestPlanTreeFigure(t *testing.T) {
+	dir := t.TempDir()
+	plan := func(iters string, extra ...string) string {
+		path := dir + "/tree" + iters + ".dot"
+		args := append([]string{"plan", "--model", btaiData("tiny-pomdp.json"), "--obs", "0", "--preset", "paper", "--iterations", iters, "--dot", path}, extra...)
+		btaiMustRun(t, args...)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+	for _, c := range []struct {
+		iters string
+		extra []string
+	}{{"6", nil}, {"30", nil}, {"100", []string{"--dot-depth", "3"}}} {
+		text := plan(c.iters, c.extra...)
+		if again := plan(c.iters, c.extra...); again != text {
+			t.Errorf("%s iterations: DOT differs between runs", c.iters)
+		}
+		w, h, pos := plainLayoutByID(t, text)
+		// Every edge: the head (child) below the tail (parent).
+		for _, line := range strings.Split(text, "\n") {
+			from, to, ok := edgeIDs(line)
+			if !ok {
+				continue
+			}
+			if !(pos[to][1] < pos[from][1]) {
+				t.Errorf("%s iterations: child %s at y %v not below parent %s at %v", c.iters, to, pos[to][1], from, pos[from][1])
+			}
+		}
+		t.Logf("%s iterations: %.1f × %.1f inches", c.iters, w, h)
+		switch c.iters {
+		case "6":
+			if r := w / h; r < 0.2 || r > 5 {
+				t.Errorf("6 iterations: aspect ratio %.2f, want [0.2, 5]", r)
+			}
+		case "100":
+			if w > 16 || h > 10 {
+				t.Errorf("100 iterations, depth 3: %.1f × %.1f inches, want within 16 × 10", w, h)
+			}
+			if !strings.Contains(text, "more nodes not drawn") {
+				t.Error("100 iterations, depth 3: no note of what was left out")
+			}
+		}
+	}
+	for _, bad := range [][]string{{"--dot-depth", "0"}, {"--dot-top", "-2"}, {"--dot-depth", "x"}} {
+		code, out, errs := btaiRun(t, append([]string{"plan", "--model", btaiData("tiny-pomdp.json"), "--obs", "0", "--dot", dir + "/b.dot"}, bad...)...)
+		if code != 2 || out != "" || !strings.Contains(errs, strings.TrimLeft(bad[0], "-")) || strings.Count(errs, "\n") != 1 {
+			t.Errorf("%v: exit %d, stderr %q: want 2 and one line naming %s", bad, code, errs, bad[0])
+		}
+	}
+}
+
+// plainLayoutByID is plainLayout keyed by DOT node name (n1, n2, ...).
+func plainLayoutByID(t *testing.T, dotText string) (w, h float64, pos map[string][2]float64) {
+	t.Helper()
+	bin, err := exec.LookPath("dot")
+	if err != nil {
+		t.Skip("Graphviz dot not installed")
+	}
+	cmd := exec.Command(bin, "-Tplain")
+	cmd.Stdin = strings.NewReader(dotText)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("dot -Tplain: %v", err)
+	}
+	pos = map[string][2]float64{}
+	for _, line := range strings.Split(string(out), "\n") {
+		f := fieldsQuoted(line)
+		switch {
+		case len(f) >= 4 && f[0] == "graph":
+			w, _ = strconv.ParseFloat(f[2], 64)
+			h, _ = strconv.ParseFloat(f[3], 64)
+		case len(f) >= 4 && f[0] == "node":
+			x, _ := strconv.ParseFloat(f[2], 64)
+			y, _ := strconv.ParseFloat(f[3], 64)
+			pos[f[1]] = [2]float64{x, y}
+		}
+	}
+	return w, h, pos
+}
+
+// edgeIDs parses "n1->n2[...];".
+func edgeIDs(line string) (from, to string, ok bool) {
+	t := strings.TrimSpace(line)
+	i := strings.Index(t, "->")
+	if i < 0 {
+		return "", "", false
+	}
+	j := strings.IndexAny(t[i+2:], "[;")
+	if j < 0 {
+		return "", "", false
+	}
+	return t[:i], t[i+2 : i+2+j], true
+}

@@ -1,0 +1,167 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"html"
+	"io"
+	"strings"
+
+	"github.com/emicklei/dot"
+
+	"github.com/arbor-ai/arbor/btai"
+	"github.com/arbor-ai/arbor/pomdp"
+)
+
+// treeView are the options of the planning-tree drawing.
+type treeView struct {
+	depth int // deepest level drawn (0: all)
+	top   int // children drawn per node, the most visited (0: all)
+}
+
+// writeTreeDOT draws the planning tree as the paper draws it: states only,
+// top to bottom from the present state S_t, each node named by its action
+// multi-index, S_(1,2) (actions numbered from 1; the edges carry the action
+// names), with its visits n and average cost ḡ in small type, and the
+// root's child the agent would act on now (the lowest average cost, or the
+// most visited with --action-select most-visited) drawn bold. With a depth
+// limit or a top-K, a note says how many nodes were left out.
+func writeTreeDOT(w io.Writer, tr *btai.Tree, m *pomdp.Model, sel btai.ActionSelection, v treeView) error {
+	d := dot.NewGraph(dot.Directed)
+	d.Attr("rankdir", "TB")
+	d.Attr("nodesep", "0.15")
+	d.Attr("ranksep", "0.35")
+	nodes := map[int]dot.Node{}
+	label := func(k int) dot.HTML {
+		n := &tr.Nodes[k]
+		name := "S<SUB>t</SUB>"
+		if k > 0 {
+			path := tr.Path(nil, k)
+			idx := make([]string, len(path))
+			for i, u := range path {
+				idx[i] = fmt.Sprint(u + 1)
+			}
+			name = "S<SUB>(" + strings.Join(idx, ",") + ")</SUB>"
+		}
+		return dot.HTML(fmt.Sprintf(`%s<BR/><FONT POINT-SIZE="8">n=%d ḡ=%.3g</FONT>`, name, n.Visits, n.Average()))
+	}
+	add := func(k int) dot.Node {
+		n := d.Node(fmt.Sprintf("t%07d", k)).Attr("label", label(k)).Attr("shape", "ellipse").Attr("margin", "0.02")
+		nodes[k] = n
+		return n
+	}
+	root := add(0)
+	root.Attr("style", "filled").Attr("fillcolor", "lightgray")
+	now := -1
+	if c := tr.Nodes[0].FirstChild; c >= 0 {
+		now = bestChild(tr, 0, sel)
+	}
+	left := 0
+	var walk func(k int)
+	walk = func(k int) {
+		n := &tr.Nodes[k]
+		if n.FirstChild < 0 {
+			return
+		}
+		kids := childrenByVisits(tr, k)
+		if v.depth > 0 && n.Depth >= v.depth {
+			left += countBelow(tr, k)
+			return
+		}
+		if v.top > 0 && len(kids) > v.top {
+			for _, c := range kids[v.top:] {
+				left += 1 + countBelow(tr, c)
+			}
+			kids = kids[:v.top]
+		}
+		// Children in action order, so that the drawing reads left to right.
+		ordered := append([]int(nil), kids...)
+		sortInts(ordered)
+		for _, c := range ordered {
+			cn := add(c)
+			e := d.Edge(nodes[k], cn).Attr("label", html.EscapeString(m.ActionName(tr.Nodes[c].Action))).Attr("fontsize", "8")
+			if c == now {
+				cn.Attr("penwidth", "2.5")
+				e.Attr("penwidth", "2.5")
+			}
+			walk(c)
+		}
+	}
+	walk(0)
+	if left > 0 {
+		d.Attr("label", fmt.Sprintf("%d more nodes not drawn (--dot-depth %d, --dot-top %d)", left, v.depth, v.top))
+		d.Attr("labelloc", "b")
+		d.Attr("fontsize", "9")
+	}
+	var buf bytes.Buffer
+	d.Write(&buf)
+	bw := bufio.NewWriter(w)
+	for _, line := range strings.Split(buf.String(), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		if _, err := bw.WriteString(line + "\n"); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+// bestChild is the root's child that the action selection picks when it
+// is not random: the most visited for most-visited, otherwise the lowest
+// average cost (softmax's most probable, min-cost's pick).
+func bestChild(tr *btai.Tree, k int, sel btai.ActionSelection) int {
+	best := -1
+	for _, c := range childrenByVisits(tr, k) {
+		if best < 0 {
+			best = c
+			continue
+		}
+		a, b := &tr.Nodes[c], &tr.Nodes[best]
+		if sel == btai.MostVisited {
+			if a.Visits > b.Visits {
+				best = c
+			}
+		} else if a.Average() < b.Average() {
+			best = c
+		}
+	}
+	return best
+}
+
+// childrenByVisits lists the children of node k, most visited first (ties
+// in action order).
+func childrenByVisits(tr *btai.Tree, k int) []int {
+	n := &tr.Nodes[k]
+	if n.FirstChild < 0 {
+		return nil
+	}
+	var kids []int
+	for c := n.FirstChild; c < len(tr.Nodes) && tr.Nodes[c].Parent == k; c++ {
+		kids = append(kids, c)
+	}
+	// Insertion sort: a handful of children.
+	for i := 1; i < len(kids); i++ {
+		for j := i; j > 0 && tr.Nodes[kids[j]].Visits > tr.Nodes[kids[j-1]].Visits; j-- {
+			kids[j], kids[j-1] = kids[j-1], kids[j]
+		}
+	}
+	return kids
+}
+
+func countBelow(tr *btai.Tree, k int) int {
+	n := 0
+	for _, c := range childrenByVisits(tr, k) {
+		n += 1 + countBelow(tr, c)
+	}
+	return n
+}
+
+func sortInts(x []int) {
+	for i := 1; i < len(x); i++ {
+		for j := i; j > 0 && x[j] < x[j-1]; j-- {
+			x[j], x[j-1] = x[j-1], x[j]
+		}
+	}
+}
