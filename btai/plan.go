@@ -696,8 +696,9 @@ func (a *Agent) SelectAction() int {
 	return a.tree.SelectAction(a.opts.ActionSelection, a.opts.ActionPrecision, a.rng, nil)
 }
 
-// LabelTree sets DOT labels and per-depth clusters on the planning tree's
-// variables: each S_I shows its multi-index, visits n and average cost ḡ.
+// LabelTree sets DOT labels on the planning tree's variables: each S_I
+// shows its action path, visits n and average cost ḡ (the factor-graph
+// view of the tree; the paper's tree view is drawn from Tree directly).
 func (a *Agent) LabelTree(actionName func(int) string) {
 	a.materialized()
 	var path []int
@@ -718,12 +719,9 @@ func (a *Agent) LabelTree(actionName func(int) string) {
 				b.WriteString(strconv.Itoa(u))
 			}
 		}
-		cluster := fmt.Sprintf("depth %d", n.Depth)
 		n.S.Label = fmt.Sprintf("S(%s)\nn=%d g=%.3g", b.String(), n.Visits, n.Average())
-		n.S.Cluster = cluster
 		if n.O != nil {
 			n.O.Label = fmt.Sprintf("O(%s)", b.String())
-			n.O.Cluster = cluster
 		}
 	}
 }

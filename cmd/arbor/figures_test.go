@@ -227,6 +227,37 @@ func TestPlanTreeFigure(t *testing.T) {
 			}
 		}
 	}
+	// The factor view of the same plans: along the time axis (left to
+	// right), every child S_I lies beyond its parent, through its B̄[u].
+	for _, iters := range []string{"6", "30"} {
+		text := plan(iters, "--dot-factors")
+		_, _, pos := plainLayoutByID(t, text)
+		isB := map[string]bool{}
+		for _, line := range strings.Split(text, "\n") {
+			if strings.Contains(line, `label="B̄[`) {
+				isB[strings.TrimSpace(line[:strings.Index(line, "[")])] = true
+			}
+		}
+		parent, child := map[string]string{}, map[string]string{}
+		for _, line := range strings.Split(text, "\n") {
+			from, to, ok := edgeIDs(line)
+			switch {
+			case !ok:
+			case isB[to]:
+				parent[to] = from
+			case isB[from]:
+				child[from] = to
+			}
+		}
+		if len(isB) == 0 {
+			t.Fatalf("%s iterations: no B̄ factor in the factor view", iters)
+		}
+		for f := range isB {
+			if !(pos[child[f]][0] > pos[parent[f]][0]) {
+				t.Errorf("%s iterations, factor view: child %s at x %v not beyond parent %s at %v", iters, child[f], pos[child[f]][0], parent[f], pos[parent[f]][0])
+			}
+		}
+	}
 	for _, bad := range [][]string{{"--dot-depth", "0"}, {"--dot-top", "-2"}, {"--dot-depth", "x"}} {
 		code, out, errs := btaiRun(t, append([]string{"plan", "--model", btaiData("tiny-pomdp.json"), "--obs", "0", "--dot", dir + "/b.dot"}, bad...)...)
 		if code != 2 || out != "" || !strings.Contains(errs, strings.TrimLeft(bad[0], "-")) || strings.Count(errs, "\n") != 1 {
