@@ -169,12 +169,12 @@ func (m *Model) modalityPrefix(i int) string {
 }
 
 // label names a variable of the past: "S_3" in a single-factor model,
-// "S_3:location" with factors.
+// "S₃[location]" with factors (figures draw S_3 as S₃ too).
 func (p *Past) label(kind string, t int, name string) string {
 	if !p.m.factorised {
 		return fmt.Sprintf("%s_%d", kind, t)
 	}
-	return fmt.Sprintf("%s_%d:%s", kind, t, name)
+	return fmt.Sprintf("%s[%s]", ffg.PrettyName(fmt.Sprintf("%s_%d", kind, t)), name)
 }
 
 // ToNPU turns x[u][next][prev] (the layout of B in a Spec) into
@@ -295,7 +295,7 @@ func (p *Past) paramName(kind, name string) string {
 	if !p.m.factorised {
 		return kind
 	}
-	return kind + ":" + name
+	return kind + "[" + name + "]"
 }
 
 func (p *Past) dirichlet(name string, alpha []float64, shape []int) (*ffg.Variable, *ffg.FactorNode, error) {

@@ -443,6 +443,7 @@ type aciWorker struct {
 	env  pomdp.Environment
 	mz   *envs.Maze // the worker's maze (env), nil for a --model run
 	prog *progress
+	dot  string // --dot: where the first step's graph goes ("" none)
 }
 
 // aciResult is one finished episode of aci run.
@@ -467,15 +468,25 @@ func (w *aciWorker) episode(ctx context.Context, e int, seed uint64, steps int) 
 		row, col := w.mz.CellOf(w.mz.Start())
 		r.ep.Positions = append(r.ep.Positions, [2]int{row, col})
 	}
+	var dotErr error
 	rec, err := w.ag.RunEpisode(ctx, w.env, steps, func(step, action, obs int) {
 		w.prog.step()
 		r.ep.Policies = w.ag.LastPlan().NumPolicies
+		if step == 1 && e == 1 && w.dot != "" {
+			var b bytes.Buffer
+			if dotErr = w.ag.Graph().WriteDOT(&b); dotErr == nil {
+				dotErr = writeFigure(w.dot, b.Bytes())
+			}
+		}
 		if w.mz != nil {
 			r.states = append(r.states, w.mz.State())
 			row, col := w.mz.Position()
 			r.ep.Positions = append(r.ep.Positions, [2]int{row, col})
 		}
 	})
+	if err == nil {
+		err = dotErr
+	}
 	if err != nil {
 		r.err = err
 		return r
@@ -507,6 +518,7 @@ func runACIRun(args []string, stdout io.Writer) error {
 	habits := fset.String("habits", "", "habits E: a prior over the first action, comma-separated probabilities, one per action (e.g. 0.7,0.1,0.1,0.1,0)")
 	beta := fset.Float64("beta", aci.DefaultBeta, "rate of the Gamma(1, beta) prior of the precision (with --infer-gamma)")
 	novelty := fset.Bool("novelty", false, "add the novelty of A to the expected free energy (needs concentrations a)")
+	dotFile := fset.String("dot", "", "write the agent's graph after its first step (the past, the policy pi and the precision) to this file: SVG, PDF or PNG by its ending, DOT otherwise")
 	pastFlag := fset.String("past", "filter", "past inference: filter (exact filtering of the present state, as SPM and pymdp; smoothing for learning) or vmp (the paper's mean field over the past)")
 	sel := fset.String("select", aci.SelectArgmax, "action selection from the action distribution: argmax or sample")
 	noise := fset.Float64("noise", envs.DefaultNoise, "maze model noise on A, B and D")
@@ -598,7 +610,7 @@ func runACIRun(args []string, stdout io.Writer) error {
 	}
 	workers := make([]*aciWorker, jobs)
 	for i := range workers {
-		w := &aciWorker{mz: mz, env: env}
+		w := &aciWorker{mz: mz, env: env, dot: *dotFile}
 		if w.ag, err = aci.NewAgent(m, agentOpts); err != nil {
 			return badInput("%s: %v", source, err)
 		}

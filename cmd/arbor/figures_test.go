@@ -308,3 +308,25 @@ func edgeIDs(line string) (from, to string, ok bool) {
 	}
 	return t[:i], t[i+2 : i+2+j], true
 }
+
+// TestACIRunDot: aci run --dot writes the agent's graph after the first
+// step, with the policy and the paper's letters on the literal factors.
+func TestACIRunDot(t *testing.T) {
+	path := t.TempDir() + "/aci.dot"
+	var out, errb bytes.Buffer
+	if code := run([]string{"aci", "run", "--model", "../../examples/pomdp/tmaze.json", "--horizon", "2", "--steps", "2", "--dot", path}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`label="π"`, `label="σ(-16 G)"`, `label="A[cue]"`, `label="D[location]"`, `label="S₀[location]"`, `label="Cat(D[context])"`} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("the graph lacks %s", want)
+		}
+	}
+	if _, _, pos := plainLayout(t, string(data)); len(pos) == 0 {
+		t.Error("Graphviz laid out nothing")
+	}
+}
