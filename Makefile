@@ -41,7 +41,7 @@ race:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 
-# Every fuzz target for 10 minutes (an hour in all); new corpus entries
+# Every fuzz target for 10 minutes (an hour and a half in all); inputs
 # that fail go to each package's testdata/fuzz.
 fuzz-long:
 	$(MAKE) fuzz FUZZTIME=10m

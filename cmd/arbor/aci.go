@@ -450,6 +450,7 @@ type aciWorker struct {
 type aciResult struct {
 	ep     aciEpisode
 	states []int
+	plot   plotEpisode
 	err    error
 }
 
@@ -472,6 +473,15 @@ func (w *aciWorker) episode(ctx context.Context, e int, seed uint64, steps int) 
 	rec, err := w.ag.RunEpisode(ctx, w.env, steps, func(step, action, obs int) {
 		w.prog.step()
 		r.ep.Policies = w.ag.LastPlan().NumPolicies
+		// The lowest G among the policies that start with the action
+		// taken, for --plot.
+		best := math.Inf(1)
+		for _, p := range w.ag.LastPlan().Policies {
+			if len(p.Policy) > 0 && p.Policy[0] == action {
+				best = math.Min(best, p.G)
+			}
+		}
+		r.plot.costs = append(r.plot.costs, best)
 		if step == 1 && e == 1 && w.dot != "" {
 			var b bytes.Buffer
 			if dotErr = w.ag.Graph().WriteDOT(&b); dotErr == nil {
@@ -495,6 +505,8 @@ func (w *aciWorker) episode(ctx context.Context, e int, seed uint64, steps int) 
 	if o, ok := obsJSON(w.ag.Model(), rec.Observations).([][]int); ok {
 		r.ep.outcomes = o
 	}
+	r.plot.beliefs, r.plot.states, r.plot.steps, r.plot.solved = rec.Beliefs, r.states, rec.Steps, r.ep.Solved
+	r.plot.obs = rec.Observations
 	r.ep.QS = beliefsJSON(w.ag.Model(), rec.Beliefs)
 	r.ep.PlanningSeconds, r.ep.GammaMean = rec.PlanningSeconds, rec.GammaMean
 	return r
@@ -519,6 +531,7 @@ func runACIRun(args []string, stdout io.Writer) error {
 	beta := fset.Float64("beta", aci.DefaultBeta, "rate of the Gamma(1, beta) prior of the precision (with --infer-gamma)")
 	novelty := fset.Bool("novelty", false, "add the novelty of A to the expected free energy (needs concentrations a)")
 	dotFile := fset.String("dot", "", "write the agent's graph after its first step (the past, the policy pi and the precision) to this file: SVG, PDF or PNG by its ending, DOT otherwise")
+	plotFile := fset.String("plot", "", "draw the first episode's beliefs, the G of each action taken, the maze with the path and, over several episodes, a learning curve into this PNG file")
 	pastFlag := fset.String("past", "filter", "past inference: filter (exact filtering of the present state, as SPM and pymdp; smoothing for learning) or vmp (the paper's mean field over the past)")
 	sel := fset.String("select", aci.SelectArgmax, "action selection from the action distribution: argmax or sample")
 	noise := fset.Float64("noise", envs.DefaultNoise, "maze model noise on A, B and D")
@@ -644,6 +657,10 @@ func runACIRun(args []string, stdout io.Writer) error {
 	for _, w := range workers {
 		w.prog = prog // before the workers start
 	}
+	if *plotFile != "" && !strings.HasSuffix(strings.ToLower(*plotFile), ".png") {
+		return badInput("--plot %s: want a .png file", *plotFile)
+	}
+	rp := &runPlot{path: *plotFile, costLabel: "lowest G of the action taken", mz: mz, m: m}
 	pool := startEpisodes(ctx, *episodes, len(workers), func(ctx context.Context, w, e int) aciResult {
 		return workers[w].episode(ctx, e, *seed, *steps)
 	})
@@ -660,6 +677,7 @@ func runACIRun(args []string, stdout io.Writer) error {
 		ep, states := r.ep, r.states
 		done++
 		prog.episode()
+		rp.episodes = append(rp.episodes, r.plot)
 		if ep.Solved {
 			solved++
 			stepsSolved += ep.Steps
@@ -672,6 +690,11 @@ func runACIRun(args []string, stdout io.Writer) error {
 			continue
 		}
 		aciPrintEpisode(stdout, &ep, m, mz, states, *horizon)
+	}
+	if *plotFile != "" {
+		if err := rp.write(); err != nil {
+			return err
+		}
 	}
 	var meanSteps any // null when no episode was solved
 	if solved > 0 {

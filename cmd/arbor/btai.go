@@ -52,9 +52,9 @@ func btaiCheckTree(iterations int, m *pomdp.Model, materialized bool) error {
 const (
 	btaiPlanSynopsis = "arbor btai plan --model M --obs O0 [--preset scale-free|paper|hp] [--iterations K] [--cost classic|pcost|feef] " +
 		"[--propagation min-backward|backward|forward] [--inference vmp|predictive] [--selection normalized-uct|unexplored-first|uct] " +
-		"[--exploration C] [--novelty] [--dot FILE] [--json]"
+		"[--exploration C] [--novelty] [--dot FILE] [--plot FILE.png] [--json]"
 	btaiRunSynopsis = "arbor btai run --maze FILE | --model M [--preset scale-free|paper|hp] [--iterations K] [--novelty] [--steps 50] " +
-		"[--episodes 1] [--seed 1] [--jobs N] [--progress] [--action-select softmax|most-visited|min-cost] [--action-precision 100] [--dot FILE] [--json]"
+		"[--episodes 1] [--seed 1] [--jobs N] [--progress] [--action-select softmax|most-visited|min-cost] [--action-precision 100] [--dot FILE] [--plot FILE.png] [--json]"
 )
 
 func runBTAI(args []string, stdout io.Writer) error {
@@ -300,11 +300,10 @@ func (s btaiSettingsJSON) String() string {
 	return b.String()
 }
 
-// checkModel refuses the novelty flags that do not apply to model m: a
-// model with its own concentrations a is learned by the graph, from its a
-// and carried over between episodes.
 // dotView checks the --dot-* flags and returns the tree view they ask for.
-func (b *btaiFlags) dotView(dotFile string) (btaiDotView, error) {
+// figure says whether a figure is asked for; need names the flags that ask
+// for one.
+func (b *btaiFlags) dotView(figure bool, need string) (btaiDotView, error) {
 	v := btaiDotView{factors: b.dotFactors, tree: treeView{depth: b.dotDepth, top: b.dotTop}}
 	for _, f := range []struct {
 		name string
@@ -313,11 +312,11 @@ func (b *btaiFlags) dotView(dotFile string) (btaiDotView, error) {
 		if b.set(f.name) && f.val < 1 {
 			return v, badInput("--%s: %d, want >= 1", f.name, f.val)
 		}
-		if b.set(f.name) && dotFile == "" {
-			return v, badInput("--%s: needs --dot FILE", f.name)
+		if b.set(f.name) && !figure {
+			return v, badInput("--%s: needs %s", f.name, need)
 		}
 	}
-	if b.dotFactors && dotFile == "" {
+	if b.dotFactors && !figure {
 		return v, badInput("--dot-factors: needs --dot FILE")
 	}
 	if b.dotFactors && (b.set("dot-depth") || b.set("dot-top")) {
@@ -332,6 +331,9 @@ type btaiDotView struct {
 	tree    treeView
 }
 
+// checkModel refuses the novelty flags that do not apply to model m: a
+// model with its own concentrations a is learned by the graph, from its a
+// and carried over between episodes.
 func (b *btaiFlags) checkModel(m *pomdp.Model) error {
 	if !(b.maxMinutes > 0) || math.IsInf(b.maxMinutes, 0) {
 		return badInput("--max-minutes: %v, want a finite number > 0", b.maxMinutes)
@@ -403,6 +405,7 @@ func runBTAIPlan(args []string, stdout io.Writer) error {
 	obsRaw := fs.String("obs", "", "the first observation O0: its index, or one outcome index per modality, comma-separated (required)")
 	asJSON := fs.Bool("json", false, "print the posterior and the tree as JSON")
 	dotFile := fs.String("dot", "", "write the planning tree (the tree of states; with --dot-factors the factor graph) to this file: SVG, PDF or PNG by its ending, DOT otherwise")
+	plotFlag := fs.String("plot", "", "draw the tree of states with each node's visits n and average cost into this PNG file (needs Graphviz; --dot-depth and --dot-top apply)")
 	pos, err := parseFlags(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, helpText(fs, btaiPlanSynopsis))
@@ -418,7 +421,11 @@ func runBTAIPlan(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	view, err := bf.dotView(*dotFile)
+	plotFile := *plotFlag
+	if plotFile != "" && !strings.HasSuffix(strings.ToLower(plotFile), ".png") {
+		return badInput("--plot %s: want a .png file", plotFile)
+	}
+	view, err := bf.dotView(*dotFile != "" || plotFile != "", "--dot FILE or --plot FILE")
 	if err != nil {
 		return err
 	}
@@ -463,7 +470,12 @@ func runBTAIPlan(args []string, stdout io.Writer) error {
 		return err
 	}
 	if *dotFile != "" {
-		if err := btaiWriteDOT(ag, m, *dotFile, view); err != nil {
+		if err := btaiWriteDOT(ag, m, "dot", *dotFile, view); err != nil {
+			return err
+		}
+	}
+	if plotFile != "" {
+		if err := btaiWriteDOT(ag, m, "plot", plotFile, btaiDotView{tree: view.tree}); err != nil {
 			return err
 		}
 	}
@@ -540,20 +552,20 @@ func btaiCreatable(path string) error {
 // (writeTreeDOT) or, with --dot-factors, the agent's graph with the
 // planning tree labelled (visits n and average cost g per node); SVG, PDF
 // or PNG by the file's ending (writeFigure), DOT otherwise.
-func btaiWriteDOT(ag *btai.Agent, m *pomdp.Model, path string, v btaiDotView) error {
+func btaiWriteDOT(ag *btai.Agent, m *pomdp.Model, flagName, path string, v btaiDotView) error {
 	var b bytes.Buffer
 	if v.factors {
 		ag.LabelTree(m.ActionName)
 		if err := ag.Graph().WriteDOT(&b); err != nil {
-			return fmt.Errorf("--dot %s: %w", path, err)
+			return fmt.Errorf("--%s %s: %w", flagName, path, err)
 		}
 	} else if err := writeTreeDOT(&b, ag.Tree(), m, ag.Options().ActionSelection, v.tree); err != nil {
-		return fmt.Errorf("--dot %s: %w", path, err)
+		return fmt.Errorf("--%s %s: %w", flagName, path, err)
 	}
 	if err := writeFigure(path, b.Bytes()); err != nil {
 		var ue *usageError
 		if errors.As(err, &ue) {
-			return badInput("--dot %s: cannot create: %s", path, strings.TrimPrefix(err.Error(), "-o "+path+": "))
+			return badInput("--%s %s: cannot create: %s", flagName, path, strings.TrimPrefix(err.Error(), "-o "+path+": "))
 		}
 		return err
 	}
@@ -690,6 +702,7 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 	prec := fs.Float64("action-precision", 100, "softmax precision over -g/N (finite, >= 0; softmax only)")
 	noise := fs.Float64("noise", envs.DefaultNoise, "maze model noise on A, B and D, in [0, 1) (--maze only)")
 	pref := fs.Float64("pref-precision", envs.DefaultPrefPrecision, "maze preference precision, finite (--maze only)")
+	plotFile := fs.String("plot", "", "draw the first episode's beliefs, the average cost of each action taken, the maze with the path and, over several episodes, a learning curve into this PNG file")
 	dotFile := fs.String("dot", "", "write the planning tree of the first step (the tree of states; with --dot-factors the factor graph) to this file: SVG, PDF or PNG by its ending, DOT otherwise")
 	asJSON := fs.Bool("json", false, "one JSON object per episode and a summary line")
 	progressFlag := fs.Bool("progress", false, "report progress on standard error once a second (always on a terminal)")
@@ -710,7 +723,7 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	view, err := bf.dotView(*dotFile)
+	view, err := bf.dotView(*dotFile != "", "--dot FILE")
 	if err != nil {
 		return err
 	}
@@ -822,6 +835,10 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 	for _, w := range workers {
 		w.prog = prog // before the workers start
 	}
+	if *plotFile != "" && !strings.HasSuffix(strings.ToLower(*plotFile), ".png") {
+		return badInput("--plot %s: want a .png file", *plotFile)
+	}
+	rp := &runPlot{path: *plotFile, costLabel: "average cost of the action taken", mz: mz, m: m}
 	pool := startEpisodes(ctx, *episodes, len(workers), func(ctx context.Context, w, e int) btaiResult {
 		return workers[w].episode(ctx, e, *seed, *steps, *dotFile)
 	})
@@ -845,6 +862,15 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 		ep := r.ep
 		done++
 		prog.episode()
+		pe := plotEpisode{beliefs: ep.Beliefs, costs: r.costs, obs: ep.Observations, steps: ep.Steps, solved: ep.Solved}
+		if mz != nil {
+			for _, p := range r.positions {
+				if st, ok := mz.StateOf(p[0], p[1]); ok {
+					pe.states = append(pe.states, st)
+				}
+			}
+		}
+		rp.episodes = append(rp.episodes, pe)
 		iters += ep.PlanningIterations
 		planning += ep.PlanningSeconds
 		if ep.Solved {
@@ -866,6 +892,11 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 			continue
 		}
 		btaiPrintEpisode(stdout, e, ep, m, mz, r.positions)
+	}
+	if *plotFile != "" {
+		if err := rp.write(); err != nil {
+			return err
+		}
 	}
 	sum := btaiSummaryJSON{Episodes: done, Settings: settings}
 	var mean *float64
@@ -919,6 +950,7 @@ type btaiResult struct {
 	ep        *btai.Episode
 	positions [][2]int
 	conc      any
+	costs     []float64 // the average cost of each action taken (--plot)
 	err       error
 }
 
@@ -938,13 +970,16 @@ func (w *btaiWorker) episode(ctx context.Context, e int, seed uint64, steps int,
 	}
 	var dotErr error
 	r.ep, r.err = w.ag.RunEpisode(ctx, w.env, steps, func(step, action, obs int) {
+		if tr := w.ag.PlanTree(); len(tr.Nodes) > 1 {
+			r.costs = append(r.costs, tr.Nodes[tr.Child(0, action)].Average())
+		}
 		w.prog.step()
 		if w.mz != nil {
 			row, col := w.mz.Position()
 			r.positions = append(r.positions, [2]int{row, col})
 		}
 		if step == 1 && e == 1 && dotFile != "" {
-			dotErr = btaiWriteDOT(w.ag, w.m, dotFile, w.view)
+			dotErr = btaiWriteDOT(w.ag, w.m, "dot", dotFile, w.view)
 		}
 	})
 	if r.err == nil {

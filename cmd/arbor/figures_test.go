@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"image"
+	"image/png"
 	"os"
 	"os/exec"
 	"strconv"
@@ -328,5 +330,121 @@ func TestACIRunDot(t *testing.T) {
 	}
 	if _, _, pos := plainLayout(t, string(data)); len(pos) == 0 {
 		t.Error("Graphviz laid out nothing")
+	}
+}
+
+// inkShare returns the share of pixels in r that are not white.
+func inkShare(img image.Image, r image.Rectangle) float64 {
+	ink := 0
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if cr, cg, cb, _ := img.At(x, y).RGBA(); cr < 0xf000 || cg < 0xf000 || cb < 0xf000 {
+				ink++
+			}
+		}
+	}
+	return float64(ink) / float64(r.Dx()*r.Dy())
+}
+
+// decodePNG reads a PNG file written by --plot.
+func decodePNG(t *testing.T, path string) image.Image {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return img
+}
+
+// TestRunPlot decodes the PNG of --plot on aci run and btai run. The page
+// is 320 × 260 points per panel, two panels across, at 96 pixels per inch:
+// 853 pixels wide and 347 pixels per row of panels. Every panel drawn has
+// ink (axes, text and data: at least 1% of its pixels; a learning curve
+// of equal steps, the sparsest, measured 1.7%), an unused panel almost
+// none; the belief heat map of a maze episode has dark cells (the belief
+// near 1 on the agent's state).
+func TestRunPlot(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name   string
+		args   []string
+		panels int
+	}{
+		// beliefs, costs, maze path, learning curve
+		{"btai-maze", []string{"btai", "run", "--maze", "../../examples/mazes/1.maze", "--episodes", "3", "--iterations", "200"}, 4},
+		// beliefs, costs, learning curve (no maze)
+		{"btai-tmaze", []string{"btai", "run", "--model", "../../examples/pomdp/tmaze.json", "--episodes", "2", "--steps", "3"}, 3},
+		// beliefs and costs of one episode
+		{"aci-maze", []string{"aci", "run", "--maze", "../../examples/mazes/1.maze", "--horizon", "2", "--steps", "4"}, 3},
+		{"aci-tmaze", []string{"aci", "run", "--model", "../../examples/pomdp/tmaze.json", "--horizon", "2", "--steps", "2"}, 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := dir + "/" + c.name + ".png"
+			var out, errb bytes.Buffer
+			if code := run(append(c.args, "--plot", path), &out, &errb); code != 0 {
+				t.Fatalf("exit %d: %s", code, errb.String())
+			}
+			img := decodePNG(t, path)
+			rows := (c.panels + 1) / 2
+			if b := img.Bounds(); b.Dx() != 853 || b.Dy() != 347*rows && b.Dy() != 347*rows-1 {
+				t.Fatalf("size %v, want 853 × %d", b.Size(), 347*rows)
+			}
+			w, h := img.Bounds().Dx()/2, img.Bounds().Dy()/rows
+			for i := range 2 * rows {
+				tile := image.Rect(i%2*w, i/2*h, i%2*w+w, i/2*h+h)
+				share := inkShare(img, tile)
+				if i < c.panels && share < 0.01 {
+					t.Errorf("panel %d: %.3f of its pixels inked, want >= 0.01", i+1, share)
+				}
+				if i >= c.panels && share > 0.005 {
+					t.Errorf("unused panel %d: %.3f inked, want blank (< 0.005: a neighbour's label may reach in)", i+1, share)
+				}
+			}
+			dark := 0
+			for y := range h {
+				for x := range w {
+					if r, g, b, _ := img.At(x, y).RGBA(); r > 0x8000 && g < 0x4000 && b < 0x4000 {
+						dark++
+					}
+				}
+			}
+			if dark == 0 {
+				t.Error("the belief heat map has no dark cell")
+			}
+		})
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"btai", "run", "--maze", "../../examples/mazes/1.maze", "--plot", dir + "/p.jpg"}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "--plot") {
+		t.Errorf("--plot p.jpg: exit %d, %q; want 2 naming --plot", code, errb.String())
+	}
+	errb.Reset()
+	if code := run([]string{"aci", "run", "--maze", "../../examples/mazes/1.maze", "--horizon", "1", "--steps", "1", "--plot", dir + "/no/dir/p.png"}, &out, &errb); code != 2 || strings.Count(errb.String(), "\n") != 1 {
+		t.Errorf("unwritable --plot: exit %d, %q; want 2 and one line", code, errb.String())
+	}
+}
+
+// TestPlanPlot checks btai plan --plot: a PNG of the tree of states, wider
+// than tall at depth 2 (three actions, nine grandchildren side by side),
+// with ink.
+func TestPlanPlot(t *testing.T) {
+	if _, err := exec.LookPath("dot"); err != nil {
+		t.Skip("Graphviz dot not installed")
+	}
+	path := t.TempDir() + "/plan.png"
+	var out, errb bytes.Buffer
+	if code := run([]string{"btai", "plan", "--model", "../../examples/pomdp/tiger.json", "--obs", "0", "--dot-depth", "2", "--plot", path}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	img := decodePNG(t, path)
+	if b := img.Bounds(); b.Dx() <= b.Dy() || b.Dx() < 400 {
+		t.Errorf("size %v, want a wide tree", b.Size())
+	}
+	if s := inkShare(img, img.Bounds()); s < 0.02 {
+		t.Errorf("%.3f inked, want >= 0.02", s)
 	}
 }
