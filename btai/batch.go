@@ -3,7 +3,6 @@ package btai
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	"github.com/arbor-ai/arbor/pomdp"
 )
@@ -26,45 +25,13 @@ type Trial struct {
 // of workers. The first error (or ctx being done) stops the batch: the
 // trials not yet started are skipped, and the error names the trial.
 func RunTrials(ctx context.Context, trials []Trial, workers int) ([]*Episode, error) {
-	workers = max(1, min(workers, len(trials)))
-	parent := ctx
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	eps := make([]*Episode, len(trials))
-	errs := make([]error, len(trials))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				eps[i], errs[i] = runTrial(ctx, &trials[i])
-				if errs[i] != nil {
-					cancel()
-				}
-			}
-		}()
+	eps, i, err := pomdp.RunBatch(ctx, len(trials), workers, func(ctx context.Context, i int) (*Episode, error) {
+		return runTrial(ctx, &trials[i])
+	})
+	if err != nil && i >= 0 {
+		return eps, fmt.Errorf("btai: trial %d (seed %d): %w", i, trials[i].Seed, err)
 	}
-feed:
-	for i := range trials {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(next)
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			return eps, fmt.Errorf("btai: trial %d (seed %d): %w", i, trials[i].Seed, err)
-		}
-	}
-	if err := parent.Err(); err != nil {
-		return eps, err // some trials were not run
-	}
-	return eps, nil
+	return eps, err
 }
 
 func runTrial(ctx context.Context, t *Trial) (*Episode, error) {
