@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -54,9 +55,11 @@ func TestCoreReportOneLine(t *testing.T) {
 }
 
 // TestTutorials runs every command of the tutorials (docs/tutorial-*.md)
-// and of docs/cli.md and docs/models.md: each ```console block starts with "$ arbor ARGS" and shows its output,
-// which must be what the command prints, but for the timing figures. Paths
-// in the commands are relative to the repository root.
+// and of docs/cli.md and docs/models.md: each ```console block starts with
+// "$ arbor ARGS" or "$ go run ARGS" and shows its output, which must be
+// what the command prints, but for the timing figures. Paths in the
+// commands are relative to the repository root. The go run blocks build a
+// program each and are skipped with -short.
 func TestTutorials(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("..", "..", "docs", "tutorial-*.md"))
 	if err != nil || len(files) == 0 {
@@ -77,9 +80,25 @@ func TestTutorials(t *testing.T) {
 		for _, b := range blocks {
 			b, _, _ = strings.Cut(b, "```")
 			cmdLine, want, _ := strings.Cut(b, "\n")
+			if goArgs, ok := strings.CutPrefix(cmdLine, "$ go run "); ok {
+				if testing.Short() {
+					continue // go run builds a program: seconds each
+				}
+				cmd := exec.Command("go", append([]string{"run"}, strings.Fields(goArgs)...)...)
+				cmd.Dir = filepath.Join("..", "..")
+				out, err := cmd.Output()
+				if err != nil {
+					t.Errorf("%s: %s: %v", file, cmdLine, err)
+					continue
+				}
+				if d := cmp.Diff(mask(want), mask(string(out))); d != "" {
+					t.Errorf("%s: %s: output differs (-tutorial +command):\n%s", file, cmdLine, d)
+				}
+				continue
+			}
 			args, ok := strings.CutPrefix(cmdLine, "$ arbor ")
 			if !ok {
-				t.Errorf("%s: block starts with %q, want \"$ arbor ...\"", file, cmdLine)
+				t.Errorf("%s: block starts with %q, want \"$ arbor ...\" or \"$ go run ...\"", file, cmdLine)
 				continue
 			}
 			fields := strings.Fields(args)
@@ -100,6 +119,48 @@ func TestTutorials(t *testing.T) {
 				t.Errorf("%s: %s: output differs (-tutorial +command):\n%s", file, cmdLine, d)
 			}
 		}
+	}
+}
+
+// TestDocSnippets checks that every Go snippet of the tutorials and of
+// docs/models.md compiles: each ```go block follows a line
+// "<!-- from PATH -->" naming a Go file of the module, and is a verbatim
+// part of it (the file is built and vetted with the module).
+func TestDocSnippets(t *testing.T) {
+	root := filepath.Join("..", "..")
+	files, err := filepath.Glob(filepath.Join(root, "docs", "tutorial-*.md"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no tutorials: %v", err)
+	}
+	files = append(files, filepath.Join(root, "docs", "models.md"))
+	from := regexp.MustCompile(`<!-- from (\S+\.go) -->\s*$`)
+	snippets := 0
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts := strings.Split(string(data), "```go\n")
+		for i, b := range parts[1:] {
+			code, _, _ := strings.Cut(b, "```")
+			m := from.FindStringSubmatch(parts[i])
+			if m == nil {
+				t.Errorf("%s: Go snippet %d does not follow <!-- from PATH.go -->", file, i+1)
+				continue
+			}
+			src, err := os.ReadFile(filepath.Join(root, m[1]))
+			if err != nil {
+				t.Errorf("%s: snippet %d: %v", file, i+1, err)
+				continue
+			}
+			if !strings.Contains(string(src), code) {
+				t.Errorf("%s: snippet %d is not a verbatim part of %s", file, i+1, m[1])
+			}
+			snippets++
+		}
+	}
+	if snippets == 0 {
+		t.Error("no Go snippet checked")
 	}
 }
 

@@ -41,13 +41,13 @@ var (
 // order of the model file; the builder keeps the first fault for Build.
 func build() (*model.Model, error) {
 	b := model.New()
-	B := b.Dirichlet("B", transitionPrior)
-	s := b.Categorical("s0", 3).Prior(initial)
+	B := b.Dirichlet("B", transitionPrior)     // a learned 3×3 transition matrix
+	s := b.Categorical("s0", 3).Prior(initial) // S_0 ~ Cat(D)
 	for t, o := range observations {
 		if t > 0 {
-			s = b.Categorical(fmt.Sprint("s", t), 3).From(B, s)
+			s = b.Categorical(fmt.Sprint("s", t), 3).From(B, s) // S_t ~ Cat(B[:, S_t-1])
 		}
-		b.Categorical(fmt.Sprint("o", t), 3).Observe(o).Given(likelihood, s)
+		b.Categorical(fmt.Sprint("o", t), 3).Observe(o).Given(likelihood, s) // O_t ~ Cat(A[:, S_t])
 	}
 	b.Settings(model.SettingsSpec{Iterations: 1000, Tolerance: 1e-12})
 	return b.Build("hmm")
