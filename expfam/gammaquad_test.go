@@ -66,3 +66,21 @@ func TestTrigamma(t *testing.T) {
 		t.Errorf("recurrence off by %g", d)
 	}
 }
+
+// TestGammaExpectVec: the vector expectation of h(g) = [g, ln g, 1/(1+g)]
+// equals the closed forms a/b and ψ(a) - ln b (to 1e-11 relative) and,
+// for the third entry, Expect of the same scalar function (the same
+// quadrature, so to 1e-14).
+func TestGammaExpectVec(t *testing.T) {
+	for _, q := range []Gamma{{Shape: 0.3, Rate: 2}, {Shape: 1, Rate: 1}, {Shape: 7.5, Rate: 0.4}, {Shape: 1e4, Rate: 3e3}} {
+		got := q.ExpectVec(make([]float64, 3), nil, func(x float64, out []float64) {
+			out[0], out[1], out[2] = x, math.Log(x), 1/(1+x)
+		})
+		want := []float64{q.Mean(), q.ExpectedLog(), q.Expect(func(x float64) float64 { return 1 / (1 + x) }).E}
+		for k, tol := range []float64{1e-11, 1e-11, 1e-14} {
+			if d := math.Abs(got[k] - want[k]); d > tol*math.Max(1, math.Abs(want[k])) {
+				t.Errorf("Gamma(%g, %g) entry %d: %.15g, want %.15g", q.Shape, q.Rate, k, got[k], want[k])
+			}
+		}
+	}
+}

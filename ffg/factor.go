@@ -125,3 +125,18 @@ func (f *FactorNode) Message(dst []float64, k int) error {
 type GammaNonConjugate interface {
 	NonConjugate(k int, stats [][]float64, q expfam.Gamma) (m expfam.GammaMoments, ok bool)
 }
+
+// GammaCollapsed is the optional interface of a factor that keeps its
+// output (interface 0, a categorical variable) conditional on the Gamma
+// variable at its other interface: the posterior is q(γ) q(out | γ) with
+// q(out | γ) ∝ f(out | γ) exp(m), m the messages into out from its other
+// factors (the collapsed policy precision, nodes.NewSoftmaxCollapsed).
+// The engine updates such an output by Collapse, which stores m and gives
+// the marginal q(out) = E_q(γ)[q(out | γ)], and refreshes m before and the
+// marginal after every update of the Gamma variable (Graph.Update).
+// Uncollapse forgets m (Graph.ResetPosteriors).
+type GammaCollapsed interface {
+	CollapsesOutput() bool
+	Collapse(dst, m []float64, q expfam.Gamma) bool
+	Uncollapse()
+}

@@ -230,12 +230,29 @@ func (g *Graph) message(v *Variable, e edge) error {
 // returns a *messages.NoRuleError when a factor has no rule for v, and a
 // *NaNError when the result is not a valid posterior (the previous
 // posterior is then kept).
-func (g *Graph) Update(v *Variable) error {
+func (g *Graph) Update(v *Variable) (err error) {
 	if v.g != g || v.removed {
 		return fmt.Errorf("ffg: Update: variable %s is not in this graph", v.describe())
 	}
 	if v.observed {
 		return nil
+	}
+	if v.family == expfam.CategoricalFamily {
+		if e, ok := collapsedOutput(v); ok {
+			return g.collapse(v, e)
+		}
+	}
+	if v.family == expfam.GammaFamily && g.hasCollapsed(v) {
+		// q(out | γ) optimal for the current messages before the step,
+		// the marginals q(out) under the new q(γ) after it.
+		if err := g.refreshCollapsed(v); err != nil {
+			return err
+		}
+		defer func() {
+			if err == nil {
+				err = g.refreshCollapsed(v)
+			}
+		}()
 	}
 	clear(v.nat)
 	for _, e := range v.edges {
@@ -473,6 +490,82 @@ func (g *Graph) updateNonConjugate(v *Variable) error {
 	return nil
 }
 
+// collapsedOutput returns the edge of v to a factor that keeps v, its
+// output, conditional on a Gamma variable (GammaCollapsed).
+func collapsedOutput(v *Variable) (edge, bool) {
+	for _, e := range v.edges {
+		if c, ok := e.f.factor.(GammaCollapsed); ok && e.k == 0 && c.CollapsesOutput() {
+			return e, true
+		}
+	}
+	return edge{}, false
+}
+
+// hasCollapsed reports whether the Gamma variable v is the parent of a
+// collapsed output.
+func (g *Graph) hasCollapsed(v *Variable) bool {
+	for _, e := range v.edges {
+		if c, ok := e.f.factor.(GammaCollapsed); ok && e.k != 0 && c.CollapsesOutput() {
+			return true
+		}
+	}
+	return false
+}
+
+// collapse updates the output v of the collapsed factor at e: the sum m of
+// the messages from v's other factors, then q(v | γ) ∝ f(v | γ) exp(m)
+// and its marginal under the current q(γ) (GammaCollapsed.Collapse).
+func (g *Graph) collapse(v *Variable, e edge) error {
+	clear(v.nat)
+	for _, o := range v.edges {
+		if o == e {
+			continue
+		}
+		if err := g.message(v, o); err != nil {
+			return err
+		}
+		for i, m := range v.msg {
+			v.nat[i] += m
+		}
+	}
+	var parent *Variable
+	for k, w := range e.f.vars {
+		if k != 0 && w.family == expfam.GammaFamily {
+			parent = w
+		}
+	}
+	if parent == nil {
+		return fmt.Errorf("ffg: factor %s: no Gamma variable to collapse %s on", e.f.describe(), v.describe())
+	}
+	p := v.msg // scratch: the messages are summed in v.nat
+	e.f.factor.(GammaCollapsed).Collapse(p, v.nat, parent.Gamma())
+	for _, x := range p {
+		if math.IsNaN(x) || x < 0 {
+			return &NaNError{Variable: v.describe(), Detail: fmt.Sprintf("collapsed marginal %v", p)}
+		}
+	}
+	copy(v.stats, p)
+	return nil
+}
+
+// refreshCollapsed updates every collapsed output of the Gamma variable v
+// (collapse): before v's update, the conditionals for the current
+// messages; after it, the marginals under the new q(γ).
+func (g *Graph) refreshCollapsed(v *Variable) error {
+	for _, e := range v.edges {
+		if c, ok := e.f.factor.(GammaCollapsed); ok && e.k != 0 && c.CollapsesOutput() {
+			out := e.f.vars[0]
+			if out.observed || out.removed {
+				continue
+			}
+			if err := g.collapse(out, edge{f: e.f, k: 0}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // ResetPosteriors puts every hidden variable's posterior back where a
 // graph built afresh starts it: uniform for a categorical variable, its
 // prior (the messages of the factors whose output it is) for a Dirichlet
@@ -480,6 +573,11 @@ func (g *Graph) updateNonConjugate(v *Variable) error {
 // numbers as on a new graph, which is how one model is run on many data
 // sets (model.Model.Infer).
 func (g *Graph) ResetPosteriors() error {
+	for _, f := range g.factors {
+		if c, ok := f.factor.(GammaCollapsed); ok {
+			c.Uncollapse()
+		}
+	}
 	for _, v := range g.vars {
 		if v.observed {
 			continue

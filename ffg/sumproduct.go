@@ -176,6 +176,9 @@ func (g *Graph) buildTree(loops bool) (*spState, error) {
 	}
 	st.buf = make([]float64, maxK)
 	for _, fn := range g.factors {
+		if c, ok := fn.factor.(GammaCollapsed); ok && c.CollapsesOutput() {
+			return nil, fmt.Errorf("ffg: sum-product: factor %s keeps its output conditional on a Gamma variable (collapsed), which only VMP updates; use the exact treatment (nodes.NewSoftmaxExact) with sum-product", fn.describe())
+		}
 		var hidden, axes []int
 		for k, v := range fn.vars {
 			if i, ok := st.byVar[v]; ok {

@@ -247,3 +247,79 @@ func BenchmarkInferFreshBuild(b *testing.B) {
 		}
 	}
 }
+
+// TestInferPrecisionDataSets: the shared-precision model (collapsed
+// softmax factors, which keep the messages of their last update) run on
+// several data sets in turn gives each time the numbers of a fresh build
+// with those choices.
+func TestInferPrecisionDataSets(t *testing.T) {
+	path := "../examples/models/precision.json"
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Parse("precision.json", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, choices := range [][3]int{{0, 3, 2}, {1, 1, 1}, {0, 3, 2}, {3, 0, 2}} {
+		d := Data{"u0": {Index: choices[0]}, "u1": {Index: choices[1]}, "u2": {Index: choices[2]}}
+		got, err := m.Infer(context.Background(), "precision.json", d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh, err := Parse("precision.json", withObserved(t, data, d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := fresh.Infer(context.Background(), "precision.json", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got.FreeEnergy) != len(want.FreeEnergy) || math.Abs(got.Final()-want.Final()) > 1e-12 {
+			t.Errorf("choices %v: %d sweeps, F %.15f; fresh build %d sweeps, F %.15f", choices, len(got.FreeEnergy), got.Final(), len(want.FreeEnergy), want.Final())
+		}
+		for i, v := range m.Variables {
+			a, b := v.Stats(), fresh.Variables[i].Stats()
+			for k := range a {
+				if math.Abs(a[k]-b[k]) > 1e-12 {
+					t.Errorf("choices %v: %s[%d] = %g, fresh build %g", choices, v.Name(), k, a[k], b[k])
+				}
+			}
+		}
+	}
+}
+
+// TestCollapsedNeedsVMP: "update": "collapsed" with the method
+// sum-product is refused with the factor's field; without "update" a
+// sum-product model gets the exact (mean-field) treatment and runs.
+func TestCollapsedNeedsVMP(t *testing.T) {
+	data, err := os.ReadFile("../examples/models/precision.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f map[string]any
+	if err := json.Unmarshal(data, &f); err != nil {
+		t.Fatal(err)
+	}
+	f["settings"] = map[string]any{"method": "sum-product"}
+	plain, _ := json.Marshal(f)
+	m, err := Parse("p.json", plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Infer(context.Background(), "p.json", nil); err != nil {
+		t.Errorf("sum-product with the default update: %v", err)
+	}
+	for _, fac := range f["factors"].([]any) {
+		if fm := fac.(map[string]any); fm["node"] == "softmax" {
+			fm["update"] = "collapsed"
+			break
+		}
+	}
+	bad, _ := json.Marshal(f)
+	_, err = Parse("p.json", bad)
+	if err == nil || !strings.Contains(err.Error(), "update: collapsed needs the method vmp") {
+		t.Errorf("collapsed with sum-product: %v", err)
+	}
+}

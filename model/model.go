@@ -213,6 +213,13 @@ func Parse(name string, data []byte) (*Model, error) {
 		m.Variables = append(m.Variables, v)
 		m.evidence = append(m.evidence, ev)
 	}
+	// The method decides the default treatment of a softmax precision; the
+	// settings are checked in full below.
+	var method struct {
+		Method string `json:"method"`
+	}
+	_ = json.Unmarshal(spec.Settings, &method)
+	sumProduct := method.Method == schedule.MethodSumProduct
 	for i, raw := range spec.Factors {
 		field := fmt.Sprintf("factors[%d]", i)
 		var fs factorSpec
@@ -230,7 +237,7 @@ func Parse(name string, data []byte) (*Model, error) {
 			}
 			field = fmt.Sprintf("factors[%d] (%q)", i, fs.Name)
 		}
-		fn, err := addFactor(g, fs, field)
+		fn, err := addFactor(g, fs, field, sumProduct)
 		if err != nil {
 			var me *Error
 			if errors.As(err, &me) {
@@ -338,7 +345,7 @@ func kinds() string {
 	return strings.Join(ks, ", ")
 }
 
-func addFactor(g *ffg.Graph, fs factorSpec, field string) (*ffg.FactorNode, error) {
+func addFactor(g *ffg.Graph, fs factorSpec, field string, sumProduct bool) (*ffg.FactorNode, error) {
 	fail := func(sub, format string, args ...any) error {
 		f := field
 		if sub != "" {
@@ -554,13 +561,22 @@ func addFactor(g *ffg.Graph, fs factorSpec, field string) (*ffg.FactorNode, erro
 		if len(shape) != 1 || shape[0] != out.Shape()[0] {
 			return nil, fail("values", "shape %v, want [%d] (one value per outcome of %q)", shape, out.Shape()[0], fs.Out)
 		}
-		newSoftmax := nodes.NewSoftmaxExact
+		newSoftmax := nodes.NewSoftmaxCollapsed
 		switch fs.Update {
-		case "", "exact":
+		case "":
+			if sumProduct {
+				newSoftmax = nodes.NewSoftmaxExact
+			}
+		case "collapsed":
+			if sumProduct {
+				return nil, fail("update", "collapsed needs the method vmp (settings.method is sum-product); use exact")
+			}
+		case "exact":
+			newSoftmax = nodes.NewSoftmaxExact
 		case "spm":
 			newSoftmax = nodes.NewSoftmax
 		default:
-			return nil, fail("update", "%q, want exact (the default) or spm", fs.Update)
+			return nil, fail("update", "%q, want collapsed (the default with vmp), exact (the default with sum-product) or spm", fs.Update)
 		}
 		s, err := newSoftmax(data)
 		if err != nil {

@@ -55,11 +55,20 @@ const (
 // softmax factor; with several factors sharing one precision (trials of
 // one subject) the sum can turn the rate negative, which the exact update
 // cannot.
+//
+// NewSoftmaxCollapsed goes one step further (docs/models.md): the posterior
+// keeps the policy conditional on the precision, q(γ) q(pi | γ), with
+// q(pi | γ) ∝ softmax(-γ G) exp(m) for m the messages into pi from its
+// other factors, so that pi is integrated out of the precision's update
+// (collapsed variational Bayes). See Collapse.
 type Softmax struct {
-	g       []float64
-	scratch []float64
-	ifs     []messages.Interface
-	exact   bool
+	g         []float64
+	scratch   []float64
+	ifs       []messages.Interface
+	exact     bool
+	collapsed bool
+	m         []float64 // the messages into pi from its other factors (collapsed, once set)
+	work      []float64
 }
 
 // NewSoftmax returns the policy prior for the expected free energies values
@@ -93,6 +102,73 @@ func NewSoftmaxExact(values []float64) (*Softmax, error) {
 	}
 	s.exact = true
 	return s, nil
+}
+
+// NewSoftmaxCollapsed is NewSoftmax with the collapsed treatment of the
+// precision (see Softmax and Collapse). Until the graph first collapses
+// the node (the first update of pi), it behaves as NewSoftmaxExact.
+func NewSoftmaxCollapsed(values []float64) (*Softmax, error) {
+	s, err := NewSoftmaxExact(values)
+	if err != nil {
+		return nil, err
+	}
+	s.collapsed = true
+	s.work = make([]float64, len(values))
+	return s, nil
+}
+
+// CollapsesOutput reports whether the node keeps pi conditional on γ
+// (NewSoftmaxCollapsed); ffg.GammaCollapsed.
+func (s *Softmax) CollapsesOutput() bool { return s.collapsed }
+
+// Collapse sets q(pi | γ) ∝ softmax(-γ G + m) for the messages m into pi
+// from its other factors (copied), and writes the marginal
+// q(pi) = E_q(γ)[softmax(-γ G + m)] into dst by quadrature over q. It is
+// the optimal conditional given m, so the free energy does not increase.
+// From then on the node's energy and its message to the precision are the
+// collapsed ones:
+//
+//	to gamma:   no linear part; r(γ) = L(γ) - M(γ), M(γ) = ln Σ_k exp(-γ G_k + m_k)
+//	energy:     q(pi)·m + E_q[L(γ) - M(γ)] + H[q(pi)]
+//
+// (with the energies of pi's other factors, -q(pi)·m up to a constant, and
+// pi's entropy, -H[q(pi)], this is E[-ln P(pi | γ)] - E_q(γ) H[q(pi | γ)]:
+// the free energy of the structured posterior). It returns false, doing
+// nothing, for a node that is not collapsed.
+func (s *Softmax) Collapse(dst, m []float64, q expfam.Gamma) bool {
+	if !s.collapsed {
+		return false
+	}
+	s.m = append(s.m[:0], m...)
+	q.ExpectVec(dst, s.work, func(gamma float64, out []float64) {
+		for i, x := range s.g {
+			out[i] = -gamma*x + s.m[i]
+		}
+		expfam.Softmax(out, out)
+	})
+	return true
+}
+
+// Uncollapse forgets the messages set by Collapse: the node is as new
+// (ffg.Graph.ResetPosteriors).
+func (s *Softmax) Uncollapse() { s.m = s.m[:0] }
+
+// isCollapsed reports whether Collapse has set the messages.
+func (s *Softmax) isCollapsed() bool { return s.collapsed && len(s.m) > 0 }
+
+// collapsedR returns r(γ) = L(γ) - M(γ) (see Collapse).
+func (s *Softmax) collapsedR(gamma float64) float64 {
+	l, mx := math.Inf(-1), math.Inf(-1)
+	for i, x := range s.g {
+		l = math.Max(l, -gamma*x)
+		mx = math.Max(mx, -gamma*x+s.m[i])
+	}
+	sl, sm := 0.0, 0.0
+	for i, x := range s.g {
+		sl += math.Exp(-gamma*x - l)
+		sm += math.Exp(-gamma*x + s.m[i] - mx)
+	}
+	return l + math.Log(sl) - mx - math.Log(sm)
 }
 
 // Exact reports whether the node treats the precision exactly
@@ -131,6 +207,10 @@ func (s *Softmax) Message(dst []float64, k int, stats [][]float64) error {
 			dst[i] = -gbar * x
 		}
 	case SoftmaxPrecision:
+		if s.isCollapsed() {
+			dst[0], dst[1] = 0, 0 // everything is in r(γ) (NonConjugate)
+			return nil
+		}
 		if s.exact {
 			// The linear part, -γ G·q(pi); E_q[L(γ)] is NonConjugate's.
 			dot := 0.0
@@ -158,6 +238,17 @@ func (s *Softmax) Message(dst []float64, k int, stats [][]float64) error {
 // its expected statistics).
 func (s *Softmax) AverageEnergy(stats [][]float64) float64 {
 	gbar := stats[SoftmaxPrecision][1]
+	if s.isCollapsed() {
+		if q, err := expfam.GammaFromStats(stats[SoftmaxPrecision][0], gbar); err == nil {
+			e := q.Expect(s.collapsedR).E
+			for i, p := range stats[SoftmaxOut] {
+				if p > 0 {
+					e += p * (s.m[i] - math.Log(p))
+				}
+			}
+			return e
+		}
+	}
 	e := 0.0
 	for i, x := range s.g {
 		if q := stats[SoftmaxOut][i]; q != 0 {
@@ -178,10 +269,13 @@ func (s *Softmax) partition(gamma float64) float64 {
 }
 
 // NonConjugate returns, for the precision interface of the exact node, the
-// moments of L(γ) under q (ffg.GammaNonConjugate); ok is false otherwise.
+// moments of L(γ) under q (of r(γ) = L(γ) - M(γ) once collapsed) (ffg.GammaNonConjugate); ok is false otherwise.
 func (s *Softmax) NonConjugate(k int, stats [][]float64, q expfam.Gamma) (expfam.GammaMoments, bool) {
 	if !s.exact || k != SoftmaxPrecision {
 		return expfam.GammaMoments{}, false
+	}
+	if s.isCollapsed() {
+		return q.Expect(s.collapsedR), true
 	}
 	return q.Expect(s.partition), true
 }
