@@ -158,7 +158,9 @@ func (b *Builder) setObserved(v Var, e *Evidence) {
 }
 
 // Softmax adds the policy prior P(v | γ) = softmax(-γ G) over v with the
-// precision γ a Gamma variable, and returns v.
+// precision γ a Gamma variable, and returns v. Its treatment is the file's
+// default: collapsed under VMP (v kept conditional on γ), exact mean field
+// under sum-product (docs/models.md, "A precision shared across trials").
 func (v Var) Softmax(precision Var, G []float64) Var {
 	if v.b.own("precision", precision) {
 		v.b.factor(FactorSpec{Node: "softmax", Out: v.name, Precision: precision.name, Values: &Tensor{Data: G, Shape: []int{len(G)}}})
