@@ -34,7 +34,8 @@ type GammaMoments struct {
 // matches the closed forms to about 1e-12 relative for shapes from 0.05 to
 // 1e6 (TestGammaExpect). h must be finite on (0, ∞).
 func (g Gamma) Expect(h func(x float64) float64) GammaMoments {
-	n, weight := g.grid()
+	gr := g.grid()
+	n, weight := gr.n, gr.weight
 	var w, e, eu, ex float64
 	hs := make([]float64, n)
 	for i := range n {
@@ -67,9 +68,15 @@ func (g Gamma) Expect(h func(x float64) float64) GammaMoments {
 	return m
 }
 
-// grid returns the number of nodes of Expect's quadrature and a function
-// giving node i's u = ln g, g and unnormalised weight (see Expect).
-func (g Gamma) grid() (int, func(i int) (u, x, w float64)) {
+// gammaGrid is Expect's quadrature grid in u = ln g for one Gamma.
+type gammaGrid struct {
+	n            int
+	lo, du, a, b float64
+	top          float64 // the log-density's maximum, for scaling
+}
+
+// grid returns the quadrature grid of g (see Expect).
+func (g Gamma) grid() gammaGrid {
 	a, b := g.Shape, g.Rate
 	mode := math.Log(a / b)
 	sd := math.Sqrt(trigamma(a))
@@ -78,18 +85,22 @@ func (g Gamma) grid() (int, func(i int) (u, x, w float64)) {
 	lo, hi = math.Max(lo, -700), math.Min(hi, 700)
 	step := math.Min(0.05, sd/10)
 	n := max(GammaQuadPoints, min(int((hi-lo)/step)+1, 1<<16))
-	du := (hi - lo) / float64(n-1)
-	// Log-density of u up to a constant, scaled by its maximum.
-	logp := func(u float64) float64 { return a*u - b*math.Exp(u) }
-	top := logp(mode)
-	return n, func(i int) (u, x, w float64) {
-		u = lo + float64(i)*du
-		w = math.Exp(logp(u) - top)
-		if i == 0 || i == n-1 {
-			w /= 2
-		}
-		return u, math.Exp(u), w
+	gr := gammaGrid{n: n, lo: lo, du: (hi - lo) / float64(n-1), a: a, b: b}
+	gr.top = gr.logp(mode)
+	return gr
+}
+
+// logp is the log-density of u = ln g up to a constant.
+func (gr gammaGrid) logp(u float64) float64 { return gr.a*u - gr.b*math.Exp(u) }
+
+// weight returns node i's u, g = e^u and unnormalised trapezoid weight.
+func (gr gammaGrid) weight(i int) (u, x, w float64) {
+	u = gr.lo + float64(i)*gr.du
+	w = math.Exp(gr.logp(u) - gr.top)
+	if i == 0 || i == gr.n-1 {
+		w /= 2
 	}
+	return u, math.Exp(u), w
 }
 
 // ExpectVec writes E[h(g)] for g ~ Gamma(a, b) and a vector-valued h into
@@ -102,10 +113,10 @@ func (g Gamma) ExpectVec(dst, scratch []float64, h func(x float64, out []float64
 	}
 	scratch = scratch[:len(dst)]
 	clear(dst)
-	n, weight := g.grid()
+	gr := g.grid()
 	w := 0.0
-	for i := range n {
-		_, x, wi := weight(i)
+	for i := range gr.n {
+		_, x, wi := gr.weight(i)
 		if wi == 0 {
 			continue
 		}

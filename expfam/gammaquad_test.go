@@ -84,3 +84,20 @@ func TestGammaExpectVec(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkGammaExpectVec: one vector expectation of a 4-entry softmax,
+// the marginal of a collapsed policy (nodes.Softmax.Collapse).
+func BenchmarkGammaExpectVec(b *testing.B) {
+	q := Gamma{Shape: 2.5, Rate: 1.5}
+	g := []float64{0.4, 2.1, 1.3, 2.8}
+	dst, scratch := make([]float64, 4), make([]float64, 4)
+	b.ReportAllocs()
+	for b.Loop() {
+		q.ExpectVec(dst, scratch, func(x float64, out []float64) {
+			for i, v := range g {
+				out[i] = -x * v
+			}
+			Softmax(out, out)
+		})
+	}
+}

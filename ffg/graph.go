@@ -138,6 +138,11 @@ func (g *Graph) AddFactor(name string, f Factor, vars ...*Variable) (*FactorNode
 			}
 		}
 	}
+	if c, ok := f.(GammaCollapsed); ok && c.CollapsesOutput() {
+		if e, ok := collapsedOutput(vars[0]); ok {
+			return nil, fmt.Errorf("ffg: factor %s: variable %s is already the output of the collapsed factor %s; one output can be kept conditional on one precision only (give one of them the exact treatment)", label, vars[0].describe(), e.f.describe())
+		}
+	}
 	fn := &FactorNode{g: g, id: g.nextID, name: name, factor: f}
 	if len(vars) <= len(fn.varsBuf) {
 		fn.vars = append(fn.varsBuf[:0], vars...)
@@ -226,7 +231,12 @@ func (g *Graph) message(v *Variable, e edge) error {
 
 // Update sets the posterior of the hidden variable v to its VMP fixed point
 // given its neighbours' current posteriors (paper eqs. 5-8): the natural
-// parameters are the sum of the messages from every factor bound to v. It
+// parameters are the sum of the messages from every factor bound to v.
+// The output of a collapsed factor (GammaCollapsed) is updated by its
+// Collapse instead; updating the Gamma variable of such factors also
+// updates their outputs (their conditionals before the step, their
+// marginals after it), which LocalFreeEnergy of that Gamma variable
+// includes. It
 // returns a *messages.NoRuleError when a factor has no rule for v, and a
 // *NaNError when the result is not a valid posterior (the previous
 // posterior is then kept).
@@ -302,15 +312,35 @@ func (g *Graph) LocalFreeEnergy(vars []*Variable) float64 {
 		if v.removed || v.g != g {
 			continue
 		}
-		if v.mark != g.epoch {
-			v.mark = g.epoch
-			f -= v.Entropy()
+		f += g.localTerms(v)
+		if v.family != expfam.GammaFamily {
+			continue
 		}
+		// Updating a Gamma variable also updates the outputs of its
+		// collapsed factors (Update): their terms change too.
 		for _, e := range v.edges {
-			if e.f.mark != g.epoch {
-				e.f.mark = g.epoch
-				f += e.f.factor.AverageEnergy(e.f.stats)
+			if c, ok := e.f.factor.(GammaCollapsed); ok && e.k != 0 && c.CollapsesOutput() {
+				if out := e.f.vars[0]; !out.observed && !out.removed {
+					f += g.localTerms(out)
+				}
 			}
+		}
+	}
+	return f
+}
+
+// localTerms returns the terms of F not yet counted in this epoch that
+// depend on v: its entropy and its factors' average energies.
+func (g *Graph) localTerms(v *Variable) float64 {
+	f := 0.0
+	if v.mark != g.epoch {
+		v.mark = g.epoch
+		f -= v.Entropy()
+	}
+	for _, e := range v.edges {
+		if e.f.mark != g.epoch {
+			e.f.mark = g.epoch
+			f += e.f.factor.AverageEnergy(e.f.stats)
 		}
 	}
 	return f
@@ -538,11 +568,8 @@ func (g *Graph) collapse(v *Variable, e edge) error {
 		return fmt.Errorf("ffg: factor %s: no Gamma variable to collapse %s on", e.f.describe(), v.describe())
 	}
 	p := v.msg // scratch: the messages are summed in v.nat
-	e.f.factor.(GammaCollapsed).Collapse(p, v.nat, parent.Gamma())
-	for _, x := range p {
-		if math.IsNaN(x) || x < 0 {
-			return &NaNError{Variable: v.describe(), Detail: fmt.Sprintf("collapsed marginal %v", p)}
-		}
+	if !e.f.factor.(GammaCollapsed).Collapse(p, v.nat, parent.Gamma()) {
+		return &NaNError{Variable: v.describe(), Detail: fmt.Sprintf("no collapsed marginal for the messages %v (evidence of probability 0)", v.nat)}
 	}
 	copy(v.stats, p)
 	return nil

@@ -120,7 +120,19 @@ func (v *Variable) Observe(index int) error {
 	}
 	v.stats[index] = 1
 	v.observed = true
+	v.uncollapse()
 	return nil
+}
+
+// uncollapse makes a collapsed factor whose output is v, now observed,
+// forget its conditional (GammaCollapsed.Uncollapse): an observed output
+// is not kept conditional on anything.
+func (v *Variable) uncollapse() {
+	for _, e := range v.edges {
+		if c, ok := e.f.factor.(GammaCollapsed); ok && e.k == 0 {
+			c.Uncollapse()
+		}
+	}
 }
 
 // ObserveSoft clamps a categorical variable to soft evidence p, a
@@ -140,6 +152,7 @@ func (v *Variable) ObserveSoft(p []float64) error {
 	}
 	copy(v.stats, p)
 	v.observed = true
+	v.uncollapse()
 	return nil
 }
 

@@ -133,19 +133,25 @@ func (s *Softmax) CollapsesOutput() bool { return s.collapsed }
 //
 // (with the energies of pi's other factors, -q(pi)·m up to a constant, and
 // pi's entropy, -H[q(pi)], this is E[-ln P(pi | γ)] - E_q(γ) H[q(pi | γ)]:
-// the free energy of the structured posterior). It returns false, doing
-// nothing, for a node that is not collapsed.
+// the free energy of the structured posterior). It returns false, keeping
+// the node as it was, for a node that is not collapsed or when no
+// marginal exists (every m_k is -Inf: evidence of probability 0).
 func (s *Softmax) Collapse(dst, m []float64, q expfam.Gamma) bool {
 	if !s.collapsed {
 		return false
 	}
-	s.m = append(s.m[:0], m...)
 	q.ExpectVec(dst, s.work, func(gamma float64, out []float64) {
 		for i, x := range s.g {
-			out[i] = -gamma*x + s.m[i]
+			out[i] = -gamma*x + m[i]
 		}
 		expfam.Softmax(out, out)
 	})
+	for _, p := range dst {
+		if !(p >= 0 && p <= 1) { // NaN: every m_k is -Inf (impossible evidence)
+			return false
+		}
+	}
+	s.m = append(s.m[:0], m...)
 	return true
 }
 

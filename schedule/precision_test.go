@@ -275,8 +275,9 @@ func TestSharedPrecisionMeanFieldOptimum(t *testing.T) {
 // (NewSoftmaxCollapsed: q(γ) Π q(π_n | γ), π_n integrated out of γ's
 // update) on the models of TestSharedPrecision. Every posterior is valid,
 // F never increases, F is a bound (at least -ln p(u), computed by
-// quadrature) no looser than mean field's, and E[γ] is within 25% of the
-// exact posterior mean on every model, whether or not the choices follow G.
+// quadrature) no looser than mean field's, and E[γ] is within 2% of the
+// exact posterior mean on every model (measured: within 0.9%), whether or
+// not the choices follow G.
 func TestSharedPrecisionCollapsed(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2026, 11))
 	worst := 0.0
@@ -314,8 +315,9 @@ func TestSharedPrecisionCollapsed(t *testing.T) {
 			if f := res.Final(); f > bound+0.02 {
 				t.Errorf("%d trials (%d): F = %.6f, more than 0.02 above -ln p(u) = %.6f", trials, rep, f, bound)
 			}
-			if math.Abs(gap) > 0.25 {
-				t.Errorf("%d trials (%d): E[γ] = %.4f, exact posterior mean %.4f (gap %.0f%%)", trials, rep, q.Mean(), want, 100*gap)
+			// The requirement is 25%; the measured gaps are below 1%.
+			if math.Abs(gap) > 0.02 {
+				t.Errorf("%d trials (%d): E[γ] = %.4f, exact posterior mean %.4f (gap %.1f%%)", trials, rep, q.Mean(), want, 100*gap)
 			}
 		}
 	}
@@ -358,5 +360,217 @@ func BenchmarkSharedPrecision(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// hiddenModel is a shared-precision model whose policies have a hidden
+// child: per trial n, π_n ~ softmax(-γ G_n) over 3 policies, a hidden
+// state s_n ~ T[:, π_n] (3 states) and an observed o_n ~ A[:, s_n].
+type hiddenModel struct {
+	G   [][]float64
+	T   []float64 // [s*3+k]
+	A   []float64 // [o*3+s]
+	obs []int
+}
+
+func randomHiddenModel(rng *rand.Rand, trials int) hiddenModel {
+	col := func() []float64 { // three random columns
+		m := make([]float64, 9)
+		for c := range 3 {
+			z := 0.0
+			for r := range 3 {
+				m[r*3+c] = 0.1 + rng.Float64()
+				z += m[r*3+c]
+			}
+			for r := range 3 {
+				m[r*3+c] /= z
+			}
+		}
+		return m
+	}
+	hm := hiddenModel{T: col(), A: col()}
+	for range trials {
+		hm.G = append(hm.G, []float64{3 * rng.Float64(), 3 * rng.Float64(), 3 * rng.Float64()})
+		hm.obs = append(hm.obs, rng.IntN(3))
+	}
+	return hm
+}
+
+// likelihood is p(o | γ) = Π_n Σ_k softmax(-γ G_n)_k Σ_s T[s, k] A[o_n, s],
+// by enumeration.
+func (hm hiddenModel) likelihood(gamma float64) float64 {
+	l := 1.0
+	for n, g := range hm.G {
+		mx := math.Inf(-1)
+		for _, x := range g {
+			mx = math.Max(mx, -gamma*x)
+		}
+		z, s := 0.0, 0.0
+		for k, x := range g {
+			e := math.Exp(-gamma*x - mx)
+			z += e
+			for st := range 3 {
+				s += e * hm.T[st*3+k] * hm.A[hm.obs[n]*3+st]
+			}
+		}
+		l *= s / z
+	}
+	return l
+}
+
+func (hm hiddenModel) build(t testing.TB) (*ffg.Graph, *ffg.Variable, []*ffg.Variable) {
+	return hm.buildWith(t, nodes.NewSoftmaxCollapsed)
+}
+
+func (hm hiddenModel) buildWith(t testing.TB, newSM func([]float64) (*nodes.Softmax, error)) (*ffg.Graph, *ffg.Variable, []*ffg.Variable) {
+	t.Helper()
+	g := ffg.New()
+	gamma, _ := g.AddVariable("gamma", expfam.GammaFamily)
+	prior, _ := nodes.NewGamma(1, 1)
+	if _, err := g.AddFactor("", prior, gamma); err != nil {
+		t.Fatal(err)
+	}
+	tr, _ := nodes.NewTransition(hm.T, []int{3, 3})
+	lik, _ := nodes.NewTransition(hm.A, []int{3, 3})
+	var pis []*ffg.Variable
+	for n, gn := range hm.G {
+		pi, _ := g.AddVariable(fmt.Sprintf("pi%d", n), expfam.CategoricalFamily, 3)
+		st, _ := g.AddVariable(fmt.Sprintf("s%d", n), expfam.CategoricalFamily, 3)
+		o, _ := g.AddVariable(fmt.Sprintf("o%d", n), expfam.CategoricalFamily, 3)
+		sm, err := newSM(gn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, add := range []struct {
+			f    ffg.Factor
+			vars []*ffg.Variable
+		}{{sm, []*ffg.Variable{pi, gamma}}, {tr, []*ffg.Variable{st, pi}}, {lik, []*ffg.Variable{o, st}}} {
+			if _, err := g.AddFactor("", add.f, add.vars...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := o.Observe(hm.obs[n]); err != nil {
+			t.Fatal(err)
+		}
+		pis = append(pis, pi)
+	}
+	return g, gamma, pis
+}
+
+// TestCollapsedEveryUpdate: with a hidden child of every policy (so the
+// messages m_n change between updates) and the variables updated in a new
+// random order every sweep (γ first, last or in between), F never rises
+// after any single update, and the local free energy of γ changes exactly
+// as F does when γ (and with it the policies) is updated. At convergence
+// F lies between -ln p(o) (enumeration and quadrature) and the mean-field
+// F of the same model (NewSoftmaxExact), and E[γ] is within 10% of the
+// exact posterior mean and closer to it than mean field's. Not closer: the
+// policies are integrated out of γ's update, but each q(π_n | γ) still
+// sees its hidden child through mean field, so the collapsed treatment is
+// exact only where a policy's other neighbours are observed
+// (TestSharedPrecisionCollapsed).
+func TestCollapsedEveryUpdate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	prior := expfam.Gamma{Shape: 1, Rate: 1}
+	for model := range 8 {
+		hm := randomHiddenModel(rng, 2+model%4)
+		g, gamma, _ := hm.build(t)
+		var hidden []*ffg.Variable
+		for _, v := range g.Variables() {
+			if !v.Observed() {
+				hidden = append(hidden, v)
+			}
+		}
+		f := g.FreeEnergy()
+		for sweep := range 40 {
+			for _, i := range rng.Perm(len(hidden)) {
+				v := hidden[i]
+				local := g.LocalFreeEnergy([]*ffg.Variable{v})
+				if err := g.Update(v); err != nil {
+					t.Fatal(err)
+				}
+				next := g.FreeEnergy()
+				if next > f+1e-9*math.Max(1, math.Abs(f)) {
+					t.Errorf("model %d sweep %d: F rose from %.12f to %.12f updating %s", model, sweep, f, next, v.Name())
+				}
+				if v == gamma {
+					if d := (g.LocalFreeEnergy([]*ffg.Variable{v}) - local) - (next - f); math.Abs(d) > 1e-9 {
+						t.Errorf("model %d: updating γ changed F by %.12f, its local free energy by %.12f", model, next-f, next-f+d)
+					}
+				}
+				f = next
+			}
+		}
+		bound := -math.Log(prior.Expect(hm.likelihood).E)
+		gm, gammaMF, _ := hm.buildWith(t, nodes.NewSoftmaxExact)
+		mf, err := schedule.Run(context.Background(), gm, &schedule.Settings{Iterations: 500, Tolerance: 1e-12})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f < bound-1e-9 || f > mf.Final()+1e-9 {
+			t.Errorf("model %d: F = %.10f, want between -ln p(o) = %.10f and mean field's %.10f", model, f, bound, mf.Final())
+		}
+		want := prior.Expect(func(x float64) float64 { return x * hm.likelihood(x) }).E / prior.Expect(hm.likelihood).E
+		gap, gapMF := gamma.Gamma().Mean()/want-1, gammaMF.Gamma().Mean()/want-1
+		t.Logf("model %d: F %.6f, mean field %.6f, -ln p(o) %.6f; E[γ] %.4f (%+.1f%%), mean field %.4f (%+.1f%%), exact %.4f",
+			model, f, mf.Final(), bound, gamma.Gamma().Mean(), 100*gap, gammaMF.Gamma().Mean(), 100*gapMF, want)
+		// Measured: within 8.3% (mean field: down to -34%).
+		if math.Abs(gap) > 0.10 || math.Abs(gap) > math.Abs(gapMF) {
+			t.Errorf("model %d: E[γ] gap %+.1f%%, mean field's %+.1f%%", model, 100*gap, 100*gapMF)
+		}
+	}
+}
+
+// TestCollapsedObserveAfterRun: observing a policy after a run leaves no
+// collapsed conditional behind: running again gives the numbers of a
+// fresh graph with that policy observed from the start.
+func TestCollapsedObserveAfterRun(t *testing.T) {
+	hm := randomHiddenModel(rand.New(rand.NewPCG(3, 4)), 3)
+	s := &schedule.Settings{Iterations: 500, Tolerance: 1e-13}
+	g, gamma, pis := hm.build(t)
+	if _, err := schedule.Run(context.Background(), g, s); err != nil {
+		t.Fatal(err)
+	}
+	if err := pis[1].Observe(2); err != nil {
+		t.Fatal(err)
+	}
+	got, err := schedule.Run(context.Background(), g, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g2, gamma2, pis2 := hm.build(t)
+	if err := pis2[1].Observe(2); err != nil {
+		t.Fatal(err)
+	}
+	want, err := schedule.Run(context.Background(), g2, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(got.Final()-want.Final()) > 1e-9 || math.Abs(gamma.Gamma().Mean()-gamma2.Gamma().Mean()) > 1e-7 {
+		t.Errorf("observed after a run: F %.12f, E[γ] %.12f; fresh graph F %.12f, E[γ] %.12f",
+			got.Final(), gamma.Gamma().Mean(), want.Final(), gamma2.Gamma().Mean())
+	}
+}
+
+// TestCollapsedOneParent: a policy can be kept conditional on one
+// precision only; a second collapsed softmax on the same output is
+// refused when it is added.
+func TestCollapsedOneParent(t *testing.T) {
+	g := ffg.New()
+	a, _ := g.AddVariable("a", expfam.GammaFamily)
+	b, _ := g.AddVariable("b", expfam.GammaFamily)
+	pi, _ := g.AddVariable("pi", expfam.CategoricalFamily, 2)
+	s1, _ := nodes.NewSoftmaxCollapsed([]float64{1, 2})
+	s2, _ := nodes.NewSoftmaxCollapsed([]float64{2, 1})
+	if _, err := g.AddFactor("first", s1, pi, a); err != nil {
+		t.Fatal(err)
+	}
+	_, err := g.AddFactor("second", s2, pi, b)
+	if err == nil || !strings.Contains(err.Error(), "already the output of the collapsed factor") {
+		t.Errorf("second collapsed parent: %v", err)
+	}
+	s3, _ := nodes.NewSoftmaxExact([]float64{2, 1})
+	if _, err := g.AddFactor("third", s3, pi, b); err != nil {
+		t.Errorf("an exact softmax beside a collapsed one: %v", err)
 	}
 }
