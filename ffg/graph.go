@@ -199,14 +199,23 @@ func (g *Graph) resetToPrior(v *Variable) error {
 		if e.k != 0 {
 			continue
 		}
-		if err := g.message(v, e); err != nil {
+		if err := g.addMessage(v, e); err != nil {
 			return err
-		}
-		for i, m := range v.msg {
-			v.nat[i] += m
 		}
 	}
 	return v.setFromNatural()
+}
+
+// addMessage adds the message from e.f to v (computed into v.msg) to the
+// natural parameters summed in v.nat.
+func (g *Graph) addMessage(v *Variable, e edge) error {
+	if err := g.message(v, e); err != nil {
+		return err
+	}
+	for i, m := range v.msg {
+		v.nat[i] += m
+	}
+	return nil
 }
 
 // message computes the message from e.f to v into v.msg.
@@ -252,7 +261,7 @@ func (g *Graph) Update(v *Variable) (err error) {
 			return g.collapse(v, e)
 		}
 	}
-	if v.family == expfam.GammaFamily && g.hasCollapsed(v) {
+	if v.family == expfam.GammaFamily && hasCollapsed(v) {
 		// q(out | γ) optimal for the current messages before the step,
 		// the marginals q(out) under the new q(γ) after it.
 		if err := g.refreshCollapsed(v); err != nil {
@@ -266,11 +275,8 @@ func (g *Graph) Update(v *Variable) (err error) {
 	}
 	clear(v.nat)
 	for _, e := range v.edges {
-		if err := g.message(v, e); err != nil {
+		if err := g.addMessage(v, e); err != nil {
 			return err
-		}
-		for i, m := range v.msg {
-			v.nat[i] += m
 		}
 	}
 	if len(v.edges) == 0 && v.family == expfam.GammaFamily {
@@ -319,10 +325,8 @@ func (g *Graph) LocalFreeEnergy(vars []*Variable) float64 {
 		// Updating a Gamma variable also updates the outputs of its
 		// collapsed factors (Update): their terms change too.
 		for _, e := range v.edges {
-			if c, ok := e.f.factor.(GammaCollapsed); ok && e.k != 0 && c.CollapsesOutput() {
-				if out := e.f.vars[0]; !out.observed && !out.removed {
-					f += g.localTerms(out)
-				}
+			if out, ok := collapsedChild(e); ok {
+				f += g.localTerms(out)
 			}
 		}
 	}
@@ -520,22 +524,39 @@ func (g *Graph) updateNonConjugate(v *Variable) error {
 	return nil
 }
 
+// collapsing reports whether e's factor keeps its output conditional on a
+// Gamma variable (GammaCollapsed).
+func collapsing(e edge) bool {
+	c, ok := e.f.factor.(GammaCollapsed)
+	return ok && c.CollapsesOutput()
+}
+
 // collapsedOutput returns the edge of v to a factor that keeps v, its
-// output, conditional on a Gamma variable (GammaCollapsed).
+// output, conditional on a Gamma variable.
 func collapsedOutput(v *Variable) (edge, bool) {
 	for _, e := range v.edges {
-		if c, ok := e.f.factor.(GammaCollapsed); ok && e.k == 0 && c.CollapsesOutput() {
+		if e.k == 0 && collapsing(e) {
 			return e, true
 		}
 	}
 	return edge{}, false
 }
 
+// collapsedChild returns, for an edge e of a Gamma variable to a collapsed
+// factor, that factor's output when it is hidden.
+func collapsedChild(e edge) (*Variable, bool) {
+	if e.k == 0 || !collapsing(e) {
+		return nil, false
+	}
+	out := e.f.vars[0]
+	return out, !out.observed && !out.removed
+}
+
 // hasCollapsed reports whether the Gamma variable v is the parent of a
-// collapsed output.
-func (g *Graph) hasCollapsed(v *Variable) bool {
+// hidden collapsed output.
+func hasCollapsed(v *Variable) bool {
 	for _, e := range v.edges {
-		if c, ok := e.f.factor.(GammaCollapsed); ok && e.k != 0 && c.CollapsesOutput() {
+		if _, ok := collapsedChild(e); ok {
 			return true
 		}
 	}
@@ -551,11 +572,8 @@ func (g *Graph) collapse(v *Variable, e edge) error {
 		if o == e {
 			continue
 		}
-		if err := g.message(v, o); err != nil {
+		if err := g.addMessage(v, o); err != nil {
 			return err
-		}
-		for i, m := range v.msg {
-			v.nat[i] += m
 		}
 	}
 	var parent *Variable
@@ -580,11 +598,7 @@ func (g *Graph) collapse(v *Variable, e edge) error {
 // messages; after it, the marginals under the new q(γ).
 func (g *Graph) refreshCollapsed(v *Variable) error {
 	for _, e := range v.edges {
-		if c, ok := e.f.factor.(GammaCollapsed); ok && e.k != 0 && c.CollapsesOutput() {
-			out := e.f.vars[0]
-			if out.observed || out.removed {
-				continue
-			}
+		if out, ok := collapsedChild(e); ok {
 			if err := g.collapse(out, edge{f: e.f, k: 0}); err != nil {
 				return err
 			}

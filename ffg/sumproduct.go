@@ -777,11 +777,8 @@ func (g *Graph) UpdateStructured(v *Variable) error {
 				continue
 			}
 		}
-		if err := g.message(v, e); err != nil {
+		if err := g.addMessage(v, e); err != nil {
 			return err
-		}
-		for i, m := range v.msg {
-			v.nat[i] += m
 		}
 	}
 	return v.setFromNatural()
