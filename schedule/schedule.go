@@ -165,16 +165,23 @@ func sweep(ctx context.Context, g *ffg.Graph, order, scope []*ffg.Variable, iter
 		if math.IsNaN(f) || math.IsInf(f, 0) {
 			return res, nonFinite(g, scope, it, f)
 		}
-		if f-prev > tol && f-prev > 1e-12*math.Abs(prev) {
-			res.Increases = append(res.Increases, Increase{Sweep: it, From: prev, To: f})
-		}
-		if math.Abs(f-prev) < tol {
-			res.Converged = true
+		if res.compare(it, prev, f, tol) {
 			break
 		}
 		prev = f
 	}
 	return res, nil
+}
+
+// compare notes an increase of F from prev to f at sweep it (beyond the
+// tolerance and rounding) and reports whether the run has converged,
+// setting Converged: |f - prev| < tol.
+func (res *Result) compare(it int, prev, f, tol float64) bool {
+	if f-prev > tol && f-prev > 1e-12*math.Abs(prev) {
+		res.Increases = append(res.Increases, Increase{Sweep: it, From: prev, To: f})
+	}
+	res.Converged = math.Abs(f-prev) < tol
+	return res.Converged
 }
 
 // runSumProduct is Run with Method sum-product: each sweep updates the
@@ -231,11 +238,7 @@ func runSumProduct(ctx context.Context, g *ffg.Graph, s *Settings, iters int, to
 		if math.IsNaN(f) || math.IsInf(f, 0) {
 			return res, fmt.Errorf("schedule: sweep %d: structured free energy %v", it, f)
 		}
-		if f-prev > tol && f-prev > 1e-12*math.Abs(prev) {
-			res.Increases = append(res.Increases, Increase{Sweep: it, From: prev, To: f})
-		}
-		if math.Abs(f-prev) < tol {
-			res.Converged = true
+		if res.compare(it, prev, f, tol) {
 			break
 		}
 		prev = f
