@@ -15,6 +15,12 @@ import (
 // width and height (inches) and each node's centre by label.
 func plainLayout(t *testing.T, dotText string) (w, h float64, pos map[string][2]float64) {
 	t.Helper()
+	return runPlain(t, dotText, false)
+}
+
+// runPlain is plainLayout, keyed by node name when byID is set.
+func runPlain(t *testing.T, dotText string, byID bool) (w, h float64, pos map[string][2]float64) {
+	t.Helper()
 	bin, err := exec.LookPath("dot")
 	if err != nil {
 		t.Skip("Graphviz dot not installed")
@@ -32,6 +38,10 @@ func plainLayout(t *testing.T, dotText string) (w, h float64, pos map[string][2]
 		case len(f) >= 4 && f[0] == "graph":
 			w, _ = strconv.ParseFloat(f[2], 64)
 			h, _ = strconv.ParseFloat(f[3], 64)
+		case len(f) >= 4 && f[0] == "node" && byID:
+			x, _ := strconv.ParseFloat(f[2], 64)
+			y, _ := strconv.ParseFloat(f[3], 64)
+			pos[f[1]] = [2]float64{x, y}
 		case len(f) >= 7 && f[0] == "node":
 			x, _ := strconv.ParseFloat(f[2], 64)
 			y, _ := strconv.ParseFloat(f[3], 64)
@@ -271,30 +281,7 @@ func TestPlanTreeFigure(t *testing.T) {
 // plainLayoutByID is plainLayout keyed by DOT node name (n1, n2, ...).
 func plainLayoutByID(t *testing.T, dotText string) (w, h float64, pos map[string][2]float64) {
 	t.Helper()
-	bin, err := exec.LookPath("dot")
-	if err != nil {
-		t.Skip("Graphviz dot not installed")
-	}
-	cmd := exec.Command(bin, "-Tplain")
-	cmd.Stdin = strings.NewReader(dotText)
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("dot -Tplain: %v", err)
-	}
-	pos = map[string][2]float64{}
-	for _, line := range strings.Split(string(out), "\n") {
-		f := fieldsQuoted(line)
-		switch {
-		case len(f) >= 4 && f[0] == "graph":
-			w, _ = strconv.ParseFloat(f[2], 64)
-			h, _ = strconv.ParseFloat(f[3], 64)
-		case len(f) >= 4 && f[0] == "node":
-			x, _ := strconv.ParseFloat(f[2], 64)
-			y, _ := strconv.ParseFloat(f[3], 64)
-			pos[f[1]] = [2]float64{x, y}
-		}
-	}
-	return w, h, pos
+	return runPlain(t, dotText, true)
 }
 
 // edgeIDs parses "n1->n2[...];".
