@@ -86,6 +86,28 @@ func (dm *discreteModel) addTransition(t *testing.T, rng *rand.Rand, out *ffg.Va
 	})
 }
 
+// addStep adds the HMM step i: s_i with ns states (with a random prior
+// when prev is nil, else a random transition from prev) and o_i with no
+// outcomes, observed at a random value recorded in obs. It returns s_i.
+func (dm *discreteModel) addStep(t *testing.T, rng *rand.Rand, obs map[*ffg.Variable]int, prev *ffg.Variable, i, ns, no int) *ffg.Variable {
+	t.Helper()
+	s := categorical(t, dm.g, "s"+string(rune('0'+i)), ns)
+	dm.hidden = append(dm.hidden, s)
+	if prev == nil {
+		dm.addPrior(t, rng, s)
+	} else {
+		dm.addTransition(t, rng, s, []*ffg.Variable{prev}, nil)
+	}
+	o := categorical(t, dm.g, "o"+string(rune('0'+i)), no)
+	x := rng.IntN(no)
+	if err := o.Observe(x); err != nil {
+		t.Fatal(err)
+	}
+	obs[o] = x
+	dm.addTransition(t, rng, o, []*ffg.Variable{s}, nil)
+	return s
+}
+
 func (dm *discreteModel) addPrior(t *testing.T, rng *rand.Rand, v *ffg.Variable) {
 	t.Helper()
 	p := randCols(rng, v.Shape()[0], 1)
@@ -172,21 +194,7 @@ func TestSumProductMatchesEnumeration(t *testing.T) {
 			obs := map[*ffg.Variable]int{}
 			var prev *ffg.Variable
 			for i := range 5 {
-				s := categorical(t, dm.g, "s"+string(rune('0'+i)), 3)
-				dm.hidden = append(dm.hidden, s)
-				if prev == nil {
-					dm.addPrior(t, rng, s)
-				} else {
-					dm.addTransition(t, rng, s, []*ffg.Variable{prev}, nil)
-				}
-				o := categorical(t, dm.g, "o"+string(rune('0'+i)), 2)
-				x := rng.IntN(2)
-				if err := o.Observe(x); err != nil {
-					t.Fatal(err)
-				}
-				obs[o] = x
-				dm.addTransition(t, rng, o, []*ffg.Variable{s}, nil)
-				prev = s
+				prev = dm.addStep(t, rng, obs, prev, i, 3, 2)
 			}
 			return dm, obs
 		},
@@ -441,23 +449,7 @@ func TestSumProductGrowingGraph(t *testing.T) {
 	dm := &discreteModel{g: ffg.New()}
 	obs := map[*ffg.Variable]int{}
 	var prev *ffg.Variable
-	grow := func(i int) {
-		s := categorical(t, dm.g, "s"+string(rune('0'+i)), 2)
-		dm.hidden = append(dm.hidden, s)
-		if prev == nil {
-			dm.addPrior(t, rng, s)
-		} else {
-			dm.addTransition(t, rng, s, []*ffg.Variable{prev}, nil)
-		}
-		o := categorical(t, dm.g, "o"+string(rune('0'+i)), 3)
-		x := rng.IntN(3)
-		if err := o.Observe(x); err != nil {
-			t.Fatal(err)
-		}
-		obs[o] = x
-		dm.addTransition(t, rng, o, []*ffg.Variable{s}, nil)
-		prev = s
-	}
+	grow := func(i int) { prev = dm.addStep(t, rng, obs, prev, i, 2, 3) }
 	for step := range 4 {
 		grow(step)
 		res, err := schedule.Run(context.Background(), dm.g, &schedule.Settings{Method: schedule.MethodSumProduct, Iterations: 2})
@@ -490,19 +482,7 @@ func TestSumProductLoopy(t *testing.T) {
 	obs := map[*ffg.Variable]int{}
 	var prev *ffg.Variable
 	for i := range 4 {
-		s := categorical(t, dm.g, "s"+string(rune('0'+i)), 3)
-		dm.hidden = append(dm.hidden, s)
-		if prev == nil {
-			dm.addPrior(t, rng, s)
-		} else {
-			dm.addTransition(t, rng, s, []*ffg.Variable{prev}, nil)
-		}
-		o := categorical(t, dm.g, "o"+string(rune('0'+i)), 2)
-		x := rng.IntN(2)
-		_ = o.Observe(x)
-		obs[o] = x
-		dm.addTransition(t, rng, o, []*ffg.Variable{s}, nil)
-		prev = s
+		prev = dm.addStep(t, rng, obs, prev, i, 3, 2)
 	}
 	res, err := schedule.Run(context.Background(), dm.g, &schedule.Settings{Method: schedule.MethodSumProduct, Loopy: true, Iterations: 2})
 	if err != nil {
