@@ -47,25 +47,33 @@ func randomFS(rng *rand.Rand, sizes []int, controls []int, outcomes []int, deps 
 	return fs
 }
 
-// bruteFilter enumerates every joint trajectory s_0..s_t: the exact
-// posterior marginals of each factor at time t and ln p(o_0..o_t | u).
-func bruteFilter(m *Model, obs, acts []int) (marg []float64, logp float64) {
-	fs := m.FactorisedSpec()
+// jointSpace describes the joint states of fs's factors, the first factor
+// slowest: their number J, the state of factor f in joint state j, and
+// each factor's index by name.
+func jointSpace(fs FactorisedSpec) (J int, digit func(j, f int) int, index map[string]int) {
 	nf := len(fs.Factors)
-	J := 1
+	J = 1
 	for _, f := range fs.Factors {
 		J *= f.NumStates
 	}
-	digit := func(j, f int) int {
+	digit = func(j, f int) int {
 		for g := nf - 1; g > f; g-- {
 			j /= fs.Factors[g].NumStates
 		}
 		return j % fs.Factors[f].NumStates
 	}
-	index := map[string]int{}
+	index = map[string]int{}
 	for f, fac := range fs.Factors {
 		index[fac.Name] = f
 	}
+	return J, digit, index
+}
+
+// bruteFilter enumerates every joint trajectory s_0..s_t: the exact
+// posterior marginals of each factor at time t and ln p(o_0..o_t | u).
+func bruteFilter(m *Model, obs, acts []int) (marg []float64, logp float64) {
+	fs := m.FactorisedSpec()
+	J, digit, index := jointSpace(fs)
 	lik := func(j, o int) float64 {
 		out := m.DecodeObs(nil, o)
 		v := 1.0
@@ -294,21 +302,7 @@ func TestFilterLearning(t *testing.T) {
 // validated as distributions).
 func smoothFirst(t *testing.T, fs FactorisedSpec, obs, acts []int) []float64 {
 	t.Helper()
-	nf := len(fs.Factors)
-	J := 1
-	for _, f := range fs.Factors {
-		J *= f.NumStates
-	}
-	digit := func(j, f int) int {
-		for g := nf - 1; g > f; g-- {
-			j /= fs.Factors[g].NumStates
-		}
-		return j % fs.Factors[f].NumStates
-	}
-	index := map[string]int{}
-	for f, fac := range fs.Factors {
-		index[fac.Name] = f
-	}
+	J, digit, index := jointSpace(fs)
 	strides := make([]int, len(fs.Modalities))
 	stride := 1
 	for i := len(fs.Modalities) - 1; i >= 0; i-- {
@@ -328,8 +322,8 @@ func smoothFirst(t *testing.T, fs FactorisedSpec, obs, acts []int) []float64 {
 		return v
 	}
 	ctrlOf := func(u int) []int {
-		c := make([]int, nf)
-		for f := nf - 1; f >= 0; f-- {
+		c := make([]int, len(fs.Factors))
+		for f := len(fs.Factors) - 1; f >= 0; f-- {
 			n := max(1, len(fs.Factors[f].Controls))
 			c[f] = u % n
 			u /= n
