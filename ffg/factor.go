@@ -120,9 +120,11 @@ func (f *FactorNode) Message(dst []float64, k int) error {
 // gives the linear part; NonConjugate gives the expectation of the rest,
 // r(γ), under a candidate posterior q with the moments that are its
 // gradient (expfam.GammaMoments), and ok = false when the factor is
-// conjugate there after all. The engine then updates that variable by
-// non-conjugate VMP (Graph.Update).
+// conjugate there after all; NonConjugateAt says which, without the
+// expectation. The engine then updates that variable by non-conjugate VMP
+// (Graph.Update).
 type GammaNonConjugate interface {
+	NonConjugateAt(k int) bool
 	NonConjugate(k int, stats [][]float64, q expfam.Gamma) (m expfam.GammaMoments, ok bool)
 }
 

@@ -446,10 +446,8 @@ func compactFactors(fs []*FactorNode) []*FactorNode {
 // non-conjugate there (GammaNonConjugate).
 func (g *Graph) hasNonConjugate(v *Variable) bool {
 	for _, e := range v.edges {
-		if nc, ok := e.f.factor.(GammaNonConjugate); ok {
-			if _, ok := nc.NonConjugate(e.k, e.f.stats, v.Gamma()); ok {
-				return true
-			}
+		if nc, ok := e.f.factor.(GammaNonConjugate); ok && nc.NonConjugateAt(e.k) {
+			return true
 		}
 	}
 	return false

@@ -274,10 +274,14 @@ func (s *Softmax) partition(gamma float64) float64 {
 	return s.logPartition(gamma)
 }
 
+// NonConjugateAt reports whether the node is not conjugate at interface k:
+// the precision of the exact or collapsed node (ffg.GammaNonConjugate).
+func (s *Softmax) NonConjugateAt(k int) bool { return s.exact && k == SoftmaxPrecision }
+
 // NonConjugate returns, for the precision interface of the exact node, the
 // moments of L(γ) under q (of r(γ) = L(γ) - M(γ) once collapsed) (ffg.GammaNonConjugate); ok is false otherwise.
 func (s *Softmax) NonConjugate(k int, stats [][]float64, q expfam.Gamma) (expfam.GammaMoments, bool) {
-	if !s.exact || k != SoftmaxPrecision {
+	if !s.NonConjugateAt(k) {
 		return expfam.GammaMoments{}, false
 	}
 	if s.isCollapsed() {
