@@ -180,11 +180,6 @@ func (a *Agent) Tree() *Tree {
 	return &a.tree
 }
 
-// PlanTree returns the planning tree of the last call to Plan without
-// adding it to the graph (its nodes' S and O may be nil): cheap access to
-// the visits and costs.
-func (a *Agent) PlanTree() *Tree { return &a.tree }
-
 // materialized adds the planning tree to the graph. It cannot fail on a
 // tree built by Plan (the same computations succeeded when it was built);
 // an error is kept in matErr for tests.

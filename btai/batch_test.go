@@ -56,3 +56,27 @@ func TestRunTrials(t *testing.T) {
 		t.Error("a trial without an environment: no error")
 	}
 }
+
+// TestEpisodeCosts: Episode.Costs holds, per action, the average cost of
+// the root's child the action leads to, as the tree shows it when onStep
+// is called.
+func TestEpisodeCosts(t *testing.T) {
+	mz, p := mazeModel(t, "1.maze")
+	o := btai.PresetPaper()
+	o.Iterations = 30
+	ag, err := btai.NewAgent(p, &o, btai.EpisodeRand(1, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen []float64
+	ep, err := ag.RunEpisode(context.Background(), mz.Clone(), 6, func(step, action, obs int) {
+		tr := ag.Tree()
+		seen = append(seen, tr.Nodes[tr.Child(0, action)].Average())
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ep.Costs) != ep.Steps || !slices.Equal(ep.Costs, seen) {
+		t.Errorf("costs %v over %d steps, the trees show %v", ep.Costs, ep.Steps, seen)
+	}
+}

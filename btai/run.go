@@ -10,13 +10,15 @@ import (
 
 // Episode is the record of one episode.
 type Episode struct {
-	Solved             bool      `json:"solved"`
-	Steps              int       `json:"steps"`
-	Actions            []int     `json:"actions"`
-	Observations       []int     `json:"observations"`
-	PlanningIterations int       `json:"planning_iterations"`
-	PlanningSeconds    float64   `json:"planning_seconds"`
-	Costs              []float64 `json:"-"`
+	Solved             bool    `json:"solved"`
+	Steps              int     `json:"steps"`
+	Actions            []int   `json:"actions"`
+	Observations       []int   `json:"observations"`
+	PlanningIterations int     `json:"planning_iterations"`
+	PlanningSeconds    float64 `json:"planning_seconds"`
+	// Costs holds, for each action taken, the average cost of the root's
+	// child it leads to in that step's planning tree.
+	Costs []float64 `json:"-"`
 	// Beliefs holds Q(S_t) after each observation o_t, t = 0..Steps, as
 	// inferred from the past (every factor's marginal, one after the
 	// other).
@@ -48,6 +50,9 @@ func (a *Agent) RunEpisode(ctx context.Context, env pomdp.Environment, maxSteps 
 		ep.PlanningSeconds += time.Since(start).Seconds()
 		ep.PlanningIterations += a.opts.Iterations
 		act := a.SelectAction()
+		if len(a.tree.Nodes) > 1 {
+			ep.Costs = append(ep.Costs, a.tree.Nodes[a.tree.Child(0, act)].Average())
+		}
 		var err error
 		if obs, err = env.Step(act); err != nil {
 			return ep, fmt.Errorf("btai: environment: %w", err)

@@ -862,7 +862,7 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 		ep := r.ep
 		done++
 		prog.episode()
-		pe := plotEpisode{beliefs: ep.Beliefs, costs: r.costs, obs: ep.Observations, steps: ep.Steps, solved: ep.Solved}
+		pe := plotEpisode{beliefs: ep.Beliefs, costs: ep.Costs, obs: ep.Observations, steps: ep.Steps, solved: ep.Solved}
 		if mz != nil {
 			for _, p := range r.positions {
 				if st, ok := mz.StateOf(p[0], p[1]); ok {
@@ -950,7 +950,6 @@ type btaiResult struct {
 	ep        *btai.Episode
 	positions [][2]int
 	conc      any
-	costs     []float64 // the average cost of each action taken (--plot)
 	err       error
 }
 
@@ -970,9 +969,6 @@ func (w *btaiWorker) episode(ctx context.Context, e int, seed uint64, steps int,
 	}
 	var dotErr error
 	r.ep, r.err = w.ag.RunEpisode(ctx, w.env, steps, func(step, action, obs int) {
-		if tr := w.ag.PlanTree(); len(tr.Nodes) > 1 {
-			r.costs = append(r.costs, tr.Nodes[tr.Child(0, action)].Average())
-		}
 		w.prog.step()
 		if w.mz != nil {
 			row, col := w.mz.Position()
