@@ -657,8 +657,8 @@ func runACIRun(args []string, stdout io.Writer) error {
 	for _, w := range workers {
 		w.prog = prog // before the workers start
 	}
-	if *plotFile != "" && !strings.HasSuffix(strings.ToLower(*plotFile), ".png") {
-		return badInput("--plot %s: want a .png file", *plotFile)
+	if err := checkPlotFile(*plotFile); err != nil {
+		return err
 	}
 	rp := &runPlot{path: *plotFile, costLabel: "lowest G of the action taken", mz: mz, m: m}
 	pool := startEpisodes(ctx, *episodes, len(workers), func(ctx context.Context, w, e int) aciResult {

@@ -405,7 +405,7 @@ func runBTAIPlan(args []string, stdout io.Writer) error {
 	obsRaw := fs.String("obs", "", "the first observation O0: its index, or one outcome index per modality, comma-separated (required)")
 	asJSON := fs.Bool("json", false, "print the posterior and the tree as JSON")
 	dotFile := fs.String("dot", "", "write the planning tree (the tree of states; with --dot-factors the factor graph) to this file: SVG, PDF or PNG by its ending, DOT otherwise")
-	plotFlag := fs.String("plot", "", "draw the tree of states with each node's visits n and average cost into this PNG file (needs Graphviz; --dot-depth and --dot-top apply)")
+	plotFile := fs.String("plot", "", "draw the tree of states with each node's visits n and average cost into this PNG file (needs Graphviz; --dot-depth and --dot-top apply)")
 	pos, err := parseFlags(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, helpText(fs, btaiPlanSynopsis))
@@ -421,11 +421,10 @@ func runBTAIPlan(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	plotFile := *plotFlag
-	if plotFile != "" && !strings.HasSuffix(strings.ToLower(plotFile), ".png") {
-		return badInput("--plot %s: want a .png file", plotFile)
+	if err := checkPlotFile(*plotFile); err != nil {
+		return err
 	}
-	view, err := bf.dotView(*dotFile != "" || plotFile != "", "--dot FILE or --plot FILE")
+	view, err := bf.dotView(*dotFile != "" || *plotFile != "", "--dot FILE or --plot FILE")
 	if err != nil {
 		return err
 	}
@@ -474,8 +473,8 @@ func runBTAIPlan(args []string, stdout io.Writer) error {
 			return err
 		}
 	}
-	if plotFile != "" {
-		if err := btaiWriteDOT(ag, m, "plot", plotFile, btaiDotView{tree: view.tree}); err != nil {
+	if *plotFile != "" {
+		if err := btaiWriteDOT(ag, m, "plot", *plotFile, btaiDotView{tree: view.tree}); err != nil {
 			return err
 		}
 	}
@@ -835,8 +834,8 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 	for _, w := range workers {
 		w.prog = prog // before the workers start
 	}
-	if *plotFile != "" && !strings.HasSuffix(strings.ToLower(*plotFile), ".png") {
-		return badInput("--plot %s: want a .png file", *plotFile)
+	if err := checkPlotFile(*plotFile); err != nil {
+		return err
 	}
 	rp := &runPlot{path: *plotFile, costLabel: "average cost of the action taken", mz: mz, m: m}
 	pool := startEpisodes(ctx, *episodes, len(workers), func(ctx context.Context, w, e int) btaiResult {

@@ -38,6 +38,14 @@ type runPlot struct {
 	episodes  []plotEpisode
 }
 
+// checkPlotFile refuses a --plot file that is not a PNG, before any work.
+func checkPlotFile(path string) error {
+	if path != "" && !strings.HasSuffix(strings.ToLower(path), ".png") {
+		return badInput("--plot %s: want a .png file", path)
+	}
+	return nil
+}
+
 // beliefGrid is a plotter.GridXYZ over (time, state).
 type beliefGrid [][]float64
 
