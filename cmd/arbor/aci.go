@@ -444,6 +444,7 @@ type aciWorker struct {
 	mz   *envs.Maze // the worker's maze (env), nil for a --model run
 	prog *progress
 	dot  string // --dot: where the first step's graph goes ("" none)
+	plot bool   // --plot: record the G of each action taken
 }
 
 // aciResult is one finished episode of aci run.
@@ -473,15 +474,17 @@ func (w *aciWorker) episode(ctx context.Context, e int, seed uint64, steps int) 
 	rec, err := w.ag.RunEpisode(ctx, w.env, steps, func(step, action, obs int) {
 		w.prog.step()
 		r.ep.Policies = w.ag.LastPlan().NumPolicies
-		// The lowest G among the policies that start with the action
-		// taken, for --plot.
-		best := math.Inf(1)
-		for _, p := range w.ag.LastPlan().Policies {
-			if len(p.Policy) > 0 && p.Policy[0] == action {
-				best = math.Min(best, p.G)
+		if w.plot {
+			// The lowest G among the policies that start with the
+			// action taken.
+			best := math.Inf(1)
+			for _, p := range w.ag.LastPlan().Policies {
+				if len(p.Policy) > 0 && p.Policy[0] == action {
+					best = math.Min(best, p.G)
+				}
 			}
+			r.plot.costs = append(r.plot.costs, best)
 		}
-		r.plot.costs = append(r.plot.costs, best)
 		if step == 1 && e == 1 && w.dot != "" {
 			var b bytes.Buffer
 			if dotErr = w.ag.Graph().WriteDOT(&b); dotErr == nil {
@@ -623,7 +626,7 @@ func runACIRun(args []string, stdout io.Writer) error {
 	}
 	workers := make([]*aciWorker, jobs)
 	for i := range workers {
-		w := &aciWorker{mz: mz, env: env, dot: *dotFile}
+		w := &aciWorker{mz: mz, env: env, dot: *dotFile, plot: *plotFile != ""}
 		if w.ag, err = aci.NewAgent(m, agentOpts); err != nil {
 			return badInput("%s: %v", source, err)
 		}
