@@ -382,10 +382,11 @@ func aciAppendFloat(b []byte, v float64) []byte {
 	return b
 }
 
-const aciRunSynopsis = "arbor aci run --maze FILE | --model M --horizon T [--steps 50] [--episodes 1] [--seed 1] [--jobs N] [--progress] [flags] [--json]"
+const aciRunSynopsis = "arbor aci run --maze FILE | --model M --horizon T [--steps 50] [--episodes 1] [--agents 1] [--seed 1] [--jobs N] [--progress] [flags] [--json]"
 
 // aciEpisode is one episode of arbor aci run --json.
 type aciEpisode struct {
+	Agent           int       `json:"agent,omitempty"` // with --agents: the agent, from 1 (Episode is then the agent's)
 	Episode         int       `json:"episode"`
 	Solved          bool      `json:"solved"`
 	Steps           int       `json:"steps"`
@@ -521,7 +522,9 @@ func runACIRun(args []string, stdout io.Writer) error {
 	model := fset.String("model", "", "POMDP file (docs/formats.md); the model is also the true process, sampled with --seed")
 	horizon := fset.Int("horizon", 0, "policy length T (required): |U|^T policies are scored at every step")
 	steps := fset.Int("steps", 50, "maximum actions per episode")
-	episodes := fset.Int("episodes", 1, "episodes (trials); with concentrations a, b, d in --model the agent learns between them")
+	episodes := fset.Int("episodes", 1, "episodes (trials; per agent with --agents); with concentrations a, b, d in --model the agent learns between them")
+	agents := fset.Int("agents", 1, "independent agents, each running --episodes episodes from the model's priors (1..1024; "+
+		"agent a's episode e draws from seed + (a-1)*episodes + e-1); agents that learn run in parallel under --jobs")
 	seed := fset.Uint64("seed", 1, "random seed of --select sample and of a --model process")
 	gamma := fset.Float64("gamma", aci.DefaultGamma, "fixed policy precision: q(pi) = softmax(-gamma G)")
 	inferGamma := fset.Bool("infer-gamma", false, "infer the precision with prior Gamma(1, beta) instead of fixing it; "+
@@ -562,6 +565,10 @@ func runACIRun(args []string, stdout io.Writer) error {
 		return badInput("--episodes: %d, want 1..100000", *episodes)
 	case *jobsFlag < 1 || *jobsFlag > 1024:
 		return badInput("--jobs: %d, want 1..1024", *jobsFlag)
+	case *agents < 1 || *agents > 1024:
+		return badInput("--agents: %d, want 1..1024", *agents)
+	case *agents**episodes > 100_000:
+		return badInput("--agents %d × --episodes %d: %d episodes in all, want at most 100000", *agents, *episodes, *agents**episodes)
 	case math.IsNaN(*gamma) || math.IsInf(*gamma, 0) || *gamma <= 0:
 		return badInput("--gamma: %v, want finite > 0", *gamma)
 	case math.IsNaN(*beta) || math.IsInf(*beta, 0) || *beta <= 0:
@@ -615,15 +622,18 @@ func runACIRun(args []string, stdout io.Writer) error {
 		Novelty: *novelty, Select: *sel, Seed: *seed, Habits: habitsE, Past: past,
 	}
 	// Episodes are independent unless the agent learns (concentrations a,
-	// b, d): then one agent runs them in order. Otherwise --jobs workers,
-	// each with its own agent and copy of the environment, run them in
-	// parallel, each episode with its own random streams, and the output
-	// is written in episode order, the same as with one worker.
+	// b, d): then each agent runs its episodes in order, and the agents
+	// (--agents) run in parallel. Otherwise every episode can run on any
+	// of the --jobs workers, each with its own agent and copy of the
+	// environment. Every episode has its own random streams, and the
+	// output is written in episode order, the same as with one worker.
 	la, lb, ld := m.Learnable()
-	jobs := min(*jobsFlag, *episodes)
-	if la || lb || ld {
-		jobs = 1
+	learn := la || lb || ld
+	total, per := *agents**episodes, 1
+	if learn {
+		per = *episodes
 	}
+	jobs := min(*jobsFlag, total/per)
 	workers := make([]*aciWorker, jobs)
 	for i := range workers {
 		w := &aciWorker{mz: mz, env: env, dot: *dotFile, plot: *plotFile != ""}
@@ -655,7 +665,7 @@ func runACIRun(args []string, stdout io.Writer) error {
 	solved, stepsSolved := 0, 0
 	planning := 0.0
 	nPol, _ := aci.NumPolicies(m.NumActions(), *horizon, math.MaxInt)
-	prog := startProgress(*progressFlag, *episodes, int64(nPol), "policies scored")
+	prog := startProgress(*progressFlag, total, int64(nPol), "policies scored")
 	defer prog.end()
 	for _, w := range workers {
 		w.prog = prog // before the workers start
@@ -664,11 +674,23 @@ func runACIRun(args []string, stdout io.Writer) error {
 		return err
 	}
 	rp := &runPlot{path: *plotFile, costLabel: "lowest G of the action taken", mz: mz, m: m}
-	pool := startEpisodes(ctx, *episodes, len(workers), func(ctx context.Context, w, e int) aciResult {
-		return workers[w].episode(ctx, e, *seed, *steps)
+	pool := startEpisodes(ctx, total, per, len(workers), func(ctx context.Context, w, e int) aciResult {
+		if learn && e > 1 && (e-1)%per == 0 {
+			// A new agent: it starts from the model's priors.
+			ag, err := aci.NewAgent(m, agentOpts)
+			if err != nil {
+				return aciResult{err: err}
+			}
+			workers[w].ag = ag
+		}
+		r := workers[w].episode(ctx, e, *seed, *steps)
+		if *agents > 1 {
+			r.ep.Agent, r.ep.Episode = agentEpisode(e, *episodes)
+		}
+		return r
 	})
 	defer pool.stop()
-	for e := 1; e <= *episodes; e++ {
+	for e := 1; e <= total; e++ {
 		r, ok := pool.result(ctx, e)
 		if !ok || errors.Is(r.err, context.Canceled) {
 			interrupted = context.Canceled
@@ -705,7 +727,11 @@ func runACIRun(args []string, stdout io.Writer) error {
 	}
 	// After an interrupt the summary covers the finished episodes.
 	if *asJSON {
-		if err := enc.Encode(map[string]any{"episodes": done, "solved": solved, "mean_steps": meanSteps, "planning_seconds": planning}); err != nil {
+		sum := map[string]any{"episodes": done, "solved": solved, "mean_steps": meanSteps, "planning_seconds": planning}
+		if *agents > 1 {
+			sum["agents"] = *agents
+		}
+		if err := enc.Encode(sum); err != nil {
 			return err
 		}
 		return interrupted
@@ -731,8 +757,12 @@ func aciPrintEpisode(w io.Writer, ep *aciEpisode, m *pomdp.Model, mz *envs.Maze,
 			status = "reached the exit"
 		}
 	}
-	fmt.Fprintf(w, "episode %d: %s in %d steps (%d policies of length %d per step, %.3f s planning)\n",
-		ep.Episode, status, ep.Steps, ep.Policies, horizon, ep.PlanningSeconds)
+	label := fmt.Sprintf("episode %d", ep.Episode)
+	if ep.Agent > 0 {
+		label = fmt.Sprintf("agent %d %s", ep.Agent, label)
+	}
+	fmt.Fprintf(w, "%s: %s in %d steps (%d policies of length %d per step, %.3f s planning)\n",
+		label, status, ep.Steps, ep.Policies, horizon, ep.PlanningSeconds)
 	names := make([]string, len(ep.Actions))
 	for i, u := range ep.Actions {
 		names[i] = m.ActionName(u)

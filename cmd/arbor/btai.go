@@ -54,7 +54,7 @@ const (
 		"[--propagation min-backward|backward|forward] [--inference vmp|predictive] [--selection normalized-uct|unexplored-first|uct] " +
 		"[--exploration C] [--novelty] [--dot FILE] [--plot FILE.png] [--json]"
 	btaiRunSynopsis = "arbor btai run --maze FILE | --model M [--preset scale-free|paper|hp] [--iterations K] [--novelty] [--steps 50] " +
-		"[--episodes 1] [--seed 1] [--jobs N] [--progress] [--action-select softmax|most-visited|min-cost] [--action-precision 100] [--dot FILE] [--plot FILE.png] [--json]"
+		"[--episodes 1] [--agents 1] [--seed 1] [--jobs N] [--progress] [--action-select softmax|most-visited|min-cost] [--action-precision 100] [--dot FILE] [--plot FILE.png] [--json]"
 )
 
 func runBTAI(args []string, stdout io.Writer) error {
@@ -576,6 +576,8 @@ func btaiWriteDOT(ag *btai.Agent, m *pomdp.Model, flagName, path string, v btaiD
 // positions are [row, col] from the start, likewise, and solved is
 // reported, for mazes only.
 type btaiEpisodeJSON struct {
+	Agent        int   `json:"agent,omitempty"`   // with --agents: the agent, from 1
+	Episode      int   `json:"episode,omitempty"` // with --agents: the agent's episode, from 1
 	Solved       *bool `json:"solved,omitempty"`
 	Steps        int   `json:"steps"`
 	Actions      []int `json:"actions"`
@@ -681,6 +683,7 @@ func btaiFactorisedConcentrations(ag *btai.Agent, m *pomdp.Model) any {
 // mean number of steps of those, null if none did; a --model run has no
 // goal and reports neither.
 type btaiSummaryJSON struct {
+	Agents              int              `json:"agents,omitempty"` // with --agents
 	Episodes            int              `json:"episodes"`
 	Solved              *int             `json:"solved,omitempty"`
 	MeanSteps           json.RawMessage  `json:"mean_steps,omitempty"` // a number or null (maze), absent (model)
@@ -695,7 +698,9 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 	mazeFile := fs.String("maze", "", "maze file (examples/mazes; docs/btai.md); exactly one of --maze and --model")
 	model := fs.String("model", "", "POMDP file (JSON with A, B, C, D and optional a, b, d); the model is also the true process")
 	steps := fs.Int("steps", 50, "maximum actions per episode (1..1000000)")
-	episodes := fs.Int("episodes", 1, "episodes (1..100000)")
+	episodes := fs.Int("episodes", 1, "episodes (1..100000; per agent with --agents)")
+	agents := fs.Int("agents", 1, "independent agents, each running --episodes episodes from the model's priors (1..1024; "+
+		"agent a's episode e draws from seed + (a-1)*episodes + e-1); agents that learn run in parallel under --jobs")
 	seed := fs.Uint64("seed", 1, "random seed: episode i (from 1) draws its random numbers from seed+i-1, so --seed k --episodes 1 repeats seed k of the test tables")
 	sel := fs.String("action-select", "softmax", "action selection: softmax, most-visited or min-cost")
 	prec := fs.Float64("action-precision", 100, "softmax precision over -g/N (finite, >= 0; softmax only)")
@@ -742,6 +747,10 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 		return badInput("--episodes: %d, want 1..%d", *episodes, btaiMaxEpisodes)
 	case *jobsFlag < 1 || *jobsFlag > 1024:
 		return badInput("--jobs: %d, want 1..1024", *jobsFlag)
+	case *agents < 1 || *agents > 1024:
+		return badInput("--agents: %d, want 1..1024", *agents)
+	case *agents**episodes > btaiMaxEpisodes:
+		return badInput("--agents %d × --episodes %d: %d episodes in all, want at most %d", *agents, *episodes, *agents**episodes, btaiMaxEpisodes)
 	case (*mazeFile == "") == (*model == ""):
 		return badInput("want exactly one of --maze FILE and --model FILE")
 	case !(*noise >= 0 && *noise < 1): // also NaN
@@ -780,17 +789,19 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 		return err
 	}
 	// Episodes are independent unless the agent learns (concentrations in
-	// the model, or novelty counts carried over): then one agent runs them
-	// in order. Otherwise --jobs workers, each with its own agent and its
-	// own copy of the environment, run them in parallel; every episode
-	// draws from its own stream of the seed, so the output is the same as
-	// with one worker, written in episode order.
+	// the model, or novelty counts carried over): then each agent runs its
+	// episodes in order, and the agents (--agents) run in parallel.
+	// Otherwise every episode can run on any of the --jobs workers, each
+	// with its own agent and its own copy of the environment. Every
+	// episode draws from its own stream of the seed, so the output is the
+	// same as with one worker, written in episode order.
 	la, lb, ld := m.Learnable()
-	jobs := *jobsFlag
-	if la || lb || ld || opts.NoveltyCarry {
-		jobs = 1
+	learn := la || lb || ld || opts.NoveltyCarry
+	total, per := *agents**episodes, 1
+	if learn {
+		per = *episodes
 	}
-	jobs = min(jobs, *episodes)
+	jobs := min(*jobsFlag, total/per)
 	// Each worker holds a planning tree: as many as fit in the memory
 	// bound together.
 	tree := btai.TreeBytes(opts.Iterations, m.NumStates(), m.NumObs(), m.NumActions(), opts.GlobalInference || *dotFile != "")
@@ -829,7 +840,7 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 	if !*asJSON {
 		fmt.Fprintln(stdout, settings)
 	}
-	prog := startProgress(*progressFlag, *episodes, int64(opts.Iterations), "planning iterations")
+	prog := startProgress(*progressFlag, total, int64(opts.Iterations), "planning iterations")
 	defer prog.end()
 	for _, w := range workers {
 		w.prog = prog // before the workers start
@@ -838,7 +849,15 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 		return err
 	}
 	rp := &runPlot{path: *plotFile, costLabel: "average cost of the action taken", mz: mz, m: m}
-	pool := startEpisodes(ctx, *episodes, len(workers), func(ctx context.Context, w, e int) btaiResult {
+	pool := startEpisodes(ctx, total, per, len(workers), func(ctx context.Context, w, e int) btaiResult {
+		if learn && e > 1 && (e-1)%per == 0 {
+			// A new agent: it starts from the model's priors.
+			ag, err := btai.NewAgent(m, &opts, nil)
+			if err != nil {
+				return btaiResult{err: err}
+			}
+			workers[w].ag = ag
+		}
 		return workers[w].episode(ctx, e, *seed, *steps, *dotFile)
 	})
 	// Every return stops the workers and waits for them.
@@ -847,7 +866,7 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 	var interrupted error
 	solved, stepsSolved, iters := 0, 0, 0
 	planning := 0.0
-	for e := 1; e <= *episodes; e++ {
+	for e := 1; e <= total; e++ {
 		r, ok := pool.result(ctx, e)
 		if !ok || errors.Is(r.err, context.Canceled) {
 			// Ctrl-C: the finished episodes are written, and their
@@ -882,6 +901,9 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 				PlanningIterations: ep.PlanningIterations, PlanningSeconds: ep.PlanningSeconds,
 				Concentrations: r.conc,
 			}
+			if *agents > 1 {
+				out.Agent, out.Episode = agentEpisode(e, *episodes)
+			}
 			if mz != nil {
 				out.Solved = &ep.Solved
 			}
@@ -890,7 +912,7 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 			}
 			continue
 		}
-		btaiPrintEpisode(stdout, e, ep, m, mz, r.positions)
+		btaiPrintEpisode(stdout, episodeLabel(e, *episodes, *agents), ep, m, mz, r.positions)
 	}
 	if *plotFile != "" {
 		if err := rp.write(); err != nil {
@@ -898,6 +920,9 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 		}
 	}
 	sum := btaiSummaryJSON{Episodes: done, Settings: settings}
+	if *agents > 1 {
+		sum.Agents = *agents
+	}
 	var mean *float64
 	if mz != nil {
 		sum.Solved = &solved
@@ -989,7 +1014,7 @@ func (w *btaiWorker) episode(ctx context.Context, e int, seed uint64, steps int,
 // btaiPrintEpisode prints one episode for humans: the outcome, the actions
 // and, for a maze, the positions visited and the maze with the visited
 // cells marked '*' (S and E keep their letters).
-func btaiPrintEpisode(w io.Writer, e int, ep *btai.Episode, m *pomdp.Model, mz *envs.Maze, positions [][2]int) {
+func btaiPrintEpisode(w io.Writer, label string, ep *btai.Episode, m *pomdp.Model, mz *envs.Maze, positions [][2]int) {
 	status := "ran"
 	if mz != nil {
 		status = "did not reach the exit in"
@@ -997,7 +1022,7 @@ func btaiPrintEpisode(w io.Writer, e int, ep *btai.Episode, m *pomdp.Model, mz *
 			status = "reached the exit in"
 		}
 	}
-	fmt.Fprintf(w, "episode %d: %s %d steps (%d planning iterations)\n", e, status, ep.Steps, ep.PlanningIterations)
+	fmt.Fprintf(w, "%s: %s %d steps (%d planning iterations)\n", label, status, ep.Steps, ep.PlanningIterations)
 	names := make([]string, len(ep.Actions))
 	for i, a := range ep.Actions {
 		names[i] = m.ActionName(a)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"sync"
 )
 
@@ -14,10 +15,13 @@ type episodePool[R any] struct {
 	wg      sync.WaitGroup
 }
 
-// startEpisodes starts workers goroutines; worker w runs run(ctx, w, e) for
-// each episode e it takes (episodes are taken in increasing order). The
-// caller must call stop.
-func startEpisodes[R any](ctx context.Context, n, workers int, run func(ctx context.Context, w, e int) R) *episodePool[R] {
+// startEpisodes starts workers goroutines that run the n episodes in
+// groups of per consecutive episodes (n a multiple of per): a worker takes
+// a group and runs run(ctx, w, e) for each of its episodes e, in order, on
+// its own agent. Groups of one are the independent episodes of an agent
+// that learns nothing; a longer group is one learning agent's episodes
+// (--agents). The caller must call stop.
+func startEpisodes[R any](ctx context.Context, n, per, workers int, run func(ctx context.Context, w, e int) R) *episodePool[R] {
 	ctx, cancel := context.WithCancel(ctx)
 	p := &episodePool[R]{results: make([]chan R, n), cancel: cancel}
 	for i := range p.results {
@@ -26,9 +30,9 @@ func startEpisodes[R any](ctx context.Context, n, workers int, run func(ctx cont
 	next := make(chan int)
 	go func() {
 		defer close(next)
-		for e := 1; e <= n; e++ {
+		for first := 1; first <= n; first += per {
 			select {
-			case next <- e:
+			case next <- first:
 			case <-ctx.Done():
 				return
 			}
@@ -38,8 +42,10 @@ func startEpisodes[R any](ctx context.Context, n, workers int, run func(ctx cont
 		p.wg.Add(1)
 		go func() {
 			defer p.wg.Done()
-			for e := range next {
-				p.results[e-1] <- run(ctx, w, e)
+			for first := range next {
+				for e := first; e < first+per; e++ {
+					p.results[e-1] <- run(ctx, w, e)
+				}
 			}
 		}()
 	}
@@ -68,4 +74,20 @@ func (p *episodePool[R]) result(ctx context.Context, e int) (r R, ok bool) {
 func (p *episodePool[R]) stop() {
 	p.cancel()
 	p.wg.Wait()
+}
+
+// agentEpisode splits the run's episode k (from 1) into its agent and the
+// agent's own episode (both from 1), each agent running per episodes.
+func agentEpisode(k, per int) (agent, episode int) {
+	return (k-1)/per + 1, (k-1)%per + 1
+}
+
+// episodeLabel names the run's episode k for humans: "episode k", or with
+// several agents "agent a episode e".
+func episodeLabel(k, per, agents int) string {
+	if agents == 1 {
+		return fmt.Sprintf("episode %d", k)
+	}
+	a, e := agentEpisode(k, per)
+	return fmt.Sprintf("agent %d episode %d", a, e)
 }
