@@ -72,6 +72,16 @@ type AgentOptions struct {
 	// defaults 200 and 1e-10.
 	Iterations int
 	Tolerance  float64
+	// ActionPrecision is α of the choice distribution P(u) = σ(α ln
+	// P_marginal(u)), P_marginal being the Bayesian model average
+	// (Plan.ActionProbs), as pymdp's stochastic action selection: what
+	// SelectSample draws from and what a recorded choice is scored with.
+	// nil means 1 (P(u) is the model average itself); 0 is uniform over
+	// every action. SPM's α (default 512) sharpens the same average.
+	ActionPrecision *float64
+	// LearningRate η and Forgetting ω of the Dirichlet learning at the end
+	// of every trial, c' = ω c + η Δc (pomdp.Learning); nil means 1.
+	LearningRate, Forgetting *float64
 	// Past is how the past is inferred: pomdp.PastFilter (the default:
 	// exact filtering, as SPM and pymdp infer the current state, with
 	// smoothing for learning) or pomdp.PastVMP (the paper's mean field over
@@ -86,6 +96,8 @@ func (o *AgentOptions) resolve(m *pomdp.Model) (AgentOptions, error) {
 	if o != nil {
 		r = *o
 		r.Habits = clone(o.Habits)
+	} else {
+		o = &r
 	}
 	if r.Horizon == 0 {
 		r.Horizon = DefaultHorizon
@@ -108,6 +120,11 @@ func (o *AgentOptions) resolve(m *pomdp.Model) (AgentOptions, error) {
 	if la, _, _ := m.Learnable(); r.Novelty && !la {
 		return r, errors.New("AgentOptions.Novelty: the model has no concentrations a")
 	}
+	r.ActionPrecision = clonePtr(o.ActionPrecision)
+	if p := r.ActionPrecision; p != nil && (math.IsNaN(*p) || math.IsInf(*p, 0) || *p < 0) {
+		return r, fmt.Errorf("AgentOptions.ActionPrecision: %v, want finite >= 0", *p)
+	}
+	r.LearningRate, r.Forgetting = clonePtr(o.LearningRate), clonePtr(o.Forgetting)
 	if r.Habits != nil {
 		if len(r.Habits) != m.NumActions() {
 			return r, fmt.Errorf("AgentOptions.Habits: %d entries, want %d (number of actions)", len(r.Habits), m.NumActions())
@@ -223,10 +240,15 @@ type Agent struct {
 	pi, gamma *ffg.Variable // nil when not in the graph
 	inTrial   bool
 
-	model *pomdp.Model // the model (expected parameters) of the last Act
-	qs    []float64
-	plan  *Plan
+	model  *pomdp.Model // the model (expected parameters) of the last Act
+	qs     []float64
+	plan   *Plan
+	fresh  bool      // the past has been inferred since it last grew
+	pastFE []float64 // F of the last inference over the past
+	probs  []float64 // the choice distribution of the last Act
 }
+
+var _ pomdp.Agent = (*Agent)(nil)
 
 // NewAgent returns an agent for the POMDP m. A nil opts means the
 // documented defaults (see AgentOptions). When m has concentrations a, b
@@ -249,7 +271,21 @@ func NewAgent(m *pomdp.Model, opts *AgentOptions) (*Agent, error) {
 	if a.past, err = pomdp.NewPastWith(m, 0, o.Past); err != nil {
 		return nil, err
 	}
+	if o.LearningRate != nil || o.Forgetting != nil {
+		if err := a.past.SetLearning(pomdp.Learning{Rate: o.LearningRate, Forgetting: o.Forgetting}); err != nil {
+			return nil, fmt.Errorf("AgentOptions: %w", err)
+		}
+	}
 	return a, nil
+}
+
+// clonePtr returns a copy of *p (nil for nil).
+func clonePtr(p *float64) *float64 {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
 }
 
 // clone returns a copy of x (nil for nil).
@@ -260,8 +296,8 @@ func clone(x []float64) []float64 {
 	return append([]float64(nil), x...)
 }
 
-// SetRand makes rng drive the action sampling (AgentOptions.Select =
-// SelectSample) from now on; arbor aci run gives each episode its own.
+// SetRand makes rng drive the action sampling of Act (AgentOptions.Select =
+// SelectSample) from now on; Decide draws from the stream it is given.
 func (a *Agent) SetRand(rng *rand.Rand) { a.rng = rng }
 
 // Options returns the resolved options.
@@ -280,9 +316,9 @@ func (a *Agent) Time() int { return max(len(a.obs)-1, 0) }
 
 // Reset starts a new trial with the first observation obs: a new graph
 // holding the Dirichlet parameters (with the current priors), S_0 with its
-// prior D and the observed O_0. The evidence of a trial that was not closed
-// by EndTrial is discarded.
-func (a *Agent) Reset(obs int) error {
+// prior D and the observed O_0, and infers S_0 (Belief). The evidence of a
+// trial that was not closed by EndTrial is discarded.
+func (a *Agent) Reset(ctx context.Context, obs int) error {
 	if obs < 0 || obs >= a.no {
 		return fmt.Errorf("observation %d out of range [0, %d)", obs, a.no)
 	}
@@ -294,7 +330,20 @@ func (a *Agent) Reset(obs int) error {
 	a.g = a.past.Graph()
 	a.obs = append(a.obs, obs)
 	a.inTrial = true
-	return nil
+	a.fresh = false
+	_, err := a.inferPast(ctx)
+	return err
+}
+
+// Advance records the action taken at the present step and the
+// observation that followed (Observe), and infers the new present state
+// (Belief).
+func (a *Agent) Advance(ctx context.Context, action, obs int) error {
+	if err := a.Observe(action, obs); err != nil {
+		return err
+	}
+	_, err := a.inferPast(ctx)
+	return err
 }
 
 // Observe records the action taken at the present step and the observation
@@ -314,6 +363,7 @@ func (a *Agent) Observe(action, obs int) error {
 	if err := a.past.Grow(action, obs); err != nil {
 		return err
 	}
+	a.fresh = false
 	a.obs = append(a.obs, obs)
 	a.acts = append(a.acts, action)
 	return nil
@@ -346,6 +396,7 @@ func (a *Agent) inferPast(ctx context.Context) (*schedule.Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("state inference over the past: %w", err)
 	}
+	a.fresh, a.pastFE = true, res.FreeEnergy
 	return res, nil
 }
 
@@ -364,26 +415,67 @@ func (a *Agent) expectedModel() (*pomdp.Model, error) {
 // model average over policies) and the choice of an action (argmax or a
 // seeded sample). The action is not applied: report it with Observe.
 func (a *Agent) Act(ctx context.Context) (int, error) {
-	if !a.inTrial {
-		return 0, errors.New("Act: no trial in progress (call Reset)")
-	}
-	past, err := a.inferPast(ctx)
-	if err != nil {
+	if err := a.act(ctx, a.rng); err != nil {
 		return 0, err
+	}
+	return a.plan.Action, nil
+}
+
+// Decide is Act with the choice drawn from rng (pomdp.Agent): the
+// decision's Probs is the choice distribution σ(α ln P_marginal(u))
+// (AgentOptions.ActionPrecision), its Values the G, risk, ambiguity and
+// q(pi) of the policies held by pi (Plan.Policies) and the model average
+// P_marginal, and its Detail the *Plan.
+func (a *Agent) Decide(ctx context.Context, rng *rand.Rand) (*pomdp.Decision, error) {
+	if err := a.act(ctx, rng); err != nil {
+		return nil, err
+	}
+	p := a.plan
+	d := &pomdp.Decision{Probs: clone(a.probs), Action: p.Action, Detail: p}
+	G, risk, amb := make([]float64, len(p.Policies)), make([]float64, len(p.Policies)), make([]float64, len(p.Policies))
+	for i, rp := range p.Policies {
+		G[i], risk[i], amb[i] = rp.G, rp.Risk, rp.Ambiguity
+	}
+	d.Values = []pomdp.NamedValues{
+		{Name: "G", Values: G}, {Name: "risk", Values: risk}, {Name: "ambiguity", Values: amb},
+		{Name: "q_pi", Values: clone(p.QPi)}, {Name: "action_marginal", Values: clone(p.ActionProbs)},
+	}
+	return d, nil
+}
+
+// act is one step of Act, drawing a sampled choice from rng.
+func (a *Agent) act(ctx context.Context, rng *rand.Rand) error {
+	if !a.inTrial {
+		return errors.New("Act: no trial in progress (call Reset)")
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	a.clearPolicy()
+	if !a.fresh {
+		if _, err := a.inferPast(ctx); err != nil {
+			return err
+		}
 	}
 	model, err := a.expectedModel()
 	if err != nil {
-		return 0, err
+		return err
 	}
 	qs := a.past.Belief()
 	plan, err := a.plan1(ctx, model, qs)
 	if err != nil {
-		return 0, err
+		return err
 	}
-	plan.PastFreeEnergy = past.FreeEnergy
-	plan.Action = a.choose(plan.ActionProbs)
-	a.model, a.qs, a.plan = model, qs, plan
-	return plan.Action, nil
+	plan.PastFreeEnergy = a.pastFE
+	probs := plan.ActionProbs
+	if al := a.opts.ActionPrecision; al != nil && *al != 1 {
+		if probs, err = pomdp.PowerProbs(nil, plan.ActionProbs, *al); err != nil {
+			return fmt.Errorf("AgentOptions.ActionPrecision: %w", err)
+		}
+	}
+	plan.Action = a.choose(rng, plan.ActionProbs, probs)
+	a.model, a.qs, a.plan, a.probs = model, qs, plan, probs
+	return nil
 }
 
 // plan1 scores the policies and infers q(pi) (and gamma) on the graph.
@@ -573,22 +665,11 @@ func (a *Agent) inferPolicy(ctx context.Context, plan *Plan, G []float64) error 
 	return nil
 }
 
-// choose picks an action from the action distribution.
-func (a *Agent) choose(p []float64) int {
+// choose picks an action: a draw from the choice distribution probs
+// (SelectSample), or the most probable action under the model average p.
+func (a *Agent) choose(rng *rand.Rand, p, probs []float64) int {
 	if a.opts.Select == SelectSample {
-		x := a.rng.Float64()
-		last := 0
-		for u, q := range p {
-			if q <= 0 {
-				continue
-			}
-			last = u
-			if x < q {
-				return u
-			}
-			x -= q
-		}
-		return last // rounding: x landed past the final positive mass
+		return pomdp.Sample(rng, probs)
 	}
 	best := 0
 	for u, q := range p {
@@ -610,11 +691,11 @@ func (a *Agent) choose(p []float64) int {
 //
 // become the priors of the next trial (empirical priors, paper section 4).
 // The graph of the trial stays available (Graph, StateBeliefs) until Reset.
-func (a *Agent) EndTrial() error {
+func (a *Agent) EndTrial(ctx context.Context) error {
 	if !a.inTrial {
 		return errors.New("EndTrial: no trial in progress (call Reset)")
 	}
-	if _, err := a.inferPast(context.Background()); err != nil {
+	if _, err := a.inferPast(ctx); err != nil {
 		return err
 	}
 	a.past.CarryOver()
@@ -622,9 +703,15 @@ func (a *Agent) EndTrial() error {
 	return nil
 }
 
-// Belief returns q(S_t), the posterior over the present state computed by
-// the last Act (nil before it).
-func (a *Agent) Belief() []float64 { return clone(a.qs) }
+// Belief returns q(S_t), the posterior over the present state after the
+// last inference over the past (Reset, Advance, Act or EndTrial; nil before
+// the first Reset); every factor's marginal, one after the other.
+func (a *Agent) Belief() []float64 {
+	if a.g == nil {
+		return nil
+	}
+	return a.past.Belief()
+}
 
 // StateBeliefs returns the current posteriors q(S_0), ..., q(S_t) of the
 // graph (after the last inference: Act or EndTrial); with several factors
@@ -679,8 +766,8 @@ func (a *Agent) Model() *pomdp.Model {
 	return a.model
 }
 
-// Concentrations returns the prior concentrations a, b, d of the current
-// trial in the layouts of docs/formats.md (a[o][s], b[u][next][prev], d[s],
-// flattened); after EndTrial these are the learned ones. A parameter that
-// is not learned is nil.
-func (a *Agent) Concentrations() (ca, cb, cd []float64) { return a.past.Priors() }
+// Concentrations returns the prior concentrations of every learned
+// parameter, per modality and factor (pomdp.Concentrations): those of the
+// current trial, and after EndTrial the learned ones the next trial starts
+// from.
+func (a *Agent) Concentrations() pomdp.Concentrations { return a.past.Concentrations() }

@@ -6,63 +6,75 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/arbor-ai/arbor/aci"
 	"github.com/arbor-ai/arbor/pomdp"
 )
 
-// TestRunTrials: a batch of seeds gives, in order, the episodes that one
-// agent per seed gives when run one after the other, with 1 or 3 workers
-// (sampled actions and a sampled process, so the seed matters); a
-// cancelled context and a bad trial are errors naming the trial.
-func TestRunTrials(t *testing.T) {
+// TestRunAgents: a batch of agents gives, in order, the episodes that each
+// agent gives when run one after the other with pomdp.RunEpisode and the
+// same streams, with 1 or 3 workers (sampled actions and a sampled process,
+// so the seed matters); a cancelled context and a failing environment are
+// errors, the latter naming the agent and trial.
+func TestRunAgents(t *testing.T) {
 	m, err := pomdp.Load("testdata/tiny-pomdp.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var trials []aci.Trial
-	for seed := range uint64(6) {
-		opts := &aci.AgentOptions{Horizon: 2, Select: aci.SelectSample, Seed: seed}
-		trials = append(trials, aci.Trial{Model: m, Options: opts, MaxSteps: 8,
-			Env: func() pomdp.Environment { return pomdp.NewProcess(m, rand.New(rand.NewPCG(seed, 1))) }})
+	opts := &aci.AgentOptions{Horizon: 2, Select: aci.SelectSample}
+	newAgent := func() (pomdp.Agent, error) { return aci.NewAgent(m, opts) }
+	newEnv := func(u pomdp.Unit) (pomdp.Environment, error) {
+		return pomdp.NewProcess(m, rand.New(rand.NewPCG(uint64(u.Agent), 1))), nil
 	}
-	want := make([][]int, len(trials))
+	const agents, seed = 6, 5
+	want := make([]string, agents)
 	distinct := map[string]bool{}
-	for i, tr := range trials {
-		ag, err := aci.NewAgent(m, tr.Options)
+	for a := range agents {
+		ag, _ := newAgent()
+		env, _ := newEnv(pomdp.Unit{Agent: a})
+		ep, err := pomdp.RunEpisode(context.Background(), ag, env, &pomdp.EpisodeSettings{MaxSteps: 8, Seed: seed, Agent: a})
 		if err != nil {
 			t.Fatal(err)
 		}
-		ep, err := ag.RunEpisode(context.Background(), tr.Env(), 8, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want[i] = append(ep.Actions, ep.Observations...)
-		distinct[fmt.Sprint(want[i])] = true
+		want[a] = fmt.Sprint(ep.Actions(), ep.Observations())
+		distinct[want[a]] = true
 	}
 	if len(distinct) < 2 {
-		t.Fatal("every seed gave the same episode: the test cannot tell trials apart")
+		t.Fatal("every agent gave the same episode: the test cannot tell them apart")
 	}
 	for _, workers := range []int{1, 3} {
-		eps, err := aci.RunTrials(context.Background(), trials, workers)
+		var got []string
+		err := pomdp.RunAgents(context.Background(), &pomdp.Runs{Agents: agents, Workers: workers, MaxSteps: 8, Seed: seed},
+			newAgent, newEnv, func(u pomdp.Unit, ep *pomdp.Episode) error {
+				if u.Agent != len(got) || u.Trial != 0 {
+					t.Errorf("unit %+v out of order", u)
+				}
+				got = append(got, fmt.Sprint(ep.Actions(), ep.Observations()))
+				return nil
+			})
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i, ep := range eps {
-			if got := append(ep.Actions, ep.Observations...); !slices.Equal(got, want[i]) {
-				t.Errorf("%d workers, trial %d: %v, want %v", workers, i, got, want[i])
-			}
+		if !slices.Equal(got, want) {
+			t.Errorf("%d workers: %v, want %v", workers, got, want)
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := aci.RunTrials(ctx, trials, 2); !errors.Is(err, context.Canceled) {
+	err = pomdp.RunAgents(ctx, &pomdp.Runs{Agents: agents, Workers: 2}, newAgent, newEnv, func(pomdp.Unit, *pomdp.Episode) error { return nil })
+	if !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled context: %v, want context.Canceled", err)
 	}
-	bad := slices.Clone(trials)
-	bad[2].Env = nil
-	if _, err := aci.RunTrials(context.Background(), bad, 2); err == nil || err.Error() != "aci: trial 2: trial without an environment (Env is nil)" {
-		t.Errorf("a trial without an environment: %v", err)
+	badEnv := func(u pomdp.Unit) (pomdp.Environment, error) {
+		if u.Agent == 2 {
+			return nil, errors.New("no environment")
+		}
+		return newEnv(u)
+	}
+	err = pomdp.RunAgents(context.Background(), &pomdp.Runs{Agents: agents, Workers: 2, MaxSteps: 3}, newAgent, badEnv, func(pomdp.Unit, *pomdp.Episode) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), "agent 3 trial 1: no environment") {
+		t.Errorf("a unit without an environment: %v", err)
 	}
 }

@@ -51,7 +51,7 @@ func benchAct(b *testing.B, m *pomdp.Model, opts *AgentOptions) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := ag.Reset(0); err != nil {
+	if err := ag.Reset(context.Background(), 0); err != nil {
 		b.Fatal(err)
 	}
 	for i := range 5 {

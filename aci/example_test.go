@@ -70,7 +70,7 @@ func ExampleAgent() {
 	}
 	ctx := context.Background()
 	obs := 1 // noise
-	if err := agent.Reset(obs); err != nil {
+	if err := agent.Reset(ctx, obs); err != nil {
 		log.Fatal(err)
 	}
 	for range 2 {
@@ -85,10 +85,10 @@ func ExampleAgent() {
 			log.Fatal(err)
 		}
 	}
-	if err := agent.EndTrial(); err != nil {
+	if err := agent.EndTrial(ctx); err != nil {
 		log.Fatal(err)
 	}
-	_, _, d := agent.Concentrations()
+	d := agent.Concentrations().D[0]
 	fmt.Printf("learned d = %.3f\n", d)
 	// By hand: the first step is ExampleEval (q_s = [0, 1], P(switch) =
 	// 0.9878). In room 0 the four policies have the same G values as from

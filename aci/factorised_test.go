@@ -340,12 +340,12 @@ func TestFactorisedSpellingIdentical(t *testing.T) {
 			t.Fatal(err)
 		}
 		env := pomdp.NewProcess(m, rand.New(rand.NewPCG(7, 7)))
-		ep, err := ag.RunEpisode(context.Background(), env, 6, nil)
+		ep, err := pomdp.RunEpisode(context.Background(), ag, env, &pomdp.EpisodeSettings{MaxSteps: 6})
 		if err != nil {
 			t.Fatal(err)
 		}
 		var out []float64
-		for _, u := range ep.Actions {
+		for _, u := range ep.Actions() {
 			out = append(out, float64(u))
 		}
 		for _, q := range ag.StateBeliefs() {

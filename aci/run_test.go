@@ -10,11 +10,12 @@ import (
 	"github.com/arbor-ai/arbor/pomdp"
 )
 
-// TestRunEpisodeMatchesManualLoop: RunEpisode is Reset, then Act, env.Step,
-// Observe per step, then EndTrial; on the reference model used as its own
-// process (pomdp.Process, same seed) it takes the same actions, sees the
-// same observations and learns the same concentrations as that loop
-// written out, and calls onStep once per action.
+// TestRunEpisodeMatchesManualLoop: pomdp.RunEpisode is Reset, then Decide
+// (with the step's stream pomdp.StepRand), env.Step and Advance per step,
+// then EndTrial; on the reference model used as its own process
+// (pomdp.Process, same seed) it takes the same actions, sees the same
+// observations and learns the same concentrations as that loop written
+// out, and calls OnStep once per observation.
 func TestRunEpisodeMatchesManualLoop(t *testing.T) {
 	m, err := pomdp.Load("testdata/tiny-pomdp.json")
 	if err != nil {
@@ -26,20 +27,24 @@ func TestRunEpisodeMatchesManualLoop(t *testing.T) {
 	if m, err = pomdp.New(sp); err != nil {
 		t.Fatal(err)
 	}
-	opts := &aci.AgentOptions{Horizon: 2, Select: aci.SelectSample, Seed: 3}
+	opts := &aci.AgentOptions{Horizon: 2, Select: aci.SelectSample}
 	ctx := context.Background()
+	const seed = 3
 
 	a1, err := aci.NewAgent(m, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	calls := 0
-	ep, err := a1.RunEpisode(ctx, pomdp.NewProcess(m, rand.New(rand.NewPCG(9, 9))), 6, func(step, action, obs int) {
-		calls++
-		if step != calls {
-			t.Errorf("onStep step %d, want %d", step, calls)
-		}
-	})
+	ep, err := pomdp.RunEpisode(ctx, a1, pomdp.NewProcess(m, rand.New(rand.NewPCG(9, 9))), &pomdp.EpisodeSettings{
+		MaxSteps: 6, Seed: seed,
+		OnStep: func(st *pomdp.Step) error {
+			if st.T != calls {
+				t.Errorf("OnStep step %d, want %d", st.T, calls)
+			}
+			calls++
+			return nil
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,30 +56,30 @@ func TestRunEpisodeMatchesManualLoop(t *testing.T) {
 	env := pomdp.NewProcess(m, rand.New(rand.NewPCG(9, 9)))
 	obs := env.Reset()
 	wantObs, wantActs := []int{obs}, []int{}
-	if err := a2.Reset(obs); err != nil {
+	if err := a2.Reset(ctx, obs); err != nil {
 		t.Fatal(err)
 	}
-	for range 6 {
-		u, err := a2.Act(ctx)
+	for step := range 6 {
+		d, err := a2.Decide(ctx, pomdp.StepRand(seed, 0, 0, step))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if obs, err = env.Step(u); err != nil {
+		if obs, err = env.Step(d.Action); err != nil {
 			t.Fatal(err)
 		}
-		wantActs, wantObs = append(wantActs, u), append(wantObs, obs)
-		if err := a2.Observe(u, obs); err != nil {
+		wantActs, wantObs = append(wantActs, d.Action), append(wantObs, obs)
+		if err := a2.Advance(ctx, d.Action, obs); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := a2.EndTrial(); err != nil {
+	if err := a2.EndTrial(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if ep.Steps != 6 || calls != 6 || !slices.Equal(ep.Actions, wantActs) || !slices.Equal(ep.Observations, wantObs) {
-		t.Errorf("RunEpisode: %d steps, %d calls, actions %v observations %v; loop: %v %v", ep.Steps, calls, ep.Actions, ep.Observations, wantActs, wantObs)
+	if ep.NumActions() != 6 || calls != 7 || !slices.Equal(ep.Actions(), wantActs) || !slices.Equal(ep.Observations(), wantObs) {
+		t.Errorf("RunEpisode: %d steps, %d calls, actions %v observations %v; loop: %v %v", ep.NumActions(), calls, ep.Actions(), ep.Observations(), wantActs, wantObs)
 	}
-	_, _, d1 := a1.Concentrations()
-	_, _, d2 := a2.Concentrations()
+	d1 := a1.Concentrations().D[0]
+	d2 := a2.Concentrations().D[0]
 	if !slices.Equal(d1, d2) || d1[0]+d1[1]+d1[2] <= 3 {
 		t.Errorf("learned d %v, loop %v (want equal, and more than the prior 3 in all)", d1, d2)
 	}

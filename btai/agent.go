@@ -63,6 +63,8 @@ type Agent struct {
 	logC  []float64  // ln C(o)
 	logCS []float64  // ln C_states(s) (uniform when absent)
 
+	carried bool // EndTrial has learned from the current episode
+
 	tree   Tree
 	future []*ffg.Variable // every variable of the planning tree
 	costs  []float64
@@ -113,6 +115,9 @@ func NewAgent(m *pomdp.Model, opts *Options, rng *rand.Rand) (*Agent, error) {
 	if a.past, err = pomdp.NewPastWith(m, o.Window, o.Past); err != nil {
 		return nil, fmt.Errorf("btai: %w", err)
 	}
+	if err := a.past.SetLearning(pomdp.Learning{Rate: o.LearningRate, Forgetting: o.Forgetting}); err != nil {
+		return nil, fmt.Errorf("btai: %w", err)
+	}
 	a.logC = make([]float64, a.no)
 	for i := range a.logC {
 		a.logC[i] = math.Log(m.C(i))
@@ -143,25 +148,15 @@ func NewAgent(m *pomdp.Model, opts *Options, rng *rand.Rand) (*Agent, error) {
 	return a, nil
 }
 
-// SetRand makes rng drive the agent's action sampling and roll-outs from
-// now on (nil: a fixed seed of 1). To repeat seed k of a table of runs,
-// give episode i the generator EpisodeRand(k, i).
+// SetRand makes rng drive the action sampling and roll-outs of Plan and
+// SelectAction from now on (nil: a fixed seed of 1). Decide draws from the
+// stream it is given instead (pomdp.StepRand in the episode and replay
+// drivers).
 func (a *Agent) SetRand(rng *rand.Rand) {
 	if rng == nil {
 		rng = rand.New(rand.NewPCG(1, 1))
 	}
 	a.rng = rng
-}
-
-// EpisodeRand returns the random generator of episode episode (from 0) of
-// a run with seed seed: PCG seeded with (seed + episode, 0). The tests'
-// success tables run seed k as one episode with EpisodeRand(k, 0), and
-// arbor btai run --seed s gives its episode i (from 1) EpisodeRand(s, i-1),
-// so that --seed k --episodes n repeats seeds k..k+n-1 of a table when
-// nothing is carried from one episode to the next (a model without
-// concentrations a, b, d, and no Options.NoveltyCarry).
-func EpisodeRand(seed uint64, episode int) *rand.Rand {
-	return rand.New(rand.NewPCG(seed+uint64(episode), 0))
 }
 
 // Graph returns the agent's generative model, with the planning tree of
@@ -189,30 +184,18 @@ func (a *Agent) materialized() {
 	}
 }
 
-// Concentrations returns the Dirichlet concentrations a, b, d the agent has
-// learned, in the layouts of a pomdp.Spec (a[o][s], b[u][next][prev],
-// d[s], flattened; copies): during and after an episode the posteriors of
-// that episode, which the next episode starts from (Reset carries them
-// over); before the first episode the model's. A parameter the model does
-// not learn (no a, b or d) is nil. Novelty's own counts over A (a model
-// without a) are not among them. A model with several factors or
-// modalities has no Spec layout: all three are nil (its concentrations are
-// learned all the same, see pomdp.Past.ExpectedModel).
-func (a *Agent) Concentrations() (ca, cb, cd []float64) {
-	if a.fact != nil {
-		return nil, nil, nil
+// Concentrations returns the Dirichlet concentrations of every learned
+// parameter, per modality and factor (pomdp.Concentrations; copies): during
+// an episode its posteriors, after EndTrial the learned priors the next
+// episode starts from (they differ only with a learning rate or forgetting,
+// Options.LearningRate and Options.Forgetting), before the first episode
+// the model's. Novelty's own counts over A (a model without a) are not
+// among them.
+func (a *Agent) Concentrations() pomdp.Concentrations {
+	if a.g == nil || a.carried {
+		return a.past.Concentrations()
 	}
-	ca, cb, cd = a.past.Priors()
-	if a.aVar != nil {
-		ca = append([]float64(nil), a.aVar.Alpha()...)
-	}
-	if a.bVar != nil {
-		cb = pomdp.FromNPU(a.bVar.Alpha(), a.ns, a.nu)
-	}
-	if a.dVar != nil {
-		cd = append([]float64(nil), a.dVar.Alpha()...)
-	}
-	return ca, cb, cd
+	return a.past.Posteriors()
 }
 
 // Options returns the agent's options.
@@ -240,9 +223,12 @@ func (a *Agent) Reset(ctx context.Context, obs int) error {
 		return fmt.Errorf("btai: observation %d out of range [0, %d)", obs, a.nobs)
 	}
 	if a.g != nil {
-		a.past.CarryOver()
+		if !a.carried {
+			a.past.CarryOver()
+		}
 		a.clearFuture()
 	}
+	a.carried = false
 	if la, _, _ := a.m.Learnable(); a.opts.Novelty && !la && (a.nA == nil || !a.opts.NoveltyCarry) {
 		a.nA = append(a.nA[:0], a.spec.A...)
 		for i := range a.nA {
@@ -286,6 +272,57 @@ func (a *Agent) inferPast(ctx context.Context) error {
 	return nil
 }
 
+var _ pomdp.Agent = (*Agent)(nil)
+
+// Decide plans from the present (Plan) with rng driving the roll-outs and
+// the choice, and picks an action with the configured rule
+// (pomdp.Agent). The decision's Probs is the distribution the action is
+// drawn from (Softmax: σ(-α ḡ) over the root children's average costs;
+// Visits: N_u^α normalised), one-hot for the deterministic rules
+// (Decision.Deterministic); its Values are the root children's average
+// costs and visit counts, and its Detail the *Tree.
+func (a *Agent) Decide(ctx context.Context, rng *rand.Rand) (*pomdp.Decision, error) {
+	if rng == nil {
+		return nil, errors.New("btai: Decide with a nil random stream")
+	}
+	saved := a.rng
+	a.rng = rng
+	defer func() { a.rng = saved }()
+	if err := a.Plan(ctx); err != nil {
+		return nil, err
+	}
+	d := &pomdp.Decision{Probs: make([]float64, a.nu), Deterministic: a.opts.ActionSelection.Deterministic(), Detail: &a.tree}
+	d.Action = a.tree.SelectAction(a.opts.ActionSelection, a.opts.ActionPrecision, rng, d.Probs)
+	costs, visits := make([]float64, a.nu), make([]float64, a.nu)
+	for u := range a.nu {
+		n := &a.tree.Nodes[a.tree.Child(0, u)]
+		costs[u], visits[u] = n.Average(), float64(n.Visits)
+	}
+	d.Values = []pomdp.NamedValues{{Name: "average_cost", Values: costs}, {Name: "visits", Values: visits}}
+	return d, nil
+}
+
+// Advance is Step (pomdp.Agent).
+func (a *Agent) Advance(ctx context.Context, action, obs int) error { return a.Step(ctx, action, obs) }
+
+// EndTrial closes the episode (pomdp.Agent): the Dirichlet posteriors of
+// the episode become the priors of the next one (Reset does it otherwise).
+// The episode's graph stays available until the next Reset.
+func (a *Agent) EndTrial(ctx context.Context) error {
+	if a.g == nil {
+		return errors.New("btai: EndTrial before Reset")
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if !a.carried {
+		a.clearFuture()
+		a.past.CarryOver()
+		a.carried = true
+	}
+	return nil
+}
+
 // Step performs the action-perception bookkeeping after acting: the
 // planning tree is removed from the graph, the past grows by one step
 // (U_t = action observed, S_(t+1) linked to S_t and U_t through B, O_(t+1)
@@ -304,6 +341,9 @@ func (a *Agent) Step(ctx context.Context, action, obs int) error {
 	}
 	if obs < 0 || obs >= a.nobs {
 		return fmt.Errorf("btai: observation %d out of range [0, %d)", obs, a.nobs)
+	}
+	if a.carried {
+		return errors.New("btai: Step after EndTrial (call Reset)")
 	}
 	a.clearFuture()
 	if err := a.past.Grow(action, obs); err != nil {

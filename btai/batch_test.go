@@ -3,6 +3,7 @@ package btai_test
 import (
 	"context"
 	"errors"
+	"math"
 	"slices"
 	"testing"
 
@@ -10,73 +11,97 @@ import (
 	"github.com/arbor-ai/arbor/pomdp"
 )
 
-// TestRunTrials: a batch of seeds gives, in order, the episodes that one
-// agent per seed gives run one after the other (runSeeds' loop), with 1 or
-// 3 workers; a cancelled context and a bad trial are errors.
-func TestRunTrials(t *testing.T) {
+// runSeedEpisodes runs seeds 0..seeds-1 of the agent for model p with
+// options o, one episode each in a fresh environment, on workers
+// goroutines: seed k is trial k of a batch with seed 0, whose decisions
+// draw from pomdp.StepRand(0, 0, k, t) = the streams of a run with seed k
+// (what arbor btai run --seed k draws).
+func runSeedEpisodes(ctx context.Context, p *pomdp.Model, o *btai.Options, env func() pomdp.Environment, seeds, maxSteps, workers int) ([]*pomdp.Episode, error) {
+	eps := make([]*pomdp.Episode, 0, seeds)
+	err := pomdp.RunAgents(ctx, &pomdp.Runs{Trials: seeds, Workers: workers, MaxSteps: maxSteps},
+		func() (pomdp.Agent, error) { return btai.NewAgent(p, o, nil) },
+		func(pomdp.Unit) (pomdp.Environment, error) { return env(), nil },
+		func(_ pomdp.Unit, ep *pomdp.Episode) error { eps = append(eps, ep); return nil })
+	return eps, err
+}
+
+// TestRunSeeds: a batch of seeds gives, in order, the episodes that one
+// agent per seed gives run one after the other with pomdp.RunEpisode and
+// seed k, with 1 or 3 workers; a cancelled context is an error.
+func TestRunSeeds(t *testing.T) {
 	mz, p := mazeModel(t, "1.maze")
 	o := btai.PresetPaper()
 	o.Iterations, o.ActionPrecision = 30, 1 // the seed matters at precision 1
-	var trials []btai.Trial
-	for seed := range uint64(6) {
-		trials = append(trials, btai.Trial{Model: p, Options: &o, Seed: seed, MaxSteps: 12,
-			Env: func() pomdp.Environment { return mz.Clone() }})
-	}
-	want := make([][]int, len(trials))
-	for i, tr := range trials {
-		ag, err := btai.NewAgent(p, &o, btai.EpisodeRand(tr.Seed, 0))
+	const seeds = 6
+	want := make([][]int, seeds)
+	for k := range seeds {
+		ag, err := btai.NewAgent(p, &o, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ep, err := ag.RunEpisode(context.Background(), mz.Clone(), 12, nil)
+		ep, err := pomdp.RunEpisode(context.Background(), ag, mz.Clone(), &pomdp.EpisodeSettings{MaxSteps: 12, Seed: uint64(k)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		want[i] = ep.Actions
+		want[k] = ep.Actions()
 	}
 	for _, workers := range []int{1, 3} {
-		eps, err := btai.RunTrials(context.Background(), trials, workers)
+		eps, err := runSeedEpisodes(context.Background(), p, &o, func() pomdp.Environment { return mz.Clone() }, seeds, 12, workers)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for i, ep := range eps {
-			if !slices.Equal(ep.Actions, want[i]) {
-				t.Errorf("%d workers, trial %d: actions %v, want %v", workers, i, ep.Actions, want[i])
+			if !slices.Equal(ep.Actions(), want[i]) {
+				t.Errorf("%d workers, seed %d: actions %v, want %v", workers, i, ep.Actions(), want[i])
 			}
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := btai.RunTrials(ctx, trials, 2); !errors.Is(err, context.Canceled) {
+	if _, err := runSeedEpisodes(ctx, p, &o, func() pomdp.Environment { return mz.Clone() }, seeds, 12, 2); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled context: %v, want context.Canceled", err)
-	}
-	bad := slices.Clone(trials)
-	bad[2].Env = nil
-	if _, err := btai.RunTrials(context.Background(), bad, 2); err == nil {
-		t.Error("a trial without an environment: no error")
 	}
 }
 
-// TestEpisodeCosts: Episode.Costs holds, per action, the average cost of
-// the root's child the action leads to, as the tree shows it when onStep
-// is called.
-func TestEpisodeCosts(t *testing.T) {
+// TestDecisionCosts: a decision's average costs are those of the root's
+// children in the tree the step planned, as the tree shows them when
+// OnStep is called, and its probabilities σ(-α ḡ) over them.
+func TestDecisionCosts(t *testing.T) {
 	mz, p := mazeModel(t, "1.maze")
 	o := btai.PresetPaper()
-	o.Iterations = 30
-	ag, err := btai.NewAgent(p, &o, btai.EpisodeRand(1, 0))
+	o.Iterations, o.ActionPrecision = 30, 2
+	ag, err := btai.NewAgent(p, &o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var seen []float64
-	ep, err := ag.RunEpisode(context.Background(), mz.Clone(), 6, func(step, action, obs int) {
-		tr := ag.Tree()
-		seen = append(seen, tr.Nodes[tr.Child(0, action)].Average())
-	})
+	steps := 0
+	_, err = pomdp.RunEpisode(context.Background(), ag, mz.Clone(), &pomdp.EpisodeSettings{MaxSteps: 6, Seed: 1,
+		OnStep: func(st *pomdp.Step) error {
+			if st.Decision == nil {
+				return nil
+			}
+			steps++
+			tr := ag.Tree()
+			costs := st.Decision.Value("average_cost")
+			z := 0.0
+			for u := range costs {
+				if c := tr.Nodes[tr.Child(0, u)].Average(); c != costs[u] {
+					t.Errorf("step %d action %d: cost %v, the tree shows %v", st.T, u, costs[u], c)
+				}
+				z += math.Exp(-o.ActionPrecision * (costs[u] - costs[0]))
+			}
+			for u := range costs {
+				want := math.Exp(-o.ActionPrecision*(costs[u]-costs[0])) / z
+				if d := st.Decision.Probs[u] - want; d > 1e-12 || d < -1e-12 {
+					t.Errorf("step %d action %d: P %v, want σ(-α ḡ) = %v", st.T, u, st.Decision.Probs[u], want)
+				}
+			}
+			return nil
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ep.Costs) != ep.Steps || !slices.Equal(ep.Costs, seen) {
-		t.Errorf("costs %v over %d steps, the trees show %v", ep.Costs, ep.Steps, seen)
+	if steps == 0 {
+		t.Fatal("no decision seen")
 	}
 }

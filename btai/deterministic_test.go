@@ -167,7 +167,7 @@ func TestDeterministicBEpisode(t *testing.T) {
 				t.Fatal(err)
 			}
 			env := &pomdpEnv{m: m, s: 1}
-			if _, err := ag.RunEpisode(ctx, env, 8, nil); err != nil {
+			if _, err := pomdp.RunEpisode(ctx, ag, env, &pomdp.EpisodeSettings{MaxSteps: 8}); err != nil {
 				t.Errorf("%v, global %v: %v", inf, global, err)
 			}
 		}
@@ -231,16 +231,17 @@ func TestConcentrationsCarryOver(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ca, cb, cd := ag.Concentrations(); ca != nil || cb != nil || !slices.Equal(cd, []float64{1, 2, 3}) {
+	if c := ag.Concentrations(); c.A[0] != nil || c.B[0] != nil || !slices.Equal(c.D[0], []float64{1, 2, 3}) {
+		ca, cb, cd := c.A[0], c.B[0], c.D[0]
 		t.Fatalf("before the first episode: %v %v %v, want nil nil [1 2 3]", ca, cb, cd)
 	}
 	env := pomdp.NewProcess(m, rand.New(rand.NewPCG(1, 2)))
 	sum := func(x []float64) float64 { return x[0] + x[1] + x[2] }
 	for ep, want := range []float64{7, 8} {
-		if _, err := ag.RunEpisode(context.Background(), env, 1, nil); err != nil {
+		if _, err := pomdp.RunEpisode(context.Background(), ag, env, &pomdp.EpisodeSettings{MaxSteps: 1}); err != nil {
 			t.Fatal(err)
 		}
-		_, _, cd := ag.Concentrations()
+		cd := ag.Concentrations().D[0]
 		if math.Abs(sum(cd)-want) > 1e-9 {
 			t.Errorf("episode %d: d = %v sums to %v, want %v", ep+1, cd, sum(cd), want)
 		}

@@ -26,17 +26,18 @@
 //     visit counts.
 //
 // After planning, an action is chosen from the root's children (softmax of
-// -γ ḡ, most visited, or lowest average cost), the planning sub-tree is
-// removed from the graph, and the past grows by one step (Algorithm 2,
-// Agent.RunEpisode).
+// -α ḡ, visit counts N^α, most visited, or lowest average cost), the
+// planning sub-tree is removed from the graph, and the past grows by one
+// step (Algorithm 2). Agent implements pomdp.Agent (Reset, Decide, Advance,
+// EndTrial), so pomdp.RunEpisode, pomdp.RunAgents and pomdp.Replay drive
+// it like any other planner.
 //
 // Presets set every planning option at once: PresetScaleFree (the default,
 // DefaultOptions), PresetPaper (the paper's literal algorithm) and PresetHP
 // (the paper author's C++ implementation); PresetByName finds them by name.
-// EpisodeRand gives episode i of seed k its random generator, so that runs
-// of the library and of arbor btai run --seed k agree; RunTrials runs a
-// batch of episodes (seeds, configurations) on a bounded number of
-// goroutines, with the same episodes as one after the other.
+// Every decision draws from its own random stream, pomdp.StepRand(seed,
+// agent, trial, step), so that runs of the library and of arbor btai run
+// --seed k agree and a replay of a run repeats its decisions.
 //
 // With local inference, planning holds the tree in compact form (posteriors
 // in flat arrays, no graph objects per node) and adds S_I, O_I and their

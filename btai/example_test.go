@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/arbor-ai/arbor/btai"
+	"github.com/arbor-ai/arbor/pomdp"
 	"github.com/arbor-ai/arbor/envs"
 )
 
@@ -24,19 +25,19 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	ag, err := btai.NewAgent(m, nil, btai.EpisodeRand(1, 0))
+	ag, err := btai.NewAgent(m, nil, nil)
 	if err != nil {
 		log.Fatal(err)
 	}
-	ep, err := ag.RunEpisode(context.Background(), mz, 10, nil)
+	ep, err := pomdp.RunEpisode(context.Background(), ag, mz, &pomdp.EpisodeSettings{MaxSteps: 10, Seed: 1})
 	if err != nil {
 		log.Fatal(err)
 	}
 	var names []string
-	for _, a := range ep.Actions {
+	for _, a := range ep.Actions() {
 		names = append(names, m.ActionName(a))
 	}
-	fmt.Println(ep.Solved, ep.Steps, names)
+	fmt.Println(ep.Solved, ep.NumActions(), names)
 	// Output: true 3 [RIGHT RIGHT RIGHT]
 }
 

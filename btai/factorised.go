@@ -54,6 +54,9 @@ func newFactorisedAgent(m *pomdp.Model, o Options, rng *rand.Rand) (*Agent, erro
 	if a.past, err = pomdp.NewPastWith(m, o.Window, o.Past); err != nil {
 		return nil, fmt.Errorf("btai: %w", err)
 	}
+	if err := a.past.SetLearning(pomdp.Learning{Rate: o.LearningRate, Forgetting: o.Forgetting}); err != nil {
+		return nil, fmt.Errorf("btai: %w", err)
+	}
 	f := &factorised{axes: make([][]axis, m.NumFactors())}
 	for i := range m.NumModalities() {
 		for k, fac := range m.DependsOn(i) {

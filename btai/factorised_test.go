@@ -339,12 +339,12 @@ func TestFactorisedEveryOption(t *testing.T) {
 					t.Fatal(err)
 				}
 				env := pomdp.NewProcess(m, rand.New(rand.NewPCG(3, 4)))
-				ep, err := ag.RunEpisode(context.Background(), env, 4, nil)
+				ep, err := pomdp.RunEpisode(context.Background(), ag, env, &pomdp.EpisodeSettings{MaxSteps: 4})
 				if err != nil {
 					t.Fatalf("%v/%v/%v: %v", cost, prop, inf, err)
 				}
-				if ep.Steps != 4 {
-					t.Errorf("%v/%v/%v: %d steps", cost, prop, inf, ep.Steps)
+				if ep.NumActions() != 4 {
+					t.Errorf("%v/%v/%v: %d steps", cost, prop, inf, ep.NumActions())
 				}
 				for i := 1; i < len(ag.Tree().Nodes); i++ {
 					if g := ag.Tree().Nodes[i].Local; math.IsNaN(g) || math.IsInf(g, 0) {

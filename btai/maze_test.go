@@ -54,21 +54,15 @@ func runSeeds(t testing.TB, mz *envs.Maze, p *pomdp.Model, opts *btai.Options, s
 	t.Helper()
 	r := mazeResult{seeds: seeds}
 	steps := 0
-	trials := make([]btai.Trial, seeds)
-	for seed := range trials {
-		trials[seed] = btai.Trial{Model: p, Options: opts, Seed: uint64(seed), MaxSteps: maxSteps,
-			Env: func() pomdp.Environment { return mz.Clone() }}
-	}
-	// One agent per seed, on every core (the same episodes as one after
-	// the other: RunTrials).
-	eps, err := btai.RunTrials(context.Background(), trials, runtime.GOMAXPROCS(0))
+	// On every core (the same episodes as one after the other).
+	eps, err := runSeedEpisodes(context.Background(), p, opts, func() pomdp.Environment { return mz.Clone() }, seeds, maxSteps, runtime.GOMAXPROCS(0))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, ep := range eps {
 		if ep.Solved {
 			r.solved++
-			steps += ep.Steps
+			steps += ep.NumActions()
 		}
 	}
 	if r.solved > 0 {
@@ -277,15 +271,15 @@ func TestRunDeterministic(t *testing.T) {
 	o := btai.DefaultOptions()
 	o.Iterations, o.ActionPrecision = 20, 1
 	run := func(seed uint64) string {
-		ag, err := btai.NewAgent(p, &o, rand.New(rand.NewPCG(seed, 0)))
+		ag, err := btai.NewAgent(p, &o, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ep, err := ag.RunEpisode(context.Background(), mz, 8, nil)
+		ep, err := pomdp.RunEpisode(context.Background(), ag, mz, &pomdp.EpisodeSettings{MaxSteps: 8, Seed: seed})
 		if err != nil {
 			t.Fatal(err)
 		}
-		return fmt.Sprint(ep.Actions)
+		return fmt.Sprint(ep.Actions())
 	}
 	distinct := map[string]bool{}
 	for seed := range uint64(4) {

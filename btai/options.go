@@ -65,7 +65,7 @@ type Options struct {
 	Inference       Inference       // inference on new future nodes
 	GlobalInference bool            // run VMP on the whole graph after each expansion instead of on the new nodes only
 	ActionSelection ActionSelection // how the action is picked from the planned tree
-	ActionPrecision float64         // softmax precision gamma
+	ActionPrecision float64         // precision α of Softmax (σ(-α ḡ)) and Visits (N^α)
 	Rollouts        int             // N roll-outs per expanded node (Algorithm 1); 0 disables them
 	RolloutLength   int             // K, the length of each roll-out
 	// VMPIterations and VMPTolerance control the local inference on new
@@ -81,6 +81,10 @@ type Options struct {
 	// pomdp.PastFilter (exact filtering; not with GlobalInference, which
 	// runs VMP over the past).
 	Past pomdp.PastInference
+	// LearningRate η and Forgetting ω of the Dirichlet learning at the end
+	// of every episode, c' = ω c + η Δc (pomdp.Learning); nil means 1.
+	// They apply to the model's own concentrations a, b, d.
+	LearningRate, Forgetting *float64
 
 	// Novelty makes the agent learn the likelihood A while it acts and
 	// seek what it would learn: Dirichlet concentrations over A, starting
@@ -205,7 +209,7 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("propagation %v invalid", o.Propagation)
 	case o.Inference < VMP || o.Inference > Predictive:
 		return fmt.Errorf("inference %v invalid", o.Inference)
-	case o.ActionSelection < Softmax || o.ActionSelection > MinCost:
+	case o.ActionSelection < Softmax || o.ActionSelection > Visits:
 		return fmt.Errorf("action selection %v invalid", o.ActionSelection)
 	case !finite(o.ActionPrecision) || o.ActionPrecision < 0:
 		return fmt.Errorf("action precision %v, want a finite number >= 0", o.ActionPrecision)
@@ -227,6 +231,9 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("novelty scale %v, want 0..%g", o.NoveltyScale, float64(MaxNoveltyScale))
 	case o.Novelty && !(o.NoveltyPrior >= MinNoveltyPrior && o.NoveltyPrior <= MaxNoveltyPrior):
 		return fmt.Errorf("novelty prior %v, want %g..%g", o.NoveltyPrior, MinNoveltyPrior, float64(MaxNoveltyPrior))
+	}
+	if err := (pomdp.Learning{Rate: o.LearningRate, Forgetting: o.Forgetting}).Validate(); err != nil {
+		return err
 	}
 	return nil
 }

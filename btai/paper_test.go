@@ -53,15 +53,34 @@ func runRecorded(t *testing.T, o btai.Options, c recordedRun) []int {
 		t.Fatal(err)
 	}
 	o.ActionPrecision = c.ActionPrecision
-	ag, err := btai.NewAgent(p, &o, rand.New(rand.NewPCG(c.Seed, 0)))
+	// One random stream for the whole episode, as the runs were recorded
+	// (the episode driver gives every step its own stream instead): the
+	// algorithm, its draws included, is the recorded one bit for bit.
+	rng := rand.New(rand.NewPCG(c.Seed, 0))
+	ag, err := btai.NewAgent(p, &o, rng)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ep, err := ag.RunEpisode(context.Background(), mz, c.MaxSteps, nil)
-	if err != nil {
+	ctx := context.Background()
+	obs := mz.Reset()
+	if err := ag.Reset(ctx, obs); err != nil {
 		t.Fatal(err)
 	}
-	return ep.Actions
+	actions := []int{}
+	for len(actions) < c.MaxSteps && !mz.Done() {
+		d, err := ag.Decide(ctx, rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if obs, err = mz.Step(d.Action); err != nil {
+			t.Fatal(err)
+		}
+		actions = append(actions, d.Action)
+		if err := ag.Advance(ctx, d.Action, obs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return actions
 }
 
 // TestRecordPaperRuns writes testdata/paper_runs.json when

@@ -53,29 +53,24 @@ type seedResult struct {
 	msPerSteps float64 // planning time per action over all episodes
 }
 
-// runTable runs 20 seeds (EpisodeRand(k, 0), k = 0..19) of cfg on the
+// runTable runs 20 seeds (k = 0..19, as btai run --seed k) of cfg on the
 // maze mz with model p and shortest path sp, one after the other, each in
 // its own copy of the maze (other goroutines run other configurations on
 // the same maze).
 func runTable(mz *envs.Maze, p *pomdp.Model, sp int, cfg resultsConfig) (seedResult, error) {
 	o := cfg.opts()
 	var r seedResult
-	trials := make([]btai.Trial, 20)
-	for seed := range trials {
-		trials[seed] = btai.Trial{Model: p, Options: &o, Seed: uint64(seed), MaxSteps: cfg.limit(sp),
-			Env: func() pomdp.Environment { return mz.Clone() }}
-	}
-	eps, err := btai.RunTrials(context.Background(), trials, 1)
+	eps, err := runSeedEpisodes(context.Background(), p, &o, func() pomdp.Environment { return mz.Clone() }, 20, cfg.limit(sp), 1)
 	if err != nil {
 		return r, err
 	}
 	steps, solvedSteps, secs := 0, 0, 0.0
 	for _, ep := range eps {
-		steps += ep.Steps
+		steps += ep.NumActions()
 		secs += ep.PlanningSeconds
 		if ep.Solved {
 			r.solved++
-			solvedSteps += ep.Steps
+			solvedSteps += ep.NumActions()
 		}
 	}
 	if r.solved > 0 {

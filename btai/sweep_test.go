@@ -164,12 +164,11 @@ func TestMazeSweep(t *testing.T) {
 							t.Fatal(err)
 						}
 					}
-					ag.SetRand(btai.EpisodeRand(seed, 0))
 					limit := 2*sp + 5
 					if o.Novelty {
 						limit = 4*sp + 10
 					}
-					ep, err := ag.RunEpisode(context.Background(), m.mz, limit, nil)
+					ep, err := pomdp.RunEpisode(context.Background(), ag, m.mz, &pomdp.EpisodeSettings{MaxSteps: limit, Seed: seed})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -177,7 +176,7 @@ func TestMazeSweep(t *testing.T) {
 						solved++
 					}
 					secs += ep.PlanningSeconds
-					steps += ep.Steps
+					steps += ep.NumActions()
 				}
 				if solved >= 19 {
 					good++

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/arbor-ai/arbor/ffg"
+	"github.com/arbor-ai/arbor/pomdp"
 )
 
 // Propagation is the scheme that propagates the cost of newly expanded
@@ -311,27 +312,58 @@ const (
 	// MinCost takes the child with the lowest average cost (ties: lower
 	// action).
 	MinCost
+	// Visits samples from P(u) ∝ N_u^precision over the root's children's
+	// visit counts N_u (AlphaZero's rule at temperature 1/precision):
+	// scale-free, and a distribution that can score recorded choices.
+	Visits
 )
 
-var actionSelectionNames = []string{"softmax", "most-visited", "min-cost"}
+var actionSelectionNames = []string{"softmax", "most-visited", "min-cost", "visits"}
 
 func (s ActionSelection) String() string { return enumName(actionSelectionNames, "ActionSelection", s) }
 
-// ParseActionSelection parses "softmax", "most-visited" or "min-cost".
+// Deterministic reports whether the rule picks its action without a
+// distribution (MostVisited, MinCost).
+func (s ActionSelection) Deterministic() bool { return s == MostVisited || s == MinCost }
+
+// ParseActionSelection parses "softmax", "most-visited", "min-cost" or
+// "visits".
 func ParseActionSelection(s string) (ActionSelection, error) {
 	return parseEnum[ActionSelection](actionSelectionNames, "action selection", s)
 }
 
+// BestAction returns the root's child that rule r favours most: the
+// action SelectAction takes for the deterministic rules (MostVisited,
+// MinCost), and the most probable action of the stochastic ones (Softmax:
+// the lowest average cost, ties to the lower action; Visits: the most
+// visited, ties as MostVisited). The root must have been expanded.
+func (t *Tree) BestAction(r ActionSelection) int {
+	switch r {
+	case MostVisited, Visits:
+		return t.SelectAction(MostVisited, 0, nil, nil)
+	default:
+		return t.SelectAction(MinCost, 0, nil, nil)
+	}
+}
+
 // SelectAction picks the action to perform with rule r. precision is the
-// softmax precision; rng is used by Softmax only. The root must have been
-// expanded. probs, when non-nil with one entry per action, receives the
-// softmax distribution (Softmax only).
+// precision of Softmax and Visits; rng is used by them only. The root must
+// have been expanded. probs, when non-nil with one entry per action,
+// receives the distribution the action is drawn from (Softmax and Visits;
+// one-hot on the action for the deterministic rules).
 func (t *Tree) SelectAction(r ActionSelection, precision float64, rng *rand.Rand, probs []float64) int {
 	first := t.Nodes[0].FirstChild
 	if first < 0 {
 		panic("btai: SelectAction on an unexpanded root")
 	}
 	children := t.Nodes[first : first+t.NumActions]
+	oneHot := func(best int) int {
+		if len(probs) == len(children) {
+			clear(probs)
+			probs[best] = 1
+		}
+		return best
+	}
 	switch r {
 	case MostVisited:
 		best := 0
@@ -341,7 +373,7 @@ func (t *Tree) SelectAction(r ActionSelection, precision float64, rng *rand.Rand
 				best = a
 			}
 		}
-		return best
+		return oneHot(best)
 	case MinCost:
 		best := 0
 		for a := 1; a < len(children); a++ {
@@ -349,7 +381,24 @@ func (t *Tree) SelectAction(r ActionSelection, precision float64, rng *rand.Rand
 				best = a
 			}
 		}
-		return best
+		return oneHot(best)
+	case Visits:
+		p := probs
+		if len(p) != len(children) {
+			p = make([]float64, len(children))
+		}
+		n := make([]float64, len(children))
+		for a := range children {
+			n[a] = float64(children[a].Visits)
+		}
+		if _, err := pomdp.PowerProbs(p, n, precision); err != nil {
+			// No child visited (cannot happen after an expansion with at
+			// least one iteration): uniform.
+			for a := range p {
+				p[a] = 1 / float64(len(p))
+			}
+		}
+		return pomdp.Sample(rng, p)
 	default:
 		// softmax(-precision ḡ), computed stably.
 		m := math.Inf(1)

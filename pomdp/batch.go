@@ -3,6 +3,7 @@ package pomdp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 )
 
@@ -66,3 +67,100 @@ feed:
 	}
 	return results, -1, nil
 }
+
+// RunOrdered runs the units 0..n-1 on at most workers goroutines (at least
+// one) in groups of per consecutive units (n need not be a multiple of
+// per): a worker takes a group and calls run(ctx, w, i) for each of its
+// units i in order, w being the worker's index (0..workers-1), so that a
+// group can share state owned by its worker (one learning agent's trials).
+// emit is called from the calling goroutine with each result in unit
+// order, as soon as it and every earlier one are ready, so that output can
+// be written while later units run and memory does not grow with n.
+//
+// The first error (a unit's, in unit order, or emit's) stops the batch:
+// units not started are skipped, those running are cancelled, and
+// RunOrdered returns a *UnitError naming the unit (emit's errors are
+// returned as they are). When ctx is done first, every unit that finished
+// before is still emitted (no finished work is lost) and ctx.Err() is
+// returned.
+func RunOrdered[R any](ctx context.Context, n, per, workers int, run func(ctx context.Context, w, i int) (R, error), emit func(i int, r R) error) error {
+	if n <= 0 {
+		return ctx.Err()
+	}
+	per = max(per, 1)
+	groups := (n + per - 1) / per
+	workers = max(1, min(workers, groups))
+	parent := ctx
+	ctx, cancel := context.WithCancel(ctx)
+	type result struct {
+		r   R
+		err error
+	}
+	results := make([]chan result, n)
+	for i := range results {
+		results[i] = make(chan result, 1)
+	}
+	next := make(chan int)
+	var wg sync.WaitGroup
+	defer func() {
+		cancel()
+		wg.Wait()
+	}()
+	go func() {
+		defer close(next)
+		for first := 0; first < n; first += per {
+			select {
+			case next <- first:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for first := range next {
+				for i := first; i < min(first+per, n); i++ {
+					if err := ctx.Err(); err != nil {
+						results[i] <- result{err: err}
+						continue
+					}
+					r, err := run(ctx, w, i)
+					results[i] <- result{r, err}
+				}
+			}
+		}()
+	}
+	for i := range n {
+		var res result
+		select {
+		case res = <-results[i]:
+		default:
+			select {
+			case res = <-results[i]:
+			case <-parent.Done():
+				return parent.Err()
+			}
+		}
+		if res.err != nil {
+			if perr := parent.Err(); perr != nil && errors.Is(res.err, perr) {
+				return perr
+			}
+			return &UnitError{Unit: i, Err: res.err}
+		}
+		if err := emit(i, res.r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// UnitError is the error of one unit of RunOrdered.
+type UnitError struct {
+	Unit int
+	Err  error
+}
+
+func (e *UnitError) Error() string { return fmt.Sprintf("unit %d: %v", e.Unit, e.Err) }
+func (e *UnitError) Unwrap() error { return e.Err }

@@ -318,6 +318,15 @@ func (m *Model) FactorControls(f int) int { return m.factors[f].nu }
 // index.
 func (m *Model) FactorStateName(f, s int) string { return name(m.factors[f].states, s) }
 
+// ControlName returns the name of control c of factor f (its decimal
+// index when the model does not name it).
+func (m *Model) ControlName(f, c int) string {
+	if len(m.factors) == 1 && m.factors[0].controls == nil {
+		return name(m.actions, c)
+	}
+	return name(m.factors[f].controls, c)
+}
+
 // ModalityName returns the name of modality i ("" in a single-factor
 // model).
 func (m *Model) ModalityName(i int) string { return m.mods[i].name }

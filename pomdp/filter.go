@@ -71,9 +71,18 @@ type filter struct {
 	logZ   float64 // ln p(o_0..o_t | actions), summed
 
 	learn bool
-	obs   []int       // the episode's observations (learning)
-	acts  []int       // its actions
-	hist  [][]float64 // its filtered beliefs α_t
+	// The record that smoothing reads (CarryOver, Smoothed): with learning
+	// every step of the episode, otherwise the kept steps only. obs[k] is
+	// the observation of its step k; acts[k] the action after it, or -1
+	// after GrowMixed with mixes[k] the action's distribution (nil for a
+	// known action).
+	obs     []int
+	acts    []int
+	mixes   [][]float64
+	hist    [][]float64 // with learning: the filtered beliefs α_t of every step
+	base    []float64   // without learning: α of the record's first step
+	counted bool        // CarryOver has counted the episode (until Reset)
+	post    *conc       // the posteriors of the trial CarryOver ended (until Reset)
 }
 
 func newFilter(m *Model) (*filter, error) {
@@ -182,45 +191,105 @@ func (p *Past) likelihood(x []float64, obs int) {
 	}
 }
 
-// normalise divides x by its sum and adds ln of the sum to logZ; an
-// observation with probability 0 is an error.
-func (fl *filter) normalise(x []float64, t int) error {
+// normalise divides x by its sum z and returns z; x is left as it is when
+// z is not positive and finite (an observation of probability 0).
+func normalise(x []float64) float64 {
 	z := 0.0
 	for _, v := range x {
 		z += v
 	}
 	if !(z > 0) || math.IsInf(z, 0) {
-		return fmt.Errorf("past inference filter: the observation at step %d has probability 0 under the model", t)
+		return z
 	}
 	for j := range x {
 		x[j] /= z
 	}
-	fl.logZ += math.Log(z)
-	return nil
+	return z
 }
 
-// filterReset starts filtering with the first observation.
-func (p *Past) filterReset(obs int) error {
+// jointPrior sets x to the joint prior Π_f D_f over the joint states.
+func (p *Past) jointPrior(x []float64) {
 	fl := p.fl
-	p.filterParams()
-	fl.logZ = 0
-	for j := range fl.alpha {
+	for j := range x {
 		v := 1.0
 		for f := range p.m.factors {
 			v *= fl.d[f][fl.digits[f][j]]
 		}
-		fl.alpha[j] = v
+		x[j] = v
 	}
-	p.likelihood(fl.alpha, obs)
-	if err := fl.normalise(fl.alpha, 0); err != nil {
-		return err
+}
+
+// filterStart computes the filtered belief of step 0 (a new slice) and
+// the evidence z = p(o_0) under the trial's parameters, which it sets
+// (filterParams). On an observation of probability 0 it returns an error
+// wrapping ErrImpossibleObservation and leaves the filter as it was.
+func (p *Past) filterStart(obs int) ([]float64, float64, error) {
+	fl := p.fl
+	olda, oldb, oldd := fl.a, fl.b, fl.d
+	fl.a, fl.b, fl.d = nil, nil, nil
+	p.filterParams()
+	alpha := make([]float64, fl.J)
+	p.jointPrior(alpha)
+	p.likelihood(alpha, obs)
+	z := normalise(alpha)
+	if !(z > 0) || math.IsInf(z, 0) {
+		pred := make([]float64, fl.J)
+		p.jointPrior(pred)
+		err := p.filterImpossible(0, obs, pred, z)
+		fl.a, fl.b, fl.d = olda, oldb, oldd
+		return nil, 0, err
 	}
-	fl.obs, fl.acts, fl.hist = fl.obs[:0], fl.acts[:0], fl.hist[:0]
+	return alpha, z, nil
+}
+
+// filterReset starts filtering with the first observation, whose belief
+// alpha and evidence z filterStart computed.
+func (p *Past) filterReset(obs int, alpha []float64, z float64) {
+	fl := p.fl
+	fl.logZ = 0
+	copy(fl.alpha, alpha)
+	fl.logZ += math.Log(z)
+	fl.obs, fl.acts, fl.mixes, fl.hist = fl.obs[:0], fl.acts[:0], fl.mixes[:0], fl.hist[:0]
+	clear(fl.mixes[:cap(fl.mixes)])
+	fl.base = nil
+	fl.post, fl.counted = nil, false
+	fl.obs = append(fl.obs, obs)
 	if fl.learn {
-		fl.obs = append(fl.obs, obs)
-		fl.hist = append(fl.hist, append([]float64(nil), fl.alpha...))
+		fl.hist = append(fl.hist, alpha)
+	} else {
+		fl.base = alpha
 	}
-	return nil
+}
+
+// filterImpossible is the error of observation obs at step t, to which
+// the predicted belief pred (before the observation) gives probability 0
+// (z, the evidence, is 0; or not finite, which no valid model gives). It
+// names the first modality whose outcome alone has probability 0 under
+// pred.
+func (p *Past) filterImpossible(t, obs int, pred []float64, z float64) error {
+	fl, m := p.fl, p.m
+	if z != 0 {
+		return fmt.Errorf("pomdp: past inference filter: step %d: observation %s: the evidence is %v", t, p.obsText(obs), z)
+	}
+	culprit := -1
+	p.outs = m.DecodeObs(p.outs, obs)
+	for i := range m.mods {
+		md := &m.mods[i]
+		row := fl.a[i][p.outs[i]*md.size : (p.outs[i]+1)*md.size]
+		v := 0.0
+		for j, w := range pred {
+			v += w * row[fl.cols[i][j]]
+		}
+		if v == 0 {
+			culprit = i
+			break
+		}
+	}
+	fix := "A or B"
+	if t == 0 {
+		fix = "A or D"
+	}
+	return p.impossible(t, obs, culprit, fix)
 }
 
 // predict sets dst(j') = Σ_j T_u(j' | j) src(j), T_u the product of the
@@ -252,23 +321,90 @@ func (p *Past) predict(dst, src []float64, action int) {
 	}
 }
 
-// filterGrow moves the filtered belief through action and the next
-// observation.
-func (p *Past) filterGrow(action, obs int) error {
+// filterGrow moves the filtered belief through the action (a known
+// action, or with probs non-nil the mixture Σ_u probs[u] T_u) and the next
+// observation, the step t+1. On an observation of probability 0 it returns
+// an error wrapping ErrImpossibleObservation and leaves the filter as it
+// was.
+func (p *Past) filterGrow(action int, probs []float64, obs int) error {
 	fl := p.fl
 	next := make([]float64, fl.J)
-	p.predict(next, fl.alpha, action)
+	p.filterPredict(next, fl.alpha, action, probs)
 	p.likelihood(next, obs)
-	if err := fl.normalise(next, p.t); err != nil {
-		return err
+	z := normalise(next)
+	if !(z > 0) || math.IsInf(z, 0) {
+		pred := make([]float64, fl.J)
+		p.filterPredict(pred, fl.alpha, action, probs)
+		return p.filterImpossible(p.t+1, obs, pred, z)
 	}
+	fl.logZ += math.Log(z)
 	copy(fl.alpha, next)
+	fl.obs = append(fl.obs, obs)
+	fl.acts = append(fl.acts, action)
+	fl.mixes = append(fl.mixes, probs)
 	if fl.learn {
-		fl.obs = append(fl.obs, obs)
-		fl.acts = append(fl.acts, action)
 		fl.hist = append(fl.hist, next)
 	}
 	return nil
+}
+
+// filterPredict is predict for a known action (probs nil) or the mixture
+// Σ_u probs[u] T_u of GrowMixed.
+func (p *Past) filterPredict(dst, src []float64, action int, probs []float64) {
+	if probs == nil {
+		p.predict(dst, src, action)
+		return
+	}
+	p.predictMixed(dst, src, probs)
+}
+
+// filterBackward is backward for a known action (probs nil) or the
+// mixture of GrowMixed.
+func (p *Past) filterBackward(dst, x []float64, action int, probs []float64) {
+	if probs == nil {
+		p.backward(dst, x, action)
+		return
+	}
+	p.backwardMixed(dst, x, probs)
+}
+
+// filterFold drops the oldest step of the record when the window folds it
+// and nothing is learned (learning keeps the whole episode): the record's
+// first belief moves one step on.
+func (p *Past) filterFold() {
+	fl := p.fl
+	if fl.learn || len(fl.obs) < 2 {
+		return
+	}
+	next := make([]float64, fl.J)
+	p.filterPredict(next, fl.base, fl.acts[0], fl.mixes[0])
+	p.likelihood(next, fl.obs[1])
+	normalise(next)
+	fl.base = next
+	fl.obs = append(fl.obs[:0], fl.obs[1:]...)
+	fl.acts = append(fl.acts[:0], fl.acts[1:]...)
+	n := copy(fl.mixes, fl.mixes[1:])
+	fl.mixes[n] = nil
+	fl.mixes = fl.mixes[:n]
+}
+
+// filtered returns the filtered beliefs α of the record's steps: the
+// kept history with learning, otherwise recomputed from the record's
+// first belief.
+func (p *Past) filtered() [][]float64 {
+	fl := p.fl
+	if fl.learn {
+		return fl.hist
+	}
+	out := make([][]float64, len(fl.obs))
+	out[0] = fl.base
+	for k := 1; k < len(out); k++ {
+		out[k] = make([]float64, fl.J)
+		p.filterPredict(out[k], out[k-1], fl.acts[k-1], fl.mixes[k-1])
+		p.likelihood(out[k], fl.obs[k])
+		normalise(out[k])
+	}
+	return out
 }
 
 // filterInfer writes the marginals of the filtered belief into the present
@@ -301,33 +437,62 @@ func normalized(q []float64) []float64 {
 	return q
 }
 
-// filterCarryOver smooths the episode (forward-backward) and adds the
-// expected counts to the prior concentrations (variational Bayes with an
-// exact E-step under exp E[ln θ]):
-//
-//	d_f += Q(s_f,0),  a_m[o_m,t, ·] += Q(s_deps(m),t),
-//	b_f[u_f,t][s', s] += Q(s_f,t+1 = s', s_f,t = s)
+// filterCarryOver smooths the episode (forward-backward), adds the
+// expected counts to a copy of the prior concentrations (variational Bayes
+// with an exact E-step under exp E[ln θ]), which makes the trial's
+// posteriors, and carries them over (Past.carry).
 func (p *Past) filterCarryOver() error {
-	fl, m := p.fl, p.m
-	T := len(fl.hist)
-	if !fl.learn || T == 0 {
+	fl := p.fl
+	if !fl.learn || fl.counted || len(fl.hist) == 0 {
 		return nil
 	}
-	_, learnB, _ := m.Learnable()
+	post := p.priorConc().clone()
+	p.smoothCounts(post)
+	p.carry(post)
+	fl.post = &post
+	// Counted once: a second CarryOver of the same episode adds nothing.
+	// The record stays for Smoothed until Reset.
+	fl.counted = true
+	return nil
+}
+
+// filterPosteriors returns the posteriors of the trial (new slices):
+// the priors plus the smoothed counts of the steps so far, or after
+// CarryOver the posteriors it carried over.
+func (p *Past) filterPosteriors() conc {
+	fl := p.fl
+	if !fl.learn || fl.counted || len(fl.hist) == 0 {
+		if fl.post != nil {
+			return fl.post.clone()
+		}
+		return p.priorConc().clone()
+	}
+	post := p.priorConc().clone()
+	p.smoothCounts(post)
+	return post
+}
+
+// smooth runs the backward pass of forward-backward over the filtered
+// beliefs alphas of the record, from its last step back to step from:
+// state(t, γ_t) with the smoothed joint γ_t ∝ α_t β_t (normalised), and,
+// for every step t > from, pair(t, lik) with lik = P(o_t | ·) β_t, before
+// β moves back through the action into step t-1 (nil pair: none).
+func (p *Past) smooth(alphas [][]float64, from int, state func(t int, gamma []float64), pair func(t int, lik []float64)) {
+	fl := p.fl
 	beta := make([]float64, fl.J)
 	for j := range beta {
 		beta[j] = 1
 	}
 	gamma := make([]float64, fl.J)
 	lik := make([]float64, fl.J)
-	for t := T - 1; t >= 0; t-- {
+	for t := len(alphas) - 1; t >= from; t-- {
 		// γ_t ∝ α_t β_t.
 		for j := range gamma {
-			gamma[j] = fl.hist[t][j] * beta[j]
+			gamma[j] = alphas[t][j] * beta[j]
 		}
 		normalized(gamma)
-		p.addStateCounts(gamma, t)
-		if t == 0 {
+		state(t, gamma)
+		if t == from {
 			break
 		}
 		// lik(j') = P(o_t | j') β_t(j'); β_(t-1)(j) = Σ_j' T(j'|j) lik(j').
@@ -335,15 +500,58 @@ func (p *Past) filterCarryOver() error {
 			lik[j] = beta[j]
 		}
 		p.likelihood(lik, fl.obs[t])
-		if learnB {
-			p.addTransitionCounts(fl.hist[t-1], lik, fl.acts[t-1])
+		if pair != nil {
+			pair(t, lik)
 		}
-		p.backward(beta, lik, fl.acts[t-1])
+		p.filterBackward(beta, lik, fl.acts[t-1], fl.mixes[t-1])
 		normalized(beta)
 	}
-	// Counted once: a second CarryOver of the same episode adds nothing.
-	fl.obs, fl.acts, fl.hist = fl.obs[:0], fl.acts[:0], fl.hist[:0]
-	return nil
+}
+
+// smoothCounts smooths the episode so far (forward-backward) and adds its
+// expected counts to dst, concentrations in the past's layouts:
+//
+//	d_f += Q(s_f,0),  a_m[o_m,t, ·] += Q(s_deps(m),t),
+//	b_f[u_f,t][s', s] += Q(s_f,t+1 = s', s_f,t = s)
+//
+// and for a step of GrowMixed, whose action is not known,
+// b_f[c][s', s] += Q(s_f,t+1 = s', s_f,t = s, u_f,t = c), the action's
+// posterior included.
+func (p *Past) smoothCounts(dst conc) {
+	fl, m := p.fl, p.m
+	_, learnB, _ := m.Learnable()
+	var pair func(t int, lik []float64)
+	if learnB {
+		pair = func(t int, lik []float64) {
+			if probs := fl.mixes[t-1]; probs != nil {
+				p.addTransitionCountsMixed(dst, fl.hist[t-1], lik, probs)
+			} else {
+				p.addTransitionCounts(dst, fl.hist[t-1], lik, fl.acts[t-1])
+			}
+		}
+	}
+	p.smooth(fl.hist, 0, func(t int, gamma []float64) { p.addStateCounts(dst, gamma, t) }, pair)
+}
+
+// filterSmoothed returns the smoothed marginals of every kept step (see
+// Past.Smoothed).
+func (p *Past) filterSmoothed() [][]float64 {
+	fl, m := p.fl, p.m
+	alphas := p.filtered()
+	kept := len(p.steps)
+	from := len(alphas) - kept
+	out := make([][]float64, kept)
+	p.smooth(alphas, from, func(t int, gamma []float64) {
+		q := make([]float64, m.ns)
+		for fi := range m.factors {
+			off := m.factors[fi].off
+			for j, v := range gamma {
+				q[off+fl.digits[fi][j]] += v
+			}
+		}
+		out[t-from] = q
+	}, nil)
+	return out
 }
 
 // backward sets dst(j) = Σ_j' T_u(j' | j) x(j').
@@ -370,13 +578,13 @@ func (p *Past) backward(dst, x []float64, action int) {
 	}
 }
 
-// addStateCounts adds the smoothed joint γ at step t to d (t = 0) and to
-// every learned a.
-func (p *Past) addStateCounts(gamma []float64, t int) {
+// addStateCounts adds the smoothed joint γ at step t to dst's d (t = 0)
+// and to every a of dst.
+func (p *Past) addStateCounts(dst conc, gamma []float64, t int) {
 	fl, m := p.fl, p.m
 	if t == 0 {
 		for fi := range m.factors {
-			if d := p.facs[fi].dAlpha; d != nil {
+			if d := dst.d[fi]; d != nil {
 				for j, v := range gamma {
 					d[fl.digits[fi][j]] += v
 				}
@@ -385,7 +593,7 @@ func (p *Past) addStateCounts(gamma []float64, t int) {
 	}
 	p.outs = m.DecodeObs(p.outs, fl.obs[t])
 	for i := range m.mods {
-		a := p.mods[i].aAlpha
+		a := dst.a[i]
 		if a == nil {
 			continue
 		}
@@ -398,9 +606,9 @@ func (p *Past) addStateCounts(gamma []float64, t int) {
 }
 
 // addTransitionCounts adds the pairwise posterior of the step from t-1
-// (filtered belief prev) to t (lik = P(o_t | ·) β_t) to every learned b:
+// (filtered belief prev) to t (lik = P(o_t | ·) β_t) to every b of dst:
 // ξ(j', j) ∝ prev(j) T_u(j' | j) lik(j').
-func (p *Past) addTransitionCounts(prev, lik []float64, action int) {
+func (p *Past) addTransitionCounts(dst conc, prev, lik []float64, action int) {
 	fl, m := p.fl, p.m
 	p.ctrl = m.DecodeAction(p.ctrl, action)
 	// T_u(j'|j) = Π_f B_f[c_f](s'_f | s_f).
@@ -434,7 +642,7 @@ func (p *Past) addTransitionCounts(prev, lik []float64, action int) {
 		return
 	}
 	for fi := range m.factors {
-		b := p.facs[fi].bAlpha // [next][prev][u]
+		b := dst.b[fi] // [next][prev][u]
 		if b == nil {
 			continue
 		}

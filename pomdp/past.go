@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/arbor-ai/arbor/expfam"
 	"github.com/arbor-ai/arbor/ffg"
@@ -16,7 +17,8 @@ import (
 //
 //	S_0 ~ Cat(D),  O_t | S_t ~ Cat(A),  S_(t+1) | S_t, U_t ~ Cat(B[U_t]),
 //
-// with the observations O_0..O_t and the actions U_0..U_(t-1) observed, and,
+// with the observations O_0..O_t and the actions U_0..U_(t-1) observed (an
+// action that is not known, GrowMixed, is a hidden U_t with a prior), and,
 // when the model has concentrations a, b or d, A, B or D Dirichlet
 // variables of the graph with those priors (the agent learns them). With
 // several factors and modalities every factor has its own chain of states,
@@ -44,6 +46,12 @@ type Past struct {
 
 	method PastInference
 	fl     *filter // exact filtering (PastFilter), nil otherwise
+
+	// Learning across trials (SetLearning): η, ω, and the prior
+	// concentrations of the trial as Reset found them, before Grow folds
+	// any step into them.
+	eta, omega float64
+	start      conc
 
 	ctrl, outs []int // scratch: controls of an action, outcomes of an observation
 }
@@ -96,7 +104,7 @@ func NewPastWith(m *Model, window int, method PastInference) (*Past, error) {
 	if method == PastDefault {
 		method = PastVMP
 	}
-	p := &Past{m: m, window: window, method: method}
+	p := &Past{m: m, window: window, method: method, eta: 1, omega: 1}
 	if method == PastFilter {
 		fl, err := newFilter(m)
 		if err != nil {
@@ -208,16 +216,30 @@ func FromNPU(y []float64, ns, nu int) []float64 {
 // Reset starts an episode with the first observation obs: a new graph
 // holding the Dirichlet parameters (with the current prior concentrations),
 // S_0 with its prior D and the observed O_0 (one per factor and modality).
-// It does not run inference.
+// It does not run inference. An observation that the model cannot explain
+// is an error wrapping ErrImpossibleObservation, and the past stays as it
+// was.
 func (p *Past) Reset(obs int) error {
 	m := p.m
 	if obs < 0 || obs >= m.no {
 		return fmt.Errorf("observation %d out of range [0, %d)", obs, m.no)
 	}
+	// An impossible observation is an error before anything changes.
+	var alpha0 []float64
+	var z0 float64
+	if p.fl != nil {
+		var err error
+		if alpha0, z0, err = p.filterStart(obs); err != nil {
+			return err
+		}
+	} else if err := p.vmpPossible(obs, 0); err != nil {
+		return err
+	}
 	p.g = ffg.New()
 	clear(p.steps)
 	p.steps = p.steps[:0]
 	p.t = 0
+	p.saveStart()
 	var err error
 	for i := range p.mods {
 		pm := &p.mods[i]
@@ -276,7 +298,7 @@ func (p *Past) Reset(obs int) error {
 	}
 	p.steps = append(p.steps, st)
 	if p.fl != nil {
-		return p.filterReset(obs)
+		p.filterReset(obs, alpha0, z0)
 	}
 	return nil
 }
@@ -352,10 +374,12 @@ func (p *Past) observe(s []*ffg.Variable, obs, t int) ([]*ffg.Variable, error) {
 // linked to S_t and U_t through B (one of each per factor), and the
 // observed O_(t+1) (one per modality). When the kept steps exceed the
 // window, the oldest is folded into a prior over the next state: the VMP
-// message it sends (B̊ ⊙ [Q(S_old), U_old]) becomes a categorical prior,
-// and its expected counts are added to the Dirichlet priors, so nothing it
-// taught is lost while memory and time per step stay bounded. It does not
-// run inference.
+// message it sends (B̊ ⊙ [Q(S_old), Q(U_old)]) becomes a categorical
+// prior, and its expected counts are added to the Dirichlet priors, so
+// nothing it taught is lost while memory and time per step stay bounded.
+// It does not run inference. An observation that the model cannot explain
+// is an error wrapping ErrImpossibleObservation, and the past stays as it
+// was. GrowMixed is Grow for an action that is not known.
 func (p *Past) Grow(action, obs int) error {
 	m := p.m
 	if p.g == nil {
@@ -367,8 +391,25 @@ func (p *Past) Grow(action, obs int) error {
 	if obs < 0 || obs >= m.no {
 		return fmt.Errorf("observation %d out of range [0, %d)", obs, m.no)
 	}
+	return p.grow(action, nil, obs)
+}
+
+// grow is Grow of the known action (probs nil) or GrowMixed of the action
+// distributed as probs (action -1), both checked.
+func (p *Past) grow(action int, probs []float64, obs int) error {
+	m := p.m
+	// An impossible observation is an error before anything changes.
+	if p.fl != nil {
+		if err := p.filterGrow(action, probs, obs); err != nil {
+			return err
+		}
+	} else if err := p.vmpPossible(obs, p.t+1); err != nil {
+		return err
+	}
 	prev := &p.steps[len(p.steps)-1]
-	p.ctrl = m.DecodeAction(p.ctrl, action)
+	if probs == nil {
+		p.ctrl = m.DecodeAction(p.ctrl, action)
+	}
 	prev.u = make([]*ffg.Variable, len(p.facs))
 	st := pastStep{s: make([]*ffg.Variable, len(p.facs))}
 	for i := range p.facs {
@@ -378,7 +419,15 @@ func (p *Past) Grow(action, obs int) error {
 			return err
 		}
 		u.Label, u.Cluster = p.label("U", p.t, f.name), "past"
-		if err := u.Observe(p.ctrl[i]); err != nil {
+		switch {
+		case probs == nil:
+			err = u.Observe(p.ctrl[i])
+		case f.nu == 1:
+			err = u.Observe(0)
+		default:
+			err = p.hiddenControl(u, probs, i)
+		}
+		if err != nil {
 			return err
 		}
 		prev.u[i] = u
@@ -407,19 +456,19 @@ func (p *Past) Grow(action, obs int) error {
 		return err
 	}
 	p.steps = append(p.steps, st)
-	if p.fl != nil {
-		if err := p.filterGrow(action, obs); err != nil {
-			return err
-		}
-	}
 	if p.window > 0 && len(p.steps) > p.window {
 		return p.fold()
 	}
 	return nil
 }
 
-// fold removes the oldest kept step (see Grow).
+// fold removes the oldest kept step (see Grow). A hidden U_old (GrowMixed)
+// enters the message through its posterior Q(U_old), as S_old does, and
+// goes with its prior.
 func (p *Past) fold() error {
+	if p.fl != nil {
+		p.filterFold()
+	}
 	old, next := p.steps[0], p.steps[1]
 	priors := make([][]float64, len(p.facs))
 	for i := range p.facs {
@@ -581,25 +630,30 @@ func (p *Past) Infer(ctx context.Context, settings *schedule.Settings) (*schedul
 	return schedule.Run(ctx, p.g, settings)
 }
 
-// CarryOver makes the current Dirichlet posteriors the prior concentrations
-// of the next episode (empirical priors, paper section 4.1): with
+// CarryOver ends the trial: it makes the trial's Dirichlet posteriors the
+// prior concentrations of the next trial (empirical priors, paper section
+// 4.1). The posteriors are the priors plus the trial's expected counts
 //
-//	a' = a + Σ_τ o_τ ⊗ Q(S_τ),  b'_u = b_u + Σ_τ [u_τ = u] Q(S_(τ+1)) ⊗ Q(S_τ),  d' = d + Q(S_0)
+//	Δa = Σ_τ o_τ ⊗ Q(S_τ),  Δb_u = Σ_τ [u_τ = u] Q(S_(τ+1)) ⊗ Q(S_τ),  Δd = Q(S_0)
 //
-// as VMP computes them (per modality and factor). With PastFilter the
-// counts are the same sums over the smoothed (forward-backward) posteriors
-// of the episode under the geometric-mean parameters exp E[ln θ]. Without
-// learning it does nothing.
+// (per modality and factor) as VMP computes them, the steps folded out of
+// a window included. With PastFilter the counts are the same sums over the
+// smoothed (forward-backward) posteriors of the trial under the
+// geometric-mean parameters exp E[ln θ] of the trial's priors, and the
+// pairwise posterior of consecutive states for Δb; they are counted once
+// (a second CarryOver adds nothing). The next priors are
+//
+//	c' = ω c + η Δc
+//
+// with c the priors the trial started from (Reset) and η, ω those of
+// SetLearning; with the defaults η = ω = 1, c' is the posterior itself,
+// a' = a + Σ_τ o_τ ⊗ Q(S_τ) and so on. Without learning it does nothing.
 func (p *Past) CarryOver() {
 	if p.fl != nil {
 		_ = p.filterCarryOver()
 		return
 	}
-	for _, d := range p.params() {
-		if d.v != nil {
-			copy(d.alpha, d.v.Alpha())
-		}
-	}
+	p.carry(p.vmpPosteriors())
 }
 
 // Learning reports whether any parameter is learned.
@@ -663,6 +717,37 @@ func (p *Past) Belief() []float64 {
 	return out
 }
 
+// Smoothed returns the posterior marginals Q(S_τ) of every kept step, τ
+// oldest first, each the concatenation of every factor's marginal (new
+// slices, laid out as Belief): PastFilter gives the exact smoothed
+// (forward-backward) marginals given every observation of the trial so far
+// (the joint posterior over the joint state marginalised per factor; the
+// last is the filtered belief of the present), Infer need not run first;
+// PastVMP the graph's current mean-field posteriors (after the last
+// Infer), those of FactorStates. Before Reset it returns nil. After
+// CarryOver it still describes the trial, until the next Reset.
+//
+// Without learning, PastFilter keeps the observations and actions of the
+// kept steps and the filtered belief of the oldest, and redoes the forward
+// pass on each call (time O(kept steps · joint states · Σ_f |S_f|)).
+func (p *Past) Smoothed() [][]float64 {
+	if p.g == nil {
+		return nil
+	}
+	if p.fl != nil {
+		return p.filterSmoothed()
+	}
+	out := make([][]float64, len(p.steps))
+	for k, st := range p.steps {
+		q := make([]float64, 0, p.m.ns)
+		for _, s := range st.s {
+			q = append(q, s.Probs()...)
+		}
+		out[k] = q
+	}
+	return out
+}
+
 // States returns the kept states (of the first factor), oldest first (all
 // of S_0..S_t without a window); the slice is the caller's, the variables
 // are the graph's.
@@ -687,10 +772,13 @@ func (p *Past) Params() (a, b, d *ffg.Variable) {
 	return p.mods[0].aVar, p.facs[0].bVar, p.facs[0].dVar
 }
 
-// Priors returns the prior concentrations of the current episode (of the
-// first modality and factor) in the layouts of a Spec (a[o][s],
-// b[u][next][prev], d[s], flattened; copies); after CarryOver these are the
-// learned ones. A parameter that is not learned is nil.
+// Priors returns the prior concentrations of the first modality's A and
+// the first factor's B and D only (copies), in the layouts of the model
+// file, flattened: a[o][s_1]...[s_k] over the first modality's factors
+// (a[o][s] for a single-factor Spec), b[u][next][prev], d[s]; after
+// CarryOver these are the learned ones. A parameter that is not learned is
+// nil. The other modalities and factors are left out, learned or not:
+// Concentrations returns every one (Priors is its A[0], B[0], D[0]).
 func (p *Past) Priors() (a, b, d []float64) {
 	f := &p.m.factors[0]
 	if p.facs[0].bAlpha != nil {
@@ -701,3 +789,130 @@ func (p *Past) Priors() (a, b, d []float64) {
 
 // Method returns how the past is inferred.
 func (p *Past) Method() PastInference { return p.method }
+
+// ErrImpossibleObservation is wrapped (errors.Is) by the error of Reset,
+// Grow or GrowMixed when the model gives the observation probability 0
+// given the past. The observation is then not recorded: the past stays as
+// it was, with finite beliefs, and the caller knows the step. The error
+// names the step, the observation (its outcome in every modality, by name
+// when the model has names) and, when one modality alone rules it out,
+// that modality, and says what to do: give A (or D at step 0, B after it)
+// a nonzero mass there, e.g. a small floor.
+//
+// PastFilter is exact: the observation is impossible when
+// Σ_s P(o | s) P(s | the past) = 0 under the model's A, B and D as given
+// (a learned parameter is never 0 there: the filter uses exp E[ln θ]).
+// PastVMP floors B, and an A over several factors, at LogFloor, so after
+// step 0 the mean field takes finitely any observation that some state of
+// every factor can emit: a transition that the model excludes costs
+// ln LogFloor = -32, the posteriors stay finite, the free energy too, and
+// no error is returned (the floor leaves mass of order LogFloor where B
+// excludes it). What it cannot take, and reports with this error, is an
+// observation that D (at step 0) and the A over a single factor, neither
+// floored, rule out in every state of some factor: every natural
+// parameter of that factor's state would be -Inf and its posterior NaN.
+var ErrImpossibleObservation = errors.New("pomdp: impossible observation: the model gives it probability 0 given the past")
+
+// impossibleError is an error wrapping ErrImpossibleObservation.
+type impossibleError struct{ msg string }
+
+func (e *impossibleError) Error() string { return e.msg }
+
+func (e *impossibleError) Unwrap() error { return ErrImpossibleObservation }
+
+// impossible is the error of observation obs at step t, which modality
+// culprit (-1: none) rules out on its own; fix names the parameters to
+// change ("A or D").
+func (p *Past) impossible(t, obs, culprit int, fix string) error {
+	m := p.m
+	why := ""
+	if culprit >= 0 && (m.factorised || len(m.mods) > 1) {
+		md := &m.mods[culprit]
+		p.outs = m.DecodeObs(p.outs, obs)
+		why = fmt.Sprintf(" (modality %s gives outcome %s probability 0 in every state the past allows)",
+			quote(md.name), outcomeText(md, p.outs[culprit]))
+	}
+	return &impossibleError{fmt.Sprintf("pomdp: step %d: observation %s: the model gives it probability 0 given the past%s; give %s a nonzero mass there, e.g. a small floor",
+		t, p.obsText(obs), why, fix)}
+}
+
+// obsText describes observation obs: its index and, with several
+// modalities or names, every modality's outcome, e.g.
+// `5 ("where": "cue", "what": "left")`.
+func (p *Past) obsText(obs int) string {
+	m := p.m
+	p.outs = m.DecodeObs(p.outs, obs)
+	if !m.factorised && len(m.mods) == 1 {
+		if m.mods[0].outcomes == nil {
+			return fmt.Sprint(obs)
+		}
+		return fmt.Sprintf("%d (%s)", obs, quote(m.OutcomeName(0, obs)))
+	}
+	parts := make([]string, len(m.mods))
+	for i := range m.mods {
+		parts[i] = quote(m.ModalityName(i)) + ": " + outcomeText(&m.mods[i], p.outs[i])
+	}
+	return fmt.Sprintf("%d (%s)", obs, strings.Join(parts, ", "))
+}
+
+// outcomeText is outcome o of md: its quoted name, or its index.
+func outcomeText(md *modality, o int) string {
+	if md.outcomes == nil {
+		return fmt.Sprint(o)
+	}
+	return quote(name(md.outcomes, o))
+}
+
+// vmpPossible returns an ErrImpossibleObservation error when the mean
+// field cannot take observation obs at step t: for some factor, D (at step
+// 0, when it is not learned) and the unfloored A of the modalities over
+// that factor alone (not learned) rule out every state. Every other
+// message to a state, floored or learned, is finite.
+func (p *Past) vmpPossible(obs, t int) error {
+	m := p.m
+	p.outs = m.DecodeObs(p.outs, obs)
+	// allows reports whether modality i (or D, i = -1) leaves state s of
+	// factor fi possible.
+	allows := func(i, fi, s int) bool {
+		if i < 0 {
+			return t > 0 || p.facs[fi].dAlpha != nil || m.factors[fi].d[s] > 0
+		}
+		md := &m.mods[i]
+		if len(md.deps) != 1 || md.deps[0] != fi || p.mods[i].aAlpha != nil {
+			return true
+		}
+		return md.a[p.outs[i]*md.size+s] > 0
+	}
+	for fi := range p.facs {
+		ns := m.factors[fi].ns
+		possible := false
+		for s := 0; s < ns && !possible; s++ {
+			possible = allows(-1, fi, s)
+			for i := 0; i < len(m.mods) && possible; i++ {
+				possible = allows(i, fi, s)
+			}
+		}
+		if possible {
+			continue
+		}
+		culprit := -1
+		for i := 0; i < len(m.mods) && culprit < 0; i++ {
+			alone := true
+			for s := range ns {
+				if allows(-1, fi, s) && allows(i, fi, s) {
+					alone = false
+					break
+				}
+			}
+			if alone {
+				culprit = i
+			}
+		}
+		fix := "A"
+		if t == 0 {
+			fix = "A or D"
+		}
+		return p.impossible(t, obs, culprit, fix)
+	}
+	return nil
+}

@@ -2,16 +2,12 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
-	"os"
-	"os/signal"
 	"runtime"
 	"strconv"
 	"strings"
@@ -19,23 +15,26 @@ import (
 
 	"github.com/arbor-ai/arbor/aci"
 	"github.com/arbor-ai/arbor/envs"
+	"github.com/arbor-ai/arbor/internal/output"
 	"github.com/arbor-ai/arbor/pomdp"
 )
 
 func runACI(args []string, stdout io.Writer) error {
 	if len(args) == 0 {
-		return badInput("want a subcommand: eval or run (e.g. arbor aci eval --model M --obs 0 --horizon 2)")
+		return badInput("want a subcommand: eval, run or replay (e.g. arbor aci eval --model M --obs 0 --horizon 2)")
 	}
 	switch args[0] {
 	case "eval":
 		return inSubcommand("eval", runACIEval(args[1:], stdout))
 	case "run":
 		return inSubcommand("run", runACIRun(args[1:], stdout))
+	case "replay":
+		return inSubcommand("replay", runACIReplay(args[1:], stdout))
 	case "-h", "--help", "help":
-		fmt.Fprintln(stdout, "usage: arbor aci eval|run [flags]; 'arbor aci eval -h' and 'arbor aci run -h' list the flags")
+		fmt.Fprintln(stdout, "usage: arbor aci eval|run|replay [flags]; 'arbor aci eval -h', 'arbor aci run -h' and 'arbor aci replay -h' list the flags")
 		return nil
 	}
-	return badInput("unknown subcommand %q (want eval or run)", args[0])
+	return badInput("unknown subcommand %q (want eval, run or replay)", args[0])
 }
 
 // aciFlagsGiven returns the names of the flags set on the command line, so
@@ -382,38 +381,7 @@ func aciAppendFloat(b []byte, v float64) []byte {
 	return b
 }
 
-const aciRunSynopsis = "arbor aci run --maze FILE | --model M --horizon T [--steps 50] [--episodes 1] [--agents 1] [--seed 1] [--jobs N] [--progress] [flags] [--json]"
-
-// aciEpisode is one episode of arbor aci run --json.
-type aciEpisode struct {
-	Agent           int       `json:"agent,omitempty"` // with --agents: the agent, from 1 (Episode is then the agent's)
-	Episode         int       `json:"episode"`
-	Solved          bool      `json:"solved"`
-	Steps           int       `json:"steps"`
-	Actions         []int     `json:"actions"`
-	Observations    []int     `json:"observations"`
-	Positions       [][2]int  `json:"positions,omitempty"`
-	PlanningSeconds float64   `json:"planning_seconds"`
-	Policies        int       `json:"policies_per_step"`
-	GammaMean       []float64 `json:"gamma,omitempty"` // E[gamma] per step, with --infer-gamma
-	// QS is Q(S_t) after each observation (vectors, or keyed by factor).
-	QS []json.RawMessage `json:"q_s"`
-
-	outcomes [][]int // for a factorised model: one outcome per modality per step, written as "observations"
-}
-
-// MarshalJSON writes the episode; for a factorised model "observations"
-// lists one outcome index per modality per step.
-func (e aciEpisode) MarshalJSON() ([]byte, error) {
-	type plain aciEpisode
-	if e.outcomes == nil {
-		return json.Marshal(plain(e))
-	}
-	return json.Marshal(struct {
-		plain
-		Observations [][]int `json:"observations"`
-	}{plain(e), e.outcomes})
-}
+const aciRunSynopsis = "arbor aci run --maze FILE | --model M [--process W] --horizon T [--steps 50] [--episodes 1] [--agents 1] [--seed 1] [--jobs N] [--progress] [flags] [--json | --csv]"
 
 // aciParseHabits parses --habits: nu comma-separated probabilities summing
 // to 1 (tolerance 1e-6). Errors name the flag and the entry.
@@ -438,111 +406,111 @@ func aciParseHabits(s string, nu int) ([]float64, error) {
 	return e, nil
 }
 
-// aciWorker runs episodes of aci run with its own agent and environment.
-type aciWorker struct {
-	ag   *aci.Agent
-	env  pomdp.Environment
-	mz   *envs.Maze // the worker's maze (env), nil for a --model run
-	prog *progress
-	dot  string // --dot: where the first step's graph goes ("" none)
-	plot bool   // --plot: record the G of each action taken
+// aciAgentFlags are the flags of the classic agent, shared by aci run and
+// aci replay.
+type aciAgentFlags struct {
+	fs         *flag.FlagSet
+	horizon    *int
+	gamma      *float64
+	inferGamma *bool
+	beta       *float64
+	habits     *string
+	novelty    *bool
+	past       *string
+	sel        *string
+	alpha      *float64
+	eta        *float64
+	omega      *float64
 }
 
-// aciResult is one finished episode of aci run.
-type aciResult struct {
-	ep     aciEpisode
-	states []int
-	plot   plotEpisode
-	err    error
+func (f *aciAgentFlags) register(fs *flag.FlagSet) {
+	f.fs = fs
+	f.horizon = fs.Int("horizon", 0, "policy length T (required): |U|^T policies are scored at every step")
+	f.gamma = fs.Float64("gamma", aci.DefaultGamma, "fixed policy precision: q(pi) = softmax(-gamma G)")
+	f.inferGamma = fs.Bool("infer-gamma", false, "infer the precision with prior Gamma(1, beta) instead of fixing it; "+
+		"gamma moves only when something besides G shapes the policy prior, so give --habits (without them it stays at its prior mean 1/beta)")
+	f.habits = fs.String("habits", "", "habits E: a prior over the first action, comma-separated probabilities, one per action (e.g. 0.7,0.1,0.1,0.1,0)")
+	f.beta = fs.Float64("beta", aci.DefaultBeta, "rate of the Gamma(1, beta) prior of the precision (with --infer-gamma)")
+	f.novelty = fs.Bool("novelty", false, "add the novelty of A to the expected free energy (needs concentrations a)")
+	f.past = fs.String("past", "filter", "past inference: filter (exact filtering of the present state, as SPM and pymdp; smoothing for learning) or vmp (the paper's mean field over the past)")
+	f.sel = fs.String("select", aci.SelectArgmax, "action selection: argmax (the most probable action of the model average) or sample (a draw from P(u) = σ(α ln P_marginal(u)))")
+	f.alpha = fs.Float64("action-precision", 1, "action precision α of P(u) = σ(α ln P_marginal(u)): what --select sample draws from and what a recorded choice is scored with (1: the model average itself; pymdp's default is 16, SPM's 512)")
+	f.eta = fs.Float64("eta", 1, "learning rate η of the Dirichlet counts at the end of every trial: c' = ω c + η Δc (finite, >= 0)")
+	f.omega = fs.Float64("omega", 1, "forgetting ω of the Dirichlet counts at the end of every trial: c' = ω c + η Δc (0 < ω <= 1)")
 }
 
-// episode runs episode e (from 1); its action sampling draws from the
-// stream (seed+e-1, (seed+e-1) ^ 0x9e3779b97f4a7c15) and a --model process
-// from (seed+e-1, 0xe1): episode 1 draws as an agent seeded with seed.
-func (w *aciWorker) episode(ctx context.Context, e int, seed uint64, steps int) aciResult {
-	s := seed + uint64(e-1)
-	w.ag.SetRand(rand.New(rand.NewPCG(s, s^0x9e3779b97f4a7c15)))
-	if p, ok := w.env.(*pomdp.Process); ok {
-		p.SetRand(rand.New(rand.NewPCG(s, 0xe1)))
+// options checks the flags and returns the agent's options for model m.
+func (f *aciAgentFlags) options(m *pomdp.Model) (*aci.AgentOptions, error) {
+	given := aciFlagsGiven(f.fs)
+	switch {
+	case !given["horizon"]:
+		return nil, badInput("--horizon: missing (want the policy length T >= 1)")
+	case *f.horizon < 1:
+		return nil, badInput("--horizon: %d, want >= 1", *f.horizon)
+	case math.IsNaN(*f.gamma) || math.IsInf(*f.gamma, 0) || *f.gamma <= 0:
+		return nil, badInput("--gamma: %v, want finite > 0", *f.gamma)
+	case math.IsNaN(*f.beta) || math.IsInf(*f.beta, 0) || *f.beta <= 0:
+		return nil, badInput("--beta: %v, want finite > 0", *f.beta)
+	case *f.sel != aci.SelectArgmax && *f.sel != aci.SelectSample:
+		return nil, badInput("--select: %q, want %s or %s", *f.sel, aci.SelectArgmax, aci.SelectSample)
+	case math.IsNaN(*f.alpha) || math.IsInf(*f.alpha, 0) || *f.alpha < 0:
+		return nil, badInput("--action-precision: %v, want finite >= 0", *f.alpha)
+	case math.IsNaN(*f.eta) || math.IsInf(*f.eta, 0) || *f.eta < 0:
+		return nil, badInput("--eta: %v, want finite >= 0", *f.eta)
+	case !(*f.omega > 0 && *f.omega <= 1):
+		return nil, badInput("--omega: %v, want 0 < ω <= 1", *f.omega)
 	}
-	r := aciResult{ep: aciEpisode{Episode: e}}
-	if w.mz != nil {
-		r.states = append(r.states, w.mz.Start())
-		row, col := w.mz.CellOf(w.mz.Start())
-		r.ep.Positions = append(r.ep.Positions, [2]int{row, col})
+	if _, err := aci.NumPolicies(m.NumActions(), *f.horizon, math.MaxInt); err != nil {
+		return nil, badInput("--%v", err)
 	}
-	var dotErr error
-	rec, err := w.ag.RunEpisode(ctx, w.env, steps, func(step, action, obs int) {
-		w.prog.step()
-		r.ep.Policies = w.ag.LastPlan().NumPolicies
-		if w.plot {
-			// The lowest G among the policies that start with the
-			// action taken.
-			best := math.Inf(1)
-			for _, p := range w.ag.LastPlan().Policies {
-				if len(p.Policy) > 0 && p.Policy[0] == action {
-					best = math.Min(best, p.G)
-				}
-			}
-			r.plot.costs = append(r.plot.costs, best)
+	var habitsE []float64
+	if *f.habits != "" {
+		var err error
+		if habitsE, err = aciParseHabits(*f.habits, m.NumActions()); err != nil {
+			return nil, err
 		}
-		if step == 1 && e == 1 && w.dot != "" {
-			var b bytes.Buffer
-			if dotErr = w.ag.Graph().WriteDOT(&b); dotErr == nil {
-				dotErr = writeFigure(w.dot, b.Bytes())
-			}
-		}
-		if w.mz != nil {
-			r.states = append(r.states, w.mz.State())
-			row, col := w.mz.Position()
-			r.ep.Positions = append(r.ep.Positions, [2]int{row, col})
-		}
-	})
-	if err == nil {
-		err = dotErr
 	}
+	past, err := pomdp.ParsePastInference(*f.past)
 	if err != nil {
-		r.err = err
-		return r
+		return nil, badInput("--past: %v", err)
 	}
-	r.ep.Solved, r.ep.Steps, r.ep.Actions, r.ep.Observations = w.mz != nil && rec.Solved, rec.Steps, rec.Actions, rec.Observations
-	if o, ok := obsJSON(w.ag.Model(), rec.Observations).([][]int); ok {
-		r.ep.outcomes = o
+	o := &aci.AgentOptions{
+		Horizon: *f.horizon, Gamma: *f.gamma, InferGamma: *f.inferGamma, Beta: *f.beta,
+		Novelty: *f.novelty, Select: *f.sel, Habits: habitsE, Past: past,
 	}
-	r.plot.beliefs, r.plot.states, r.plot.steps, r.plot.solved = rec.Beliefs, r.states, rec.Steps, r.ep.Solved
-	r.plot.obs = rec.Observations
-	r.ep.QS = beliefsJSON(w.ag.Model(), rec.Beliefs)
-	r.ep.PlanningSeconds, r.ep.GammaMean = rec.PlanningSeconds, rec.GammaMean
-	return r
+	if given["action-precision"] {
+		o.ActionPrecision = f.alpha
+	}
+	if given["eta"] {
+		o.LearningRate = f.eta
+	}
+	if given["omega"] {
+		o.Forgetting = f.omega
+	}
+	return o, nil
 }
 
 func runACIRun(args []string, stdout io.Writer) error {
 	fset := flag.NewFlagSet("aci run", flag.ContinueOnError)
+	var af aciAgentFlags
+	af.register(fset)
 	mazeFile := fset.String("maze", "", "maze file (docs/formats.md)")
-	model := fset.String("model", "", "POMDP file (docs/formats.md); the model is also the true process, sampled with --seed")
-	horizon := fset.Int("horizon", 0, "policy length T (required): |U|^T policies are scored at every step")
+	model := fset.String("model", "", "POMDP file (docs/formats.md): the agent's beliefs, and the true process unless --process gives another, sampled with --seed")
+	process := fset.String("process", "", "POMDP file used as the true process (the world), with the actions and observations of --model; the agent plans with --model")
 	steps := fset.Int("steps", 50, "maximum actions per episode")
 	episodes := fset.Int("episodes", 1, "episodes (trials; per agent with --agents); with concentrations a, b, d in --model the agent learns between them")
-	agents := fset.Int("agents", 1, "independent agents, each running --episodes episodes from the model's priors (1..1024; "+
-		"agent a's episode e draws from seed + (a-1)*episodes + e-1); agents that learn run in parallel under --jobs")
-	seed := fset.Uint64("seed", 1, "random seed of --select sample and of a --model process")
-	gamma := fset.Float64("gamma", aci.DefaultGamma, "fixed policy precision: q(pi) = softmax(-gamma G)")
-	inferGamma := fset.Bool("infer-gamma", false, "infer the precision with prior Gamma(1, beta) instead of fixing it; "+
-		"gamma moves only when something besides G shapes the policy prior, so give --habits (without them it stays at its prior mean 1/beta)")
+	agents := fset.Int("agents", 1, "independent agents, each running --episodes episodes from the model's priors (1..1024); agents that learn run in parallel under --jobs")
+	seed := fset.Uint64("seed", 1, "random seed: agent a's episode e draws its decisions from the streams of seed + e-1 (pomdp.StepRand) and a --model process from seed + (a-1)*episodes + e-1")
 	maxMin := fset.Float64("max-minutes", 10, aciMaxMinutesUsage)
 	progressFlag := fset.Bool("progress", false, "report progress on standard error once a second (always on a terminal)")
 	jobsFlag := fset.Int("jobs", runtime.GOMAXPROCS(0), "episodes run in parallel (1..1024; the output is the same as with 1); "+
 		"an agent that learns (concentrations a, b, d) runs its episodes in order")
-	habits := fset.String("habits", "", "habits E: a prior over the first action, comma-separated probabilities, one per action (e.g. 0.7,0.1,0.1,0.1,0)")
-	beta := fset.Float64("beta", aci.DefaultBeta, "rate of the Gamma(1, beta) prior of the precision (with --infer-gamma)")
-	novelty := fset.Bool("novelty", false, "add the novelty of A to the expected free energy (needs concentrations a)")
 	dotFile := fset.String("dot", "", "write the agent's graph after its first step (the past, the policy pi and the precision) to this file: SVG, PDF or PNG by its ending, DOT otherwise")
 	plotFile := fset.String("plot", "", "draw the first episode's beliefs, the G of each action taken, the maze with the path and, over several episodes, a learning curve into this PNG file")
-	pastFlag := fset.String("past", "filter", "past inference: filter (exact filtering of the present state, as SPM and pymdp; smoothing for learning) or vmp (the paper's mean field over the past)")
-	sel := fset.String("select", aci.SelectArgmax, "action selection from the action distribution: argmax or sample")
 	noise := fset.Float64("noise", envs.DefaultNoise, "maze model noise on A, B and D")
 	pref := fset.Float64("pref-precision", envs.DefaultPrefPrecision, "maze preference precision")
-	asJSON := fset.Bool("json", false, "one JSON object per episode and a summary line")
+	asJSON := fset.Bool("json", false, "a provenance line, one JSON object per episode and a summary line")
+	asCSV := fset.Bool("csv", false, "one CSV row per time step in the recorded-behaviour format (docs/behaviour.md), with the action probabilities")
 	pos, err := parseFlags(fset, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, helpText(fset, aciRunSynopsis))
@@ -555,10 +523,6 @@ func runACIRun(args []string, stdout io.Writer) error {
 		return badInput("unexpected argument %q (usage: %s)", pos[0], aciRunSynopsis)
 	}
 	switch {
-	case !aciFlagsGiven(fset)["horizon"]:
-		return badInput("--horizon: missing (want the policy length T >= 1)")
-	case *horizon < 1:
-		return badInput("--horizon: %d, want >= 1", *horizon)
 	case *steps < 1 || *steps > 1_000_000:
 		return badInput("--steps: %d, want 1..1000000", *steps)
 	case *episodes < 1 || *episodes > 100_000:
@@ -569,187 +533,142 @@ func runACIRun(args []string, stdout io.Writer) error {
 		return badInput("--agents: %d, want 1..1024", *agents)
 	case *agents**episodes > 100_000:
 		return badInput("--agents %d × --episodes %d: %d episodes in all, want at most 100000", *agents, *episodes, *agents**episodes)
-	case math.IsNaN(*gamma) || math.IsInf(*gamma, 0) || *gamma <= 0:
-		return badInput("--gamma: %v, want finite > 0", *gamma)
-	case math.IsNaN(*beta) || math.IsInf(*beta, 0) || *beta <= 0:
-		return badInput("--beta: %v, want finite > 0", *beta)
-	case *sel != aci.SelectArgmax && *sel != aci.SelectSample:
-		return badInput("--select: %q, want %s or %s", *sel, aci.SelectArgmax, aci.SelectSample)
 	case (*mazeFile == "") == (*model == ""):
 		return badInput("want exactly one of --maze FILE and --model FILE")
+	case *process != "" && *mazeFile != "":
+		return badInput("--process: the maze is the world of a --maze run (give --model and --process)")
+	case *asJSON && *asCSV:
+		return badInput("--json and --csv: give one")
 	}
-	var m *pomdp.Model
-	var env pomdp.Environment
-	var mz *envs.Maze
-	source := ""
+	r := &agentRun{command: "aci run", asJSON: *asJSON, asCSV: *asCSV}
 	if *mazeFile != "" {
-		if mz, err = loadMaze(*mazeFile); err != nil {
+		if r.mz, err = loadMaze(*mazeFile); err != nil {
 			return err
 		}
-		mm, err := mz.Model(*noise, *pref)
+		mm, err := r.mz.Model(*noise, *pref)
 		if err != nil {
 			return badInput("--noise %v, --pref-precision %v: %v", *noise, *pref, err)
 		}
-		if m, err = mm.POMDP(); err != nil {
+		if r.m, err = mm.POMDP(); err != nil {
 			return badInput("--maze %s: model: %v", *mazeFile, err)
 		}
-		env, source = mz, "--maze "+*mazeFile
 	} else {
-		if m, err = loadPOMDP(*model); err != nil {
+		if r.m, err = loadPOMDP(*model); err != nil {
 			return err
 		}
-		env = pomdp.NewProcess(m, rand.New(rand.NewPCG(*seed, 0xe1)))
-		source = "--model " + *model
-	}
-	if _, err := aci.NumPolicies(m.NumActions(), *horizon, math.MaxInt); err != nil {
-		return badInput("--%v", err)
-	}
-	if err := aciCheckPlanTime(m, *horizon, *maxMin); err != nil {
-		return err
-	}
-	var habitsE []float64
-	if *habits != "" {
-		if habitsE, err = aciParseHabits(*habits, m.NumActions()); err != nil {
-			return err
-		}
-	}
-	past, err := pomdp.ParsePastInference(*pastFlag)
-	if err != nil {
-		return badInput("--past: %v", err)
-	}
-	agentOpts := &aci.AgentOptions{
-		Horizon: *horizon, Gamma: *gamma, InferGamma: *inferGamma, Beta: *beta,
-		Novelty: *novelty, Select: *sel, Seed: *seed, Habits: habitsE, Past: past,
-	}
-	// Episodes are independent unless the agent learns (concentrations a,
-	// b, d): then each agent runs its episodes in order, and the agents
-	// (--agents) run in parallel. Otherwise every episode can run on any
-	// of the --jobs workers, each with its own agent and copy of the
-	// environment. Every episode has its own random streams, and the
-	// output is written in episode order, the same as with one worker.
-	la, lb, ld := m.Learnable()
-	learn := la || lb || ld
-	total, per := *agents**episodes, 1
-	if learn {
-		per = *episodes
-	}
-	jobs := min(*jobsFlag, total/per)
-	workers := make([]*aciWorker, jobs)
-	for i := range workers {
-		w := &aciWorker{mz: mz, env: env, dot: *dotFile, plot: *plotFile != ""}
-		if w.ag, err = aci.NewAgent(m, agentOpts); err != nil {
-			return badInput("%s: %v", source, err)
-		}
-		if i > 0 {
-			switch {
-			case mz == nil:
-				w.env = pomdp.NewProcess(m, nil)
-			default:
-				if w.mz, err = envs.ParseMaze(strings.NewReader(mz.String())); err != nil {
-					return err
-				}
-				w.env = w.mz
+		r.world = r.m
+		if *process != "" {
+			if r.world, err = loadWorld(*process, r.m); err != nil {
+				return err
 			}
 		}
-		workers[i] = w
 	}
-	// Ctrl-C stops the run within a second (the policy walk looks at ctx
-	// regularly): the finished episodes and their summary are written, and
-	// the exit status is 130.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	context.AfterFunc(ctx, stop) // a second Ctrl-C ends the process at once
-	enc := json.NewEncoder(stdout)
-	done := 0
-	var interrupted error
-	solved, stepsSolved := 0, 0
-	planning := 0.0
-	nPol, _ := aci.NumPolicies(m.NumActions(), *horizon, math.MaxInt)
-	prog := startProgress(*progressFlag, total, int64(nPol), "policies scored")
-	defer prog.end()
-	for _, w := range workers {
-		w.prog = prog // before the workers start
+	m := r.m
+	opts, err := af.options(m)
+	if err != nil {
+		return err
+	}
+	if err := aciCheckPlanTime(m, *af.horizon, *maxMin); err != nil {
+		return err
+	}
+	if _, err := aci.NewAgent(m, opts); err != nil {
+		source := "--maze " + *mazeFile
+		if *model != "" {
+			source = "--model " + *model
+		}
+		return badInput("%s: %v", source, err)
 	}
 	if err := checkPlotFile(*plotFile); err != nil {
 		return err
 	}
-	rp := &runPlot{path: *plotFile, costLabel: "lowest G of the action taken", mz: mz, m: m}
-	pool := startEpisodes(ctx, total, per, len(workers), func(ctx context.Context, w, e int) aciResult {
-		if learn && e > 1 && (e-1)%per == 0 {
-			// A new agent: it starts from the model's priors.
-			ag, err := aci.NewAgent(m, agentOpts)
-			if err != nil {
-				return aciResult{err: err}
+	if r.prov, err = provenance("aci run", fset, [2]string{"--model", *model}, [2]string{"--process", *process}, [2]string{"--maze", *mazeFile}); err != nil {
+		return err
+	}
+	// Trials are independent unless the agent learns (concentrations a,
+	// b, d): then each agent runs its trials in order, and the agents
+	// (--agents) run in parallel. Every trial draws from its own streams,
+	// and the output is written in trial order, the same as with one
+	// worker.
+	la, lb, ld := m.Learnable()
+	r.runs = pomdp.Runs{Agents: *agents, Trials: *episodes, Workers: *jobsFlag, MaxSteps: *steps, Seed: *seed, Carry: la || lb || ld}
+	r.newAg = func() (pomdp.Agent, error) { return aci.NewAgent(m, opts) }
+	nPol, _ := aci.NumPolicies(m.NumActions(), *af.horizon, math.MaxInt)
+	r.prog = startProgress(*progressFlag, *agents**episodes, int64(nPol), "policies scored")
+	defer r.prog.end()
+	if *plotFile != "" {
+		r.plot = &runPlot{path: *plotFile, costLabel: "lowest G of the action taken", mz: r.mz, m: m}
+		// The lowest G among the policies that start with the action
+		// taken.
+		r.cost = func(d *pomdp.Decision) float64 {
+			best := math.Inf(1)
+			for _, p := range d.Detail.(*aci.Plan).Policies {
+				if len(p.Policy) > 0 && p.Policy[0] == d.Action {
+					best = math.Min(best, p.G)
+				}
 			}
-			workers[w].ag = ag
+			return best
 		}
-		r := workers[w].episode(ctx, e, *seed, *steps)
-		if *agents > 1 {
-			r.ep.Agent, r.ep.Episode = agentEpisode(e, *episodes)
-		}
-		return r
-	})
-	defer pool.stop()
-	for e := 1; e <= total; e++ {
-		r, ok := pool.result(ctx, e)
-		if !ok || errors.Is(r.err, context.Canceled) {
-			interrupted = context.Canceled
-			break
-		}
-		if r.err != nil {
-			return fmt.Errorf("episode %d: %w", e, r.err)
-		}
-		ep, states := r.ep, r.states
-		done++
-		prog.episode()
-		rp.episodes = append(rp.episodes, r.plot)
-		if ep.Solved {
-			solved++
-			stepsSolved += ep.Steps
-		}
-		planning += ep.PlanningSeconds
-		if *asJSON {
-			if err := enc.Encode(&ep); err != nil {
+	}
+	if *dotFile != "" {
+		r.dot = func(ag pomdp.Agent, _ *pomdp.Decision) error {
+			var b bytes.Buffer
+			if err := ag.(*aci.Agent).Graph().WriteDOT(&b); err != nil {
 				return err
 			}
-			continue
-		}
-		aciPrintEpisode(stdout, &ep, m, mz, states, *horizon)
-	}
-	if *plotFile != "" {
-		if err := rp.write(); err != nil {
-			return err
+			return writeFigure(*dotFile, b.Bytes())
 		}
 	}
-	var meanSteps any // null when no episode was solved
-	if solved > 0 {
-		meanSteps = float64(stepsSolved) / float64(solved)
+	r.extra = func(rec *runRecord, ep *pomdp.Episode) {
+		for _, st := range ep.Steps {
+			if st.Decision == nil {
+				continue
+			}
+			p := st.Decision.Detail.(*aci.Plan)
+			rec.Policies = p.NumPolicies
+			if opts.InferGamma {
+				rec.GammaMean = append(rec.GammaMean, p.GammaMean)
+			}
+		}
+		if rec.Policies == 0 {
+			rec.Policies = nPol
+		}
 	}
-	// After an interrupt the summary covers the finished episodes.
-	if *asJSON {
-		sum := map[string]any{"episodes": done, "solved": solved, "mean_steps": meanSteps, "planning_seconds": planning}
+	r.human = func(w io.Writer, label string, ep *pomdp.Episode, positions [][2]int) {
+		aciPrintEpisode(w, label, ep, m, r.mz, positions, nPol, *af.horizon)
+	}
+	r.summary = func(s *runSummary) any {
+		var meanSteps any // null when no episode was solved
+		if s.Solved > 0 {
+			meanSteps = float64(s.StepsSolved) / float64(s.Solved)
+		}
+		sum := map[string]any{"episodes": s.Episodes, "solved": s.Solved, "mean_steps": meanSteps, "planning_seconds": s.PlanningSeconds}
 		if *agents > 1 {
 			sum["agents"] = *agents
 		}
-		if err := enc.Encode(sum); err != nil {
-			return err
+		if !r.asJSON {
+			if r.mz == nil {
+				return nil
+			}
+			text := fmt.Sprintf("%d/%d episodes solved", s.Solved, s.Episodes)
+			if s.Solved > 0 {
+				text += fmt.Sprintf(", mean steps %.1f", meanSteps)
+			}
+			return stringer(text + fmt.Sprintf("; %.3f s planning in all", s.PlanningSeconds))
 		}
-		return interrupted
+		return sum
 	}
-	if mz != nil {
-		fmt.Fprintf(stdout, "%d/%d episodes solved", solved, done)
-		if solved > 0 {
-			fmt.Fprintf(stdout, ", mean steps %.1f", meanSteps)
-		}
-		fmt.Fprintf(stdout, "; %.3f s planning in all\n", planning)
-	}
-	return interrupted
+	return r.run(stdout)
 }
+
+// stringer is a line of human output.
+type stringer string
+
+func (s stringer) String() string { return string(s) }
 
 // aciPrintEpisode is the human output of one episode: a summary line, the
 // actions, and for a maze the maze with the path drawn (envs.Maze.Render,
 // as arbor btai run).
-func aciPrintEpisode(w io.Writer, ep *aciEpisode, m *pomdp.Model, mz *envs.Maze, states []int, horizon int) {
+func aciPrintEpisode(w io.Writer, label string, ep *pomdp.Episode, m *pomdp.Model, mz *envs.Maze, positions [][2]int, policies, horizon int) {
 	status := "ran"
 	if mz != nil {
 		status = "did not reach the exit"
@@ -757,24 +676,77 @@ func aciPrintEpisode(w io.Writer, ep *aciEpisode, m *pomdp.Model, mz *envs.Maze,
 			status = "reached the exit"
 		}
 	}
-	label := fmt.Sprintf("episode %d", ep.Episode)
-	if ep.Agent > 0 {
-		label = fmt.Sprintf("agent %d %s", ep.Agent, label)
-	}
 	fmt.Fprintf(w, "%s: %s in %d steps (%d policies of length %d per step, %.3f s planning)\n",
-		label, status, ep.Steps, ep.Policies, horizon, ep.PlanningSeconds)
-	names := make([]string, len(ep.Actions))
-	for i, u := range ep.Actions {
-		names[i] = m.ActionName(u)
-	}
-	fmt.Fprintf(w, "actions: %s\n", strings.Join(names, " "))
+		label, status, ep.NumActions(), policies, horizon, ep.PlanningSeconds)
+	fmt.Fprintf(w, "actions: %s\n", strings.Join(output.ActionNames(m, ep.Actions()), " "))
 	if mz == nil {
-		obs := make([]string, len(ep.Observations))
-		for i, o := range ep.Observations {
-			obs[i] = m.ObsName(o)
+		obs := ep.Observations()
+		names := make([]string, len(obs))
+		for i, o := range obs {
+			names[i] = m.ObsName(o)
 		}
-		fmt.Fprintf(w, "observations: %s\n", strings.Join(obs, " "))
+		fmt.Fprintf(w, "observations: %s\n", strings.Join(names, " "))
 		return
 	}
+	states := make([]int, 0, len(positions))
+	for _, p := range positions {
+		if s, ok := mz.StateOf(p[0], p[1]); ok {
+			states = append(states, s)
+		}
+	}
 	fmt.Fprint(w, mz.Render(states))
+}
+
+const aciReplaySynopsis = "arbor aci replay --model M --data D.csv --horizon T [--gamma 16] [--action-precision 1] [agent flags] [--beliefs] [--subjects FILE] [--json | --csv]"
+
+// runACIReplay drives the classic agent along recorded behaviour: each
+// subject's trials in order, every recorded action scored by P(u) =
+// σ(α ln P_marginal(u)) and taken.
+func runACIReplay(args []string, stdout io.Writer) error {
+	fset := flag.NewFlagSet("aci replay", flag.ContinueOnError)
+	var af aciAgentFlags
+	af.register(fset)
+	model, data, subjects, seed, jobs, asJSON, asCSV, beliefs := registerReplay(fset)
+	maxMin := fset.Float64("max-minutes", 10, aciMaxMinutesUsage)
+	pos, err := parseFlags(fset, args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, helpText(fset, aciReplaySynopsis))
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return badInput("unexpected argument %q (usage: %s)", pos[0], aciReplaySynopsis)
+	}
+	switch {
+	case *model == "":
+		return badInput("--model: missing (the agent's POMDP file)")
+	case *data == "":
+		return badInput("--data: missing (the recorded behaviour)")
+	case *jobs < 1 || *jobs > 1024:
+		return badInput("--jobs: %d, want 1..1024", *jobs)
+	case *asJSON && *asCSV:
+		return badInput("--json and --csv: give one")
+	}
+	m, err := loadPOMDP(*model)
+	if err != nil {
+		return err
+	}
+	opts, err := af.options(m)
+	if err != nil {
+		return err
+	}
+	if err := aciCheckPlanTime(m, *af.horizon, *maxMin); err != nil {
+		return err
+	}
+	if _, err := aci.NewAgent(m, opts); err != nil {
+		return badInput("--model %s: %v", *model, err)
+	}
+	r := &replayRun{m: m, data: *data, subjects: *subjects, seed: *seed, jobs: *jobs, asJSON: *asJSON, asCSV: *asCSV, beliefs: *beliefs,
+		newAg: func() (pomdp.Agent, error) { return aci.NewAgent(m, opts) }}
+	if r.prov, err = provenance("aci replay", fset, [2]string{"--model", *model}, [2]string{"--data", *data}); err != nil {
+		return err
+	}
+	return r.run(stdout)
 }

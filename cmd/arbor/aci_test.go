@@ -641,9 +641,9 @@ func TestACIRunMaze(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	lines := runJSONLines(t, stdout)
 	if len(lines) != 2 {
-		t.Fatalf("want an episode line and a summary line, got %d lines:\n%s", len(lines), stdout)
+		t.Fatalf("want a provenance line, an episode line and a summary line, got:\n%s", stdout)
 	}
 	var ep aciEpisode
 	dec := json.NewDecoder(strings.NewReader(lines[0]))
@@ -740,9 +740,9 @@ func TestACIRunModel(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	_, out3, _ := aciRun(t, append(args, "--seed", "8")...)
-	strip := func(s string) string { // planning times differ between runs
+	strip := func(s string) string { // planning times differ between runs; the provenance names the seed
 		var b strings.Builder
-		for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
+		for _, l := range runJSONLines(t, s) {
 			var m map[string]any
 			if err := json.Unmarshal([]byte(l), &m); err != nil {
 				t.Fatal(err)
@@ -758,9 +758,9 @@ func TestACIRunModel(t *testing.T) {
 	if strip(out1) == strip(out3) {
 		t.Errorf("seeds 7 and 8 gave the same run:\n%s", out1)
 	}
-	lines := strings.Split(strings.TrimSpace(out1), "\n")
+	lines := runJSONLines(t, out1)
 	if len(lines) != 4 {
-		t.Fatalf("want 3 episodes and a summary, got:\n%s", out1)
+		t.Fatalf("want a provenance line, 3 episodes and a summary, got:\n%s", out1)
 	}
 	for _, l := range lines[:3] {
 		var ep aciEpisode
@@ -887,7 +887,7 @@ func TestACIRunHabits(t *testing.T) {
 		var ep struct {
 			Gamma []float64 `json:"gamma"`
 		}
-		if err := json.Unmarshal([]byte(strings.SplitN(out.String(), "\n", 2)[0]), &ep); err != nil {
+		if err := json.Unmarshal([]byte(runJSONLines(t, out.String())[0]), &ep); err != nil {
 			t.Fatal(err)
 		}
 		return ep.Gamma[0]
@@ -958,7 +958,7 @@ func TestACIPlanTimeGuard(t *testing.T) {
 
 // TestACIRunJobsIdentical: aci run --jobs runs independent episodes in
 // parallel and writes them in order; the output is that of --jobs 1 but for
-// the timing figures, with sampled actions (--select sample, each episode
+// the timing figures (and the provenance line, which names --jobs), with sampled actions (--select sample, each episode
 // its own stream) in a maze and with a --model process; a model that
 // learns (d) runs its episodes in order and gives the same output too.
 func TestACIRunJobsIdentical(t *testing.T) {
@@ -975,7 +975,11 @@ func TestACIRunJobsIdentical(t *testing.T) {
 				if code := run(append(slices.Clone(a), "--jobs", jobs), &out, &errb); code != 0 {
 					t.Fatalf("%v --jobs %s: exit %d, %s", a, jobs, code, errb.String())
 				}
-				s := aciMaskPlanning(out.String())
+				s := out.String()
+				if format != nil { // the provenance line names --jobs
+					s = strings.Join(runJSONLines(t, s), "\n")
+				}
+				s = aciMaskPlanning(s)
 				return regexp.MustCompile(`[0-9.]+ s planning`).ReplaceAllString(s, "T s planning")
 			}
 			one := get("1")
@@ -986,4 +990,23 @@ func TestACIRunJobsIdentical(t *testing.T) {
 			}
 		}
 	}
+}
+
+// aciEpisode is one episode line of aci run --json, for the tests.
+type aciEpisode struct {
+	Agent            int               `json:"agent"`
+	Episode          int               `json:"episode"`
+	Solved           bool              `json:"solved"`
+	Steps            int               `json:"steps"`
+	Actions          []int             `json:"actions"`
+	ActionNames      []string          `json:"action_names"`
+	Observations     []int             `json:"observations"`
+	ObservationNames []string          `json:"observation_names"`
+	ActionProbs      [][]float64       `json:"action_probs"`
+	QS               []json.RawMessage `json:"q_s"`
+	Positions        [][2]int          `json:"positions"`
+	PlanningSeconds  float64           `json:"planning_seconds"`
+	Policies         int               `json:"policies_per_step"`
+	GammaMean        []float64         `json:"gamma"`
+	Concentrations   json.RawMessage   `json:"concentrations"`
 }

@@ -10,7 +10,6 @@ import (
 	"io"
 	"io/fs"
 	"math"
-	"math/rand/v2"
 	"os"
 	"os/signal"
 	"runtime"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/arbor-ai/arbor/btai"
 	"github.com/arbor-ai/arbor/envs"
+	"github.com/arbor-ai/arbor/internal/output"
 	"github.com/arbor-ai/arbor/pomdp"
 )
 
@@ -59,18 +59,20 @@ const (
 
 func runBTAI(args []string, stdout io.Writer) error {
 	if len(args) == 0 {
-		return badInput("want a subcommand: plan or run (e.g. arbor btai run --maze examples/mazes/1.maze)")
+		return badInput("want a subcommand: plan, run or replay (e.g. arbor btai run --maze examples/mazes/1.maze)")
 	}
 	switch args[0] {
 	case "plan":
 		return inSubcommand("plan", runBTAIPlan(args[1:], stdout))
 	case "run":
 		return inSubcommand("run", runBTAIRun(args[1:], stdout))
+	case "replay":
+		return inSubcommand("replay", runBTAIReplay(args[1:], stdout))
 	case "-h", "--help", "help":
-		fmt.Fprintf(stdout, "usage:\n  %s\n  %s\n'arbor btai plan -h' and 'arbor btai run -h' list every flag\n", btaiPlanSynopsis, btaiRunSynopsis)
+		fmt.Fprintf(stdout, "usage:\n  %s\n  %s\n  %s\n'arbor btai plan -h', 'arbor btai run -h' and 'arbor btai replay -h' list every flag\n", btaiPlanSynopsis, btaiRunSynopsis, btaiReplaySynopsis)
 		return nil
 	}
-	return badInput("unknown subcommand %q (want plan or run)", args[0])
+	return badInput("unknown subcommand %q (want plan, run or replay)", args[0])
 }
 
 // btaiFlags holds the planning options shared by plan and run. Their
@@ -468,13 +470,15 @@ func runBTAIPlan(args []string, stdout io.Writer) error {
 	if err := ag.Plan(ctx); err != nil {
 		return err
 	}
+	// The action the agent would take now: the one its rule favours most.
+	now := ag.Tree().BestAction(opts.ActionSelection)
 	if *dotFile != "" {
-		if err := btaiWriteDOT(ag, m, "dot", *dotFile, view); err != nil {
+		if err := btaiWriteDOT(ag, m, "dot", *dotFile, view, now); err != nil {
 			return err
 		}
 	}
 	if *plotFile != "" {
-		if err := btaiWriteDOT(ag, m, "plot", *plotFile, btaiDotView{tree: view.tree}); err != nil {
+		if err := btaiWriteDOT(ag, m, "plot", *plotFile, btaiDotView{tree: view.tree}, now); err != nil {
 			return err
 		}
 	}
@@ -550,15 +554,16 @@ func btaiCreatable(path string) error {
 // btaiWriteDOT writes the planning figure to path: the tree of states
 // (writeTreeDOT) or, with --dot-factors, the agent's graph with the
 // planning tree labelled (visits n and average cost g per node); SVG, PDF
-// or PNG by the file's ending (writeFigure), DOT otherwise.
-func btaiWriteDOT(ag *btai.Agent, m *pomdp.Model, flagName, path string, v btaiDotView) error {
+// or PNG by the file's ending (writeFigure), DOT otherwise. The root's
+// child of action now is drawn bold (-1: none).
+func btaiWriteDOT(ag *btai.Agent, m *pomdp.Model, flagName, path string, v btaiDotView, now int) error {
 	var b bytes.Buffer
 	if v.factors {
 		ag.LabelTree(m.ActionName)
 		if err := ag.Graph().WriteDOT(&b); err != nil {
 			return fmt.Errorf("--%s %s: %w", flagName, path, err)
 		}
-	} else if err := writeTreeDOT(&b, ag.Tree(), m, ag.Options().ActionSelection, v.tree); err != nil {
+	} else if err := writeTreeDOT(&b, ag.Tree(), m, now, v.tree); err != nil {
 		return fmt.Errorf("--%s %s: %w", flagName, path, err)
 	}
 	if err := writeFigure(path, b.Bytes()); err != nil {
@@ -571,111 +576,54 @@ func btaiWriteDOT(ag *btai.Agent, m *pomdp.Model, flagName, path string, v btaiD
 	return nil
 }
 
-// btaiEpisodeJSON is one episode of `arbor btai run --json`. Observations
-// are indices, one more than steps (the first is before any action);
-// positions are [row, col] from the start, likewise, and solved is
-// reported, for mazes only.
-type btaiEpisodeJSON struct {
-	Agent        int   `json:"agent,omitempty"`   // with --agents: the agent, from 1
-	Episode      int   `json:"episode,omitempty"` // with --agents: the agent's episode, from 1
-	Solved       *bool `json:"solved,omitempty"`
-	Steps        int   `json:"steps"`
-	Actions      []int `json:"actions"`
-	Observations any   `json:"observations"`
-	// QS is Q(S_t) after each observation (vectors, or keyed by factor).
-	QS                 []json.RawMessage `json:"q_s"`
-	Positions          [][2]int          `json:"positions,omitempty"`
-	PlanningIterations int               `json:"planning_iterations"`
-	PlanningSeconds    float64           `json:"planning_seconds"`
-	// Concentrations learned by the end of the episode (the next episode's
-	// priors), when the model has a, b or d.
-	// A factorised model's are keyed: {"factors": {name: {"b", "d"}},
-	// "modalities": {name: {"a"}}}.
-	Concentrations any `json:"concentrations,omitempty"`
+// btaiActFlags are the flags of how a BTAI agent acts and learns, shared
+// by btai run and btai replay.
+type btaiActFlags struct {
+	fs         *flag.FlagSet
+	sel        *string
+	prec       *float64
+	eta, omega *float64
 }
 
-// btaiConcJSON holds learned Dirichlet concentrations in the layouts of the
-// POMDP file (a[o][s], b[u][next][prev], d[s]); a parameter that is not
-// learned is left out.
-type btaiConcJSON struct {
-	A [][]float64   `json:"a,omitempty"`
-	B [][][]float64 `json:"b,omitempty"`
-	D []float64     `json:"d,omitempty"`
+func (a *btaiActFlags) register(fs *flag.FlagSet) {
+	a.fs = fs
+	a.sel = fs.String("action-select", "softmax", "action selection: softmax (σ(-α ḡ) over the root children's average costs), visits (P(u) ∝ N_u^α over their visit counts), most-visited or min-cost (both deterministic)")
+	a.prec = fs.Float64("action-precision", 100, "action precision α (finite, >= 0) of softmax (default 100) and visits (default 1)")
+	a.eta = fs.Float64("eta", 1, "learning rate η of the model's Dirichlet counts at the end of every episode: c' = ω c + η Δc (finite, >= 0)")
+	a.omega = fs.Float64("omega", 1, "forgetting ω of the model's Dirichlet counts at the end of every episode: c' = ω c + η Δc (0 < ω <= 1)")
 }
 
-// btaiConcentrations returns the agent's learned concentrations, nil when
-// the model learns nothing.
-func btaiConcentrations(ag *btai.Agent, m *pomdp.Model) any {
-	if m.NumFactors() > 1 || m.NumModalities() > 1 {
-		return btaiFactorisedConcentrations(ag, m)
-	}
-	ca, cb, cd := ag.Concentrations()
-	if ca == nil && cb == nil && cd == nil {
-		return nil
-	}
-	ns, no, nu := m.NumStates(), m.NumObs(), m.NumActions()
-	c := &btaiConcJSON{D: cd}
-	if ca != nil {
-		for o := range no {
-			c.A = append(c.A, ca[o*ns:(o+1)*ns])
+// apply sets the acting options of o from the flags given.
+func (a *btaiActFlags) apply(o *btai.Options) error {
+	var err error
+	if btaiFlagSet(a.fs, "action-select") {
+		if o.ActionSelection, err = btai.ParseActionSelection(*a.sel); err != nil {
+			return badInput("--action-select: %v", err)
 		}
 	}
-	if cb != nil {
-		c.B = make([][][]float64, nu)
-		for u := range nu {
-			for n := range ns {
-				c.B[u] = append(c.B[u], cb[(u*ns+n)*ns:(u*ns+n+1)*ns])
-			}
-		}
+	switch {
+	case btaiFlagSet(a.fs, "action-precision") && o.ActionSelection.Deterministic():
+		return badInput("--action-precision: applies to --action-select softmax and visits, not %s", o.ActionSelection)
+	case !btaiFinite(*a.prec) || *a.prec < 0:
+		return badInput("--action-precision: %v, want a finite number >= 0", *a.prec)
+	case !btaiFinite(*a.eta) || *a.eta < 0:
+		return badInput("--eta: %v, want a finite number >= 0", *a.eta)
+	case !(*a.omega > 0 && *a.omega <= 1):
+		return badInput("--omega: %v, want 0 < ω <= 1", *a.omega)
 	}
-	return c
-}
-
-// btaiFactorisedConcentrations is btaiConcentrations for a model with
-// several factors or modalities: the learned concentrations of every
-// factor (b, d) and modality (a) that has them, keyed by name, in the
-// layouts of the factorised file.
-func btaiFactorisedConcentrations(ag *btai.Agent, m *pomdp.Model) any {
-	la, lb, ld := m.Learnable()
-	if !la && !lb && !ld {
-		return nil
+	switch {
+	case btaiFlagSet(a.fs, "action-precision"):
+		o.ActionPrecision = *a.prec
+	case o.ActionSelection == btai.Visits:
+		o.ActionPrecision = 1
 	}
-	learned, err := ag.LearnedModel()
-	if err != nil {
-		return nil
+	if btaiFlagSet(a.fs, "eta") {
+		o.LearningRate = a.eta
 	}
-	orig, fs := m.FactorisedSpec(), learned.FactorisedSpec()
-	data, err := json.Marshal(fs)
-	if err != nil {
-		return nil
+	if btaiFlagSet(a.fs, "omega") {
+		o.Forgetting = a.omega
 	}
-	// The file encoding gives the nested layouts; keep the learned fields.
-	var file struct {
-		Factors    []map[string]json.RawMessage `json:"factors"`
-		Modalities []map[string]json.RawMessage `json:"modalities"`
-	}
-	if json.Unmarshal(data, &file) != nil {
-		return nil
-	}
-	out := map[string]map[string]map[string]json.RawMessage{"factors": {}, "modalities": {}}
-	for i, f := range orig.Factors {
-		c := map[string]json.RawMessage{}
-		if f.ConcB != nil {
-			c["b"] = file.Factors[i]["b"]
-		}
-		if f.ConcD != nil {
-			c["d"] = file.Factors[i]["d"]
-		}
-		if len(c) > 0 {
-			out["factors"][f.Name] = c
-		}
-	}
-	for i, md := range orig.Modalities {
-		if md.ConcA != nil {
-			out["modalities"][md.Name] = map[string]json.RawMessage{"a": file.Modalities[i]["a"]}
-		}
-	}
-	return out
+	return nil
 }
 
 // btaiSummaryJSON is the last line of `arbor btai run --json`. For a maze,
@@ -695,20 +643,21 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("btai run", flag.ContinueOnError)
 	var bf btaiFlags
 	bf.register(fs)
+	var act btaiActFlags
+	act.register(fs)
 	mazeFile := fs.String("maze", "", "maze file (examples/mazes; docs/btai.md); exactly one of --maze and --model")
-	model := fs.String("model", "", "POMDP file (JSON with A, B, C, D and optional a, b, d); the model is also the true process")
+	model := fs.String("model", "", "POMDP file (JSON with A, B, C, D and optional a, b, d): the agent's beliefs, and the true process unless --process gives another")
+	process := fs.String("process", "", "POMDP file used as the true process (the world), with the actions and observations of --model; the agent plans with --model")
 	steps := fs.Int("steps", 50, "maximum actions per episode (1..1000000)")
 	episodes := fs.Int("episodes", 1, "episodes (1..100000; per agent with --agents)")
-	agents := fs.Int("agents", 1, "independent agents, each running --episodes episodes from the model's priors (1..1024; "+
-		"agent a's episode e draws from seed + (a-1)*episodes + e-1); agents that learn run in parallel under --jobs")
-	seed := fs.Uint64("seed", 1, "random seed: episode i (from 1) draws its random numbers from seed+i-1, so --seed k --episodes 1 repeats seed k of the test tables")
-	sel := fs.String("action-select", "softmax", "action selection: softmax, most-visited or min-cost")
-	prec := fs.Float64("action-precision", 100, "softmax precision over -g/N (finite, >= 0; softmax only)")
+	agents := fs.Int("agents", 1, "independent agents, each running --episodes episodes from the model's priors (1..1024); agents that learn run in parallel under --jobs")
+	seed := fs.Uint64("seed", 1, "random seed: agent a's episode e draws its decisions from the streams of seed + e-1 (pomdp.StepRand; --seed k --episodes 1 repeats seed k of the test tables) and a --model process from seed + (a-1)*episodes + e-1")
 	noise := fs.Float64("noise", envs.DefaultNoise, "maze model noise on A, B and D, in [0, 1) (--maze only)")
 	pref := fs.Float64("pref-precision", envs.DefaultPrefPrecision, "maze preference precision, finite (--maze only)")
 	plotFile := fs.String("plot", "", "draw the first episode's beliefs, the average cost of each action taken, the maze with the path and, over several episodes, a learning curve into this PNG file")
 	dotFile := fs.String("dot", "", "write the planning tree of the first step (the tree of states; with --dot-factors the factor graph) to this file: SVG, PDF or PNG by its ending, DOT otherwise")
-	asJSON := fs.Bool("json", false, "one JSON object per episode and a summary line")
+	asJSON := fs.Bool("json", false, "a provenance line, one JSON object per episode and a summary line")
+	asCSV := fs.Bool("csv", false, "one CSV row per time step in the recorded-behaviour format (docs/behaviour.md), with the action probabilities")
 	progressFlag := fs.Bool("progress", false, "report progress on standard error once a second (always on a terminal)")
 	jobsFlag := fs.Int("jobs", runtime.GOMAXPROCS(0), "episodes run in parallel (1..1024; the output is the same as with 1); "+
 		"an agent that learns (concentrations a, b, d in the model, or --novelty-carry) runs its episodes in order")
@@ -731,16 +680,10 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if bf.set("action-select") {
-		if opts.ActionSelection, err = btai.ParseActionSelection(*sel); err != nil {
-			return badInput("--action-select: %v", err)
-		}
+	if err := act.apply(&opts); err != nil {
+		return err
 	}
 	switch {
-	case bf.set("action-precision") && opts.ActionSelection != btai.Softmax:
-		return badInput("--action-precision: applies to --action-select softmax only, not %s", opts.ActionSelection)
-	case !btaiFinite(*prec) || *prec < 0:
-		return badInput("--action-precision: %v, want a finite number >= 0", *prec)
 	case *steps < 1 || *steps > btaiMaxSteps:
 		return badInput("--steps: %d, want 1..%d", *steps, btaiMaxSteps)
 	case *episodes < 1 || *episodes > btaiMaxEpisodes:
@@ -753,30 +696,40 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 		return badInput("--agents %d × --episodes %d: %d episodes in all, want at most %d", *agents, *episodes, *agents**episodes, btaiMaxEpisodes)
 	case (*mazeFile == "") == (*model == ""):
 		return badInput("want exactly one of --maze FILE and --model FILE")
+	case *process != "" && *mazeFile != "":
+		return badInput("--process: the maze is the world of a --maze run (give --model and --process)")
 	case !(*noise >= 0 && *noise < 1): // also NaN
 		return badInput("--noise: %v, want a number in [0, 1)", *noise)
 	case !btaiFinite(*pref):
 		return badInput("--pref-precision: %v, want a finite number", *pref)
 	case *model != "" && (btaiFlagSet(fs, "noise") || btaiFlagSet(fs, "pref-precision")):
 		return badInput("--noise and --pref-precision apply to --maze only, not to --model")
-	}
-	if bf.set("action-precision") {
-		opts.ActionPrecision = *prec
+	case *asJSON && *asCSV:
+		return badInput("--json and --csv: give one")
 	}
 	if err := opts.Validate(); err != nil {
 		return badInput("%v", err)
 	}
-	var m *pomdp.Model
-	var mz *envs.Maze
+	r := &agentRun{command: "btai run", asJSON: *asJSON, asCSV: *asCSV}
 	if *mazeFile != "" {
-		if mz, m, err = loadMazeModel(*mazeFile, *noise, *pref); err != nil {
+		if r.mz, r.m, err = loadMazeModel(*mazeFile, *noise, *pref); err != nil {
 			return err
 		}
-	} else if m, err = loadPOMDP(*model); err != nil {
-		return err
-	} else if err := btaiFactorisedFlags(m, *model, opts.GlobalInference, opts.Novelty, view.factors); err != nil {
-		return err
+	} else {
+		if r.m, err = loadPOMDP(*model); err != nil {
+			return err
+		}
+		if err := btaiFactorisedFlags(r.m, *model, opts.GlobalInference, opts.Novelty, view.factors); err != nil {
+			return err
+		}
+		r.world = r.m
+		if *process != "" {
+			if r.world, err = loadWorld(*process, r.m); err != nil {
+				return err
+			}
+		}
 	}
+	m := r.m
 	if err := bf.checkModel(m); err != nil {
 		return err
 	}
@@ -788,233 +741,92 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 	if err := bf.checkPlanTime(m, opts); err != nil {
 		return err
 	}
-	// Episodes are independent unless the agent learns (concentrations in
-	// the model, or novelty counts carried over): then each agent runs its
-	// episodes in order, and the agents (--agents) run in parallel.
-	// Otherwise every episode can run on any of the --jobs workers, each
-	// with its own agent and its own copy of the environment. Every
-	// episode draws from its own stream of the seed, so the output is the
-	// same as with one worker, written in episode order.
-	la, lb, ld := m.Learnable()
-	learn := la || lb || ld || opts.NoveltyCarry
-	total, per := *agents**episodes, 1
-	if learn {
-		per = *episodes
+	if _, err := btai.NewAgent(m, &opts, nil); err != nil {
+		return badInput("%v", err)
 	}
-	jobs := min(*jobsFlag, total/per)
-	// Each worker holds a planning tree: as many as fit in the memory
-	// bound together.
-	tree := btai.TreeBytes(opts.Iterations, m.NumStates(), m.NumObs(), m.NumActions(), opts.GlobalInference || *dotFile != "")
-	jobs = max(1, min(jobs, int(btaiMaxTreeBytes/max(tree, 1))))
-	workers := make([]*btaiWorker, jobs)
-	for i := range workers {
-		w := &btaiWorker{m: m, mz: mz, view: view}
-		if w.ag, err = btai.NewAgent(m, &opts, nil); err != nil {
-			return badInput("%v", err)
-		}
-		switch {
-		case mz == nil:
-			w.env = pomdp.NewProcess(m, nil)
-		case i == 0:
-			w.env = mz
-		default:
-			// A maze keeps its current position: each worker walks its own.
-			if w.mz, err = envs.ParseMaze(strings.NewReader(mz.String())); err != nil {
-				return err
-			}
-			w.env = w.mz
-		}
-		workers[i] = w
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	context.AfterFunc(ctx, stop) // a second Ctrl-C ends the process at once
-	enc := json.NewEncoder(stdout)
 	if *dotFile != "" {
 		// Fail before any output when the file cannot be written.
 		if err := btaiCreatable(*dotFile); err != nil {
 			return err
 		}
 	}
-	settings := btaiSettings(bf.preset, opts, true)
-	if !*asJSON {
-		fmt.Fprintln(stdout, settings)
-	}
-	prog := startProgress(*progressFlag, total, int64(opts.Iterations), "planning iterations")
-	defer prog.end()
-	for _, w := range workers {
-		w.prog = prog // before the workers start
-	}
 	if err := checkPlotFile(*plotFile); err != nil {
 		return err
 	}
-	rp := &runPlot{path: *plotFile, costLabel: "average cost of the action taken", mz: mz, m: m}
-	pool := startEpisodes(ctx, total, per, len(workers), func(ctx context.Context, w, e int) btaiResult {
-		if learn && e > 1 && (e-1)%per == 0 {
-			// A new agent: it starts from the model's priors.
-			ag, err := btai.NewAgent(m, &opts, nil)
-			if err != nil {
-				return btaiResult{err: err}
-			}
-			workers[w].ag = ag
-		}
-		return workers[w].episode(ctx, e, *seed, *steps, *dotFile)
-	})
-	// Every return stops the workers and waits for them.
-	defer pool.stop()
-	done := 0
-	var interrupted error
-	solved, stepsSolved, iters := 0, 0, 0
-	planning := 0.0
-	for e := 1; e <= total; e++ {
-		r, ok := pool.result(ctx, e)
-		if !ok || errors.Is(r.err, context.Canceled) {
-			// Ctrl-C: the finished episodes are written, and their
-			// summary; the exit status is 130.
-			interrupted = context.Canceled
-			break
-		}
-		if r.err != nil {
-			return r.err
-		}
-		ep := r.ep
-		done++
-		prog.episode()
-		pe := plotEpisode{beliefs: ep.Beliefs, costs: ep.Costs, obs: ep.Observations, steps: ep.Steps, solved: ep.Solved}
-		if mz != nil {
-			for _, p := range r.positions {
-				if st, ok := mz.StateOf(p[0], p[1]); ok {
-					pe.states = append(pe.states, st)
-				}
-			}
-		}
-		rp.episodes = append(rp.episodes, pe)
-		iters += ep.PlanningIterations
-		planning += ep.PlanningSeconds
-		if ep.Solved {
-			solved++
-			stepsSolved += ep.Steps
-		}
-		if *asJSON {
-			out := btaiEpisodeJSON{
-				Steps: ep.Steps, Actions: ep.Actions, Observations: obsJSON(m, ep.Observations), QS: beliefsJSON(m, ep.Beliefs), Positions: r.positions,
-				PlanningIterations: ep.PlanningIterations, PlanningSeconds: ep.PlanningSeconds,
-				Concentrations: r.conc,
-			}
-			if *agents > 1 {
-				out.Agent, out.Episode = agentEpisode(e, *episodes)
-			}
-			if mz != nil {
-				out.Solved = &ep.Solved
-			}
-			if err := enc.Encode(out); err != nil {
-				return err
-			}
-			continue
-		}
-		btaiPrintEpisode(stdout, episodeLabel(e, *episodes, *agents), ep, m, mz, r.positions)
+	if r.prov, err = provenance("btai run", fs, [2]string{"--model", *model}, [2]string{"--process", *process}, [2]string{"--maze", *mazeFile}); err != nil {
+		return err
 	}
+	// Episodes are independent unless the agent learns (concentrations in
+	// the model, or novelty counts carried over): then each agent runs its
+	// episodes in order, and the agents (--agents) run in parallel. Every
+	// episode draws from its own streams of the seed, so the output is the
+	// same as with one worker, written in episode order. Each worker holds
+	// a planning tree: as many as fit in the memory bound together.
+	la, lb, ld := m.Learnable()
+	learn := la || lb || ld || opts.NoveltyCarry
+	tree := btai.TreeBytes(opts.Iterations, m.NumStates(), m.NumObs(), m.NumActions(), opts.GlobalInference || *dotFile != "")
+	jobs := max(1, min(*jobsFlag, int(btaiMaxTreeBytes/max(tree, 1))))
+	r.runs = pomdp.Runs{Agents: *agents, Trials: *episodes, Workers: jobs, MaxSteps: *steps, Seed: *seed, Carry: learn}
+	r.newAg = func() (pomdp.Agent, error) { return btai.NewAgent(m, &opts, nil) }
+	settings := btaiSettings(bf.preset, opts, true)
+	if !*asJSON && !*asCSV {
+		fmt.Fprintln(stdout, settings)
+	}
+	r.prog = startProgress(*progressFlag, *agents**episodes, int64(opts.Iterations), "planning iterations")
+	defer r.prog.end()
 	if *plotFile != "" {
-		if err := rp.write(); err != nil {
-			return err
+		r.plot = &runPlot{path: *plotFile, costLabel: "average cost of the action taken", mz: r.mz, m: m}
+		r.cost = func(d *pomdp.Decision) float64 { return d.Value("average_cost")[d.Action] }
+	}
+	if *dotFile != "" {
+		r.dot = func(ag pomdp.Agent, d *pomdp.Decision) error {
+			return btaiWriteDOT(ag.(*btai.Agent), m, "dot", *dotFile, view, d.Action)
 		}
 	}
-	sum := btaiSummaryJSON{Episodes: done, Settings: settings}
-	if *agents > 1 {
-		sum.Agents = *agents
+	r.extra = func(rec *runRecord, ep *pomdp.Episode) { rec.PlanIterations = ep.NumActions() * opts.Iterations }
+	r.human = func(w io.Writer, label string, ep *pomdp.Episode, positions [][2]int) {
+		btaiPrintEpisode(w, label, ep, m, r.mz, positions, opts.Iterations)
 	}
-	var mean *float64
-	if mz != nil {
-		sum.Solved = &solved
-		sum.MeanSteps = json.RawMessage("null")
-		if solved > 0 {
-			m := float64(stepsSolved) / float64(solved)
-			mean = &m
-			if sum.MeanSteps, err = json.Marshal(m); err != nil {
-				return err
+	r.summary = func(s *runSummary) any {
+		sum := btaiSummaryJSON{Episodes: s.Episodes, Settings: settings}
+		if *agents > 1 {
+			sum.Agents = *agents
+		}
+		var mean *float64
+		if r.mz != nil {
+			sum.Solved = &s.Solved
+			sum.MeanSteps = json.RawMessage("null")
+			if s.Solved > 0 {
+				m := float64(s.StepsSolved) / float64(s.Solved)
+				mean = &m
+				sum.MeanSteps, _ = json.Marshal(m)
 			}
 		}
-	}
-	if planning > 0 {
-		sum.IterationsPerSecond = float64(iters) / planning
-	}
-	if *asJSON {
-		if err := enc.Encode(sum); err != nil {
-			return err
+		if s.PlanningSeconds > 0 {
+			sum.IterationsPerSecond = float64(s.Actions*opts.Iterations) / s.PlanningSeconds
 		}
-		return interrupted
-	}
-	if mz != nil {
-		fmt.Fprintf(stdout, "%d/%d episodes solved", solved, done)
-		if mean != nil {
-			fmt.Fprintf(stdout, ", mean steps %.1f", *mean)
+		if r.asJSON {
+			return sum
 		}
-	} else {
-		fmt.Fprintf(stdout, "%d episodes", done)
-	}
-	// The only line that varies between runs with the same seed.
-	fmt.Fprintf(stdout, "; %.0f planning iterations per second\n", sum.IterationsPerSecond)
-	return interrupted
-}
-
-// btaiWorker runs episodes with its own agent and environment.
-type btaiWorker struct {
-	ag   *btai.Agent
-	m    *pomdp.Model
-	env  pomdp.Environment
-	mz   *envs.Maze  // the worker's maze (env), nil for a --model run
-	view btaiDotView // what --dot draws
-	// prog counts the actions (nil: no progress report). It is set before
-	// the first episode starts.
-	prog *progress
-}
-
-// btaiResult is one finished episode.
-type btaiResult struct {
-	ep        *btai.Episode
-	positions [][2]int
-	conc      any
-	err       error
-}
-
-// episode runs episode e (from 1): its random numbers come from seed+e-1
-// (btai.EpisodeRand; a --model process from its own stream of the same
-// seed), and for e = 1 the graph after the first planning step goes to
-// dotFile when it is set.
-func (w *btaiWorker) episode(ctx context.Context, e int, seed uint64, steps int, dotFile string) btaiResult {
-	w.ag.SetRand(btai.EpisodeRand(seed, e-1))
-	if p, ok := w.env.(*pomdp.Process); ok {
-		p.SetRand(rand.New(rand.NewPCG(seed+uint64(e-1), 0xe1)))
-	}
-	var r btaiResult
-	if w.mz != nil {
-		row, col := w.mz.CellOf(w.mz.Start())
-		r.positions = append(r.positions, [2]int{row, col})
-	}
-	var dotErr error
-	r.ep, r.err = w.ag.RunEpisode(ctx, w.env, steps, func(step, action, obs int) {
-		w.prog.step()
-		if w.mz != nil {
-			row, col := w.mz.Position()
-			r.positions = append(r.positions, [2]int{row, col})
+		var text string
+		if r.mz != nil {
+			text = fmt.Sprintf("%d/%d episodes solved", s.Solved, s.Episodes)
+			if mean != nil {
+				text += fmt.Sprintf(", mean steps %.1f", *mean)
+			}
+		} else {
+			text = fmt.Sprintf("%d episodes", s.Episodes)
 		}
-		if step == 1 && e == 1 && dotFile != "" {
-			dotErr = btaiWriteDOT(w.ag, w.m, "dot", dotFile, w.view)
-		}
-	})
-	if r.err == nil {
-		r.err = dotErr
+		// The only line that varies between runs with the same seed.
+		return stringer(text + fmt.Sprintf("; %.0f planning iterations per second", sum.IterationsPerSecond))
 	}
-	if r.err == nil {
-		r.conc = btaiConcentrations(w.ag, w.m)
-	}
-	return r
+	return r.run(stdout)
 }
 
 // btaiPrintEpisode prints one episode for humans: the outcome, the actions
 // and, for a maze, the positions visited and the maze with the visited
 // cells marked '*' (S and E keep their letters).
-func btaiPrintEpisode(w io.Writer, label string, ep *btai.Episode, m *pomdp.Model, mz *envs.Maze, positions [][2]int) {
+func btaiPrintEpisode(w io.Writer, label string, ep *pomdp.Episode, m *pomdp.Model, mz *envs.Maze, positions [][2]int, iterations int) {
 	status := "ran"
 	if mz != nil {
 		status = "did not reach the exit in"
@@ -1022,18 +834,15 @@ func btaiPrintEpisode(w io.Writer, label string, ep *btai.Episode, m *pomdp.Mode
 			status = "reached the exit in"
 		}
 	}
-	fmt.Fprintf(w, "%s: %s %d steps (%d planning iterations)\n", label, status, ep.Steps, ep.PlanningIterations)
-	names := make([]string, len(ep.Actions))
-	for i, a := range ep.Actions {
-		names[i] = m.ActionName(a)
-	}
-	fmt.Fprintf(w, "actions: %s\n", strings.Join(names, " "))
+	fmt.Fprintf(w, "%s: %s %d steps (%d planning iterations)\n", label, status, ep.NumActions(), ep.NumActions()*iterations)
+	fmt.Fprintf(w, "actions: %s\n", strings.Join(output.ActionNames(m, ep.Actions()), " "))
 	if mz == nil {
-		obs := make([]string, len(ep.Observations))
-		for i, o := range ep.Observations {
-			obs[i] = m.ObsName(o)
+		obs := ep.Observations()
+		names := make([]string, len(obs))
+		for i, o := range obs {
+			names[i] = m.ObsName(o)
 		}
-		fmt.Fprintf(w, "observations: %s\n", strings.Join(obs, " "))
+		fmt.Fprintf(w, "observations: %s\n", strings.Join(names, " "))
 		return
 	}
 	var b strings.Builder
@@ -1120,4 +929,76 @@ func btaiKeyed(n int, name func(int) string, off, size func(int) int, x []float6
 		o.vals = append(o.vals, btaiFloats(x[off(i):off(i)+size(i)]))
 	}
 	return o
+}
+
+const btaiReplaySynopsis = "arbor btai replay --model M --data D.csv [--preset ...] [planning flags] [--action-select softmax|visits] [--action-precision α] [--seed 1] [--beliefs] [--subjects FILE] [--json | --csv]"
+
+// runBTAIReplay drives the BTAI agent along recorded behaviour: each
+// subject's trials in order, the recorded actions scored by the agent's
+// choice distribution (a stochastic rule: softmax or visits) and taken.
+func runBTAIReplay(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("btai replay", flag.ContinueOnError)
+	var bf btaiFlags
+	bf.register(fs)
+	var act btaiActFlags
+	act.register(fs)
+	model, data, subjects, seed, jobs, asJSON, asCSV, beliefs := registerReplay(fs)
+	pos, err := parseFlags(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, helpText(fs, btaiReplaySynopsis))
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return badInput("unexpected argument %q (usage: %s)", pos[0], btaiReplaySynopsis)
+	}
+	opts, err := bf.options()
+	if err != nil {
+		return err
+	}
+	if err := act.apply(&opts); err != nil {
+		return err
+	}
+	switch {
+	case *model == "":
+		return badInput("--model: missing (the agent's POMDP file)")
+	case *data == "":
+		return badInput("--data: missing (the recorded behaviour)")
+	case *jobs < 1 || *jobs > 1024:
+		return badInput("--jobs: %d, want 1..1024", *jobs)
+	case *asJSON && *asCSV:
+		return badInput("--json and --csv: give one")
+	case opts.ActionSelection.Deterministic():
+		return badInput("--action-select %s: a deterministic rule gives no probability to score a recorded choice with (want softmax or visits)", opts.ActionSelection)
+	}
+	if err := opts.Validate(); err != nil {
+		return badInput("%v", err)
+	}
+	m, err := loadPOMDP(*model)
+	if err != nil {
+		return err
+	}
+	if err := btaiFactorisedFlags(m, *model, opts.GlobalInference, opts.Novelty, false); err != nil {
+		return err
+	}
+	if err := bf.checkModel(m); err != nil {
+		return err
+	}
+	if err := btaiCheckTree(opts.Iterations, m, opts.GlobalInference); err != nil {
+		return err
+	}
+	if err := bf.checkPlanTime(m, opts); err != nil {
+		return err
+	}
+	if _, err := btai.NewAgent(m, &opts, nil); err != nil {
+		return badInput("%v", err)
+	}
+	r := &replayRun{m: m, data: *data, subjects: *subjects, seed: *seed, jobs: *jobs, asJSON: *asJSON, asCSV: *asCSV, beliefs: *beliefs,
+		newAg: func() (pomdp.Agent, error) { return btai.NewAgent(m, &opts, nil) }}
+	if r.prov, err = provenance("btai replay", fs, [2]string{"--model", *model}, [2]string{"--data", *data}); err != nil {
+		return err
+	}
+	return r.run(stdout)
 }

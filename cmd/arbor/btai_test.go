@@ -19,6 +19,7 @@ import (
 
 	"github.com/arbor-ai/arbor/btai"
 	"github.com/arbor-ai/arbor/envs"
+	"github.com/arbor-ai/arbor/pomdp"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
@@ -692,14 +693,18 @@ func (m *btaiMaze) render(visited [][2]int) string {
 }
 
 type btaiEpisodeOut struct {
+	Episode            int         `json:"episode"`
 	Solved             bool        `json:"solved"`
 	Steps              int         `json:"steps"`
 	Actions            []int       `json:"actions"`
+	ActionNames        []string    `json:"action_names"`
 	Observations       []int       `json:"observations"`
+	ObservationNames   []string    `json:"observation_names"`
+	ActionProbs        [][]float64 `json:"action_probs"`
 	QS                 [][]float64 `json:"q_s"`
 	Positions          [][2]int    `json:"positions"`
-	PlanningIterations int         `json:"planning_iterations"`
 	PlanningSeconds    float64     `json:"planning_seconds"`
+	PlanningIterations int         `json:"planning_iterations"`
 }
 
 type btaiSummaryOut struct {
@@ -711,19 +716,23 @@ type btaiSummaryOut struct {
 }
 
 // btaiDecodeRun decodes run --json output and checks its schema
-// (docs/cli.md), field for field and in order: one object per episode, then the
-// summary.
+// (docs/cli.md), field for field and in order: the provenance line, one
+// object per episode, then the summary. Every episode is numbered, names
+// its actions and observations, and gives one action distribution per
+// action taken, in which the action taken has a positive probability.
 func btaiDecodeRun(t *testing.T, out string, episodes int, maze bool) ([]btaiEpisodeOut, btaiSummaryOut) {
 	t.Helper()
-	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	lines := runJSONLines(t, out)
 	if len(lines) != episodes+1 {
-		t.Fatalf("%d lines, want %d episodes + a summary:\n%s", len(lines), episodes, out)
+		t.Fatalf("%d lines after the provenance, want %d episodes + a summary:\n%s", len(lines), episodes, out)
 	}
 	// A --model run has no goal: no solved, no positions.
-	wantEp := []string{"solved", "steps", "actions", "observations", "q_s", "positions", "planning_iterations", "planning_seconds"}
+	wantEp := []string{"episode", "solved", "steps", "actions", "action_names", "observations", "observation_names",
+		"action_probs", "q_s", "positions", "planning_seconds", "planning_iterations"}
 	wantSum := []string{"episodes", "solved", "mean_steps", "iterations_per_second", "settings"}
 	if !maze {
-		wantEp = []string{"steps", "actions", "observations", "q_s", "planning_iterations", "planning_seconds"}
+		wantEp = []string{"episode", "steps", "actions", "action_names", "observations", "observation_names",
+			"action_probs", "q_s", "planning_seconds", "planning_iterations"}
 		wantSum = []string{"episodes", "iterations_per_second", "settings"}
 	}
 	strict := func(line string, v any) {
@@ -740,6 +749,19 @@ func btaiDecodeRun(t *testing.T, out string, episodes int, maze bool) ([]btaiEpi
 		}
 		var ep btaiEpisodeOut
 		strict(line, &ep)
+		if ep.Episode != len(eps)+1 {
+			t.Fatalf("episode %d numbered %d", len(eps)+1, ep.Episode)
+		}
+		if len(ep.ActionNames) != len(ep.Actions) || len(ep.ObservationNames) != len(ep.Observations) || len(ep.ActionProbs) != len(ep.Actions) {
+			t.Fatalf("episode %d: %d actions, %d names, %d action distributions; %d observations, %d names",
+				ep.Episode, len(ep.Actions), len(ep.ActionNames), len(ep.ActionProbs), len(ep.Observations), len(ep.ObservationNames))
+		}
+		for i, p := range ep.ActionProbs {
+			btaiCheckDistribution(t, fmt.Sprintf("episode %d: action_probs[%d]", ep.Episode, i), p, len(ep.ActionProbs[0]))
+			if u := ep.Actions[i]; u < 0 || u >= len(p) || !(p[u] > 0) {
+				t.Fatalf("episode %d step %d: action %d taken with probability %v", ep.Episode, i+1, u, p)
+			}
+		}
 		eps = append(eps, ep)
 	}
 	last := lines[episodes]
@@ -907,7 +929,9 @@ func TestBTAIRunDeterministic(t *testing.T) {
 	// (2 episodes of 12 steps each), at least two runs must differ.
 	seen := map[string]bool{}
 	for seed := range 5 {
-		seen[btaiMaskTiming(btaiMustRun(t, append(cases[1], "--json", "--seed", strconv.Itoa(seed))...))] = true
+		// The provenance line names the seed: the episodes are compared.
+		lines := runJSONLines(t, btaiMustRun(t, append(cases[1], "--json", "--seed", strconv.Itoa(seed))...))
+		seen[btaiMaskTiming(strings.Join(lines, "\n"))] = true
 	}
 	if len(seen) < 2 {
 		t.Errorf("5 seeds gave identical --model runs")
@@ -1214,7 +1238,8 @@ func TestBTAIBadInput(t *testing.T) {
 		// Conflicting flags: a flag that only makes sense with another.
 		{"run novelty scale without novelty", run1("--novelty-scale", "3"), []string{"--novelty-scale", "needs --novelty"}},
 		{"run novelty carry without novelty", run1("--novelty-carry"), []string{"--novelty-carry", "needs --novelty"}},
-		{"run precision without softmax", run1("--action-select", "min-cost", "--action-precision", "5"), []string{"--action-precision", "softmax only"}},
+		{"run precision with min-cost", run1("--action-select", "min-cost", "--action-precision", "5"), []string{"--action-precision: applies to --action-select softmax and visits, not min-cost"}},
+		{"run precision with most-visited", run1("--action-select", "most-visited", "--action-precision", "5"), []string{"--action-precision: applies to --action-select softmax and visits, not most-visited"}},
 		{"run rollout length without rollouts", run1("--rollout-length", "3"), []string{"--rollout-length", "needs --rollouts"}},
 		{"run novelty prior with model a", []string{"run", "--model", btaiData("tiny-pomdp-a.json"), "--novelty", "--novelty-prior", "2"}, []string{"--novelty-prior", "concentrations a"}},
 		{"plan novelty carry with model a", plan("tiny-pomdp-a.json", "--novelty", "--novelty-carry"), []string{"--novelty-carry", "concentrations a"}},
@@ -1292,7 +1317,8 @@ func TestBTAIFlagsAnywhere(t *testing.T) {
 // transitions (hard zeros in B) runs in both modes. Mean-field inference
 // takes logarithms of B; the agent floors B at e^-32 for that (btai
 // TestDeterministicB checks the beliefs against exact filtering), so the
-// command succeeds and prints one JSON line per episode plus the summary.
+// command succeeds and prints the provenance line, one JSON line per
+// episode and the summary.
 func TestBTAIRunModelDeterministicB(t *testing.T) {
 	for _, inf := range []string{"vmp", "predictive"} {
 		code, out, errs := btaiRun(t, "run", "--model", btaiData("deterministic-b.json"), "--iterations", "4", "--steps", "4", "--inference", inf, "--json")
@@ -1300,8 +1326,8 @@ func TestBTAIRunModelDeterministicB(t *testing.T) {
 			t.Errorf("%s: exit %d with stderr %q, want 0 and nothing", inf, code, errs)
 			continue
 		}
-		if n := strings.Count(out, "\n"); n != 2 {
-			t.Errorf("%s: %d output lines, want 2 (one episode, the summary):\n%s", inf, n, out)
+		if n := strings.Count(out, "\n"); n != 3 || len(runJSONLines(t, out)) != 2 {
+			t.Errorf("%s: %d output lines, want 3 (the provenance, one episode, the summary):\n%s", inf, n, out)
 		}
 	}
 }
@@ -1503,8 +1529,8 @@ func TestBTAITreeBytes(t *testing.T) {
 }
 
 // TestBTAIRunSeedsMatchLibrary: episode i of `--seed k` is seed k+i-1 of
-// the library's tables (an agent given btai.EpisodeRand(k+i-1, 0), one
-// episode), so every success table reproduces from the command line. At
+// the library's tables (one episode of pomdp.RunEpisode with that seed),
+// so every success table reproduces from the command line. At
 // action precision 1 the sampling, and so the seed, decides the actions.
 func TestBTAIRunSeedsMatchLibrary(t *testing.T) {
 	for _, preset := range []string{"paper", "hp", "scale-free"} {
@@ -1522,16 +1548,16 @@ func TestBTAIRunSeedsMatchLibrary(t *testing.T) {
 		o.Iterations, o.ActionPrecision = 30, 1
 		distinct := map[string]bool{}
 		for i, ep := range eps {
-			ag, err := btai.NewAgent(m, &o, btai.EpisodeRand(4+uint64(i), 0))
+			ag, err := btai.NewAgent(m, &o, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := ag.RunEpisode(context.Background(), mz, 12, nil)
+			want, err := pomdp.RunEpisode(context.Background(), ag, mz, &pomdp.EpisodeSettings{MaxSteps: 12, Seed: 4 + uint64(i)})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !slices.Equal(ep.Actions, want.Actions) || !slices.Equal(ep.Observations, want.Observations) {
-				t.Errorf("%s: episode %d: actions %v, library seed %d gives %v", preset, i+1, ep.Actions, 4+i, want.Actions)
+			if !slices.Equal(ep.Actions, want.Actions()) || !slices.Equal(ep.Observations, want.Observations()) {
+				t.Errorf("%s: episode %d: actions %v, library seed %d gives %v", preset, i+1, ep.Actions, 4+i, want.Actions())
 			}
 			distinct[fmt.Sprint(ep.Actions)] = true
 		}
@@ -1596,7 +1622,7 @@ func TestLogCFileMatchesC(t *testing.T) {
 // A model without a, b, d prints no concentrations (TestBTAIRunModel).
 func TestBTAIRunConcentrations(t *testing.T) {
 	out := btaiMustRun(t, "run", "--model", btaiData("tiny-pomdp-a.json"), "--iterations", "10", "--steps", "3", "--episodes", "2", "--json")
-	lines := strings.Split(strings.TrimSpace(out), "\n")
+	lines := runJSONLines(t, out)
 	for e, want := range []float64{12.5, 16.5} {
 		var ep struct {
 			Concentrations struct {
@@ -1625,8 +1651,9 @@ func TestBTAIRunConcentrations(t *testing.T) {
 
 // TestBTAIRunJobsIdentical: --jobs runs episodes in parallel, each with its
 // own agent, environment and random stream, and writes them in order: the
-// output is byte for byte that of --jobs 1 but for the timing figures, for
-// a maze and for a --model run, human and JSON.
+// output is byte for byte that of --jobs 1 but for the timing figures (and
+// the provenance line, which names --jobs), for a maze and for a --model
+// run, human and JSON.
 func TestBTAIRunJobsIdentical(t *testing.T) {
 	for _, args := range [][]string{
 		{"run", "--maze", btaiData("1.maze"), "--preset", "paper", "--action-precision", "1", "--steps", "12", "--episodes", "20", "--seed", "3"},
@@ -1635,9 +1662,16 @@ func TestBTAIRunJobsIdentical(t *testing.T) {
 	} {
 		for _, format := range [][]string{nil, {"--json"}} {
 			a := append(slices.Clone(args), format...)
-			one := btaiMaskTiming(btaiMustRun(t, append(a, "--jobs", "1")...))
+			get := func(jobs string) string {
+				out := btaiMustRun(t, append(a, "--jobs", jobs)...)
+				if format != nil {
+					out = strings.Join(runJSONLines(t, out), "\n")
+				}
+				return btaiMaskTiming(out)
+			}
+			one := get("1")
 			for _, j := range []string{"2", "3"} {
-				if got := btaiMaskTiming(btaiMustRun(t, append(a, "--jobs", j)...)); got != one {
+				if got := get(j); got != one {
 					t.Errorf("%v: --jobs %s differs from --jobs 1:\n%s\n---\n%s", a, j, got, one)
 				}
 			}

@@ -36,8 +36,9 @@ func factorisedSpelling(t *testing.T, src string) string {
 
 // unkey undoes the keyed output of a factorised file with one factor and
 // one modality, so that it can be compared with the single-factor output:
-// {"state": x} and {"observation": x} become x, an observation written as
-// a one-element list [o] becomes o, and timing fields are dropped.
+// {"state": x} and {"observation": x} become x, an observation (or its
+// name) written as a one-element list [o] becomes o, and timing fields are
+// dropped.
 func unkey(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
@@ -53,7 +54,7 @@ func unkey(v any) any {
 			if strings.HasSuffix(k, "_seconds") || k == "iterations_per_second" {
 				continue
 			}
-			if k == "observations" {
+			if k == "observations" || k == "observation_names" {
 				if list, ok := inner.([]any); ok {
 					flat := make([]any, len(list))
 					for i, o := range list {
@@ -118,6 +119,9 @@ func TestFactorisedSpellingCLI(t *testing.T) {
 					t.Fatalf("arbor %s: exit %d: %s", strings.Join(args, " "), code, errb.String())
 				}
 				outs[i] = out.String()
+				if c[1] == "run" { // the provenance line names the file
+					outs[i] = strings.Join(runJSONLines(t, outs[i]), "\n")
+				}
 			}
 			want, got := jsonLines(t, outs[0]), jsonLines(t, outs[1])
 			if outs[0] == outs[1] && strings.Contains(outs[0], `"q_s"`) {
@@ -206,7 +210,7 @@ func TestFactorisedTMazeCLI(t *testing.T) {
 	if code := run([]string{"btai", "run", "--model", "../../examples/pomdp/tmaze.json", "--steps", "2", "--episodes", "2", "--iterations", "50", "--json"}, &out, &errb); code != 0 {
 		t.Fatalf("btai run: exit %d: %s", code, errb.String())
 	}
-	lines := jsonLines(t, out.String())
+	lines := jsonLines(t, strings.Join(runJSONLines(t, out.String()), "\n"))
 	for e, line := range lines[:2] {
 		ep := line.(map[string]any)
 		d := ep["concentrations"].(map[string]any)["factors"].(map[string]any)["context"].(map[string]any)["d"].([]any)
@@ -296,7 +300,7 @@ func TestPastFilterCLI(t *testing.T) {
 		Actions []int                  `json:"actions"`
 		QS      []map[string][]float64 `json:"q_s"`
 	}
-	if err := json.Unmarshal([]byte(strings.SplitN(out.String(), "\n", 2)[0]), &ep); err != nil {
+	if err := json.Unmarshal([]byte(runJSONLines(t, out.String())[0]), &ep); err != nil {
 		t.Fatal(err)
 	}
 	if len(ep.QS) != 3 || len(ep.Actions) != 2 || ep.Actions[0] != 1 {

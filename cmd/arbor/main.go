@@ -15,6 +15,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/arbor-ai/arbor/internal/output"
 	"io"
 	"os"
 	"strings"
@@ -57,8 +58,9 @@ func commands() []command {
 	return []command{
 		{"infer", "run variational message passing on a model file", runInfer},
 		{"dot", "write a model's factor graph in Graphviz DOT", runDot},
-		{"aci", "classic active inference: aci eval | aci run", runACI},
-		{"btai", "branching time active inference: btai plan | btai run", runBTAI},
+		{"aci", "classic active inference: aci eval | aci run | aci replay", runACI},
+		{"btai", "branching time active inference: btai plan | btai run | btai replay", runBTAI},
+		{"version", "print arbor's version", runVersion},
 	}
 }
 
@@ -162,4 +164,13 @@ func helpText(fs *flag.FlagSet, synopsis string) string {
 	fs.PrintDefaults()
 	fs.SetOutput(io.Discard)
 	return b.String()
+}
+
+// runVersion prints the version.
+func runVersion(args []string, stdout io.Writer) error {
+	if len(args) > 0 {
+		return badInput("unexpected argument %q (usage: arbor version)", args[0])
+	}
+	fmt.Fprintln(stdout, output.VersionText())
+	return nil
 }

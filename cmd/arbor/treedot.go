@@ -24,10 +24,9 @@ type treeView struct {
 // top to bottom from the present state S_t, each node named by its action
 // multi-index, S_(1,2) (actions numbered from 1; the edges carry the action
 // names), with its visits n and average cost ḡ in small type, and the
-// root's child the agent would act on now (the lowest average cost, or the
-// most visited with --action-select most-visited) drawn bold. With a depth
-// limit or a top-K, a note says how many nodes were left out.
-func writeTreeDOT(w io.Writer, tr *btai.Tree, m *pomdp.Model, sel btai.ActionSelection, v treeView) error {
+// root's child of action now (the action taken, or -1 for none) drawn bold.
+// With a depth limit or a top-K, a note says how many nodes were left out.
+func writeTreeDOT(w io.Writer, tr *btai.Tree, m *pomdp.Model, now int, v treeView) error {
 	d := dot.NewGraph(dot.Directed)
 	d.Attr("rankdir", "TB")
 	d.Attr("nodesep", "0.15")
@@ -53,9 +52,10 @@ func writeTreeDOT(w io.Writer, tr *btai.Tree, m *pomdp.Model, sel btai.ActionSel
 	}
 	root := add(0)
 	root.Attr("style", "filled").Attr("fillcolor", "lightgray")
-	now := -1
-	if c := tr.Nodes[0].FirstChild; c >= 0 {
-		now = bestChild(tr, 0, sel)
+	if c := tr.Nodes[0].FirstChild; c >= 0 && now >= 0 {
+		now = tr.Child(0, now)
+	} else {
+		now = -1
 	}
 	left := 0
 	var walk func(k int)
@@ -106,28 +106,6 @@ func writeTreeDOT(w io.Writer, tr *btai.Tree, m *pomdp.Model, sel btai.ActionSel
 		}
 	}
 	return bw.Flush()
-}
-
-// bestChild is the root's child that the action selection picks when it
-// is not random: the most visited for most-visited, otherwise the lowest
-// average cost (softmax's most probable, min-cost's pick).
-func bestChild(tr *btai.Tree, k int, sel btai.ActionSelection) int {
-	best := -1
-	for _, c := range childrenByVisits(tr, k) {
-		if best < 0 {
-			best = c
-			continue
-		}
-		a, b := &tr.Nodes[c], &tr.Nodes[best]
-		if sel == btai.MostVisited {
-			if a.Visits > b.Visits {
-				best = c
-			}
-		} else if a.Average() < b.Average() {
-			best = c
-		}
-	}
-	return best
 }
 
 // childrenByVisits lists the children of node k, most visited first (ties

@@ -121,25 +121,25 @@ func run(asJSON bool) error {
 	fmt.Println("classic active inference (policies of 3 actions):")
 	for seed := range uint64(6) {
 		world := pomdp.NewProcess(m, rand.New(rand.NewPCG(seed, 7)))
-		ep, err := classic.RunEpisode(ctx, world, Steps, nil)
+		ep, err := pomdp.RunEpisode(ctx, classic, world, &pomdp.EpisodeSettings{MaxSteps: Steps})
 		if err != nil {
 			return err
 		}
-		report(m, world, ep.Actions, ep.Observations)
+		report(m, world, ep.Actions(), ep.Observations())
 	}
 
 	fmt.Println("branching-time active inference (1,000 planning iterations):")
 	for seed := range uint64(6) {
-		planner, err := btai.NewAgent(m, nil, btai.EpisodeRand(seed, 0))
+		planner, err := btai.NewAgent(m, nil, nil)
 		if err != nil {
 			return err
 		}
 		world := pomdp.NewProcess(m, rand.New(rand.NewPCG(seed, 7)))
-		ep, err := planner.RunEpisode(ctx, world, Steps, nil)
+		ep, err := pomdp.RunEpisode(ctx, planner, world, &pomdp.EpisodeSettings{MaxSteps: Steps, Seed: seed})
 		if err != nil {
 			return err
 		}
-		report(m, world, ep.Actions, ep.Observations)
+		report(m, world, ep.Actions(), ep.Observations())
 	}
 	return nil
 }

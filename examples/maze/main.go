@@ -29,6 +29,7 @@ import (
 
 	"github.com/arbor-ai/arbor/btai"
 	"github.com/arbor-ai/arbor/envs"
+	"github.com/arbor-ai/arbor/pomdp"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -119,17 +120,22 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "maze: %s: %v\n", *mazeFile, err)
 		return 2
 	}
-	// 3. The agent, with the options above; its random numbers come from
-	// the first episode's stream of the seed.
-	agent, err := btai.NewAgent(model, &opts, btai.EpisodeRand(*seed, 0))
+	// 3. The agent, with the options above; the episode driver gives each
+	// decision its own random stream, derived from the seed.
+	agent, err := btai.NewAgent(model, &opts, nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "maze: %v\n", err)
 		return 2
 	}
 	states := []int{mz.Start()}
-	ep, err := agent.RunEpisode(context.Background(), mz, *steps, func(step, action, obs int) {
-		states = append(states, mz.State())
-	})
+	ep, err := pomdp.RunEpisode(context.Background(), agent, mz, &pomdp.EpisodeSettings{
+		MaxSteps: *steps, Seed: *seed,
+		OnStep: func(st *pomdp.Step) error {
+			if st.Decision != nil {
+				states = append(states, mz.State())
+			}
+			return nil
+		}})
 	if err != nil {
 		fmt.Fprintf(stderr, "maze: %v\n", err)
 		return 1
@@ -139,9 +145,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if ep.Solved {
 		outcome = "reached the exit in"
 	}
-	fmt.Fprintf(stdout, "%s: %s %d steps\n", *mazeFile, outcome, ep.Steps)
-	names := make([]string, len(ep.Actions))
-	for i, u := range ep.Actions {
+	fmt.Fprintf(stdout, "%s: %s %d steps\n", *mazeFile, outcome, ep.NumActions())
+	names := make([]string, len(ep.Actions()))
+	for i, u := range ep.Actions() {
 		names[i] = model.ActionName(u)
 	}
 	fmt.Fprintf(stdout, "actions: %s\n", strings.Join(names, " "))

@@ -178,7 +178,7 @@ func Run(cfg Config) ([]Trial, error) {
 	out := make([]Trial, 0, cfg.Trials)
 	for i := range cfg.Trials {
 		obs := env.Reset()
-		if err := agent.Reset(obs); err != nil {
+		if err := agent.Reset(context.Background(), obs); err != nil {
 			return nil, err
 		}
 		tr := Trial{Index: i, Context: env.State() % 2, Path: []int{loc()}}
@@ -199,7 +199,7 @@ func Run(cfg Config) ([]Trial, error) {
 			tr.Actions = append(tr.Actions, u)
 			tr.Path = append(tr.Path, loc())
 		}
-		if err := agent.EndTrial(); err != nil {
+		if err := agent.EndTrial(context.Background()); err != nil {
 			return nil, err
 		}
 		last := tr.Path[len(tr.Path)-1]

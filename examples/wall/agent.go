@@ -14,7 +14,7 @@ func planAgent(ctx context.Context, p *problem, horizon int) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if err := ag.Reset(p.obs0); err != nil {
+	if err := ag.Reset(context.Background(), p.obs0); err != nil {
 		return 0, err
 	}
 	return ag.Act(ctx)
@@ -34,7 +34,7 @@ func search(ctx context.Context, p *problem, horizon, maxSteps int) (searchResul
 	if err != nil {
 		return searchResult{}, err
 	}
-	if err := ag.Reset(p.maze.Reset()); err != nil {
+	if err := ag.Reset(context.Background(), p.maze.Reset()); err != nil {
 		return searchResult{}, err
 	}
 	var r searchResult

@@ -1,0 +1,329 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/signal"
+
+	"github.com/arbor-ai/arbor/envs"
+	"github.com/arbor-ai/arbor/internal/output"
+	"github.com/arbor-ai/arbor/pomdp"
+)
+
+// agentRun is what `aci run` and `btai run` share once their flags are
+// read: the agent's model, the world it acts in, how to make an agent, and
+// the agent-specific parts of the output.
+type agentRun struct {
+	command string       // "aci run"
+	m       *pomdp.Model // the agent's model (--model, or the maze's)
+	world   *pomdp.Model // the true process (--process, or --model); nil for a maze
+	mz      *envs.Maze   // the maze (the world), or nil
+	runs    pomdp.Runs   // agents, trials, workers, steps, seed, carry
+	prov    output.Provenance
+	asJSON  bool
+	asCSV   bool
+	plot    *runPlot  // --plot: nil when not asked (nothing is kept then)
+	prog    *progress // nil: no report
+	newAg   func() (pomdp.Agent, error)
+	dot     func(ag pomdp.Agent, d *pomdp.Decision) error // after the first decision of the first trial (--dot), or nil
+	cost    func(d *pomdp.Decision) float64               // the planning cost of the action taken, for --plot
+	extra   func(rec *runRecord, ep *pomdp.Episode)       // agent-specific fields of a record
+	human   func(w io.Writer, label string, ep *pomdp.Episode, positions [][2]int)
+	summary func(s *runSummary) any // the last JSON line
+}
+
+// runRecord is one trial of `aci run --json` and `btai run --json`. The
+// fields are the same for every agent where the concept is shared;
+// observations are indices (one list of outcome indices per step for a
+// factorised model), one more than the actions (the first is before any
+// action); action_probs holds the distribution each action was drawn from.
+type runRecord struct {
+	Agent            int              `json:"agent,omitempty"` // with --agents: the agent, from 1
+	Episode          int              `json:"episode"`         // the agent's trial, from 1
+	Solved           *bool            `json:"solved,omitempty"`
+	Steps            int              `json:"steps"`
+	Actions          []int            `json:"actions"`
+	ActionNames      []string         `json:"action_names"`
+	Observations     any              `json:"observations"`
+	ObservationNames any              `json:"observation_names"`
+	ActionProbs      [][]output.Float `json:"action_probs"`
+	QS               []any            `json:"q_s"`
+	Positions        [][2]int         `json:"positions,omitempty"`
+	PlanningSeconds  float64          `json:"planning_seconds"`
+	Policies         int              `json:"policies_per_step,omitempty"`
+	GammaMean        []float64        `json:"gamma,omitempty"`
+	PlanIterations   int              `json:"planning_iterations,omitempty"`
+	Concentrations   any              `json:"concentrations,omitempty"`
+}
+
+// runSummary is what the last line of a run summarises.
+type runSummary struct {
+	Episodes, Solved, StepsSolved, Actions int
+	PlanningSeconds                        float64
+}
+
+// positions returns the maze cells of an episode, from the start: the
+// maze is deterministic, so a fresh copy walked along the actions visits
+// them again.
+func (r *agentRun) positions(ep *pomdp.Episode) [][2]int {
+	if r.mz == nil {
+		return nil
+	}
+	mz := r.mz.Clone()
+	mz.Reset()
+	row, col := mz.Position()
+	out := [][2]int{{row, col}}
+	for _, u := range ep.Actions() {
+		if _, err := mz.Step(u); err != nil {
+			break
+		}
+		row, col := mz.Position()
+		out = append(out, [2]int{row, col})
+	}
+	return out
+}
+
+// env returns the world of unit u: a fresh copy of the maze, or the
+// process drawing from its own stream of the seed (seed + the unit's
+// index, as every run of arbor draws it).
+func (r *agentRun) env(u pomdp.Unit) (pomdp.Environment, error) {
+	if r.mz != nil {
+		mz := r.mz.Clone()
+		return mz, nil
+	}
+	s := r.runs.Seed + uint64(u.Index(r.runs.Trials))
+	return pomdp.NewProcess(r.world, rand.New(rand.NewPCG(s, 0xe1))), nil
+}
+
+// label names unit u for humans: "episode k", or with several agents
+// "agent a episode e".
+func (r *agentRun) label(u pomdp.Unit) string {
+	if r.runs.Agents == 1 {
+		return fmt.Sprintf("episode %d", u.Trial+1)
+	}
+	return fmt.Sprintf("agent %d episode %d", u.Agent+1, u.Trial+1)
+}
+
+// record builds the JSON record of a finished trial.
+func (r *agentRun) record(u pomdp.Unit, ep *pomdp.Episode, positions [][2]int) *runRecord {
+	m := r.m
+	obs, acts := ep.Observations(), ep.Actions()
+	rec := &runRecord{Episode: u.Trial + 1, Steps: ep.NumActions(), Actions: acts, ActionNames: output.ActionNames(m, acts),
+		Observations: output.Observations(m, obs), ObservationNames: output.ObservationNames(m, obs),
+		ActionProbs: [][]output.Float{}, Positions: positions, PlanningSeconds: ep.PlanningSeconds,
+		Concentrations: output.Concentrations(m, ep.Learned)}
+	if r.runs.Agents > 1 {
+		rec.Agent = u.Agent + 1
+	}
+	if r.mz != nil {
+		solved := ep.Solved
+		rec.Solved = &solved
+	}
+	for _, st := range ep.Steps {
+		rec.QS = append(rec.QS, output.Belief(m, st.Belief))
+		if st.Decision != nil {
+			rec.ActionProbs = append(rec.ActionProbs, output.Floats(st.Decision.Probs))
+		}
+	}
+	if r.extra != nil {
+		r.extra(rec, ep)
+	}
+	return rec
+}
+
+// run runs the trials, writing each as soon as it and the earlier ones are
+// done. Ctrl-C (or SIGTERM) stops it within a second: the finished trials
+// and their summary are written, and the exit status is 130.
+func (r *agentRun) run(stdout io.Writer) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	context.AfterFunc(ctx, stop) // a second Ctrl-C ends the process at once
+	enc := json.NewEncoder(stdout)
+	if r.asJSON {
+		if err := enc.Encode(r.prov); err != nil {
+			return err
+		}
+	}
+	var csvw *pomdp.BehaviourWriter
+	if r.asCSV {
+		var err error
+		if csvw, err = pomdp.NewBehaviourWriter(stdout, r.m, &pomdp.BehaviourWriterOptions{Extra: r.csvExtra()}); err != nil {
+			return err
+		}
+	}
+	set := r.runs
+	set.OnStep = func(u pomdp.Unit, ag pomdp.Agent, st *pomdp.Step) error {
+		if st.Decision == nil {
+			return nil
+		}
+		r.prog.step()
+		if r.dot != nil && u.Agent == 0 && u.Trial == 0 && st.T == 0 {
+			return r.dot(ag, st.Decision)
+		}
+		return nil
+	}
+	var sum runSummary
+	err := pomdp.RunAgents(ctx, &set, r.newAg, r.env, func(u pomdp.Unit, ep *pomdp.Episode) error {
+		sum.Episodes++
+		r.prog.episode()
+		sum.PlanningSeconds += ep.PlanningSeconds
+		sum.Actions += ep.NumActions()
+		if ep.Solved {
+			sum.Solved++
+			sum.StepsSolved += ep.NumActions()
+		}
+		positions := r.positions(ep)
+		if r.plot != nil {
+			pe := plotEpisode{beliefs: ep.Beliefs(), obs: ep.Observations(), steps: ep.NumActions(), solved: ep.Solved && r.mz != nil}
+			for _, st := range ep.Steps {
+				if st.Decision != nil && r.cost != nil {
+					pe.costs = append(pe.costs, r.cost(st.Decision))
+				}
+			}
+			if r.mz != nil {
+				for _, p := range positions {
+					if s, ok := r.mz.StateOf(p[0], p[1]); ok {
+						pe.states = append(pe.states, s)
+					}
+				}
+			}
+			r.plot.episodes = append(r.plot.episodes, pe)
+		}
+		switch {
+		case r.asJSON:
+			return enc.Encode(r.record(u, ep, positions))
+		case r.asCSV:
+			return r.writeCSV(csvw, u, ep)
+		}
+		r.human(stdout, r.label(u), ep, positions)
+		return nil
+	})
+	var interrupted error
+	if errors.Is(err, context.Canceled) {
+		interrupted, err = err, nil
+	}
+	if err != nil {
+		return err
+	}
+	if csvw != nil {
+		if err := csvw.Flush(); err != nil {
+			return err
+		}
+	}
+	if r.plot != nil {
+		if err := r.plot.write(); err != nil {
+			return err
+		}
+	}
+	if r.asCSV {
+		return interrupted
+	}
+	line := r.summary(&sum)
+	if r.asJSON {
+		if err := enc.Encode(line); err != nil {
+			return err
+		}
+		return interrupted
+	}
+	if s, ok := line.(fmt.Stringer); ok {
+		fmt.Fprintln(stdout, s)
+	}
+	return interrupted
+}
+
+// csvExtra returns the extra columns of run --csv: the probability of
+// every action (p_<action name>).
+func (r *agentRun) csvExtra() []string {
+	var cols []string
+	for u := range r.m.NumActions() {
+		cols = append(cols, "p_"+r.m.ActionName(u))
+	}
+	return cols
+}
+
+// writeCSV writes one trial in the recorded-behaviour format, subject
+// being the agent (from 1) and trial the agent's trial (from 1), with the
+// action probabilities of every decision.
+func (r *agentRun) writeCSV(w *pomdp.BehaviourWriter, u pomdp.Unit, ep *pomdp.Episode) error {
+	subject := fmt.Sprint(u.Agent + 1)
+	extra := make([]string, r.m.NumActions())
+	for _, st := range ep.Steps {
+		for i := range extra {
+			extra[i] = ""
+		}
+		if st.Decision != nil {
+			for i, p := range st.Decision.Probs {
+				extra[i] = csvFloat(p)
+			}
+		}
+		if err := w.WriteStep(subject, u.Trial+1, st.T, st.Obs, st.Action, false, extra...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// csvFloat formats a probability for CSV: shortest round-trip form, NA for
+// a non-finite value.
+func csvFloat(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "NA"
+	}
+	return string(output.AppendFloat(nil, v))
+}
+
+// provenance builds the provenance line: arbor's version, the command,
+// the files read with their SHA-256 and every flag of fs.
+func provenance(command string, fs *flag.FlagSet, files ...[2]string) (output.Provenance, error) {
+	p := output.Provenance{Arbor: output.Version, Command: command, Files: []output.File{}}
+	for _, f := range files {
+		if f[1] == "" {
+			continue
+		}
+		h, err := output.HashFile(f[0], f[1])
+		if err != nil {
+			return p, badInput("%s %s: %v", f[0], f[1], err)
+		}
+		p.Files = append(p.Files, h)
+	}
+	fs.VisitAll(func(f *flag.Flag) {
+		p.Settings.Add(f.Name, f.Value.String())
+	})
+	return p, nil
+}
+
+// loadWorld loads --process FILE, the world an agent with model m acts
+// in: its actions and observations must be the agent's (same numbers of
+// actions, modalities and outcomes, and the same names where both name
+// them).
+func loadWorld(path string, m *pomdp.Model) (*pomdp.Model, error) {
+	w, err := loadPOMDP(path)
+	if err != nil {
+		return nil, err
+	}
+	bad := func(format string, args ...any) error {
+		return badInput("--process %s: %s (the world must take the agent's actions and give its observations)", path, fmt.Sprintf(format, args...))
+	}
+	if w.NumActions() != m.NumActions() {
+		return nil, bad("%d actions, the model has %d", w.NumActions(), m.NumActions())
+	}
+	if w.NumModalities() != m.NumModalities() {
+		return nil, bad("%d modalities, the model has %d", w.NumModalities(), m.NumModalities())
+	}
+	for i := range m.NumModalities() {
+		if w.ModalitySize(i) != m.ModalitySize(i) {
+			return nil, bad("modality %d has %d outcomes, the model's has %d", i, w.ModalitySize(i), m.ModalitySize(i))
+		}
+		if a, b := w.ModalityName(i), m.ModalityName(i); a != "" && b != "" && a != b {
+			return nil, bad("modality %d is %q, the model's is %q", i, a, b)
+		}
+	}
+	return w, nil
+}

@@ -1,0 +1,263 @@
+package main
+
+import (
+	"encoding/csv"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"strconv"
+
+	"github.com/arbor-ai/arbor/internal/output"
+	"github.com/arbor-ai/arbor/pomdp"
+)
+
+// replayRun is what `aci replay` and `btai replay` share once their flags
+// are read: the agent's model, the recorded behaviour, how to make an
+// agent.
+type replayRun struct {
+	m        *pomdp.Model
+	data     string // --data
+	subjects string // --subjects FILE ("" none)
+	seed     uint64
+	jobs     int
+	asJSON   bool
+	asCSV    bool
+	beliefs  bool
+	prov     output.Provenance
+	newAg    func() (pomdp.Agent, error)
+}
+
+// replaySubject is one subject's replay: its step records and its
+// log-likelihood.
+type replaySubject struct {
+	rec    pomdp.SubjectRecord
+	trials []*pomdp.ReplayTrial
+	ll     float64
+	n      int
+}
+
+// registerReplay registers the flags every replay has.
+func registerReplay(fs *flag.FlagSet) (model, data, subjects *string, seed *uint64, jobs *int, asJSON, asCSV, beliefs *bool) {
+	model = fs.String("model", "", "POMDP file (docs/formats.md): the agent's beliefs (required)")
+	data = fs.String("data", "", "recorded behaviour, CSV or JSON lines (docs/behaviour.md): subject,trial,step,o_<modality>...,u_<factor>... (required)")
+	subjects = fs.String("subjects", "", "also write the per-subject table (subject,log_likelihood,n_choices) as CSV to this file")
+	seed = fs.Uint64("seed", 1, "random seed: subject k's trial i draws each step's decision from pomdp.StepRand(seed, k-1, i-1, step), as run draws agent k's episode i")
+	jobs = fs.Int("jobs", 1, "subjects replayed in parallel (1..1024; the output is the same as with 1)")
+	asJSON = fs.Bool("json", false, "a provenance line, one JSON object per step and one per subject (the only lines with log_likelihood)")
+	asCSV = fs.Bool("csv", false, "one CSV row per step: the row's keys, p_action, log_p_action and the probability of every action")
+	beliefs = fs.Bool("beliefs", false, "add the agent's belief Q(S_t) over each factor's states to every step")
+	return
+}
+
+// run replays every subject of the data, in order: a fresh agent per
+// subject, its trials in order (learning between them as run does), the
+// recorded actions scored and taken instead of the agent's.
+func (r *replayRun) run(stdout io.Writer) error {
+	f, err := openInput(r.data)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	recs, err := pomdp.ReadBehaviour(f, r.data, r.m)
+	if err != nil {
+		return badInput("--data %v", err)
+	}
+	var table *csv.Writer
+	if r.subjects != "" {
+		tf, err := os.Create(r.subjects)
+		if err != nil {
+			return badInput("--subjects %s: %v", r.subjects, err)
+		}
+		defer tf.Close()
+		table = csv.NewWriter(tf)
+		defer table.Flush()
+		if err := table.Write([]string{"subject", "log_likelihood", "n_choices"}); err != nil {
+			return err
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	context.AfterFunc(ctx, stop)
+	enc := json.NewEncoder(stdout)
+	if r.asJSON {
+		if err := enc.Encode(r.prov); err != nil {
+			return err
+		}
+	}
+	var csvw *pomdp.BehaviourWriter
+	if r.asCSV {
+		extra := []string{"p_action", "log_p_action"}
+		for u := range r.m.NumActions() {
+			extra = append(extra, "p_"+r.m.ActionName(u))
+		}
+		if r.beliefs {
+			extra = append(extra, beliefColumns(r.m)...)
+		}
+		if csvw, err = pomdp.NewBehaviourWriter(stdout, r.m, &pomdp.BehaviourWriterOptions{Extra: extra}); err != nil {
+			return err
+		}
+	}
+	total, choices := 0.0, 0
+	err = pomdp.RunOrdered(ctx, len(recs), 1, r.jobs, func(ctx context.Context, _, k int) (*replaySubject, error) {
+		return r.subject(ctx, k, recs[k])
+	}, func(k int, s *replaySubject) error {
+		total += s.ll
+		choices += s.n
+		if table != nil {
+			if err := table.Write([]string{s.rec.Subject, csvFloat(s.ll), strconv.Itoa(s.n)}); err != nil {
+				return err
+			}
+		}
+		switch {
+		case r.asJSON:
+			return r.writeJSON(enc, s)
+		case r.asCSV:
+			return r.writeCSV(csvw, s)
+		}
+		fmt.Fprintf(stdout, "subject %s: log-likelihood %.6f over %d choices\n", s.rec.Subject, s.ll, s.n)
+		return nil
+	})
+	var interrupted error
+	if errors.Is(err, context.Canceled) {
+		interrupted, err = err, nil
+	}
+	var ue *pomdp.UnitError
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	if err != nil {
+		return err
+	}
+	if csvw != nil {
+		if err := csvw.Flush(); err != nil {
+			return err
+		}
+	}
+	if !r.asJSON && !r.asCSV {
+		fmt.Fprintf(stdout, "%d subjects: log-likelihood %.6f over %d choices\n", len(recs), total, choices)
+	}
+	return interrupted
+}
+
+// subject replays subject k (from 0).
+func (r *replayRun) subject(ctx context.Context, k int, rec pomdp.SubjectRecord) (*replaySubject, error) {
+	ag, err := r.newAg()
+	if err != nil {
+		return nil, err
+	}
+	s := &replaySubject{rec: rec}
+	for i, tr := range rec.Trials {
+		rt, err := pomdp.Replay(ctx, ag, tr.Obs, tr.Actions, &pomdp.EpisodeSettings{Seed: r.seed, Agent: k, Trial: i})
+		if err != nil {
+			if errors.Is(err, pomdp.ErrDeterministic) {
+				return nil, badInput("the agent's choice rule is deterministic: it gives no probability to score a recorded choice with (use --action-select softmax or visits)")
+			}
+			var se *pomdp.StepError
+			if errors.As(err, &se) && se.Step < len(tr.Lines) {
+				return nil, badInput("--data %s:%d: subject %s, trial %d, step %d: %v", r.data, tr.Lines[se.Step], rec.Subject, tr.Trial, se.Step, se.Err)
+			}
+			return nil, fmt.Errorf("subject %s, trial %d: %w", rec.Subject, tr.Trial, err)
+		}
+		s.trials = append(s.trials, rt)
+		s.ll += rt.LogLikelihood
+		s.n += rt.Choices
+	}
+	return s, nil
+}
+
+// beliefColumns names the belief columns of --beliefs: q_<factor>_<state>
+// (q_<state> for a single-factor model).
+func beliefColumns(m *pomdp.Model) []string {
+	var cols []string
+	for f := range m.NumFactors() {
+		for s := range m.FactorSize(f) {
+			if m.Factorised() {
+				cols = append(cols, "q_"+m.FactorName(f)+"_"+m.FactorStateName(f, s))
+			} else {
+				cols = append(cols, "q_"+m.StateName(s))
+			}
+		}
+	}
+	return cols
+}
+
+func (r *replayRun) writeCSV(w *pomdp.BehaviourWriter, s *replaySubject) error {
+	for i, rt := range s.trials {
+		tr := s.rec.Trials[i]
+		for _, st := range rt.Steps {
+			extra := []string{"", ""}
+			if st.Decision != nil {
+				if !st.Missed {
+					extra = []string{csvFloat(st.PAction), csvFloat(math.Log(st.PAction))}
+				}
+				for _, p := range st.Decision.Probs {
+					extra = append(extra, csvFloat(p))
+				}
+			} else {
+				for range r.m.NumActions() {
+					extra = append(extra, "")
+				}
+			}
+			if r.beliefs {
+				for _, q := range st.Belief {
+					extra = append(extra, csvFloat(q))
+				}
+			}
+			if err := w.WriteStep(s.rec.Subject, tr.Trial, st.T, st.Obs, st.Action, st.Missed, extra...); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// replayStepJSON is one step line of replay --json.
+type replayStepJSON struct {
+	Subject     string         `json:"subject"`
+	Trial       int            `json:"trial"`
+	Step        int            `json:"step"`
+	O           any            `json:"o"`
+	U           any            `json:"u"`
+	PAction     *output.Float  `json:"p_action,omitempty"`
+	LogPAction  *output.Float  `json:"log_p_action,omitempty"`
+	ActionProbs []output.Float `json:"action_probs,omitempty"`
+	QS          any            `json:"q_s,omitempty"`
+}
+
+// replaySubjectJSON is the per-subject line of replay --json.
+type replaySubjectJSON struct {
+	Subject       string       `json:"subject"`
+	LogLikelihood output.Float `json:"log_likelihood"`
+	NChoices      int          `json:"n_choices"`
+}
+
+func (r *replayRun) writeJSON(enc *json.Encoder, s *replaySubject) error {
+	for i, rt := range s.trials {
+		tr := s.rec.Trials[i]
+		for _, st := range rt.Steps {
+			line := replayStepJSON{Subject: s.rec.Subject, Trial: tr.Trial, Step: st.T,
+				O: output.ObsKeys(r.m, st.Obs), U: output.ActionKeys(r.m, st.Action, st.Missed, st.Decision == nil)}
+			if st.Decision != nil {
+				line.ActionProbs = output.Floats(st.Decision.Probs)
+				if !st.Missed {
+					p, lp := output.Float(st.PAction), output.Float(math.Log(st.PAction))
+					line.PAction, line.LogPAction = &p, &lp
+				}
+			}
+			if r.beliefs {
+				line.QS = output.Belief(r.m, st.Belief)
+			}
+			if err := enc.Encode(line); err != nil {
+				return err
+			}
+		}
+	}
+	return enc.Encode(replaySubjectJSON{Subject: s.rec.Subject, LogLikelihood: output.Float(s.ll), NChoices: s.n})
+}
+

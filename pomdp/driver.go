@@ -1,0 +1,305 @@
+package pomdp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+)
+
+// Step is the record of one time step of a trial: the observation o_t, the
+// belief the agent held after it, and (except on a trial's last step) what
+// it decided and the action taken.
+type Step struct {
+	// T is the observation index t within the trial (from 0).
+	T int
+	// Obs is o_t, a joint observation index (Model.DecodeObs gives the
+	// outcome of each modality).
+	Obs int
+	// Belief is Q(S_t) after o_t (every factor's marginal, one after the
+	// other): what the decision planned from.
+	Belief []float64
+	// Decision is what the agent decided at this step; nil on the last
+	// step of a trial, where no action follows.
+	Decision *Decision
+	// Action is the joint action taken after o_t: the agent's choice in
+	// RunEpisode, the recorded one in Replay; -1 on the last step and for
+	// a missed response.
+	Action int
+	// Missed marks a recorded step whose response is missing: the action
+	// is not scored and the agent carries its belief forward under its own
+	// action distribution (Replay).
+	Missed bool
+	// PAction is Decision.Probs[Action] in Replay (NaN otherwise, and on
+	// a missed or last step).
+	PAction float64
+	// Seconds is the time the decision took.
+	Seconds float64
+}
+
+// Episode is the record of one trial run by RunEpisode.
+type Episode struct {
+	// Steps holds one record per observation: the first one and one per
+	// action taken.
+	Steps []Step
+	// Solved reports env.Done() at the end (a goal reached).
+	Solved bool
+	// PlanningSeconds is the time spent deciding.
+	PlanningSeconds float64
+	// Learned holds the concentrations the agent learned, after EndTrial
+	// (nil when the agent learns nothing or is not a Learner).
+	Learned *Concentrations
+}
+
+// Learner is an Agent that learns Dirichlet concentrations across trials;
+// the drivers record them after every trial.
+type Learner interface {
+	// Concentrations returns the concentrations of every learned
+	// parameter (copies): after EndTrial, those the next trial starts from.
+	Concentrations() Concentrations
+}
+
+// learned returns ag's concentrations, or nil when it learns nothing.
+func learned(ag Agent) *Concentrations {
+	l, ok := ag.(Learner)
+	if !ok {
+		return nil
+	}
+	c := l.Concentrations()
+	if !c.Learned() {
+		return nil
+	}
+	return &c
+}
+
+// Actions returns the actions taken, u_0..u_(T-1).
+func (e *Episode) Actions() []int {
+	out := make([]int, 0, max(len(e.Steps)-1, 0))
+	for _, s := range e.Steps {
+		if s.Decision != nil {
+			out = append(out, s.Action)
+		}
+	}
+	return out
+}
+
+// Observations returns the observations o_0..o_T.
+func (e *Episode) Observations() []int {
+	out := make([]int, len(e.Steps))
+	for i, s := range e.Steps {
+		out[i] = s.Obs
+	}
+	return out
+}
+
+// Beliefs returns Q(S_t) after each observation.
+func (e *Episode) Beliefs() [][]float64 {
+	out := make([][]float64, len(e.Steps))
+	for i, s := range e.Steps {
+		out[i] = s.Belief
+	}
+	return out
+}
+
+// NumActions returns the number of actions taken.
+func (e *Episode) NumActions() int { return max(len(e.Steps)-1, 0) }
+
+// EpisodeSettings configures RunEpisode and Replay.
+type EpisodeSettings struct {
+	// MaxSteps bounds the actions of an episode (RunEpisode; >= 0).
+	MaxSteps int
+	// Seed, Agent and Trial select the random streams of the decisions
+	// (StepRand): step t draws from StepRand(Seed, Agent, Trial, t).
+	Seed         uint64
+	Agent, Trial int
+	// OnStep, when non-nil, is called with every step's record once it is
+	// complete: in RunEpisode after the environment answered the action
+	// (and before the agent is told: its state is still that of the
+	// decision) and for the last step; in Replay likewise. An error stops
+	// the episode and is returned.
+	OnStep func(*Step) error
+}
+
+// RunEpisode runs one trial of the action-perception cycle of ag in env:
+// observe (env.Reset), then until env.Done() or s.MaxSteps actions, decide
+// (with the step's random stream), act (env.Step) and tell the agent
+// (Advance); at the end, EndTrial lets the agent learn.
+func RunEpisode(ctx context.Context, ag Agent, env Environment, s *EpisodeSettings) (*Episode, error) {
+	var set EpisodeSettings
+	if s != nil {
+		set = *s
+	}
+	if set.MaxSteps < 0 {
+		return nil, fmt.Errorf("pomdp: EpisodeSettings.MaxSteps %d, want >= 0", set.MaxSteps)
+	}
+	ep := &Episode{}
+	obs := env.Reset()
+	if err := ag.Reset(ctx, obs); err != nil {
+		return ep, err
+	}
+	for t := 0; ; t++ {
+		st := Step{T: t, Obs: obs, Belief: ag.Belief(), Action: -1, PAction: math.NaN()}
+		if t == set.MaxSteps || env.Done() {
+			ep.Steps = append(ep.Steps, st)
+			if set.OnStep != nil {
+				if err := set.OnStep(&ep.Steps[len(ep.Steps)-1]); err != nil {
+					return ep, err
+				}
+			}
+			break
+		}
+		start := time.Now()
+		d, err := ag.Decide(ctx, StepRand(set.Seed, set.Agent, set.Trial, t))
+		if err != nil {
+			return ep, fmt.Errorf("step %d: %w", t, err)
+		}
+		st.Seconds = time.Since(start).Seconds()
+		ep.PlanningSeconds += st.Seconds
+		st.Decision, st.Action = d, d.Action
+		next, err := env.Step(d.Action)
+		if err != nil {
+			return ep, fmt.Errorf("environment: %w", err)
+		}
+		ep.Steps = append(ep.Steps, st)
+		if set.OnStep != nil {
+			if err := set.OnStep(&ep.Steps[len(ep.Steps)-1]); err != nil {
+				return ep, err
+			}
+		}
+		if err := ag.Advance(ctx, d.Action, next); err != nil {
+			return ep, err
+		}
+		obs = next
+	}
+	ep.Solved = env.Done()
+	if err := ag.EndTrial(ctx); err != nil {
+		return ep, fmt.Errorf("learning: %w", err)
+	}
+	ep.Learned = learned(ag)
+	return ep, nil
+}
+
+// ReplayTrial is the record of one recorded trial driven through an agent.
+type ReplayTrial struct {
+	Steps []Step
+	// LogLikelihood is Σ ln P(u_t) over the scored steps: the log
+	// probability the agent gives the recorded choices.
+	LogLikelihood float64
+	// Choices is the number of scored steps (missed responses excluded).
+	Choices int
+	// Learned holds the concentrations the agent learned, after EndTrial
+	// (see Episode.Learned).
+	Learned *Concentrations
+}
+
+// ErrDeterministic is returned by Replay when the agent's choice rule is
+// deterministic: it gives no probability to score a recorded choice with.
+var ErrDeterministic = errors.New("pomdp: the agent's choice rule is deterministic and cannot score recorded choices")
+
+// StepError is an error of Replay at one recorded step.
+type StepError struct {
+	Step int // the observation index t of the step
+	Err  error
+}
+
+func (e *StepError) Error() string { return fmt.Sprintf("step %d: %v", e.Step, e.Err) }
+func (e *StepError) Unwrap() error { return e.Err }
+
+// Replay drives ag along one recorded trial: obs holds the observations
+// o_0..o_T and actions the T recorded actions, u_t taken after o_t (-1: a
+// missed response). At every step the agent decides as it would (with the
+// step's random stream, StepRand), the recorded action is scored by the
+// probability the decision gives it, and the agent is told the recorded
+// action and the next observation. After a missed response the agent is
+// told the action it chose itself (Decision.Action) when its choice rule is
+// deterministic, and otherwise it carries its belief forward under its own
+// action distribution if it can (an agent implementing MixedAdvancer), else
+// under its own draw. EndTrial ends the trial (learning).
+//
+// The error of a step wraps a *StepError naming the step; an observation
+// that the agent's model cannot explain makes Reset or Advance fail there.
+func Replay(ctx context.Context, ag Agent, obs, actions []int, s *EpisodeSettings) (*ReplayTrial, error) {
+	var set EpisodeSettings
+	if s != nil {
+		set = *s
+	}
+	if len(obs) == 0 {
+		return nil, errors.New("pomdp: Replay: a trial without observations")
+	}
+	if len(actions) != len(obs)-1 {
+		return nil, fmt.Errorf("pomdp: Replay: %d actions for %d observations, want %d", len(actions), len(obs), len(obs)-1)
+	}
+	rt := &ReplayTrial{}
+	if err := ag.Reset(ctx, obs[0]); err != nil {
+		return rt, &StepError{0, err}
+	}
+	for t := range obs {
+		st := Step{T: t, Obs: obs[t], Belief: ag.Belief(), Action: -1, PAction: math.NaN()}
+		if t == len(obs)-1 {
+			rt.Steps = append(rt.Steps, st)
+			if set.OnStep != nil {
+				if err := set.OnStep(&rt.Steps[len(rt.Steps)-1]); err != nil {
+					return rt, err
+				}
+			}
+			break
+		}
+		start := time.Now()
+		d, err := ag.Decide(ctx, StepRand(set.Seed, set.Agent, set.Trial, t))
+		if err != nil {
+			return rt, &StepError{t, err}
+		}
+		st.Seconds = time.Since(start).Seconds()
+		st.Decision = d
+		u := actions[t]
+		if u >= len(d.Probs) {
+			return rt, &StepError{t, fmt.Errorf("action %d out of range [0, %d)", u, len(d.Probs))}
+		}
+		if u < 0 {
+			st.Missed = true
+		} else {
+			if d.Deterministic {
+				return rt, ErrDeterministic
+			}
+			st.Action = u
+			st.PAction = d.Probs[u]
+			rt.LogLikelihood += math.Log(d.Probs[u])
+			rt.Choices++
+		}
+		rt.Steps = append(rt.Steps, st)
+		if set.OnStep != nil {
+			if err := set.OnStep(&rt.Steps[len(rt.Steps)-1]); err != nil {
+				return rt, err
+			}
+		}
+		switch {
+		case u >= 0:
+			err = ag.Advance(ctx, u, obs[t+1])
+		case !d.Deterministic:
+			if mx, ok := ag.(MixedAdvancer); ok {
+				err = mx.AdvanceMixed(ctx, d.Probs, obs[t+1])
+			} else {
+				err = ag.Advance(ctx, d.Action, obs[t+1])
+			}
+		default:
+			err = ag.Advance(ctx, d.Action, obs[t+1])
+		}
+		if err != nil {
+			return rt, &StepError{t + 1, err}
+		}
+	}
+	if err := ag.EndTrial(ctx); err != nil {
+		return rt, fmt.Errorf("learning: %w", err)
+	}
+	rt.Learned = learned(ag)
+	return rt, nil
+}
+
+// MixedAdvancer is an Agent that can be told an observation after an
+// action it does not know, drawn from the distribution probs over joint
+// actions: its belief is carried forward under that mixture of
+// transitions. Replay uses it after a missed response.
+type MixedAdvancer interface {
+	AdvanceMixed(ctx context.Context, probs []float64, obs int) error
+}
