@@ -335,6 +335,28 @@ func (a *Agent) Reset(ctx context.Context, obs int) error {
 	return err
 }
 
+// AdvanceMixed is Advance after an action that is not known (a missed
+// response), taken with the distribution probs over joint actions: the
+// belief is carried forward under that mixture of transitions
+// (pomdp.Past.GrowMixed; pomdp.MixedAdvancer). History lists the action as
+// -1.
+func (a *Agent) AdvanceMixed(ctx context.Context, probs []float64, obs int) error {
+	if !a.inTrial {
+		return errors.New("AdvanceMixed: no trial in progress (call Reset)")
+	}
+	a.clearPolicy()
+	if err := a.past.GrowMixed(probs, obs); err != nil {
+		return err
+	}
+	a.fresh = false
+	a.obs = append(a.obs, obs)
+	a.acts = append(a.acts, -1)
+	_, err := a.inferPast(ctx)
+	return err
+}
+
+var _ pomdp.MixedAdvancer = (*Agent)(nil)
+
 // Advance records the action taken at the present step and the
 // observation that followed (Observe), and infers the new present state
 // (Belief).
@@ -713,20 +735,17 @@ func (a *Agent) Belief() []float64 {
 	return a.past.Belief()
 }
 
-// StateBeliefs returns the current posteriors q(S_0), ..., q(S_t) of the
-// graph (after the last inference: Act or EndTrial); with several factors
-// each holds every factor's marginal, one after the other.
+// StateBeliefs returns the posteriors q(S_0), ..., q(S_t) of the trial;
+// with several factors each holds every factor's marginal, one after the
+// other. Under PastFilter (the default) they are the exact smoothed
+// marginals given every observation of the trial so far, whatever steps
+// Act was called at; under PastVMP the graph's mean-field posteriors after
+// the last inference (Reset, Advance, Act or EndTrial).
 func (a *Agent) StateBeliefs() [][]float64 {
 	if a.g == nil {
 		return [][]float64{}
 	}
-	out := make([][]float64, a.past.Kept())
-	for f := range a.m.NumFactors() {
-		for i, s := range a.past.FactorStates(f) {
-			out[i] = append(out[i], s.Probs()...)
-		}
-	}
-	return out
+	return a.past.Smoothed()
 }
 
 // History returns the observations o_0..o_t and the actions u_0..u_(t-1)

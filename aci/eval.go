@@ -22,20 +22,21 @@ type EvalResult struct {
 // --gamma gamma` (docs/cli.md): it infers the posterior over s_0 from the
 // observation (StatePosterior), scores every policy of length horizon
 // (EvaluatePolicies, risk + ambiguity), and returns q_pi = softmax(-gamma G)
-// and the action marginal. Errors name the flag at fault.
+// and the action marginal. Errors begin with the name of the parameter at
+// fault (gamma, horizon or obs).
 func Eval(m *pomdp.Model, obs int, horizon int, gamma float64) (*EvalResult, error) {
 	if err := pomdp.Check(m); err != nil {
 		return nil, err
 	}
-	if err := checkGamma("--gamma", gamma); err != nil {
+	if err := checkGamma("gamma", gamma); err != nil {
 		return nil, err
 	}
 	if _, err := NumPolicies(m.NumActions(), horizon, MaxPolicies); err != nil {
-		return nil, fmt.Errorf("--%v", err)
+		return nil, err
 	}
 	qs, err := pomdp.StatePosterior(nil, m, obs)
 	if err != nil {
-		return nil, fmt.Errorf("--obs %s: %s", obsText(m, obs), strings.TrimPrefix(err.Error(), fmt.Sprintf("observation %d: ", obs)))
+		return nil, fmt.Errorf("obs %s: %s", obsText(m, obs), strings.TrimPrefix(err.Error(), fmt.Sprintf("observation %d: ", obs)))
 	}
 	ps, err := EvaluatePolicies(m, qs, horizon, nil)
 	if err != nil {
@@ -56,8 +57,8 @@ func Eval(m *pomdp.Model, obs int, horizon int, gamma float64) (*EvalResult, err
 	}, nil
 }
 
-// obsText writes observation o as --obs takes it: "3", or one outcome per
-// modality, "0,2".
+// obsText writes observation o as a list of outcome indices: "3", or one
+// outcome per modality, "0,2".
 func obsText(m *pomdp.Model, o int) string {
 	if m.NumModalities() == 1 {
 		return fmt.Sprint(o)

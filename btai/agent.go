@@ -302,6 +302,33 @@ func (a *Agent) Decide(ctx context.Context, rng *rand.Rand) (*pomdp.Decision, er
 	return d, nil
 }
 
+// AdvanceMixed is Step after an action that is not known (a missed
+// response), taken with the distribution probs over joint actions: the
+// past grows with the action hidden, distributed as probs
+// (pomdp.Past.GrowMixed; pomdp.MixedAdvancer).
+func (a *Agent) AdvanceMixed(ctx context.Context, probs []float64, obs int) error {
+	if a.g == nil {
+		return errors.New("btai: AdvanceMixed before Reset")
+	}
+	if a.carried {
+		return errors.New("btai: AdvanceMixed after EndTrial (call Reset)")
+	}
+	if obs < 0 || obs >= a.nobs {
+		return fmt.Errorf("btai: observation %d out of range [0, %d)", obs, a.nobs)
+	}
+	a.clearFuture()
+	if err := a.past.GrowMixed(probs, obs); err != nil {
+		return fmt.Errorf("btai: %w", err)
+	}
+	if err := a.inferPast(ctx); err != nil {
+		return err
+	}
+	a.learnA(obs)
+	return nil
+}
+
+var _ pomdp.MixedAdvancer = (*Agent)(nil)
+
 // Advance is Step (pomdp.Agent).
 func (a *Agent) Advance(ctx context.Context, action, obs int) error { return a.Step(ctx, action, obs) }
 

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/arbor-ai/arbor/btai"
-	"github.com/arbor-ai/arbor/pomdp"
 	"github.com/arbor-ai/arbor/envs"
+	"github.com/arbor-ai/arbor/pomdp"
 )
 
 // A BTAI agent with the default options (100 planning iterations per

@@ -180,6 +180,14 @@ func StepRand(seed uint64, agent, trial, step int) *rand.Rand {
 	return rand.New(rand.NewPCG(seed+uint64(trial), mix64(uint64(agent)<<32^uint64(step)^0x243f6a8885a308d3)))
 }
 
+// WorldRand returns the random stream of the true process (a Process) in
+// unit index of a batch with seed seed (RunAgents: agent-major, Unit.Index):
+// PCG(seed + index, 0xe1), separate from the agent's decisions, so that
+// the world a trial meets does not depend on how the agent draws.
+func WorldRand(seed uint64, index int) *rand.Rand {
+	return rand.New(rand.NewPCG(seed+uint64(index), 0xe1))
+}
+
 // mix64 is the SplitMix64 finaliser: distinct inputs give well-spread,
 // distinct outputs (it is a bijection).
 func mix64(z uint64) uint64 {

@@ -73,7 +73,9 @@ func TestSampleNeverDrawsZero(t *testing.T) {
 // step, and on nothing else; agent 0's trial i of seed s is trial 0 of
 // seed s + i (a run's episode i repeats seed s + i of the tables).
 func TestStepRand(t *testing.T) {
-	draw := func(seed uint64, agent, trial, step int) uint64 { return pomdp.StepRand(seed, agent, trial, step).Uint64() }
+	draw := func(seed uint64, agent, trial, step int) uint64 {
+		return pomdp.StepRand(seed, agent, trial, step).Uint64()
+	}
 	if draw(3, 1, 2, 4) != draw(3, 1, 2, 4) {
 		t.Error("equal arguments, different streams")
 	}
@@ -142,7 +144,11 @@ type fakeAgent struct {
 	mixed         int
 }
 
-func (a *fakeAgent) Reset(_ context.Context, obs int) error { a.t = 0; a.told = append(a.told, obs); return nil }
+func (a *fakeAgent) Reset(_ context.Context, obs int) error {
+	a.t = 0
+	a.told = append(a.told, obs)
+	return nil
+}
 func (a *fakeAgent) Decide(_ context.Context, rng *rand.Rand) (*pomdp.Decision, error) {
 	p := a.probs[a.t%len(a.probs)]
 	return &pomdp.Decision{Probs: p, Action: pomdp.Sample(rng, p), Deterministic: a.deterministic}, nil

@@ -233,6 +233,11 @@ func runACIEval(args []string, stdout io.Writer) error {
 	if f.obs, err = obsArg(f.obsRaw, m, f.model); err != nil {
 		return err
 	}
+	// The agent's view: with concentrations a, b, d the planner uses their
+	// expectations (a file may also give A, the world's likelihood).
+	if m, err = m.AgentView(); err != nil {
+		return badInput("--model %s: %v", f.model, err)
+	}
 	if f.asJSON {
 		if _, err := aci.NumPolicies(m.NumActions(), f.horizon, aci.MaxPolicies); err != nil {
 			return badInput("--%v (--json lists every policy; the human output streams any number)", err)
@@ -242,6 +247,13 @@ func runACIEval(args []string, stdout io.Writer) error {
 		}
 		res, err := aci.Eval(m, f.obs, f.horizon, f.gamma)
 		if err != nil {
+			// The library names its parameters: gamma, horizon and obs are
+			// the flags of the same names.
+			for _, p := range []string{"gamma", "horizon", "obs"} {
+				if strings.HasPrefix(err.Error(), p) {
+					return badInput("--%v", err)
+				}
+			}
 			return badInput("--model %s: %v", f.model, err)
 		}
 		return aciWriteEvalJSON(stdout, m, res)
@@ -308,11 +320,11 @@ func aciPrintEval(w io.Writer, m *pomdp.Model, f *aciEvalFlags) error {
 func aciWriteEvalJSON(w io.Writer, m *pomdp.Model, res *aci.EvalResult) error {
 	b := make([]byte, 0, 64+len(res.G)*(80+8*len(res.Policies[0])))
 	b = append(b, `{"q_s":`...)
-	if m.Factorised() {
-		b = keyedBelief(b, m, res.QS, aciAppendFloats)
-	} else {
-		b = aciAppendFloats(b, res.QS)
+	qs, err := json.Marshal(output.Belief(m, res.QS))
+	if err != nil {
+		return err
 	}
+	b = append(b, qs...)
 	b = append(b, `,"policies":[`...)
 	for i, p := range res.Policies {
 		if i > 0 {
@@ -338,47 +350,11 @@ func aciWriteEvalJSON(w io.Writer, m *pomdp.Model, res *aci.EvalResult) error {
 		b = append(b, `,"`...)
 		b = append(b, kv.key...)
 		b = append(b, `":`...)
-		b = aciAppendFloats(b, kv.x)
+		b = output.AppendFloats(b, kv.x)
 	}
 	b = append(b, "}\n"...)
-	_, err := w.Write(b)
+	_, err = w.Write(b)
 	return err
-}
-
-func aciAppendFloats(b []byte, x []float64) []byte {
-	b = append(b, '[')
-	for i, v := range x {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = aciAppendFloat(b, v)
-	}
-	return append(b, ']')
-}
-
-// aciAppendFloat appends v formatted as encoding/json formats a float64
-// (shortest representation; exponent form below 1e-6 and from 1e21 on,
-// with a two-digit minimum exponent: 1e-07 becomes 1e-7), or null when v
-// is NaN or infinite.
-func aciAppendFloat(b []byte, v float64) []byte {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return append(b, "null"...)
-	}
-	abs := math.Abs(v)
-	format := byte('f')
-	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	b = strconv.AppendFloat(b, v, format, -1, 64)
-	if format == 'e' {
-		// clean up e-09 to e-9
-		n := len(b)
-		if n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-			b[n-2] = b[n-1]
-			b = b[:n-1]
-		}
-	}
-	return b
 }
 
 const aciRunSynopsis = "arbor aci run --maze FILE | --model M [--process W] --horizon T [--steps 50] [--episodes 1] [--agents 1] [--seed 1] [--jobs N] [--progress] [flags] [--json | --csv]"
@@ -745,7 +721,7 @@ func runACIReplay(args []string, stdout io.Writer) error {
 	}
 	r := &replayRun{m: m, data: *data, subjects: *subjects, seed: *seed, jobs: *jobs, asJSON: *asJSON, asCSV: *asCSV, beliefs: *beliefs,
 		newAg: func() (pomdp.Agent, error) { return aci.NewAgent(m, opts) }}
-	if r.prov, err = provenance("aci replay", fset, [2]string{"--model", *model}, [2]string{"--data", *data}); err != nil {
+	if r.prov, err = provenance("aci replay", fset, [2]string{"--model", *model}); err != nil {
 		return err
 	}
 	return r.run(stdout)

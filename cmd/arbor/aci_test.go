@@ -408,27 +408,6 @@ func TestACIConsistentRules(t *testing.T) {
 	}
 }
 
-// TestACIAppendFloat checks the number format of the JSON output against
-// encoding/json on values of every magnitude.
-func TestACIAppendFloat(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	vals := []float64{0, math.Copysign(0, -1), 1, -1, 1e-6, 9.99e-7, 1e-7, 1e20, 1e21, 1.5e300, 5e-324, math.MaxFloat64}
-	for range 2000 {
-		vals = append(vals, (rng.Float64()-0.5)*math.Pow(10, float64(rng.IntN(80)-40)))
-	}
-	for _, v := range vals {
-		want := aciMustJSON(v)
-		if got := aciAppendFloat(nil, v); !bytes.Equal(got, want) {
-			t.Errorf("aciAppendFloat(%v) = %s, encoding/json %s", v, got, want)
-		}
-	}
-	for _, v := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
-		if got := string(aciAppendFloat(nil, v)); got != "null" {
-			t.Errorf("aciAppendFloat(%v) = %s, want null", v, got)
-		}
-	}
-}
-
 // TestACIEvalHuman checks the human output of arbor aci eval on the
 // reference model: the action marginal and the best policy are those of
 // tiny-pomdp.aci-eval.json (action_probs [0.4558, 0.5442]; lowest G

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
 	"os"
 	"os/signal"
 
@@ -91,15 +90,13 @@ func (r *agentRun) positions(ep *pomdp.Episode) [][2]int {
 }
 
 // env returns the world of unit u: a fresh copy of the maze, or the
-// process drawing from its own stream of the seed (seed + the unit's
-// index, as every run of arbor draws it).
+// process drawing from the unit's world stream (pomdp.WorldRand).
 func (r *agentRun) env(u pomdp.Unit) (pomdp.Environment, error) {
 	if r.mz != nil {
 		mz := r.mz.Clone()
 		return mz, nil
 	}
-	s := r.runs.Seed + uint64(u.Index(r.runs.Trials))
-	return pomdp.NewProcess(r.world, rand.New(rand.NewPCG(s, 0xe1))), nil
+	return pomdp.NewProcess(r.world, pomdp.WorldRand(r.runs.Seed, u.Index(r.runs.Trials))), nil
 }
 
 // label names unit u for humans: "episode k", or with several agents

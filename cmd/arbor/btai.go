@@ -362,35 +362,14 @@ func (b *btaiFlags) checkPlanTime(m *pomdp.Model, o btai.Options) error {
 		o.Iterations, o.Iterations, m.NumActions(), durationText(est), m.StepWork(), o.Inference, b.maxMinutes)
 }
 
-// btaiFloat is a JSON number; a non-finite value (an infinite cost when the
-// preferences C put zero mass on a reachable outcome) is written as null,
-// which JSON can represent and encoding/json's float64 cannot.
-type btaiFloat float64
-
-func (x btaiFloat) MarshalJSON() ([]byte, error) {
-	f := float64(x)
-	if !btaiFinite(f) {
-		return []byte("null"), nil
-	}
-	return json.Marshal(f)
-}
-
-func btaiFloats(x []float64) []btaiFloat {
-	out := make([]btaiFloat, len(x))
-	for i, v := range x {
-		out[i] = btaiFloat(v)
-	}
-	return out
-}
-
 // btaiPlanNode is one node of `arbor btai plan --json`.
 type btaiPlanNode struct {
-	Path       []int     `json:"path"`
-	Visits     int       `json:"visits"`
-	Local      btaiFloat `json:"local_cost"`
-	Aggregated btaiFloat `json:"aggregated_cost"`
-	QS         any       `json:"q_s"` // []btaiFloat, or keyed by factor name for a factorised model
-	QO         any       `json:"q_o"` // []btaiFloat, or keyed by modality name
+	Path       []int        `json:"path"`
+	Visits     int          `json:"visits"`
+	Local      output.Float `json:"local_cost"`
+	Aggregated output.Float `json:"aggregated_cost"`
+	QS         any          `json:"q_s"` // []output.Float, or keyed by factor name for a factorised model
+	QO         any          `json:"q_o"` // []output.Float, or keyed by modality name
 }
 
 // btaiPlanJSON is the output of `arbor btai plan --json`.
@@ -483,7 +462,7 @@ func runBTAIPlan(args []string, stdout io.Writer) error {
 		}
 	}
 	tr := ag.Tree()
-	out := btaiPlanJSON{QS: btaiKeyedFactors(m, qs), Nodes: make([]btaiPlanNode, 0, len(tr.Nodes)-1)}
+	out := btaiPlanJSON{QS: output.Belief(m, qs), Nodes: make([]btaiPlanNode, 0, len(tr.Nodes)-1)}
 	for i := 1; i < len(tr.Nodes); i++ {
 		n := &tr.Nodes[i]
 		var qs, qo []float64
@@ -498,8 +477,8 @@ func runBTAIPlan(args []string, stdout io.Writer) error {
 			qs, qo = n.S.Probs(), n.O.Probs()
 		}
 		out.Nodes = append(out.Nodes, btaiPlanNode{
-			Path: tr.Path(nil, i), Visits: n.Visits, Local: btaiFloat(n.Local), Aggregated: btaiFloat(n.Aggregated),
-			QS: btaiKeyedFactors(m, qs), QO: btaiKeyedModalities(m, qo),
+			Path: tr.Path(nil, i), Visits: n.Visits, Local: output.Float(n.Local), Aggregated: output.Float(n.Aggregated),
+			QS: output.Belief(m, qs), QO: output.Prediction(m, qo),
 		})
 	}
 	if *asJSON {
@@ -879,58 +858,6 @@ func btaiFactorisedFlags(m *pomdp.Model, file string, global, novelty bool, dotF
 	return nil
 }
 
-// btaiKeyedFactors is a state belief for --json: a vector, or for a
-// factorised file an object keyed by factor name (in factor order).
-func btaiKeyedFactors(m *pomdp.Model, x []float64) any {
-	if !m.Factorised() {
-		return btaiFloats(x)
-	}
-	return btaiKeyed(m.NumFactors(), m.FactorName, m.FactorOffset, m.FactorSize, x)
-}
-
-// btaiKeyedModalities is btaiKeyedFactors for a prediction over
-// observations, keyed by modality name.
-func btaiKeyedModalities(m *pomdp.Model, x []float64) any {
-	if !m.Factorised() {
-		return btaiFloats(x)
-	}
-	return btaiKeyed(m.NumModalities(), m.ModalityName, m.ObsOffset, m.ModalitySize, x)
-}
-
-// btaiOrdered is a JSON object whose keys keep their order.
-type btaiOrdered struct {
-	keys []string
-	vals [][]btaiFloat
-}
-
-func (o btaiOrdered) MarshalJSON() ([]byte, error) {
-	b := []byte{'{'}
-	for i, k := range o.keys {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendQuote(b, k)
-		b = append(b, ':')
-		v, err := json.Marshal(o.vals[i])
-		if err != nil {
-			return nil, err
-		}
-		b = append(b, v...)
-	}
-	return append(b, '}'), nil
-}
-
-// btaiKeyed splits x into n named parts (offsets and sizes given by off
-// and size) as an ordered JSON object.
-func btaiKeyed(n int, name func(int) string, off, size func(int) int, x []float64) any {
-	o := btaiOrdered{}
-	for i := range n {
-		o.keys = append(o.keys, name(i))
-		o.vals = append(o.vals, btaiFloats(x[off(i):off(i)+size(i)]))
-	}
-	return o
-}
-
 const btaiReplaySynopsis = "arbor btai replay --model M --data D.csv [--preset ...] [planning flags] [--action-select softmax|visits] [--action-precision α] [--seed 1] [--beliefs] [--subjects FILE] [--json | --csv]"
 
 // runBTAIReplay drives the BTAI agent along recorded behaviour: each
@@ -997,7 +924,7 @@ func runBTAIReplay(args []string, stdout io.Writer) error {
 	}
 	r := &replayRun{m: m, data: *data, subjects: *subjects, seed: *seed, jobs: *jobs, asJSON: *asJSON, asCSV: *asCSV, beliefs: *beliefs,
 		newAg: func() (pomdp.Agent, error) { return btai.NewAgent(m, &opts, nil) }}
-	if r.prov, err = provenance("btai replay", fs, [2]string{"--model", *model}, [2]string{"--data", *data}); err != nil {
+	if r.prov, err = provenance("btai replay", fs, [2]string{"--model", *model}); err != nil {
 		return err
 	}
 	return r.run(stdout)

@@ -15,10 +15,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/arbor-ai/arbor/internal/output"
 	"io"
 	"os"
 	"strings"
+
+	"github.com/arbor-ai/arbor/internal/output"
 )
 
 // usageError is bad input: exit status 2.

@@ -1,8 +1,8 @@
 package main
 
 import (
-	"encoding/csv"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 
 	"github.com/arbor-ai/arbor/internal/output"
 	"github.com/arbor-ai/arbor/pomdp"
@@ -64,10 +65,26 @@ func (r *replayRun) run(stdout io.Writer) error {
 		return err
 	}
 	defer f.Close()
-	recs, err := pomdp.ReadBehaviour(f, r.data, r.m)
+	limit, err := maxInput()
 	if err != nil {
-		return badInput("--data %v", err)
+		return err
 	}
+	// Every subject is read before the first is replayed: the file is
+	// bounded by the input limit (ARBOR_MAX_INPUT).
+	var recs []pomdp.SubjectRecord
+	sum := output.NewHash()
+	br := pomdp.NewBehaviourReader(io.TeeReader(f, sum), r.data, r.m, &pomdp.BehaviourOptions{MaxBytes: limit})
+	for {
+		rec, err := br.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return badInput("--data %s", strings.TrimPrefix(err.Error(), "pomdp: "))
+		}
+		recs = append(recs, *rec)
+	}
+	r.prov.Files = append(r.prov.Files, output.File{Flag: "--data", Path: r.data, SHA256: sum.Sum()})
 	var table *csv.Writer
 	if r.subjects != "" {
 		tf, err := os.Create(r.subjects)
@@ -260,4 +277,3 @@ func (r *replayRun) writeJSON(enc *json.Encoder, s *replaySubject) error {
 	}
 	return enc.Encode(replaySubjectJSON{Subject: s.rec.Subject, LogLikelihood: output.Float(s.ll), NChoices: s.n})
 }
-

@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"hash"
 	"io"
 	"math"
 	"os"
@@ -270,11 +271,32 @@ func Nest(x []float64, sh []int) any {
 type File struct {
 	Flag   string `json:"flag"`
 	Path   string `json:"path"`
-	SHA256 string `json:"sha256"`
+	SHA256 string `json:"sha256,omitempty"`
 }
 
-// HashFile returns the File of path read for flag.
+// Hash is an io.Writer that hashes what it is given (with io.TeeReader, a
+// file's SHA-256 as it is read).
+type Hash struct{ h hash.Hash }
+
+// NewHash returns a SHA-256 hash.
+func NewHash() *Hash { return &Hash{sha256.New()} }
+
+func (h *Hash) Write(p []byte) (int, error) { return h.h.Write(p) }
+
+// Sum returns the hex SHA-256 of what was written.
+func (h *Hash) Sum() string { return hex.EncodeToString(h.h.Sum(nil)) }
+
+// HashFile returns the File of path read for flag. A file that cannot be
+// read twice (a pipe, a device) has no SHA-256 here: its reader hashes what
+// it reads (Hash).
 func HashFile(flag, path string) (File, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return File{}, err
+	}
+	if !st.Mode().IsRegular() {
+		return File{Flag: flag, Path: path}, nil
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return File{}, err
