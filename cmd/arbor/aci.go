@@ -617,7 +617,12 @@ func runACIRun(args []string, stdout io.Writer) error {
 		if s.Solved > 0 {
 			meanSteps = float64(s.StepsSolved) / float64(s.Solved)
 		}
-		sum := map[string]any{"episodes": s.Episodes, "solved": s.Solved, "mean_steps": meanSteps, "planning_seconds": s.PlanningSeconds}
+		// A --model run has no goal: its summary has neither solved nor
+		// mean_steps, as its records have no solved.
+		sum := map[string]any{"episodes": s.Episodes, "planning_seconds": s.PlanningSeconds}
+		if r.mz != nil {
+			sum["solved"], sum["mean_steps"] = s.Solved, meanSteps
+		}
 		if *agents > 1 {
 			sum["agents"] = *agents
 		}
