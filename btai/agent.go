@@ -96,7 +96,7 @@ type Agent struct {
 func NewAgent(m *pomdp.Model, opts *Options, rng *rand.Rand) (*Agent, error) {
 	o := DefaultOptions()
 	if opts != nil {
-		o = *opts
+		o = opts.Resolved()
 	}
 	if err := o.Validate(); err != nil {
 		return nil, fmt.Errorf("btai: %w", err)
@@ -112,7 +112,7 @@ func NewAgent(m *pomdp.Model, opts *Options, rng *rand.Rand) (*Agent, error) {
 	}
 	a := &Agent{m: m, spec: m.Spec(), opts: o, rng: rng, ns: m.NumStates(), no: m.NumObs(), nu: m.NumActions(), nobs: m.NumObs()}
 	var err error
-	if a.past, err = pomdp.NewPastWith(m, o.Window, o.Past); err != nil {
+	if a.past, err = pomdp.NewPastWith(m, max(o.Window, 0), o.Past); err != nil {
 		return nil, fmt.Errorf("btai: %w", err)
 	}
 	if err := a.past.SetLearning(pomdp.Learning{Rate: o.LearningRate, Forgetting: o.Forgetting}); err != nil {
@@ -292,7 +292,7 @@ func (a *Agent) Decide(ctx context.Context, rng *rand.Rand) (*pomdp.Decision, er
 		return nil, err
 	}
 	d := &pomdp.Decision{Probs: make([]float64, a.nu), Deterministic: a.opts.ActionSelection.Deterministic(), Detail: &a.tree}
-	d.Action = a.tree.SelectAction(a.opts.ActionSelection, a.opts.ActionPrecision, rng, d.Probs)
+	d.Action = a.tree.SelectAction(a.opts.ActionSelection, *a.opts.ActionPrecision, rng, d.Probs)
 	costs, visits := make([]float64, a.nu), make([]float64, a.nu)
 	for u := range a.nu {
 		n := &a.tree.Nodes[a.tree.Child(0, u)]

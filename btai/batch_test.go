@@ -11,6 +11,10 @@ import (
 	"github.com/arbor-ai/arbor/pomdp"
 )
 
+// ptr returns a pointer to a copy of x, for the options whose zero is a
+// value (nil: the default).
+func ptr(x float64) *float64 { return &x }
+
 // runSeedEpisodes runs seeds 0..seeds-1 of the agent for model p with
 // options o, one episode each in a fresh environment, on workers
 // goroutines: seed k is trial k of a batch with seed 0, whose decisions
@@ -31,7 +35,7 @@ func runSeedEpisodes(ctx context.Context, p *pomdp.Model, o *btai.Options, env f
 func TestRunSeeds(t *testing.T) {
 	mz, p := mazeModel(t, "1.maze")
 	o := btai.PresetPaper()
-	o.Iterations, o.ActionPrecision = 30, 1 // the seed matters at precision 1
+	o.Iterations, o.ActionPrecision = 30, ptr(1) // the seed matters at precision 1
 	const seeds = 6
 	want := make([][]int, seeds)
 	for k := range seeds {
@@ -69,7 +73,7 @@ func TestRunSeeds(t *testing.T) {
 func TestDecisionCosts(t *testing.T) {
 	mz, p := mazeModel(t, "1.maze")
 	o := btai.PresetPaper()
-	o.Iterations, o.ActionPrecision = 30, 2
+	o.Iterations, o.ActionPrecision = 30, ptr(2)
 	ag, err := btai.NewAgent(p, &o, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -88,10 +92,10 @@ func TestDecisionCosts(t *testing.T) {
 				if c := tr.Nodes[tr.Child(0, u)].Average(); c != costs[u] {
 					t.Errorf("step %d action %d: cost %v, the tree shows %v", st.T, u, costs[u], c)
 				}
-				z += math.Exp(-o.ActionPrecision * (costs[u] - costs[0]))
+				z += math.Exp(-*o.ActionPrecision * (costs[u] - costs[0]))
 			}
 			for u := range costs {
-				want := math.Exp(-o.ActionPrecision*(costs[u]-costs[0])) / z
+				want := math.Exp(-*o.ActionPrecision*(costs[u]-costs[0])) / z
 				if d := st.Decision.Probs[u] - want; d > 1e-12 || d < -1e-12 {
 					t.Errorf("step %d action %d: P %v, want σ(-α ḡ) = %v", st.T, u, st.Decision.Probs[u], want)
 				}
@@ -103,5 +107,52 @@ func TestDecisionCosts(t *testing.T) {
 	}
 	if steps == 0 {
 		t.Fatal("no decision seen")
+	}
+}
+
+// TestVisitsRule: under the visits rule the decision's distribution is
+// P(u) = N_u^α / Σ_v N_v^α over the root children's visit counts, read
+// from the tree the step planned (α = 2 here), and the rule is not
+// deterministic; most-visited and min-cost are, with a one-hot
+// distribution on their choice.
+func TestVisitsRule(t *testing.T) {
+	_, p := mazeModel(t, "1.maze")
+	for _, rule := range []btai.ActionSelection{btai.Visits, btai.MostVisited, btai.MinCost} {
+		o := btai.DefaultOptions()
+		o.Iterations, o.ActionSelection, o.ActionPrecision = 60, rule, ptr(2)
+		ag, err := btai.NewAgent(p, &o, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		if err := ag.Reset(ctx, 9); err != nil {
+			t.Fatal(err)
+		}
+		d, err := ag.Decide(ctx, pomdp.StepRand(1, 0, 0, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Deterministic != (rule != btai.Visits) {
+			t.Errorf("%v: deterministic %v", rule, d.Deterministic)
+		}
+		tr := ag.Tree()
+		if rule != btai.Visits {
+			if d.Action != tr.BestAction(rule) || d.Probs[d.Action] != 1 {
+				t.Errorf("%v: action %d, probabilities %v; the tree's choice is %d", rule, d.Action, d.Probs, tr.BestAction(rule))
+			}
+			continue
+		}
+		z := 0.0
+		n := make([]float64, len(d.Probs))
+		for u := range n {
+			n[u] = float64(tr.Nodes[tr.Child(0, u)].Visits)
+			z += n[u] * n[u]
+		}
+		for u := range n {
+			if math.Abs(d.Probs[u]-n[u]*n[u]/z) > 1e-15 {
+				t.Errorf("visits %v: P = %v, want N²/ΣN²", n, d.Probs)
+				break
+			}
+		}
 	}
 }

@@ -15,7 +15,7 @@ import "math"
 func (a *Agent) cost(qs, qo []float64) float64 {
 	g := a.baseCost(qs, qo)
 	if a.opts.Novelty {
-		g -= a.opts.NoveltyScale * a.novelty(qs)
+		g -= *a.opts.NoveltyScale * a.novelty(qs)
 	}
 	return g
 }

@@ -51,7 +51,7 @@ func newFactorisedAgent(m *pomdp.Model, o Options, rng *rand.Rand) (*Agent, erro
 	}
 	a := &Agent{m: m, opts: o, rng: rng, ns: m.NumStates(), no: m.ObsLen(), nu: m.NumActions(), nobs: m.NumObs()}
 	var err error
-	if a.past, err = pomdp.NewPastWith(m, o.Window, o.Past); err != nil {
+	if a.past, err = pomdp.NewPastWith(m, max(o.Window, 0), o.Past); err != nil {
 		return nil, fmt.Errorf("btai: %w", err)
 	}
 	if err := a.past.SetLearning(pomdp.Learning{Rate: o.LearningRate, Forgetting: o.Forgetting}); err != nil {

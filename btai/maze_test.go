@@ -118,9 +118,11 @@ func TestMazeExperiment(t *testing.T) {
 				o := btai.PresetPaper()
 				o.Iterations, o.Inference = n, inf
 				if e := os.Getenv("BTAI_EXPLORATION"); e != "" {
-					if o.Exploration, err = strconv.ParseFloat(e, 64); err != nil {
+					var c float64
+					if c, err = strconv.ParseFloat(e, 64); err != nil {
 						t.Fatalf("BTAI_EXPLORATION: %v", err)
 					}
+					o.Exploration = ptr(c)
 				}
 				if e := os.Getenv("BTAI_SELECTION"); e != "" {
 					if o.Selection, err = btai.ParseSelection(e); err != nil {
@@ -269,7 +271,7 @@ func runMazeCStates(t testing.TB, name string, opts *btai.Options, seeds, maxSte
 func TestRunDeterministic(t *testing.T) {
 	mz, p := mazeModel(t, "1.maze")
 	o := btai.DefaultOptions()
-	o.Iterations, o.ActionPrecision = 20, 1
+	o.Iterations, o.ActionPrecision = 20, ptr(1)
 	run := func(seed uint64) string {
 		ag, err := btai.NewAgent(p, &o, nil)
 		if err != nil {
@@ -334,7 +336,7 @@ func TestMaze2PaperCommit(t *testing.T) {
 			u, r := tr.Nodes[tr.Child(0, up)], tr.Nodes[tr.Child(0, right)]
 			n := float64(tr.Nodes[0].Visits)
 			gap := u.Average() - r.Average()
-			bound := o.Exploration * math.Sqrt(math.Log(n)/float64(u.Visits))
+			bound := *o.Exploration * math.Sqrt(math.Log(n)/float64(u.Visits))
 			t.Logf("%v, %v: local UP - RIGHT = %.3g; after planning ḡ UP %.4f (n %d), RIGHT %.4f (n %d), gap %.2f > %.2f",
 				sel, inf, u.Local-r.Local, u.Average(), u.Visits, r.Average(), r.Visits, gap, bound)
 			if !(u.Local > r.Local) {
@@ -344,7 +346,7 @@ func TestMaze2PaperCommit(t *testing.T) {
 				t.Errorf("%v, %v: ḡ gap UP - RIGHT %.3f <= %.3f: UP could still be selected", sel, inf, gap, bound)
 			}
 			probs := make([]float64, tr.NumActions)
-			tr.SelectAction(btai.Softmax, o.ActionPrecision, rand.New(rand.NewPCG(1, 0)), probs)
+			tr.SelectAction(btai.Softmax, *o.ActionPrecision, rand.New(rand.NewPCG(1, 0)), probs)
 			if probs[up] > math.Exp(-700) {
 				t.Errorf("%v, %v: P(UP) = %g, want < e^-700", sel, inf, probs[up])
 			}

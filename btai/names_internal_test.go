@@ -19,7 +19,7 @@ func TestOptionNames(t *testing.T) {
 		{func(s string) (string, error) { v, err := ParsePropagation(s); return v.String(), err },
 			propagationNames, "x", `unknown propagation "x" (want min-backward, backward or forward)`},
 		{func(s string) (string, error) { v, err := ParseSelection(s); return v.String(), err },
-			selectionNames, "", `unknown selection "" (want unexplored-first, uct or normalized-uct)`},
+			selectionNames, "", `unknown selection "" (want normalized-uct, unexplored-first or uct)`},
 		{func(s string) (string, error) { v, err := ParseActionSelection(s); return v.String(), err },
 			actionSelectionNames, "greedy", `unknown action selection "greedy" (want softmax, most-visited, min-cost or visits)`},
 	} {

@@ -65,7 +65,7 @@ func TestNoveltyByHand(t *testing.T) {
 		}
 		// The node cost is the classic cost minus λ × novelty.
 		qo := []float64{0.6, 0.4}
-		if got, want := a.cost(tc.qs, qo), a.baseCost(tc.qs, qo)-o.NoveltyScale*tc.want; math.Abs(got-want) > 1e-12 {
+		if got, want := a.cost(tc.qs, qo), a.baseCost(tc.qs, qo)-*o.NoveltyScale*tc.want; math.Abs(got-want) > 1e-12 {
 			t.Errorf("κ %g: cost %v, want classic - λ novelty = %v", tc.kappa, got, want)
 		}
 	}
@@ -134,14 +134,14 @@ func TestNoveltyOptionsValidate(t *testing.T) {
 		{-1, 1, "novelty scale"},
 		{math.NaN(), 1, "novelty scale"},
 		{math.Inf(1), 1, "novelty scale"},
-		{1, 0, "novelty prior"},
+		{1, -1, "novelty prior"}, // 0 is the default, 1
 		{1, math.NaN(), "novelty prior"},
 		{1, 1e-7, "novelty prior"},
 		{1, 1e7, "novelty prior"},
 		{2e6, 1, "novelty scale"},
 	} {
 		o := DefaultOptions()
-		o.Novelty, o.NoveltyScale, o.NoveltyPrior = true, tc.scale, tc.prior
+		o.Novelty, o.NoveltyScale, o.NoveltyPrior = true, ptr(tc.scale), tc.prior
 		if err := o.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("scale %v prior %v: %v, want an error naming %s", tc.scale, tc.prior, err, tc.want)
 		}

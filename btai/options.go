@@ -54,27 +54,33 @@ func ParseInference(s string) (Inference, error) {
 	return parseEnum[Inference](inferenceNames, "inference", s)
 }
 
-// Options configures an agent. The zero value is not valid: start from
-// DefaultOptions or a preset (PresetScaleFree, PresetPaper, PresetHP).
+// Options configures an agent. A nil *Options, the zero Options and a zero
+// field mean the documented defaults, those of PresetScaleFree (the
+// default preset); the fields where zero is a meaningful value
+// (Exploration, ActionPrecision, NoveltyScale) are pointers, nil for the
+// default. Resolved fills the defaults in; the presets return resolved
+// options.
 type Options struct {
-	Iterations      int             // planning iterations per action
-	Exploration     float64         // UCT exploration constant C_p
-	Selection       Selection       // the rule of the selection step
-	Cost            Cost            // node cost
-	Propagation     Propagation     // cost propagation
-	Inference       Inference       // inference on new future nodes
+	Iterations      int             // planning iterations per action (default 1000)
+	Exploration     *float64        // UCT exploration constant C_p (default 0.5)
+	Selection       Selection       // the rule of the selection step (default NormalizedUCT)
+	Cost            Cost            // node cost (default Classic)
+	Propagation     Propagation     // cost propagation (default MinBackward)
+	Inference       Inference       // inference on new future nodes (default VMP)
 	GlobalInference bool            // run VMP on the whole graph after each expansion instead of on the new nodes only
-	ActionSelection ActionSelection // how the action is picked from the planned tree
-	ActionPrecision float64         // precision α of Softmax (σ(-α ḡ)) and Visits (N^α)
-	Rollouts        int             // N roll-outs per expanded node (Algorithm 1); 0 disables them
-	RolloutLength   int             // K, the length of each roll-out
+	ActionSelection ActionSelection // how the action is picked from the planned tree (default Softmax)
+	// ActionPrecision is the precision α of Softmax (σ(-α ḡ); default 100)
+	// and Visits (N^α; default 1).
+	ActionPrecision *float64
+	Rollouts        int // N roll-outs per expanded node (Algorithm 1); 0 disables them
+	RolloutLength   int // K, the length of each roll-out (default 5)
 	// VMPIterations and VMPTolerance control the local inference on new
 	// nodes (defaults 32 and 1e-9).
 	VMPIterations int
 	VMPTolerance  float64
 	// Window bounds the number of past time steps kept in the graph; older
 	// steps are folded into a prior over the oldest kept state (see
-	// Agent.Step). 0 keeps the whole past. Default 32.
+	// Agent.Step). Default 32; WindowAll keeps the whole past.
 	Window int
 	// Past is how the past is inferred: pomdp.PastVMP (the default, and
 	// pomdp.PastDefault: the paper's mean field, section 6.1) or
@@ -96,7 +102,7 @@ type Options struct {
 	Novelty bool
 	// NoveltyScale is the weight λ of the novelty term (default 10;
 	// finite, >= 0).
-	NoveltyScale float64
+	NoveltyScale *float64
 	// NoveltyPrior is the concentration κ of the prior a = κ A when the
 	// model has no concentrations a (default 1; 1e-6 to 1e6).
 	NoveltyPrior float64
@@ -107,6 +113,76 @@ type Options struct {
 	// graph and carried from one episode to the next as it is without
 	// novelty (Agent.Reset).
 	NoveltyCarry bool
+}
+
+// WindowAll is the Window that keeps the whole past.
+const WindowAll = -1
+
+// Defaults of the options (PresetScaleFree).
+const (
+	DefaultIterations       = 1000
+	DefaultExploration      = 0.5
+	DefaultSoftmaxPrecision = 100
+	DefaultVisitsPrecision  = 1
+	DefaultRolloutLength    = 5
+	DefaultVMPIterations    = 32
+	DefaultVMPTolerance     = 1e-9
+	DefaultWindow           = 32
+	DefaultNoveltyScale     = 10
+	DefaultNoveltyPrior     = 1
+)
+
+// ptr returns a pointer to a copy of x.
+func ptr(x float64) *float64 { return &x }
+
+// Resolved returns the options with every default filled in: a zero field
+// (a nil pointer) takes its documented default. The pointers of the result
+// are its own.
+func (o Options) Resolved() Options {
+	r := o
+	if r.Iterations == 0 {
+		r.Iterations = DefaultIterations
+	}
+	r.Exploration = ptr(DefaultExploration)
+	if o.Exploration != nil {
+		r.Exploration = ptr(*o.Exploration)
+	}
+	r.ActionPrecision = ptr(DefaultSoftmaxPrecision)
+	switch {
+	case o.ActionPrecision != nil:
+		r.ActionPrecision = ptr(*o.ActionPrecision)
+	case o.ActionSelection == Visits:
+		r.ActionPrecision = ptr(DefaultVisitsPrecision)
+	}
+	if r.RolloutLength == 0 {
+		r.RolloutLength = DefaultRolloutLength
+	}
+	if r.VMPIterations == 0 {
+		r.VMPIterations = DefaultVMPIterations
+	}
+	if r.VMPTolerance == 0 {
+		r.VMPTolerance = DefaultVMPTolerance
+	}
+	if r.Window == 0 {
+		r.Window = DefaultWindow
+	}
+	if r.Past == pomdp.PastDefault {
+		r.Past = pomdp.PastVMP
+	}
+	r.NoveltyScale = ptr(DefaultNoveltyScale)
+	if o.NoveltyScale != nil {
+		r.NoveltyScale = ptr(*o.NoveltyScale)
+	}
+	if r.NoveltyPrior == 0 {
+		r.NoveltyPrior = DefaultNoveltyPrior
+	}
+	if o.LearningRate != nil {
+		r.LearningRate = ptr(*o.LearningRate)
+	}
+	if o.Forgetting != nil {
+		r.Forgetting = ptr(*o.Forgetting)
+	}
+	return r
 }
 
 // Bounds of the novelty options: the weights W = ½ (1/a - 1/a_0) of the
@@ -139,22 +215,7 @@ func DefaultOptions() Options { return PresetScaleFree() }
 // (risk + ambiguity); min-backward propagation; softmax action selection
 // with precision 100.
 func PresetPaper() Options {
-	return Options{
-		Iterations:      100,
-		Exploration:     2,
-		Selection:       UnexploredFirst,
-		Cost:            Classic,
-		Propagation:     MinBackward,
-		Inference:       VMP,
-		ActionSelection: Softmax,
-		ActionPrecision: 100,
-		VMPIterations:   32,
-		VMPTolerance:    1e-9,
-		Window:          32,
-		Past:            pomdp.PastVMP,
-		NoveltyScale:    10,
-		NoveltyPrior:    1,
-	}
+	return Options{Iterations: 100, Exploration: ptr(2), Selection: UnexploredFirst}.Resolved()
 }
 
 // PresetHP returns the settings of the paper author's C++ implementation
@@ -172,13 +233,7 @@ func PresetHP() Options {
 // per action, both chosen by measurement. Its tree selection does not
 // depend on the scale of the costs (docs/btai.md, "The scale-free
 // default").
-func PresetScaleFree() Options {
-	o := PresetPaper()
-	o.Selection = NormalizedUCT
-	o.Exploration = 0.5
-	o.Iterations = 1000
-	return o
-}
+func PresetScaleFree() Options { return Options{}.Resolved() }
 
 // PresetByName returns the preset called name (see PresetNames).
 func PresetByName(name string) (Options, error) {
@@ -193,15 +248,21 @@ func PresetByName(name string) (Options, error) {
 	return Options{}, fmt.Errorf("unknown preset %q (want %s)", name, strings.Join(PresetNames, ", "))
 }
 
-// Validate returns an error naming the first invalid option.
+// Validate returns an error naming the first invalid option of the
+// resolved options (Resolved).
 func (o *Options) Validate() error {
+	r := o.Resolved()
+	return r.validate()
+}
+
+func (o *Options) validate() error {
 	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 	switch {
 	case o.Iterations < 1 || o.Iterations > 10_000_000:
 		return fmt.Errorf("iterations %d, want 1..10000000", o.Iterations)
-	case !finite(o.Exploration) || o.Exploration < 0:
-		return fmt.Errorf("exploration %v, want a finite number >= 0", o.Exploration)
-	case o.Selection < UnexploredFirst || o.Selection > NormalizedUCT:
+	case !finite(*o.Exploration) || *o.Exploration < 0:
+		return fmt.Errorf("exploration %v, want a finite number >= 0", *o.Exploration)
+	case o.Selection < NormalizedUCT || o.Selection > UCT:
 		return fmt.Errorf("selection %v invalid", o.Selection)
 	case o.Cost < Classic || o.Cost > FEEF:
 		return fmt.Errorf("cost %v invalid", o.Cost)
@@ -211,8 +272,8 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("inference %v invalid", o.Inference)
 	case o.ActionSelection < Softmax || o.ActionSelection > Visits:
 		return fmt.Errorf("action selection %v invalid", o.ActionSelection)
-	case !finite(o.ActionPrecision) || o.ActionPrecision < 0:
-		return fmt.Errorf("action precision %v, want a finite number >= 0", o.ActionPrecision)
+	case !finite(*o.ActionPrecision) || *o.ActionPrecision < 0:
+		return fmt.Errorf("action precision %v, want a finite number >= 0", *o.ActionPrecision)
 	case o.Rollouts < 0 || o.Rollouts > 10_000:
 		return fmt.Errorf("rollouts %d, want 0..10000", o.Rollouts)
 	case o.Rollouts > 0 && (o.RolloutLength < 1 || o.RolloutLength > 1000):
@@ -225,10 +286,10 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("past inference filter with global inference: global VMP would redo the past by mean field (use local inference, or past inference vmp)")
 	case !(o.VMPTolerance > 0) || !finite(o.VMPTolerance):
 		return fmt.Errorf("VMP tolerance %v, want > 0", o.VMPTolerance)
-	case o.Window < 0 || o.Window == 1:
-		return fmt.Errorf("window %d, want 0 (keep everything) or >= 2", o.Window)
-	case o.Novelty && !(o.NoveltyScale >= 0 && o.NoveltyScale <= MaxNoveltyScale):
-		return fmt.Errorf("novelty scale %v, want 0..%g", o.NoveltyScale, float64(MaxNoveltyScale))
+	case o.Window < WindowAll || o.Window == 1:
+		return fmt.Errorf("window %d, want WindowAll (-1, keep everything) or >= 2", o.Window)
+	case o.Novelty && !(*o.NoveltyScale >= 0 && *o.NoveltyScale <= MaxNoveltyScale):
+		return fmt.Errorf("novelty scale %v, want 0..%g", *o.NoveltyScale, float64(MaxNoveltyScale))
 	case o.Novelty && !(o.NoveltyPrior >= MinNoveltyPrior && o.NoveltyPrior <= MaxNoveltyPrior):
 		return fmt.Errorf("novelty prior %v, want %g..%g", o.NoveltyPrior, MinNoveltyPrior, float64(MaxNoveltyPrior))
 	}

@@ -52,7 +52,7 @@ func runRecorded(t *testing.T, o btai.Options, c recordedRun) []int {
 	if o.Inference, err = btai.ParseInference(c.Inference); err != nil {
 		t.Fatal(err)
 	}
-	o.ActionPrecision = c.ActionPrecision
+	o.ActionPrecision = ptr(c.ActionPrecision)
 	// One random stream for the whole episode, as the runs were recorded
 	// (the episode driver gives every step its own stream instead): the
 	// algorithm, its draws included, is the recorded one bit for bit.

@@ -317,7 +317,7 @@ func (a *Agent) Iterate(ctx context.Context) error {
 	if a.opts.GlobalInference {
 		return a.iterateGraph(ctx)
 	}
-	k := a.tree.Select(a.opts.Exploration, a.opts.Selection)
+	k := a.tree.Select(*a.opts.Exploration, a.opts.Selection)
 	qk, err := a.nodeProbs(k)
 	if err != nil {
 		return err
@@ -367,7 +367,7 @@ func (a *Agent) Iterate(ctx context.Context) error {
 // iterateGraph is Iterate with global inference: the new nodes are added
 // to the graph and VMP runs on the whole graph.
 func (a *Agent) iterateGraph(ctx context.Context) error {
-	k := a.tree.Select(a.opts.Exploration, a.opts.Selection)
+	k := a.tree.Select(*a.opts.Exploration, a.opts.Selection)
 	parent := a.tree.Nodes[k].S
 	first := len(a.tree.Nodes)
 	for u := range a.nu {
@@ -693,7 +693,7 @@ func (a *Agent) rollouts(from []float64, g float64) (float64, error) {
 // SelectAction picks the action to perform from the planned tree with the
 // configured rule (paper section 6.4).
 func (a *Agent) SelectAction() int {
-	return a.tree.SelectAction(a.opts.ActionSelection, a.opts.ActionPrecision, a.rng, nil)
+	return a.tree.SelectAction(a.opts.ActionSelection, *a.opts.ActionPrecision, a.rng, nil)
 }
 
 // LabelTree sets DOT labels on the planning tree's variables: each S_I

@@ -125,7 +125,7 @@ func TestMazeSweep(t *testing.T) {
 		for _, ps := range strings.Split(prefs, ",") {
 			pref, _ := strconv.ParseFloat(ps, 64)
 			o := btai.DefaultOptions()
-			o.Selection, o.Exploration, o.Iterations = sel, c, n
+			o.Selection, o.Exploration, o.Iterations = sel, ptr(c), n
 			if v := os.Getenv("BTAI_ACTION"); v != "" {
 				if o.ActionSelection, err = btai.ParseActionSelection(v); err != nil {
 					t.Fatal(err)
@@ -143,7 +143,8 @@ func TestMazeSweep(t *testing.T) {
 			}
 			if v := os.Getenv("BTAI_NOVELTY"); v != "" {
 				o.Novelty = true
-				o.NoveltyScale, _ = strconv.ParseFloat(v, 64)
+				x, _ := strconv.ParseFloat(v, 64)
+				o.NoveltyScale = ptr(x)
 				if v := os.Getenv("BTAI_NOVELTY_PRIOR"); v != "" {
 					o.NoveltyPrior, _ = strconv.ParseFloat(v, 64)
 				}
@@ -184,7 +185,7 @@ func TestMazeSweep(t *testing.T) {
 				line = append(line, fmt.Sprintf("%s(H%d) %d", m.name, horizonH(m.mz, 40), solved))
 				ms += 1000 * secs / float64(steps)
 			}
-			fmt.Printf("%v C=%g it=%d pref=%g nov=%v: %d/%d mazes >= 19/20 (%.1f ms/action): %s\n", sel, c, n, pref, o.NoveltyScale*b2f(o.Novelty), good, len(mazes), ms/float64(len(mazes)), strings.Join(line, ", "))
+			fmt.Printf("%v C=%g it=%d pref=%g nov=%v: %d/%d mazes >= 19/20 (%.1f ms/action): %s\n", sel, c, n, pref, *o.NoveltyScale*b2f(o.Novelty), good, len(mazes), ms/float64(len(mazes)), strings.Join(line, ", "))
 		}
 	}
 }

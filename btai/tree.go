@@ -132,23 +132,9 @@ func (t *Tree) Path(dst []int, k int) []int {
 type Selection int
 
 const (
-	// UnexploredFirst is the paper's rule: at an expanded node, a child
-	// that has not been expanded yet ("unexplored") is taken first; when
-	// every child has been expanded, the child maximising UCT is taken.
-	// The paper does not say which unexplored child goes first: here it is
-	// the one with the lowest local cost (ties: lowest action). Every node
-	// on the selected path thus has all its children expanded before the
-	// search goes below them.
-	UnexploredFirst Selection = iota
-	// UCT takes the child maximising UCT among all the children, expanded
-	// or not (ties: lowest action). A new child counts as visited once (its
-	// own evaluation), so UCT is defined for it: this is how the paper
-	// author's C++ implementation (Homing-Pigeon, MCTS::selectNode) selects,
-	// and it lets the search go deep along a cheap branch without first
-	// expanding every sibling on the way.
-	UCT
-	// NormalizedUCT is UCT with the average costs mapped to [0, 1] by the
-	// range of average costs seen in the tree (min-max normalisation, as
+	// NormalizedUCT (the default, the zero Selection) is UCT with the
+	// average costs mapped to [0, 1] by the range of average costs seen in
+	// the tree (min-max normalisation, as
 	// MuZero normalises values: Schrittwieser et al. 2020, "Mastering
 	// Atari, Go, chess and shogi by planning with a learned model", Nature
 	// 588, Appendix B):
@@ -162,14 +148,29 @@ const (
 	// does not depend on it: it is on the scale of the constant of Kocsis
 	// and Szepesvári for rewards in [0, 1], 1/√2 (PresetScaleFree takes
 	// 0.5, by measurement).
-	NormalizedUCT
+	NormalizedUCT Selection = iota
+	// UnexploredFirst is the paper's rule: at an expanded node, a child
+	// that has not been expanded yet ("unexplored") is taken first; when
+	// every child has been expanded, the child maximising UCT is taken.
+	// The paper does not say which unexplored child goes first: here it is
+	// the one with the lowest local cost (ties: lowest action). Every node
+	// on the selected path thus has all its children expanded before the
+	// search goes below them.
+	UnexploredFirst
+	// UCT takes the child maximising UCT among all the children, expanded
+	// or not (ties: lowest action). A new child counts as visited once (its
+	// own evaluation), so UCT is defined for it: this is how the paper
+	// author's C++ implementation (Homing-Pigeon, MCTS::selectNode) selects,
+	// and it lets the search go deep along a cheap branch without first
+	// expanding every sibling on the way.
+	UCT
 )
 
-var selectionNames = []string{"unexplored-first", "uct", "normalized-uct"}
+var selectionNames = []string{"normalized-uct", "unexplored-first", "uct"}
 
 func (s Selection) String() string { return enumName(selectionNames, "Selection", s) }
 
-// ParseSelection parses "unexplored-first", "uct" or "normalized-uct".
+// ParseSelection parses "normalized-uct", "unexplored-first" or "uct".
 func ParseSelection(s string) (Selection, error) {
 	return parseEnum[Selection](selectionNames, "selection", s)
 }

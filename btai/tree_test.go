@@ -396,10 +396,10 @@ func TestSelectNormalizedUCTByHand(t *testing.T) {
 func TestPresetSelectionsByHand(t *testing.T) {
 	tr := handTree()
 	paper, hp := btai.PresetPaper(), btai.PresetHP()
-	if got, want := tr.Select(paper.Exploration, paper.Selection), tr.Child(0, 0); got != want {
+	if got, want := tr.Select(*paper.Exploration, paper.Selection), tr.Child(0, 0); got != want {
 		t.Errorf("paper: selected %d, want child 0 (%d)", got, want)
 	}
-	if got, want := tr.Select(hp.Exploration, hp.Selection), tr.Child(tr.Child(0, 1), 1); got != want {
+	if got, want := tr.Select(*hp.Exploration, hp.Selection), tr.Child(tr.Child(0, 1), 1); got != want {
 		t.Errorf("hp: selected %d, want grandchild 1 (%d)", got, want)
 	}
 }

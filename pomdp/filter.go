@@ -503,7 +503,7 @@ func (p *Past) smooth(alphas [][]float64, from int, state func(t int, gamma []fl
 		if pair != nil {
 			pair(t, lik)
 		}
-		p.filterBackward(beta, lik, fl.acts[t-1], fl.mixes[t-1])
+		p.filterBackward(beta, lik, 0, fl.mixes[t-1])
 		normalized(beta)
 	}
 }

@@ -104,7 +104,7 @@ func (b *btaiFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&b.cost, "cost", d.Cost.String(), "node cost: classic, pcost or feef")
 	fs.StringVar(&b.propagation, "propagation", d.Propagation.String(), "cost propagation: min-backward, backward or forward")
 	fs.StringVar(&b.inference, "inference", d.Inference.String(), "inference on new tree nodes: vmp (local mean-field VMP) or predictive")
-	fs.Float64Var(&b.exploration, "exploration", d.Exploration, "UCT exploration constant (finite, >= 0)")
+	fs.Float64Var(&b.exploration, "exploration", *d.Exploration, "UCT exploration constant (finite, >= 0)")
 	fs.StringVar(&b.selection, "selection", d.Selection.String(), "tree selection: normalized-uct (UCT on costs scaled to [0, 1] by the range in the tree), "+
 		"unexplored-first (the paper's) or uct (all children by UCT, as the paper author's C++)")
 	fs.IntVar(&b.rollouts, "rollouts", d.Rollouts, "roll-outs per expanded node, Algorithm 1 (0..10000)")
@@ -114,7 +114,7 @@ func (b *btaiFlags) register(fs *flag.FlagSet) {
 		"not the same setting as --inference, which is for the planning tree")
 	fs.BoolVar(&b.global, "global", false, "global instead of local inference after each expansion")
 	fs.BoolVar(&b.novelty, "novelty", false, "learn A while acting and add its expected information gain (novelty) to the planning cost")
-	fs.Float64Var(&b.noveltyScale, "novelty-scale", d.NoveltyScale, "weight of the novelty term (0..1e6; needs --novelty)")
+	fs.Float64Var(&b.noveltyScale, "novelty-scale", *d.NoveltyScale, "weight of the novelty term (0..1e6; needs --novelty)")
 	fs.Float64Var(&b.noveltyPrior, "novelty-prior", d.NoveltyPrior, "prior concentration a = κ A over A (1e-6..1e6; needs --novelty and a model without concentrations a)")
 	fs.BoolVar(&b.dotFactors, "dot-factors", false, "with --dot: draw the full factor graph of the model and the tree (S_I, O_I and their factors) instead of the tree of states")
 	fs.IntVar(&b.dotDepth, "dot-depth", 0, "with --dot: draw the tree down to this depth (>= 1; default all)")
@@ -187,10 +187,13 @@ func (b *btaiFlags) options() (btai.Options, error) {
 		o.Iterations = b.iterations
 	}
 	if b.set("exploration") {
-		o.Exploration = b.exploration
+		o.Exploration = &b.exploration
 	}
 	if b.set("window") {
 		o.Window = b.window
+		if b.window == 0 {
+			o.Window = btai.WindowAll
+		}
 	}
 	if b.set("past") {
 		if o.Past, err = pomdp.ParsePastInference(b.past); err != nil {
@@ -210,7 +213,7 @@ func (b *btaiFlags) options() (btai.Options, error) {
 		o.Novelty = b.novelty
 	}
 	if b.set("novelty-scale") {
-		o.NoveltyScale = b.noveltyScale
+		o.NoveltyScale = &b.noveltyScale
 	}
 	if b.set("novelty-prior") {
 		o.NoveltyPrior = b.noveltyPrior
@@ -250,10 +253,11 @@ type btaiSettingsJSON struct {
 // settings returns the settings of options o started from preset; acting
 // says whether the action selection applies (run, not plan).
 func btaiSettings(preset string, o btai.Options, acting bool) btaiSettingsJSON {
+	o = o.Resolved()
 	s := btaiSettingsJSON{
-		Preset: preset, Selection: o.Selection.String(), Exploration: o.Exploration, Iterations: o.Iterations,
+		Preset: preset, Selection: o.Selection.String(), Exploration: *o.Exploration, Iterations: o.Iterations,
 		Inference: o.Inference.String(), Global: o.GlobalInference, Cost: o.Cost.String(), Propagation: o.Propagation.String(),
-		Rollouts: o.Rollouts, Window: o.Window, Past: o.Past.String(), Novelty: o.Novelty,
+		Rollouts: o.Rollouts, Window: max(o.Window, 0), Past: o.Past.String(), Novelty: o.Novelty,
 	}
 	if o.Rollouts > 0 {
 		s.RolloutLength = &o.RolloutLength
@@ -261,11 +265,11 @@ func btaiSettings(preset string, o btai.Options, acting bool) btaiSettingsJSON {
 	if acting {
 		s.ActionSelect = o.ActionSelection.String()
 		if o.ActionSelection == btai.Softmax {
-			s.ActionPrecision = &o.ActionPrecision
+			s.ActionPrecision = o.ActionPrecision
 		}
 	}
 	if o.Novelty {
-		s.NoveltyScale, s.NoveltyPrior, s.NoveltyCarry = &o.NoveltyScale, &o.NoveltyPrior, &o.NoveltyCarry
+		s.NoveltyScale, s.NoveltyPrior, s.NoveltyCarry = o.NoveltyScale, &o.NoveltyPrior, &o.NoveltyCarry
 	}
 	return s
 }
@@ -592,9 +596,9 @@ func (a *btaiActFlags) apply(o *btai.Options) error {
 	}
 	switch {
 	case btaiFlagSet(a.fs, "action-precision"):
-		o.ActionPrecision = *a.prec
+		o.ActionPrecision = a.prec
 	case o.ActionSelection == btai.Visits:
-		o.ActionPrecision = 1
+		o.ActionPrecision = nil // the default of visits, 1
 	}
 	if btaiFlagSet(a.fs, "eta") {
 		o.LearningRate = a.eta

@@ -1209,7 +1209,7 @@ func TestBTAIBadInput(t *testing.T) {
 		{"run cost", run1("--cost", "x"), []string{"--cost", `unknown cost "x"`}},
 		{"run propagation", run1("--propagation", "x"), []string{"--propagation", `unknown propagation "x"`}},
 		{"run inference", run1("--inference", "x"), []string{"--inference", `unknown inference "x"`}},
-		{"run selection", run1("--selection", "greedy"), []string{"--selection", `unknown selection "greedy"`, "unexplored-first, uct or normalized-uct"}},
+		{"run selection", run1("--selection", "greedy"), []string{"--selection", `unknown selection "greedy"`, "normalized-uct, unexplored-first or uct"}},
 		{"plan selection", plan("tiny-pomdp.json", "--selection", ""), []string{"--selection", `unknown selection ""`}},
 		{"run action-select", run1("--action-select", "greedy"), []string{"--action-select", `"greedy"`}},
 		{"run iterations 0", run1("--iterations", "0"), []string{"--iterations", "0, want 1.."}},
@@ -1545,7 +1545,8 @@ func TestBTAIRunSeedsMatchLibrary(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		o.Iterations, o.ActionPrecision = 30, 1
+		one := 1.0
+		o.Iterations, o.ActionPrecision = 30, &one
 		distinct := map[string]bool{}
 		for i, ep := range eps {
 			ag, err := btai.NewAgent(m, &o, nil)

@@ -45,7 +45,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	mazeFile := fs.String("maze", "examples/mazes/1.maze", "maze file")
 	preset := fs.String("preset", btai.PresetScaleFreeName, "planning preset: "+strings.Join(btai.PresetNames, ", ")+" (flags given explicitly override it)")
 	iterations := fs.Int("iterations", d.Iterations, "planning iterations per action")
-	exploration := fs.Float64("exploration", d.Exploration, "UCT exploration constant")
+	exploration := fs.Float64("exploration", *d.Exploration, "UCT exploration constant")
 	selection := fs.String("selection", d.Selection.String(), "tree selection: normalized-uct, unexplored-first or uct")
 	inference := fs.String("inference", d.Inference.String(), "inference on new tree nodes: vmp or predictive")
 	novelty := fs.Bool("novelty", false, "learn A while acting and add its novelty to the planning cost")
@@ -85,7 +85,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		case "iterations":
 			opts.Iterations = *iterations
 		case "exploration":
-			opts.Exploration = *exploration
+			opts.Exploration = exploration
 		case "selection":
 			opts.Selection, err = btai.ParseSelection(*selection)
 		case "inference":
