@@ -22,8 +22,9 @@ const (
 	PastVMP
 	// PastFilter is exact forward filtering of the present state (the
 	// joint over the factors), the single-step state inference of SPM and
-	// pymdp; with learning, forward-backward smoothing at the end of the
-	// episode gives the Dirichlet counts (CarryOver).
+	// pymdp. Forward-backward smoothing gives the smoothed beliefs of the
+	// kept steps (Past.Smoothed) and, with learning, at the end of the
+	// episode the Dirichlet counts (CarryOver).
 	PastFilter
 )
 
@@ -503,7 +504,7 @@ func (p *Past) smooth(alphas [][]float64, from int, state func(t int, gamma []fl
 		if pair != nil {
 			pair(t, lik)
 		}
-		p.filterBackward(beta, lik, 0, fl.mixes[t-1])
+		p.filterBackward(beta, lik, fl.acts[t-1], fl.mixes[t-1])
 		normalized(beta)
 	}
 }

@@ -244,8 +244,9 @@ func mxPath(m *Model, fs FactorisedSpec, obs []int, mixes [][]float64) (total fl
 // (0.5·0.2, 0.5·0.7)/0.45 = (2/9, 7/9). The enumeration of (s_0, u_0, s_1)
 // gives the same, and F = -ln p(o_0, o_1) = -ln(0.6 · 0.45): p(o_0 = 0) =
 // 0.6·0.8 + 0.4·0.3 = 0.6, p(o_1 = 1 | o_0) = 0.45. A second step, with
-// the action (0.3, 0.7) and o_2 = 0, is checked against the enumeration of
-// (s_0, u_0, s_1, u_1, s_2) only.
+// the action (0.3, 0.7) and o_2 = 0 (arbitrary), is checked against the
+// enumeration of (s_0, u_0, s_1, u_1, s_2) only. Tolerances 1e-14: the
+// same sums in another order, rounding only.
 func TestGrowMixedFilterHalf(t *testing.T) {
 	m := twoStateModel(t, nil)
 	p, err := NewPastWith(m, 0, PastFilter)
@@ -327,7 +328,8 @@ func mxFilterSpec(m *Model) FactorisedSpec {
 }
 
 // TestGrowMixedLearnsB: with b learned, a trial of exact filtering with a
-// known step and two steps whose action is a distribution adds to b[u][s',
+// known step and two steps whose action is a distribution (arbitrary:
+// (1, 2, ...)/Σ and uniform; observations 1, 0, 1, 0) adds to b[u][s',
 // s] the posterior of (s_k = s, u_k = u, s_k+1 = s') summed over the
 // steps, which the enumeration of every trajectory of states and actions
 // gives, under the filter's parameters exp E[ln B] of the trial's priors
@@ -400,16 +402,17 @@ func TestGrowMixedLearnsB(t *testing.T) {
 // ln B̊_u(s' | s), B̊ the floored B (B[0] the identity, B[1] the swap of
 // the 2-state model, so a floored zero is ln(LogFloor/(1+LogFloor))), and
 // with a window of 2 the folded step's counts reach b whole: every
-// transition adds mass 1 to b, so after six steps b sums to its prior (8)
-// plus 6 with the window as without it, and the window keeps 2 steps and
-// a bounded graph.
+// transition adds mass 1 to b, so after six steps b sums to its prior (8
+// ones) plus 6 with the window as without it, and the window keeps 2 steps
+// and a bounded graph. Tolerances: 1e-12 for the fixed point (converged
+// to |ΔF| < 1e-300 or 10,000 sweeps), 1e-9 for sums of counts.
 func TestGrowMixedVMPFixedPoint(t *testing.T) {
 	m := twoStateModel(t, nil)
 	p, err := NewPast(m, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	probs := []float64{0.3, 0.7}
+	probs := []float64{0.3, 0.7} // arbitrary
 	if err := p.Reset(0); err != nil {
 		t.Fatal(err)
 	}
@@ -458,6 +461,7 @@ func TestGrowMixedVMPFixedPoint(t *testing.T) {
 		}
 		vars := -1
 		for k := range 6 {
+			// Arbitrary distributions (0.25, 0.75), (0.35, 0.65), ...
 			if err := p.GrowMixed([]float64{0.25 + 0.1*float64(k), 0.75 - 0.1*float64(k)}, k%2); err != nil {
 				t.Fatal(err)
 			}

@@ -209,7 +209,9 @@ func TestImpossibleObservationFilter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := p.Belief(); got[0] != 1 || got[1] != 0 || math.Abs(res.Final()+math.Log(0.5)) > 1e-15 {
+	// p(o_0) = D(0) A(0|0) + D(1) A(0|1) = 0.5·1 + 0.5·0, so F = ln 2;
+	// Q(S_0) = (0.5, 0)/0.5 = (1, 0).
+	if got := p.Belief(); got[0] != 1 || got[1] != 0 || math.Abs(res.Final()-math.Ln2) > 1e-15 {
 		t.Errorf("after the errors belief %v and F %v, want (1, 0) and -ln p(o_0) = ln 2", got, res.Final())
 	}
 	if err := p.GrowMixed([]float64{0.5, 0.5}, 1); err != nil {
@@ -290,7 +292,7 @@ func TestImpossibleObservationVMP(t *testing.T) {
 // "ctx" (l, r; no controls; the identity; D = (1, 0)); modality "see" over
 // where (floor, wall, door; door never emitted) and modality "hint" over
 // [ctx, where] (left, right; right has probability 0 in (l, a), left in
-// (r, a)).
+// (r, a)). The other entries are arbitrary, columns summing to 1.
 func namedImpossible(t *testing.T) *Model {
 	t.Helper()
 	m, err := NewFactorised(FactorisedSpec{

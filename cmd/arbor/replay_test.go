@@ -268,6 +268,7 @@ func TestReplayBadData(t *testing.T) {
 		{"steps not 0, 1, 2", header + strings.Replace(good, "s1,1,1,", "s1,1,2,", 1), []string{":3:", "step"}},
 		{"action on the last row", header + good[:len(good)-1] + "go-cue\n", []string{":3:", "u_location"}},
 		{"not UTF-8", header + strings.Replace(good, "s1", "s\xff", 1), []string{":2:", "UTF-8"}},
+		{"a factor that is not controllable", strings.Replace(header, "u_location", "u_context", 1) + good, []string{":1:", "u_context"}},
 		// go-right-arm leads to the right arm for sure: the left arm at the
 		// next step has probability 0 under the model.
 		{"impossible observation", header + strings.Replace(good, "right-arm,reward", "left-arm,reward", 1), []string{":3:", "probability 0"}},
@@ -298,6 +299,19 @@ func TestReplayBadData(t *testing.T) {
 			}
 		})
 	}
+	// An endless file: the input limit (ARBOR_MAX_INPUT) stops the read.
+	t.Run("endless file", func(t *testing.T) {
+		t.Setenv(maxInputEnv, "6K") // above the model (3.5 KB), below the data (18 KB)
+		data := filepath.Join(t.TempDir(), "data.csv")
+		big := header + strings.Repeat(good, 200)
+		if err := os.WriteFile(data, []byte(big), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, _, stderr := aciRun(t, "aci", "replay", "--model", pymdpModel, "--data", data, "--horizon", "1")
+		if code != 2 || !strings.Contains(stderr, "data.csv") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+			t.Errorf("exit %d, stderr %q; want 2 and one line naming the file", code, stderr)
+		}
+	})
 	// A deterministic BTAI rule cannot score recorded choices.
 	code, _, stderr := btaiRun(t, "replay", "--model", pymdpModel, "--data", pymdpData, "--action-select", "most-visited", "--iterations", "5")
 	if code != 2 || !strings.Contains(stderr, "softmax") || !strings.Contains(stderr, "visits") {
