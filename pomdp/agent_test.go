@@ -6,7 +6,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/arbor-ai/arbor/pomdp"
 )
@@ -269,5 +271,37 @@ func TestRunOrdered(t *testing.T) {
 	}, func(int, int) error { n++; return nil })
 	if !errors.Is(err, context.Canceled) || n != 3 {
 		t.Errorf("cancelled after 3 units: %v, %d emitted", err, n)
+	}
+}
+
+// TestRunOrderedBounded: however slowly emit works, at most 2·workers
+// groups are started and not yet emitted, so a long batch holds a bounded
+// number of results.
+func TestRunOrderedBounded(t *testing.T) {
+	for _, per := range []int{1, 4} {
+		const workers = 3
+		var mu sync.Mutex
+		started, emitted, most := 0, 0, 0
+		err := pomdp.RunOrdered(context.Background(), 200, per, workers, func(_ context.Context, _, i int) (int, error) {
+			mu.Lock()
+			started++
+			if ahead := started - emitted; ahead > most {
+				most = ahead
+			}
+			mu.Unlock()
+			return i, nil
+		}, func(int, int) error {
+			time.Sleep(100 * time.Microsecond)
+			mu.Lock()
+			emitted++
+			mu.Unlock()
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if limit := 2 * workers * per; most > limit {
+			t.Errorf("per %d: %d units ahead of the output, want at most %d", per, most, limit)
+		}
 	}
 }

@@ -75,7 +75,9 @@ feed:
 // group can share state owned by its worker (one learning agent's trials).
 // emit is called from the calling goroutine with each result in unit
 // order, as soon as it and every earlier one are ready, so that output can
-// be written while later units run and memory does not grow with n.
+// be written while later units run. At most 2·workers groups are started
+// and not yet emitted: memory is bounded by that, whatever n and however
+// slowly emit writes.
 //
 // The first error (a unit's, in unit order, or emit's) stops the batch:
 // units not started are skipped, those running are cancelled, and
@@ -96,19 +98,33 @@ func RunOrdered[R any](ctx context.Context, n, per, workers int, run func(ctx co
 		r   R
 		err error
 	}
-	results := make([]chan result, n)
-	for i := range results {
-		results[i] = make(chan result, 1)
-	}
+	var (
+		mu    sync.Mutex
+		ready = sync.NewCond(&mu)
+		done  = map[int]result{} // finished and not yet emitted
+	)
+	slots := make(chan struct{}, 2*workers) // groups started and not yet emitted
 	next := make(chan int)
 	var wg sync.WaitGroup
 	defer func() {
 		cancel()
 		wg.Wait()
 	}()
+	// A done parent context wakes the emitter.
+	stopWake := context.AfterFunc(parent, func() {
+		mu.Lock()
+		ready.Broadcast()
+		mu.Unlock()
+	})
+	defer stopWake()
 	go func() {
 		defer close(next)
 		for first := 0; first < n; first += per {
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
 			select {
 			case next <- first:
 			case <-ctx.Done():
@@ -122,26 +138,31 @@ func RunOrdered[R any](ctx context.Context, n, per, workers int, run func(ctx co
 			defer wg.Done()
 			for first := range next {
 				for i := first; i < min(first+per, n); i++ {
+					var res result
 					if err := ctx.Err(); err != nil {
-						results[i] <- result{err: err}
-						continue
+						res.err = err
+					} else {
+						res.r, res.err = run(ctx, w, i)
 					}
-					r, err := run(ctx, w, i)
-					results[i] <- result{r, err}
+					mu.Lock()
+					done[i] = res
+					ready.Broadcast()
+					mu.Unlock()
 				}
 			}
 		}()
 	}
 	for i := range n {
-		var res result
-		select {
-		case res = <-results[i]:
-		default:
-			select {
-			case res = <-results[i]:
-			case <-parent.Done():
-				return parent.Err()
-			}
+		mu.Lock()
+		res, ok := done[i]
+		for !ok && parent.Err() == nil {
+			ready.Wait()
+			res, ok = done[i]
+		}
+		delete(done, i)
+		mu.Unlock()
+		if !ok {
+			return parent.Err()
 		}
 		if res.err != nil {
 			if perr := parent.Err(); perr != nil && errors.Is(res.err, perr) {
@@ -151,6 +172,9 @@ func RunOrdered[R any](ctx context.Context, n, per, workers int, run func(ctx co
 		}
 		if err := emit(i, res.r); err != nil {
 			return err
+		}
+		if (i+1)%per == 0 || i == n-1 {
+			<-slots // the group is emitted: another may start
 		}
 	}
 	return nil

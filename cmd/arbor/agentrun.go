@@ -178,16 +178,22 @@ func (r *agentRun) run(stdout io.Writer) error {
 		}
 		positions := r.positions(ep)
 		if r.plot != nil {
-			pe := plotEpisode{beliefs: ep.Beliefs(), obs: ep.Observations(), steps: ep.NumActions(), solved: ep.Solved && r.mz != nil}
-			for _, st := range ep.Steps {
-				if st.Decision != nil && r.cost != nil {
-					pe.costs = append(pe.costs, r.cost(st.Decision))
+			// The first episode in full, the others by their learning-curve
+			// numbers: the figure's data stay bounded by one episode.
+			pe := plotEpisode{steps: ep.NumActions(), solved: ep.Solved && r.mz != nil}
+			pe.logC, pe.logCOK = meanLogC(r.m, ep.Observations())
+			if len(r.plot.episodes) == 0 {
+				pe.beliefs = ep.Beliefs()
+				for _, st := range ep.Steps {
+					if st.Decision != nil && r.cost != nil {
+						pe.costs = append(pe.costs, r.cost(st.Decision))
+					}
 				}
-			}
-			if r.mz != nil {
-				for _, p := range positions {
-					if s, ok := r.mz.StateOf(p[0], p[1]); ok {
-						pe.states = append(pe.states, s)
+				if r.mz != nil {
+					for _, p := range positions {
+						if s, ok := r.mz.StateOf(p[0], p[1]); ok {
+							pe.states = append(pe.states, s)
+						}
 					}
 				}
 			}

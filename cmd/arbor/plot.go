@@ -19,14 +19,17 @@ import (
 	"github.com/arbor-ai/arbor/pomdp"
 )
 
-// plotEpisode is what --plot draws of one episode.
+// plotEpisode is what --plot draws of one episode: the first episode in
+// full, every later one by the numbers of the learning curve only, so that
+// what a run keeps for its figure does not grow with its steps.
 type plotEpisode struct {
-	beliefs [][]float64 // Q(S_t) after each observation
-	costs   []float64   // the planning cost of each action taken
-	states  []int       // maze states visited, from the start (mazes only)
-	obs     []int       // the observations, the first one and one per action
+	beliefs [][]float64 // Q(S_t) after each observation (first episode)
+	costs   []float64   // the planning cost of each action taken (first episode)
+	states  []int       // maze states visited, from the start (mazes; first episode)
 	steps   int
 	solved  bool
+	logC    float64 // mean ln C of the outcomes after each action (meanLogC)
+	logCOK  bool
 }
 
 // runPlot collects the episodes of a run for --plot.
@@ -233,8 +236,8 @@ func (rp *runPlot) write() error {
 			lp.Y.Label.Text = "mean ln C of the outcomes"
 			all = all[:0]
 			for i, e := range rp.episodes {
-				if v, ok := meanLogC(rp.m, e.obs); ok {
-					all = append(all, plotter.XY{X: float64(i + 1), Y: v})
+				if e.logCOK {
+					all = append(all, plotter.XY{X: float64(i + 1), Y: e.logC})
 				}
 			}
 		}
