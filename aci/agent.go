@@ -52,8 +52,10 @@ type AgentOptions struct {
 	Novelty bool
 	// Habits, when non-nil, is a prior over the first action (length |U|,
 	// a distribution): P(pi | gamma) is proportional to
-	// Habits[pi_1] exp(-gamma G_pi), SPM's habit term E split evenly
-	// over the policies sharing a first action. Without habits pi has no
+	// Habits[pi_1] exp(-gamma G_pi), a prior E over policies as SPM's, split
+	// evenly over the policies sharing a first action. Unlike SPM, where E
+	// cancels in the update of gamma, here E is a factor of its own, so
+	// with habits the inferred precision moves. Without habits pi has no
 	// evidence besides its Softmax prior, so the inferred precision stays
 	// at its prior (see docs/aci.md, "precision").
 	Habits []float64
@@ -171,9 +173,16 @@ func (o *AgentOptions) resolve(m *pomdp.Model) (AgentOptions, error) {
 	if r.InferGamma {
 		// The Softmax node of P(pi | gamma) needs finite G, and a zero in
 		// C can make G infinite (package documentation, "Zeros in C").
-		for o := range m.NumObs() {
-			if m.C(o) == 0 {
-				return r, fmt.Errorf("AgentOptions.InferGamma: C[%d] is 0; inferring gamma needs every C > 0 (a zero in C makes G = +Inf for the policies that can reach that outcome)", o)
+		for i := range m.NumModalities() {
+			for o, c := range m.ModalityC(i) {
+				if c != 0 {
+					continue
+				}
+				where := fmt.Sprintf("C[%d]", o)
+				if m.Factorised() {
+					where = fmt.Sprintf("modality %q: C[%d]", m.ModalityName(i), o)
+				}
+				return r, fmt.Errorf("AgentOptions.InferGamma: %s is 0; inferring gamma needs every C > 0 (a zero in C makes G = +Inf for the policies that can reach that outcome)", where)
 			}
 		}
 	}
@@ -221,7 +230,10 @@ type Plan struct {
 // not graph variables: they are walked depth first by EvaluatePolicies and
 // TopPolicies with O(T |S|) memory (see docs/aci.md for why).
 //
-// An Agent is not safe for concurrent use.
+// An Agent is not safe for concurrent use: give every goroutine its own.
+// Agents may share a *pomdp.Model, which none of them modifies. The zero
+// Agent is not usable (it has no model): make one with NewAgent. Its
+// methods that return an error return one; the others return zero values.
 type Agent struct {
 	m    *pomdp.Model
 	opts AgentOptions
@@ -265,7 +277,7 @@ func NewAgent(m *pomdp.Model, opts *AgentOptions) (*Agent, error) {
 	}
 	a := &Agent{
 		m: m, opts: o,
-		rng: rand.New(rand.NewPCG(o.Seed, o.Seed^0x9e3779b97f4a7c15)),
+		rng: seeded(o.Seed),
 		ns:  m.NumStates(), no: m.NumObs(), nu: m.NumActions(),
 	}
 	if a.past, err = pomdp.NewPastWith(m, 0, o.Past); err != nil {
@@ -297,8 +309,31 @@ func clone(x []float64) []float64 {
 }
 
 // SetRand makes rng drive the action sampling of Act (AgentOptions.Select =
-// SelectSample) from now on; Decide draws from the stream it is given.
-func (a *Agent) SetRand(rng *rand.Rand) { a.rng = rng }
+// SelectSample) from now on; Decide draws from the stream it is given. A
+// nil rng restores the stream NewAgent made from AgentOptions.Seed, from
+// its start.
+func (a *Agent) SetRand(rng *rand.Rand) {
+	if rng == nil {
+		rng = seeded(a.opts.Seed)
+	}
+	a.rng = rng
+}
+
+// seeded is the action sampler of AgentOptions.Seed.
+func seeded(seed uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+}
+
+// errZero is the error of the methods of the zero Agent.
+var errZero = errors.New("aci: the zero Agent has no model (use NewAgent)")
+
+// background returns ctx, or context.Background() for a nil ctx.
+func background(ctx context.Context) context.Context {
+	if ctx == nil {
+		return context.Background()
+	}
+	return ctx
+}
 
 // Options returns the resolved options.
 func (a *Agent) Options() AgentOptions {
@@ -317,11 +352,18 @@ func (a *Agent) Time() int { return max(len(a.obs)-1, 0) }
 // Reset starts a new trial with the first observation obs: a new graph
 // holding the Dirichlet parameters (with the current priors), S_0 with its
 // prior D and the observed O_0, and infers S_0 (Belief). The evidence of a
-// trial that was not closed by EndTrial is discarded.
+// trial that was not closed by EndTrial is discarded. An observation out of
+// range, or one that the model gives probability 0 (an error wrapping
+// pomdp.ErrImpossibleObservation), is an error and starts no trial. A nil
+// ctx is context.Background(), here and in every method of Agent.
 func (a *Agent) Reset(ctx context.Context, obs int) error {
-	if obs < 0 || obs >= a.no {
-		return fmt.Errorf("observation %d out of range [0, %d)", obs, a.no)
+	if a.past == nil {
+		return errZero
 	}
+	if obs < 0 || obs >= a.no {
+		return fmt.Errorf("aci: observation %d out of range [0, %d)", obs, a.no)
+	}
+	ctx = background(ctx)
 	a.obs, a.acts = a.obs[:0], a.acts[:0]
 	a.pi, a.gamma, a.plan, a.qs = nil, nil, nil, nil
 	if err := a.past.Reset(obs); err != nil {
@@ -341,9 +383,13 @@ func (a *Agent) Reset(ctx context.Context, obs int) error {
 // (pomdp.Past.GrowMixed; pomdp.MixedAdvancer). History lists the action as
 // -1.
 func (a *Agent) AdvanceMixed(ctx context.Context, probs []float64, obs int) error {
-	if !a.inTrial {
-		return errors.New("AdvanceMixed: no trial in progress (call Reset)")
+	if a.past == nil {
+		return errZero
 	}
+	if !a.inTrial {
+		return errors.New("aci: AdvanceMixed: no trial in progress (call Reset)")
+	}
+	ctx = background(ctx)
 	a.clearPolicy()
 	if err := a.past.GrowMixed(probs, obs); err != nil {
 		return err
@@ -359,12 +405,14 @@ var _ pomdp.MixedAdvancer = (*Agent)(nil)
 
 // Advance records the action taken at the present step and the
 // observation that followed (Observe), and infers the new present state
-// (Belief).
+// (Belief). An observation that the model gives probability 0 after the
+// past is an error wrapping pomdp.ErrImpossibleObservation, and the past
+// stays as it was.
 func (a *Agent) Advance(ctx context.Context, action, obs int) error {
 	if err := a.Observe(action, obs); err != nil {
 		return err
 	}
-	_, err := a.inferPast(ctx)
+	_, err := a.inferPast(background(ctx))
 	return err
 }
 
@@ -372,14 +420,17 @@ func (a *Agent) Advance(ctx context.Context, action, obs int) error {
 // that followed: the graph grows by the observed U_t, the state S_(t+1)
 // linked to S_t and U_t through B, and the observed O_(t+1).
 func (a *Agent) Observe(action, obs int) error {
+	if a.past == nil {
+		return errZero
+	}
 	if !a.inTrial {
-		return errors.New("Observe: no trial in progress (call Reset)")
+		return errors.New("aci: Observe: no trial in progress (call Reset)")
 	}
 	if action < 0 || action >= a.nu {
-		return fmt.Errorf("action %d out of range [0, %d)", action, a.nu)
+		return fmt.Errorf("aci: action %d out of range [0, %d)", action, a.nu)
 	}
 	if obs < 0 || obs >= a.no {
-		return fmt.Errorf("observation %d out of range [0, %d)", obs, a.no)
+		return fmt.Errorf("aci: observation %d out of range [0, %d)", obs, a.no)
 	}
 	a.clearPolicy()
 	if err := a.past.Grow(action, obs); err != nil {
@@ -447,8 +498,12 @@ func (a *Agent) Act(ctx context.Context) (int, error) {
 // decision's Probs is the choice distribution σ(α ln P_marginal(u))
 // (AgentOptions.ActionPrecision), its Values the G, risk, ambiguity and
 // q(pi) of the policies held by pi (Plan.Policies) and the model average
-// P_marginal, and its Detail the *Plan.
+// P_marginal, and its Detail the *Plan. A nil rng is an error, whatever the
+// choice rule.
 func (a *Agent) Decide(ctx context.Context, rng *rand.Rand) (*pomdp.Decision, error) {
+	if rng == nil && a.past != nil {
+		return nil, errors.New("aci: Decide with a nil random stream")
+	}
 	if err := a.act(ctx, rng); err != nil {
 		return nil, err
 	}
@@ -467,9 +522,13 @@ func (a *Agent) Decide(ctx context.Context, rng *rand.Rand) (*pomdp.Decision, er
 
 // act is one step of Act, drawing a sampled choice from rng.
 func (a *Agent) act(ctx context.Context, rng *rand.Rand) error {
-	if !a.inTrial {
-		return errors.New("Act: no trial in progress (call Reset)")
+	if a.past == nil {
+		return errZero
 	}
+	if !a.inTrial {
+		return errors.New("aci: Act: no trial in progress (call Reset)")
+	}
+	ctx = background(ctx)
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -704,20 +763,28 @@ func (a *Agent) choose(rng *rand.Rand, p, probs []float64) int {
 
 // EndTrial closes the trial: a last round of state inference over the
 // whole trial (so that the final observation counts), then Dirichlet
-// learning: the posterior concentrations of a, b and d, which at the VMP
-// fixed point are the closed forms (paper Appendix C)
+// learning (paper Appendix C): the trial's expected counts
 //
-//	a' = a + sum_tau o_tau ⊗ Q(S_tau)
-//	b'_u = b_u + sum_tau [u_tau = u] Q(S_(tau+1)) ⊗ Q(S_tau)
-//	d' = d + Q(S_0)
+//	Δa = sum_tau o_tau ⊗ Q(S_tau)
+//	Δb_u = sum_tau [u_tau = u] Q(S_(tau+1), S_tau)
+//	Δd = Q(S_0)
 //
-// become the priors of the next trial (empirical priors, paper section 4).
+// where, under PastFilter (the default), Q(S_tau) and the pairwise
+// Q(S_(tau+1), S_tau) are the exact smoothed posteriors, and under PastVMP
+// the mean-field marginals with the pairwise term their outer product
+// Q(S_(tau+1)) ⊗ Q(S_tau) (the VMP fixed point). The next trial's priors
+// (empirical priors, paper section 4) are c' = ω c + η Δc with the
+// learning rate η and forgetting ω of AgentOptions (1 and 1 by default:
+// c' = c + Δc).
 // The graph of the trial stays available (Graph, StateBeliefs) until Reset.
 func (a *Agent) EndTrial(ctx context.Context) error {
-	if !a.inTrial {
-		return errors.New("EndTrial: no trial in progress (call Reset)")
+	if a.past == nil {
+		return errZero
 	}
-	if _, err := a.inferPast(ctx); err != nil {
+	if !a.inTrial {
+		return errors.New("aci: EndTrial: no trial in progress (call Reset)")
+	}
+	if _, err := a.inferPast(background(ctx)); err != nil {
 		return err
 	}
 	a.past.CarryOver()
@@ -789,4 +856,9 @@ func (a *Agent) Model() *pomdp.Model {
 // parameter, per modality and factor (pomdp.Concentrations): those of the
 // current trial, and after EndTrial the learned ones the next trial starts
 // from.
-func (a *Agent) Concentrations() pomdp.Concentrations { return a.past.Concentrations() }
+func (a *Agent) Concentrations() pomdp.Concentrations {
+	if a.past == nil {
+		return pomdp.Concentrations{}
+	}
+	return a.past.Concentrations()
+}

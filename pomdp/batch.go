@@ -8,8 +8,8 @@ import (
 )
 
 // RunBatch calls run(ctx, i) for i = 0..n-1 on at most workers goroutines
-// (at least one) and returns the results in order of i. It is the worker
-// pool under both agents' RunTrials: each call must own what it mutates
+// (at least one) and returns the results in order of i, all at once (see
+// RunOrdered to write them as they come): each call must own what it mutates
 // (its agent, environment and random stream), so the results do not
 // depend on the number of workers.
 //
@@ -17,7 +17,19 @@ import (
 // context of those running is cancelled, and RunBatch returns that error
 // (not the cancellations it caused) with its call's index. When ctx is
 // done before every call ran, it returns ctx.Err() and index -1.
+//
+// A negative n or a nil run is an error (index -1); a nil ctx is
+// context.Background().
 func RunBatch[T any](ctx context.Context, n, workers int, run func(ctx context.Context, i int) (T, error)) (results []T, failed int, err error) {
+	switch {
+	case n < 0:
+		return nil, -1, fmt.Errorf("pomdp: RunBatch: n = %d, want >= 0", n)
+	case run == nil:
+		return nil, -1, errors.New("pomdp: RunBatch: nil run")
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	workers = max(1, min(workers, n))
 	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
@@ -85,8 +97,22 @@ feed:
 // returned as they are). When ctx is done first, every unit that finished
 // before is still emitted (no finished work is lost) and ctx.Err() is
 // returned.
+//
+// A negative n or a nil run or emit is an error; per and workers below 1
+// count as 1, and a nil ctx is context.Background().
 func RunOrdered[R any](ctx context.Context, n, per, workers int, run func(ctx context.Context, w, i int) (R, error), emit func(i int, r R) error) error {
-	if n <= 0 {
+	switch {
+	case n < 0:
+		return fmt.Errorf("pomdp: RunOrdered: n = %d, want >= 0", n)
+	case run == nil:
+		return errors.New("pomdp: RunOrdered: nil run")
+	case emit == nil:
+		return errors.New("pomdp: RunOrdered: nil emit")
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if n == 0 {
 		return ctx.Err()
 	}
 	per = max(per, 1)

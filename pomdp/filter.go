@@ -28,15 +28,18 @@ const (
 	PastFilter
 )
 
-// String returns "vmp", "filter" or "default".
+// String returns "vmp", "filter" or "default", and "PastInference(n)" for
+// a value that is none of the constants.
 func (pi PastInference) String() string {
 	switch pi {
 	case PastFilter:
 		return "filter"
 	case PastVMP:
 		return "vmp"
+	case PastDefault:
+		return "default"
 	}
-	return "default"
+	return fmt.Sprintf("PastInference(%d)", int(pi))
 }
 
 // ParsePastInference parses "vmp" or "filter".
@@ -69,7 +72,7 @@ type filter struct {
 	d      [][]float64 // per factor: D, or exp E[ln D]
 	alpha  []float64   // filtered joint over the present state
 	tmp    []float64
-	logZ   float64 // ln p(o_0..o_t | actions), summed
+	logZ   float64 // ln Z, summed: ln p(o_0..o_t | actions) under a, b, d (the geometric means exp E[ln θ] when learned)
 
 	learn bool
 	// The record that smoothing reads (CarryOver, Smoothed): with learning
@@ -409,7 +412,7 @@ func (p *Past) filtered() [][]float64 {
 }
 
 // filterInfer writes the marginals of the filtered belief into the present
-// states' posteriors and returns -ln p(o_0..o_t | actions) as F.
+// states' posteriors and returns -ln Z as F (Infer).
 func (p *Past) filterInfer() (*schedule.Result, error) {
 	fl, m := p.fl, p.m
 	present := p.steps[len(p.steps)-1].s

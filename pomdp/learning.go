@@ -97,7 +97,10 @@ func (p *Past) Posteriors() Concentrations {
 // the learning rate Rate and ω the retention Forgetting. A nil field stands
 // for 1, so the zero Learning is the default η = ω = 1, plain Bayesian
 // accumulation c' = c + Δc. η and ω act only between trials: within a trial
-// the posteriors (Posteriors, ExpectedModel) accumulate the counts in full.
+// the posteriors (Posteriors) accumulate the counts in full (ExpectedModel,
+// what the agents plan with, uses the VMP posteriors under PastVMP and the
+// priors the trial started from under PastFilter, which learns at
+// CarryOver).
 type Learning struct {
 	// Rate is the learning rate η, finite and >= 0: SPM's eta, pymdp's
 	// lr_pA, lr_pB and lr_pD. Δc counts η times; η = 0 learns nothing

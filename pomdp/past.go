@@ -32,7 +32,9 @@ import (
 //
 // The agents add their own variables to Graph (aci the policy and
 // precision, btai the planning tree) and remove them before the past grows.
-// A Past is not safe for concurrent use.
+// A Past is not safe for concurrent use; several may share a model. The
+// zero Past is not usable (it has no model): make one with NewPast or
+// NewPastWith. Its Reset returns an error.
 type Past struct {
 	m      *Model
 	window int
@@ -187,8 +189,12 @@ func (p *Past) label(kind string, t int, name string) string {
 
 // ToNPU turns x[u][next][prev] (the layout of B in a Spec) into
 // y[next][prev][u], the layout of the graph's transition tensor (parents
-// S_prev then U).
+// S_prev then U). It panics if ns or nu is negative or len(x) != ns·ns·nu:
+// a programming error.
 func ToNPU(x []float64, ns, nu int) []float64 {
+	if ns < 0 || nu < 0 || len(x) != ns*ns*nu {
+		badDims("ToNPU", "x", len(x), nu, ns, ns)
+	}
 	y := make([]float64, len(x))
 	for u := range nu {
 		for n := range ns {
@@ -200,8 +206,11 @@ func ToNPU(x []float64, ns, nu int) []float64 {
 	return y
 }
 
-// FromNPU is the inverse of ToNPU.
+// FromNPU is the inverse of ToNPU. It panics as ToNPU does.
 func FromNPU(y []float64, ns, nu int) []float64 {
+	if ns < 0 || nu < 0 || len(y) != ns*ns*nu {
+		badDims("FromNPU", "y", len(y), ns, ns, nu)
+	}
 	x := make([]float64, len(y))
 	for u := range nu {
 		for n := range ns {
@@ -221,8 +230,11 @@ func FromNPU(y []float64, ns, nu int) []float64 {
 // was.
 func (p *Past) Reset(obs int) error {
 	m := p.m
+	if m == nil {
+		return errors.New("pomdp: Past.Reset: the zero Past has no model (use NewPast)")
+	}
 	if obs < 0 || obs >= m.no {
-		return fmt.Errorf("observation %d out of range [0, %d)", obs, m.no)
+		return fmt.Errorf("pomdp: Past.Reset: observation %d out of range [0, %d)", obs, m.no)
 	}
 	// An impossible observation is an error before anything changes.
 	var alpha0 []float64
@@ -383,13 +395,13 @@ func (p *Past) observe(s []*ffg.Variable, obs, t int) ([]*ffg.Variable, error) {
 func (p *Past) Grow(action, obs int) error {
 	m := p.m
 	if p.g == nil {
-		return errors.New("Grow before Reset")
+		return errors.New("pomdp: Grow before Reset")
 	}
 	if action < 0 || action >= m.nu {
-		return fmt.Errorf("action %d out of range [0, %d)", action, m.nu)
+		return fmt.Errorf("pomdp: Grow: action %d out of range [0, %d)", action, m.nu)
 	}
 	if obs < 0 || obs >= m.no {
-		return fmt.Errorf("observation %d out of range [0, %d)", obs, m.no)
+		return fmt.Errorf("pomdp: Grow: observation %d out of range [0, %d)", obs, m.no)
 	}
 	return p.grow(action, nil, obs)
 }
@@ -613,11 +625,14 @@ func (p *Past) refreshPriors() error {
 // agent has added to it takes part).
 //
 // With PastFilter it sets the present state's posterior to the marginals
-// of the exact filtered joint instead, and returns F = -ln p(o_0..o_t |
-// actions), the exact free energy of the past.
+// of the exact filtered joint instead, and returns F = -ln Z, Z the
+// normaliser of the filter: the exact -ln p(o_0..o_t | actions) when A, B
+// and D are fixed; with learned parameters the filter runs under their
+// geometric means exp E[ln θ], and -ln Z is not the marginal likelihood
+// under the Dirichlet priors (docs/aci.md, "The free energy of the past").
 func (p *Past) Infer(ctx context.Context, settings *schedule.Settings) (*schedule.Result, error) {
 	if p.g == nil {
-		return nil, errors.New("Infer before Reset")
+		return nil, errors.New("pomdp: Infer before Reset")
 	}
 	if p.fl != nil {
 		if ctx != nil {
@@ -656,8 +671,12 @@ func (p *Past) CarryOver() {
 	p.carry(p.vmpPosteriors())
 }
 
-// Learning reports whether any parameter is learned.
+// Learning reports whether any parameter is learned (false for the zero
+// Past).
 func (p *Past) Learning() bool {
+	if p.m == nil {
+		return false
+	}
 	a, b, d := p.m.Learnable()
 	return a || b || d
 }
@@ -665,8 +684,11 @@ func (p *Past) Learning() bool {
 // ExpectedModel returns the model with every learned A, B and D replaced
 // by the expectation of its current Dirichlet posterior (and the posterior
 // concentrations kept, for the novelty term), or the model itself when
-// nothing is learned or before Reset.
+// nothing is learned or before Reset. The zero Past is an error.
 func (p *Past) ExpectedModel() (*Model, error) {
+	if p.m == nil {
+		return nil, errors.New("pomdp: ExpectedModel: the zero Past has no model (use NewPast)")
+	}
 	if !p.Learning() || p.g == nil {
 		return p.m, nil
 	}
@@ -704,12 +726,21 @@ func (p *Past) Graph() *ffg.Graph { return p.g }
 // Time returns t, the time index of the present step.
 func (p *Past) Time() int { return p.t }
 
-// Present returns S_t, the present state (of the first factor).
-func (p *Past) Present() *ffg.Variable { return p.steps[len(p.steps)-1].s[0] }
+// Present returns S_t, the present state (of the first factor); nil
+// before Reset.
+func (p *Past) Present() *ffg.Variable {
+	if len(p.steps) == 0 {
+		return nil
+	}
+	return p.steps[len(p.steps)-1].s[0]
+}
 
 // Belief returns Q(S_t), the posterior over the present state: every
-// factor's marginal, one after the other (a new slice).
+// factor's marginal, one after the other (a new slice); nil before Reset.
 func (p *Past) Belief() []float64 {
+	if len(p.steps) == 0 {
+		return nil
+	}
 	out := make([]float64, 0, p.m.ns)
 	for _, s := range p.steps[len(p.steps)-1].s {
 		out = append(out, s.Probs()...)
@@ -753,8 +784,13 @@ func (p *Past) Smoothed() [][]float64 {
 // are the graph's.
 func (p *Past) States() []*ffg.Variable { return p.FactorStates(0) }
 
-// FactorStates returns the kept states of factor f, oldest first.
+// FactorStates returns the kept states of factor f, oldest first (none
+// before Reset). It panics if f is out of range [0, NumFactors()) of the
+// model.
 func (p *Past) FactorStates(f int) []*ffg.Variable {
+	if p.m != nil {
+		p.m.factorAt("FactorStates", f)
+	}
 	out := make([]*ffg.Variable, len(p.steps))
 	for i, st := range p.steps {
 		out[i] = st.s[f]
@@ -767,8 +803,11 @@ func (p *Past) Kept() int { return len(p.steps) }
 
 // Params returns the Dirichlet variables of A, B and D (of the first
 // modality and factor; nil for a parameter that is not learned). B's tensor
-// is in the graph's [next, prev, u] layout.
+// is in the graph's [next, prev, u] layout. The zero Past has none.
 func (p *Past) Params() (a, b, d *ffg.Variable) {
+	if p.m == nil {
+		return nil, nil, nil
+	}
 	return p.mods[0].aVar, p.facs[0].bVar, p.facs[0].dVar
 }
 
@@ -778,8 +817,12 @@ func (p *Past) Params() (a, b, d *ffg.Variable) {
 // (a[o][s] for a single-factor Spec), b[u][next][prev], d[s]; after
 // CarryOver these are the learned ones. A parameter that is not learned is
 // nil. The other modalities and factors are left out, learned or not:
-// Concentrations returns every one (Priors is its A[0], B[0], D[0]).
+// Concentrations returns every one (Priors is its A[0], B[0], D[0]). The
+// zero Past has none.
 func (p *Past) Priors() (a, b, d []float64) {
+	if p.m == nil {
+		return nil, nil, nil
+	}
 	f := &p.m.factors[0]
 	if p.facs[0].bAlpha != nil {
 		b = FromNPU(p.facs[0].bAlpha, f.ns, f.nu)

@@ -54,7 +54,7 @@ const (
 		"[--propagation min-backward|backward|forward] [--inference vmp|predictive] [--selection normalized-uct|unexplored-first|uct] " +
 		"[--exploration C] [--novelty] [--dot FILE] [--plot FILE.png] [--json]"
 	btaiRunSynopsis = "arbor btai run --maze FILE | --model M [--preset scale-free|paper|hp] [--iterations K] [--novelty] [--steps 50] " +
-		"[--episodes 1] [--agents 1] [--seed 1] [--jobs N] [--progress] [--action-select softmax|most-visited|min-cost] [--action-precision 100] [--dot FILE] [--plot FILE.png] [--json]"
+		"[--episodes 1] [--agents 1] [--seed 1] [--jobs N] [--progress] [--action-select softmax|visits|most-visited|min-cost] [--action-precision α] [--process W] [--eta η] [--omega ω] [--dot FILE] [--plot FILE.png] [--json | --csv]"
 )
 
 func runBTAI(args []string, stdout io.Writer) error {
@@ -264,7 +264,7 @@ func btaiSettings(preset string, o btai.Options, acting bool) btaiSettingsJSON {
 	}
 	if acting {
 		s.ActionSelect = o.ActionSelection.String()
-		if o.ActionSelection == btai.Softmax {
+		if !o.ActionSelection.Deterministic() {
 			s.ActionPrecision = o.ActionPrecision
 		}
 	}
@@ -739,6 +739,7 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 	if r.prov, err = provenance("btai run", fs, [2]string{"--model", *model}, [2]string{"--process", *process}, [2]string{"--maze", *mazeFile}); err != nil {
 		return err
 	}
+	r.prov.Resolved = btaiSettings(bf.preset, opts, true)
 	// Episodes are independent unless the agent learns (concentrations in
 	// the model, or novelty counts carried over): then each agent runs its
 	// episodes in order, and the agents (--agents) run in parallel. Every
@@ -904,6 +905,11 @@ func runBTAIReplay(args []string, stdout io.Writer) error {
 	case opts.ActionSelection.Deterministic():
 		return badInput("--action-select %s: a deterministic rule gives no probability to score a recorded choice with (want softmax or visits)", opts.ActionSelection)
 	}
+	for _, name := range []string{"dot-factors", "dot-depth", "dot-top"} {
+		if bf.set(name) {
+			return badInput("--%s: btai replay draws no figure (the flag belongs to btai plan and btai run with --dot)", name)
+		}
+	}
 	if err := opts.Validate(); err != nil {
 		return badInput("%v", err)
 	}
@@ -931,5 +937,6 @@ func runBTAIReplay(args []string, stdout io.Writer) error {
 	if r.prov, err = provenance("btai replay", fs, [2]string{"--model", *model}); err != nil {
 		return err
 	}
+	r.prov.Resolved = btaiSettings(bf.preset, opts, true)
 	return r.run(stdout)
 }

@@ -2,8 +2,9 @@
 //
 //	arbor infer MODEL.json [--json]        variational message passing on a model file
 //	arbor dot MODEL.json [--json]          the model's factor graph in Graphviz DOT
-//	arbor aci eval|run ...                 classic active inference
-//	arbor btai plan|run ...                branching time active inference
+//	arbor aci eval|run|replay ...          classic active inference
+//	arbor btai plan|run|replay ...         branching time active inference
+//	arbor version                          the version
 //
 // Flags may come before or after the file argument. Exit status: 0 on
 // success, 2 on bad input (one line on stderr naming the file, the field and
@@ -131,7 +132,7 @@ func commandNames() string {
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: arbor COMMAND [flags] [FILE]")
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-6s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-7s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, "Run 'arbor COMMAND -h' for a command's flags.")
 }

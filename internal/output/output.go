@@ -310,12 +310,15 @@ func HashFile(flag, path string) (File, error) {
 }
 
 // Provenance is the first line of a run's machine output: what made it,
-// from which files, with which settings (every flag, given or default).
+// from which files, with which settings (every flag, given or default) and,
+// where flags combine into options (a preset and the flags that override
+// it), the options the run used.
 type Provenance struct {
 	Arbor    string  `json:"arbor"`
 	Command  string  `json:"command"`
 	Files    []File  `json:"files"`
 	Settings Ordered `json:"settings"`
+	Resolved any     `json:"resolved,omitempty"`
 }
 
 // name returns s as a JSON value: a number when it is a decimal index (an
