@@ -16,7 +16,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mod=github.com/arbor-ai/arbor
-libs=" expfam messages nodes ffg schedule model pomdp aci btai envs "
+libs=" expfam messages nodes ffg schedule model pomdp aci btai si envs "
 
 # dag_allows FROM TO: is the library edge FROM -> TO (top-level package
 # names) in the DAG of docs/architecture.md?
@@ -33,6 +33,7 @@ dag_allows() {
     pomdp)    [[ $t == ffg || $t == nodes || $t == schedule || $t == expfam || $t == messages ]] ;;
     aci)      [[ $t == pomdp || $t == ffg || $t == nodes || $t == schedule || $t == expfam ]] ;;
     btai)     [[ $t == pomdp || $t == ffg || $t == nodes || $t == schedule || $t == expfam ]] ;;
+    si)       [[ $t == pomdp || $t == expfam ]] ;;
     envs)     [[ $t == pomdp ]] ;;
     internal) [[ $libs == *" $t "* ]] ;;
     cmd|examples) [[ $libs == *" $t "* ]] ;;
@@ -99,6 +100,8 @@ selftest() {
 0;$mod/pomdp|$mod/ffg $mod/nodes $mod/schedule $mod/expfam $mod/messages|
 0;$mod/aci|$mod/pomdp $mod/ffg|
 0;$mod/envs|$mod/pomdp|
+0;$mod/si|$mod/pomdp $mod/expfam|$mod/aci $mod/envs
+0;$mod/cmd/arbor|$mod/si $mod/aci|
 0;$mod/ffg||$mod/nodes $mod/schedule
 0;$mod/cmd/arbor|$mod/model $mod/btai $mod/envs|
 0;$mod/examples/hmm|$mod/ffg $mod/nodes $mod/model|
@@ -115,6 +118,11 @@ selftest() {
 1;$mod/envs|$mod/expfam|
 1;$mod/aci|$mod/btai|
 1;$mod/btai|$mod/aci|
+1;$mod/si|$mod/aci|
+1;$mod/si|$mod/btai|
+1;$mod/si|$mod/ffg|
+1;$mod/aci|$mod/si|
+1;$mod/pomdp|$mod/si|
 1;$mod/pomdp|$mod/aci|
 1;$mod/pomdp|$mod/btai|
 1;$mod/envs|$mod/aci|

@@ -1,0 +1,187 @@
+package si
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/arbor-ai/arbor/pomdp"
+)
+
+// Agent is a sophisticated-inference agent: it infers the present state by
+// exact filtering of its past (pomdp.Past with pomdp.PastFilter, as aci
+// does by default), plans from that belief with the recursive search of
+// Plan at every step, and learns its Dirichlet concentrations at the end
+// of every trial (pomdp.Past.CarryOver). It implements pomdp.Agent,
+// pomdp.MixedAdvancer and pomdp.Learner. An Agent is not safe for
+// concurrent use.
+type Agent struct {
+	m       *pomdp.Model
+	o       Options
+	past    *pomdp.Past
+	planner *Planner
+	model   *pomdp.Model // the model the planner plans with
+	inTrial bool
+	last    *Result
+}
+
+var (
+	_ pomdp.Agent         = (*Agent)(nil)
+	_ pomdp.MixedAdvancer = (*Agent)(nil)
+	_ pomdp.Learner       = (*Agent)(nil)
+)
+
+// NewAgent returns an agent for model m with opts (nil: the defaults).
+// Errors name the option at fault. When m has concentrations a, b or d the
+// agent learns them between trials and plans with their expectations.
+func NewAgent(m *pomdp.Model, opts *Options) (*Agent, error) {
+	if err := pomdp.Check(m); err != nil {
+		return nil, err
+	}
+	o := opts.Resolved()
+	if err := o.validate(m); err != nil {
+		return nil, err
+	}
+	past, err := pomdp.NewPastWith(m, 0, pomdp.PastFilter)
+	if err != nil {
+		return nil, err
+	}
+	if o.LearningRate != nil || o.Forgetting != nil {
+		if err := past.SetLearning(pomdp.Learning{Rate: o.LearningRate, Forgetting: o.Forgetting}); err != nil {
+			return nil, fmt.Errorf("Options: %w", err)
+		}
+	}
+	return &Agent{m: m, o: o, past: past}, nil
+}
+
+// Options returns the agent's resolved options.
+func (a *Agent) Options() Options { return a.o.Resolved() }
+
+// Reset starts a trial with the first observation obs (pomdp.Agent).
+func (a *Agent) Reset(ctx context.Context, obs int) error {
+	if err := a.past.Reset(obs); err != nil {
+		return err
+	}
+	a.inTrial, a.last = true, nil
+	return a.infer(ctx)
+}
+
+func (a *Agent) infer(ctx context.Context) error {
+	if _, err := a.past.Infer(ctx, nil); err != nil {
+		return fmt.Errorf("state inference over the past: %w", err)
+	}
+	return nil
+}
+
+// Decide plans from the present belief and chooses (pomdp.Agent). The
+// decision's Probs is σ(α ln Q(u)) (Options.ActionPrecision; Q when α is
+// 1), Q(u) = σ(−γ G)(u) the root's distribution over joint actions; its
+// Values are "G" (Result.G), "risk", "ambiguity" (the first step's),
+// "novelty" (with Options.Novelty) and "q_u" (Q); its Detail the *Result.
+func (a *Agent) Decide(ctx context.Context, rng *rand.Rand) (*pomdp.Decision, error) {
+	if !a.inTrial {
+		return nil, errors.New("Decide: no trial in progress (call Reset)")
+	}
+	model, err := a.past.ExpectedModel()
+	if err != nil {
+		return nil, err
+	}
+	if a.planner == nil || model != a.model {
+		if a.planner, err = NewPlanner(model, &a.o); err != nil {
+			return nil, err
+		}
+		a.model = model
+	}
+	res, err := a.planner.Plan(ctx, a.past.Belief())
+	if err != nil {
+		return nil, err
+	}
+	probs := res.ActionProbs
+	if al := a.o.ActionPrecision; al != nil && *al != 1 {
+		if probs, err = pomdp.PowerProbs(nil, res.ActionProbs, *al); err != nil {
+			return nil, fmt.Errorf("Options.ActionPrecision: %w", err)
+		}
+	}
+	d := &pomdp.Decision{Probs: clone(probs), Detail: res}
+	if a.o.Select == SelectSample {
+		d.Action = pomdp.Sample(rng, d.Probs)
+	} else {
+		for u, q := range res.ActionProbs {
+			if q > res.ActionProbs[d.Action] {
+				d.Action = u
+			}
+		}
+	}
+	d.Values = []pomdp.NamedValues{
+		{Name: "G", Values: clone(res.G)},
+		{Name: "risk", Values: clone(res.Risk)},
+		{Name: "ambiguity", Values: clone(res.Ambiguity)},
+	}
+	if res.Novelty != nil {
+		d.Values = append(d.Values, pomdp.NamedValues{Name: "novelty", Values: clone(res.Novelty)})
+	}
+	d.Values = append(d.Values, pomdp.NamedValues{Name: "q_u", Values: clone(res.ActionProbs)})
+	a.last = res
+	return d, nil
+}
+
+// Advance records the action taken and the observation that followed,
+// and filters the present state (pomdp.Agent).
+func (a *Agent) Advance(ctx context.Context, action, obs int) error {
+	if !a.inTrial {
+		return errors.New("Advance: no trial in progress (call Reset)")
+	}
+	if err := a.past.Grow(action, obs); err != nil {
+		return err
+	}
+	return a.infer(ctx)
+}
+
+// AdvanceMixed is Advance after an action that is not known, distributed
+// as probs over joint actions (pomdp.MixedAdvancer, pomdp.Past.GrowMixed).
+func (a *Agent) AdvanceMixed(ctx context.Context, probs []float64, obs int) error {
+	if !a.inTrial {
+		return errors.New("AdvanceMixed: no trial in progress (call Reset)")
+	}
+	if err := a.past.GrowMixed(probs, obs); err != nil {
+		return err
+	}
+	return a.infer(ctx)
+}
+
+// EndTrial closes the trial: the smoothed counts of the trial become the
+// next trial's Dirichlet priors (pomdp.Past.CarryOver).
+func (a *Agent) EndTrial(ctx context.Context) error {
+	if !a.inTrial {
+		return errors.New("EndTrial: no trial in progress (call Reset)")
+	}
+	if err := a.infer(ctx); err != nil {
+		return err
+	}
+	a.past.CarryOver()
+	a.inTrial = false
+	return nil
+}
+
+// Belief returns Q(S_t), every factor's marginal (nil before Reset).
+func (a *Agent) Belief() []float64 {
+	if a.past.Graph() == nil {
+		return nil
+	}
+	return a.past.Belief()
+}
+
+// Concentrations returns the prior concentrations of every learned
+// parameter (pomdp.Learner).
+func (a *Agent) Concentrations() pomdp.Concentrations { return a.past.Concentrations() }
+
+// LastResult returns the result of the last Decide (nil before it).
+func (a *Agent) LastResult() *Result { return a.last }
+
+func clone(x []float64) []float64 {
+	if x == nil {
+		return nil
+	}
+	return append([]float64(nil), x...)
+}

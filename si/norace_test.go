@@ -1,0 +1,5 @@
+//go:build !race
+
+package si_test
+
+const raceEnabled = false

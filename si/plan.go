@@ -1,0 +1,571 @@
+package si
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/arbor-ai/arbor/pomdp"
+)
+
+// Result is what one search computed at its root.
+type Result struct {
+	// G[u] is the expected free energy of joint action u at the root,
+	// G(u | q) = G_local(u) + Σ_o Q(o | u, q) Σ_u' Q(u' | o) G(u' | q^o),
+	// searched Depth steps deep; +Inf for an action pruned at the root
+	// (PruneActions), which has probability 0.
+	G []float64
+	// Local[u] = Risk[u] + Ambiguity[u] − Novelty[u] is the one-step
+	// expected free energy of action u from the root (aci's G at horizon
+	// 1); the three terms are those of pomdp.StepCost. Novelty is nil
+	// without Options.Novelty.
+	Local, Risk, Ambiguity, Novelty []float64
+	// ActionProbs[u] = Q(u) = σ(−γ G)(u) over the actions expanded at the
+	// root (0 for a pruned one).
+	ActionProbs []float64
+	// Expanded[u] reports that action u was searched past its first step
+	// (not pruned at the root).
+	Expanded []bool
+	// Value is Σ_u Q(u) G(u): the expected free energy of the root belief.
+	Value float64
+	// Depth is the depth G is for: Options.Depth, or less when Truncated.
+	Depth int
+	// Truncated reports that the node budget (Options.MaxNodes) ran out
+	// before the search reached Options.Depth: G and ActionProbs are
+	// those of the deepest depth completed (Depth).
+	Truncated bool
+	// Nodes is the number of beliefs scored (every action's one-step
+	// expected free energy computed); a belief reached again, by another
+	// path or at another depth, is scored once.
+	Nodes int
+	// Reused counts the values of a (belief, remaining depth) pair taken
+	// from the memo instead of being computed again.
+	Reused int
+	// Branches is the number of (action, outcome) branches created.
+	Branches int
+	// Capped counts the actions whose outcomes exceeded
+	// Options.MaxBranches (the most probable were kept, renormalised).
+	Capped int
+}
+
+// errBudget stops a deepening pass when the node budget is spent.
+var errBudget = errors.New("si: node budget spent")
+
+// Node stages.
+const (
+	registered uint8 = iota // its belief is known
+	scored                  // every action's one-step G computed, pruning done
+	branched                // the outcomes of every kept action enumerated
+)
+
+// facInfo is one hidden-state factor, with its B column-compressed per
+// control: for control c and previous state j, the entries k in
+// [start[c(ns+1)+j], start[c(ns+1)+j+1]) hold the next state row[k] and
+// the probability val[k].
+type facInfo struct {
+	off, ns, nu, stride int
+	start, row          []int
+	val                 []float64
+}
+
+// modInfo is one modality: its A flat over [o][column], the column of a
+// joint state being Σ_k s_(deps[k]) colStride[k].
+type modInfo struct {
+	no, size  int
+	deps      []int
+	colStride []int
+	a         []float64
+}
+
+// Planner runs sophisticated-inference searches on one model with one set
+// of options, reusing its tables' memory from one search to the next. A
+// Planner is not safe for concurrent use.
+type Planner struct {
+	m              *pomdp.Model
+	o              Options
+	ns, nu, nf, nm int
+	w              []float64 // novelty weights, nil without Options.Novelty
+	facs           []facInfo
+	mods           []modInfo
+
+	// The search's tables, one entry per belief (node id), nu entries per
+	// node for the actions.
+	bel                   []float64 // ns per node
+	heads                 map[uint64]int32
+	chain                 []int32 // the next node with the same hash, -1 at the end
+	stage                 []uint8
+	vals                  [][]float64 // vals[id][r]: the node's value r steps from the horizon, NaN if not computed
+	local, risk, amb, nov []float64
+	kept                  []bool
+	olo, ohi              []int32 // the action's branches: [olo, ohi) of oprob and ochild
+	oprob                 []float64
+	ochild                []int32
+
+	gbuf, qbuf [][]float64 // scratch per remaining depth
+	pred, qtmp []float64
+	br         brancher
+
+	nodes, reused, capped int
+	checkEvery            int // nodes between two looks at ctx
+	ctx                   context.Context
+}
+
+// NewPlanner validates opts (nil: the defaults) for model m and returns a
+// planner. Errors name the option at fault ("Options.PruneOutcomes: 1.5,
+// want a number in [0, 1)").
+func NewPlanner(m *pomdp.Model, opts *Options) (*Planner, error) {
+	if err := pomdp.Check(m); err != nil {
+		return nil, err
+	}
+	o := opts.Resolved()
+	if err := o.validate(m); err != nil {
+		return nil, err
+	}
+	p := &Planner{
+		m: m, o: o, ns: m.NumStates(), nu: m.NumActions(),
+		nf: m.NumFactors(), nm: m.NumModalities(),
+		heads: make(map[uint64]int32),
+	}
+	if o.Novelty {
+		p.w = m.NoveltyWeights()
+	}
+	stride := 1
+	for f := p.nf - 1; f >= 0; f-- {
+		stride *= m.FactorControls(f)
+	}
+	for f := range p.nf {
+		ns, nu := m.FactorSize(f), m.FactorControls(f)
+		stride /= nu
+		fi := facInfo{off: m.FactorOffset(f), ns: ns, nu: nu, stride: stride}
+		b := m.FactorB(f)
+		fi.start = make([]int, 0, nu*(ns+1))
+		for c := range nu {
+			for j := range ns {
+				fi.start = append(fi.start, len(fi.row))
+				for i := range ns {
+					if v := b[(c*ns+i)*ns+j]; v != 0 {
+						fi.row = append(fi.row, i)
+						fi.val = append(fi.val, v)
+					}
+				}
+			}
+			fi.start = append(fi.start, len(fi.row))
+		}
+		p.facs = append(p.facs, fi)
+	}
+	for i := range p.nm {
+		deps := m.DependsOn(i)
+		md := modInfo{no: m.ModalitySize(i), deps: deps, colStride: make([]int, len(deps)), a: m.ModalityA(i)}
+		md.size = 1
+		for k := len(deps) - 1; k >= 0; k-- {
+			md.colStride[k] = md.size
+			md.size *= m.FactorSize(deps[k])
+		}
+		p.mods = append(p.mods, md)
+	}
+	// Look at the context about every 40 ms of scoring (the estimate's
+	// cost per node), and at least every 256 nodes.
+	est, err := EstimatePlan(m, &o)
+	if err != nil {
+		return nil, err
+	}
+	perNode := est.Seconds / max(est.Nodes, 1)
+	p.checkEvery = max(1, min(256, int(0.04/perNode)))
+	p.gbuf = make([][]float64, o.Depth+1)
+	p.qbuf = make([][]float64, o.Depth+1)
+	for r := range p.gbuf {
+		p.gbuf[r] = make([]float64, p.nu)
+		p.qbuf[r] = make([]float64, p.nu)
+	}
+	p.pred = make([]float64, p.ns)
+	p.qtmp = make([]float64, p.ns)
+	p.br.init(p)
+	return p, nil
+}
+
+// Options returns the planner's resolved options.
+func (p *Planner) Options() Options { return p.o.Resolved() }
+
+// Plan searches from the state belief qs (every factor's marginal, one
+// after the other, as pomdp.Past.Belief and pomdp.StatePosterior write it)
+// with the options of NewPlanner. It deepens one step at a time, reusing
+// every belief and value of the shallower passes, so that when the node
+// budget runs out the result is that of the deepest depth completed
+// (Result.Truncated). A done ctx stops it with ctx's error.
+func Plan(ctx context.Context, m *pomdp.Model, qs []float64, opts *Options) (*Result, error) {
+	p, err := NewPlanner(m, opts)
+	if err != nil {
+		return nil, err
+	}
+	return p.Plan(ctx, qs)
+}
+
+// Plan is the package's Plan with the planner's model and options.
+func (p *Planner) Plan(ctx context.Context, qs []float64) (*Result, error) {
+	if err := pomdp.CheckBelief(p.m, "qs", qs); err != nil {
+		return nil, err
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	p.reset(ctx)
+	root := p.intern(qs)
+	depth := 0
+	truncated := false
+	for d := 1; d <= p.o.Depth; d++ {
+		if _, err := p.value(root, d); err != nil {
+			if errors.Is(err, errBudget) {
+				truncated = true
+				break
+			}
+			return nil, err
+		}
+		depth = d
+	}
+	res, err := p.rootResult(root, depth)
+	if err != nil {
+		return nil, err
+	}
+	res.Truncated = truncated
+	res.Nodes, res.Reused, res.Capped, res.Branches = p.nodes, p.reused, p.capped, len(p.oprob)
+	p.ctx = nil
+	return res, nil
+}
+
+// reset empties the tables, keeping their memory.
+func (p *Planner) reset(ctx context.Context) {
+	p.ctx = ctx
+	p.bel = p.bel[:0]
+	clear(p.heads)
+	p.chain, p.stage = p.chain[:0], p.stage[:0]
+	p.vals = p.vals[:0]
+	p.local, p.risk, p.amb, p.nov = p.local[:0], p.risk[:0], p.amb[:0], p.nov[:0]
+	p.kept, p.olo, p.ohi = p.kept[:0], p.olo[:0], p.ohi[:0]
+	p.oprob, p.ochild = p.oprob[:0], p.ochild[:0]
+	p.nodes, p.reused, p.capped = 0, 0, 0
+}
+
+// belief returns node id's belief (a view of the table).
+func (p *Planner) belief(id int32) []float64 {
+	i := int(id) * p.ns
+	return p.bel[i : i+p.ns : i+p.ns]
+}
+
+// hashBelief mixes the bits of q.
+func hashBelief(q []float64) uint64 {
+	h := uint64(14695981039346656037)
+	for _, x := range q {
+		h ^= math.Float64bits(x)
+		h *= 1099511628211
+		h ^= h >> 31
+	}
+	return h
+}
+
+// intern returns the node whose belief has the bits of q, adding it when
+// there is none: identical beliefs reached by different paths are one
+// node.
+func (p *Planner) intern(q []float64) int32 {
+	h := hashBelief(q)
+	head, ok := p.heads[h]
+	if ok {
+		for id := head; id >= 0; id = p.chain[id] {
+			if sameBits(p.belief(id), q) {
+				return id
+			}
+		}
+	} else {
+		head = -1
+	}
+	id := int32(len(p.stage))
+	p.bel = append(p.bel, q...)
+	p.chain = append(p.chain, head)
+	p.heads[h] = id
+	p.stage = append(p.stage, registered)
+	if int(id) < cap(p.vals) {
+		p.vals = p.vals[:id+1]
+		p.vals[id] = p.vals[id][:0]
+	} else {
+		p.vals = append(p.vals, nil)
+	}
+	for range p.nu {
+		p.local = append(p.local, 0)
+		p.risk = append(p.risk, 0)
+		p.amb = append(p.amb, 0)
+		p.nov = append(p.nov, 0)
+		p.kept = append(p.kept, false)
+		p.olo = append(p.olo, 0)
+		p.ohi = append(p.ohi, 0)
+	}
+	return id
+}
+
+func sameBits(a, b []float64) bool {
+	for i, x := range a {
+		if math.Float64bits(x) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// propagate sets next = B_u prev factor by factor, as pomdp.Propagate does
+// (the same sums in the same order), skipping the zeros of B and of prev.
+func (p *Planner) propagate(next, prev []float64, u int) {
+	for fi := range p.facs {
+		f := &p.facs[fi]
+		c := (u / f.stride) % f.nu
+		nx := next[f.off : f.off+f.ns]
+		clear(nx)
+		st := f.start[c*(f.ns+1) : (c+1)*(f.ns+1)]
+		for j, x := range prev[f.off : f.off+f.ns] {
+			if x == 0 {
+				continue
+			}
+			for k := st[j]; k < st[j+1]; k++ {
+				nx[f.row[k]] += f.val[k] * x
+			}
+		}
+	}
+}
+
+// score computes every action's one-step expected free energy from node
+// id's belief and decides which actions are expanded. It is the one place
+// that spends the node budget.
+func (p *Planner) score(id int32) error {
+	if p.stage[id] >= scored {
+		return nil
+	}
+	if p.nodes >= p.o.MaxNodes {
+		return errBudget
+	}
+	p.nodes++
+	if p.nodes%p.checkEvery == 0 {
+		if err := p.ctx.Err(); err != nil {
+			return err
+		}
+	}
+	copy(p.qtmp, p.belief(id))
+	base := int(id) * p.nu
+	for u := range p.nu {
+		p.propagate(p.pred, p.qtmp, u)
+		r, a, n := pomdp.StepCost(p.m, p.pred, p.w)
+		p.risk[base+u], p.amb[base+u], p.nov[base+u] = r, a, n
+		p.local[base+u] = r + a - n
+	}
+	kept := p.kept[base : base+p.nu]
+	for u := range kept {
+		kept[u] = true
+	}
+	if x := p.o.PruneActions; x > 0 {
+		q := p.qbuf[0]
+		if err := softmax(q, p.local[base:base+p.nu], kept, p.o.Gamma); err != nil {
+			return err
+		}
+		best := 0.0
+		for _, v := range q {
+			best = max(best, v)
+		}
+		bound := x
+		if p.o.PruneRelative {
+			bound = x * best
+		}
+		any := false
+		for u, v := range q {
+			kept[u] = v >= bound
+			any = any || kept[u]
+		}
+		if !any {
+			// Every action is below an absolute bound: the most probable
+			// ones are expanded (the search never prunes a node bare).
+			for u, v := range q {
+				kept[u] = v == best
+			}
+		}
+	}
+	p.stage[id] = scored
+	return nil
+}
+
+// branch enumerates, for every expanded action of node id, the outcomes
+// the search keeps and the exact posterior after each, adding the
+// posteriors as nodes.
+func (p *Planner) branch(id int32) error {
+	if p.stage[id] >= branched {
+		return nil
+	}
+	copy(p.qtmp, p.belief(id))
+	base := int(id) * p.nu
+	for u := range p.nu {
+		if !p.kept[base+u] {
+			continue
+		}
+		p.propagate(p.pred, p.qtmp, u)
+		capped := p.br.enumerate(p, p.pred)
+		if capped {
+			p.capped++
+		}
+		lo := len(p.oprob)
+		total := 0.0
+		for _, lf := range p.br.leaves {
+			total += lf.prob
+		}
+		for _, lf := range p.br.leaves {
+			child := p.intern(p.br.posterior(lf.slot))
+			p.oprob = append(p.oprob, lf.prob/total)
+			p.ochild = append(p.ochild, child)
+		}
+		if len(p.oprob) > math.MaxInt32 {
+			return fmt.Errorf("si: more than %d branches", math.MaxInt32)
+		}
+		p.olo[base+u], p.ohi[base+u] = int32(lo), int32(len(p.oprob))
+	}
+	p.stage[id] = branched
+	return nil
+}
+
+// value returns V(q, r) = Σ_u Q(u) G(u | q) for node id's belief q with r
+// steps to the horizon (V = 0 at the horizon), memoised.
+func (p *Planner) value(id int32, r int) (float64, error) {
+	if r == 0 {
+		return 0, nil
+	}
+	if v := p.vals[id]; r < len(v) && !math.IsNaN(v[r]) {
+		p.reused++
+		return v[r], nil
+	}
+	g, q := p.gbuf[r], p.qbuf[r]
+	if err := p.actionValues(id, r, g); err != nil {
+		return 0, err
+	}
+	v, err := p.combine(id, g, q)
+	if err != nil {
+		return 0, err
+	}
+	vs := p.vals[id]
+	for len(vs) <= r {
+		vs = append(vs, math.NaN())
+	}
+	vs[r] = v
+	p.vals[id] = vs
+	return v, nil
+}
+
+// actionValues sets g[u] = G(u | q) for node id with r steps to the
+// horizon: +Inf for an action not expanded.
+func (p *Planner) actionValues(id int32, r int, g []float64) error {
+	if err := p.score(id); err != nil {
+		return err
+	}
+	if r >= 2 {
+		if err := p.branch(id); err != nil {
+			return err
+		}
+	}
+	base := int(id) * p.nu
+	for u := range p.nu {
+		if !p.kept[base+u] {
+			g[u] = math.Inf(1)
+			continue
+		}
+		x := p.local[base+u]
+		if r >= 2 {
+			for k := p.olo[base+u]; k < p.ohi[base+u]; k++ {
+				v, err := p.value(p.ochild[k], r-1)
+				if err != nil {
+					return err
+				}
+				x += p.oprob[k] * v
+			}
+		}
+		g[u] = x
+	}
+	return nil
+}
+
+// combine sets q = σ(−γ g) over node id's expanded actions and returns
+// Σ_u q[u] g[u].
+func (p *Planner) combine(id int32, g, q []float64) (float64, error) {
+	base := int(id) * p.nu
+	if err := softmax(q, g, p.kept[base:base+p.nu], p.o.Gamma); err != nil {
+		return 0, err
+	}
+	v := 0.0
+	for u, x := range q {
+		if x > 0 {
+			v += x * g[u]
+		}
+	}
+	return v, nil
+}
+
+// softmax sets q[u] = σ(−γ g)(u) over the actions with kept[u] (0 for the
+// others). An action with g = +Inf gets 0 when some kept action is finite;
+// when every kept action is +Inf they tie (the limit M → ∞ of σ(−γ min(g,
+// M)), the rule of aci's policy posterior).
+func softmax(q, g []float64, kept []bool, gamma float64) error {
+	mx := math.Inf(-1)
+	n := 0
+	for u, x := range g {
+		if !kept[u] {
+			continue
+		}
+		if math.IsNaN(x) {
+			return errors.New("si: expected free energy NaN")
+		}
+		n++
+		mx = math.Max(mx, -gamma*x)
+	}
+	if math.IsInf(mx, -1) {
+		for u := range q {
+			q[u] = 0
+			if kept[u] {
+				q[u] = 1 / float64(n)
+			}
+		}
+		return nil
+	}
+	z := 0.0
+	for u, x := range g {
+		q[u] = 0
+		if kept[u] {
+			q[u] = math.Exp(-gamma*x - mx)
+			z += q[u]
+		}
+	}
+	for u := range q {
+		q[u] /= z
+	}
+	return nil
+}
+
+// rootResult assembles the result at depth d from the memo.
+func (p *Planner) rootResult(root int32, d int) (*Result, error) {
+	nu := p.nu
+	res := &Result{
+		G: make([]float64, nu), ActionProbs: make([]float64, nu), Expanded: make([]bool, nu),
+		Local: make([]float64, nu), Risk: make([]float64, nu), Ambiguity: make([]float64, nu),
+		Depth: d,
+	}
+	if err := p.actionValues(root, d, res.G); err != nil {
+		return nil, err
+	}
+	v, err := p.combine(root, res.G, res.ActionProbs)
+	if err != nil {
+		return nil, err
+	}
+	res.Value = v
+	base := int(root) * nu
+	copy(res.Expanded, p.kept[base:base+nu])
+	copy(res.Local, p.local[base:base+nu])
+	copy(res.Risk, p.risk[base:base+nu])
+	copy(res.Ambiguity, p.amb[base:base+nu])
+	if p.w != nil {
+		res.Novelty = append([]float64(nil), p.nov[base:base+nu]...)
+	}
+	return res, nil
+}
