@@ -3,6 +3,7 @@ package ffg
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -49,8 +50,12 @@ func (g *Graph) WriteDOT(w io.Writer) error { return g.WriteDOTWith(w, DOTOption
 //   - a trailing number or an underscore suffix is a subscript (s0 → s₀,
 //     S_0 → S₀) and Greek names are letters (gamma → γ).
 //
-// Node ids follow the build order, and the output is deterministic.
+// Node ids follow the build order, and the output is deterministic. A nil
+// w is an error.
 func (g *Graph) WriteDOTWith(w io.Writer, o DOTOptions) error {
+	if w == nil {
+		return errors.New("ffg: WriteDOT: nil writer")
+	}
 	d := dot.NewGraph(dot.Directed)
 	d.Attr("rankdir", "LR")
 	d.Attr("newrank", "true")

@@ -2,6 +2,7 @@ package ffg
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/arbor-ai/arbor/expfam"
 	"github.com/arbor-ai/arbor/messages"
@@ -49,7 +50,10 @@ type Labeler interface {
 	Label() string
 }
 
-// FactorNode is a factor bound into a graph.
+// FactorNode is a factor bound into a graph by Graph.AddFactor. A zero
+// FactorNode is bound to nothing: its Message is an error and its
+// AverageEnergy NaN, as a removed factor's. The methods of a nil
+// *FactorNode panic (a programming error).
 type FactorNode struct {
 	g       *Graph
 	id      int
@@ -83,8 +87,14 @@ func (f *FactorNode) Variables() []*Variable { return f.vars }
 // Removed reports whether the factor has been removed from its graph.
 func (f *FactorNode) Removed() bool { return f.removed }
 
-// AverageEnergy returns the factor's E_q[-ln f] under the current posteriors.
-func (f *FactorNode) AverageEnergy() float64 { return f.factor.AverageEnergy(f.stats) }
+// AverageEnergy returns the factor's E_q[-ln f] under the current
+// posteriors; NaN for a removed factor, which has no variables any more.
+func (f *FactorNode) AverageEnergy() float64 {
+	if f.removed || f.factor == nil {
+		return math.NaN()
+	}
+	return f.factor.AverageEnergy(f.stats)
+}
 
 func (f *FactorNode) describe() string {
 	if f.name != "" {
@@ -97,8 +107,17 @@ func quote(s string) string { return "\"" + s + "\"" }
 
 // Message writes into dst the message from f to the variable on interface k
 // under the current posteriors (in that variable's natural parameters). It
-// returns a *messages.NoRuleError when f has no rule for k.
+// returns a *messages.NoRuleError when f has no rule for k, and an error
+// for a removed factor, an interface k it does not have or a dst of
+// another length.
 func (f *FactorNode) Message(dst []float64, k int) error {
+	if f.removed || f.g == nil {
+		name := quote(f.name)
+		if f.factor != nil {
+			name = f.describe()
+		}
+		return fmt.Errorf("ffg: factor %s is not in a graph (removed, or not made by Graph.AddFactor)", name)
+	}
 	if k < 0 || k >= len(f.vars) {
 		return fmt.Errorf("ffg: factor %s has no interface %d", f.describe(), k)
 	}

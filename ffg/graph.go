@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/arbor-ai/arbor/expfam"
 	"github.com/arbor-ai/arbor/messages"
@@ -12,6 +13,10 @@ import (
 // Graph is a Forney factor graph whose variables and factors can be added
 // and removed at any time, including between inference sweeps. A Graph is
 // not safe for concurrent use.
+//
+// The zero Graph is an empty graph ready to use, as New's is. A nil *Graph
+// is not a graph: calling its methods is a programming error, and they
+// panic.
 type Graph struct {
 	sp      *spState // the last SumProduct's tree (UpdateStructured)
 	version uint64   // bumped by every change of structure or evidence (the sum-product cache)
@@ -24,6 +29,13 @@ type Graph struct {
 
 // New returns an empty graph.
 func New() *Graph { return &Graph{byName: map[string]*Variable{}} }
+
+// MaxElements caps the entries of one variable: K for a categorical of
+// shape [K], the product of the shape for a Dirichlet (a gamma has two).
+// AddVariable refuses a larger variable with an error, so that one call
+// cannot ask for gigabytes. It equals the cap on a whole model file
+// (package model), so every model that loads fits.
+const MaxElements = 1 << 23
 
 // Variables returns the live variables in the order they were added. The
 // slice belongs to the graph and must not be modified.
@@ -45,7 +57,8 @@ func (g *Graph) Variable(name string) (*Variable, bool) {
 // (outcome axis first) for a Dirichlet, and empty for a gamma. The initial
 // posterior is uniform for a categorical, Dir(1) for a Dirichlet and
 // Gamma(1, 1) for a gamma; binding a prior factor to the variable's output
-// resets it to that prior.
+// resets it to that prior. A variable of more than MaxElements entries is
+// an error.
 func (g *Graph) AddVariable(name string, family expfam.Family, shape ...int) (*Variable, error) {
 	g.version++
 	if name != "" {
@@ -59,8 +72,14 @@ func (g *Graph) AddVariable(name string, family expfam.Family, shape ...int) (*V
 		if len(shape) != 1 || shape[0] < 1 {
 			return nil, fmt.Errorf("ffg: variable %q: categorical shape %v, want [K] with K >= 1", name, shape)
 		}
+		if shape[0] > MaxElements {
+			return nil, tooLarge(name, family, shape)
+		}
 		n = shape[0]
 	case expfam.DirichletFamily:
+		if overCap(shape) {
+			return nil, tooLarge(name, family, shape)
+		}
 		var err error
 		if n, err = messages.ShapeLen(shape); err != nil {
 			return nil, fmt.Errorf("ffg: variable %q: dirichlet %v", name, err)
@@ -95,16 +114,49 @@ func (g *Graph) AddVariable(name string, family expfam.Family, shape ...int) (*V
 	g.nextID++
 	g.vars = append(g.vars, v)
 	if name != "" {
+		if g.byName == nil { // the zero Graph
+			g.byName = map[string]*Variable{}
+		}
 		g.byName[name] = v
 	}
 	return v, nil
+}
+
+// overCap reports whether a shape of positive extents has more than
+// MaxElements entries (a shape with another extent is ShapeLen's error).
+func overCap(shape []int) bool {
+	n := 1
+	for _, s := range shape {
+		if s < 1 {
+			return false
+		}
+		if n > MaxElements/s {
+			return true
+		}
+		n *= s
+	}
+	return false
+}
+
+// tooLarge is the error for a variable of more than MaxElements entries.
+func tooLarge(name string, family expfam.Family, shape []int) error {
+	size := 1.0
+	for _, s := range shape {
+		size *= float64(s)
+	}
+	format := byte('f') // exact below 2^53
+	if size >= 1<<53 {
+		format = 'g'
+	}
+	return fmt.Errorf("ffg: variable %q: %s shape %v has %s entries, more than ffg.MaxElements (%d)",
+		name, family, shape, strconv.FormatFloat(size, format, -1, 64), MaxElements)
 }
 
 // AddFactor binds f to vars, in the order of f.Interfaces(). Each variable
 // must belong to g, be live, have the interface's family and shape, and
 // appear once. When a Dirichlet or gamma variable is bound to interface 0
 // (the factor's output, i.e. f is its prior), its posterior is reset to that
-// prior.
+// prior. A nil f, or one without interfaces, is an error.
 func (g *Graph) AddFactor(name string, f Factor, vars ...*Variable) (*FactorNode, error) {
 	g.version++
 	if f == nil {
@@ -114,6 +166,9 @@ func (g *Graph) AddFactor(name string, f Factor, vars ...*Variable) (*FactorNode
 	label := f.Kind()
 	if name != "" {
 		label += " " + quote(name)
+	}
+	if len(ifs) == 0 {
+		return nil, fmt.Errorf("ffg: factor %s has no interfaces (interface 0 is its output)", label)
 	}
 	if len(vars) != len(ifs) {
 		return nil, fmt.Errorf("ffg: factor %s: %d variables for %d interfaces %v", label, len(vars), len(ifs), names(ifs))
@@ -245,13 +300,15 @@ func (g *Graph) message(v *Variable, e edge) error {
 // Collapse instead; updating the Gamma variable of such factors also
 // updates their outputs (their conditionals before the step, their
 // marginals after it), which LocalFreeEnergy of that Gamma variable
-// includes. It
-// returns a *messages.NoRuleError when a factor has no rule for v, and a
-// *NaNError when the result is not a valid posterior (the previous
+// includes. A variable bound to no factor gets the default posterior
+// (uniform, Dir(1), Gamma(1, 1)), as nothing constrains it, and an observed
+// variable is left as it is. It returns an error for a nil variable or one
+// that is not in g, a *messages.NoRuleError when a factor has no rule for
+// v, and a *NaNError when the result is not a valid posterior (the previous
 // posterior is then kept).
 func (g *Graph) Update(v *Variable) (err error) {
-	if v.g != g || v.removed {
-		return fmt.Errorf("ffg: Update: variable %s is not in this graph", v.describe())
+	if v == nil || v.g != g || v.removed {
+		return g.refuse(v)
 	}
 	if v.observed {
 		return nil
@@ -290,6 +347,19 @@ func (g *Graph) Update(v *Variable) (err error) {
 	return v.setFromNatural()
 }
 
+// refuse returns Update's error for v, which is not a live variable of g.
+// A nil g is not a graph, and panics (as documented on Graph) rather than
+// report that v is not in it.
+func (g *Graph) refuse(v *Variable) error {
+	if g == nil {
+		panic("ffg: Update of a nil *Graph")
+	}
+	if v == nil {
+		return errors.New("ffg: Update: nil variable")
+	}
+	return fmt.Errorf("ffg: Update: variable %s is not in this graph", v.describe())
+}
+
 // FreeEnergy returns the variational free energy under mean field,
 //
 //	F = sum over factors E_q[-ln f] - sum over hidden variables H[q]
@@ -309,13 +379,14 @@ func (g *Graph) FreeEnergy() float64 {
 // LocalFreeEnergy returns the part of F that depends on the posteriors of
 // vars: the average energies of the factors bound to any of them and the
 // entropies of the hidden ones. When only vars change, F changes by exactly
-// the change of this quantity, which is what local inference tracks. It
-// does not allocate.
+// the change of this quantity, which is what local inference tracks. A
+// nil, removed or foreign variable adds nothing (so no variables give 0).
+// It does not allocate.
 func (g *Graph) LocalFreeEnergy(vars []*Variable) float64 {
 	g.epoch++
 	f := 0.0
 	for _, v := range vars {
-		if v.removed || v.g != g {
+		if v == nil || v.removed || v.g != g {
 			continue
 		}
 		f += g.localTerms(v)
@@ -359,7 +430,10 @@ func (v *Variable) Neighbors(dst []*FactorNode) []*FactorNode {
 	return dst
 }
 
-// RemoveFactor removes a factor from its graph. Its variables stay.
+// RemoveFactor removes a factor from g. Its variables stay. Removal is
+// idempotent, as delete on a map is: removing a nil factor, one already
+// removed (also by RemoveVariables) or one of another graph does nothing,
+// as container/list's Remove ignores an element of another list.
 func (g *Graph) RemoveFactor(f *FactorNode) {
 	g.version++
 	if f == nil || f.g != g || f.removed {
@@ -395,8 +469,13 @@ func (g *Graph) detach(f *FactorNode) {
 
 // RemoveVariables removes variables and every factor bound to any of them:
 // a whole sub-graph, such as a BTAI planning tree, goes in one call that
-// costs O(size of the graph). Removed variables and factors can no longer
-// be used; their memory is released once the caller drops its references.
+// costs O(size of the graph). A factor that also binds a variable that
+// stays is removed all the same (it would dangle otherwise); that variable
+// stays, without it. Nil variables, variables already removed and those of
+// another graph are skipped, as RemoveFactor skips such factors. Removed
+// variables and factors can no longer be used in g (Update refuses them,
+// a removed factor's AverageEnergy is NaN); their memory is released once
+// the caller drops its references.
 func (g *Graph) RemoveVariables(vars ...*Variable) {
 	g.version++
 	found := false

@@ -84,7 +84,8 @@ type spState struct {
 // loop among the hidden categorical variables is a *LoopError that names
 // it. The tree, its messages and the potentials that cannot change are
 // kept until the graph's structure or evidence changes, so that a repeated
-// pass does not allocate.
+// pass does not allocate. A graph without hidden categorical variables has
+// no tree: ln Z is 0.
 func (g *Graph) SumProduct() (logZ float64, err error) {
 	st, err := g.spPrepare(false)
 	if err != nil {
@@ -99,8 +100,9 @@ type LoopyOptions struct {
 	// Damping δ in (0, 1): each new factor-to-variable message is
 	// (1 - δ) new + δ old. Default (0) 0.5.
 	Damping float64
-	// Iterations caps the rounds of messages (default 200); Tolerance
-	// stops them when no message moves by more than it (default 1e-10).
+	// Iterations caps the rounds of messages (default 200, must be >= 0);
+	// Tolerance stops them when no message moves by more than it (default
+	// 1e-10, must be >= 0).
 	Iterations int
 	Tolerance  float64
 }
@@ -110,13 +112,19 @@ type LoopyOptions struct {
 // once, rounds until no message moves by more than the tolerance or the
 // cap), which is approximate where there are loops and exact on a tree.
 // It returns -F_Bethe, the Bethe approximation of ln Z, and whether the
-// messages converged.
+// messages converged. Options out of their range are an error.
 func (g *Graph) SumProductLoopy(o LoopyOptions) (logZ float64, converged bool, err error) {
 	if o.Damping == 0 {
 		o.Damping = 0.5
 	}
 	if !(o.Damping > 0 && o.Damping < 1) {
 		return 0, false, fmt.Errorf("ffg: sum-product: damping %v, want a number in (0, 1)", o.Damping)
+	}
+	if o.Iterations < 0 {
+		return 0, false, fmt.Errorf("ffg: sum-product: iterations %d, want >= 0", o.Iterations)
+	}
+	if !(o.Tolerance >= 0) {
+		return 0, false, fmt.Errorf("ffg: sum-product: tolerance %v, want >= 0", o.Tolerance)
 	}
 	if o.Iterations == 0 {
 		o.Iterations = 200
@@ -758,13 +766,13 @@ func (sf *spFactor) addJointCounts(dst []float64, form *messages.Multilinear) {
 // UpdateStructured is Update for structured inference after SumProduct: a
 // Dirichlet variable bound as the tensor of a factor of the discrete tree
 // takes that factor's joint belief as its expected counts; every other
-// message is VMP's.
+// message is VMP's. Its errors are Update's.
 func (g *Graph) UpdateStructured(v *Variable) error {
-	if v.family != expfam.DirichletFamily || g.sp == nil {
+	if v == nil || v.family != expfam.DirichletFamily || g.sp == nil {
 		return g.Update(v)
 	}
 	if v.g != g || v.removed {
-		return fmt.Errorf("ffg: Update: variable %s is not in this graph", v.describe())
+		return g.refuse(v)
 	}
 	if v.observed {
 		return nil

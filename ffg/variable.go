@@ -10,6 +10,11 @@ import (
 // Variable is a random variable of a graph: hidden, with a mean-field
 // posterior q of its family, or observed (categorical only), with fixed
 // statistics (a one-hot vector or soft evidence).
+//
+// Variables are made by Graph.AddVariable. A zero Variable belongs to no
+// graph and has no family: Observe and the setters return an error, Probs,
+// Alpha and Gamma panic as for a variable of another family, and Entropy
+// is NaN. The methods of a nil *Variable panic (a programming error).
 type Variable struct {
 	g        *Graph
 	id       int
@@ -238,7 +243,8 @@ func (v *Variable) reset() {
 	}
 }
 
-// Entropy returns H[q] of a hidden variable's posterior, 0 for an observed one.
+// Entropy returns H[q] of a hidden variable's posterior, 0 for an observed
+// one (NaN for a zero Variable, which has no posterior).
 func (v *Variable) Entropy() float64 {
 	if v.observed {
 		return 0
@@ -248,9 +254,10 @@ func (v *Variable) Entropy() float64 {
 		return expfam.Categorical{P: v.stats}.Entropy()
 	case expfam.DirichletFamily:
 		return expfam.DirichletTensor{Alpha: v.param, Shape: v.shape}.Entropy()
-	default:
+	case expfam.GammaFamily:
 		return expfam.Gamma{Shape: v.param[0], Rate: v.param[1]}.Entropy()
 	}
+	return math.NaN()
 }
 
 // setFromNatural sets the posterior from the summed natural parameters in

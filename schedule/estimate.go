@@ -12,9 +12,13 @@ const nsPerUnit = 6.0
 // SweepWork returns the units of work of one sweep over g: for each
 // factor, the size of its tensor (the product of its categorical
 // neighbours' sizes) times one more than its number of hidden neighbours
-// (one contraction per message and one for the free energy).
+// (one contraction per message and one for the free energy). A nil graph,
+// as an empty one, has no work.
 func SweepWork(g *ffg.Graph) float64 {
 	w := 0.0
+	if g == nil {
+		return 0
+	}
 	for _, f := range g.Factors() {
 		size, hidden := 1.0, 0.0
 		for _, v := range f.Variables() {
@@ -34,6 +38,8 @@ func SweepWork(g *ffg.Graph) float64 {
 // goes through every sweep (Settings.Iterations, or the default): the
 // sweeps times SweepWork at nsPerUnit. A run that converges earlier takes
 // less; cmd/arbor refuses a model whose estimate is above --max-minutes.
+// A nil graph takes 0 seconds (SweepWork), and nil settings are the
+// defaults.
 func EstimateSeconds(g *ffg.Graph, s *Settings) float64 {
 	return float64(s.MaxSweeps()) * SweepWork(g) * nsPerUnit * 1e-9
 }

@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 
@@ -14,7 +15,10 @@ const (
 	DefaultTolerance  = 1e-9
 )
 
-// Settings controls a run. The zero value and nil mean the defaults.
+// Settings controls a run. The zero value and nil mean the defaults; a
+// field out of its range, or set where it has no effect (Loopy without
+// sum-product, Damping without Loopy, Order or sum-product for Local), is
+// an error of the run, not ignored.
 type Settings struct {
 	// Iterations caps the number of sweeps (DefaultIterations when 0).
 	Iterations int
@@ -22,18 +26,19 @@ type Settings struct {
 	// (DefaultTolerance when 0; must be >= 0).
 	Tolerance float64
 	// Order, when non-nil, is the update order of a global run; it must
-	// list hidden variables of the graph. nil means every hidden variable
-	// in the order it was added.
+	// list live variables of the graph (observed ones are skipped). nil
+	// means every hidden variable in the order it was added.
 	Order []*ffg.Variable
 	// Method is MethodVMP ("" or "vmp": fully factorised mean field) or
 	// MethodSumProduct ("sum-product": the hidden categorical variables
 	// get their exact joint posterior by belief propagation on the tree
-	// they form, the other variables VMP updates; RunSumProduct).
+	// they form, the other variables VMP updates; Run only).
 	Method string
 	// Loopy allows loops among the discrete variables under sum-product:
 	// damped loopy belief propagation (ffg.Graph.SumProductLoopy, with
-	// Damping, default 0.5), approximate where there are loops, and F its
-	// Bethe approximation, which may rise. Without it a loop is an error.
+	// Damping in (0, 1), default 0.5), approximate where there are loops,
+	// and F its Bethe approximation, which may rise. Without it a loop is
+	// an error.
 	Loopy   bool
 	Damping float64
 }
@@ -60,15 +65,21 @@ type Result struct {
 	Increases  []Increase
 }
 
-// Final returns the last entry of the F trace (NaN when no sweep ran).
+// Final returns the last entry of the F trace (NaN when no sweep ran, or
+// r is nil: the result of a run refused at the start).
 func (r *Result) Final() float64 {
-	if len(r.FreeEnergy) == 0 {
+	if r == nil || len(r.FreeEnergy) == 0 {
 		return math.NaN()
 	}
 	return r.FreeEnergy[len(r.FreeEnergy)-1]
 }
 
-func (s *Settings) resolve() (iters int, tol float64, err error) {
+// resolve checks s and the graph g of a run (local: of Local) and returns
+// the iteration cap and the tolerance.
+func (s *Settings) resolve(g *ffg.Graph, local bool) (iters int, tol float64, err error) {
+	if g == nil {
+		return 0, 0, errors.New("schedule: nil graph")
+	}
 	iters, tol = DefaultIterations, DefaultTolerance
 	if s == nil {
 		return iters, tol, nil
@@ -85,6 +96,36 @@ func (s *Settings) resolve() (iters int, tol float64, err error) {
 	if s.Tolerance > 0 {
 		tol = s.Tolerance
 	}
+	switch s.Method {
+	case "", MethodVMP:
+	case MethodSumProduct:
+		if local {
+			return 0, 0, fmt.Errorf("schedule: Local runs %s only; method %s is for Run", MethodVMP, MethodSumProduct)
+		}
+	default:
+		return 0, 0, fmt.Errorf("schedule: method %q, want %s or %s", s.Method, MethodVMP, MethodSumProduct)
+	}
+	if s.Loopy && s.Method != MethodSumProduct {
+		return 0, 0, fmt.Errorf("schedule: loopy needs method %s (VMP takes loops as they are)", MethodSumProduct)
+	}
+	if s.Damping != 0 {
+		if !s.Loopy {
+			return 0, 0, fmt.Errorf("schedule: damping %v needs loopy", s.Damping)
+		}
+		if !(s.Damping > 0 && s.Damping < 1) {
+			return 0, 0, fmt.Errorf("schedule: damping %v, want a number in (0, 1)", s.Damping)
+		}
+	}
+	if s.Order != nil {
+		if local {
+			return 0, 0, errors.New("schedule: Local sweeps its vars in their order; Order is for Run")
+		}
+		for i, v := range s.Order {
+			if v == nil || v.Removed() {
+				return 0, 0, fmt.Errorf("schedule: order[%d]: variable not in the graph", i)
+			}
+		}
+	}
 	return iters, tol, nil
 }
 
@@ -94,28 +135,20 @@ func (s *Settings) resolve() (iters int, tol float64, err error) {
 // returns the result so far together with an error when an update fails
 // (a *ffg.NaNError names the variable whose update produced a NaN), when F
 // is not finite after a sweep (an *EnergyError names the term responsible),
-// or when ctx is done.
+// or when ctx is done. A nil g and settings out of range are errors, with
+// a nil result; a nil ctx is taken as context.Background(), as an
+// uncancellable run. A graph without hidden variables converges after one
+// sweep, with F the sum of its factors' average energies (0 when empty).
 func Run(ctx context.Context, g *ffg.Graph, s *Settings) (*Result, error) {
-	iters, tol, err := s.resolve()
+	iters, tol, err := s.resolve(g, false)
 	if err != nil {
 		return nil, err
 	}
-	if s != nil {
-		switch s.Method {
-		case "", MethodVMP:
-		case MethodSumProduct:
-			return runSumProduct(ctx, g, s, iters, tol)
-		default:
-			return nil, fmt.Errorf("schedule: method %q, want %s or %s", s.Method, MethodVMP, MethodSumProduct)
-		}
+	if s != nil && s.Method == MethodSumProduct {
+		return runSumProduct(ctx, g, s, iters, tol)
 	}
 	order := g.Variables()
 	if s != nil && s.Order != nil {
-		for i, v := range s.Order {
-			if v == nil || v.Removed() {
-				return nil, fmt.Errorf("schedule: order[%d]: variable not in the graph", i)
-			}
-		}
 		order = s.Order
 	}
 	return sweep(ctx, g, order, nil, iters, tol, g.FreeEnergy)
@@ -124,9 +157,12 @@ func Run(ctx context.Context, g *ffg.Graph, s *Settings) (*Result, error) {
 // Local performs local inference: sweeps over vars only (observed ones are
 // skipped), as BTAI does for newly expanded nodes, tracking the local free
 // energy (ffg.Graph.LocalFreeEnergy), which differs from F by a constant
-// while only vars change.
+// while only vars change. Its errors are Run's, and a nil or removed
+// variable in vars is one too; a nil ctx is taken as context.Background().
+// No vars is a run that converges after one sweep at a local free energy
+// of 0.
 func Local(ctx context.Context, g *ffg.Graph, vars []*ffg.Variable, s *Settings) (*Result, error) {
-	iters, tol, err := s.resolve()
+	iters, tol, err := s.resolve(g, true)
 	if err != nil {
 		return nil, err
 	}
@@ -199,10 +235,7 @@ func runSumProduct(ctx context.Context, g *ffg.Graph, s *Settings, iters int, to
 	if s.Order != nil {
 		src = s.Order
 	}
-	for _, v := range src {
-		if v.Removed() {
-			return nil, fmt.Errorf("schedule: order: variable not in the graph")
-		}
+	for _, v := range src { // resolve checked s.Order
 		if !v.Observed() && !v.Categorical() {
 			order = append(order, v)
 		}
