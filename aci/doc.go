@@ -63,6 +63,19 @@
 // want > 0"), since a Dirichlet with a zero concentration is not a
 // distribution (expfam refuses it, and so would learning).
 //
+// # Misuse
+//
+// Faults of data and of calls in the wrong order (Decide or Advance before
+// Reset or after EndTrial, an observation the model gives probability 0,
+// a nil random stream) are errors that start with "aci: " or name the
+// field; a nil or invalid model is pomdp.Check's error. A few functions
+// panic, as the standard library does, on programming errors that their
+// doc comments name: DecodePolicy and EncodePolicy on an index or action
+// out of range, PolicySet.ActionProbs on a q_pi of the wrong length,
+// EstimatePlanSeconds on an invalid model. A nil context is
+// context.Background(). An Agent is not safe for concurrent use (one per
+// goroutine; agents may share a model), and the zero Agent is not usable.
+//
 // docs/aci.md maps every equation of paper section 4 to the code, explains
 // why the policy-conditioned future is walked rather than held in the graph,
 // and describes the agent's options; examples/tmaze runs the T-maze.

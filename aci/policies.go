@@ -24,8 +24,14 @@ const nsPerUnit = 1.25
 // length horizon for model m (EvaluatePolicies, TopPolicies, one step of
 // Agent.Act): the depth-first walk evaluates Σ_(d=1..T) |U|^d nodes, each a
 // propagation by B (|S|² multiply-adds) and a prediction by A (|O| |S|),
-// at nsPerUnit each. It is +Inf when the count overflows float64.
+// at nsPerUnit each. It is +Inf when the count overflows float64, and 0
+// for a horizon < 1 (no policy to score). It panics if m is nil or not a
+// valid model (pomdp.Check): a programming error, since pomdp.New, Parse
+// and Load return an error instead of an invalid model.
 func EstimatePlanSeconds(m *pomdp.Model, horizon int) float64 {
+	if err := pomdp.Check(m); err != nil {
+		panic("aci: EstimatePlanSeconds: " + err.Error())
+	}
 	nu := float64(m.NumActions())
 	nodes, level := 0.0, 1.0
 	for range horizon {
@@ -57,9 +63,13 @@ func NumPolicies(numActions, horizon, limit int) (int, error) {
 // DecodePolicy writes policy number i (lexicographic order, first action
 // varying slowest) of length horizon over numActions actions into dst, which
 // is allocated when nil or too short, and returns it: the base-|U| digits of
-// i, most significant first. It panics if i is out of range
-// [0, numActions^horizon) and numActions^horizon fits in an int.
+// i, most significant first. It panics if numActions < 1, horizon < 0, or
+// i is out of range [0, numActions^horizon) (when numActions^horizon fits
+// in an int): programming errors.
 func DecodePolicy(dst []int, i, numActions, horizon int) []int {
+	if numActions < 1 || horizon < 0 {
+		panic(fmt.Sprintf("aci: DecodePolicy: %d actions, horizon %d, want >= 1 and >= 0", numActions, horizon))
+	}
 	if cap(dst) < horizon {
 		dst = make([]int, horizon)
 	}
@@ -72,18 +82,22 @@ func DecodePolicy(dst []int, i, numActions, horizon int) []int {
 		i /= numActions
 	}
 	if i != 0 {
-		panic("aci: DecodePolicy: index out of range")
+		panic(fmt.Sprintf("aci: DecodePolicy: index out of range [0, %d^%d)", numActions, horizon))
 	}
 	return dst
 }
 
 // EncodePolicy is the inverse of DecodePolicy. It panics if an action is out
-// of range.
+// of range [0, numActions) or the index does not fit in an int (a policy
+// longer than a horizon whose |U|^T does): programming errors.
 func EncodePolicy(policy []int, numActions int) int {
 	i := 0
 	for _, u := range policy {
 		if u < 0 || u >= numActions {
 			panic(fmt.Sprintf("aci: EncodePolicy: action %d out of range [0, %d)", u, numActions))
+		}
+		if i > (math.MaxInt-u)/numActions {
+			panic(fmt.Sprintf("aci: EncodePolicy: %d actions ^ %d steps overflows int", numActions, len(policy)))
 		}
 		i = i*numActions + u
 	}
@@ -92,7 +106,9 @@ func EncodePolicy(policy []int, numActions int) int {
 
 // PolicySet holds the expected free energy of every policy of a horizon, in
 // lexicographic order (first action varies slowest): policy i is
-// DecodePolicy(nil, i, NumActions, Horizon).
+// DecodePolicy(nil, i, NumActions, Horizon). EvaluatePolicies makes one;
+// the methods of one assembled by hand panic, as DecodePolicy does, when
+// NumActions < 1 or Horizon < 0 (Posterior and Len excepted).
 type PolicySet struct {
 	NumActions, Horizon int
 
@@ -104,7 +120,8 @@ type PolicySet struct {
 // Len returns the number of policies, |U|^T.
 func (ps *PolicySet) Len() int { return len(ps.G) }
 
-// Policy returns policy i in dst (see DecodePolicy).
+// Policy returns policy i in dst (see DecodePolicy). It panics if i is out
+// of range [0, Len()).
 func (ps *PolicySet) Policy(dst []int, i int) []int {
 	return DecodePolicy(dst, i, ps.NumActions, ps.Horizon)
 }
@@ -164,12 +181,15 @@ func (ps *PolicySet) Posterior(dst []float64, gamma float64) ([]float64, error) 
 // ActionProbs returns the action marginal (Bayesian model average, paper
 // section 4 "Action selection"): dst[u] = sum of qpi over the policies whose
 // first action is u. dst is allocated when nil or too short. It panics if
-// len(qpi) != ps.Len().
+// len(qpi) != ps.Len(), or ps.NumActions < 1 or does not divide ps.Len().
 func (ps *PolicySet) ActionProbs(dst, qpi []float64) []float64 {
 	if len(qpi) != ps.Len() {
 		panic(fmt.Sprintf("aci: ActionProbs: len(qpi) = %d, want %d", len(qpi), ps.Len()))
 	}
 	u := ps.NumActions
+	if u < 1 || len(qpi)%u != 0 {
+		panic(fmt.Sprintf("aci: ActionProbs: %d policies for %d actions", len(qpi), u))
+	}
 	if cap(dst) < u {
 		dst = make([]float64, u)
 	}
@@ -307,8 +327,11 @@ func EvaluatePolicies(m *pomdp.Model, qs []float64, horizon int, opts *EFEOption
 }
 
 // EvaluatePoliciesContext is EvaluatePolicies that stops with ctx's error
-// when ctx is done.
+// when ctx is done (a nil ctx is context.Background()).
 func EvaluatePoliciesContext(ctx context.Context, m *pomdp.Model, qs []float64, horizon int, opts *EFEOptions) (*PolicySet, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	n, w, err := prepare(m, qs, horizon, MaxPolicies, opts)
 	if err != nil {
 		return nil, err

@@ -74,8 +74,11 @@ func TopPolicies(m *pomdp.Model, qs []float64, horizon, k int, gamma float64, op
 }
 
 // TopPoliciesContext is TopPolicies that stops with ctx's error when ctx
-// is done.
+// is done (a nil ctx is context.Background()).
 func TopPoliciesContext(ctx context.Context, m *pomdp.Model, qs []float64, horizon, k int, gamma float64, opts *EFEOptions) (*Ranking, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	n, w, err := prepare(m, qs, horizon, math.MaxInt, opts)
 	if err != nil {
 		return nil, err

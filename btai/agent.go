@@ -19,6 +19,13 @@ import (
 // Dirichlet-distributed A, B, D), and, while planning, a tree of future
 // states S_I and observations O_I grown in the same graph and removed after
 // acting.
+//
+// An Agent is not safe for concurrent use: give every goroutine its own.
+// Agents may share a *pomdp.Model, which none of them modifies. The zero
+// Agent is not usable (it has no model): make one with NewAgent. Its
+// methods that return an error return one; the others return zero values.
+// Every method that takes a context takes a nil one as
+// context.Background().
 type Agent struct {
 	m    *pomdp.Model
 	spec pomdp.Spec
@@ -64,6 +71,7 @@ type Agent struct {
 	logCS []float64  // ln C_states(s) (uniform when absent)
 
 	carried bool // EndTrial has learned from the current episode
+	planned bool // Plan has started the current tree (Iterate, SelectAction)
 
 	tree   Tree
 	future []*ffg.Variable // every variable of the planning tree
@@ -184,6 +192,17 @@ func (a *Agent) materialized() {
 	}
 }
 
+// errZero is the error of the methods of the zero Agent.
+var errZero = errors.New("btai: the zero Agent has no model (use NewAgent)")
+
+// background returns ctx, or context.Background() for a nil ctx.
+func background(ctx context.Context) context.Context {
+	if ctx == nil {
+		return context.Background()
+	}
+	return ctx
+}
+
 // Concentrations returns the Dirichlet concentrations of every learned
 // parameter, per modality and factor (pomdp.Concentrations; copies): during
 // an episode its posteriors, after EndTrial the learned priors the next
@@ -192,6 +211,9 @@ func (a *Agent) materialized() {
 // the model's. Novelty's own counts over A (a model without a) are not
 // among them.
 func (a *Agent) Concentrations() pomdp.Concentrations {
+	if a.past == nil {
+		return pomdp.Concentrations{}
+	}
 	if a.g == nil || a.carried {
 		return a.past.Concentrations()
 	}
@@ -202,9 +224,12 @@ func (a *Agent) Concentrations() pomdp.Concentrations {
 func (a *Agent) Options() Options { return a.opts }
 
 // Belief returns Q(S_t), the posterior over the present state (with
-// several factors, every factor's marginal, one after the other). The
-// slice must not be modified.
+// several factors, every factor's marginal, one after the other); nil
+// before the first Reset. The slice must not be modified.
 func (a *Agent) Belief() []float64 {
+	if a.past == nil || a.g == nil {
+		return nil
+	}
 	if a.fact != nil {
 		return a.past.Belief()
 	}
@@ -212,13 +237,24 @@ func (a *Agent) Belief() []float64 {
 }
 
 // Time returns t, the index of the present time step in the episode.
-func (a *Agent) Time() int { return a.past.Time() }
+func (a *Agent) Time() int {
+	if a.past == nil {
+		return 0
+	}
+	return a.past.Time()
+}
 
 // Reset starts an episode with the first observation obs: a new graph for
 // the past holding S_0 and O_0, followed by inference of S_0. With Dirichlet
 // learning, the posteriors of the previous episode become the priors
-// (empirical priors, paper section 4.1).
+// (empirical priors, paper section 4.1). An observation out of range, or
+// one that the model gives probability 0 (an error wrapping
+// pomdp.ErrImpossibleObservation), is an error and starts no episode.
 func (a *Agent) Reset(ctx context.Context, obs int) error {
+	if a.past == nil {
+		return errZero
+	}
+	ctx = background(ctx)
 	if obs < 0 || obs >= a.nobs {
 		return fmt.Errorf("btai: observation %d out of range [0, %d)", obs, a.nobs)
 	}
@@ -282,6 +318,9 @@ var _ pomdp.Agent = (*Agent)(nil)
 // (Decision.Deterministic); its Values are the root children's average
 // costs and visit counts, and its Detail the *Tree.
 func (a *Agent) Decide(ctx context.Context, rng *rand.Rand) (*pomdp.Decision, error) {
+	if a.past == nil {
+		return nil, errZero
+	}
 	if rng == nil {
 		return nil, errors.New("btai: Decide with a nil random stream")
 	}
@@ -307,6 +346,10 @@ func (a *Agent) Decide(ctx context.Context, rng *rand.Rand) (*pomdp.Decision, er
 // past grows with the action hidden, distributed as probs
 // (pomdp.Past.GrowMixed; pomdp.MixedAdvancer).
 func (a *Agent) AdvanceMixed(ctx context.Context, probs []float64, obs int) error {
+	if a.past == nil {
+		return errZero
+	}
+	ctx = background(ctx)
 	if a.g == nil {
 		return errors.New("btai: AdvanceMixed before Reset")
 	}
@@ -334,19 +377,23 @@ func (a *Agent) Advance(ctx context.Context, action, obs int) error { return a.S
 
 // EndTrial closes the episode (pomdp.Agent): the Dirichlet posteriors of
 // the episode become the priors of the next one (Reset does it otherwise).
-// The episode's graph stays available until the next Reset.
+// The episode's graph stays available until the next Reset. EndTrial
+// before Reset, or a second time, is an error.
 func (a *Agent) EndTrial(ctx context.Context) error {
-	if a.g == nil {
+	switch {
+	case a.past == nil:
+		return errZero
+	case a.g == nil:
 		return errors.New("btai: EndTrial before Reset")
+	case a.carried:
+		return errors.New("btai: EndTrial after EndTrial (call Reset)")
 	}
-	if err := ctx.Err(); err != nil {
+	if err := background(ctx).Err(); err != nil {
 		return err
 	}
-	if !a.carried {
-		a.clearFuture()
-		a.past.CarryOver()
-		a.carried = true
-	}
+	a.clearFuture()
+	a.past.CarryOver()
+	a.carried = true
 	return nil
 }
 
@@ -359,7 +406,20 @@ func (a *Agent) EndTrial(ctx context.Context) error {
 // message it sends becomes a categorical prior, and its expected counts
 // are added to the Dirichlet priors, so nothing it taught is lost while
 // memory and time per step stay bounded.
+//
+// An action or observation out of range is an error, and so is an
+// observation that the model cannot explain (one wrapping
+// pomdp.ErrImpossibleObservation; the past stays as it was). With
+// Options.Past = pomdp.PastFilter that is exactly an observation of
+// probability 0 given the past, as for the aci agent; the default mean
+// field over the past (pomdp.PastVMP) refuses one that some factor's A
+// rules out in every state, and takes one that only B excludes at the cost
+// ln pomdp.LogFloor (see pomdp.ErrImpossibleObservation).
 func (a *Agent) Step(ctx context.Context, action, obs int) error {
+	if a.past == nil {
+		return errZero
+	}
+	ctx = background(ctx)
 	if a.g == nil {
 		return errors.New("btai: Step before Reset")
 	}
@@ -391,6 +451,7 @@ func (a *Agent) clearFuture() {
 		a.future = a.future[:0]
 	}
 	a.tree.Reset(a.nu, nil)
+	a.planned = false
 	a.qsBuf = a.qsBuf[:0]
 	a.qsAt = append(a.qsAt[:0], -1)
 	a.matN = 0

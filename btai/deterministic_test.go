@@ -162,6 +162,9 @@ func TestDeterministicBEpisode(t *testing.T) {
 		for _, global := range []bool{false, true} {
 			o := btai.DefaultOptions()
 			o.Inference, o.Iterations, o.GlobalInference = inf, 10, global
+			if global {
+				o.Past = pomdp.PastVMP // global VMP runs over the past and the tree
+			}
 			ag, err := btai.NewAgent(m, &o, nil)
 			if err != nil {
 				t.Fatal(err)

@@ -51,6 +51,18 @@
 // that leads to it (Theorem 1); TestTheorem1 checks this against a brute
 // force computation.
 //
+// # Misuse
+//
+// Faults of data and of calls in the wrong order (Plan, Iterate, Decide or
+// SelectAction before Reset or Plan, or after EndTrial; an observation the
+// model cannot explain, pomdp.ErrImpossibleObservation; a nil random
+// stream) are errors that start with "btai: ". Tree, the planning tree as a
+// data structure, panics on programming errors that its doc comment names
+// (an unexpanded root, a node index out of range), as does
+// EstimatePlanSeconds on an invalid model. A nil context is
+// context.Background(). An Agent is not safe for concurrent use (one per
+// goroutine; agents may share a model), and the zero Agent is not usable.
+//
 // See docs/btai.md for every option with its equation and measured
 // results.
 package btai

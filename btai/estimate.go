@@ -1,6 +1,10 @@
 package btai
 
-import "github.com/arbor-ai/arbor/pomdp"
+import (
+	"math"
+
+	"github.com/arbor-ai/arbor/pomdp"
+)
 
 // Per-node costs behind EstimatePlanSeconds, from the benchmarks
 // (docs/benchmarks.md, "Branching Time Active Inference"): on 1.maze (one
@@ -29,7 +33,20 @@ const (
 // global inference every iteration runs VMP over the whole tree, so the
 // work grows with the square of the iterations. It errs on the high side;
 // cmd/arbor refuses work whose estimate is above --max-minutes.
+//
+// Zero fields of o take their defaults (Resolved). Options that Validate
+// refuses give +Inf: no such plan can run, and a caller comparing the
+// estimate with a bound refuses it. It panics if m is nil or not a valid
+// model (pomdp.Check): a programming error, since pomdp.New, Parse and Load
+// return an error instead of an invalid model.
 func EstimatePlanSeconds(m *pomdp.Model, o Options) float64 {
+	if err := pomdp.Check(m); err != nil {
+		panic("btai: EstimatePlanSeconds: " + err.Error())
+	}
+	o = o.Resolved()
+	if o.validate() != nil {
+		return math.Inf(1)
+	}
 	perNode := predictiveNsPerUnit*m.StepWork() + nodeOverheadNs
 	if o.Inference == VMP {
 		perNode = vmpNsPerUnit*m.StepWork() + nodeOverheadNs

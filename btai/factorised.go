@@ -323,4 +323,9 @@ func (a *Agent) NodePosteriors(k int) (qs, qo []float64, err error) {
 // concentrations in place of the prior ones (pomdp.Past.ExpectedModel):
 // what the agent has learned, for any number of factors and modalities.
 // Without learning it is the agent's model.
-func (a *Agent) LearnedModel() (*pomdp.Model, error) { return a.past.ExpectedModel() }
+func (a *Agent) LearnedModel() (*pomdp.Model, error) {
+	if a.past == nil {
+		return nil, errZero
+	}
+	return a.past.ExpectedModel()
+}

@@ -271,7 +271,7 @@ func runMazeCStates(t testing.TB, name string, opts *btai.Options, seeds, maxSte
 func TestRunDeterministic(t *testing.T) {
 	mz, p := mazeModel(t, "1.maze")
 	o := btai.DefaultOptions()
-	o.Iterations, o.ActionPrecision = 20, ptr(1)
+	o.Iterations, o.ActionSelection, o.ActionPrecision = 20, btai.Softmax, ptr(1)
 	run := func(seed uint64) string {
 		ag, err := btai.NewAgent(p, &o, nil)
 		if err != nil {

@@ -61,7 +61,10 @@ func TestMemoryFlat(t *testing.T) {
 		if err := ag.Plan(ctx); err != nil {
 			t.Fatal(err)
 		}
-		a := ag.SelectAction()
+		a, err := ag.SelectAction()
+		if err != nil {
+			t.Fatal(err)
+		}
 		if obs, err = mz.Step(a); err != nil {
 			t.Fatal(err)
 		}

@@ -21,7 +21,7 @@ func TestOptionNames(t *testing.T) {
 		{func(s string) (string, error) { v, err := ParseSelection(s); return v.String(), err },
 			selectionNames, "", `unknown selection "" (want normalized-uct, unexplored-first or uct)`},
 		{func(s string) (string, error) { v, err := ParseActionSelection(s); return v.String(), err },
-			actionSelectionNames, "greedy", `unknown action selection "greedy" (want softmax, most-visited, min-cost or visits)`},
+			actionSelectionNames, "greedy", `unknown action selection "greedy" (want most-visited, softmax, min-cost or visits)`},
 	} {
 		for _, n := range tc.names {
 			if got, err := tc.parse(n); err != nil || got != n {

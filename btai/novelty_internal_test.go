@@ -165,6 +165,7 @@ func TestNoveltyModelConcentrations(t *testing.T) {
 	}
 	o := DefaultOptions()
 	o.Novelty = true
+	o.Past = pomdp.PastVMP // the graph learns a within the episode (exact filtering learns it at the episode's end)
 	a, err := NewAgent(m, &o, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package btai
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -234,8 +235,9 @@ const ringFloats = 3 << 17
 // iterations, 1.25-1.65 GB at 1M, 2.79-2.85 GB at 2M and 4.41 GB at 2.95M,
 // 2.2 to 2.9 times the raw size; the estimate takes 3.5 times (0.62, 2.04,
 // 4.05 and 5.97 GB; cmd/arbor's TestBTAITreeBytes checks that it bounds
-// those measurements).
+// those measurements). Negative arguments count as 0.
 func TreeBytes(iterations, ns, no, nu int, materialized bool) float64 {
+	iterations, ns, no, nu = max(iterations, 0), max(ns, 0), max(no, 0), max(nu, 0)
 	if materialized {
 		perNode := 1024 + 32*float64(ns+no)
 		return float64(iterations) * float64(nu) * perNode
@@ -249,16 +251,24 @@ func TreeBytes(iterations, ns, no, nu int, materialized bool) float64 {
 // (paper Algorithm 2, inner loop): selection, expansion of all actions of
 // the selected leaf, inference on the new nodes, cost evaluation (with
 // optional roll-outs) and propagation. The tree stays in the graph until
-// the next Step or Plan. It returns ctx's error if ctx is done first.
+// the next Step or Plan. It returns ctx's error if ctx is done first. Plan
+// before Reset or after EndTrial is an error.
 func (a *Agent) Plan(ctx context.Context) error {
-	if a.g == nil {
-		return fmt.Errorf("btai: Plan before Reset")
+	switch {
+	case a.past == nil:
+		return errZero
+	case a.g == nil:
+		return errors.New("btai: Plan before Reset")
+	case a.carried:
+		return errors.New("btai: Plan after EndTrial (call Reset)")
 	}
+	ctx = background(ctx)
 	a.clearFuture()
 	if err := a.prepareFuture(); err != nil {
 		return err
 	}
 	a.tree.Reset(a.nu, a.past.Present())
+	a.planned = true
 	a.matN = 1
 	// The tree will hold 1 + Iterations·|U| nodes, of which at most
 	// Iterations are expanded: reserve them once (the buffers are reused
@@ -293,7 +303,7 @@ func (a *Agent) Plan(ctx context.Context) error {
 				return err
 			}
 		}
-		if err := a.Iterate(ctx); err != nil {
+		if err := a.iterate(ctx); err != nil {
 			return err
 		}
 	}
@@ -313,7 +323,24 @@ func (a *Agent) Plan(ctx context.Context) error {
 // about 1 KB of graph objects per node that it would free after acting
 // (docs/benchmarks.md). With global inference the nodes go into the graph
 // at once, as global VMP needs them there.
+//
+// Iterate grows the tree that the last Plan started: before it (or after
+// the Step, AdvanceMixed or EndTrial that removed it) it is an error.
 func (a *Agent) Iterate(ctx context.Context) error {
+	switch {
+	case a.past == nil:
+		return errZero
+	case !a.planned:
+		return errors.New("btai: Iterate before Plan")
+	}
+	if err := background(ctx).Err(); err != nil {
+		return err
+	}
+	return a.iterate(background(ctx))
+}
+
+// iterate is Iterate on a tree that Plan started.
+func (a *Agent) iterate(ctx context.Context) error {
 	if a.opts.GlobalInference {
 		return a.iterateGraph(ctx)
 	}
@@ -691,14 +718,27 @@ func (a *Agent) rollouts(from []float64, g float64) (float64, error) {
 }
 
 // SelectAction picks the action to perform from the planned tree with the
-// configured rule (paper section 6.4).
-func (a *Agent) SelectAction() int {
-	return a.tree.SelectAction(a.opts.ActionSelection, *a.opts.ActionPrecision, a.rng, nil)
+// configured rule (paper section 6.4). Before Plan (or after the Step,
+// AdvanceMixed or EndTrial that removed the tree), or on a tree whose root
+// Plan did not expand (stopped by its context first), it is an error.
+func (a *Agent) SelectAction() (int, error) {
+	switch {
+	case a.past == nil:
+		return 0, errZero
+	case !a.planned:
+		return 0, errors.New("btai: SelectAction before Plan")
+	case a.tree.Nodes[0].Leaf():
+		return 0, errors.New("btai: SelectAction: the tree has no expanded root (Plan was stopped before its first iteration)")
+	}
+	return a.tree.SelectAction(a.opts.ActionSelection, *a.opts.ActionPrecision, a.rng, nil), nil
 }
 
 // LabelTree sets DOT labels on the planning tree's variables: each S_I
-// shows its action path, visits n and average cost ḡ (the factor-graph
-// view of the tree; the paper's tree view is drawn from Tree directly).
+// shows its action path (actions named by actionName, or by their indices
+// when it is nil), visits n and average cost ḡ (the factor-graph view of
+// the tree; the paper's tree view is drawn from Tree directly). Without a
+// tree in the graph (before Plan, or with a factorised model) it does
+// nothing.
 func (a *Agent) LabelTree(actionName func(int) string) {
 	a.materialized()
 	var path []int

@@ -1,6 +1,7 @@
 package btai
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 
@@ -70,6 +71,14 @@ func (n *Node) Leaf() bool { return n.FirstChild < 0 }
 // the root S_t. Expanding a node adds one child per action at once
 // (paper section 6.3.2), so a node's children are contiguous: child a of
 // node k is Nodes[Nodes[k].FirstChild + a].
+//
+// A Tree is not safe for concurrent use. The zero Tree has no root: Reset
+// makes one. Its methods panic on programming errors, as indexing a slice
+// does, with a message naming the method: a node index out of range [0,
+// len(Nodes)), an action out of range [0, NumActions), a rule or scheme
+// that is none of the constants, and the further faults that each doc
+// comment names; before Reset every node index is out of range. Agent
+// reports the same faults as errors where they can come from its caller.
 type Tree struct {
 	Nodes      []Node
 	NumActions int
@@ -82,8 +91,12 @@ type Tree struct {
 	lo, hi float64
 }
 
-// Reset empties the tree and creates the root.
+// Reset empties the tree and creates the root. It panics if numActions <
+// 1.
 func (t *Tree) Reset(numActions int, root *ffg.Variable) {
+	if numActions < 1 {
+		panic(fmt.Sprintf("btai: Tree.Reset: %d actions, want >= 1", numActions))
+	}
 	clear(t.Nodes)
 	t.Nodes = append(t.Nodes[:0], Node{Parent: -1, Action: -1, FirstChild: -1, S: root})
 	t.NumActions = numActions
@@ -111,12 +124,43 @@ func (t *Tree) see(g float64) {
 	}
 }
 
-// Child returns the index of child a of node k (k must be expanded).
-func (t *Tree) Child(k, a int) int { return t.Nodes[k].FirstChild + a }
+// Child returns the index of child a of node k. It panics if k is out of
+// range or not expanded, or a is out of range [0, NumActions).
+func (t *Tree) Child(k, a int) int {
+	t.expanded("Child", k)
+	if uint(a) >= uint(t.NumActions) {
+		panic(fmt.Sprintf("btai: Tree.Child: action %d out of range [0, %d)", a, t.NumActions))
+	}
+	return t.Nodes[k].FirstChild + a
+}
+
+// node panics, naming method fn, unless k is a node of the tree.
+func (t *Tree) node(fn string, k int) {
+	if uint(k) >= uint(len(t.Nodes)) {
+		badNode(fn, k, len(t.Nodes))
+	}
+}
+
+// expanded panics, naming method fn, unless k is an expanded node.
+func (t *Tree) expanded(fn string, k int) {
+	t.node(fn, k)
+	if t.Nodes[k].FirstChild < 0 {
+		panic(fmt.Sprintf("btai: Tree.%s: node %d is not expanded", fn, k))
+	}
+}
+
+//go:noinline
+func badNode(fn string, k, n int) {
+	if n == 0 {
+		panic(fmt.Sprintf("btai: Tree.%s: node %d of a tree without a root (call Reset)", fn, k))
+	}
+	panic(fmt.Sprintf("btai: Tree.%s: node %d out of range [0, %d)", fn, k, n))
+}
 
 // Path returns the multi-index I of node k: the actions from the root,
-// appended to dst.
+// appended to dst. It panics if k is out of range.
 func (t *Tree) Path(dst []int, k int) []int {
+	t.node("Path", k)
 	start := len(dst)
 	for ; k > 0; k = t.Nodes[k].Parent {
 		dst = append(dst, t.Nodes[k].Action)
@@ -181,8 +225,13 @@ func ParseSelection(s string) (Selection, error) {
 //	UCT_J = -ḡ_J + c sqrt(ln n / n_J),
 //
 // n being the visit count of the current node and n_J that of child J;
-// NormalizedUCT replaces -ḡ_J by its normalised form.
+// NormalizedUCT replaces -ḡ_J by its normalised form. It panics before
+// Reset and if rule is not a Selection.
 func (t *Tree) Select(c float64, rule Selection) int {
+	t.node("Select", 0)
+	if uint(rule) > uint(UCT) {
+		panic(fmt.Sprintf("btai: Tree.Select: %v", rule))
+	}
 	k := 0
 	for !t.Nodes[k].Leaf() {
 		k = t.selectChild(k, c, rule)
@@ -237,10 +286,15 @@ func (t *Tree) selectChild(k int, c float64, rule Selection) int {
 // its visit count at 1: its own evaluation is its first sample, as the
 // roll-out value of a newly expanded node is in MCTS, so that ḡ = G/n
 // averages over the same set of evaluations it sums. It returns the index
-// of the first child. It does not propagate: call Propagate.
+// of the first child. It does not propagate: call Propagate. It panics if
+// k is out of range or already expanded, or len(costs) != NumActions.
 func (t *Tree) AddChildren(k int, costs []float64) int {
-	if len(costs) != t.NumActions {
-		panic("btai: AddChildren: one cost per action needed")
+	t.node("AddChildren", k)
+	switch {
+	case t.Nodes[k].FirstChild >= 0:
+		panic(fmt.Sprintf("btai: Tree.AddChildren: node %d is already expanded", k))
+	case len(costs) != t.NumActions:
+		panic(fmt.Sprintf("btai: Tree.AddChildren: len(costs) = %d, want %d (one per action)", len(costs), t.NumActions))
 	}
 	first := len(t.Nodes)
 	t.Nodes[k].FirstChild = first
@@ -254,8 +308,13 @@ func (t *Tree) AddChildren(k int, costs []float64) int {
 
 // Propagate propagates the costs of the new children of node k with
 // scheme p (see Propagation) and updates the visit counts of k and its
-// ancestors.
+// ancestors. It panics if k is out of range or not expanded, or p is not a
+// Propagation.
 func (t *Tree) Propagate(k int, p Propagation) {
+	t.expanded("Propagate", k)
+	if uint(p) > uint(Forward) {
+		panic(fmt.Sprintf("btai: Tree.Propagate: %v", p))
+	}
 	first := t.Nodes[k].FirstChild
 	children := t.Nodes[first : first+t.NumActions]
 	switch p {
@@ -304,12 +363,16 @@ func (t *Tree) Propagate(k int, p Propagation) {
 type ActionSelection int
 
 const (
+	// MostVisited (the default, the zero ActionSelection) takes the most
+	// visited child; ties go to the lower average cost, then to the lower
+	// action. Visit counts do not depend on the scale of the costs: on
+	// short epistemic tasks, where the root children's average costs
+	// converge within a few thousandths of a nat, it keeps choosing what the
+	// search preferred (docs/btai.md, "Short epistemic tasks").
+	MostVisited ActionSelection = iota
 	// Softmax samples from softmax(-precision · ḡ) over the root's children,
 	// ḡ = g/N being their average costs.
-	Softmax ActionSelection = iota
-	// MostVisited takes the most visited child; ties go to the lower average
-	// cost, then to the lower action.
-	MostVisited
+	Softmax
 	// MinCost takes the child with the lowest average cost (ties: lower
 	// action).
 	MinCost
@@ -319,7 +382,7 @@ const (
 	Visits
 )
 
-var actionSelectionNames = []string{"softmax", "most-visited", "min-cost", "visits"}
+var actionSelectionNames = []string{"most-visited", "softmax", "min-cost", "visits"}
 
 func (s ActionSelection) String() string { return enumName(actionSelectionNames, "ActionSelection", s) }
 
@@ -327,7 +390,7 @@ func (s ActionSelection) String() string { return enumName(actionSelectionNames,
 // distribution (MostVisited, MinCost).
 func (s ActionSelection) Deterministic() bool { return s == MostVisited || s == MinCost }
 
-// ParseActionSelection parses "softmax", "most-visited", "min-cost" or
+// ParseActionSelection parses "most-visited", "softmax", "min-cost" or
 // "visits".
 func ParseActionSelection(s string) (ActionSelection, error) {
 	return parseEnum[ActionSelection](actionSelectionNames, "action selection", s)
@@ -337,26 +400,51 @@ func ParseActionSelection(s string) (ActionSelection, error) {
 // action SelectAction takes for the deterministic rules (MostVisited,
 // MinCost), and the most probable action of the stochastic ones (Softmax:
 // the lowest average cost, ties to the lower action; Visits: the most
-// visited, ties as MostVisited). The root must have been expanded.
+// visited, ties as MostVisited). It panics if the root has not been
+// expanded (before Reset, or after Reset and no AddChildren on node 0) or r
+// is not an ActionSelection: programming errors (Agent.SelectAction reports
+// an unplanned tree as an error).
 func (t *Tree) BestAction(r ActionSelection) int {
 	switch r {
 	case MostVisited, Visits:
-		return t.SelectAction(MostVisited, 0, nil, nil)
-	default:
-		return t.SelectAction(MinCost, 0, nil, nil)
+		return t.selectAction("BestAction", MostVisited, 0, nil, nil)
+	case Softmax, MinCost:
+		return t.selectAction("BestAction", MinCost, 0, nil, nil)
 	}
+	panic(fmt.Sprintf("btai: Tree.BestAction: %v", r))
 }
 
 // SelectAction picks the action to perform with rule r. precision is the
-// precision of Softmax and Visits; rng is used by them only. The root must
-// have been expanded. probs, when non-nil with one entry per action,
-// receives the distribution the action is drawn from (Softmax and Visits;
-// one-hot on the action for the deterministic rules).
+// precision of Softmax and Visits; rng is used by them only. probs, when
+// non-nil with one entry per action, receives the distribution the action
+// is drawn from (Softmax and Visits; one-hot on the action for the
+// deterministic rules); a probs of another length is left alone.
+//
+// It panics if the root has not been expanded (before Reset, or after
+// Reset and no AddChildren on node 0), r is not an ActionSelection, or,
+// for Softmax and Visits, rng is nil or precision is not finite and >= 0:
+// programming errors, with a message such as "btai: Tree.SelectAction:
+// the root is not expanded" (Agent.SelectAction reports an unplanned tree
+// as an error).
 func (t *Tree) SelectAction(r ActionSelection, precision float64, rng *rand.Rand, probs []float64) int {
-	first := t.Nodes[0].FirstChild
-	if first < 0 {
-		panic("btai: SelectAction on an unexpanded root")
+	return t.selectAction("SelectAction", r, precision, rng, probs)
+}
+
+// selectAction is SelectAction for method fn.
+func (t *Tree) selectAction(fn string, r ActionSelection, precision float64, rng *rand.Rand, probs []float64) int {
+	if len(t.Nodes) == 0 || t.Nodes[0].FirstChild < 0 {
+		panic(fmt.Sprintf("btai: Tree.%s: the root is not expanded", fn))
 	}
+	switch {
+	case uint(r) > uint(Visits):
+		panic(fmt.Sprintf("btai: Tree.%s: %v", fn, r))
+	case r.Deterministic():
+	case rng == nil:
+		panic(fmt.Sprintf("btai: Tree.%s: nil rng for %v", fn, r))
+	case !(precision >= 0) || math.IsInf(precision, 1):
+		panic(fmt.Sprintf("btai: Tree.%s: precision %v, want finite >= 0", fn, precision))
+	}
+	first := t.Nodes[0].FirstChild
 	children := t.Nodes[first : first+t.NumActions]
 	oneHot := func(best int) int {
 		if len(probs) == len(children) {

@@ -336,7 +336,10 @@ func TestVMPMatchesReference(t *testing.T) {
 			}
 			worst = max(worst, compareTree(t, ag, newRefVMP(ag), sweeps))
 			nodes += len(ag.tree.Nodes) - 1
-			u := ag.SelectAction()
+			u, err := ag.SelectAction()
+			if err != nil {
+				t.Fatal(err)
+			}
 			obs, err := mz.Step(u)
 			if err != nil {
 				t.Fatal(err)

@@ -33,5 +33,9 @@
 // User input never panics: maze files, model parameters and actions passed
 // to Step return errors that name the line and column, the parameter or the
 // action. Methods taking a state index (Maze.Next, Maze.Observation,
-// Maze.CellOf) panic on an index out of range, a programmer error.
+// Maze.CellOf) panic on an index out of range, a programmer error, and so
+// do Reset and Position of the zero Maze, which has no cells (its other
+// methods return an error or 0). The zero TMaze is the default T-maze. A
+// Maze or TMaze is not safe for concurrent use: give every goroutine its
+// own (Maze.Clone).
 package envs

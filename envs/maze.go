@@ -82,9 +82,14 @@ func (e *ParseError) Error() string {
 // agent by one cell; a move into a wall stays where it is. The process is
 // deterministic.
 //
-// A Maze is created by ParseMaze or LoadMaze. Its layout never changes; only
-// Reset and Step change the current state, and they must not be called
-// concurrently with each other or with State, Position and Done.
+// A Maze is created by ParseMaze or LoadMaze, standing on S. Its layout
+// never changes; only Reset and Step change the current state, and they
+// must not be called concurrently with each other or with State, Position
+// and Done.
+//
+// The zero Maze has no cells and is not usable: its Step, ShortestPath,
+// Model and POMDP return an error, its Reset and Position panic (they have
+// no error to return), and NumStates and NumObservations are 0.
 type Maze struct {
 	rows, cols int
 	cells      []byte // row-major cells: cellWall, cellFree, cellStart or cellExit
@@ -138,8 +143,12 @@ func LoadMaze(path string) (*Maze, error) {
 // Any fault is a *ParseError naming the 1-based line and column of the file:
 // a bad header, a row longer than cols, a character other than W . S E, a
 // free cell on the border, a second S or E, a missing row, a non-blank line
-// after the last row, or a maze with no S or no E. ParseMaze never panics.
+// after the last row, or a maze with no S or no E. A nil r is an error.
+// ParseMaze never panics.
 func ParseMaze(r io.Reader) (*Maze, error) {
+	if r == nil {
+		return nil, errors.New("envs: ParseMaze: nil reader")
+	}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 1024), maxLineBytes)
 	line := 0
@@ -374,8 +383,13 @@ func (m *Maze) NumActions() int { return numMazeActions }
 // interior rows 1..rows-2 and columns 1..cols-2 (ParseMaze requires a walled
 // border), so the largest distance between two of them is
 // (rows-3)+(cols-3) and the distances 0..rows+cols-6 take rows+cols-5
-// values. Observation indices equal distances.
-func (m *Maze) NumObservations() int { return m.rows + m.cols - 5 }
+// values. Observation indices equal distances. The zero Maze has none.
+func (m *Maze) NumObservations() int {
+	if m.cellOf == nil {
+		return 0
+	}
+	return m.rows + m.cols - 5
+}
 
 // Start returns the state of the start cell S.
 func (m *Maze) Start() int { return m.start }
@@ -387,7 +401,7 @@ func (m *Maze) Exit() int { return m.exit }
 func (m *Maze) State() int { return m.state }
 
 // Position returns the row and column (0-based, walls included) of the
-// current state.
+// current state. It panics on the zero Maze, which has no cells.
 func (m *Maze) Position() (row, col int) { return m.CellOf(m.state) }
 
 // StateOf returns the state of the cell at row, col (0-based) and true, or
@@ -433,8 +447,13 @@ func (m *Maze) checkState(state int) {
 	}
 }
 
-// Reset puts the agent on S and returns the observation there.
+// Reset puts the agent on S and returns the observation there. It panics
+// on the zero Maze, which has no S (a programming error: ParseMaze and
+// LoadMaze return an error instead of an unusable maze).
 func (m *Maze) Reset() int {
+	if m.cellOf == nil {
+		panic("envs: Maze.Reset: the zero Maze has no cells (use ParseMaze or LoadMaze)")
+	}
 	m.state = m.start
 	return m.obs[m.state]
 }
@@ -442,6 +461,9 @@ func (m *Maze) Reset() int {
 // Step moves the agent by action (see Next) and returns the observation in
 // the new state. An action outside [0, 5) is an error and the agent stays.
 func (m *Maze) Step(action int) (int, error) {
+	if m.cellOf == nil {
+		return 0, errZeroMaze
+	}
 	if action < 0 || action >= numMazeActions {
 		return 0, fmt.Errorf("envs: maze action %d out of range [0, %d)", action, numMazeActions)
 	}
@@ -449,13 +471,19 @@ func (m *Maze) Step(action int) (int, error) {
 	return m.obs[m.state], nil
 }
 
+// errZeroMaze is the error of the methods of the zero Maze.
+var errZeroMaze = errors.New("envs: the zero Maze has no cells (use ParseMaze or LoadMaze)")
+
 // Done reports whether the agent stands on the exit E.
 func (m *Maze) Done() bool { return m.state == m.exit }
 
 // ShortestPath returns the least number of actions that lead from S to E,
 // found by breadth-first search over Next. It is an error if E cannot be
-// reached from S.
+// reached from S, and on the zero Maze.
 func (m *Maze) ShortestPath() (int, error) {
+	if m.cellOf == nil {
+		return 0, errZeroMaze
+	}
 	dist := m.distancesFrom(m.start)
 	if dist[m.exit] < 0 {
 		return 0, errors.New("envs: the exit E cannot be reached from the start S")

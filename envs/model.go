@@ -58,6 +58,9 @@ const (
 // as in ActionNames. noise must be in [0, 1) and prefPrecision finite; mazes
 // with more than MaxModelStates states are refused.
 func (m *Maze) Model(noise, prefPrecision float64) (*MazeModel, error) {
+	if m.cellOf == nil {
+		return nil, errZeroMaze
+	}
 	if !(noise >= 0 && noise < 1) { // also rejects NaN
 		return nil, fmt.Errorf("envs: noise %v out of range [0, 1)", noise)
 	}

@@ -1,6 +1,7 @@
 package envs
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -74,7 +75,11 @@ const (
 func TMazeState(location, context int) int { return location*tmazeContexts + context }
 
 // TMazeConfig parameterises a T-maze. A nil *TMazeConfig means
-// DefaultTMazeConfig().
+// DefaultTMazeConfig(). The zero TMazeConfig is not the defaults but a
+// valid T-maze of its own, with cue validity 0 (the cue always names the
+// other arm), reward probability 0 (the rewarded arm always punishes, the
+// other always rewards) and no preferences: start from DefaultTMazeConfig
+// to change some fields.
 type TMazeConfig struct {
 	// CueValidity is the probability that the cue names the rewarded arm,
 	// in [0, 1]; default 0.95.
@@ -230,12 +235,25 @@ func (c *TMazeConfig) model() *MazeModel {
 // absorbing. Observations and the hidden state are described by the
 // TMazeObs constants and TMazeState; TMazeModel is the matching generative
 // model. A TMaze is not safe for concurrent use.
+//
+// The zero TMaze is the default T-maze (DefaultTMazeConfig) drawing from
+// the global math/rand/v2 source, not yet Reset: Step before the first
+// Reset is an error.
 type TMaze struct {
 	cfg      TMazeConfig
+	made     bool // cfg is set (NewTMaze, or the defaults for the zero TMaze)
+	started  bool // Reset has chosen a context
 	rng      *rand.Rand
-	fixed    int // context used by Reset, or -1 to draw it
+	fixed    int // 1 + the context used by Reset, or 0 to draw it
 	location int
 	context  int
+}
+
+// init gives the zero TMaze the default configuration.
+func (t *TMaze) init() {
+	if !t.made {
+		t.cfg, t.made = DefaultTMazeConfig(), true
+	}
 }
 
 // NewTMaze returns a T-maze with parameters cfg (nil for the defaults) that
@@ -246,16 +264,22 @@ func NewTMaze(cfg *TMazeConfig, rng *rand.Rand) (*TMaze, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &TMaze{cfg: c, rng: rng, fixed: -1}
+	t := &TMaze{cfg: c, made: true, rng: rng}
 	t.Reset()
 	return t, nil
 }
 
 // Config returns the T-maze's parameters.
-func (t *TMaze) Config() TMazeConfig { return t.cfg }
+func (t *TMaze) Config() TMazeConfig {
+	t.init()
+	return t.cfg
+}
 
 // Model returns the exact generative model of this T-maze (see TMazeModel).
-func (t *TMaze) Model() *MazeModel { return t.cfg.model() }
+func (t *TMaze) Model() *MazeModel {
+	t.init()
+	return t.cfg.model()
+}
 
 // FixContext makes every later Reset choose context (TMazeRewardLeft or
 // TMazeRewardRight) instead of drawing it; -1 restores drawing. It does not
@@ -264,17 +288,19 @@ func (t *TMaze) FixContext(context int) error {
 	if context < -1 || context >= tmazeContexts {
 		return fmt.Errorf("envs: T-maze context %d not in {-1, 0, 1}", context)
 	}
-	t.fixed = context
+	t.fixed = context + 1
 	return nil
 }
 
 // Reset puts the agent at the start location, chooses the context (fixed
 // by FixContext, otherwise drawn uniformly) and returns TMazeObsNone.
 func (t *TMaze) Reset() int {
+	t.init()
 	t.location = TMazeStart
+	t.started = true
 	switch {
-	case t.fixed >= 0:
-		t.context = t.fixed
+	case t.fixed > 0:
+		t.context = t.fixed - 1
 	case t.rng != nil:
 		t.context = t.rng.IntN(tmazeContexts)
 	default:
@@ -285,8 +311,12 @@ func (t *TMaze) Reset() int {
 
 // Step moves the agent to location action (from an arm it stays put) and
 // returns an observation drawn from the emission of the new state (see
-// TMazeModel). An action outside [0, 4) is an error and nothing changes.
+// TMazeModel). An action outside [0, 4) is an error and nothing changes,
+// and so is a Step before the first Reset (no context is chosen yet).
 func (t *TMaze) Step(action int) (int, error) {
+	if !t.started {
+		return 0, errors.New("envs: T-maze: Step before Reset")
+	}
 	if action < 0 || action >= tmazeLocations {
 		return 0, fmt.Errorf("envs: T-maze action %d out of range [0, %d)", action, tmazeLocations)
 	}

@@ -17,13 +17,20 @@ import "fmt"
 //		s = next
 //	}
 //	m, err := b.Build("hmm")
+//
+// The zero Builder is an empty builder ready to use, as New's is. The
+// methods of a nil *Builder panic (a programming error).
 type Builder struct {
 	spec  Spec
 	index map[string]int // variable name -> position
 	err   error
 }
 
-// Var is a handle on a variable of one Builder.
+// Var is a handle on a variable of one Builder, returned by its
+// Categorical, Dirichlet and Gamma. A handle of another Builder, or the
+// zero Var, passed to a handle's method is a fault that Build returns. The
+// zero Var belongs to no Builder, so nothing could record a fault of its
+// own methods: they panic (a programming error).
 type Var struct {
 	b    *Builder
 	name string
@@ -37,8 +44,17 @@ func (b *Builder) Err() error { return b.err }
 
 func (b *Builder) fail(format string, args ...any) {
 	if b.err == nil {
-		b.err = fmt.Errorf("model builder: "+format, args...)
+		b.err = fmt.Errorf("model: "+format, args...)
 	}
+}
+
+// builder returns v's builder, and panics for the zero Var (documented on
+// Var).
+func (v Var) builder() *Builder {
+	if v.b == nil {
+		panic("model: method of the zero Var, which belongs to no Builder (handles come from Builder.Categorical, Dirichlet and Gamma)")
+	}
+	return v.b
 }
 
 func (b *Builder) variable(name, family string, shape []int) Var {
@@ -49,6 +65,9 @@ func (b *Builder) variable(name, family string, shape []int) Var {
 		b.fail("variable %q added twice", name)
 		return Var{b: b, name: name}
 	}
+	if b.index == nil { // the zero Builder
+		b.index = map[string]int{}
+	}
 	b.index[name] = len(b.spec.Variables)
 	b.spec.Variables = append(b.spec.Variables, VariableSpec{Name: name, Family: family, Shape: shape})
 	return Var{b: b, name: name}
@@ -57,6 +76,10 @@ func (b *Builder) variable(name, family string, shape []int) Var {
 // own reports whether v is a handle of this builder, recording a fault
 // otherwise.
 func (b *Builder) own(role string, v Var) bool {
+	if v.b == nil {
+		b.fail("%s: the zero Var, not a variable of this model", role)
+		return false
+	}
 	if v.b != b {
 		b.fail("%s %q: a variable of another model", role, v.name)
 		return false
@@ -94,14 +117,14 @@ func (b *Builder) factor(f FactorSpec) {
 // Prior adds P(v) = Cat(p) with a literal probability vector, and returns
 // v.
 func (v Var) Prior(p []float64) Var {
-	v.b.factor(FactorSpec{Node: "categorical", Out: v.name, P: &Value{Tensor: &Tensor{Data: p, Shape: []int{len(p)}}}})
+	v.builder().factor(FactorSpec{Node: "categorical", Out: v.name, P: &Value{Tensor: &Tensor{Data: p, Shape: []int{len(p)}}}})
 	return v
 }
 
 // PriorFrom adds P(v) = Cat(θ) with θ a Dirichlet variable, and returns v.
 func (v Var) PriorFrom(theta Var) Var {
-	if v.b.own("prior", theta) {
-		v.b.factor(FactorSpec{Node: "categorical", Out: v.name, P: &Value{Var: theta.name}})
+	if v.builder().own("prior", theta) {
+		v.builder().factor(FactorSpec{Node: "categorical", Out: v.name, P: &Value{Var: theta.name}})
 	}
 	return v
 }
@@ -110,7 +133,7 @@ func (v Var) PriorFrom(theta Var) Var {
 // Dirichlet variable of shape [|v|, |parent_1|, ...] (learned), the parents
 // in the order of its axes, and returns v.
 func (v Var) From(matrix Var, parents ...Var) Var {
-	if !v.b.own("matrix", matrix) {
+	if !v.builder().own("matrix", matrix) {
 		return v
 	}
 	return v.transition(&Value{Var: matrix.name}, parents)
@@ -126,25 +149,25 @@ func (v Var) Given(matrix Tensor, parents ...Var) Var {
 func (v Var) transition(m *Value, parents []Var) Var {
 	in := make([]string, len(parents))
 	for i, p := range parents {
-		if !v.b.own(fmt.Sprintf("parent %d of %q", i+1, v.name), p) {
+		if !v.builder().own(fmt.Sprintf("parent %d of %q", i+1, v.name), p) {
 			return v
 		}
 		in[i] = p.name
 	}
-	v.b.factor(FactorSpec{Node: "transition", Out: v.name, In: in, Matrix: m})
+	v.builder().factor(FactorSpec{Node: "transition", Out: v.name, In: in, Matrix: m})
 	return v
 }
 
 // Observe clamps v to outcome index, and returns v.
 func (v Var) Observe(index int) Var {
-	v.b.setObserved(v, &Evidence{Index: index})
+	v.builder().setObserved(v, &Evidence{Index: index})
 	return v
 }
 
 // ObserveSoft clamps v to the probability vector p (soft evidence), and
 // returns v.
 func (v Var) ObserveSoft(p []float64) Var {
-	v.b.setObserved(v, &Evidence{Index: -1, Probs: p})
+	v.builder().setObserved(v, &Evidence{Index: -1, Probs: p})
 	return v
 }
 
@@ -162,8 +185,8 @@ func (b *Builder) setObserved(v Var, e *Evidence) {
 // default: collapsed under VMP (v kept conditional on γ), exact mean field
 // under sum-product (docs/models.md, "A precision shared across trials").
 func (v Var) Softmax(precision Var, G []float64) Var {
-	if v.b.own("precision", precision) {
-		v.b.factor(FactorSpec{Node: "softmax", Out: v.name, Precision: precision.name, Values: &Tensor{Data: G, Shape: []int{len(G)}}})
+	if v.builder().own("precision", precision) {
+		v.builder().factor(FactorSpec{Node: "softmax", Out: v.name, Precision: precision.name, Values: &Tensor{Data: G, Shape: []int{len(G)}}})
 	}
 	return v
 }

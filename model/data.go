@@ -1,11 +1,11 @@
 package model
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"sort"
 
@@ -27,41 +27,80 @@ type Data map[string]Evidence
 
 // ParseData decodes one data set, a JSON object from variable name to an
 // outcome index or a probability vector: {"o0": 1, "o5": [0.2, 0.5, 0.3]}.
-// where names the input in errors ("data.jsonl:3").
+// where names the input in errors ("data.jsonl:3"). A name given twice is
+// an error.
 func ParseData(where string, line []byte) (Data, error) {
-	var raw map[string]json.RawMessage
-	dec := json.NewDecoder(bytes.NewReader(line))
-	if err := dec.Decode(&raw); err != nil {
-		return nil, &Error{File: where, Err: fmt.Errorf("want a JSON object from variable names to observed values: %v", err)}
+	bad := func(err error) error { return &Error{File: where, Err: err} }
+	const want = "want a JSON object from variable names to observed values"
+	switch fault, _ := jsonCheck(line); fault {
+	case jsonValid:
+	case jsonEmpty:
+		return nil, bad(fmt.Errorf("%s: %v", want, io.EOF))
+	case jsonTruncated:
+		return nil, bad(fmt.Errorf("%s: %v", want, io.ErrUnexpectedEOF))
+	case jsonTrailing:
+		return nil, bad(errors.New("trailing data after the JSON object"))
+	default:
+		var v struct{}
+		return nil, bad(fmt.Errorf("%s: %v", want, json.Unmarshal(line, &v)))
 	}
-	if dec.More() {
-		return nil, &Error{File: where, Err: errors.New("trailing data after the JSON object")}
-	}
-	if raw == nil {
-		return nil, &Error{File: where, Err: errors.New("want a JSON object, got null")}
+	r := &jsonReader{data: line}
+	switch r.peek() {
+	case '{':
+	case 'n':
+		return nil, bad(errors.New("want a JSON object, got null"))
+	default:
+		return nil, bad(fmt.Errorf("%s, got JSON %s", want, r.kind()))
 	}
 	d := Data{}
-	names := make([]string, 0, len(raw))
-	for k := range raw {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		v := bytes.TrimSpace(raw[name])
-		field := fmt.Sprintf("%q", shortName(name))
-		var idx float64
-		if err := json.Unmarshal(v, &idx); err == nil {
-			if idx != math.Trunc(idx) || idx < 0 || idx > 1<<31 {
-				return nil, &Error{File: where, Field: field, Err: fmt.Errorf("%v, want an outcome index (a whole number >= 0) or a probability vector", idx)}
+	faults := map[string]error{} // the fault of each name, reported in sorted order
+	seen := map[string]bool{}
+	err := r.object(func(name string, _ int) error {
+		if seen[name] {
+			return bad(fmt.Errorf("duplicate key %q", shortName(name)))
+		}
+		seen[name] = true
+		switch c := r.peek(); {
+		case c == '-' || '0' <= c && c <= '9':
+			idx, ok := jsonFloat(r.number())
+			switch {
+			case !ok:
+				faults[name] = errors.New("want an outcome index or a probability vector")
+			case idx != math.Trunc(idx) || idx < 0 || idx > 1<<31:
+				faults[name] = fmt.Errorf("%v, want an outcome index (a whole number >= 0) or a probability vector", idx)
+			default:
+				d[name] = Evidence{Index: int(idx)}
 			}
-			d[name] = Evidence{Index: int(idx)}
-			continue
+		case c == '[':
+			start := r.pos
+			t := r.readTensor(1)
+			if t.fault != nil {
+				faults[name] = errors.New("want an outcome index or a probability vector")
+				r.pos = start
+				r.skip()
+				break
+			}
+			probs := t.data
+			if probs == nil {
+				probs = []float64{} // [] is a vector of no probabilities
+			}
+			d[name] = Evidence{Index: -1, Probs: probs}
+		default:
+			r.skip()
+			faults[name] = errors.New("want an outcome index or a probability vector")
 		}
-		var probs []float64
-		if err := json.Unmarshal(v, &probs); err != nil || probs == nil {
-			return nil, &Error{File: where, Field: field, Err: errors.New("want an outcome index or a probability vector")}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(faults) > 0 {
+		names := make([]string, 0, len(faults))
+		for k := range faults {
+			names = append(names, k)
 		}
-		d[name] = Evidence{Index: -1, Probs: probs}
+		sort.Strings(names)
+		return nil, &Error{File: where, Field: fmt.Sprintf("%q", shortName(names[0])), Err: faults[names[0]]}
 	}
 	return d, nil
 }
@@ -75,8 +114,12 @@ func shortName(s string) string {
 
 // CheckData validates d against the model: every name a categorical
 // variable, every index in range, every vector a distribution of the
-// variable's size. Errors name where, the variable and the fault.
+// variable's size. Errors name where, the variable and the fault; a model
+// that was not built (nil or zero) is an error too.
 func (m *Model) CheckData(where string, d Data) error {
+	if err := m.built("CheckData"); err != nil {
+		return err
+	}
 	for _, name := range sortedNames(d) {
 		ev := d[name]
 		field := fmt.Sprintf("%q", shortName(name))
@@ -104,6 +147,20 @@ func (m *Model) CheckData(where string, d Data) error {
 	return nil
 }
 
+// built returns an error, for method, when m is not a model made by Load,
+// Parse, FromSpec or Builder.Build (or its Variables were replaced).
+func (m *Model) built(method string) error {
+	switch {
+	case m == nil:
+		return fmt.Errorf("model: %s of a nil *Model (make one with Load, Parse, FromSpec or Builder.Build)", method)
+	case m.Graph == nil:
+		return fmt.Errorf("model: %s of a model without a graph (make one with Load, Parse, FromSpec or Builder.Build)", method)
+	case len(m.Variables) != len(m.evidence):
+		return fmt.Errorf("model: %s: the model has %d variables, %d when it was built (Variables must not be replaced)", method, len(m.Variables), len(m.evidence))
+	}
+	return nil
+}
+
 func sortedNames(d Data) []string {
 	names := make([]string, 0, len(d))
 	for k := range d {
@@ -120,8 +177,12 @@ func sortedNames(d Data) []string {
 // with the model's settings. The result equals that of a fresh build of
 // the file with those observed values. where names the data set in errors
 // ("data.jsonl:3"); a data set that does not fit the model changes
-// nothing.
+// nothing. A model that was not built (nil or zero, see Model) is an
+// error, and a nil ctx is context.Background() (schedule.Run).
 func (m *Model) Infer(ctx context.Context, where string, d Data) (*schedule.Result, error) {
+	if err := m.built("Infer"); err != nil {
+		return nil, err
+	}
 	if err := m.CheckData(where, d); err != nil {
 		return nil, err
 	}

@@ -1,18 +1,13 @@
 package model
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
-	"reflect"
 	"slices"
 	"sort"
 	"strings"
-	"unicode"
 
 	"github.com/arbor-ai/arbor/expfam"
 	"github.com/arbor-ai/arbor/ffg"
@@ -28,58 +23,26 @@ type Error struct {
 	Err   error
 }
 
+// Error returns "FILE: FIELD: FAULT", or "FILE: FAULT" without a field;
+// without a file, the package's prefix "model" stands in for it.
 func (e *Error) Error() string {
-	if e.Field == "" {
-		return fmt.Sprintf("%s: %v", e.File, e.Err)
+	file := e.File
+	if file == "" {
+		file = "model"
 	}
-	return fmt.Sprintf("%s: %s: %v", e.File, e.Field, e.Err)
+	if e.Field == "" {
+		return fmt.Sprintf("%s: %v", file, e.Err)
+	}
+	return fmt.Sprintf("%s: %s: %v", file, e.Field, e.Err)
 }
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// rawFile is the top level of a model file; each element is decoded on its
-// own so that every decoding error can name the element it is in.
-type rawFile struct {
-	Variables []json.RawMessage `json:"variables"`
-	Factors   []json.RawMessage `json:"factors"`
-	Settings  json.RawMessage   `json:"settings"`
-}
-
-type varSpec struct {
-	Name     string          `json:"name"`
-	Family   string          `json:"family"`
-	Shape    []int           `json:"shape"`
-	Observed json.RawMessage `json:"observed"`
-}
-
-type factorSpec struct {
-	Node      string          `json:"node"`
-	Name      string          `json:"name"`
-	Out       string          `json:"out"`
-	In        []string        `json:"in"`
-	P         json.RawMessage `json:"p"`
-	Matrix    json.RawMessage `json:"matrix"`
-	Alpha     json.RawMessage `json:"alpha"`
-	Shape     json.RawMessage `json:"shape"`
-	Rate      json.RawMessage `json:"rate"`
-	Precision string          `json:"precision"`
-	Values    json.RawMessage `json:"values"`
-	Update    string          `json:"update"`
-}
-
-type settingsSpec struct {
-	Iterations json.RawMessage `json:"iterations"`
-	Tolerance  json.RawMessage `json:"tolerance"`
-	Method     *string         `json:"method"`
-	Loopy      *bool           `json:"loopy"`
-	Damping    json.RawMessage `json:"damping"`
-}
-
 // MaxElements caps the number of entries of all the variables of a model
 // file together (a categorical of shape [K] has K, a Dirichlet the product
 // of its shape, a gamma 1), so that a short file cannot make the loader
-// allocate gigabytes.
-const MaxElements = 1 << 23
+// allocate gigabytes. It is ffg.MaxElements, the cap on one variable.
+const MaxElements = ffg.MaxElements
 
 // Bounds on the parameters of Dirichlet and gamma priors, checked at load
 // time (also listed in README.md, "The command line"). Past them F cannot be
@@ -104,6 +67,14 @@ const (
 
 // Model is a loaded model: its graph, the variables and factors in file
 // order and the schedule settings.
+//
+// Models are made by Load, Parse, FromSpec and Builder.Build. A nil *Model
+// or a zero Model has no graph: Infer and CheckData return an error for
+// it, Output lists no posteriors and RunError still returns an error. The
+// graph, its variables and its factors belong to the model: replacing
+// Graph, Variables or Factors is not supported (Infer and CheckData refuse
+// a model whose Variables changed in number), while Name and Settings may
+// be changed between runs.
 type Model struct {
 	Name      string // the file name given to Load or Parse, used in errors
 	Graph     *ffg.Graph
@@ -132,22 +103,18 @@ func Parse(name string, data []byte) (*Model, error) {
 	fail := func(field string, format string, args ...any) error {
 		return &Error{File: name, Field: field, Err: fmt.Errorf(format, args...)}
 	}
-	var spec rawFile
-	if err := decodeStrict(data, &spec); err != nil {
-		return nil, decodeError(name, "", data, err, fieldsOf(spec))
+	spec, err := readModel(name, data)
+	if err != nil {
+		return nil, err
 	}
-	if len(spec.Variables) == 0 {
+	if len(spec.variables) == 0 && spec.varErr == nil {
 		return nil, fail("variables", "missing or empty")
 	}
 	m := &Model{Name: name, Graph: ffg.New()}
 	g := m.Graph
 	total := 0 // entries of every variable so far, against MaxElements
-	for i, raw := range spec.Variables {
+	for i, vs := range spec.variables {
 		field := fmt.Sprintf("variables[%d]", i)
-		var vs varSpec
-		if err := decodeStrict(raw, &vs); err != nil {
-			return nil, decodeError(name, field, raw, err, fieldsOf(vs))
-		}
 		if err := checkName(vs.Name); err != nil {
 			return nil, fail(field+".name", "%v", err)
 		}
@@ -185,11 +152,11 @@ func Parse(name string, data []byte) (*Model, error) {
 			return nil, fail(field, "%v", trimPrefix(err))
 		}
 		ev := Evidence{Index: -1}
-		if len(vs.Observed) > 0 && string(vs.Observed) != "null" {
+		if vs.Observed != nil {
 			if fam != expfam.CategoricalFamily {
 				return nil, fail(field+".observed", "only categorical variables can be observed")
 			}
-			vals, shape, err := decodeTensor(vs.Observed, field+".observed")
+			vals, shape, err := vs.Observed.numbers(field + ".observed")
 			if err != nil {
 				return nil, &Error{File: name, Err: err}
 			}
@@ -213,19 +180,14 @@ func Parse(name string, data []byte) (*Model, error) {
 		m.Variables = append(m.Variables, v)
 		m.evidence = append(m.evidence, ev)
 	}
+	if spec.varErr != nil {
+		return nil, spec.varErr
+	}
 	// The method decides the default treatment of a softmax precision; the
 	// settings are checked in full below.
-	var method struct {
-		Method string `json:"method"`
-	}
-	_ = json.Unmarshal(spec.Settings, &method)
-	sumProduct := method.Method == schedule.MethodSumProduct
-	for i, raw := range spec.Factors {
+	sumProduct := spec.settings != nil && spec.settings.Method != nil && *spec.settings.Method == schedule.MethodSumProduct
+	for i, fs := range spec.factors {
 		field := fmt.Sprintf("factors[%d]", i)
-		var fs factorSpec
-		if err := decodeStrict(raw, &fs); err != nil {
-			return nil, decodeError(name, field, raw, err, fieldsOf(fs))
-		}
 		if fs.Name != "" {
 			if err := checkName(fs.Name); err != nil {
 				return nil, fail(field+".name", "%v", err)
@@ -249,13 +211,15 @@ func Parse(name string, data []byte) (*Model, error) {
 		m.Factors = append(m.Factors, fn)
 		m.factorFields = append(m.factorFields, fmt.Sprintf("%s (%s)", field, fs.Node))
 	}
-	if len(spec.Settings) > 0 && string(spec.Settings) != "null" {
-		var ss settingsSpec
-		if err := decodeStrict(spec.Settings, &ss); err != nil {
-			return nil, decodeError(name, "settings", spec.Settings, err, fieldsOf(ss))
-		}
-		if len(ss.Iterations) > 0 {
-			it, err := decodeScalar(ss.Iterations, "settings.iterations")
+	if spec.factorErr != nil {
+		return nil, spec.factorErr
+	}
+	if spec.settingsErr != nil {
+		return nil, spec.settingsErr
+	}
+	if ss := spec.settings; ss != nil {
+		if ss.Iterations.set {
+			it, err := ss.Iterations.scalar("settings.iterations")
 			if err != nil {
 				return nil, &Error{File: name, Err: err}
 			}
@@ -264,8 +228,8 @@ func Parse(name string, data []byte) (*Model, error) {
 			}
 			m.Settings.Iterations = int(it)
 		}
-		if len(ss.Tolerance) > 0 {
-			tol, err := decodeScalar(ss.Tolerance, "settings.tolerance")
+		if ss.Tolerance.set {
+			tol, err := ss.Tolerance.scalar("settings.tolerance")
 			if err != nil {
 				return nil, &Error{File: name, Err: err}
 			}
@@ -288,8 +252,8 @@ func Parse(name string, data []byte) (*Model, error) {
 			}
 			m.Settings.Loopy = true
 		}
-		if len(ss.Damping) > 0 {
-			dmp, err := decodeScalar(ss.Damping, "settings.damping")
+		if ss.Damping.set {
+			dmp, err := ss.Damping.scalar("settings.damping")
 			if err != nil {
 				return nil, &Error{File: name, Err: err}
 			}
@@ -325,13 +289,13 @@ func setFields(fs factorSpec) []string {
 	add("out", fs.Out != "")
 	add("name", fs.Name != "")
 	add("in", fs.In != nil)
-	add("p", len(fs.P) > 0)
-	add("matrix", len(fs.Matrix) > 0)
-	add("alpha", len(fs.Alpha) > 0)
-	add("shape", len(fs.Shape) > 0)
-	add("rate", len(fs.Rate) > 0)
+	add("p", fs.P.set)
+	add("matrix", fs.Matrix.set)
+	add("alpha", fs.Alpha.set)
+	add("shape", fs.Shape.set)
+	add("rate", fs.Rate.set)
 	add("precision", fs.Precision != "")
-	add("values", len(fs.Values) > 0)
+	add("values", fs.Values.set)
 	add("update", fs.Update != "")
 	return out
 }
@@ -388,11 +352,10 @@ func addFactor(g *ffg.Graph, fs factorSpec, field string, sumProduct bool) (*ffg
 	vars := []*ffg.Variable{out}
 	switch fs.Node {
 	case "categorical":
-		if len(fs.P) == 0 {
+		if !fs.P.set {
 			return nil, fail("p", "missing")
 		}
-		var name string
-		if json.Unmarshal(fs.P, &name) == nil {
+		if name, ok := fs.P.varName(); ok {
 			p, err := lookup("p", name)
 			if err != nil {
 				return nil, err
@@ -407,7 +370,7 @@ func addFactor(g *ffg.Graph, fs factorSpec, field string, sumProduct bool) (*ffg
 			f, vars = c, append(vars, p)
 			break
 		}
-		p, shape, err := decodeTensor(fs.P, field+".p")
+		p, shape, err := fs.P.numbers(field + ".p")
 		if err != nil {
 			return nil, &Error{Err: err}
 		}
@@ -441,11 +404,10 @@ func addFactor(g *ffg.Graph, fs factorSpec, field string, sumProduct bool) (*ffg
 		if out.Family() != expfam.CategoricalFamily {
 			return nil, fail("out", "variable %q is %s, want categorical", fs.Out, out.Family())
 		}
-		if len(fs.Matrix) == 0 {
+		if !fs.Matrix.set {
 			return nil, fail("matrix", "missing")
 		}
-		var name string
-		if json.Unmarshal(fs.Matrix, &name) == nil {
+		if name, ok := fs.Matrix.varName(); ok {
 			mv, err := lookup("matrix", name)
 			if err != nil {
 				return nil, err
@@ -463,7 +425,7 @@ func addFactor(g *ffg.Graph, fs factorSpec, field string, sumProduct bool) (*ffg
 			f, vars = t, append(vars, mv)
 			break
 		}
-		data, mshape, err := decodeTensor(fs.Matrix, field+".matrix")
+		data, mshape, err := fs.Matrix.numbers(field + ".matrix")
 		if err != nil {
 			return nil, &Error{Err: err}
 		}
@@ -482,10 +444,10 @@ func addFactor(g *ffg.Graph, fs factorSpec, field string, sumProduct bool) (*ffg
 		if out.Family() != expfam.DirichletFamily {
 			return nil, fail("out", "variable %q is %s, want dirichlet", fs.Out, out.Family())
 		}
-		if len(fs.Alpha) == 0 {
+		if !fs.Alpha.set {
 			return nil, fail("alpha", "missing")
 		}
-		data, shape, err := decodeTensor(fs.Alpha, field+".alpha")
+		data, shape, err := fs.Alpha.numbers(field + ".alpha")
 		if err != nil {
 			return nil, &Error{Err: err}
 		}
@@ -509,17 +471,17 @@ func addFactor(g *ffg.Graph, fs factorSpec, field string, sumProduct bool) (*ffg
 		if out.Family() != expfam.GammaFamily {
 			return nil, fail("out", "variable %q is %s, want gamma", fs.Out, out.Family())
 		}
-		if len(fs.Shape) == 0 {
+		if !fs.Shape.set {
 			return nil, fail("shape", "missing")
 		}
-		if len(fs.Rate) == 0 {
+		if !fs.Rate.set {
 			return nil, fail("rate", "missing")
 		}
-		shape, err := decodeScalar(fs.Shape, field+".shape")
+		shape, err := fs.Shape.scalar(field + ".shape")
 		if err != nil {
 			return nil, &Error{Err: err}
 		}
-		rate, err := decodeScalar(fs.Rate, field+".rate")
+		rate, err := fs.Rate.scalar(field + ".rate")
 		if err != nil {
 			return nil, &Error{Err: err}
 		}
@@ -551,10 +513,10 @@ func addFactor(g *ffg.Graph, fs factorSpec, field string, sumProduct bool) (*ffg
 		if prec.Family() != expfam.GammaFamily {
 			return nil, fail("precision", "variable %q is %s, want gamma", fs.Precision, prec.Family())
 		}
-		if len(fs.Values) == 0 {
+		if !fs.Values.set {
 			return nil, fail("values", "missing")
 		}
-		data, shape, err := decodeTensor(fs.Values, field+".values")
+		data, shape, err := fs.Values.numbers(field + ".values")
 		if err != nil {
 			return nil, &Error{Err: err}
 		}
@@ -634,99 +596,6 @@ func trimPrefix(err error) string {
 	return s
 }
 
-// decodeStrict decodes one JSON value into v, rejecting unknown fields and
-// anything after the value.
-func decodeStrict(data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return errTrailing
-	}
-	return nil
-}
-
-var errTrailing = errors.New("data after the top-level value")
-
-// fieldsOf lists the JSON field names of a spec struct, for the error on
-// an unknown field.
-func fieldsOf(v any) string {
-	t := reflect.TypeOf(v)
-	var out []string
-	for i := range t.NumField() {
-		tag, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-		out = append(out, tag)
-	}
-	return strings.Join(out, ", ")
-}
-
-// jsonError turns a decoding error of data, the JSON text of one element
-// of the file (top says whether it is the whole file), into the sub-field
-// it is in ("" when none) and the fault; line and column are given for the
-// whole file only. fields lists the element's fields.
-func jsonError(data []byte, top bool, err error, fields string) (string, error) {
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	at := func(off int64) string {
-		if !top {
-			return ""
-		}
-		l, c := lineCol(data, off)
-		return fmt.Sprintf(" (line %d, column %d)", l, c)
-	}
-	switch {
-	case errors.As(err, &se):
-		l, c := lineCol(data, se.Offset)
-		return "", fmt.Errorf("malformed JSON at line %d, column %d: %v", l, c, se)
-	case errors.As(err, &te):
-		if te.Field == "" {
-			return "", fmt.Errorf("want a JSON object, got JSON %s%s", te.Value, at(te.Offset))
-		}
-		return te.Field, fmt.Errorf("want %s, got JSON %s%s", jsonType(te.Type.Kind()), te.Value, at(te.Offset))
-	case errors.Is(err, io.EOF):
-		return "", errors.New("malformed JSON: empty file")
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return "", errors.New("malformed JSON: unexpected end of file")
-	case errors.Is(err, errTrailing):
-		return "", errors.New("malformed JSON: data after the top-level object")
-	}
-	if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		return strings.Trim(f, `"`), fmt.Errorf("unknown field (fields: %s)", fields)
-	}
-	return "", fmt.Errorf("malformed JSON: %v", err)
-}
-
-// decodeError is the *Error for a decoding error of the element called
-// field ("" for the whole file).
-func decodeError(file, field string, data []byte, err error, fields string) *Error {
-	sub, fault := jsonError(data, field == "", err, fields)
-	switch {
-	case sub == "":
-	case field == "":
-		field = sub
-	default:
-		field += "." + sub
-	}
-	return &Error{File: file, Field: field, Err: fault}
-}
-
-// jsonType names a Go kind the way a model file's author thinks of it.
-func jsonType(k reflect.Kind) string {
-	switch k {
-	case reflect.String:
-		return "a string"
-	case reflect.Slice, reflect.Array:
-		return "an array"
-	case reflect.Struct, reflect.Map:
-		return "an object"
-	case reflect.Bool:
-		return "a boolean"
-	}
-	return "a number"
-}
-
 func lineCol(data []byte, off int64) (int, int) {
 	if off > int64(len(data)) {
 		off = int64(len(data))
@@ -742,16 +611,15 @@ func lineCol(data []byte, off int64) (int, int) {
 	return line, col
 }
 
-// checkName refuses an empty name and one with control characters (a
-// newline in a name would break every line-based output).
+// checkName refuses an empty name and one that is unfit to print
+// (nameFault: control characters, bidirectional overrides; a newline in a
+// name would break every line-based output).
 func checkName(name string) error {
 	if name == "" {
 		return errors.New("missing")
 	}
-	for _, r := range name {
-		if unicode.IsControl(r) {
-			return fmt.Errorf("%q contains a control character", shorten(name))
-		}
+	if fault := nameFault(name); fault != "" {
+		return fmt.Errorf("%q %s", shorten(name), fault)
 	}
 	return nil
 }

@@ -23,8 +23,13 @@ type InferOutput struct {
 	Posteriors map[string]Posterior `json:"posteriors"`
 }
 
-// PosteriorOf returns the posterior of v in its JSON form.
+// PosteriorOf returns the posterior of v in its JSON form. A nil v is a
+// programming error, for which it panics, as the methods of a nil
+// *ffg.Variable do.
 func PosteriorOf(v *ffg.Variable) Posterior {
+	if v == nil {
+		panic("model: PosteriorOf(nil)")
+	}
 	p := Posterior{Family: v.Family().String()}
 	switch v.Family() {
 	case expfam.CategoricalFamily:
@@ -39,8 +44,13 @@ func PosteriorOf(v *ffg.Variable) Posterior {
 }
 
 // Output assembles the `arbor infer --json` object for the hidden
-// variables of m after a run.
+// variables of m after a run. A nil res stands for no run (no sweeps, an
+// empty trace: the posteriors as they are); a nil or zero m has no
+// posteriors.
 func (m *Model) Output(res *schedule.Result) InferOutput {
+	if res == nil {
+		res = &schedule.Result{}
+	}
 	out := InferOutput{
 		Iterations: res.Iterations,
 		Converged:  res.Converged,
@@ -49,6 +59,9 @@ func (m *Model) Output(res *schedule.Result) InferOutput {
 	}
 	if out.FreeEnergy == nil {
 		out.FreeEnergy = []float64{}
+	}
+	if m == nil {
+		return out
 	}
 	for _, v := range m.Variables {
 		if !v.Observed() {

@@ -24,10 +24,14 @@ import (
 //     a variable whose entropy overflowed, is named itself.
 //
 // Any other error (cancellation, a bug) is returned wrapped with the file
-// name, and is not an *Error.
+// name, and is not an *Error. A nil *Model is taken as the zero Model, whose
+// errors name no file.
 func (m *Model) RunError(err error) error {
 	if err == nil {
 		return nil
+	}
+	if m == nil {
+		m = &Model{}
 	}
 	var ne *ffg.NaNError
 	if errors.As(err, &ne) {
@@ -45,13 +49,16 @@ func (m *Model) RunError(err error) error {
 	}
 	var ee *schedule.EnergyError
 	if !errors.As(err, &ee) {
+		if m.Name == "" {
+			return fmt.Errorf("model: %w", err)
+		}
 		return fmt.Errorf("%s: %w", m.Name, err)
 	}
 	switch {
 	case ee.Factor != nil:
 		field := "factors"
 		for i, fn := range m.Factors {
-			if fn == ee.Factor {
+			if fn == ee.Factor && i < len(m.factorFields) {
 				field = m.factorFields[i]
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 )
 
 // Spec is the Go value of a model file (docs/formats.md, "Generic model
@@ -54,18 +55,38 @@ type SettingsSpec struct {
 }
 
 // Tensor is a literal array of numbers: Data row-major with Shape; in JSON
-// a nested array.
+// a nested array. A nil Shape writes Data as a flat array.
 type Tensor struct {
 	Data  []float64
 	Shape []int
 }
 
-// MarshalJSON writes the nested array.
+// MarshalJSON writes the nested array. A Shape whose extents are not
+// positive or whose product is not len(Data) is an error.
 func (t Tensor) MarshalJSON() ([]byte, error) {
 	if len(t.Shape) == 0 {
 		return json.Marshal(t.Data)
 	}
+	if err := t.check(); err != nil {
+		return nil, fmt.Errorf("model: tensor: %v", err)
+	}
 	return json.Marshal(nest(t.Data, t.Shape))
+}
+
+// check reports a non-empty Shape that does not describe Data.
+func (t Tensor) check() error {
+	n := 1
+	for _, s := range t.Shape {
+		if s < 1 || n > len(t.Data)/s {
+			n = -1
+			break
+		}
+		n *= s
+	}
+	if n != len(t.Data) {
+		return fmt.Errorf("shape %v with %d entries, want positive extents whose product is the number of entries", t.Shape, len(t.Data))
+	}
+	return nil
 }
 
 // UnmarshalJSON reads a nested array of numbers (rectangular).
@@ -83,6 +104,14 @@ func (t *Tensor) UnmarshalJSON(data []byte) error {
 type Value struct {
 	Var    string
 	Tensor *Tensor
+}
+
+// tensor returns the literal tensor of v, nil when v is nil or a name.
+func (v *Value) tensor() *Tensor {
+	if v == nil {
+		return nil
+	}
+	return v.Tensor
 }
 
 // MarshalJSON writes the variable name or the nested array.
@@ -126,14 +155,146 @@ func (e *Evidence) UnmarshalJSON(data []byte) error {
 }
 
 // ParseSpec decodes a model file into its Go value without building it.
+// It reads the file as Parse does (the same types, keys and literal
+// tensors are refused, a key given twice too) and checks nothing else.
 func ParseSpec(data []byte) (Spec, error) {
 	var sp Spec
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&sp); err != nil {
-		return sp, fmt.Errorf("model: %v", err)
+	fail := func(err error) (Spec, error) {
+		var me *Error
+		if errors.As(err, &me) {
+			if me.Field != "" {
+				return Spec{}, fmt.Errorf("model: %s: %v", me.Field, me.Err)
+			}
+			return Spec{}, fmt.Errorf("model: %v", me.Err)
+		}
+		return Spec{}, fmt.Errorf("model: %v", err)
+	}
+	m, err := readModel("", data)
+	if err == nil {
+		for _, e := range []error{m.settingsErr, m.factorErr, m.varErr} {
+			if e != nil {
+				err = e
+			}
+		}
+	}
+	if err != nil {
+		return fail(err)
+	}
+	if m.variables != nil {
+		sp.Variables = make([]VariableSpec, 0, len(m.variables))
+	}
+	if m.factors != nil {
+		sp.Factors = make([]FactorSpec, 0, len(m.factors))
+	}
+	for i, vs := range m.variables {
+		v := VariableSpec{Name: vs.Name, Family: vs.Family, Shape: vs.Shape}
+		if t := vs.Observed; t != nil {
+			field := fmt.Sprintf("variables[%d].observed", i)
+			vals, shape, err := t.numbers(field)
+			if err != nil {
+				return fail(err)
+			}
+			switch {
+			case len(shape) == 0 && isInt(t):
+				idx, _ := jsonInt(t.src[t.num:jsonWordEnd(t.src, t.num)])
+				v.Observed = &Evidence{Index: idx}
+			case len(shape) == 1:
+				v.Observed = &Evidence{Index: -1, Probs: vals}
+			default:
+				return fail(fmt.Errorf("%s: want an index or a probability vector", field))
+			}
+		}
+		sp.Variables = append(sp.Variables, v)
+	}
+	for i, fs := range m.factors {
+		f := FactorSpec{Node: fs.Node, Name: fs.Name, Out: fs.Out, In: fs.In, Precision: fs.Precision, Update: fs.Update}
+		field := fmt.Sprintf("factors[%d].", i)
+		for _, p := range []struct {
+			key string
+			v   jsonValue
+			dst **Value
+		}{{"p", fs.P, &f.P}, {"matrix", fs.Matrix, &f.Matrix}} {
+			if name, ok := p.v.varName(); ok && !p.v.t.null {
+				*p.dst = &Value{Var: name}
+			} else if p.v.set && !p.v.t.null {
+				data, shape, err := p.v.numbers(field + p.key)
+				if err != nil {
+					return fail(err)
+				}
+				*p.dst = &Value{Tensor: &Tensor{Data: data, Shape: shape}}
+			}
+		}
+		for _, p := range []struct {
+			key string
+			v   jsonValue
+			dst **Tensor
+		}{{"alpha", fs.Alpha, &f.Alpha}, {"values", fs.Values, &f.Values}} {
+			if p.v.set && !p.v.t.null {
+				data, shape, err := p.v.numbers(field + p.key)
+				if err != nil {
+					return fail(err)
+				}
+				*p.dst = &Tensor{Data: data, Shape: shape}
+			}
+		}
+		for _, p := range []struct {
+			key string
+			v   jsonValue
+			dst **float64
+		}{{"shape", fs.Shape, &f.Shape}, {"rate", fs.Rate, &f.Rate}} {
+			if p.v.set && !p.v.t.null {
+				x, err := p.v.scalar(field + p.key)
+				if err != nil {
+					return fail(err)
+				}
+				*p.dst = &x
+			}
+		}
+		sp.Factors = append(sp.Factors, f)
+	}
+	if ss := m.settings; ss != nil {
+		sp.Settings = &SettingsSpec{}
+		if ss.Method != nil {
+			sp.Settings.Method = *ss.Method
+		}
+		if ss.Loopy != nil {
+			sp.Settings.Loopy = *ss.Loopy
+		}
+		for _, p := range []struct {
+			key string
+			v   jsonValue
+			dst *float64
+		}{{"tolerance", ss.Tolerance, &sp.Settings.Tolerance}, {"damping", ss.Damping, &sp.Settings.Damping}} {
+			if p.v.set && !p.v.t.null {
+				x, err := p.v.scalar("settings." + p.key)
+				if err != nil {
+					return fail(err)
+				}
+				*p.dst = x
+			}
+		}
+		if v := ss.Iterations; v.set && !v.t.null {
+			x, err := v.scalar("settings.iterations")
+			if err != nil {
+				return fail(err)
+			}
+			if x != math.Trunc(x) || math.Abs(x) > math.MaxInt32 {
+				return fail(fmt.Errorf("settings.iterations: want a whole number, got %v", x))
+			}
+			sp.Settings.Iterations = int(x)
+		}
 	}
 	return sp, nil
+}
+
+// isInt reports whether the number t is written as an integer in the
+// range of int, as encoding/json wants for an int.
+func isInt(t *jsonTensor) bool {
+	if t.num < 0 {
+		return false
+	}
+	_, ok := jsonInt(t.src[t.num:jsonWordEnd(t.src, t.num)])
+	return ok
 }
 
 // FromSpec builds the model that sp describes; name is used in errors.
@@ -141,6 +302,23 @@ func ParseSpec(data []byte) (Spec, error) {
 // reported as it would be for the file: the field, the variable or factor
 // and what is wrong.
 func FromSpec(name string, sp Spec) (*Model, error) {
+	for i, f := range sp.Factors {
+		field := fmt.Sprintf("factors[%d]", i)
+		if f.Name != "" {
+			field = fmt.Sprintf("factors[%d] (%q)", i, f.Name)
+		}
+		for _, t := range []struct {
+			sub string
+			t   *Tensor
+		}{{"p", f.P.tensor()}, {"matrix", f.Matrix.tensor()}, {"alpha", f.Alpha}, {"values", f.Values}} {
+			if t.t == nil || len(t.t.Shape) == 0 {
+				continue
+			}
+			if err := t.t.check(); err != nil {
+				return nil, &Error{File: name, Field: fmt.Sprintf("%s (%s).%s", field, f.Node, t.sub), Err: err}
+			}
+		}
+	}
 	data, err := json.Marshal(sp)
 	if err != nil {
 		return nil, &Error{File: name, Err: err}

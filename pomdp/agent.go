@@ -2,6 +2,7 @@ package pomdp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -83,8 +84,16 @@ func (d *Decision) Value(name string) []float64 {
 
 // FactorProbs returns the marginal distribution of each controllable
 // factor's controls under Probs (one slice per factor of the model, nil for
-// a factor that is not controllable).
-func (d *Decision) FactorProbs(m *Model) [][]float64 {
+// a factor that is not controllable). It returns an error when m is not a
+// valid model (Check) or Probs does not have one entry per joint action of
+// m.
+func (d *Decision) FactorProbs(m *Model) ([][]float64, error) {
+	if Check(m) != nil {
+		return nil, errors.New("pomdp: FactorProbs: " + noModel)
+	}
+	if len(d.Probs) != m.nu {
+		return nil, fmt.Errorf("pomdp: FactorProbs: Probs: %d entries, want %d (one per joint action)", len(d.Probs), m.nu)
+	}
 	out := make([][]float64, len(m.factors))
 	for f := range m.factors {
 		if m.factors[f].nu > 1 {
@@ -100,7 +109,7 @@ func (d *Decision) FactorProbs(m *Model) [][]float64 {
 			}
 		}
 	}
-	return out
+	return out, nil
 }
 
 // PowerProbs returns the distribution P(u) ∝ x_u^α over actions for
@@ -109,11 +118,27 @@ func (d *Decision) FactorProbs(m *Model) [][]float64 {
 // already sums to 1 within rounding is not promised: callers that need x
 // unchanged skip the call); α = 0 returns the uniform distribution over all
 // actions (the limit of σ(α ln x) for positive x); an action with x_u = 0
-// gets probability 0 for α > 0. It returns an error when α is negative or
-// not finite, or when no weight is positive.
+// gets probability 0 for α > 0. dst is allocated when nil or too short. It
+// returns an error when α is negative or not finite, x is empty, a weight
+// is negative, NaN or infinite, or no weight is positive.
 func PowerProbs(dst, x []float64, alpha float64) ([]float64, error) {
 	if math.IsNaN(alpha) || math.IsInf(alpha, 0) || alpha < 0 {
 		return nil, fmt.Errorf("pomdp: action precision %v, want finite >= 0", alpha)
+	}
+	if len(x) == 0 {
+		return nil, errors.New("pomdp: PowerProbs: no weights")
+	}
+	hi := math.Inf(-1)
+	for u, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+			return nil, fmt.Errorf("pomdp: PowerProbs: weight %d: %v, want finite >= 0", u, v)
+		}
+		if v > 0 {
+			hi = math.Max(hi, math.Log(v))
+		}
+	}
+	if math.IsInf(hi, -1) {
+		return nil, fmt.Errorf("pomdp: no action has positive weight")
 	}
 	if cap(dst) < len(x) {
 		dst = make([]float64, len(x))
@@ -124,15 +149,6 @@ func PowerProbs(dst, x []float64, alpha float64) ([]float64, error) {
 			dst[i] = 1 / float64(len(x))
 		}
 		return dst, nil
-	}
-	hi := math.Inf(-1)
-	for _, v := range x {
-		if v > 0 {
-			hi = math.Max(hi, math.Log(v))
-		}
-	}
-	if math.IsInf(hi, -1) {
-		return nil, fmt.Errorf("pomdp: no action has positive weight")
 	}
 	z := 0.0
 	for i, v := range x {
@@ -151,12 +167,17 @@ func PowerProbs(dst, x []float64, alpha float64) ([]float64, error) {
 
 // Sample draws an index from the distribution p by inversion with one
 // uniform draw of rng; entries of zero probability are never drawn (the
-// last positive entry takes any rounding remainder).
+// last positive entry takes any rounding remainder). It panics if rng is
+// nil or no entry of p is positive: p must be a distribution (PowerProbs
+// makes one), a programming error otherwise.
 func Sample(rng *rand.Rand, p []float64) int {
+	if rng == nil {
+		panic("pomdp: Sample: nil rng")
+	}
 	x := rng.Float64()
-	last := 0
+	last := -1
 	for u, q := range p {
-		if q <= 0 {
+		if !(q > 0) {
 			continue
 		}
 		last = u
@@ -164,6 +185,9 @@ func Sample(rng *rand.Rand, p []float64) int {
 			return u
 		}
 		x -= q
+	}
+	if last < 0 {
+		panic(fmt.Sprintf("pomdp: Sample: no positive entry in p (%d entries)", len(p)))
 	}
 	return last
 }

@@ -99,7 +99,10 @@ func TestStepRand(t *testing.T) {
 func TestFactorProbs(t *testing.T) {
 	m := twoControlModel(t)
 	d := &pomdp.Decision{Probs: []float64{0.1, 0.2, 0.3, 0.05, 0.15, 0.2}}
-	got := d.FactorProbs(m)
+	got, err := d.FactorProbs(m)
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := [][]float64{{0.6, 0.4}, {0.15, 0.35, 0.5}}
 	for f := range want {
 		for i := range want[f] {

@@ -489,7 +489,9 @@ type behaviourRow struct {
 // file with only a header has no subjects. Every fault is a
 // *BehaviourError naming the line and the column. The input is read up to
 // BehaviourOptions.MaxBytes, lines up to MaxLineBytes. A BehaviourReader is
-// not safe for concurrent use.
+// not safe for concurrent use. The zero BehaviourReader is not usable (it
+// has no input): its Next returns an error; make one with
+// NewBehaviourReader.
 type BehaviourReader struct {
 	bm   *behaviourModel
 	name string
@@ -587,6 +589,9 @@ func ReadBehaviour(r io.Reader, name string, m *Model) ([]SubjectRecord, error) 
 func (r *BehaviourReader) Next() (*SubjectRecord, error) {
 	if r.err != nil {
 		return nil, r.err
+	}
+	if r.bm == nil {
+		return nil, errors.New("pomdp: BehaviourReader.Next: the zero BehaviourReader has no input (use NewBehaviourReader)")
 	}
 	rec, err := r.next()
 	if err != nil {
@@ -1390,10 +1395,14 @@ type BehaviourWriterOptions struct {
 	Extra []string
 }
 
+// errZeroWriter is the error of the methods of the zero BehaviourWriter.
+var errZeroWriter = errors.New("pomdp: BehaviourWriter: the zero BehaviourWriter has no output (use NewBehaviourWriter)")
+
 // BehaviourWriter writes recorded behaviour in the format that
 // BehaviourReader reads: names where the model has them, else indices.
 // Output is buffered: call Flush at the end. It is not safe for concurrent
-// use.
+// use. The zero BehaviourWriter is not usable (it has no output): its
+// methods return an error; make one with NewBehaviourWriter.
 type BehaviourWriter struct {
 	bm      *behaviourModel
 	json    bool
@@ -1515,6 +1524,9 @@ func NewBehaviourWriter(w io.Writer, m *Model, opts *BehaviourWriterOptions) (*B
 func (w *BehaviourWriter) WriteStep(subject string, trial, step, obs, action int, missed bool, extra ...string) error {
 	if w.err != nil {
 		return w.err
+	}
+	if w.bm == nil {
+		return errZeroWriter
 	}
 	m := w.bm.m
 	switch {
@@ -1661,8 +1673,15 @@ func (w *BehaviourWriter) writeJSON(subject string, trial, step, obs, action int
 
 // WriteSubject writes every step of rec: each trial's Obs, its Actions
 // (-1: NA) and the values of the writer's extra columns found by name in
-// rec.ExtraColumns. Outcomes and Lines are not used.
+// rec.ExtraColumns. Outcomes and Lines are not used. A nil rec is an
+// error.
 func (w *BehaviourWriter) WriteSubject(rec *SubjectRecord) error {
+	if w.bm == nil {
+		return errZeroWriter
+	}
+	if rec == nil {
+		return errors.New("pomdp: WriteSubject: nil record")
+	}
 	where := make([]int, len(w.extra))
 	for j, e := range w.extra {
 		where[j] = -1
@@ -1708,6 +1727,9 @@ func (w *BehaviourWriter) WriteSubject(rec *SubjectRecord) error {
 func (w *BehaviourWriter) Flush() error {
 	if w.err != nil {
 		return w.err
+	}
+	if w.bm == nil {
+		return errZeroWriter
 	}
 	if w.json {
 		if err := w.bw.Flush(); err != nil {

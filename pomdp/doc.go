@@ -17,4 +17,21 @@
 //     logarithms mean-field inference takes.
 //   - Process: the model used as the true generative process, and
 //     Environment, what the agents' action-perception cycles act on.
+//
+// # Misuse
+//
+// What can come from data (a model file, recorded behaviour, an
+// observation, an action, a setting) is checked and reported as an error
+// that starts with "pomdp: " or names the field. A few functions panic
+// instead, as the standard library does, on programming errors that their
+// doc comments name: the kernels of the expected free energy (Risk,
+// Ambiguity, Novelty, StepCost, Propagate, PredictObs, FloorColumns, ToNPU
+// and the like), which run in the agents' inner loops, on a nil or invalid
+// model, a slice of the wrong length ("pomdp: Risk: len(qs) = 1, want 2")
+// or an action out of range; Model's accessors on an index out of range;
+// NewProcess on an invalid model; Sample on a nil generator or a p without
+// a positive entry. Every function that takes a context takes a nil one as
+// context.Background(), as package schedule does. Each type's doc comment
+// says whether its zero value is usable and whether it is safe for
+// concurrent use: a Model is, an Agent, Past or Process is not.
 package pomdp

@@ -125,13 +125,26 @@ type EpisodeSettings struct {
 // observe (env.Reset), then until env.Done() or s.MaxSteps actions, decide
 // (with the step's random stream), act (env.Step) and tell the agent
 // (Advance); at the end, EndTrial lets the agent learn.
+//
+// A nil s is the zero EpisodeSettings: MaxSteps 0, so the episode is the
+// first observation alone. A nil ag or env is an error, and so is a
+// decision that Decide returns without an error but nil; a nil ctx is
+// context.Background().
 func RunEpisode(ctx context.Context, ag Agent, env Environment, s *EpisodeSettings) (*Episode, error) {
 	var set EpisodeSettings
 	if s != nil {
 		set = *s
 	}
-	if set.MaxSteps < 0 {
+	switch {
+	case ag == nil:
+		return nil, errors.New("pomdp: RunEpisode: nil agent")
+	case env == nil:
+		return nil, errors.New("pomdp: RunEpisode: nil environment")
+	case set.MaxSteps < 0:
 		return nil, fmt.Errorf("pomdp: EpisodeSettings.MaxSteps %d, want >= 0", set.MaxSteps)
+	}
+	if ctx == nil {
+		ctx = context.Background()
 	}
 	ep := &Episode{}
 	obs := env.Reset()
@@ -151,6 +164,9 @@ func RunEpisode(ctx context.Context, ag Agent, env Environment, s *EpisodeSettin
 		}
 		start := time.Now()
 		d, err := ag.Decide(ctx, StepRand(set.Seed, set.Agent, set.Trial, t))
+		if err == nil && d == nil {
+			err = errNoDecision
+		}
 		if err != nil {
 			return ep, fmt.Errorf("step %d: %w", t, err)
 		}
@@ -197,6 +213,10 @@ type ReplayTrial struct {
 // deterministic: it gives no probability to score a recorded choice with.
 var ErrDeterministic = errors.New("pomdp: the agent's choice rule is deterministic and cannot score recorded choices")
 
+// errNoDecision is the error of a Decide that returned neither a decision
+// nor an error.
+var errNoDecision = errors.New("pomdp: the agent's Decide returned no decision and no error")
+
 // StepError is an error of Replay at one recorded step.
 type StepError struct {
 	Step int // the observation index t of the step
@@ -218,11 +238,20 @@ func (e *StepError) Unwrap() error { return e.Err }
 // under its own draw. EndTrial ends the trial (learning).
 //
 // The error of a step wraps a *StepError naming the step; an observation
-// that the agent's model cannot explain makes Reset or Advance fail there.
+// that the agent's model cannot explain makes Reset or Advance fail there,
+// and a recorded action out of range [-1, len(Decision.Probs)) fails the
+// step. A nil ag is an error; a nil s is the zero EpisodeSettings and a nil
+// ctx context.Background().
 func Replay(ctx context.Context, ag Agent, obs, actions []int, s *EpisodeSettings) (*ReplayTrial, error) {
 	var set EpisodeSettings
 	if s != nil {
 		set = *s
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if ag == nil {
+		return nil, errors.New("pomdp: Replay: nil agent")
 	}
 	if len(obs) == 0 {
 		return nil, errors.New("pomdp: Replay: a trial without observations")
@@ -247,14 +276,17 @@ func Replay(ctx context.Context, ag Agent, obs, actions []int, s *EpisodeSetting
 		}
 		start := time.Now()
 		d, err := ag.Decide(ctx, StepRand(set.Seed, set.Agent, set.Trial, t))
+		if err == nil && d == nil {
+			err = errNoDecision
+		}
 		if err != nil {
 			return rt, &StepError{t, err}
 		}
 		st.Seconds = time.Since(start).Seconds()
 		st.Decision = d
 		u := actions[t]
-		if u >= len(d.Probs) {
-			return rt, &StepError{t, fmt.Errorf("action %d out of range [0, %d)", u, len(d.Probs))}
+		if u < -1 || u >= len(d.Probs) {
+			return rt, &StepError{t, fmt.Errorf("pomdp: Replay: action %d out of range [0, %d) (-1: a missed response)", u, len(d.Probs))}
 		}
 		if u < 0 {
 			st.Missed = true

@@ -7,18 +7,27 @@ import (
 	"math"
 )
 
-// Check returns an error for a nil model or one not built by New, Parse or
-// Load (the zero value).
+// Check returns an error for a nil model or one not built by New,
+// NewFactorised, Parse or Load (the zero value).
 func Check(m *Model) error {
 	if m == nil || !m.valid {
-		return errors.New("model: nil or not built by pomdp.New, Parse or Load")
+		return errNoModel
 	}
 	return nil
 }
 
+// noModel is the fault of a nil or zero model, errNoModel Check's error.
+const noModel = "model: nil or not built by pomdp.New, NewFactorised, Parse or Load"
+
+var errNoModel = errors.New("pomdp: " + noModel)
+
 // CheckBelief validates a state belief qs (NumStates() entries: one
 // distribution per factor, factor after factor), naming field in the error.
+// A nil or invalid model is Check's error.
 func CheckBelief(m *Model, field string, qs []float64) error {
+	if err := Check(m); err != nil {
+		return err
+	}
 	if len(qs) != m.ns {
 		if len(m.factors) > 1 {
 			return fmt.Errorf("%s: %d entries, want %d (the states of every factor)", field, len(qs), m.ns)
@@ -46,10 +55,12 @@ func CheckBelief(m *Model, field string, qs []float64) error {
 // Risk returns the risk term of the expected free energy for one step,
 // KL[Q(o|pi) || C] with Q(o|pi) = A qs (paper eq. 9, docs/cli.md), where
 // qs = Q(s_tau|pi). Terms with Q(o) = 0 contribute 0; Q(o) > 0 with C[o] = 0
-// gives +Inf. Risk does not allocate. It panics if len(qs) != m.NumStates().
+// gives +Inf. Risk does not allocate. It panics if m is nil or not a valid
+// model (Check) or len(qs) != m.NumStates(), with a message such as
+// "pomdp: Risk: len(qs) = 1, want 2": programming errors, not faults of data.
 func Risk(m *Model, qs []float64) float64 {
-	if len(qs) != m.ns {
-		panic(fmt.Sprintf("pomdp: Risk: len(qs) = %d, want %d", len(qs), m.ns))
+	if m == nil || !m.valid || len(qs) != m.ns {
+		badBelief("Risk", m, qs)
 	}
 	risk, _, _ := StepCost(m, qs, nil)
 	return risk
@@ -57,10 +68,11 @@ func Risk(m *Model, qs []float64) float64 {
 
 // Ambiguity returns the ambiguity term of the expected free energy for one
 // step, E_{Q(s|pi)} H[A(.|s)] = sum_s qs[s] H[A(.|s)] (paper eq. 9), with
-// 0 ln 0 = 0. It does not allocate and panics if len(qs) != m.NumStates().
+// 0 ln 0 = 0. It does not allocate. It panics as Risk does: if m is nil or
+// not a valid model, or len(qs) != m.NumStates().
 func Ambiguity(m *Model, qs []float64) float64 {
-	if len(qs) != m.ns {
-		panic(fmt.Sprintf("pomdp: Ambiguity: len(qs) = %d, want %d", len(qs), m.ns))
+	if m == nil || !m.valid || len(qs) != m.ns {
+		badBelief("Ambiguity", m, qs)
 	}
 	amb := 0.0
 	for i := range m.mods {
@@ -72,11 +84,11 @@ func Ambiguity(m *Model, qs []float64) float64 {
 
 // Novelty returns the parameter information gain about A for one step (see
 // EFEOptions.Novelty for the formula and its source), or 0 when the model has
-// no concentrations a. It does not allocate and panics if len(qs) !=
-// m.NumStates().
+// no concentrations a. It does not allocate. It panics as Risk does: if m is
+// nil or not a valid model, or len(qs) != m.NumStates().
 func Novelty(m *Model, qs []float64) float64 {
-	if len(qs) != m.ns {
-		panic(fmt.Sprintf("pomdp: Novelty: len(qs) = %d, want %d", len(qs), m.ns))
+	if m == nil || !m.valid || len(qs) != m.ns {
+		badBelief("Novelty", m, qs)
 	}
 	if m.wA == nil {
 		return 0
@@ -92,9 +104,16 @@ func Novelty(m *Model, qs []float64) float64 {
 // over the modalities (docs/pomdp.md): the work is Σ_m |O_m| Π_(f in
 // deps(m)) |S_f|, never the size of the joint state space. It is the policy
 // search's kernel and the one implementation behind Risk and Novelty: no
-// allocation. qs must have NumStates entries.
+// allocation. It panics as Risk does (m nil or not a valid model, len(qs) !=
+// m.NumStates()), and if w is neither nil nor of the length of
+// m.NoveltyWeights().
 func StepCost(m *Model, qs []float64, w []float64) (risk, amb, nov float64) {
-	qs = qs[:m.ns]
+	if m == nil || !m.valid || len(qs) != m.ns {
+		badBelief("StepCost", m, qs)
+	}
+	if w != nil && len(w) != len(m.wA) {
+		badLen("StepCost", "w", len(w), len(m.wA))
+	}
 	for i := range m.mods {
 		md := &m.mods[i]
 		var wm []float64
@@ -107,6 +126,26 @@ func StepCost(m *Model, qs []float64, w []float64) (risk, amb, nov float64) {
 		nov += n
 	}
 	return risk, amb, nov
+}
+
+// badBelief panics for a kernel fn given a model that is nil or not valid,
+// or a belief qs of the wrong length. It is kept out of line so that the
+// kernels stay small.
+//
+//go:noinline
+func badBelief(fn string, m *Model, qs []float64) {
+	if Check(m) != nil {
+		panic("pomdp: " + fn + ": " + noModel)
+	}
+	badLen(fn, "qs", len(qs), m.ns)
+}
+
+// badLen panics for a kernel fn given a slice x of n entries where it
+// wants want.
+//
+//go:noinline
+func badLen(fn, x string, n, want int) {
+	panic(fmt.Sprintf("pomdp: %s: len(%s) = %d, want %d", fn, x, n, want))
 }
 
 // stepCost is StepCost for one modality.
@@ -184,8 +223,20 @@ func (m *Model) expect(md *modality, x, qs []float64) float64 {
 // Propagate sets next = B_u prev, i.e. Q(s_tau|pi) = B_{pi_tau}
 // Q(s_{tau-1}|pi), factor by factor: each factor's marginal is moved by
 // the matrix of its control under action u. next and prev have NumStates
-// entries.
+// entries. It does not allocate. It panics if m is nil or not a valid model
+// (Check), if len(next) or len(prev) != m.NumStates(), or if u is out of
+// range [0, m.NumActions()): programming errors, with a message such as
+// "pomdp: Propagate: action 7 out of range [0, 2)".
 func Propagate(m *Model, next, prev []float64, u int) {
+	if m == nil || !m.valid || len(prev) != m.ns {
+		badBelief("Propagate", m, prev)
+	}
+	if len(next) != m.ns {
+		badLen("Propagate", "next", len(next), m.ns)
+	}
+	if uint(u) >= uint(m.nu) {
+		badIndex("Propagate", "action", u, m.nu)
+	}
 	for i := range m.factors {
 		f := &m.factors[i]
 		ns := f.ns
@@ -202,6 +253,13 @@ func Propagate(m *Model, next, prev []float64, u int) {
 			nx[i] = v
 		}
 	}
+}
+
+// badIndex panics for fn given index i of what out of range [0, n).
+//
+//go:noinline
+func badIndex(fn, what string, i, n int) {
+	panic(fmt.Sprintf("pomdp: %s: %s %d out of range [0, %d)", fn, what, i, n))
 }
 
 // NoveltyWeights returns the weights W[o*ns+s] = ½ (1/a[o,s] - 1/a_0[s])

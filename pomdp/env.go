@@ -1,6 +1,7 @@
 package pomdp
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 )
@@ -36,25 +37,49 @@ type Environment interface {
 // the action's control, and each modality's outcome from its A given the
 // states, with the generator given to NewProcess (factors first, then
 // modalities, in model order). It never ends an episode (Done is false).
+//
+// A Process is not safe for concurrent use; several processes may share a
+// model. The zero Process is not usable (it has no model): make one with
+// NewProcess. Its Reset panics and its Step returns an error.
 type Process struct {
-	m    *Model
-	rng  *rand.Rand
-	s    []int // per factor
-	ctrl []int
-	outs []int
+	m       *Model
+	rng     *rand.Rand
+	s       []int // per factor
+	ctrl    []int
+	outs    []int
+	started bool // Reset has drawn a state
 }
 
-// NewProcess returns the process of model m drawing from rng.
+// NewProcess returns the process of model m drawing from rng; a nil rng
+// stands for WorldRand(0, 0). It panics if m is nil or not a valid model
+// (Check): a programming error, since New, NewFactorised, Parse and Load
+// return an error instead of an invalid model.
 func NewProcess(m *Model, rng *rand.Rand) *Process {
+	if Check(m) != nil {
+		panic("pomdp: NewProcess: " + noModel)
+	}
+	if rng == nil {
+		rng = WorldRand(0, 0)
+	}
 	return &Process{m: m, rng: rng, s: make([]int, len(m.factors)), outs: make([]int, len(m.mods))}
 }
 
-// SetRand makes the process draw from rng from now on.
-func (p *Process) SetRand(rng *rand.Rand) { p.rng = rng }
+// SetRand makes the process draw from rng from now on; a nil rng stands
+// for WorldRand(0, 0).
+func (p *Process) SetRand(rng *rand.Rand) {
+	if rng == nil {
+		rng = WorldRand(0, 0)
+	}
+	p.rng = rng
+}
 
 // State returns the current hidden state: with several factors, the index
-// of the joint state, the first factor varying slowest.
+// of the joint state, the first factor varying slowest; -1 before the
+// first Reset.
 func (p *Process) State() int {
+	if !p.started {
+		return -1
+	}
 	x := 0
 	for i, f := range p.m.factors {
 		x = x*f.ns + p.s[i]
@@ -89,19 +114,30 @@ func (p *Process) obs() int {
 	return o
 }
 
-// Reset draws the first state from D and returns its observation.
+// Reset draws the first state from D and returns its observation. It
+// panics on the zero Process (one not made by NewProcess).
 func (p *Process) Reset() int {
+	if p.m == nil {
+		panic("pomdp: Process.Reset: the zero Process has no model (use NewProcess)")
+	}
 	for i := range p.m.factors {
 		f := &p.m.factors[i]
 		p.s[i] = p.sample(func(s int) float64 { return f.d[s] }, f.ns)
 	}
+	p.started = true
 	return p.obs()
 }
 
 // Step draws the next state from B for action u and returns its
-// observation. An action out of range is an error.
+// observation. An action out of range is an error, and so is a Step before
+// the first Reset (there is no state to move from yet).
 func (p *Process) Step(u int) (int, error) {
-	if u < 0 || u >= p.m.NumActions() {
+	switch {
+	case p.m == nil:
+		return 0, errors.New("pomdp: Process.Step: the zero Process has no model (use NewProcess)")
+	case !p.started:
+		return 0, errors.New("pomdp: Process.Step before Reset")
+	case u < 0 || u >= p.m.NumActions():
 		return 0, fmt.Errorf("pomdp: action %d out of range [0, %d)", u, p.m.NumActions())
 	}
 	p.ctrl = p.m.DecodeAction(p.ctrl, u)
@@ -116,10 +152,22 @@ func (p *Process) Step(u int) (int, error) {
 // Done is false: a model has no goal.
 func (p *Process) Done() bool { return false }
 
-// NumActions returns the model's number of actions.
-func (p *Process) NumActions() int { return p.m.NumActions() }
+// NumActions returns the model's number of actions (0 for the zero
+// Process).
+func (p *Process) NumActions() int {
+	if p.m == nil {
+		return 0
+	}
+	return p.m.NumActions()
+}
 
-// NumObservations returns the model's number of observations.
-func (p *Process) NumObservations() int { return p.m.NumObs() }
+// NumObservations returns the model's number of observations (0 for the
+// zero Process).
+func (p *Process) NumObservations() int {
+	if p.m == nil {
+		return 0
+	}
+	return p.m.NumObs()
+}
 
 var _ Environment = (*Process)(nil)

@@ -301,46 +301,79 @@ func (m *Model) NumFactors() int { return len(m.factors) }
 // NumModalities returns the number of observation modalities.
 func (m *Model) NumModalities() int { return len(m.mods) }
 
-// FactorName returns the name of factor f ("" in a single-factor model).
-func (m *Model) FactorName(f int) string { return m.factors[f].name }
+// factorAt returns factor f for method fn, panicking if f is out of range.
+func (m *Model) factorAt(fn string, f int) *factor {
+	if uint(f) >= uint(len(m.factors)) {
+		badIndex(fn, "factor", f, len(m.factors))
+	}
+	return &m.factors[f]
+}
 
-// FactorSize returns |S_f|.
-func (m *Model) FactorSize(f int) int { return m.factors[f].ns }
+// modalityAt returns modality i for method fn, panicking if i is out of
+// range.
+func (m *Model) modalityAt(fn string, i int) *modality {
+	if uint(i) >= uint(len(m.mods)) {
+		badIndex(fn, "modality", i, len(m.mods))
+	}
+	return &m.mods[i]
+}
+
+// FactorName returns the name of factor f ("" in a single-factor model).
+// It panics if f is out of range [0, NumFactors()).
+func (m *Model) FactorName(f int) string { return m.factorAt("FactorName", f).name }
+
+// FactorSize returns |S_f|. It panics if f is out of range [0,
+// NumFactors()).
+func (m *Model) FactorSize(f int) int { return m.factorAt("FactorSize", f).ns }
 
 // FactorOffset returns where the marginal of factor f starts in a belief.
-func (m *Model) FactorOffset(f int) int { return m.factors[f].off }
+// It panics if f is out of range [0, NumFactors()).
+func (m *Model) FactorOffset(f int) int { return m.factorAt("FactorOffset", f).off }
 
 // FactorControls returns |U_f|, the number of controls of factor f (1 for
-// an uncontrolled factor).
-func (m *Model) FactorControls(f int) int { return m.factors[f].nu }
+// an uncontrolled factor). It panics if f is out of range [0,
+// NumFactors()).
+func (m *Model) FactorControls(f int) int { return m.factorAt("FactorControls", f).nu }
 
 // FactorStateName returns the name of state s of factor f, or its decimal
-// index.
-func (m *Model) FactorStateName(f, s int) string { return name(m.factors[f].states, s) }
+// index (also for s out of range). It panics if f is out of range [0,
+// NumFactors()).
+func (m *Model) FactorStateName(f, s int) string {
+	return name(m.factorAt("FactorStateName", f).states, s)
+}
 
 // ControlName returns the name of control c of factor f (its decimal
-// index when the model does not name it).
+// index when the model does not name it, or c is out of range). It panics
+// if f is out of range [0, NumFactors()).
 func (m *Model) ControlName(f, c int) string {
-	if len(m.factors) == 1 && m.factors[0].controls == nil {
+	fa := m.factorAt("ControlName", f)
+	if len(m.factors) == 1 && fa.controls == nil {
 		return name(m.actions, c)
 	}
-	return name(m.factors[f].controls, c)
+	return name(fa.controls, c)
 }
 
 // ModalityName returns the name of modality i ("" in a single-factor
-// model).
-func (m *Model) ModalityName(i int) string { return m.mods[i].name }
+// model). It panics if i is out of range [0, NumModalities()).
+func (m *Model) ModalityName(i int) string { return m.modalityAt("ModalityName", i).name }
 
-// ModalitySize returns |O_i|.
-func (m *Model) ModalitySize(i int) int { return m.mods[i].no }
+// ModalitySize returns |O_i|. It panics if i is out of range [0,
+// NumModalities()).
+func (m *Model) ModalitySize(i int) int { return m.modalityAt("ModalitySize", i).no }
 
 // OutcomeName returns the name of outcome o of modality i, or its decimal
-// index.
-func (m *Model) OutcomeName(i, o int) string { return name(m.mods[i].outcomes, o) }
+// index (also for o out of range). It panics if i is out of range [0,
+// NumModalities()).
+func (m *Model) OutcomeName(i, o int) string {
+	return name(m.modalityAt("OutcomeName", i).outcomes, o)
+}
 
 // DependsOn returns the factors that modality i depends on, in the order of
-// its A's axes (a copy).
-func (m *Model) DependsOn(i int) []int { return append([]int(nil), m.mods[i].deps...) }
+// its A's axes (a copy). It panics if i is out of range [0,
+// NumModalities()).
+func (m *Model) DependsOn(i int) []int {
+	return append([]int(nil), m.modalityAt("DependsOn", i).deps...)
+}
 
 // StepWork returns the multiply-adds of one future step: Σ_f |S_f|² for
 // the propagation plus Σ_m |O_m| Π_(f in deps(m)) |S_f| for the predicted
@@ -348,9 +381,12 @@ func (m *Model) DependsOn(i int) []int { return append([]int(nil), m.mods[i].dep
 func (m *Model) StepWork() float64 { return m.work }
 
 // DecodeAction writes the control of every factor under action u into dst
-// (allocated when nil or too short) and returns it.
+// (allocated when nil or too short) and returns it. It panics if u is out
+// of range [0, NumActions()).
 func (m *Model) DecodeAction(dst []int, u int) []int {
-	checkIndex("u", u, m.nu)
+	if uint(u) >= uint(m.nu) {
+		badIndex("DecodeAction", "action", u, m.nu)
+	}
 	if cap(dst) < len(m.factors) {
 		dst = make([]int, len(m.factors))
 	}
@@ -363,8 +399,11 @@ func (m *Model) DecodeAction(dst []int, u int) []int {
 
 // EncodeObs returns the observation index of one outcome per modality
 // (outcomes in modality order), or an error naming the modality whose
-// outcome is out of range.
+// outcome is out of range. A nil or zero model is Check's error.
 func (m *Model) EncodeObs(outcomes []int) (int, error) {
+	if err := Check(m); err != nil {
+		return 0, err
+	}
 	if len(outcomes) != len(m.mods) {
 		return 0, fmt.Errorf("%d outcomes, want %d (one per modality%s)", len(outcomes), len(m.mods), modalityList(m))
 	}
@@ -394,9 +433,12 @@ func modalityList(m *Model) string {
 }
 
 // DecodeObs writes the outcome of every modality in observation o into dst
-// (allocated when nil or too short) and returns it.
+// (allocated when nil or too short) and returns it. It panics if o is out
+// of range [0, NumObs()).
 func (m *Model) DecodeObs(dst []int, o int) []int {
-	checkIndex("o", o, m.no)
+	if uint(o) >= uint(m.no) {
+		badIndex("DecodeObs", "observation", o, m.no)
+	}
 	if cap(dst) < len(m.mods) {
 		dst = make([]int, len(m.mods))
 	}
@@ -449,8 +491,11 @@ func (m *Model) FactorisedSpec() FactorisedSpec {
 }
 
 // SplitBelief returns the marginal of every factor in the belief qs
-// (sub-slices of qs, no copy).
+// (sub-slices of qs, no copy). It panics if len(qs) != NumStates().
 func (m *Model) SplitBelief(qs []float64) [][]float64 {
+	if len(qs) != m.ns {
+		badLen("SplitBelief", "qs", len(qs), m.ns)
+	}
 	out := make([][]float64, len(m.factors))
 	for i, f := range m.factors {
 		out[i] = qs[f.off : f.off+f.ns : f.off+f.ns]
@@ -460,16 +505,12 @@ func (m *Model) SplitBelief(qs []float64) [][]float64 {
 
 // ObsLen returns Σ_m |O_m|, the length of a prediction over observations
 // (PredictObs): every modality's distribution, one after the other.
-func (m *Model) ObsLen() int {
-	n := 0
-	for _, md := range m.mods {
-		n += md.no
-	}
-	return n
-}
+func (m *Model) ObsLen() int { return m.obsLen }
 
 // ObsOffset returns where modality i starts in a prediction (PredictObs).
+// It panics if i is out of range [0, NumModalities()).
 func (m *Model) ObsOffset(i int) int {
+	m.modalityAt("ObsOffset", i)
 	n := 0
 	for _, md := range m.mods[:i] {
 		n += md.no
@@ -478,36 +519,62 @@ func (m *Model) ObsOffset(i int) int {
 }
 
 // ModalityA returns a copy of modality i's A, flat over [o][s_deps...].
-func (m *Model) ModalityA(i int) []float64 { return clone(m.mods[i].a) }
+// It panics if i is out of range [0, NumModalities()).
+func (m *Model) ModalityA(i int) []float64 { return clone(m.modalityAt("ModalityA", i).a) }
 
-// ModalityC returns a copy of modality i's target C.
-func (m *Model) ModalityC(i int) []float64 { return clone(m.mods[i].c) }
+// ModalityC returns a copy of modality i's target C. It panics if i is out
+// of range [0, NumModalities()).
+func (m *Model) ModalityC(i int) []float64 { return clone(m.modalityAt("ModalityC", i).c) }
 
-// FactorB returns a copy of factor f's B, flat over [u][next][prev].
-func (m *Model) FactorB(f int) []float64 { return clone(m.factors[f].b) }
+// FactorB returns a copy of factor f's B, flat over [u][next][prev]. It
+// panics if f is out of range [0, NumFactors()).
+func (m *Model) FactorB(f int) []float64 { return clone(m.factorAt("FactorB", f).b) }
 
 // FactorCStates returns a copy of factor f's target over states, nil when
-// it has none.
-func (m *Model) FactorCStates(f int) []float64 { return clone(m.factors[f].cStates) }
+// it has none. It panics if f is out of range [0, NumFactors()).
+func (m *Model) FactorCStates(f int) []float64 {
+	return clone(m.factorAt("FactorCStates", f).cStates)
+}
 
 // ModalityExpect returns Σ_j x[j] Π_k q_(f_k)(j_k): the expectation of x,
 // a tensor over modality i's factors (row-major in the order of
 // DependsOn(i), as one outcome's row of its A), under the product of the
-// factor marginals in the belief qs. It does not allocate.
+// factor marginals in the belief qs. It does not allocate. It panics if i
+// is out of range [0, NumModalities()), len(x) is not the size of the
+// modality's A row (Π_k |S_(f_k)|) or len(qs) != NumStates().
 func (m *Model) ModalityExpect(i int, x, qs []float64) float64 {
-	md := &m.mods[i]
-	return m.expect(md, x[:md.size], qs)
+	md := m.modalityAt("ModalityExpect", i)
+	if len(x) != md.size {
+		badLen("ModalityExpect", "x", len(x), md.size)
+	}
+	if len(qs) != m.ns {
+		badLen("ModalityExpect", "qs", len(qs), m.ns)
+	}
+	return m.expect(md, x, qs)
 }
 
 // ModalityMarginal sets dst[s] = Σ_(j: j_k = s) x[j] Π_(l≠k) q_(f_l)(j_l)
 // for axis k of modality i (the factor DependsOn(i)[k]): x, a tensor over
 // the modality's factors, averaged over every factor but one under the
-// belief qs. dst has the size of that factor. It does not allocate.
+// belief qs. dst has the size of that factor. It does not allocate. It
+// panics if i or k is out of range, or a slice has the wrong length (dst
+// |S_(f_k)|, x the size of the modality's A row, qs NumStates()).
 func (m *Model) ModalityMarginal(dst []float64, i, k int, x, qs []float64) {
-	md := &m.mods[i]
+	md := m.modalityAt("ModalityMarginal", i)
 	nd := len(md.deps)
+	if uint(k) >= uint(nd) {
+		badIndex("ModalityMarginal", "axis", k, nd)
+	}
 	nk := m.factors[md.deps[k]].ns
-	clear(dst[:nk])
+	switch {
+	case len(dst) != nk:
+		badLen("ModalityMarginal", "dst", len(dst), nk)
+	case len(x) != md.size:
+		badLen("ModalityMarginal", "x", len(x), md.size)
+	case len(qs) != m.ns:
+		badLen("ModalityMarginal", "qs", len(qs), m.ns)
+	}
+	clear(dst)
 	var idx [MaxDependsOn]int
 	// Walk every index j of x in row-major order with the weight
 	// Π_(l≠k) q(j_l); the weight changes only when an index other than
@@ -534,8 +601,16 @@ func (m *Model) ModalityMarginal(dst []float64, i, k int, x, qs []float64) {
 
 // PredictObs writes into dst (ObsLen entries) Q(o_m) = Σ_(s_deps) A_m[o,
 // s_deps] Π_f q_f(s_f) for every modality m, one after the other: the
-// predicted observations of the belief qs. It does not allocate.
+// predicted observations of the belief qs. It does not allocate. It panics
+// if m is nil or not a valid model (Check), len(qs) != m.NumStates() or
+// len(dst) != m.ObsLen(): programming errors, as for Risk.
 func PredictObs(m *Model, dst, qs []float64) {
+	if m == nil || !m.valid || len(qs) != m.ns {
+		badBelief("PredictObs", m, qs)
+	}
+	if len(dst) != m.obsLen {
+		badLen("PredictObs", "dst", len(dst), m.obsLen)
+	}
 	off := 0
 	for i := range m.mods {
 		md := &m.mods[i]

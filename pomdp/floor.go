@@ -1,5 +1,7 @@
 package pomdp
 
+import "fmt"
+
 // LogFloor is the smallest probability of the literal B (and Ā, B̄ in the
 // BTAI future) that mean-field inference takes logarithms of: entries below
 // it are raised to it and their columns renormalised (FloorColumns), so
@@ -18,8 +20,12 @@ const LogFloor = 1.2664165549094176e-14 // exp(-32)
 // (row-major, columns sum to 1) below LogFloor to it and renormalises the
 // columns it changed; columns with no entry below the floor are left bit
 // for bit as they are. It changes probabilities by at most about
-// k·LogFloor ≈ 1.3e-14·k.
+// k·LogFloor ≈ 1.3e-14·k. It panics if k or n is negative or len(x) !=
+// k·n ("pomdp: FloorColumns: len(x) = 3, want 4"): a programming error.
 func FloorColumns(x []float64, k, n int) {
+	if k < 0 || n < 0 || len(x) != k*n {
+		badDims("FloorColumns", "x", len(x), k, n, 1)
+	}
 	for c := range n {
 		low := false
 		for r := range k {
@@ -40,4 +46,15 @@ func FloorColumns(x []float64, k, n int) {
 			x[r*n+c] /= z
 		}
 	}
+}
+
+// badDims panics for fn given a slice x of n entries for the dimensions
+// a×b×c, or negative dimensions.
+//
+//go:noinline
+func badDims(fn, x string, n, a, b, c int) {
+	if a < 0 || b < 0 || c < 0 {
+		panic(fmt.Sprintf("pomdp: %s: negative dimension in %d×%d×%d", fn, a, b, c))
+	}
+	badLen(fn, x, n, a*b*c)
 }

@@ -1,32 +1,10 @@
 package pomdp
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"sort"
 )
-
-// pomdpJSON is the file format of docs/formats.md.
-type pomdpJSON struct {
-	A       [][]float64   `json:"A"`
-	B       [][][]float64 `json:"B"`
-	C       []float64     `json:"C"`
-	D       []float64     `json:"D"`
-	CStates []float64     `json:"C_states"`
-	LogC    []float64     `json:"log_C"`
-	LogCS   []float64     `json:"log_C_states"`
-	ConcA   [][]float64   `json:"a"`
-	ConcB   [][][]float64 `json:"b"`
-	ConcD   []float64     `json:"d"`
-
-	Actions      []string `json:"actions"`
-	Observations []string `json:"observations"`
-	States       []string `json:"states"`
-}
 
 // knownKeys are the exact (case-sensitive) keys of the file format.
 var knownKeys = map[string]bool{
@@ -63,79 +41,33 @@ func Load(path string) (*Model, error) {
 // are rejected. Parse never panics; errors name the field and the fault,
 // e.g. "A: row 3 has 2 entries, want 4".
 func Parse(data []byte) (*Model, error) {
-	// Keys first, case-sensitively: encoding/json would accept "c" for "C".
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil, jsonError(err)
+	if fault, off := jsonCheck(data); fault != jsonValid {
+		return nil, syntaxError(data, off)
 	}
-	if raw == nil {
+	r := &jsonReader{data: data}
+	switch r.peek() {
+	case '{':
+	case 'n':
 		return nil, errors.New("want a JSON object, got null")
+	default:
+		return nil, fmt.Errorf("invalid JSON: cannot use JSON %s as an object (a POMDP file is one JSON object)", r.kind())
 	}
-	if _, ok := raw["factors"]; ok {
-		return parseFactorised(raw)
+	f, err := readFile(r)
+	if err != nil {
+		return nil, err
 	}
-	if _, ok := raw["modalities"]; ok {
-		return nil, errors.New("factors: missing (a file with modalities lists its factors)")
+	if f.factorised {
+		return parseFactorised(f)
 	}
-	var unknown []string
-	for k := range raw {
-		if !knownKeys[k] {
-			unknown = append(unknown, k)
-		}
-	}
-	if len(unknown) > 0 {
-		sort.Strings(unknown)
-		return nil, fmt.Errorf("unknown field %s (known: A, B, C, D, C_states, log_C, log_C_states, a, b, d, actions, observations, states; or factors and modalities)", quote(unknown[0]))
-	}
-	// A null in log-preferences would decode as 0; JSON has no -Inf, and a
-	// user writing null probably meant it.
-	for _, k := range []string{"log_C", "log_C_states"} {
-		var xs []json.RawMessage
-		if v, ok := raw[k]; ok && json.Unmarshal(v, &xs) == nil {
-			for i, x := range xs {
-				if string(bytes.TrimSpace(x)) == "null" {
-					return nil, fmt.Errorf("%s[%d]: null, want a number (JSON has no -Inf: write a very negative log-preference such as -1e6, or use C with a 0)", k, i)
-				}
-			}
-		}
-	}
-
-	var f pomdpJSON
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil {
-		return nil, jsonError(err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("trailing data after the JSON object")
-	}
-	sp, err := f.spec()
+	sp, err := f.single.spec()
 	if err != nil {
 		return nil, err
 	}
 	return New(sp)
 }
 
-func jsonError(err error) error {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		// te.Value holds the offending literal ("number 1e999"), which
-		// can be arbitrarily long: shorten it.
-		field := te.Field
-		if field == "" {
-			return fmt.Errorf("invalid JSON: cannot use %s as %v", shorten(te.Value), te.Type)
-		}
-		return fmt.Errorf("%s: cannot use JSON %s as %v", shorten(field), shorten(te.Value), te.Type)
-	}
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return fmt.Errorf("invalid JSON at byte %d: %v", se.Offset, err)
-	}
-	return fmt.Errorf("invalid JSON: %v", err)
-}
-
 // spec checks the shapes of the nested arrays, infers the sizes and
-// flattens everything into a Spec; New then checks the values.
+// takes the flat numbers into a Spec; New then checks the values.
 func (f *pomdpJSON) spec() (Spec, error) {
 	var sp Spec
 	// Sizes: |O| and |S| from A (or a), |U| from B (or b).
@@ -144,12 +76,12 @@ func (f *pomdpJSON) spec() (Spec, error) {
 		if err := matrixShape("A", f.A, "", -1, -1); err != nil {
 			return sp, err
 		}
-		sp.NumObs, sp.NumStates = len(f.A), len(f.A[0])
+		sp.NumObs, sp.NumStates = f.A.n(), f.A.first[1].n
 	case f.ConcA != nil:
 		if err := matrixShape("a", f.ConcA, "", -1, -1); err != nil {
 			return sp, err
 		}
-		sp.NumObs, sp.NumStates = len(f.ConcA), len(f.ConcA[0])
+		sp.NumObs, sp.NumStates = f.ConcA.n(), f.ConcA.first[1].n
 	default:
 		return sp, errors.New("A: missing (give A or its concentrations a)")
 	}
@@ -166,38 +98,36 @@ func (f *pomdpJSON) spec() (Spec, error) {
 
 	switch {
 	case f.B != nil:
-		if len(f.B) == 0 {
+		if f.B.n() == 0 {
 			return sp, errors.New("B: empty, want one matrix per action")
 		}
-		sp.NumActions = len(f.B)
+		sp.NumActions = f.B.n()
 	case f.ConcB != nil:
-		if len(f.ConcB) == 0 {
+		if f.ConcB.n() == 0 {
 			return sp, errors.New("b: empty, want one matrix per action")
 		}
-		sp.NumActions = len(f.ConcB)
+		sp.NumActions = f.ConcB.n()
 	default:
 		return sp, errors.New("B: missing (give B or its concentrations b)")
 	}
 	states := "number of states, from " + src
 	for _, t := range []struct {
 		field string
-		x     [][][]float64
+		x     *jsonTensor
 	}{{"B", f.B}, {"b", f.ConcB}} {
 		if t.x == nil {
 			continue
 		}
-		if len(t.x) != sp.NumActions {
-			return sp, fmt.Errorf("%s: %d matrices, want %d (number of actions, from B)", t.field, len(t.x), sp.NumActions)
+		if t.x.n() != sp.NumActions {
+			return sp, fmt.Errorf("%s: %d matrices, want %d (number of actions, from B)", t.field, t.x.n(), sp.NumActions)
 		}
-		for u, bu := range t.x {
-			if err := matrixShape(fmt.Sprintf("%s[%d]", t.field, u), bu, states, ns, ns); err != nil {
-				return sp, fmt.Errorf("%w; arbor's layout is %s[u][next][prev], one matrix per action (pymdp's B[next][prev][u] must be transposed)", err, t.field)
-			}
+		if err := matricesShape(t.field, t.x, states, ns); err != nil {
+			return sp, fmt.Errorf("%w; arbor's layout is %s[u][next][prev], one matrix per action (pymdp's B[next][prev][u] must be transposed)", err, t.field)
 		}
 	}
 	for _, t := range []struct {
 		field string
-		x     []float64
+		x     *jsonTensor
 		n     int
 		what  string
 	}{
@@ -211,64 +141,81 @@ func (f *pomdpJSON) spec() (Spec, error) {
 		if t.x == nil {
 			continue
 		}
-		if len(t.x) == 0 {
+		if t.x.n() == 0 {
 			return sp, fmt.Errorf("%s: empty, want %d entries (%s)", t.field, t.n, t.what)
 		}
-		if len(t.x) != t.n {
-			return sp, fmt.Errorf("%s: %d entries, want %d (%s)", t.field, len(t.x), t.n, t.what)
+		if t.x.n() != t.n {
+			return sp, fmt.Errorf("%s: %d entries, want %d (%s)", t.field, t.x.n(), t.n, t.what)
 		}
 	}
 
-	sp.A, sp.ConcA = flatten2(f.A), flatten2(f.ConcA)
-	sp.B, sp.ConcB = flatten3(f.B), flatten3(f.ConcB)
-	sp.C, sp.D, sp.ConcD, sp.CStates = f.C, f.D, f.ConcD, f.CStates
-	sp.LogC, sp.LogCStates = f.LogC, f.LogCS
+	sp.A, sp.ConcA = f.A.values(), f.ConcA.values()
+	sp.B, sp.ConcB = f.B.values(), f.ConcB.values()
+	sp.C, sp.D, sp.ConcD, sp.CStates = f.C.values(), f.D.values(), f.ConcD.values(), f.CStates.values()
+	sp.LogC, sp.LogCStates = f.LogC.values(), f.LogCS.values()
 	sp.Actions, sp.Observations, sp.States = f.Actions, f.Observations, f.States
 	return sp, nil
 }
 
-// matrixShape checks that x is a non-empty rectangular matrix; when rows or
-// cols are >= 0 it also checks those sizes, explaining them with why.
-func matrixShape(field string, x [][]float64, why string, rows, cols int) error {
-	if len(x) == 0 {
+// values returns the numbers of a rectangular tensor, flat and row-major
+// (nil for nil).
+func (t *jsonTensor) values() []float64 {
+	if t == nil {
+		return nil
+	}
+	return t.data
+}
+
+// matrixShape checks that the matrix x (read with rank 2) is not empty and
+// rectangular; when rows or cols are >= 0 it also checks those sizes,
+// explaining them with why. The error names the first row at fault.
+func matrixShape(field string, x *jsonTensor, why string, rows, cols int) error {
+	n := x.n()
+	if n == 0 {
 		return fmt.Errorf("%s: empty", field)
 	}
-	if rows >= 0 && len(x) != rows {
-		return fmt.Errorf("%s: %d rows, want %d (%s)", field, len(x), rows, why)
+	if rows >= 0 && n != rows {
+		return fmt.Errorf("%s: %d rows, want %d (%s)", field, n, rows, why)
 	}
+	row0 := x.first[1].n
 	if cols < 0 {
-		cols = len(x[0])
+		cols = row0
 		if cols == 0 {
 			return fmt.Errorf("%s: row 0 is empty", field)
 		}
 		why = "length of row 0"
 	}
-	for i, row := range x {
-		if len(row) != cols {
-			return fmt.Errorf("%s: row %d has %d entries, want %d (%s)", field, i, len(row), cols, why)
-		}
+	if row0 != cols {
+		return fmt.Errorf("%s: row 0 has %d entries, want %d (%s)", field, row0, cols, why)
+	}
+	if odd := x.odd[1]; odd != nil {
+		return fmt.Errorf("%s: row %d has %d entries, want %d (%s)", field, odd.path[0], odd.n, cols, why)
 	}
 	return nil
 }
 
-func flatten2(x [][]float64) []float64 {
-	if x == nil {
+// matricesShape checks that every matrix of x (read with rank 3) is ns ×
+// ns, as matrixShape(field[u], x[u], why, ns, ns) for u = 0, 1, ... would:
+// the error names the first matrix or row at fault in the order of the
+// text.
+func matricesShape(field string, x *jsonTensor, why string, ns int) error {
+	// The first array at fault at each depth is the first array there or
+	// the first of another length (odd); of those, the first in the text.
+	var bad *jsonArray
+	for d := 1; d <= 2 && d < len(x.first); d++ {
+		for _, a := range []*jsonArray{x.first[d], x.odd[d]} {
+			if a != nil && a.n != ns && (bad == nil || a.seq < bad.seq) {
+				bad = a
+			}
+		}
+	}
+	switch {
+	case bad == nil:
 		return nil
+	case len(bad.path) == 1 && bad.n == 0:
+		return fmt.Errorf("%s[%d]: empty", field, bad.path[0])
+	case len(bad.path) == 1:
+		return fmt.Errorf("%s[%d]: %d rows, want %d (%s)", field, bad.path[0], bad.n, ns, why)
 	}
-	var out []float64
-	for _, row := range x {
-		out = append(out, row...)
-	}
-	return out
-}
-
-func flatten3(x [][][]float64) []float64 {
-	if x == nil {
-		return nil
-	}
-	var out []float64
-	for _, m := range x {
-		out = append(out, flatten2(m)...)
-	}
-	return out
+	return fmt.Errorf("%s[%d]: row %d has %d entries, want %d (%s)", field, bad.path[0], bad.path[1], bad.n, ns, why)
 }

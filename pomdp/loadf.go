@@ -1,9 +1,7 @@
 package pomdp
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -23,82 +21,11 @@ var (
 	modalityKeys = []string{"name", "outcomes", "depends_on", "A", "C", "log_C", "a"}
 )
 
-// checkKeys rejects keys of obj outside known (case-sensitively).
-func checkKeys(where string, obj map[string]json.RawMessage, known []string) error {
-	var unknown []string
-	for k := range obj {
-		found := false
-		for _, kk := range known {
-			if k == kk {
-				found = true
-				break
-			}
-		}
-		if !found {
-			unknown = append(unknown, k)
-		}
-	}
-	if len(unknown) == 0 {
-		return nil
-	}
-	sort.Strings(unknown)
-	return fmt.Errorf("%sunknown field %s (known: %s)", where, quote(unknown[0]), strings.Join(known, ", "))
-}
-
-// decodeField decodes obj[key] into v when present, naming the field in
-// the error.
-func decodeField(where string, obj map[string]json.RawMessage, key string, v any) (bool, error) {
-	raw, ok := obj[key]
-	if !ok {
-		return false, nil
-	}
-	if err := json.Unmarshal(raw, v); err != nil {
-		return true, fmt.Errorf("%s%s: %w", where, key, jsonValueError(err))
-	}
-	return true, nil
-}
-
-func jsonValueError(err error) error {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		return fmt.Errorf("cannot use JSON %s as %v", shorten(te.Value), te.Type)
-	}
-	return err
-}
-
-// objects decodes raw as a JSON array of objects.
-func objects(field string, raw json.RawMessage) ([]map[string]json.RawMessage, error) {
-	var out []map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &out); err != nil {
-		return nil, fmt.Errorf("%s: want an array of objects: %w", field, jsonValueError(err))
-	}
-	for i, o := range out {
-		if o == nil {
-			return nil, fmt.Errorf("%s[%d]: null, want an object", field, i)
-		}
-	}
-	return out, nil
-}
-
-func parseFactorised(raw map[string]json.RawMessage) (*Model, error) {
-	if err := checkKeys("", raw, topKeys); err != nil {
-		return nil, fmt.Errorf("%w; a factorised file has only factors and modalities", err)
-	}
-	if _, ok := raw["modalities"]; !ok {
-		return nil, errors.New("modalities: missing")
-	}
-	fobjs, err := objects("factors", raw["factors"])
-	if err != nil {
-		return nil, err
-	}
-	mobjs, err := objects("modalities", raw["modalities"])
-	if err != nil {
-		return nil, err
-	}
+func parseFactorised(file *fileJSON) (*Model, error) {
 	var fs FactorisedSpec
 	sizes := map[string]int{}
-	for i, obj := range fobjs {
-		f, err := parseFactor(i, obj)
+	for i, fj := range file.factors {
+		f, err := parseFactor(i, fj)
 		if err != nil {
 			return nil, err
 		}
@@ -112,8 +39,8 @@ func parseFactorised(raw map[string]json.RawMessage) (*Model, error) {
 		sizes[f.Name] = f.NumStates
 		fs.Factors = append(fs.Factors, f)
 	}
-	for i, obj := range mobjs {
-		md, err := parseModality(i, obj, sizes)
+	for i, mj := range file.mods {
+		md, err := parseModality(i, mj, sizes)
 		if err != nil {
 			return nil, err
 		}
@@ -122,132 +49,70 @@ func parseFactorised(raw map[string]json.RawMessage) (*Model, error) {
 	return NewFactorised(fs)
 }
 
-func parseFactor(i int, obj map[string]json.RawMessage) (Factor, error) {
-	var f Factor
+func parseFactor(i int, fj factorJSON) (Factor, error) {
+	f := Factor{Name: fj.name, States: fj.states, Controls: fj.controls}
 	where := fmt.Sprintf("factors[%d]: ", i)
-	if _, err := decodeField(where, obj, "name", &f.Name); err != nil {
-		return f, err
-	}
 	if f.Name != "" {
 		where = fmt.Sprintf("factor %s: ", quote(f.Name))
 	}
-	if err := checkKeys(where, obj, factorKeys); err != nil {
-		return f, err
-	}
-	var b, cb [][][]float64
-	var hasB, hasCB bool
-	var err error
-	if hasB, err = decodeField(where, obj, "B", &b); err != nil {
-		return f, err
-	}
-	if hasCB, err = decodeField(where, obj, "b", &cb); err != nil {
-		return f, err
-	}
-	for _, kv := range []struct {
-		key string
-		dst any
-	}{{"states", &f.States}, {"controls", &f.Controls}, {"D", &f.D}, {"C_states", &f.CStates},
-		{"log_C_states", &f.LogCStates}, {"d", &f.ConcD}} {
-		if _, err := decodeField(where, obj, kv.key, kv.dst); err != nil {
-			return f, err
-		}
-	}
-	if err := nullLogs(where, obj, "log_C_states"); err != nil {
-		return f, err
-	}
 	// |S_f| and |U_f| from B (or b).
-	src, x := "B", b
-	if !hasB {
-		src, x = "b", cb
+	src, x := "B", fj.B
+	if !fj.hasB {
+		src, x = "b", fj.ConcB
 	}
-	if !hasB && !hasCB {
+	if !fj.hasB && !fj.hasCB {
 		return f, fmt.Errorf("%sB: missing (give B or its concentrations b)", where)
 	}
-	if len(x) == 0 {
+	if x.n() == 0 {
 		return f, fmt.Errorf("%s%s: empty, want one matrix per control", where, src)
 	}
-	if len(x[0]) == 0 {
+	ns := x.first[1].n
+	if ns == 0 {
 		return f, fmt.Errorf("%s%s[0]: empty", where, src)
 	}
-	ns := len(x[0])
-	f.NumStates, f.NumControls = ns, len(x)
-	if f.Controls != nil && len(f.Controls) != len(x) {
-		return f, fmt.Errorf("%s%s: %d matrices, want %d (one per control)", where, src, len(x), len(f.Controls))
+	f.NumStates, f.NumControls = ns, x.n()
+	if f.Controls != nil && len(f.Controls) != x.n() {
+		return f, fmt.Errorf("%s%s: %d matrices, want %d (one per control)", where, src, x.n(), len(f.Controls))
 	}
 	for _, t := range []struct {
 		field string
-		x     [][][]float64
+		x     *jsonTensor
 		ok    bool
-	}{{"B", b, hasB}, {"b", cb, hasCB}} {
+	}{{"B", fj.B, fj.hasB}, {"b", fj.ConcB, fj.hasCB}} {
 		if !t.ok {
 			continue
 		}
-		if len(t.x) != len(x) {
-			return f, fmt.Errorf("%s%s: %d matrices, want %d (as in %s)", where, t.field, len(t.x), len(x), src)
+		if t.x.n() != x.n() {
+			return f, fmt.Errorf("%s%s: %d matrices, want %d (as in %s)", where, t.field, t.x.n(), x.n(), src)
 		}
-		for u, bu := range t.x {
-			if err := matrixShape(fmt.Sprintf("%s[%d]", t.field, u), bu, "number of states, from "+src+"[0]", ns, ns); err != nil {
-				return f, fmt.Errorf("%s%w; arbor's layout is %s[u][next][prev], one matrix per control", where, err, t.field)
-			}
+		if err := matricesShape(t.field, t.x, "number of states, from "+src+"[0]", ns); err != nil {
+			return f, fmt.Errorf("%s%w; arbor's layout is %s[u][next][prev], one matrix per control", where, err, t.field)
 		}
 	}
 	for _, t := range []struct {
 		field string
-		x     []float64
-	}{{"D", f.D}, {"d", f.ConcD}, {"C_states", f.CStates}, {"log_C_states", f.LogCStates}} {
-		if t.x != nil && len(t.x) != ns {
-			return f, fmt.Errorf("%s%s: %d entries, want %d (number of states, from %s[0])", where, t.field, len(t.x), ns, src)
+		x     *jsonTensor
+	}{{"D", fj.D}, {"d", fj.ConcD}, {"C_states", fj.CStates}, {"log_C_states", fj.LogCS}} {
+		if t.x != nil && t.x.n() != ns {
+			return f, fmt.Errorf("%s%s: %d entries, want %d (number of states, from %s[0])", where, t.field, t.x.n(), ns, src)
 		}
 	}
-	f.B, f.ConcB = flatten3(b), flatten3(cb)
-	if !hasB {
-		f.B = nil
-	}
-	if !hasCB {
-		f.ConcB = nil
-	}
+	f.B, f.ConcB = fj.B.values(), fj.ConcB.values()
+	f.D, f.ConcD = fj.D.values(), fj.ConcD.values()
+	f.CStates, f.LogCStates = fj.CStates.values(), fj.LogCS.values()
 	if f.D == nil && f.ConcD == nil {
 		return f, fmt.Errorf("%sD: missing (give D or its concentrations d)", where)
 	}
 	return f, nil
 }
 
-// nullLogs rejects null entries in log-preferences (they would decode as 0).
-func nullLogs(where string, obj map[string]json.RawMessage, key string) error {
-	var xs []json.RawMessage
-	if v, ok := obj[key]; ok && json.Unmarshal(v, &xs) == nil {
-		for i, x := range xs {
-			if string(bytes.TrimSpace(x)) == "null" {
-				return fmt.Errorf("%s%s[%d]: null, want a number (JSON has no -Inf: write a very negative log-preference such as -1e6, or use C with a 0)", where, key, i)
-			}
-		}
-	}
-	return nil
-}
-
-func parseModality(i int, obj map[string]json.RawMessage, sizes map[string]int) (Modality, error) {
-	var md Modality
+func parseModality(i int, mj modalityJSON, sizes map[string]int) (Modality, error) {
+	md := Modality{Name: mj.name, Outcomes: mj.outcomes, DependsOn: mj.dependsOn}
 	where := fmt.Sprintf("modalities[%d]: ", i)
-	if _, err := decodeField(where, obj, "name", &md.Name); err != nil {
-		return md, err
-	}
 	if md.Name != "" {
 		where = fmt.Sprintf("modality %s: ", quote(md.Name))
 	}
-	if err := checkKeys(where, obj, modalityKeys); err != nil {
-		return md, err
-	}
-	for _, kv := range []struct {
-		key string
-		dst any
-	}{{"outcomes", &md.Outcomes}, {"depends_on", &md.DependsOn}, {"C", &md.C}, {"log_C", &md.LogC}} {
-		if _, err := decodeField(where, obj, kv.key, kv.dst); err != nil {
-			return md, err
-		}
-	}
-	if err := nullLogs(where, obj, "log_C"); err != nil {
-		return md, err
-	}
+	md.C, md.LogC = mj.C.values(), mj.LogC.values()
 	if md.DependsOn == nil {
 		return md, fmt.Errorf("%sdepends_on: missing (the factors A depends on)", where)
 	}
@@ -269,19 +134,17 @@ func parseModality(i int, obj map[string]json.RawMessage, sizes map[string]int) 
 		}
 		shape = append(shape, n)
 	}
-	var err error
-	rawA, hasA := obj["A"]
-	rawCA, hasCA := obj["a"]
-	if !hasA && !hasCA {
+	if !mj.hasA && !mj.hasCA {
 		return md, fmt.Errorf("%sA: missing (give A or its concentrations a)", where)
 	}
-	if hasA {
-		if md.A, err = tensor("A", rawA, shape, md.DependsOn); err != nil {
+	var err error
+	if mj.hasA {
+		if md.A, err = tensorFit("A", mj.A, shape, md.DependsOn); err != nil {
 			return md, fmt.Errorf("%s%w", where, err)
 		}
 	}
-	if hasCA {
-		if md.ConcA, err = tensor("a", rawCA, shape, md.DependsOn); err != nil {
+	if mj.hasCA {
+		if md.ConcA, err = tensorFit("a", mj.ConcA, shape, md.DependsOn); err != nil {
 			return md, fmt.Errorf("%s%w", where, err)
 		}
 	}
@@ -292,57 +155,85 @@ func parseModality(i int, obj map[string]json.RawMessage, sizes map[string]int) 
 	for _, t := range []struct {
 		field string
 		x     []float64
-	}{{"C", md.C}, {"log_C", md.LogC}} {
-		if t.x != nil && len(t.x) != shape[0] {
-			return md, fmt.Errorf("%s%s: %d entries, want %d (number of outcomes, rows of A)", where, t.field, len(t.x), shape[0])
+		n     int
+	}{{"C", md.C, mj.C.n()}, {"log_C", md.LogC, mj.LogC.n()}} {
+		if t.x != nil && t.n != shape[0] {
+			return md, fmt.Errorf("%s%s: %d entries, want %d (number of outcomes, rows of A)", where, t.field, t.n, shape[0])
 		}
 	}
 	return md, nil
 }
 
-// tensor decodes a nested JSON array of numbers whose shape must be shape
-// (shape[0] = -1: any, set from the data), flattening it row-major. The
-// error names the first index that does not fit.
-func tensor(field string, raw json.RawMessage, shape []int, deps []string) ([]float64, error) {
-	var out []float64
-	var walk func(path string, raw json.RawMessage, depth int) error
-	walk = func(path string, raw json.RawMessage, depth int) error {
-		if depth == len(shape) {
-			var v float64
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return fmt.Errorf("%s: want a number, got %s", path, shorten(strings.TrimSpace(string(raw))))
+// tensorFit checks that t, a nested array read with a free rank, has the
+// shape shape (shape[0] = -1: any, set from t) and returns its numbers
+// flat and row-major. The error names the first index that does not fit,
+// in the order of the text, as a walk of the nested arrays from the top
+// against shape would find it: the first array of every depth, then the
+// first number, then the fault readTensor met (which, once those fit, is
+// also the first that does not fit shape).
+func tensorFit(field string, t *jsonTensor, shape []int, deps []string) ([]float64, error) {
+	got := func(off int) string {
+		return shorten(string(t.src[jsonSpace(t.src, off):jsonSkip(t.src, jsonSpace(t.src, off))]))
+	}
+	path := func(p []int) string { return field + jsonIndices(p) }
+	wantArray := func(p []int, off int) error {
+		return fmt.Errorf("%s: want an array (%s is indexed [outcome]%s), got %s", path(p), field, axesText(deps), got(off))
+	}
+	wantNumber := func(p []int, off int) error {
+		return fmt.Errorf("%s: want a number, got %s", path(p), got(off))
+	}
+	length := func(p []int, n int) error {
+		d := len(p)
+		if d == 0 && shape[0] < 0 {
+			if n == 0 {
+				return fmt.Errorf("%s: empty", field)
 			}
-			out = append(out, v)
+			shape[0] = n
 			return nil
 		}
-		var xs []json.RawMessage
-		if err := json.Unmarshal(raw, &xs); err != nil || xs == nil {
-			return fmt.Errorf("%s: want an array (%s is indexed [outcome]%s), got %s", path, field, axesText(deps), shorten(strings.TrimSpace(string(raw))))
+		if n == shape[d] {
+			return nil
 		}
-		if shape[depth] < 0 {
-			if len(xs) == 0 {
-				return fmt.Errorf("%s: empty", path)
-			}
-			shape[depth] = len(xs)
+		what := "outcomes"
+		if d > 0 {
+			what = "states of " + quote(deps[d-1])
 		}
-		if len(xs) != shape[depth] {
-			what := "outcomes"
-			if depth > 0 {
-				what = "states of " + quote(deps[depth-1])
-			}
-			return fmt.Errorf("%s: %d entries, want %d (%s; %s is indexed [outcome]%s)", path, len(xs), shape[depth], what, field, axesText(deps))
-		}
-		for i, x := range xs {
-			if err := walk(fmt.Sprintf("%s[%d]", path, i), x, depth+1); err != nil {
-				return err
-			}
-		}
-		return nil
+		return fmt.Errorf("%s: %d entries, want %d (%s; %s is indexed [outcome]%s)", path(p), n, shape[d], what, field, axesText(deps))
 	}
-	if err := walk(field, raw, 0); err != nil {
-		return nil, err
+	rank := len(shape)
+	// The first path: the first array at every depth, then a number.
+	d := 0
+	for ; d < len(t.first) && t.first[d] != nil; d++ {
+		a := t.first[d]
+		if d == rank {
+			return nil, wantNumber(a.path, a.off)
+		}
+		if err := length(a.path, a.n); err != nil {
+			return nil, err
+		}
 	}
-	return out, nil
+	if t.num >= 0 && t.depth == d && d < rank {
+		return nil, wantArray(make([]int, d), t.num)
+	}
+	if f := t.fault; f != nil {
+		k := len(f.path)
+		switch f.kind {
+		case tensorEmpty, tensorLength:
+			if k < rank {
+				if err := length(f.path, f.n); err != nil {
+					return nil, err
+				}
+			}
+			return nil, wantNumber(f.path, f.off)
+		case tensorArray:
+			return nil, wantNumber(f.path, f.off)
+		}
+		if k < rank {
+			return nil, wantArray(f.path, f.off)
+		}
+		return nil, wantNumber(f.path, f.off)
+	}
+	return t.data, nil
 }
 
 func axesText(deps []string) string {

@@ -55,6 +55,15 @@ type Spec struct {
 // action is one control per factor (DecodeAction), an observation one
 // outcome per modality (EncodeObs, DecodeObs), both in lexicographic order
 // with the first factor (modality) varying slowest.
+//
+// The zero Model is not usable: Check refuses it, and so does every
+// function that takes a model, with an error or, for the kernels of the
+// expected free energy (Risk, Propagate, PredictObs, ...), a panic that
+// their doc comments name; build a Model with New, NewFactorised, Parse or
+// Load. A nil *Model is a programming error: its methods panic, as methods
+// of a nil pointer do, and so do the methods that take a factor, modality
+// or action index out of range (their doc comments say which), as indexing
+// a slice does.
 type Model struct {
 	ns, no, nu int // Σ_f |S_f|, Π_m |O_m|, Π_f |U_f|
 
@@ -73,13 +82,14 @@ type Model struct {
 	actions, observations, states []string
 
 	// Caches for the expected free energy.
-	logC  []float64 // modality 0: ln C[o], -Inf where C[o] = 0
-	hA    []float64 // modality 0: hA[s] = H[A(.|s)]
-	wA    []float64 // novelty weights of every modality, one after the other; nil without any a
-	logA  []float64 // modality 0: ln A[o*ns+s], -Inf where A = 0
-	logD  []float64 // factor 0: ln D[s]
-	work  float64   // multiply-adds of one propagation and one step cost
-	valid bool
+	logC   []float64 // modality 0: ln C[o], -Inf where C[o] = 0
+	hA     []float64 // modality 0: hA[s] = H[A(.|s)]
+	wA     []float64 // novelty weights of every modality, one after the other; nil without any a
+	logA   []float64 // modality 0: ln A[o*ns+s], -Inf where A = 0
+	logD   []float64 // factor 0: ln D[s]
+	work   float64   // multiply-adds of one propagation and one step cost
+	obsLen int       // Σ_m |O_m|
+	valid  bool
 }
 
 // factor is one hidden-state factor.
@@ -191,7 +201,7 @@ func New(sp Spec) (*Model, error) {
 // energy.
 func (m *Model) finish() error {
 	const maxIndex = 1 << 53 // joint indices stay exact in a float64 too
-	m.ns, m.nu, m.no = 0, 1, 1
+	m.ns, m.nu, m.no, m.obsLen = 0, 1, 1, 0
 	for i := range m.factors {
 		m.factors[i].off = m.ns
 		m.ns += m.factors[i].ns
@@ -256,6 +266,7 @@ func (m *Model) finish() error {
 		}
 		md.wOff = wLen
 		wLen += md.no * md.size
+		m.obsLen += md.no
 		hasA = hasA || md.concA != nil
 	}
 	if hasA {
@@ -391,10 +402,14 @@ func (m *Model) Spec() Spec {
 
 // ActionName returns the name of action u: the name of the control, or
 // with several controllable factors the names of their controls joined by
-// "+"; a decimal index stands for a missing name.
+// "+"; a decimal index stands for a missing name, and for the whole of an
+// action out of range [0, NumActions()).
 func (m *Model) ActionName(u int) string {
 	if len(m.factors) == 1 {
 		return name(m.actions, u)
+	}
+	if uint(u) >= uint(m.nu) {
+		return fmt.Sprint(u)
 	}
 	var parts []string
 	for _, f := range m.factors {
@@ -411,10 +426,14 @@ func (m *Model) ActionName(u int) string {
 
 // ObsName returns the name of observation o: the outcome's name, or with
 // several modalities the names of their outcomes joined by "+"; a decimal
-// index stands for a missing name.
+// index stands for a missing name, and for the whole of an observation out
+// of range [0, NumObs()).
 func (m *Model) ObsName(o int) string {
 	if len(m.mods) == 1 {
 		return name(m.observations, o)
+	}
+	if uint(o) >= uint(m.no) {
+		return fmt.Sprint(o)
 	}
 	parts := make([]string, len(m.mods))
 	for i, md := range m.mods {
@@ -425,10 +444,13 @@ func (m *Model) ObsName(o int) string {
 
 // StateName returns the name of entry s of a belief: the state's name, or
 // with several factors "factor:state"; a decimal index stands for a missing
-// name.
+// name, and for the whole of an entry out of range [0, NumStates()).
 func (m *Model) StateName(s int) string {
 	if len(m.factors) == 1 {
 		return name(m.states, s)
+	}
+	if uint(s) >= uint(m.ns) {
+		return fmt.Sprint(s)
 	}
 	for _, f := range m.factors {
 		if s < f.off+f.ns {

@@ -2,6 +2,7 @@ package pomdp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 )
 
@@ -75,13 +76,26 @@ func (r *Runs) resolve() (Runs, error) {
 // (a fresh one per trial: environments keep their state). emit receives
 // every trial's episode in batch order (agent-major), from the calling
 // goroutine, while later trials run (the agent that ran a trial may be
-// running the next one: what emit needs of it is in the episode). The first error stops the batch and names
-// the unit; a done ctx returns ctx.Err() after emitting every trial that
-// finished.
+// running the next one: what emit needs of it is in the episode). The
+// first error stops the batch and names the unit; a done ctx returns
+// ctx.Err() after emitting every trial that finished. A nil newAgent,
+// newEnv or emit is an error, and so is a nil agent or environment that
+// they return without an error; a nil ctx is context.Background().
 func RunAgents(ctx context.Context, r *Runs, newAgent func() (Agent, error), newEnv func(u Unit) (Environment, error), emit func(u Unit, ep *Episode) error) error {
 	o, err := r.resolve()
 	if err != nil {
 		return err
+	}
+	switch {
+	case newAgent == nil:
+		return errors.New("pomdp: RunAgents: nil newAgent")
+	case newEnv == nil:
+		return errors.New("pomdp: RunAgents: nil newEnv")
+	case emit == nil:
+		return errors.New("pomdp: RunAgents: nil emit")
+	}
+	if ctx == nil {
+		ctx = context.Background()
 	}
 	n, per := o.Agents*o.Trials, 1
 	if o.Carry {
@@ -93,6 +107,9 @@ func RunAgents(ctx context.Context, r *Runs, newAgent func() (Agent, error), new
 		u := unit(i)
 		if workers[w] == nil || (o.Carry && u.Trial == 0) {
 			ag, err := newAgent()
+			if err == nil && ag == nil {
+				err = errors.New("pomdp: RunAgents: newAgent returned a nil agent")
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -100,6 +117,9 @@ func RunAgents(ctx context.Context, r *Runs, newAgent func() (Agent, error), new
 		}
 		ag := workers[w]
 		env, err := newEnv(u)
+		if err == nil && env == nil {
+			err = errors.New("pomdp: RunAgents: newEnv returned a nil environment")
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -7,8 +7,12 @@ import "fmt"
 // d) replaced by their expectation, E[a] normalised per column. A file may
 // give both A and a: A is then the world's likelihood (Process samples
 // from it) and a the agent's prior, and every planner plans with E[a]. A
-// model without concentrations is returned as it is.
+// model without concentrations is returned as it is. A nil or invalid
+// model is Check's error.
 func (m *Model) AgentView() (*Model, error) {
+	if err := Check(m); err != nil {
+		return nil, err
+	}
 	la, lb, ld := m.Learnable()
 	if !la && !lb && !ld {
 		return m, nil

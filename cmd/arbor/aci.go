@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -223,6 +224,9 @@ func runACIEval(args []string, stdout io.Writer) error {
 	if f.top < 1 {
 		return badInput("--top: %d, want >= 1", f.top)
 	}
+	if f.asJSON && given["top"] {
+		return badInput("--top: applies to the human output, not to --json (which lists every policy)")
+	}
 	m, err := loadPOMDP(f.model)
 	if err != nil {
 		return err
@@ -245,7 +249,10 @@ func runACIEval(args []string, stdout io.Writer) error {
 		if err := aciCheckPlanTime(m, f.horizon, f.maxMin); err != nil {
 			return err
 		}
-		res, err := aci.Eval(m, f.obs, f.horizon, f.gamma)
+		res, err := untilDone(commandContext(), func() (*aci.EvalResult, error) { return aci.Eval(m, f.obs, f.horizon, f.gamma) })
+		if errors.Is(err, context.Canceled) {
+			return err
+		}
 		if err != nil {
 			// The library names its parameters: gamma, horizon and obs are
 			// the flags of the same names.
@@ -275,7 +282,11 @@ func aciPrintEval(w io.Writer, m *pomdp.Model, f *aciEvalFlags) error {
 	if err != nil {
 		return badInput("--obs %s: %s (--model %s)", f.obsRaw, strings.TrimPrefix(err.Error(), fmt.Sprintf("observation %d: ", f.obs)), f.model)
 	}
-	rk, err := aci.TopPolicies(m, qs, f.horizon, f.top, f.gamma, nil)
+	ctx := commandContext()
+	rk, err := aci.TopPoliciesContext(ctx, m, qs, f.horizon, f.top, f.gamma, nil)
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
 	if err != nil {
 		return badInput("--model %s: %v", f.model, err)
 	}
@@ -436,6 +447,20 @@ func (f *aciAgentFlags) options(m *pomdp.Model) (*aci.AgentOptions, error) {
 	case !(*f.omega > 0 && *f.omega <= 1):
 		return nil, badInput("--omega: %v, want 0 < ω <= 1", *f.omega)
 	}
+	// Flags the agent would ignore are refused.
+	switch {
+	case *f.inferGamma && given["gamma"]:
+		return nil, badInput("--gamma: the fixed precision, unused with --infer-gamma (whose prior is Gamma(1, --beta))")
+	case !*f.inferGamma && given["beta"]:
+		return nil, badInput("--beta: the rate of the precision's prior, which needs --infer-gamma")
+	}
+	if la, lb, ld := m.Learnable(); !la && !lb && !ld {
+		for _, name := range []string{"eta", "omega"} {
+			if given[name] {
+				return nil, badInput("--%s: the model has no concentrations a, b or d to learn (--eta and --omega apply to a model that learns)", name)
+			}
+		}
+	}
 	if _, err := aci.NumPolicies(m.NumActions(), *f.horizon, math.MaxInt); err != nil {
 		return nil, badInput("--%v", err)
 	}
@@ -498,6 +523,7 @@ func runACIRun(args []string, stdout io.Writer) error {
 	if len(pos) > 0 {
 		return badInput("unexpected argument %q (usage: %s)", pos[0], aciRunSynopsis)
 	}
+	given := aciFlagsGiven(fset)
 	switch {
 	case *steps < 1 || *steps > 1_000_000:
 		return badInput("--steps: %d, want 1..1000000", *steps)
@@ -515,6 +541,8 @@ func runACIRun(args []string, stdout io.Writer) error {
 		return badInput("--process: the maze is the world of a --maze run (give --model and --process)")
 	case *asJSON && *asCSV:
 		return badInput("--json and --csv: give one")
+	case *model != "" && (given["noise"] || given["pref-precision"]):
+		return badInput("--noise and --pref-precision apply to --maze only, not to --model")
 	}
 	r := &agentRun{command: "aci run", asJSON: *asJSON, asCSV: *asCSV}
 	if *mazeFile != "" {
@@ -557,6 +585,14 @@ func runACIRun(args []string, stdout io.Writer) error {
 	if err := checkPlotFile(*plotFile); err != nil {
 		return err
 	}
+	// Fail before any output when a file cannot be written.
+	for _, f := range [][2]string{{"--dot", *dotFile}, {"--plot", *plotFile}} {
+		if f[1] != "" {
+			if err := checkOutputFile(f[0], f[1], f[0] == "--dot"); err != nil {
+				return err
+			}
+		}
+	}
 	if r.prov, err = provenance("aci run", fset, [2]string{"--model", *model}, [2]string{"--process", *process}, [2]string{"--maze", *mazeFile}); err != nil {
 		return err
 	}
@@ -586,12 +622,16 @@ func runACIRun(args []string, stdout io.Writer) error {
 		}
 	}
 	if *dotFile != "" {
-		r.dot = func(ag pomdp.Agent, _ *pomdp.Decision) error {
-			var b bytes.Buffer
-			if err := ag.(*aci.Agent).Graph().WriteDOT(&b); err != nil {
+		r.dot = func(ctx context.Context, ag pomdp.Agent, _ *pomdp.Decision) error {
+			g := ag.(*aci.Agent).Graph()
+			if err := checkFigureSize("--dot", *dotFile, graphSize(g), false, "write the DOT text with --dot FILE.dot"); err != nil {
 				return err
 			}
-			return writeFigure(*dotFile, b.Bytes())
+			var b bytes.Buffer
+			if err := g.WriteDOT(&b); err != nil {
+				return err
+			}
+			return writeFigure(ctx, "--dot", *dotFile, b.Bytes())
 		}
 	}
 	r.extra = func(rec *runRecord, ep *pomdp.Episode) {
@@ -709,6 +749,8 @@ func runACIReplay(args []string, stdout io.Writer) error {
 		return badInput("--jobs: %d, want 1..1024", *jobs)
 	case *asJSON && *asCSV:
 		return badInput("--json and --csv: give one")
+	case *beliefs && !*asJSON && !*asCSV:
+		return badInput("--beliefs: applies to --json and --csv (the human output has one line per subject)")
 	}
 	m, err := loadPOMDP(*model)
 	if err != nil {

@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"os/signal"
 
 	"github.com/arbor-ai/arbor/envs"
 	"github.com/arbor-ai/arbor/internal/output"
@@ -31,9 +29,9 @@ type agentRun struct {
 	plot    *runPlot  // --plot: nil when not asked (nothing is kept then)
 	prog    *progress // nil: no report
 	newAg   func() (pomdp.Agent, error)
-	dot     func(ag pomdp.Agent, d *pomdp.Decision) error // after the first decision of the first trial (--dot), or nil
-	cost    func(d *pomdp.Decision) float64               // the planning cost of the action taken, for --plot
-	extra   func(rec *runRecord, ep *pomdp.Episode)       // agent-specific fields of a record
+	dot     func(ctx context.Context, ag pomdp.Agent, d *pomdp.Decision) error // after the first decision of the first trial (--dot), or nil
+	cost    func(d *pomdp.Decision) float64                                    // the planning cost of the action taken, for --plot
+	extra   func(rec *runRecord, ep *pomdp.Episode)                            // agent-specific fields of a record
 	human   func(w io.Writer, label string, ep *pomdp.Episode, positions [][2]int)
 	summary func(s *runSummary) any // the last JSON line
 }
@@ -136,12 +134,11 @@ func (r *agentRun) record(u pomdp.Unit, ep *pomdp.Episode, positions [][2]int) *
 }
 
 // run runs the trials, writing each as soon as it and the earlier ones are
-// done. Ctrl-C (or SIGTERM) stops it within a second: the finished trials
-// and their summary are written, and the exit status is 130.
+// done. SIGINT or SIGTERM stops it within a second: the finished trials,
+// their summary and --plot figure are written, a --dot figure being
+// rendered is abandoned, and the exit status is 130 or 143.
 func (r *agentRun) run(stdout io.Writer) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	context.AfterFunc(ctx, stop) // a second Ctrl-C ends the process at once
+	ctx := commandContext()
 	enc := json.NewEncoder(stdout)
 	if r.asJSON {
 		if err := enc.Encode(r.prov); err != nil {
@@ -162,7 +159,7 @@ func (r *agentRun) run(stdout io.Writer) error {
 		}
 		r.prog.step()
 		if r.dot != nil && u.Agent == 0 && u.Trial == 0 && st.T == 0 {
-			return r.dot(ag, st.Decision)
+			return r.dot(ctx, ag, st.Decision)
 		}
 		return nil
 	}
@@ -210,7 +207,7 @@ func (r *agentRun) run(stdout io.Writer) error {
 	})
 	var interrupted error
 	if errors.Is(err, context.Canceled) {
-		interrupted, err = err, nil
+		interrupted, err = context.Cause(ctx), nil
 	}
 	if err != nil {
 		return err

@@ -8,10 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
-	"os"
-	"os/signal"
 	"runtime"
 	"strconv"
 	"strings"
@@ -205,6 +202,11 @@ func (b *btaiFlags) options() (btai.Options, error) {
 	}
 	if b.set("global") {
 		o.GlobalInference = b.global
+		if b.global && !b.set("past") {
+			// Global VMP runs over the past and the tree together: the past
+			// is inferred by mean field, whatever the preset's default.
+			o.Past = pomdp.PastVMP
+		}
 	}
 	if b.set("rollouts") {
 		o.Rollouts, o.RolloutLength = b.rollouts, b.rolloutLength
@@ -413,6 +415,9 @@ func runBTAIPlan(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if view.factors && *dotFile == "" {
+		return badInput("--dot-factors: needs --dot FILE (--plot draws the tree of states)")
+	}
 	m, err := loadPOMDP(*model)
 	if err != nil {
 		return err
@@ -444,26 +449,52 @@ func runBTAIPlan(args []string, stdout io.Writer) error {
 	if err != nil {
 		return badInput("%v", err)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+	// Fail before planning when a figure cannot be written or would be too
+	// large.
+	if *dotFile != "" {
+		if err := checkOutputFile("--dot", *dotFile, true); err != nil {
+			return err
+		}
+		if err := btaiTreeFigure("--dot", *dotFile, opts.Iterations, m, view); err != nil {
+			return err
+		}
+	}
+	if *plotFile != "" {
+		if err := checkOutputFile("--plot", *plotFile, true); err != nil {
+			return err
+		}
+		if err := btaiTreeFigure("--plot", *plotFile, opts.Iterations, m, btaiDotView{tree: view.tree}); err != nil {
+			return err
+		}
+	}
+	// SIGINT or SIGTERM stops planning, and a figure being written (the
+	// renderer is killed, the file left as it was): nothing more is
+	// written.
+	ctx := commandContext()
 	if err := ag.Reset(ctx, *obs); err != nil {
 		return err
 	}
 	qs := append([]float64(nil), ag.Belief()...)
 	if err := ag.Plan(ctx); err != nil {
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
 		return err
 	}
 	// The action the agent would take now: the one its rule favours most.
 	now := ag.Tree().BestAction(opts.ActionSelection)
 	if *dotFile != "" {
-		if err := btaiWriteDOT(ag, m, "dot", *dotFile, view, now); err != nil {
+		if err := btaiWriteDOT(ctx, ag, m, "dot", *dotFile, view, now); err != nil {
 			return err
 		}
 	}
 	if *plotFile != "" {
-		if err := btaiWriteDOT(ag, m, "plot", *plotFile, btaiDotView{tree: view.tree}, now); err != nil {
+		if err := btaiWriteDOT(ctx, ag, m, "plot", *plotFile, btaiDotView{tree: view.tree}, now); err != nil {
 			return err
 		}
+	}
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
 	}
 	tr := ag.Tree()
 	out := btaiPlanJSON{QS: output.Belief(m, qs), Nodes: make([]btaiPlanNode, 0, len(tr.Nodes)-1)}
@@ -519,44 +550,71 @@ func btaiVec(x []float64) string {
 	return "[" + strings.Join(parts, " ") + "]"
 }
 
-// btaiCreatable creates (or truncates) path, as --dot FILE will write it,
-// and reports why it cannot as bad input.
-func btaiCreatable(path string) error {
-	f, err := os.Create(path)
-	if err != nil {
-		var pe *fs.PathError
-		why := err.Error()
-		if errors.As(err, &pe) {
-			why = pe.Err.Error()
-		}
-		return badInput("--dot %s: cannot create: %s", path, why)
+// btaiTreeFigure checks, before planning, the size of the figure of a
+// planning tree of the given iterations drawn with view v into path (the
+// value of flag flagName): the tree of states has 1 + iterations·|U| nodes
+// (every iteration expands all the actions of a leaf), its factor graph
+// (--dot-factors) about four times as many nodes and edges. A view with a
+// depth limit or a top-K draws fewer, counted when drawing.
+func btaiTreeFigure(flagName, path string, iterations int, m *pomdp.Model, v btaiDotView) error {
+	nodes := 1 + iterations*m.NumActions()
+	switch {
+	case v.factors:
+		return checkFigureSize(flagName, path, figureSize{nodes: 2 * nodes, edges: 2 * nodes}, true, btaiFactorsRemedy(path))
+	case v.tree.depth == 0 && v.tree.top == 0:
+		return checkFigureSize(flagName, path, figureSize{nodes: nodes, edges: nodes - 1}, true, btaiTreeRemedy(path))
 	}
-	return f.Close()
+	return nil
+}
+
+// btaiTreeRemedy says how to draw less of a tree too large for path.
+func btaiTreeRemedy(path string) string {
+	r := "draw less of it with --dot-depth D or --dot-top K"
+	if figureFormat(path) != "" {
+		r += ", or write the DOT text with --dot FILE.dot"
+	}
+	return r
+}
+
+// btaiFactorsRemedy says what to draw instead of a factor graph of the
+// tree too large for path.
+func btaiFactorsRemedy(path string) string {
+	r := "draw the tree of states instead (without --dot-factors), or lower --iterations"
+	if figureFormat(path) != "" {
+		r += ", or write the DOT text with --dot FILE.dot"
+	}
+	return r
 }
 
 // btaiWriteDOT writes the planning figure to path: the tree of states
 // (writeTreeDOT) or, with --dot-factors, the agent's graph with the
 // planning tree labelled (visits n and average cost g per node); SVG, PDF
 // or PNG by the file's ending (writeFigure), DOT otherwise. The root's
-// child of action now is drawn bold (-1: none).
-func btaiWriteDOT(ag *btai.Agent, m *pomdp.Model, flagName, path string, v btaiDotView, now int) error {
+// child of action now is drawn bold (-1: none). A figure over the limits
+// (checkFigureSize) is refused before it is built.
+func btaiWriteDOT(ctx context.Context, ag *btai.Agent, m *pomdp.Model, flagName, path string, v btaiDotView, now int) error {
+	flagName = "--" + flagName
 	var b bytes.Buffer
 	if v.factors {
 		ag.LabelTree(m.ActionName)
-		if err := ag.Graph().WriteDOT(&b); err != nil {
-			return fmt.Errorf("--%s %s: %w", flagName, path, err)
+		g := ag.Graph()
+		if err := checkFigureSize(flagName, path, graphSize(g), true, btaiFactorsRemedy(path)); err != nil {
+			return err
 		}
-	} else if err := writeTreeDOT(&b, ag.Tree(), m, now, v.tree); err != nil {
-		return fmt.Errorf("--%s %s: %w", flagName, path, err)
-	}
-	if err := writeFigure(path, b.Bytes()); err != nil {
-		var ue *usageError
-		if errors.As(err, &ue) {
-			return badInput("--%s %s: cannot create: %s", flagName, path, strings.TrimPrefix(err.Error(), "-o "+path+": "))
+		if err := g.WriteDOT(&b); err != nil {
+			return fmt.Errorf("%s %s: %w", flagName, path, err)
 		}
-		return err
+	} else {
+		tr := ag.Tree()
+		n := treeDrawnNodes(tr, v.tree)
+		if err := checkFigureSize(flagName, path, figureSize{nodes: n, edges: n - 1}, true, btaiTreeRemedy(path)); err != nil {
+			return err
+		}
+		if err := writeTreeDOT(&b, tr, m, now, v.tree); err != nil {
+			return fmt.Errorf("%s %s: %w", flagName, path, err)
+		}
 	}
-	return nil
+	return writeFigure(ctx, flagName, path, b.Bytes())
 }
 
 // btaiActFlags are the flags of how a BTAI agent acts and learns, shared
@@ -570,10 +628,24 @@ type btaiActFlags struct {
 
 func (a *btaiActFlags) register(fs *flag.FlagSet) {
 	a.fs = fs
-	a.sel = fs.String("action-select", "softmax", "action selection: softmax (σ(-α ḡ) over the root children's average costs), visits (P(u) ∝ N_u^α over their visit counts), most-visited or min-cost (both deterministic)")
-	a.prec = fs.Float64("action-precision", 100, "action precision α (finite, >= 0) of softmax (default 100) and visits (default 1)")
+	a.sel = fs.String("action-select", "most-visited", "action selection: most-visited (the default preset's) or min-cost (both deterministic), softmax (σ(-α ḡ) over the root children's average costs) or visits (P(u) ∝ N_u^α over their visit counts); replay's default is visits, the stochastic rule whose most probable action is the most visited")
+	a.prec = fs.Float64("action-precision", 100, "action precision α (finite, >= 0) of softmax (default 100) and visits (default 1); the deterministic rules take none")
 	a.eta = fs.Float64("eta", 1, "learning rate η of the model's Dirichlet counts at the end of every episode: c' = ω c + η Δc (finite, >= 0)")
 	a.omega = fs.Float64("omega", 1, "forgetting ω of the model's Dirichlet counts at the end of every episode: c' = ω c + η Δc (0 < ω <= 1)")
+}
+
+// checkModel refuses --eta and --omega for a model without concentrations
+// a, b or d, which has nothing for them to act on (novelty's own counts
+// over A are not among them).
+func (a *btaiActFlags) checkModel(m *pomdp.Model) error {
+	if la, lb, ld := m.Learnable(); !la && !lb && !ld {
+		for _, name := range []string{"eta", "omega"} {
+			if btaiFlagSet(a.fs, name) {
+				return badInput("--%s: the model has no concentrations a, b or d to learn (--eta and --omega apply to a model that learns)", name)
+			}
+		}
+	}
+	return nil
 }
 
 // apply sets the acting options of o from the flags given.
@@ -716,6 +788,9 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 	if err := bf.checkModel(m); err != nil {
 		return err
 	}
+	if err := act.checkModel(m); err != nil {
+		return err
+	}
 	// Only the first planning step's tree is materialized for --dot, but
 	// it is as big as any.
 	if err := btaiCheckTree(opts.Iterations, m, opts.GlobalInference || *dotFile != ""); err != nil {
@@ -727,14 +802,23 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 	if _, err := btai.NewAgent(m, &opts, nil); err != nil {
 		return badInput("%v", err)
 	}
+	if err := checkPlotFile(*plotFile); err != nil {
+		return err
+	}
+	// Fail before any output when a file cannot be written, or the figure
+	// of the first step would be too large.
 	if *dotFile != "" {
-		// Fail before any output when the file cannot be written.
-		if err := btaiCreatable(*dotFile); err != nil {
+		if err := checkOutputFile("--dot", *dotFile, true); err != nil {
+			return err
+		}
+		if err := btaiTreeFigure("--dot", *dotFile, opts.Iterations, m, view); err != nil {
 			return err
 		}
 	}
-	if err := checkPlotFile(*plotFile); err != nil {
-		return err
+	if *plotFile != "" {
+		if err := checkOutputFile("--plot", *plotFile, false); err != nil {
+			return err
+		}
 	}
 	if r.prov, err = provenance("btai run", fs, [2]string{"--model", *model}, [2]string{"--process", *process}, [2]string{"--maze", *mazeFile}); err != nil {
 		return err
@@ -763,8 +847,8 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 		r.cost = func(d *pomdp.Decision) float64 { return d.Value("average_cost")[d.Action] }
 	}
 	if *dotFile != "" {
-		r.dot = func(ag pomdp.Agent, d *pomdp.Decision) error {
-			return btaiWriteDOT(ag.(*btai.Agent), m, "dot", *dotFile, view, d.Action)
+		r.dot = func(ctx context.Context, ag pomdp.Agent, d *pomdp.Decision) error {
+			return btaiWriteDOT(ctx, ag.(*btai.Agent), m, "dot", *dotFile, view, d.Action)
 		}
 	}
 	r.extra = func(rec *runRecord, ep *pomdp.Episode) { rec.PlanIterations = ep.NumActions() * opts.Iterations }
@@ -890,6 +974,11 @@ func runBTAIReplay(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if !btaiFlagSet(fs, "action-select") {
+		// Replay scores choices: its default is the stochastic rule over
+		// visit counts (most-visited, the preset's default, picks its mode).
+		opts.ActionSelection, opts.ActionPrecision = btai.Visits, nil
+	}
 	if err := act.apply(&opts); err != nil {
 		return err
 	}
@@ -902,6 +991,8 @@ func runBTAIReplay(args []string, stdout io.Writer) error {
 		return badInput("--jobs: %d, want 1..1024", *jobs)
 	case *asJSON && *asCSV:
 		return badInput("--json and --csv: give one")
+	case *beliefs && !*asJSON && !*asCSV:
+		return badInput("--beliefs: applies to --json and --csv (the human output has one line per subject)")
 	case opts.ActionSelection.Deterministic():
 		return badInput("--action-select %s: a deterministic rule gives no probability to score a recorded choice with (want softmax or visits)", opts.ActionSelection)
 	}
@@ -921,6 +1012,9 @@ func runBTAIReplay(args []string, stdout io.Writer) error {
 		return err
 	}
 	if err := bf.checkModel(m); err != nil {
+		return err
+	}
+	if err := act.checkModel(m); err != nil {
 		return err
 	}
 	if err := btaiCheckTree(opts.Iterations, m, opts.GlobalInference); err != nil {

@@ -606,7 +606,7 @@ func TestBTAIPlanHuman(t *testing.T) {
 	names := []string{"stay", "move"} // "actions" of tiny-pomdp.json
 	var want strings.Builder
 	want.WriteString("settings: preset scale-free, selection normalized-uct, exploration 0.5, iterations 7, inference predictive, " +
-		"cost classic, propagation min-backward, novelty off\n")
+		"cost classic, propagation min-backward, past filter, novelty off\n")
 	fmt.Fprintf(&want, "q(s_0 | o_0 = 1) = [%.4f %.4f %.4f]\n", p.QS[0], p.QS[1], p.QS[2])
 	fmt.Fprintf(&want, "planned 7 iterations (classic cost, min-backward propagation, predictive inference): 14 nodes\n")
 	fmt.Fprintf(&want, "  %-8s %7s %10s %10s\n", "action", "visits", "local", "average")
@@ -871,7 +871,7 @@ func TestBTAIRunHumanMaze(t *testing.T) {
 	// The first line states the settings: the default preset's, with the
 	// flags given.
 	want.WriteString("settings: preset scale-free, selection normalized-uct, exploration 0.5, iterations 10, inference predictive, " +
-		"cost classic, propagation min-backward, action-select softmax (precision 100), novelty off\n")
+		"cost classic, propagation min-backward, past filter, action-select most-visited, novelty off\n")
 	status := "did not reach the exit in"
 	if ep.Solved {
 		status = "reached the exit in"
@@ -909,7 +909,7 @@ func TestBTAIRunHumanMaze(t *testing.T) {
 // drives the sampled true process, other seeds give other runs.
 func TestBTAIRunDeterministic(t *testing.T) {
 	cases := [][]string{
-		{"run", "--maze", btaiData("1.maze"), "--iterations", "20", "--steps", "10", "--episodes", "2", "--action-precision", "1"},
+		{"run", "--maze", btaiData("1.maze"), "--iterations", "20", "--steps", "10", "--episodes", "2", "--action-select", "softmax", "--action-precision", "1"},
 		{"run", "--model", btaiData("tiny-pomdp.json"), "--iterations", "10", "--steps", "12", "--episodes", "2"},
 	}
 	for _, args := range cases {
@@ -1248,9 +1248,9 @@ func TestBTAIBadInput(t *testing.T) {
 		{"run steps negative", run1("--steps", "-1"), []string{"--steps", "-1"}},
 		{"run episodes 0", run1("--episodes", "0"), []string{"--episodes", "0, want 1..100000"}},
 		{"run episodes negative", run1("--episodes", "-2"), []string{"--episodes", "-2"}},
-		{"run precision NaN", run1("--action-precision", "NaN"), []string{"--action-precision", "NaN", "finite"}},
-		{"run precision Inf", run1("--action-precision", "+Inf"), []string{"--action-precision", "+Inf"}},
-		{"run precision negative", run1("--action-precision", "-1"), []string{"--action-precision", "-1"}},
+		{"run precision NaN", run1("--action-select", "softmax", "--action-precision", "NaN"), []string{"--action-precision", "NaN", "finite"}},
+		{"run precision Inf", run1("--action-select", "softmax", "--action-precision", "+Inf"), []string{"--action-precision", "+Inf"}},
+		{"run precision negative", run1("--action-select", "softmax", "--action-precision", "-1"), []string{"--action-precision", "-1"}},
 		{"run exploration negative", run1("--exploration", "-1"), []string{"--exploration", "-1"}},
 		{"run rollouts negative", run1("--rollouts", "-1"), []string{"--rollouts", "-1"}},
 		{"run rollout length 0", run1("--rollouts", "2", "--rollout-length", "0"), []string{"--rollout-length", "0"}},
@@ -1535,7 +1535,7 @@ func TestBTAITreeBytes(t *testing.T) {
 func TestBTAIRunSeedsMatchLibrary(t *testing.T) {
 	for _, preset := range []string{"paper", "hp", "scale-free"} {
 		args := []string{"run", "--maze", btaiData("1.maze"), "--preset", preset, "--iterations", "30",
-			"--action-precision", "1", "--steps", "12", "--episodes", "3", "--seed", "4", "--json"}
+			"--action-select", "softmax", "--action-precision", "1", "--steps", "12", "--episodes", "3", "--seed", "4", "--json"}
 		eps, _ := btaiDecodeRun(t, btaiMustRun(t, args...), 3, true)
 		mz, m, err := loadMazeModel(btaiData("1.maze"), envs.DefaultNoise, envs.DefaultPrefPrecision)
 		if err != nil {
@@ -1546,7 +1546,7 @@ func TestBTAIRunSeedsMatchLibrary(t *testing.T) {
 			t.Fatal(err)
 		}
 		one := 1.0
-		o.Iterations, o.ActionPrecision = 30, &one
+		o.Iterations, o.ActionSelection, o.ActionPrecision = 30, btai.Softmax, &one
 		distinct := map[string]bool{}
 		for i, ep := range eps {
 			ag, err := btai.NewAgent(m, &o, nil)

@@ -9,9 +9,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -58,6 +55,9 @@ func runInfer(args []string, stdout io.Writer) error {
 	if *digits < 1 || *digits > 17 {
 		return badInput("--digits: %d, want 1..17", *digits)
 	}
+	if *asJSON && btaiFlagSet(fs, "digits") {
+		return badInput("--digits: applies to the human output, not to --json (which writes every number in full precision)")
+	}
 	if !(*maxMin > 0) || math.IsInf(*maxMin, 0) {
 		return badInput("--max-minutes: %v, want a finite number > 0", *maxMin)
 	}
@@ -102,11 +102,16 @@ func inferData(m *model.Model, file string, asJSON bool, digits int, stdout io.W
 		}
 		sets = append(sets, set{where, d})
 	}
-	ctx := context.Background()
+	// An interrupt stops the data set being inferred: the results of the
+	// earlier ones are written.
+	ctx := commandContext()
 	enc := json.NewEncoder(stdout)
 	for _, s := range sets {
 		where, d := s.where, s.d
 		res, err := m.Infer(ctx, where, d)
+		if err := ctx.Err(); err != nil {
+			return context.Cause(ctx)
+		}
 		if err != nil {
 			return err
 		}
@@ -126,7 +131,11 @@ func inferData(m *model.Model, file string, asJSON bool, digits int, stdout io.W
 // of probability 0, a free energy that overflows) is bad input naming the
 // file and the field (model.Model.RunError).
 func inferModel(m *model.Model, asJSON bool, digits int, stdout io.Writer) error {
-	res, err := schedule.Run(context.Background(), m.Graph, &m.Settings)
+	ctx := commandContext()
+	res, err := schedule.Run(ctx, m.Graph, &m.Settings)
+	if err := ctx.Err(); err != nil {
+		return context.Cause(ctx)
+	}
 	if err != nil {
 		return m.RunError(err)
 	}
@@ -197,60 +206,38 @@ func runDot(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	opts := ffg.DOTOptions{EdgeLabels: *edgeLabels}
 	if *outFile != "" {
-		var b bytes.Buffer
-		if err := m.Graph.WriteDOTWith(&b, ffg.DOTOptions{EdgeLabels: *edgeLabels}); err != nil {
+		if *asJSON {
+			return badInput("--json and -o: give one (--json prints the DOT text as JSON on standard output)")
+		}
+		if err := checkOutputFile("-o", *outFile, true); err != nil {
 			return err
 		}
-		return writeFigure(*outFile, b.Bytes())
+		if figureFormat(*outFile) != "" {
+			s := graphSize(m.Graph)
+			if err := checkFigureSize("-o", *outFile, s, false, fmt.Sprintf(
+				"the figure would be %d nodes: write the DOT text instead (-o FILE.dot, or no -o) and draw a part of it", s.nodes)); err != nil {
+				return err
+			}
+		}
+		var b bytes.Buffer
+		if err := m.Graph.WriteDOTWith(&b, opts); err != nil {
+			return err
+		}
+		return writeFigure(commandContext(), "-o", *outFile, b.Bytes())
 	}
 	if *asJSON {
 		var b jsonBuffer
-		if err := m.Graph.WriteDOTWith(&b, ffg.DOTOptions{EdgeLabels: *edgeLabels}); err != nil {
+		if err := m.Graph.WriteDOTWith(&b, opts); err != nil {
 			return err
 		}
 		return json.NewEncoder(stdout).Encode(map[string]string{"dot": b.String()})
 	}
-	return m.Graph.WriteDOTWith(stdout, ffg.DOTOptions{EdgeLabels: *edgeLabels})
+	return m.Graph.WriteDOTWith(stdout, opts)
 }
 
 type jsonBuffer struct{ b []byte }
 
 func (j *jsonBuffer) Write(p []byte) (int, error) { j.b = append(j.b, p...); return len(p), nil }
 func (j *jsonBuffer) String() string              { return string(j.b) }
-
-// writeFigure writes DOT text to path: rendered by Graphviz's dot when the
-// name ends in .svg, .pdf or .png (an error says to install Graphviz when
-// it is missing), as DOT text otherwise.
-func writeFigure(path string, dotText []byte) error {
-	format := strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
-	switch format {
-	case "svg", "pdf", "png":
-	default:
-		if err := os.WriteFile(path, dotText, 0o644); err != nil {
-			return badInput("-o %s: %v", path, errors.Unwrap(err))
-		}
-		return nil
-	}
-	bin, err := exec.LookPath("dot")
-	if err != nil {
-		return fmt.Errorf("-o %s: rendering %s needs Graphviz's dot, which is not installed (install Graphviz, e.g. apt-get install graphviz, or write a .dot file)", path, strings.ToUpper(format))
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return badInput("-o %s: %v", path, errors.Unwrap(err))
-	}
-	cmd := exec.Command(bin, "-T"+format)
-	cmd.Stdin = bytes.NewReader(dotText)
-	cmd.Stdout = f
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	runErr := cmd.Run()
-	if err := f.Close(); err != nil && runErr == nil {
-		runErr = err
-	}
-	if runErr != nil {
-		return fmt.Errorf("-o %s: Graphviz dot failed: %v %s", path, runErr, strings.TrimSpace(stderr.String()))
-	}
-	return nil
-}

@@ -6,9 +6,28 @@
 //	arbor btai plan|run|replay ...         branching time active inference
 //	arbor version                          the version
 //
-// Flags may come before or after the file argument. Exit status: 0 on
-// success, 2 on bad input (one line on stderr naming the file, the field and
-// the fault), 1 on any other failure.
+// Flags may come before or after the file argument.
+//
+// Exit status (every failure is one line on stderr, at most maxErrorLine
+// bytes):
+//
+//	0    success
+//	1    any other failure, among them standard output that cannot be
+//	     written (a full disk, a closed pipe), whatever the output mode
+//	2    bad input: the line names the file or flag, the field and the fault
+//	130  interrupted by SIGINT (Ctrl-C)
+//	143  interrupted by SIGTERM
+//
+// Every command handles SIGINT and SIGTERM alike, at every stage (reading,
+// planning, writing, rendering): the work stops, what was finished before
+// the signal is written (the episodes, subjects or data sets, with the
+// summary line and the --plot and --subjects files of those), a figure
+// being rendered is abandoned (the renderer is killed), no output file is
+// left partial (each is complete or as it was), and stderr gets one line
+// "arbor COMMAND: interrupted". A signal that arrives while the command
+// runs gives 130 or 143 even if the command then finishes. Work that
+// cannot stop at once is abandoned after interruptGrace. A second signal
+// ends the process at once, with the same statuses.
 package main
 
 import (
@@ -18,7 +37,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/arbor-ai/arbor/internal/output"
 )
@@ -45,8 +67,8 @@ func (e *subcommandError) Unwrap() error { return e.err }
 
 // inSubcommand wraps a non-nil err in a subcommandError for sub.
 func inSubcommand(sub string, err error) error {
-	if err == nil {
-		return nil
+	if err == nil || sub == "" {
+		return err
 	}
 	return &subcommandError{sub: sub, err: err}
 }
@@ -62,6 +84,7 @@ func commands() []command {
 		{"dot", "write a model's factor graph in Graphviz DOT", runDot},
 		{"aci", "classic active inference: aci eval | aci run | aci replay", runACI},
 		{"btai", "branching time active inference: btai plan | btai run | btai replay", runBTAI},
+		{"si", "sophisticated inference: si plan", runSI},
 		{"version", "print arbor's version", runVersion},
 	}
 }
@@ -71,6 +94,32 @@ func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 // runObserver, when set (by the tests), sees every run's arguments and
 // exit status.
 var runObserver func(args []string, code int)
+
+// cmdCtx is the context of the running command (runCommand sets it): done
+// at the first SIGINT or SIGTERM (its cause an *output.Interrupted) or when
+// standard output fails.
+var cmdCtx = context.Background()
+
+// commandContext returns the context of the running command, which every
+// stage that can stop watches.
+func commandContext() context.Context { return cmdCtx }
+
+// interruptGrace is the time a command has after the first signal to
+// write what it finished and return; work that does not stop within it
+// (reading a large file, a write blocked on a full pipe) is abandoned and
+// the process exits, as at a second signal. Every stage that watches the
+// context stops within milliseconds.
+const interruptGrace = time.Second
+
+// maxErrorLine bounds the line report prints (a flag value or a file's
+// content quoted in an error is cut, with the number of bytes left out).
+const maxErrorLine = 1000
+
+// stdoutError is standard output that could not be written.
+type stdoutError struct{ err error }
+
+func (e *stdoutError) Error() string { return "writing standard output: " + e.err.Error() }
+func (e *stdoutError) Unwrap() error { return e.err }
 
 func run(args []string, stdout, stderr io.Writer) int {
 	code := runCommand(args, stdout, stderr)
@@ -82,7 +131,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 func runCommand(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		usage(stdout)
+		out := output.NewErrWriter(stdout, nil)
+		usage(out)
+		if err := out.Err(); err != nil {
+			return report(stderr, "arbor", &stdoutError{err})
+		}
 		if len(args) == 0 {
 			return 2
 		}
@@ -91,8 +144,35 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	for _, c := range commands() {
 		if c.name == args[0] {
 			stderrOut = stderr
-			err := c.run(args[1:], stdout)
-			return report(stderr, "arbor "+c.name, err)
+			prefix := "arbor " + c.name
+			sub := subcommandName(args)
+			sigCtx, stop := output.NotifyContext(context.Background(), stderr, strings.TrimSpace(prefix+" "+sub), interruptGrace)
+			defer stop()
+			ctx, cancel := context.WithCancelCause(sigCtx)
+			defer cancel(nil)
+			// Standard output that fails (a full disk; a closed pipe, whose
+			// SIGPIPE is caught so that the write returns EPIPE) stops the
+			// work and exits 1.
+			pipe := make(chan os.Signal, 1)
+			signal.Notify(pipe, syscall.SIGPIPE)
+			defer signal.Stop(pipe)
+			out := output.NewErrWriter(stdout, func(err error) { cancel(&stdoutError{err}) })
+			cmdCtx = ctx
+			defer func() { cmdCtx = context.Background() }()
+			err := c.run(args[1:], out)
+			var ue *usageError
+			var se *subcommandError
+			if errors.As(err, &se) {
+				sub = se.sub
+			}
+			switch werr, in := out.Err(), output.Interruption(ctx); {
+			case werr != nil && !errors.As(err, &ue):
+				// Output lost: whatever the command made of it.
+				err = inSubcommand(sub, &stdoutError{werr})
+			case in != nil && !errors.As(err, &ue):
+				err = inSubcommand(sub, in)
+			}
+			return report(stderr, prefix, err)
 		}
 	}
 	fmt.Fprintf(stderr, "arbor: unknown command %q (commands: %s)\n", args[0], commandNames())
@@ -107,18 +187,34 @@ func report(stderr io.Writer, prefix string, err error) int {
 	if errors.As(err, &se) {
 		prefix += " " + se.sub
 	}
-	if errors.Is(err, context.Canceled) {
-		// Ctrl-C: the finished work has been written.
+	var in *output.Interrupted
+	if errors.As(err, &in) || errors.Is(err, context.Canceled) {
+		// SIGINT or SIGTERM: the finished work has been written.
 		fmt.Fprintf(stderr, "%s: interrupted\n", prefix)
+		if in != nil {
+			return in.ExitStatus()
+		}
 		return 130
 	}
 	msg := strings.ReplaceAll(err.Error(), "\n", " ")
-	fmt.Fprintf(stderr, "%s: %s\n", prefix, msg)
+	fmt.Fprintf(stderr, "%s\n", output.Shorten(prefix+": "+msg, maxErrorLine))
 	var ue *usageError
 	if errors.As(err, &ue) || isInputError(err) {
 		return 2
 	}
 	return 1
+}
+
+// subcommandName returns the subcommand of aci and btai named in args
+// ("run" of arbor btai run), or "".
+func subcommandName(args []string) string {
+	if len(args) > 1 && (args[0] == "aci" || args[0] == "btai") {
+		switch args[1] {
+		case "eval", "run", "replay", "plan":
+			return args[1]
+		}
+	}
+	return ""
 }
 
 func commandNames() string {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"image/color"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
@@ -16,6 +15,7 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/arbor-ai/arbor/envs"
+	"github.com/arbor-ai/arbor/internal/output"
 	"github.com/arbor-ai/arbor/pomdp"
 )
 
@@ -281,13 +281,17 @@ func (rp *runPlot) write() error {
 			}
 		}
 	}
-	f, err := os.Create(rp.path)
+	// Complete or absent: the PNG replaces the file only when written.
+	f, err := output.CreateFile(rp.path)
 	if err != nil {
-		return badInput("--plot %s: cannot create: %s", rp.path, strings.TrimPrefix(err.Error(), "open "+rp.path+": "))
+		return cannotCreate("--plot", rp.path, err)
 	}
+	defer f.Abort()
 	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(f); err != nil {
-		f.Close()
 		return fmt.Errorf("--plot %s: %w", rp.path, err)
 	}
-	return f.Close()
+	if err := f.Commit(); err != nil {
+		return fmt.Errorf("--plot %s: %w", rp.path, err)
+	}
+	return nil
 }

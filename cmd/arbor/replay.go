@@ -9,8 +9,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"os/signal"
 	"strconv"
 	"strings"
 
@@ -60,6 +58,12 @@ func registerReplay(fs *flag.FlagSet) (model, data, subjects *string, seed *uint
 // subject, its trials in order (learning between them as run does), the
 // recorded actions scored and taken instead of the agent's.
 func (r *replayRun) run(stdout io.Writer) error {
+	if r.subjects != "" {
+		// Fail before any work when the table cannot be written.
+		if err := checkOutputFile("--subjects", r.subjects, false); err != nil {
+			return err
+		}
+	}
 	f, err := openInput(r.data)
 	if err != nil {
 		return err
@@ -85,22 +89,22 @@ func (r *replayRun) run(stdout io.Writer) error {
 		recs = append(recs, *rec)
 	}
 	r.prov.Files = append(r.prov.Files, output.File{Flag: "--data", Path: r.data, SHA256: sum.Sum()})
+	// The table of --subjects is complete or absent: it replaces the file
+	// at the end, with the subjects replayed (all of them, or those
+	// finished before an interrupt, as the output).
 	var table *csv.Writer
+	var tf *output.AtomicFile
 	if r.subjects != "" {
-		tf, err := os.Create(r.subjects)
-		if err != nil {
-			return badInput("--subjects %s: %v", r.subjects, err)
+		if tf, err = output.CreateFile(r.subjects); err != nil {
+			return cannotCreate("--subjects", r.subjects, err)
 		}
-		defer tf.Close()
+		defer tf.Abort()
 		table = csv.NewWriter(tf)
-		defer table.Flush()
 		if err := table.Write([]string{"subject", "log_likelihood", "n_choices"}); err != nil {
-			return err
+			return fmt.Errorf("--subjects %s: %w", r.subjects, err)
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	context.AfterFunc(ctx, stop)
+	ctx := commandContext()
 	enc := json.NewEncoder(stdout)
 	if r.asJSON {
 		if err := enc.Encode(r.prov); err != nil {
@@ -128,7 +132,7 @@ func (r *replayRun) run(stdout io.Writer) error {
 		choices += s.n
 		if table != nil {
 			if err := table.Write([]string{s.rec.Subject, csvFloat(s.ll), strconv.Itoa(s.n)}); err != nil {
-				return err
+				return fmt.Errorf("--subjects %s: %w", r.subjects, err)
 			}
 		}
 		switch {
@@ -142,7 +146,7 @@ func (r *replayRun) run(stdout io.Writer) error {
 	})
 	var interrupted error
 	if errors.Is(err, context.Canceled) {
-		interrupted, err = err, nil
+		interrupted, err = context.Cause(ctx), nil
 	}
 	var ue *pomdp.UnitError
 	if errors.As(err, &ue) {
@@ -154,6 +158,15 @@ func (r *replayRun) run(stdout io.Writer) error {
 	if csvw != nil {
 		if err := csvw.Flush(); err != nil {
 			return err
+		}
+	}
+	if table != nil {
+		table.Flush()
+		if err := table.Error(); err != nil {
+			return fmt.Errorf("--subjects %s: %w", r.subjects, err)
+		}
+		if err := tf.Commit(); err != nil {
+			return fmt.Errorf("--subjects %s: %w", r.subjects, err)
 		}
 	}
 	if !r.asJSON && !r.asCSV {

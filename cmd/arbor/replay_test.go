@@ -109,7 +109,7 @@ func TestRunCSVReplayRoundTrip(t *testing.T) {
 		run  []string // the agent's flags, shared by run and replay
 	}{
 		{"aci", []string{"aci", "--horizon", "2", "--select", "sample", "--action-precision", "3", "--seed", "5"}},
-		{"btai softmax", []string{"btai", "--iterations", "40", "--action-precision", "2", "--seed", "3"}},
+		{"btai softmax", []string{"btai", "--iterations", "40", "--action-select", "softmax", "--action-precision", "2", "--seed", "3"}},
 		{"btai visits", []string{"btai", "--iterations", "40", "--action-select", "visits", "--seed", "3"}},
 	}
 	for _, c := range cases {

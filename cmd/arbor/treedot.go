@@ -57,38 +57,14 @@ func writeTreeDOT(w io.Writer, tr *btai.Tree, m *pomdp.Model, now int, v treeVie
 	} else {
 		now = -1
 	}
-	left := 0
-	var walk func(k int)
-	walk = func(k int) {
-		n := &tr.Nodes[k]
-		if n.FirstChild < 0 {
-			return
+	left := walkTree(tr, v, func(parent, c int) {
+		cn := add(c)
+		e := d.Edge(nodes[parent], cn).Attr("label", html.EscapeString(m.ActionName(tr.Nodes[c].Action))).Attr("fontsize", "8")
+		if c == now {
+			cn.Attr("penwidth", "2.5")
+			e.Attr("penwidth", "2.5")
 		}
-		kids := childrenByVisits(tr, k)
-		if v.depth > 0 && n.Depth >= v.depth {
-			left += countBelow(tr, k)
-			return
-		}
-		if v.top > 0 && len(kids) > v.top {
-			for _, c := range kids[v.top:] {
-				left += 1 + countBelow(tr, c)
-			}
-			kids = kids[:v.top]
-		}
-		// Children in action order, so that the drawing reads left to right.
-		ordered := append([]int(nil), kids...)
-		sortInts(ordered)
-		for _, c := range ordered {
-			cn := add(c)
-			e := d.Edge(nodes[k], cn).Attr("label", html.EscapeString(m.ActionName(tr.Nodes[c].Action))).Attr("fontsize", "8")
-			if c == now {
-				cn.Attr("penwidth", "2.5")
-				e.Attr("penwidth", "2.5")
-			}
-			walk(c)
-		}
-	}
-	walk(0)
+	})
 	if left > 0 {
 		d.Attr("label", fmt.Sprintf("%d more nodes not drawn (--dot-depth %d, --dot-top %d)", left, v.depth, v.top))
 		d.Attr("labelloc", "b")
@@ -106,6 +82,47 @@ func writeTreeDOT(w io.Writer, tr *btai.Tree, m *pomdp.Model, now int, v treeVie
 		}
 	}
 	return bw.Flush()
+}
+
+// walkTree visits the nodes of the tree drawn with view v, from the root,
+// each child after its parent and the children of a node in action order,
+// calling edge(parent, child) for each, and returns the number of nodes
+// left out by v's depth limit and top-K.
+func walkTree(tr *btai.Tree, v treeView, edge func(parent, child int)) (left int) {
+	var walk func(k int)
+	walk = func(k int) {
+		n := &tr.Nodes[k]
+		if n.FirstChild < 0 {
+			return
+		}
+		if v.depth > 0 && n.Depth >= v.depth {
+			left += countBelow(tr, k)
+			return
+		}
+		kids := childrenByVisits(tr, k)
+		if v.top > 0 && len(kids) > v.top {
+			for _, c := range kids[v.top:] {
+				left += 1 + countBelow(tr, c)
+			}
+			kids = kids[:v.top]
+		}
+		// Children in action order, so that the drawing reads left to right.
+		sortInts(kids)
+		for _, c := range kids {
+			edge(k, c)
+			walk(c)
+		}
+	}
+	walk(0)
+	return left
+}
+
+// treeDrawnNodes returns the number of nodes of the tree drawn with view
+// v (its edges are one fewer).
+func treeDrawnNodes(tr *btai.Tree, v treeView) int {
+	n := 1
+	walkTree(tr, v, func(int, int) { n++ })
+	return n
 }
 
 // childrenByVisits lists the children of node k, most visited first (ties

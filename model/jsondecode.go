@@ -1,0 +1,543 @@
+package model
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// The decoder of model files (docs/formats.md, "Generic model file"):
+// readModel walks the text once (after jsonCheck) and keeps its values,
+// refusing a wrong type, an unknown or a repeated key at its first token;
+// Parse then checks and builds them. Keys match case-insensitively, as
+// they did through encoding/json. Numbers are read flat at their final
+// size (8 bytes each); a fault inside a literal tensor (ragged, not
+// finite, not a number) is kept with the tensor and reported where Parse
+// uses it, with the factor's name and node.
+
+// modelJSON is a model file as read. A fault inside an element of
+// variables or factors, or inside settings, is kept (varErr, factorErr,
+// settingsErr) with the elements before it, for Parse to report in its
+// turn, after the faults of the elements before; reading skips the rest of
+// that array.
+type modelJSON struct {
+	variables []varSpec
+	factors   []factorSpec
+	settings  *settingsSpec // nil: absent or null
+
+	varErr, factorErr, settingsErr error
+}
+
+type varSpec struct {
+	Name, Family string
+	Shape        []int
+	Observed     *jsonTensor // nil: absent or null
+}
+
+type factorSpec struct {
+	Node, Name, Out                       string
+	In                                    []string
+	P, Matrix, Alpha, Shape, Rate, Values jsonValue
+	Precision, Update                     string
+}
+
+type settingsSpec struct {
+	Iterations, Tolerance, Damping jsonValue
+	Method                         *string // nil: absent or null
+	Loopy                          *bool   // nil: absent or null
+}
+
+// The fields of each object, as listed in errors.
+var (
+	fileFields     = []string{"variables", "factors", "settings"}
+	varFields      = []string{"name", "family", "shape", "observed"}
+	factorFields   = []string{"node", "name", "out", "in", "p", "matrix", "alpha", "shape", "rate", "precision", "values", "update"}
+	settingsFields = []string{"iterations", "tolerance", "method", "loopy", "damping"}
+)
+
+// jsonValue is a field that holds numbers or, for some, a variable's name:
+// set when the key is given (whatever its value).
+type jsonValue struct {
+	set  bool
+	name *string     // the value is a string
+	t    *jsonTensor // the value read as numbers (a string or null is its fault)
+}
+
+// varName returns the variable name the value gives: a string, or "" for
+// null (which then reads as a missing name).
+func (v jsonValue) varName() (string, bool) {
+	switch {
+	case v.name != nil:
+		return *v.name, true
+	case v.t != nil && v.t.null:
+		return "", true
+	}
+	return "", false
+}
+
+// numbers returns the value's numbers and shape, or its fault as an error
+// naming field and the index.
+func (v jsonValue) numbers(field string) ([]float64, []int, error) {
+	return v.t.numbers(field)
+}
+
+// scalar returns the value's number, which must be finite.
+func (v jsonValue) scalar(field string) (float64, error) {
+	data, shape, err := v.t.numbers(field)
+	if err != nil {
+		return 0, err
+	}
+	if len(shape) != 0 {
+		return 0, fmt.Errorf("%s: want a number, got an array", field)
+	}
+	return data[0], nil
+}
+
+// numbers returns the numbers and the shape of the tensor (a number has
+// shape []), or its fault: "factors[1] (transition).matrix[1]: 1 entries,
+// want 2 (ragged array)".
+func (t *jsonTensor) numbers(field string) ([]float64, []int, error) {
+	f := t.fault
+	if f == nil {
+		return t.data, t.shape(), nil
+	}
+	at := field + jsonIndices(f.path)
+	switch f.kind {
+	case tensorNumber:
+		return nil, nil, fmt.Errorf("%s: number where an array was expected (ragged array)", at)
+	case tensorRange:
+		return nil, nil, fmt.Errorf("%s: %s is not a finite number", at, shorten(string(t.src[f.off:jsonWordEnd(t.src, f.off)])))
+	case tensorEmpty:
+		return nil, nil, fmt.Errorf("%s: empty array", at)
+	case tensorArray:
+		return nil, nil, fmt.Errorf("%s: array where a number was expected (ragged array)", at)
+	case tensorLength:
+		return nil, nil, fmt.Errorf("%s: %d entries, want %d (ragged array)", at, f.n, f.want)
+	}
+	kind := "an object"
+	switch jsonKindAt(t.src, f.off) {
+	case "null":
+		kind = "null"
+	case "string":
+		kind = "a string"
+	case "bool":
+		kind = "a boolean"
+	}
+	return nil, nil, fmt.Errorf("%s: want a number or an array of numbers, got %s", at, kind)
+}
+
+// decoder reads one model file, named file in errors.
+type decoder struct {
+	file string
+	r    *jsonReader
+}
+
+// fail is the *Error of the file for field.
+func (d *decoder) fail(field string, format string, args ...any) error {
+	return &Error{File: d.file, Field: field, Err: fmt.Errorf(format, args...)}
+}
+
+// at writes the line and column of offset off, for faults of the whole
+// file.
+func (d *decoder) at(off int) string {
+	l, c := lineCol(d.r.data, int64(off))
+	return fmt.Sprintf(" (line %d, column %d)", l, c)
+}
+
+// typeOffset is where encoding/json placed a type error on the value at
+// the reader: after the bracket of an array or object, after any other
+// value.
+func (d *decoder) typeOffset() int {
+	i := jsonSpace(d.r.data, d.r.pos)
+	if i < len(d.r.data) && (d.r.data[i] == '[' || d.r.data[i] == '{') {
+		return i + 1
+	}
+	return jsonSkip(d.r.data, i)
+}
+
+// readModel reads the model file data (named file in errors). Its errors
+// are those of the file as a whole: its syntax, its top-level keys and the
+// types of variables and factors.
+func readModel(file string, data []byte) (*modelJSON, error) {
+	d := &decoder{file: file, r: &jsonReader{data: data}}
+	switch fault, off := jsonCheck(data); fault {
+	case jsonValid:
+	case jsonEmpty:
+		return nil, d.fail("", "malformed JSON: empty file")
+	case jsonTruncated:
+		return nil, d.fail("", "malformed JSON: unexpected end of file")
+	case jsonTrailing:
+		// The faults of the object come first, as when it is decoded
+		// before the rest is looked at.
+		if _, err := readModel(file, data[:off]); err != nil {
+			return nil, err
+		}
+		return nil, d.fail("", "malformed JSON: data after the top-level object")
+	default:
+		var se *json.SyntaxError
+		var v struct{}
+		if err := json.Unmarshal(data, &v); errors.As(err, &se) {
+			l, c := lineCol(data, se.Offset)
+			return nil, d.fail("", "malformed JSON at line %d, column %d: %v", l, c, se)
+		}
+		return nil, d.fail("", "malformed JSON") // not reached: jsonCheck agrees with encoding/json
+	}
+	m := &modelJSON{}
+	switch d.r.peek() {
+	case '{':
+	case 'n':
+		d.r.skip()
+		return m, nil
+	default:
+		return nil, d.fail("", "want a JSON object, got JSON %s%s", d.r.kind(), d.at(d.typeOffset()))
+	}
+	err := d.object("", fileFields, func(k int) error {
+		switch k {
+		case 0:
+			if d.r.peek() == '[' {
+				m.variables = []varSpec{} // [] is no variables, but not null (for ParseSpec)
+			}
+			return d.elements("variables", &m.varErr, func(i int) error {
+				vs, err := d.variable(i)
+				if err == nil {
+					m.variables = append(m.variables, vs)
+				}
+				return err
+			})
+		case 1:
+			if d.r.peek() == '[' {
+				m.factors = []factorSpec{}
+			}
+			return d.elements("factors", &m.factorErr, func(i int) error {
+				fs, err := d.factor(i)
+				if err == nil {
+					m.factors = append(m.factors, fs)
+				}
+				return err
+			})
+		}
+		start := jsonSpace(d.r.data, d.r.pos)
+		m.settings, m.settingsErr = d.settings()
+		if m.settingsErr != nil {
+			m.settings = nil
+			d.r.pos = jsonSkip(d.r.data, start)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// object reads the object at the reader, the element called field ("" for
+// the whole file), whose keys are fields: it calls f with the index in
+// fields of every key and the reader at its value, which f must read. An
+// unknown key and a key given twice are errors; so is a fault in the
+// value of a key that is given again later, reported as the duplicate
+// (the user who fixes the second value would otherwise see no change).
+func (d *decoder) object(field string, fields []string, f func(k int) error) error {
+	seen := make([]bool, len(fields))
+	index := func(key string) int {
+		for j, name := range fields {
+			if strings.EqualFold(key, name) {
+				return j
+			}
+		}
+		return -1
+	}
+	duplicate := func(key string, at int) error {
+		quoted := strconv.Quote(shorten(key))
+		if field == "" {
+			return d.fail("", "duplicate key %s%s", quoted, d.at(at))
+		}
+		return d.fail(field, "duplicate key %s", quoted)
+	}
+	return d.r.object(func(key string, at int) error {
+		k := index(key)
+		if k < 0 {
+			return d.fail(join(field, strings.Trim(strconv.Quote(shorten(key)), `"`)), "unknown field (fields: %s)", strings.Join(fields, ", "))
+		}
+		if seen[k] {
+			return duplicate(key, at)
+		}
+		seen[k] = true
+		start := jsonSpace(d.r.data, d.r.pos)
+		err := f(k)
+		if err == nil {
+			return nil
+		}
+		// A later key equal to one so far?
+		r := &jsonReader{data: d.r.data, pos: jsonSkip(d.r.data, start)}
+		for r.peek() == ',' {
+			r.pos++
+			at := jsonSpace(r.data, r.pos)
+			key := r.str()
+			if j := index(key); j >= 0 && seen[j] {
+				return duplicate(key, at)
+			}
+			if r.peek() != ':' {
+				break
+			}
+			r.pos++
+			r.skip()
+		}
+		return err
+	})
+}
+
+// join writes the sub-field sub of field.
+func join(field, sub string) string {
+	if field == "" || sub == "" {
+		return field + sub
+	}
+	return field + "." + sub
+}
+
+// elements reads the array of objects field ("variables", "factors"),
+// calling f with the index of each element and the reader at it. null is
+// no elements. The first element that f (or its type) refuses ends the
+// reading: its error goes to *elemErr and the rest of the array is
+// skipped.
+func (d *decoder) elements(field string, elemErr *error, f func(i int) error) error {
+	switch d.r.peek() {
+	case '[':
+	case 'n':
+		d.r.skip()
+		return nil
+	default:
+		return d.fail(field, "want an array, got JSON %s%s", d.r.kind(), d.at(d.typeOffset()))
+	}
+	start := jsonSpace(d.r.data, d.r.pos)
+	err := d.r.array(func(i int) error {
+		switch d.r.peek() {
+		case '{', 'n':
+			return f(i)
+		}
+		return d.fail(fmt.Sprintf("%s[%d]", field, i), "want a JSON object, got JSON %s", d.r.kind())
+	})
+	if err != nil {
+		*elemErr = err
+		d.r.pos = jsonSkip(d.r.data, start)
+	}
+	return nil
+}
+
+// null skips a null at the reader (an element or field given as null,
+// which reads as its zero value).
+func (d *decoder) null() bool {
+	if d.r.peek() == 'n' {
+		d.r.skip()
+		return true
+	}
+	return false
+}
+
+// str reads a string field (null is "").
+func (d *decoder) str(field string) (string, error) {
+	switch d.r.peek() {
+	case '"':
+		return d.r.str(), nil
+	case 'n':
+		d.r.skip()
+		return "", nil
+	}
+	return "", d.fail(field, "want a string, got JSON %s", d.r.kind())
+}
+
+// strs reads an array of strings (null is nil).
+func (d *decoder) strs(field string) ([]string, error) {
+	switch d.r.peek() {
+	case '[':
+	case 'n':
+		d.r.skip()
+		return nil, nil
+	default:
+		return nil, d.fail(field, "want an array, got JSON %s", d.r.kind())
+	}
+	out := []string{}
+	err := d.r.array(func(i int) error {
+		if d.r.peek() != '"' {
+			return d.fail(fmt.Sprintf("%s[%d]", field, i), "want a string, got JSON %s", d.r.kind())
+		}
+		out = append(out, d.r.str())
+		return nil
+	})
+	return out, err
+}
+
+// value reads a field of numbers or a variable's name.
+func (d *decoder) value() jsonValue {
+	v := jsonValue{set: true}
+	if d.r.peek() == '"' {
+		off := d.r.pos
+		name := d.r.str()
+		v.name = &name
+		v.t = &jsonTensor{src: d.r.data, depth: -1, num: -1, fault: &jsonTensorFault{kind: tensorValue, off: off}}
+		return v
+	}
+	v.t = d.r.readTensor(-1)
+	return v
+}
+
+func (d *decoder) variable(i int) (varSpec, error) {
+	var vs varSpec
+	field := fmt.Sprintf("variables[%d]", i)
+	if d.null() {
+		return vs, nil
+	}
+	err := d.object(field, varFields, func(k int) error {
+		var err error
+		switch k {
+		case 0:
+			vs.Name, err = d.str(field + ".name")
+		case 1:
+			vs.Family, err = d.str(field + ".family")
+		case 2:
+			vs.Shape, err = d.ints(field + ".shape")
+		case 3:
+			if !d.null() {
+				vs.Observed = d.r.readTensor(-1)
+			}
+		}
+		return err
+	})
+	return vs, err
+}
+
+// ints reads an array of whole numbers (null is nil).
+func (d *decoder) ints(field string) ([]int, error) {
+	switch d.r.peek() {
+	case '[':
+	case 'n':
+		d.r.skip()
+		return nil, nil
+	default:
+		return nil, d.fail(field, "want an array, got JSON %s", d.r.kind())
+	}
+	out := []int{}
+	err := d.r.array(func(i int) error {
+		sub := fmt.Sprintf("%s[%d]", field, i)
+		if c := d.r.peek(); c != '-' && (c < '0' || c > '9') {
+			return d.fail(sub, "want a number, got JSON %s", d.r.kind())
+		}
+		lit := d.r.number()
+		n, ok := jsonInt(lit)
+		if !ok {
+			return d.fail(sub, "want a whole number, got JSON number %s", shorten(string(lit)))
+		}
+		out = append(out, n)
+		return nil
+	})
+	return out, err
+}
+
+func (d *decoder) factor(i int) (factorSpec, error) {
+	var fs factorSpec
+	field := fmt.Sprintf("factors[%d]", i)
+	if d.null() {
+		return fs, nil
+	}
+	err := d.object(field, factorFields, func(k int) error {
+		sub := field + "." + factorFields[k]
+		var err error
+		switch k {
+		case 0:
+			fs.Node, err = d.str(sub)
+		case 1:
+			fs.Name, err = d.str(sub)
+		case 2:
+			fs.Out, err = d.str(sub)
+		case 3:
+			fs.In, err = d.strs(sub)
+		case 4:
+			fs.P = d.value()
+		case 5:
+			fs.Matrix = d.value()
+		case 6:
+			fs.Alpha = d.value()
+		case 7:
+			fs.Shape = d.value()
+		case 8:
+			fs.Rate = d.value()
+		case 9:
+			fs.Precision, err = d.str(sub)
+		case 10:
+			fs.Values = d.value()
+		case 11:
+			fs.Update, err = d.str(sub)
+		}
+		return err
+	})
+	return fs, err
+}
+
+func (d *decoder) settings() (*settingsSpec, error) {
+	if d.null() {
+		return nil, nil
+	}
+	if d.r.peek() != '{' {
+		return nil, d.fail("settings", "want a JSON object, got JSON %s", d.r.kind())
+	}
+	ss := &settingsSpec{}
+	err := d.object("settings", settingsFields, func(k int) error {
+		sub := "settings." + settingsFields[k]
+		switch k {
+		case 0:
+			ss.Iterations = d.value()
+		case 1:
+			ss.Tolerance = d.value()
+		case 2:
+			if d.null() {
+				return nil
+			}
+			s, err := d.str(sub)
+			ss.Method = &s
+			return err
+		case 3:
+			switch d.r.peek() {
+			case 't', 'f':
+				b := d.r.peek() == 't'
+				d.r.skip()
+				ss.Loopy = &b
+			case 'n':
+				d.r.skip()
+			default:
+				return d.fail(sub, "want a boolean, got JSON %s", d.r.kind())
+			}
+		case 4:
+			ss.Damping = d.value()
+		}
+		return nil
+	})
+	return ss, err
+}
+
+// number reads the number at the reader and returns its text.
+func (r *jsonReader) number() []byte {
+	start := jsonSpace(r.data, r.pos)
+	r.pos = jsonWordEnd(r.data, start)
+	return r.data[start:r.pos]
+}
+
+// jsonInt converts the text of a JSON number to an int as encoding/json
+// does: an integer literal (no fraction, no exponent) in range.
+func jsonInt(lit []byte) (int, bool) {
+	n, err := strconv.ParseInt(string(lit), 10, 0)
+	return int(n), err == nil
+}
+
+// shape returns the lengths of the first arrays at every depth: the
+// tensor's shape when it is rectangular.
+func (t *jsonTensor) shape() []int {
+	var s []int
+	for _, a := range t.first {
+		if a == nil {
+			break
+		}
+		s = append(s, a.n)
+	}
+	return s
+}

@@ -1,0 +1,222 @@
+package model
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestJSONReadSame: jsonread.go is the same file in packages model and
+// pomdp, apart from the package clause.
+func TestJSONReadSame(t *testing.T) {
+	body := func(path string) []byte {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, rest, ok := bytes.Cut(data, []byte("\n"))
+		if !ok {
+			t.Fatalf("%s: one line", path)
+		}
+		return rest
+	}
+	if !bytes.Equal(body("jsonread.go"), body("../pomdp/jsonread.go")) {
+		t.Error("model/jsonread.go and pomdp/jsonread.go differ: copy one to the other (changing only the package clause)")
+	}
+}
+
+// oldDecodeTensor is how a literal tensor was read before the streaming
+// reader: through encoding/json's tree of interfaces. It is the reference
+// for decodeTensor (with long literals cut in errors, as now).
+func oldDecodeTensor(raw []byte, field string) ([]float64, []int, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, nil, fmt.Errorf("%s: %v", field, err)
+	}
+	var data []float64
+	var shape []int
+	var walk func(v any, depth int, path string) error
+	walk = func(v any, depth int, path string) error {
+		switch x := v.(type) {
+		case json.Number:
+			if depth != len(shape) {
+				return fmt.Errorf("%s%s: number where an array was expected (ragged array)", field, path)
+			}
+			f, err := strconv.ParseFloat(string(x), 64)
+			if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+				return fmt.Errorf("%s%s: %s is not a finite number", field, path, shorten(string(x)))
+			}
+			data = append(data, f)
+			return nil
+		case []any:
+			if len(x) == 0 {
+				return fmt.Errorf("%s%s: empty array", field, path)
+			}
+			if depth == len(shape) {
+				if len(data) != 0 {
+					return fmt.Errorf("%s%s: array where a number was expected (ragged array)", field, path)
+				}
+				shape = append(shape, len(x))
+			} else if shape[depth] != len(x) {
+				return fmt.Errorf("%s%s: %d entries, want %d (ragged array)", field, path, len(x), shape[depth])
+			}
+			for i, e := range x {
+				if err := walk(e, depth+1, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		kind := map[string]string{"<nil>": "null", "string": "a string", "bool": "a boolean"}[fmt.Sprintf("%T", v)]
+		if kind == "" {
+			kind = "an object"
+		}
+		return fmt.Errorf("%s%s: want a number or an array of numbers, got %s", field, path, kind)
+	}
+	if err := walk(v, 0, ""); err != nil {
+		return nil, nil, err
+	}
+	return data, shape, nil
+}
+
+// FuzzDecodeTensor: a literal tensor read in one pass (decodeTensor) gives
+// the numbers, the shape or the error of a walk of encoding/json's tree.
+func FuzzDecodeTensor(f *testing.F) {
+	for _, s := range []string{`1`, `[1, 2]`, `[[1, 2], [3]]`, `[[1, 2], [3, "x"]]`, `[[1, 2], ["x"]]`, `[[1], 2]`, `[1, [2]]`, `[[], [1]]`,
+		`[[[1]], [[1], [2]]]`, `[1e999]`, `null`, `[null]`, `{"a": 1}`, `[true]`, `[[1, 2], [3, 4], [5]]`, `[[[1, 2]], [[3, 4], [5, 6]]]`, `"x"`} {
+		f.Add([]byte(s))
+	}
+	files, _ := filepath.Glob("../cmd/arbor/testdata/models/*.json")
+	for _, p := range files {
+		data, _ := os.ReadFile(p)
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if !json.Valid(data) {
+			return
+		}
+		got, gotShape, err := decodeTensor(data, "x")
+		want, wantShape, wantErr := oldDecodeTensor(data, "x")
+		if fmt.Sprint(err) != fmt.Sprint(wantErr) || !slices.Equal(got, want) || !slices.Equal(gotShape, wantShape) {
+			t.Fatalf("got %v %v %v; want %v %v %v", got, gotShape, err, want, wantShape, wantErr)
+		}
+	})
+}
+
+// FuzzParseSpec: ParseSpec refuses input in one line naming the field, and
+// what it accepts goes back to JSON and to the same Spec.
+func FuzzParseSpec(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add([]byte(s))
+	}
+	files, _ := filepath.Glob("../examples/models/*.json")
+	for _, p := range files {
+		data, _ := os.ReadFile(p)
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sp, err := ParseSpec(data)
+		if err != nil {
+			if msg := err.Error(); !strings.HasPrefix(msg, "model: ") || strings.ContainsAny(msg, "\n\r") {
+				t.Fatalf("error %q", msg)
+			}
+			return
+		}
+		again, err := json.Marshal(sp)
+		if err != nil {
+			t.Fatalf("Marshal: %v", err)
+		}
+		sp2, err := ParseSpec(again)
+		if err != nil {
+			t.Fatalf("%s: %v", again, err)
+		}
+		a, _ := json.Marshal(sp2)
+		if !bytes.Equal(a, again) {
+			t.Fatalf("round trip: %s, then %s", again, a)
+		}
+	})
+}
+
+// TestParseDuplicateKeys: a key given twice is refused, in the file, a
+// variable, a factor and the settings, also when the two differ only in
+// case (keys match case-insensitively); ParseSpec refuses it too.
+func TestParseDuplicateKeys(t *testing.T) {
+	const v = `{"name": "s", "family": "categorical", "shape": [2]}`
+	const fac = `{"node": "categorical", "out": "s", "p": [0.5, 0.5]}`
+	for _, tc := range []struct {
+		name, json, field, fault string
+	}{
+		{"top", `{"variables": [` + v + `],` + "\n" + ` "variables": [` + v + `]}`, "", `duplicate key "variables" (line 2, column 2)`},
+		{"top, faulty first", `{"factors": 5, "variables": [` + v + `], "factors": [` + fac + `]}`, "", `duplicate key "factors" (line 1, column 85)`},
+		{"variable, faulty first", `{"variables": [{"name": "s", "family": "categorical", "shape": "x", "shape": [2]}]}`, "variables[0]", `duplicate key "shape"`},
+		{"top type error", `{"factors": 5, "variables": [` + v + `]}`, "factors", "want an array, got JSON number (line 1, column 14)"},
+		{"variable", `{"variables": [{"name": "s", "family": "categorical", "shape": [2], "shape": [3]}]}`, "variables[0]", `duplicate key "shape"`},
+		{"variable, other case", `{"variables": [{"name": "s", "Name": "t", "family": "categorical", "shape": [2]}]}`, "variables[0]", `duplicate key "Name"`},
+		{"factor", `{"variables": [` + v + `], "factors": [{"node": "categorical", "out": "s", "p": [0.5, 0.5], "p": "s"}]}`, "factors[0]", `duplicate key "p"`},
+		{"settings", `{"variables": [` + v + `], "settings": {"iterations": 5, "iterations": 6}}`, "settings", `duplicate key "iterations"`},
+	} {
+		_, err := Parse("m.json", []byte(tc.json))
+		var me *Error
+		if !errorsAs(err, &me) || me.Field != tc.field || me.Err.Error() != tc.fault {
+			t.Errorf("%s: got %v, want field %q, fault %q", tc.name, err, tc.field, tc.fault)
+		}
+		if _, err := ParseSpec([]byte(tc.json)); err == nil || !strings.Contains(err.Error(), tc.fault) {
+			t.Errorf("%s: ParseSpec: %v, want %q", tc.name, err, tc.fault)
+		}
+	}
+}
+
+func errorsAs(err error, me **Error) bool {
+	e, ok := err.(*Error)
+	*me = e
+	return ok
+}
+
+// TestParseNameRule: variable and factor names with a control character or
+// a bidirectional formatting character are refused, naming the character.
+func TestParseNameRule(t *testing.T) {
+	for _, tc := range []struct{ json, field, fault string }{
+		{`{"variables": [{"name": "s\u202e", "family": "categorical", "shape": [2]}]}`, "variables[0].name", `"s\u202e" contains a control character (U+202E)`},
+		{`{"variables": [{"name": "s", "family": "categorical", "shape": [2]}], "factors": [{"node": "categorical", "name": "p\u0007", "out": "s", "p": [0.5, 0.5]}]}`,
+			"factors[0].name", `"p\a" contains a control character (U+0007)`},
+	} {
+		_, err := Parse("m.json", []byte(tc.json))
+		var me *Error
+		if !errorsAs(err, &me) || me.Field != tc.field || me.Err.Error() != tc.fault {
+			t.Errorf("got %v, want field %q, fault %q", err, tc.field, tc.fault)
+		}
+	}
+}
+
+// TestParseDataDuplicateKeys: a data line naming a variable twice is
+// refused (before, the last value won); so are data after the object and
+// a null value (before, null was outcome 0).
+func TestParseDataDuplicateKeys(t *testing.T) {
+	for _, tc := range []struct{ line, want string }{
+		{`{"o0": 1, "o1": 2, "o0": 1}`, `d.jsonl:3: duplicate key "o0"`},
+		{`{"o0": 1} ]`, `d.jsonl:3: trailing data after the JSON object`},
+		{`{"o0": null}`, `d.jsonl:3: "o0": want an outcome index or a probability vector`},
+		{`{"o0": [0.5, null, 0.5]}`, `d.jsonl:3: "o0": want an outcome index or a probability vector`},
+		{`{"o0": 1`, `d.jsonl:3: want a JSON object from variable names to observed values: unexpected EOF`},
+		{`{"o0": x}`, `d.jsonl:3: want a JSON object from variable names to observed values: invalid character 'x' looking for beginning of value`},
+		{`[1]`, `d.jsonl:3: want a JSON object from variable names to observed values, got JSON array`},
+	} {
+		_, err := ParseData("d.jsonl:3", []byte(tc.line))
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%s: %v, want %q", tc.line, err, tc.want)
+		}
+	}
+	d, err := ParseData("d.jsonl:3", []byte(`{"o0": 2, "o1": [0.25, 0.75], "o2": []}`))
+	if err != nil || d["o0"].Index != 2 || !slices.Equal(d["o1"].Probs, []float64{0.25, 0.75}) || d["o2"].Probs == nil {
+		t.Errorf("got %v, %v", d, err)
+	}
+}

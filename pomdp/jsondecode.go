@@ -1,0 +1,593 @@
+package pomdp
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// The decoder of POMDP files (docs/formats.md, both formats): readFile
+// walks the text once (after jsonCheck) and keeps what it holds, checking
+// types, keys and names as it goes; spec (load.go) and parseFactorised
+// (loadf.go) then check the shapes and New or NewFactorised the values.
+//
+// Memory: beyond the text, reading keeps 8 bytes per number (each array
+// is allocated once at its final size) and small bookkeeping; New then
+// makes the model's own copies (see Parse).
+
+// fileJSON is a POMDP file as read: the single-factor fields, or the
+// factors and modalities of a factorised file.
+type fileJSON struct {
+	single     pomdpJSON
+	factorised bool // the file has "factors"
+	modalities bool // the file has "modalities"
+	factors    []factorJSON
+	mods       []modalityJSON
+}
+
+// pomdpJSON holds the fields of a single-factor file (nil: absent or
+// null).
+type pomdpJSON struct {
+	A, ConcA                          *jsonTensor // [o][s]
+	B, ConcB                          *jsonTensor // [u][next][prev]
+	C, D, CStates, LogC, LogCS, ConcD *jsonTensor
+
+	Actions, Observations, States []string
+}
+
+// factorJSON is one object of "factors". has lists the keys present (a
+// null B counts: it is an empty B, as before).
+type factorJSON struct {
+	name                     string
+	states, controls         []string
+	B, ConcB                 *jsonTensor
+	hasB, hasCB              bool
+	D, CStates, LogCS, ConcD *jsonTensor
+}
+
+// modalityJSON is one object of "modalities". A and a are read with a
+// free rank: their shape depends on depends_on, which may come after them.
+type modalityJSON struct {
+	name                string
+	outcomes, dependsOn []string
+	A, ConcA            *jsonTensor
+	hasA, hasCA         bool
+	C, LogC             *jsonTensor
+}
+
+// readFile reads the valid JSON text of r, which holds an object.
+func readFile(r *jsonReader) (*fileJSON, error) {
+	f := &fileJSON{}
+	var keys []string // the keys so far
+	valueAt := 0      // where the value of the last key starts
+	seen := map[string]bool{}
+	single, fact := false, false // a key of either format seen
+	err := r.object(func(key string, _ int) error {
+		keys = append(keys, key)
+		valueAt = jsonSpace(r.data, r.pos)
+		isFact := key == "factors" || key == "modalities"
+		if !knownKeys[key] && !isFact || isFact && single || !isFact && fact {
+			return errUnknownKey
+		}
+		if seen[key] {
+			return fmt.Errorf("duplicate key %s", quote(key))
+		}
+		seen[key] = true
+		single, fact = single || !isFact, fact || isFact
+		s := &f.single
+		var err error
+		switch key {
+		case "A":
+			s.A, err = readVector(r, key, 2)
+		case "a":
+			s.ConcA, err = readVector(r, key, 2)
+		case "B":
+			s.B, err = readVector(r, key, 3)
+		case "b":
+			s.ConcB, err = readVector(r, key, 3)
+		case "C":
+			s.C, err = readVector(r, key, 1)
+		case "D":
+			s.D, err = readVector(r, key, 1)
+		case "C_states":
+			s.CStates, err = readVector(r, key, 1)
+		case "log_C":
+			s.LogC, err = readVector(r, key, 1)
+		case "log_C_states":
+			s.LogCS, err = readVector(r, key, 1)
+		case "d":
+			s.ConcD, err = readVector(r, key, 1)
+		case "actions":
+			s.Actions, err = readNames(r, key, true)
+		case "observations":
+			s.Observations, err = readNames(r, key, true)
+		case "states":
+			s.States, err = readNames(r, key, true)
+		case "factors":
+			f.factorised = true
+			err = readObjects(r, key, func(i int) error {
+				fj, err := readFactor(r, i)
+				f.factors = append(f.factors, fj)
+				return err
+			})
+		case "modalities":
+			f.modalities = true
+			err = readObjects(r, key, func(i int) error {
+				mj, err := readModality(r, i)
+				f.mods = append(f.mods, mj)
+				return err
+			})
+		}
+		return err
+	})
+	if err == nil && f.modalities != f.factorised {
+		err = errUnknownKey // one of the two is missing
+	}
+	if err != nil {
+		if valueAt > 0 && len(keys) > 0 {
+			// The keys after the value at fault, which is skipped.
+			keys = append(keys, keysAfter(r.data, jsonSkip(r.data, valueAt))...)
+		}
+		if kerr := topKeysError(keys); kerr != nil {
+			return nil, kerr
+		}
+		return nil, err
+	}
+	return f, nil
+}
+
+// keysAfter returns the keys of the rest of an object, from offset i just
+// after one of its values.
+func keysAfter(data []byte, i int) []string {
+	var keys []string
+	r := &jsonReader{data: data, pos: i}
+	for r.peek() == ',' {
+		r.pos++
+		r.peek()
+		keys = append(keys, r.str())
+		if r.peek() != ':' {
+			break
+		}
+		r.pos++
+		r.skip()
+	}
+	return keys
+}
+
+// topKeysError is the error for the keys of the top-level object, nil when
+// they are fine: a key unknown to both formats, keys of both formats,
+// modalities without factors or factors without modalities, a key given
+// twice. It names the first such key in sorted order, and comes before any
+// other fault of the file, as when the keys were all read first.
+func topKeysError(keys []string) error {
+	if slices.Contains(keys, "factors") {
+		if err := unknownKey("", keys, topKeys); err != nil {
+			return fmt.Errorf("%w; a factorised file has only factors and modalities", err)
+		}
+		if !slices.Contains(keys, "modalities") {
+			return errors.New("modalities: missing")
+		}
+		return duplicateKey("", keys)
+	}
+	if slices.Contains(keys, "modalities") {
+		return errors.New("factors: missing (a file with modalities lists its factors)")
+	}
+	var unknown []string
+	for _, k := range keys {
+		if !knownKeys[k] {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) == 0 {
+		return duplicateKey("", keys)
+	}
+	sort.Strings(unknown)
+	return fmt.Errorf("unknown field %s (known: A, B, C, D, C_states, log_C, log_C_states, a, b, d, actions, observations, states; or factors and modalities)", quote(unknown[0]))
+}
+
+// duplicateKey is the error for the first key of keys that repeats an
+// earlier one (nil when none), prefixed with where. A fault in the value
+// of a key given twice is reported as the duplicate: the user who fixes
+// the second value would otherwise see no change.
+func duplicateKey(where string, keys []string) error {
+	seen := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		if seen[k] {
+			return fmt.Errorf("%sduplicate key %s", where, quote(k))
+		}
+		seen[k] = true
+	}
+	return nil
+}
+
+// unknownKey is the error for the first key of keys, in sorted order,
+// outside known (nil when none), prefixed with where.
+func unknownKey(where string, keys, known []string) error {
+	var unknown []string
+	for _, k := range keys {
+		if !slices.Contains(known, k) {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	sort.Strings(unknown)
+	return fmt.Errorf("%sunknown field %s (known: %s)", where, quote(unknown[0]), strings.Join(known, ", "))
+}
+
+// readVector reads the nested array of numbers of field with the given
+// rank (1 for a vector); null is nil, as an absent field. A value of
+// another type is refused at its first token, named as encoding/json
+// names it: "A: cannot use JSON number as []float64 (at A[0])".
+func readVector(r *jsonReader, field string, rank int) (*jsonTensor, error) {
+	t := r.readTensor(rank)
+	if t.null {
+		return nil, nil
+	}
+	if f := t.fault; f != nil {
+		lit := jsonKindAt(t.src, f.off)
+		if lit == "null" && len(f.path) == 1 && strings.HasPrefix(field, "log_C") {
+			// It would have been 0 to encoding/json; the user probably
+			// meant -Inf.
+			return nil, fmt.Errorf("%s[%d]: null, want a number (JSON has no -Inf: write a very negative log-preference such as -1e6, or use C with a 0)", field, f.path[0])
+		}
+		if f.kind == tensorRange {
+			lit = "number " + string(r.text(f.off))
+		}
+		at := ""
+		if len(f.path) > 0 {
+			at = fmt.Sprintf(" (at %s%s)", field, jsonIndices(f.path))
+		}
+		return nil, fmt.Errorf("%s: cannot use JSON %s as %sfloat64%s", field, shorten(lit), strings.Repeat("[]", rank-len(f.path)), at)
+	}
+	return t, nil
+}
+
+// readNames reads an array of names (null is nil). Each must be a string
+// fit to print (nameFault); check is false for references to names
+// (depends_on), which must match a checked name anyway.
+func readNames(r *jsonReader, field string, check bool) ([]string, error) {
+	switch c := r.peek(); c {
+	case 'n':
+		r.skip()
+		return nil, nil
+	case '[':
+	default:
+		kind := r.kind()
+		r.skip()
+		return nil, fmt.Errorf("%s: cannot use JSON %s as []string", field, kind)
+	}
+	names := []string{}
+	err := r.array(func(i int) error {
+		if r.peek() != '"' {
+			return fmt.Errorf("%s: cannot use JSON %s as string (at %s[%d])", field, r.kind(), field, i)
+		}
+		s := r.str()
+		if fault := nameFault(s); fault != "" && check {
+			return fmt.Errorf("%s[%d]: %s %s", field, i, quote(s), fault)
+		}
+		names = append(names, s)
+		return nil
+	})
+	return names, err
+}
+
+// readObjects reads the array of objects of field ("factors",
+// "modalities"), calling f with the reader at each object.
+func readObjects(r *jsonReader, field string, f func(i int) error) error {
+	if c := r.peek(); c != '[' {
+		if c == 'n' {
+			r.skip()
+			return nil
+		}
+		return fmt.Errorf("%s: want an array of objects, got JSON %s", field, r.kind())
+	}
+	return r.array(func(i int) error {
+		switch c := r.peek(); c {
+		case '{':
+			return f(i)
+		case 'n':
+			return fmt.Errorf("%s[%d]: null, want an object", field, i)
+		default:
+			return fmt.Errorf("%s: want an array of objects, got JSON %s (at %s[%d])", field, r.kind(), field, i)
+		}
+	})
+}
+
+// objectError completes an error met in the i-th object of field
+// (reading kind's keys, known) that starts at start: it names the object
+// by its name when the object has a fit one (`factor "location": `),
+// otherwise by its index (`factors[1]: `). As when the keys were all read
+// first, a faulty name comes before an unknown key, which comes before a
+// duplicate key, which comes before err.
+func objectError(data []byte, start int, field, kind string, i int, known []string, err error) error {
+	where := fmt.Sprintf("%s[%d]: ", field, i)
+	var keys []string
+	var nameErr error
+	r := &jsonReader{data: data, pos: start}
+	_ = r.object(func(key string, _ int) error {
+		keys = append(keys, key)
+		if key != "name" || len(keys) > 1 && slices.Contains(keys[:len(keys)-1], "name") {
+			r.skip()
+			return nil
+		}
+		switch c := r.peek(); c {
+		case '"':
+			name := r.str()
+			if fault := nameFault(name); fault != "" {
+				nameErr = fmt.Errorf("%sname: %s %s", where, quote(name), fault)
+			} else if name != "" {
+				where = fmt.Sprintf("%s %s: ", kind, quote(name))
+			}
+		case 'n':
+			r.skip()
+		default:
+			nameErr = fmt.Errorf("%sname: cannot use JSON %s as string", where, r.kind())
+			r.skip()
+		}
+		return nil
+	})
+	names := 0
+	for _, k := range keys {
+		if k == "name" {
+			names++
+		}
+	}
+	if names > 1 { // which name is meant is not known
+		return fmt.Errorf("%s[%d]: duplicate key \"name\"", field, i)
+	}
+	if nameErr != nil {
+		return nameErr
+	}
+	if uerr := unknownKey(where, keys, known); uerr != nil {
+		return uerr
+	}
+	if derr := duplicateKey(where, keys); derr != nil {
+		return derr
+	}
+	return fmt.Errorf("%s%w", where, err)
+}
+
+// errUnknownKey marks an unknown key, which objectError names.
+var errUnknownKey = errors.New("unknown key")
+
+// readObject reads the object at r (the i-th of field) with the keys
+// known, calling f with each key and the reader at its value; a duplicate
+// or unknown key is an error. Errors are completed by objectError.
+func readObject(r *jsonReader, field, kind string, i int, known []string, f func(key string) error) error {
+	start := jsonSpace(r.data, r.pos)
+	var seen []string
+	err := r.object(func(key string, _ int) error {
+		if !slices.Contains(known, key) {
+			return errUnknownKey
+		}
+		if slices.Contains(seen, key) {
+			return fmt.Errorf("duplicate key %s", quote(key))
+		}
+		seen = append(seen, key)
+		return f(key)
+	})
+	if err != nil {
+		return objectError(r.data, start, field, kind, i, known, err)
+	}
+	return nil
+}
+
+// readName reads an optional name (null is "").
+func readName(r *jsonReader) (string, error) {
+	switch r.peek() {
+	case '"':
+		name := r.str()
+		if fault := nameFault(name); fault != "" {
+			return "", fmt.Errorf("name: %s %s", quote(name), fault)
+		}
+		return name, nil
+	case 'n':
+		r.skip()
+		return "", nil
+	}
+	return "", fmt.Errorf("name: cannot use JSON %s as string", r.kind())
+}
+
+func readFactor(r *jsonReader, i int) (factorJSON, error) {
+	var f factorJSON
+	err := readObject(r, "factors", "factor", i, factorKeys, func(key string) error {
+		var err error
+		switch key {
+		case "name":
+			f.name, err = readName(r)
+		case "states":
+			f.states, err = readNames(r, key, true)
+		case "controls":
+			f.controls, err = readNames(r, key, true)
+		case "B":
+			f.hasB = true
+			f.B, err = readVector(r, key, 3)
+		case "b":
+			f.hasCB = true
+			f.ConcB, err = readVector(r, key, 3)
+		case "D":
+			f.D, err = readVector(r, key, 1)
+		case "C_states":
+			f.CStates, err = readVector(r, key, 1)
+		case "log_C_states":
+			f.LogCS, err = readVector(r, key, 1)
+		case "d":
+			f.ConcD, err = readVector(r, key, 1)
+		}
+		return err
+	})
+	return f, err
+}
+
+func readModality(r *jsonReader, i int) (modalityJSON, error) {
+	var md modalityJSON
+	err := readObject(r, "modalities", "modality", i, modalityKeys, func(key string) error {
+		var err error
+		switch key {
+		case "name":
+			md.name, err = readName(r)
+		case "outcomes":
+			md.outcomes, err = readNames(r, key, true)
+		case "depends_on":
+			md.dependsOn, err = readNames(r, key, false)
+		case "A":
+			md.hasA = true
+			md.A = r.readTensor(-1) // checked against depends_on later (tensorFit)
+		case "a":
+			md.hasCA = true
+			md.ConcA = r.readTensor(-1)
+		case "C":
+			md.C, err = readVector(r, key, 1)
+		case "log_C":
+			md.LogC, err = readVector(r, key, 1)
+		}
+		return err
+	})
+	return md, err
+}
+
+// syntaxError is the error for a text that jsonCheck refused: that of
+// encoding/json (same offset and wording), after the path of the value it
+// is in ("A[0][1]: invalid JSON at byte 14: ...").
+func syntaxError(data []byte, off int) error {
+	var se *json.SyntaxError
+	var v struct{}
+	if err := json.Unmarshal(data, &v); !errors.As(err, &se) {
+		// Not reached: jsonCheck accepts what encoding/json accepts.
+		return fmt.Errorf("invalid JSON at byte %d", off+1)
+	}
+	at := ""
+	if p := jsonPathAt(data, se.Offset-1); p != "" {
+		at = p + ": "
+	}
+	hint := ""
+	if k := se.Offset - 1; k >= 0 && k < int64(len(data)) && (data[k] == 'N' || data[k] == 'I') {
+		hint = " (JSON has no NaN or Infinity)"
+	}
+	return fmt.Errorf("%sinvalid JSON at byte %d: %v%s", at, se.Offset, se, hint)
+}
+
+// jsonMaxPathDepth is the number of levels jsonPathAt spells out.
+const jsonMaxPathDepth = 8
+
+// jsonPathAt returns the path (e.g. "A[0][1]" or "B[1]") of the JSON value
+// being read at byte offset end of data, which holds valid JSON up to
+// there, or "" at the top level. Keys are cut to 40 bytes and paths to 8
+// levels, so that the path stays short.
+func jsonPathAt(data []byte, end int64) string {
+	type frame struct {
+		obj     bool
+		key     string
+		n       int // array: values completed so far
+		wantKey bool
+	}
+	var stack []frame
+	done := func() { // a value completed in the innermost container
+		if len(stack) == 0 {
+			return
+		}
+		f := &stack[len(stack)-1]
+		if f.obj {
+			f.wantKey = true
+		} else {
+			f.n++
+		}
+	}
+	if end < 0 || end > int64(len(data)) {
+		return ""
+	}
+	d := data[:end]
+	for i := jsonSpace(d, 0); i < len(d); i = jsonSpace(d, i) {
+		switch c := d[i]; c {
+		case '{':
+			stack = append(stack, frame{obj: true, wantKey: true})
+			i++
+		case '[':
+			stack = append(stack, frame{})
+			i++
+		case '}', ']':
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+			done()
+			i++
+		case ',', ':':
+			i++
+		case '"':
+			j, f := jsonCheckString(d, i)
+			if f != jsonValid {
+				i = len(d) // an unfinished string is no token
+				continue
+			}
+			if f := len(stack) - 1; f >= 0 && stack[f].obj && stack[f].wantKey {
+				r := &jsonReader{data: d, pos: i}
+				stack[f].key, stack[f].wantKey = r.str(), false
+			} else {
+				done()
+			}
+			i = j
+		default:
+			var f jsonFault
+			j := jsonWordEnd(d, i)
+			switch c {
+			case 't':
+				_, f = jsonCheckWord(d, i, "true")
+			case 'f':
+				_, f = jsonCheckWord(d, i, "false")
+			case 'n':
+				_, f = jsonCheckWord(d, i, "null")
+			default:
+				var k int
+				k, f = jsonCheckNumber(d, i)
+				if f == jsonValid && k != j {
+					f = jsonBadByte
+				}
+			}
+			if f == jsonValid {
+				done()
+			}
+			i = j
+		}
+	}
+	var b strings.Builder
+	for depth, f := range stack {
+		if depth == jsonMaxPathDepth {
+			// JSON nests up to 10,000 levels: name the first few and
+			// count the rest, so that the error stays one short line.
+			fmt.Fprintf(&b, "...(%d levels deep)", len(stack))
+			break
+		}
+		switch {
+		case f.obj && f.wantKey:
+			return b.String()
+		case f.obj:
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(shorten(f.key))
+		default:
+			fmt.Fprintf(&b, "[%d]", f.n)
+		}
+	}
+	return b.String()
+}
+
+// text returns the text of the value at offset i.
+func (r *jsonReader) text(i int) []byte {
+	i = jsonSpace(r.data, i)
+	return r.data[i:jsonSkip(r.data, i)]
+}
+
+// n returns the length of the tensor's outer array (0 for null or a
+// number).
+func (t *jsonTensor) n() int {
+	if t == nil || len(t.first) == 0 || t.first[0] == nil {
+		return 0
+	}
+	return t.first[0].n
+}

@@ -1,0 +1,712 @@
+package pomdp
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	modelfile "github.com/arbor-ai/arbor/model"
+)
+
+// jsonSeeds are the JSON files of the repository that start the fuzzers
+// below (POMDP files of both formats and model files) and texts near the
+// edges of the syntax.
+func jsonSeeds(f *testing.F) [][]byte {
+	var out [][]byte
+	var paths []string
+	for _, pat := range []string{"testdata/*.json", "../examples/pomdp/*.json", "../cmd/arbor/testdata/models/*.json", "../examples/models/*.json"} {
+		ps, _ := filepath.Glob(pat)
+		paths = append(paths, ps...)
+	}
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		out = append(out, data)
+	}
+	for _, s := range []string{``, ` `, `[`, `{"A": [[0.5, N`, `[1, 2]x`, `{"a":1}}`, `"\u12"`, `"\ud800"`, `-`, `1.`, `1e`, `01`, `-0.0e+1`, `[1,]`, `{"a":}`, `tru`, `nul`, "\"\x01\"", strings.Repeat("[", 10001), strings.Repeat("[", 10000) + strings.Repeat("]", 10000)} {
+		out = append(out, []byte(s))
+	}
+	return out
+}
+
+// FuzzJSONCheck: jsonCheck accepts exactly what encoding/json accepts and
+// finds a fault where encoding/json's syntax error is (its Offset counts
+// the byte at fault).
+func FuzzJSONCheck(f *testing.F) {
+	for _, s := range jsonSeeds(f) {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fault, off := jsonCheck(data)
+		var v struct{}
+		err := json.Unmarshal(data, &v)
+		var se *json.SyntaxError
+		isSyntax := errors.As(err, &se)
+		if (fault == jsonValid) == isSyntax {
+			t.Fatalf("jsonCheck: %d at %d; encoding/json: %v", fault, off, err)
+		}
+		switch fault {
+		case jsonEmpty, jsonTruncated:
+			// A number or word cut at the end is "invalid character ' '"
+			// to encoding/json, at the end too.
+			if off != len(data) || se.Offset != int64(len(data)) && se.Error() != "unexpected end of JSON input" {
+				t.Fatalf("jsonCheck: %d at %d; encoding/json: %v at %d", fault, off, se, se.Offset)
+			}
+		case jsonBadByte, jsonTrailing:
+			if se.Offset != int64(off)+1 || (fault == jsonTrailing) != strings.HasSuffix(se.Error(), "after top-level value") {
+				t.Fatalf("jsonCheck: %d at %d; encoding/json: %v at %d", fault, off, se, se.Offset)
+			}
+		}
+		if fault != jsonValid {
+			return
+		}
+		// Skipping and counting agree with encoding/json's view of the
+		// value.
+		i := jsonSpace(data, 0)
+		if end := jsonSpace(data, jsonSkip(data, i)); end != len(data) {
+			t.Fatalf("jsonSkip ends at %d of %d", end, len(data))
+		}
+		want := 0
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.UseNumber()
+		for {
+			tok, err := dec.Token()
+			if err != nil {
+				break
+			}
+			if _, ok := tok.(json.Number); ok {
+				want++
+			}
+		}
+		if got := jsonCountNumbers(data, i); got != want {
+			t.Fatalf("jsonCountNumbers = %d, want %d", got, want)
+		}
+	})
+}
+
+func TestJSONCheck(t *testing.T) {
+	for _, tc := range []struct {
+		data  string
+		fault jsonFault
+		off   int
+	}{
+		{`{"A": [[1, 2], [3]]}`, jsonValid, 20},
+		{"  \n", jsonEmpty, 3},
+		{`{"A": [1, 2`, jsonTruncated, 11},
+		{`{"A": 1} {}`, jsonTrailing, 9},
+		{`{"A": [1, 2,]}`, jsonBadByte, 12},
+		{`{"A": [0.5, NaN]}`, jsonBadByte, 12},
+		{`{"A": 01}`, jsonBadByte, 7},
+		{`[1e]`, jsonBadByte, 3},
+		{"[\"a\tb\"]", jsonBadByte, 3},
+		{`["\x"]`, jsonBadByte, 3},
+		{strings.Repeat("[", 10000) + strings.Repeat("]", 10000), jsonValid, 20000},
+		{strings.Repeat("[", 10001), jsonBadByte, 10000},
+	} {
+		fault, off := jsonCheck([]byte(tc.data))
+		if fault != tc.fault || off != tc.off {
+			t.Errorf("jsonCheck(%.40q) = %d at %d, want %d at %d", tc.data, fault, off, tc.fault, tc.off)
+		}
+	}
+}
+
+// oldTensor is how Parse read a modality's A before the streaming reader
+// (with encoding/json), except that null is no longer taken for 0: the
+// reference for tensorFit.
+func oldTensor(field string, raw json.RawMessage, shape []int, deps []string) ([]float64, error) {
+	var out []float64
+	var walk func(path string, raw json.RawMessage, depth int) error
+	walk = func(path string, raw json.RawMessage, depth int) error {
+		if depth == len(shape) {
+			var v float64
+			if err := json.Unmarshal(raw, &v); err != nil || string(bytes.TrimSpace(raw)) == "null" {
+				return fmt.Errorf("%s: want a number, got %s", path, shorten(strings.TrimSpace(string(raw))))
+			}
+			out = append(out, v)
+			return nil
+		}
+		var xs []json.RawMessage
+		if err := json.Unmarshal(raw, &xs); err != nil || xs == nil {
+			return fmt.Errorf("%s: want an array (%s is indexed [outcome]%s), got %s", path, field, axesText(deps), shorten(strings.TrimSpace(string(raw))))
+		}
+		if shape[depth] < 0 {
+			if len(xs) == 0 {
+				return fmt.Errorf("%s: empty", path)
+			}
+			shape[depth] = len(xs)
+		}
+		if len(xs) != shape[depth] {
+			what := "outcomes"
+			if depth > 0 {
+				what = "states of " + quote(deps[depth-1])
+			}
+			return fmt.Errorf("%s: %d entries, want %d (%s; %s is indexed [outcome]%s)", path, len(xs), shape[depth], what, field, axesText(deps))
+		}
+		for i, x := range xs {
+			if err := walk(fmt.Sprintf("%s[%d]", path, i), x, depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := walk(field, raw, 0); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// FuzzTensorFit: a modality's A read in one pass and checked against its
+// shape afterwards (readTensor, tensorFit) gives the numbers or the error
+// of a walk of the decoded tree against the shape (oldTensor), whatever the
+// text.
+func FuzzTensorFit(f *testing.F) {
+	for _, s := range jsonSeeds(f) {
+		f.Add(s, uint8(1), uint8(2), uint8(2), int8(-1))
+	}
+	f.Add([]byte(`[[1, 0], [0, [1]]]`), uint8(2), uint8(2), uint8(2), int8(-1))
+	f.Add([]byte(`[[1, 0, 0], [0, 1]]`), uint8(1), uint8(3), uint8(2), int8(-1))
+	f.Add([]byte(`[[[1, 0], [0, 1]], [[0, 1], "x"]]`), uint8(2), uint8(2), uint8(2), int8(2))
+	f.Add([]byte(`[[], [1]]`), uint8(1), uint8(1), uint8(1), int8(-1))
+	f.Fuzz(func(t *testing.T, data []byte, rank, n1, n2 uint8, n0 int8) {
+		if fault, _ := jsonCheck(data); fault != jsonValid {
+			return
+		}
+		deps := []string{"f1", "f2", "f3"}[:rank%4]
+		shape := []int{max(int(n0), -1)}
+		for i := range deps {
+			shape = append(shape, 1+int([]uint8{n1, n2, n1 ^ n2}[i]%4))
+		}
+		want, wantErr := oldTensor("A", data, slices.Clone(shape), deps)
+		r := &jsonReader{data: data}
+		got, err := tensorFit("A", r.readTensor(-1), slices.Clone(shape), deps)
+		if fmt.Sprint(err) != fmt.Sprint(wantErr) || !slices.Equal(got, want) {
+			t.Fatalf("shape %v: got %v, %v; want %v, %v", shape, got, err, want, wantErr)
+		}
+		if err == nil && jsonSpace(data, r.pos) != len(data) {
+			t.Fatalf("reader at %d of %d after the tensor", r.pos, len(data))
+		}
+	})
+}
+
+// oldMatrixShape is the shape check of a matrix decoded by encoding/json:
+// the reference for matrixShape and matricesShape.
+func oldMatrixShape(field string, x [][]float64, why string, rows, cols int) error {
+	if len(x) == 0 {
+		return fmt.Errorf("%s: empty", field)
+	}
+	if rows >= 0 && len(x) != rows {
+		return fmt.Errorf("%s: %d rows, want %d (%s)", field, len(x), rows, why)
+	}
+	if cols < 0 {
+		cols = len(x[0])
+		if cols == 0 {
+			return fmt.Errorf("%s: row 0 is empty", field)
+		}
+		why = "length of row 0"
+	}
+	for i, row := range x {
+		if len(row) != cols {
+			return fmt.Errorf("%s: row %d has %d entries, want %d (%s)", field, i, len(row), cols, why)
+		}
+	}
+	return nil
+}
+
+// FuzzMatrixShape: a matrix or a list of matrices read flat with a fixed
+// rank (readVector) gives the shape errors and the numbers of the nested
+// slices encoding/json decodes; its type errors are those of encoding/json
+// (with the index added), at the same place, and null is refused.
+func FuzzMatrixShape(f *testing.F) {
+	for _, s := range jsonSeeds(f) {
+		f.Add(s, false, int8(-1))
+	}
+	f.Add([]byte(`[[[1, 0], [0, 1]], [[0, 1], [1]]]`), true, int8(2))
+	f.Add([]byte(`[[1, 0], [0, 1, 2]]`), false, int8(-1))
+	f.Add([]byte(`[[], [1]]`), false, int8(-1))
+	f.Add([]byte(`[[[1]], [], [[1, 2]]]`), true, int8(1))
+	f.Fuzz(func(t *testing.T, data []byte, three bool, ns int8) {
+		if fault, _ := jsonCheck(data); fault != jsonValid {
+			return
+		}
+		rank := 2
+		if three {
+			rank = 3
+		}
+		r := &jsonReader{data: data}
+		tt, err := readVector(r, "B", rank)
+		var old2 [][]float64
+		var old3 [][][]float64
+		var oldErr error
+		if three {
+			oldErr = json.Unmarshal(data, &old3)
+		} else {
+			oldErr = json.Unmarshal(data, &old2)
+		}
+		if oldErr != nil {
+			var te *json.UnmarshalTypeError
+			if !errors.As(oldErr, &te) {
+				t.Fatalf("encoding/json: %v", oldErr)
+			}
+			want := fmt.Sprintf("B: cannot use JSON %s as %v", shorten(te.Value), te.Type)
+			if err == nil || !strings.HasPrefix(err.Error(), want) {
+				t.Fatalf("got %v, want %q", err, want)
+			}
+			return
+		}
+		if err != nil {
+			if !bytes.Contains(data, []byte("null")) || !strings.Contains(err.Error(), "JSON null") {
+				t.Fatalf("got %v, encoding/json decodes it", err)
+			}
+			return
+		}
+		if tt == nil { // null
+			if old2 != nil || old3 != nil {
+				t.Fatal("nil tensor for a non-null value")
+			}
+			return
+		}
+		if !three {
+			for _, c := range [][2]int{{-1, -1}, {len(old2), int(ns)}} {
+				got := matrixShape("B", tt, "why", c[0], c[1])
+				want := oldMatrixShape("B", old2, "why", c[0], c[1])
+				if fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Fatalf("matrixShape(%v): %v, want %v", c, got, want)
+				}
+				if got == nil && !slices.Equal(tt.values(), slices.Concat(old2...)) {
+					t.Fatal("numbers differ")
+				}
+			}
+			return
+		}
+		var want error
+		var flat []float64
+		for u, bu := range old3 {
+			if want = oldMatrixShape(fmt.Sprintf("B[%d]", u), bu, "why", int(ns), int(ns)); want != nil {
+				break
+			}
+			flat = append(flat, slices.Concat(bu...)...)
+		}
+		got := matricesShape("B", tt, "why", int(ns))
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("matricesShape(%d): %v, want %v", ns, got, want)
+		}
+		if got == nil && len(flat) > 0 && !slices.Equal(tt.values(), flat) {
+			t.Fatal("numbers differ")
+		}
+	})
+}
+
+// pathByTokens is the path of the value at byte end found with
+// encoding/json's tokens, the reference for jsonPathAt (numbers as
+// json.Number: as float64, one out of range would end the tokens early).
+func pathByTokens(data []byte, end int64) string {
+	type frame struct {
+		obj     bool
+		key     string
+		n       int
+		wantKey bool
+	}
+	var stack []frame
+	done := func() {
+		if len(stack) == 0 {
+			return
+		}
+		f := &stack[len(stack)-1]
+		if f.obj {
+			f.wantKey = true
+		} else {
+			f.n++
+		}
+	}
+	if end < 0 || end > int64(len(data)) {
+		return ""
+	}
+	dec := json.NewDecoder(bytes.NewReader(data[:end]))
+	dec.UseNumber()
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			break
+		}
+		switch v := tok.(type) {
+		case json.Delim:
+			switch v {
+			case '{':
+				stack = append(stack, frame{obj: true, wantKey: true})
+			case '[':
+				stack = append(stack, frame{})
+			default:
+				stack = stack[:len(stack)-1]
+				done()
+			}
+		case string:
+			if f := len(stack) - 1; f >= 0 && stack[f].obj && stack[f].wantKey {
+				stack[f].key, stack[f].wantKey = v, false
+				continue
+			}
+			done()
+		default:
+			done()
+		}
+	}
+	var b strings.Builder
+	for depth, f := range stack {
+		if depth == jsonMaxPathDepth {
+			fmt.Fprintf(&b, "...(%d levels deep)", len(stack))
+			break
+		}
+		switch {
+		case f.obj && f.wantKey:
+			return b.String()
+		case f.obj:
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(shorten(f.key))
+		default:
+			fmt.Fprintf(&b, "[%d]", f.n)
+		}
+	}
+	return b.String()
+}
+
+func TestJSONPathAt(t *testing.T) {
+	for _, tc := range []struct{ data, want string }{
+		{`{"A": [[0.5, N`, "A[0][1]"},
+		{`{"A": [[1]], "B": [[[1]], [[0.5, I`, "B[1][0][1]"},
+		{`{"A": [[1], [2]], "x": {"y": [1, 2, }`, "x.y[2]"},
+		{`{"A": [1], `, ""},
+		{`{"A": `, "A"},
+		{``, ""},
+		{strings.Repeat("[", 20), "[0][0][0][0][0][0][0][0]...(19 levels deep)"},
+	} {
+		if got := jsonPathAt([]byte(tc.data), int64(len(tc.data))-1); got != tc.want {
+			t.Errorf("jsonPathAt(%q) = %q, want %q", tc.data, got, tc.want)
+		}
+	}
+}
+
+// FuzzJSONPathAt: the path of a syntax error is the one encoding/json's
+// tokens give, at any offset.
+func FuzzJSONPathAt(f *testing.F) {
+	for _, s := range jsonSeeds(f) {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var v struct{}
+		var se *json.SyntaxError
+		ends := []int64{-1, 0, int64(len(data) / 2), int64(len(data))}
+		if errors.As(json.Unmarshal(data, &v), &se) {
+			ends = append(ends, se.Offset-1)
+		}
+		for _, end := range ends {
+			if end >= 0 && end <= int64(len(data)) {
+				if f, _ := jsonCheck(data[:end]); f != jsonValid && f != jsonTruncated && f != jsonEmpty {
+					continue // the path is asked for valid text only
+				}
+			}
+			if got, want := jsonPathAt(data, end), pathByTokens(data, end); got != want {
+				t.Fatalf("jsonPathAt(%q, %d) = %q, want %q", data, end, got, want)
+			}
+		}
+	})
+}
+
+func TestParseSyntaxErrorPath(t *testing.T) {
+	_, err := Parse([]byte(`{"A": [[0.5, NaN], [0.5, 0.5]]}`))
+	want := "A[0][1]: invalid JSON at byte 14: invalid character 'N' looking for beginning of value (JSON has no NaN or Infinity)"
+	if err == nil || err.Error() != want {
+		t.Errorf("error %v, want %q", err, want)
+	}
+}
+
+// TestParseDuplicateKeys: a key given twice is refused, at the top and in
+// a factor or modality (named as its other faults are), even when the
+// values agree; so is a repeated key whose first value is faulty.
+func TestParseDuplicateKeys(t *testing.T) {
+	fact, err := os.ReadFile("testdata/factorised-tmaze.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dupIn := func(obj, key, value string) []byte { // the key again at the start of the object obj
+		i := bytes.Index(fact, []byte(obj))
+		if i < 0 {
+			t.Fatalf("no %s in the file", obj)
+		}
+		j := bytes.LastIndexByte(fact[:i], '{') + 1
+		return slices.Concat(fact[:j], []byte(`"`+key+`": `+value+`, `), fact[j:])
+	}
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"top", []byte(model(okA, okB, okC, okD, okD)), `duplicate key "D"`},
+		{"top, faulty first", []byte(model(`"A": "x"`, okA, okB, okC, okD)), `duplicate key "A"`},
+		{"names", []byte(model(okA, okB, okC, okD, `"states": ["x", "y", "z"]`, `"states": ["x", "y", "z"]`)), `duplicate key "states"`},
+		{"factorised top", append([]byte(`{"modalities": [], `), fact[1:]...), `duplicate key "modalities"`},
+		{"factor", dupIn(`"name": "location"`, "D", "[1, 0, 0, 0]"), `factor "location": duplicate key "D"`},
+		{"factor name", dupIn(`"name": "location"`, "name", `"x"`), `factors[0]: duplicate key "name"`},
+		{"factor, faulty first", dupIn(`"name": "location"`, "B", `1`), `factor "location": duplicate key "B"`},
+		{"modality", dupIn(`"name": "reward"`, "A", "[]"), `modality "reward": duplicate key "A"`},
+	} {
+		_, err := Parse(tc.data)
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// TestParseNames: a name with a control character or a bidirectional
+// override, in any name field, is refused naming the field and the
+// character (quoted, so the error itself prints safely).
+func TestParseNames(t *testing.T) {
+	fact, err := os.ReadFile("testdata/factorised-tmaze.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	replace := func(old, new string) []byte {
+		if !bytes.Contains(fact, []byte(old)) {
+			t.Fatalf("no %s in the file", old)
+		}
+		return bytes.Replace(fact, []byte(old), []byte(new), 1)
+	}
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"state", []byte(model(okA, okB, okC, okD, `"states": ["x", "y\u202ez", "z"]`)), `states[1]: "y\u202ez" contains a control character (U+202E)`},
+		{"action", []byte(model(okA, okB, okC, okD, `"actions": ["a\nb", "c"]`)), `actions[0]: "a\nb" contains a control character (U+000A)`},
+		{"observation", []byte(model(okA, okB, okC, okD, `"observations": ["o", "\u001b[31mred"]`)), `observations[1]: "\x1b[31mred" contains a control character (U+001B)`},
+		{"isolate", []byte(model(okA, okB, okC, okD, `"observations": ["o", "p\u2066"]`)), `observations[1]: "p\u2066" contains a control character (U+2066)`},
+		{"factor", replace(`"name": "location"`, `"name": "loc\u202eation"`), `factors[0]: name: "loc\u202eation" contains a control character (U+202E)`},
+		{"factor state", replace(`"cue", "left"`, `"cue\u0085", "left"`), `factor "location": states[1]: "cue\u0085" contains a control character (U+0085)`},
+		{"control", replace(`"go-cue"`, `"go\u200f-cue"`), `factor "location": controls[1]: "go\u200f-cue" contains a control character (U+200F)`},
+		{"modality", replace(`"name": "reward"`, `"name": "re\rward"`), `modalities[2]: name: "re\rward" contains a control character (U+000D)`},
+		{"outcome", replace(`"none", "reward"`, `"none", "rew\u2028ard"`), `modality "reward": outcomes[1]: "rew\u2028ard" contains a control character (U+2028)`},
+	} {
+		_, err := Parse(tc.data)
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	// Printable names in any script, emoji joiners included, are fine.
+	if _, err := Parse([]byte(model(okA, okB, okC, okD, `"states": ["רחוב", "街", "👩‍💻"]`))); err != nil {
+		t.Errorf("printable names: %v", err)
+	}
+}
+
+// TestNameRuleAsModel: POMDP files and model files refuse the same names,
+// for every rune that is refused and a few that are not.
+func TestNameRuleAsModel(t *testing.T) {
+	runes := []rune{0, 7, '\n', 0x1b, 0x7f, 0x85, 0x9f, 0x61c, 0x200e, 0x200f, 0x202a, 0x202e, 0x2066, 0x2069, 0x2028, 0x2029,
+		'a', 0xa0, 0x200b, 0x200d, 0x2060, 0xfeff, 0xfffd, 0x1f600}
+	for _, r := range runes {
+		name := "s" + string(r)
+		quoted, _ := json.Marshal(name)
+		_, perr := Parse([]byte(model(okA, okB, okC, okD, `"states": [`+string(quoted)+`, "y", "z"]`)))
+		_, merr := modelfile.Parse("m.json", []byte(`{"variables": [{"name": `+string(quoted)+`, "family": "categorical", "shape": [2]}]}`))
+		if (perr == nil) != (merr == nil) || (perr == nil) != (nameFault(name) == "") {
+			t.Errorf("U+%04X: pomdp %v, model %v, nameFault %q", r, perr, merr, nameFault(name))
+		}
+	}
+}
+
+// parseCost runs parse with the collector off and returns the bytes it
+// allocated (with nothing freed, a bound on its peak heap), those still
+// held by its result, and its time.
+func parseCost(parse func() (any, error)) (alloc, kept int64, took time.Duration, err error) {
+	runtime.GC()
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	m, err := parse()
+	took = time.Since(start)
+	runtime.ReadMemStats(&after)
+	alloc = int64(after.TotalAlloc - before.TotalAlloc)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	kept = int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	runtime.KeepAlive(m)
+	return alloc, kept, took, err
+}
+
+// bigFile writes a file of about size bytes in dir: head, then numbers
+// from next joined by sep until the size is reached, then tail. It returns
+// the file's contents and the count of numbers written.
+func bigFile(t *testing.T, dir, name string, size int, head, sep, tail string, next func(i int) string) ([]byte, int) {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	n := len(head)
+	w.WriteString(head)
+	count := 0
+	for i := 0; n < size; i++ {
+		if i > 0 {
+			n, _ = w.WriteString(sep)
+		}
+		s := next(i)
+		w.WriteString(s)
+		n += len(s) + len(sep)
+		count += strings.Count(s, ",") + 1
+	}
+	w.WriteString(tail)
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data, count
+}
+
+// TestParseMemory: a file refused for a wrong type costs nothing beyond
+// its text and is refused at once, however big; a valid file costs its
+// text, 8 bytes per number read (each array allocated once at its final
+// size) and the model New keeps. The multiples of the file size are
+// logged (run with -v).
+func TestParseMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes and reads files of 48 to 60 MB")
+	}
+	dir := t.TempDir()
+	const mb = 1 << 20
+	zero := func(int) string { return "0" }
+	// Rows of A over 4 states: the first row 1s (each column sums to 1).
+	dense := func(i int) string {
+		if i == 0 {
+			return "[1,1,1,1]"
+		}
+		return "[0,0,0,0]"
+	}
+	var rows [][4]float64 // full-precision columns summing to 1
+	floats := func(i int) string {
+		r := rows[i]
+		return fmt.Sprintf("[%s,%s,%s,%s]", strconv.FormatFloat(r[0], 'g', -1, 64), strconv.FormatFloat(r[1], 'g', -1, 64),
+			strconv.FormatFloat(r[2], 'g', -1, 64), strconv.FormatFloat(r[3], 'g', -1, 64))
+	}
+	const no = 600_000
+	rng := rand.New(rand.NewPCG(1, 2))
+	rows = make([][4]float64, no)
+	var sums [4]float64
+	for i := range rows {
+		for s := range 4 {
+			rows[i][s] = rng.Float64()
+			sums[s] += rows[i][s]
+		}
+	}
+	for i := range rows {
+		for s := range 4 {
+			rows[i][s] /= sums[s]
+		}
+	}
+	const tailB = `"B": [[[1,0,0,0],[0,1,0,0],[0,0,1,0],[0,0,0,1]]], "D": [0.25,0.25,0.25,0.25]`
+	oneHot := func(n int) string { return "[1" + strings.Repeat(",0", n-1) + "]" }
+	type file struct {
+		name  string
+		data  []byte
+		count int
+		fault string // a substring of the error; "" for a valid file
+	}
+	var files []file
+	add := func(name string, data []byte, count int, fault string) {
+		files = append(files, file{name, data, count, fault})
+	}
+	data, n := bigFile(t, dir, "flat.json", 60*mb, `{"A": [`, ",", "]}", zero)
+	add("single, A a flat array (60 MB)", data, n, "A: cannot use JSON number as []float64 (at A[0])")
+	data, n = bigFile(t, dir, "fflat.json", 60*mb, `{"factors": [{"name": "s", "B": [`, ",", `]}], "modalities": []}`, zero)
+	add("factorised, B a flat array (60 MB)", data, n, `factor "s": B: cannot use JSON number as [][]float64 (at B[0])`)
+	rowsDense := 48 * mb / 12
+	data, n = bigFile(t, dir, "dense.json", 40*mb, `{"A": [`, ",", `], "C": `+oneHot(40*mb/10)+`, `+tailB+`}`, dense)
+	add("single, 0s and 1s (48 MB)", data, n+40*mb/10+20, "")
+	data, n = bigFile(t, dir, "fdense.json", 40*mb, `{"factors": [{"name": "s", `+tailB+`}], "modalities": [{"name": "o", "depends_on": ["s"], "A": [`, ",",
+		`], "C": `+oneHot(40*mb/10)+`}]}`, dense)
+	add("factorised, 0s and 1s (48 MB)", data, n+40*mb/10+20, "")
+	_ = rowsDense
+	data, n = bigFile(t, dir, "floats.json", 48*mb, `{"A": [`, ",", `], "C": `+oneHot(no)+`, `+tailB+`}`, floats)
+	if n > 4*no {
+		t.Fatalf("%d numbers for %d rows", n, no)
+	}
+	add("single, full-precision floats", data, 0, "")
+	data, _ = bigFile(t, dir, "ffloats.json", 48*mb, `{"factors": [{"name": "s", `+tailB+`}], "modalities": [{"name": "o", "depends_on": ["s"], "A": [`, ",",
+		`], "C": `+oneHot(no)+`}]}`, floats)
+	add("factorised, full-precision floats", data, 0, "")
+
+	for _, f := range files {
+		size := int64(len(f.data))
+		if f.count == 0 {
+			f.count = jsonCountNumbers(f.data, 0)
+		}
+		alloc, kept, took, err := parseCost(func() (any, error) { return Parse(f.data) })
+		t.Logf("%s: %.1f MB, %d numbers: %v; %.3fs; allocated %.2f× the file (peak heap at most %.2f× with the file), the model keeps %.2f×",
+			f.name, float64(size)/mb, f.count, err, took.Seconds(), float64(alloc)/float64(size), float64(size+alloc)/float64(size), float64(kept)/float64(size))
+		if f.fault != "" {
+			if err == nil || !strings.Contains(err.Error(), f.fault) {
+				t.Errorf("%s: error %v, want %q", f.name, err, f.fault)
+			}
+			if alloc > mb || took > 3*time.Second {
+				t.Errorf("%s: %d bytes and %v to refuse, want < 1 MiB and well under a second", f.name, alloc, took)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", f.name, err)
+			continue
+		}
+		// Reading: 8 bytes a number; New: the model (kept), plus its
+		// copies of the numbers, at most 8 bytes each too, and 4 MiB.
+		if bound := 16*int64(f.count) + kept + 4*mb; alloc > bound {
+			t.Errorf("%s: allocated %d bytes, want at most %d (16 per number + the model kept)", f.name, alloc, bound)
+		}
+		if f.name[len(f.name)-6:] == "floats" && size+alloc > 10*size {
+			t.Errorf("%s: peak heap %.2f× the file, want at most 10×", f.name, float64(size+alloc)/float64(size))
+		}
+	}
+}
+
+// BenchmarkParseFactorised measures reading a typical factorised model
+// (the T-maze of pymdp's tutorials).
+func BenchmarkParseFactorised(b *testing.B) {
+	benchmarkParse(b, "testdata/factorised-tmaze.json")
+}
+
+// BenchmarkParseSingle measures reading a single-factor model.
+func BenchmarkParseSingle(b *testing.B) {
+	benchmarkParse(b, "testdata/tiny-pomdp.json")
+}
+
+func benchmarkParse(b *testing.B, path string) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := Parse(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
