@@ -76,7 +76,9 @@ func taskRate(t *testing.T, task epistemicTask, m *pomdp.Model, trials int, newA
 	sum := 0.0
 	err := pomdp.RunAgents(context.Background(), &pomdp.Runs{Trials: trials, Workers: runtime.GOMAXPROCS(0), MaxSteps: task.Steps, Seed: 1},
 		newAgent,
-		func(u pomdp.Unit) (pomdp.Environment, error) { return pomdp.NewProcess(m, pomdp.WorldRand(1, u.Trial)), nil },
+		func(u pomdp.Unit) (pomdp.Environment, error) {
+			return pomdp.NewProcess(m, pomdp.WorldRand(1, u.Trial)), nil
+		},
 		func(_ pomdp.Unit, ep *pomdp.Episode) error { sum += task.Score(m, ep); return nil })
 	if err != nil {
 		t.Fatal(err)

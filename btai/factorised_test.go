@@ -354,7 +354,11 @@ func TestFactorisedEveryOption(t *testing.T) {
 			}
 		}
 	}
-	for _, o := range []btai.Options{func() btai.Options { o := btai.DefaultOptions(); o.GlobalInference, o.Past = true, pomdp.PastVMP; return o }(),
+	for _, o := range []btai.Options{func() btai.Options {
+		o := btai.DefaultOptions()
+		o.GlobalInference, o.Past = true, pomdp.PastVMP
+		return o
+	}(),
 		func() btai.Options { o := btai.DefaultOptions(); o.Novelty = true; return o }()} {
 		if _, err := btai.NewAgent(m, &o, nil); err == nil {
 			t.Errorf("options %+v accepted on a factorised model", o)
