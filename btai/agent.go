@@ -409,12 +409,14 @@ func (a *Agent) EndTrial(ctx context.Context) error {
 //
 // An action or observation out of range is an error, and so is an
 // observation that the model cannot explain (one wrapping
-// pomdp.ErrImpossibleObservation; the past stays as it was). With
-// Options.Past = pomdp.PastFilter that is exactly an observation of
-// probability 0 given the past, as for the aci agent; the default mean
-// field over the past (pomdp.PastVMP) refuses one that some factor's A
-// rules out in every state, and takes one that only B excludes at the cost
-// ln pomdp.LogFloor (see pomdp.ErrImpossibleObservation).
+// pomdp.ErrImpossibleObservation; the past stays as it was). With exact
+// filtering of the past (Options.Past = pomdp.PastFilter, the default
+// without GlobalInference) that is exactly an observation of probability
+// 0 given the past, as for the aci agent; the paper's mean field over the
+// past (pomdp.PastVMP: PresetPaper, PresetHP, GlobalInference) refuses one
+// that some factor's A rules out in every state, and takes one that only B
+// excludes at the cost ln pomdp.LogFloor (see
+// pomdp.ErrImpossibleObservation).
 func (a *Agent) Step(ctx context.Context, action, obs int) error {
 	if a.past == nil {
 		return errZero
