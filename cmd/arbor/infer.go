@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -9,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 
@@ -66,7 +68,7 @@ func runInfer(args []string, stdout io.Writer) error {
 			file, m.Settings.MaxSweeps(), schedule.SweepWork(m.Graph), durationText(est), *maxMin)
 	}
 	if *dataFile != "" {
-		return inferData(m, *dataFile, *asJSON, *digits, stdout)
+		return inferData(m, *dataFile, *asJSON, *digits, *maxMin, stdout)
 	}
 	return inferModel(m, *asJSON, *digits, stdout)
 }
@@ -77,22 +79,57 @@ func runInfer(args []string, stdout io.Writer) error {
 // object of arbor infer --json, one per line; otherwise a block per data
 // set headed by its line. A line that does not fit the model exits 2
 // naming the file, the line and the variable.
-func inferData(m *model.Model, file string, asJSON bool, digits int, stdout io.Writer) error {
-	data, err := readFile(file, file)
+func inferData(m *model.Model, file string, asJSON bool, digits int, maxMin float64, stdout io.Writer) error {
+	limit, err := maxInput()
 	if err != nil {
 		return err
 	}
-	// Every line is checked before any runs: a bad line prints nothing.
-	type set struct {
-		where string
-		d     model.Data
+	// --max-minutes counts every data set: a regular file is counted first
+	// (one pass, nothing kept), so that a long job is refused before any
+	// output; a pipe is counted as it is read.
+	perSet := schedule.EstimateSeconds(m.Graph, &m.Settings)
+	refuse := func(n int) error {
+		return badInput("--data %s: %d data sets of about %s each would take about %s (estimated from the factors' sizes), over --max-minutes %g; raise --max-minutes or split the file",
+			file, n, durationText(perSet), durationText(perSet*float64(n)), maxMin)
 	}
-	var sets []set
-	for i, line := range bytes.Split(data, []byte("\n")) {
+	if st, err := os.Stat(file); err == nil && st.Mode().IsRegular() {
+		n, err := countDataLines(file, limit)
+		if err != nil {
+			return err
+		}
+		if perSet*float64(n) > 60*maxMin {
+			return refuse(n)
+		}
+	}
+	f, err := openInput(file)
+	if err != nil {
+		return badInput("--data %s: cannot read: %v", file, err)
+	}
+	defer f.Close()
+	// Line by line: each data set is read, checked, inferred and written
+	// before the next is read, so the first result comes before the last
+	// line is read and memory does not grow with the lines. A bad line
+	// exits 2 naming it, after the results of the lines before it.
+	ctx := commandContext()
+	enc := json.NewEncoder(stdout)
+	sc := bufio.NewScanner(io.LimitReader(f, limit+1))
+	sc.Buffer(make([]byte, 0, 64<<10), int(min(limit, 1<<30))+1)
+	read, lineNo, sets := int64(0), 0, 0
+	for sc.Scan() {
+		line := sc.Bytes()
+		lineNo++
+		read += int64(len(line)) + 1
+		if read > limit+1 {
+			return badInput("--data %s: larger than the limit of %s (set %s to raise it)", file, sizeText(limit), maxInputEnv)
+		}
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		where := fmt.Sprintf("%s:%d", file, i+1)
+		sets++
+		if perSet*float64(sets) > 60*maxMin {
+			return refuse(sets)
+		}
+		where := fmt.Sprintf("%s:%d", file, lineNo)
 		d, err := model.ParseData(where, line)
 		if err != nil {
 			return err
@@ -100,14 +137,6 @@ func inferData(m *model.Model, file string, asJSON bool, digits int, stdout io.W
 		if err := m.CheckData(where, d); err != nil {
 			return err
 		}
-		sets = append(sets, set{where, d})
-	}
-	// An interrupt stops the data set being inferred: the results of the
-	// earlier ones are written.
-	ctx := commandContext()
-	enc := json.NewEncoder(stdout)
-	for _, s := range sets {
-		where, d := s.where, s.d
 		res, err := m.Infer(ctx, where, d)
 		if err := ctx.Err(); err != nil {
 			return context.Cause(ctx)
@@ -123,7 +152,49 @@ func inferData(m *model.Model, file string, asJSON bool, digits int, stdout io.W
 		}
 		printResult(stdout, m, res, where, digits)
 	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return badInput("--data %s:%d: a line longer than the limit of %s (set %s to raise it)", file, lineNo+1, sizeText(limit), maxInputEnv)
+		}
+		return badInput("--data %s: cannot read: %v", file, err)
+	}
+	if read > limit {
+		return badInput("--data %s: larger than the limit of %s (set %s to raise it)", file, sizeText(limit), maxInputEnv)
+	}
 	return nil
+}
+
+// countDataLines counts the non-blank lines of a data file in one pass,
+// keeping nothing (a file over limit bytes is bad input).
+func countDataLines(file string, limit int64) (int, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return 0, badInput("--data %s: cannot read: %v", file, err)
+	}
+	defer f.Close()
+	r := bufio.NewReader(io.LimitReader(f, limit+1))
+	n, total, blank := 0, int64(0), true
+	for {
+		b, err := r.ReadByte()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return 0, badInput("--data %s: cannot read: %v", file, err)
+		}
+		total++
+		switch {
+		case b == '\n':
+			blank = true
+		case blank && b != ' ' && b != '\t' && b != '\r':
+			blank = false
+			n++
+		}
+	}
+	if total > limit {
+		return 0, badInput("--data %s: larger than the limit of %s (set %s to raise it)", file, sizeText(limit), maxInputEnv)
+	}
+	return n, nil
 }
 
 // inferModel runs global VMP on a loaded model and prints the result. A
