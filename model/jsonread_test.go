@@ -7,10 +7,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestJSONReadSame: jsonread.go is the same file in packages model and
@@ -218,5 +221,96 @@ func TestParseDataDuplicateKeys(t *testing.T) {
 	d, err := ParseData("d.jsonl:3", []byte(`{"o0": 2, "o1": [0.25, 0.75], "o2": []}`))
 	if err != nil || d["o0"].Index != 2 || !slices.Equal(d["o1"].Probs, []float64{0.25, 0.75}) || d["o2"].Probs == nil {
 		t.Errorf("got %v, %v", d, err)
+	}
+}
+
+// parseCost runs parse with the collector off and returns the bytes it
+// allocated (with nothing freed, a bound on its peak heap), those still
+// held by its result, and its time.
+func parseCost(parse func() (any, error)) (alloc, kept int64, took time.Duration, err error) {
+	runtime.GC()
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	m, err := parse()
+	took = time.Since(start)
+	runtime.ReadMemStats(&after)
+	alloc = int64(after.TotalAlloc - before.TotalAlloc)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	kept = int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	runtime.KeepAlive(m)
+	return alloc, kept, took, err
+}
+
+// TestParseMemory: a model file refused for a wrong type costs nothing
+// beyond its text and is refused at once, however big; a valid one costs
+// its text, 8 bytes per number read (each literal allocated once at its
+// final size) and the graph built from it (kept). The multiples of the
+// file size are logged (go test -v).
+func TestParseMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes and reads files of 48 to 60 MB")
+	}
+	const mb = 1 << 20
+	write := func(name string, items int, head, tail string, next func(i int) string) []byte {
+		var b bytes.Buffer
+		b.WriteString(head)
+		for i := range items {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(next(i))
+		}
+		b.WriteString(tail)
+		path := filepath.Join(t.TempDir(), name)
+		if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	// An identity transition of n × n: 2 bytes a number.
+	const n = 4900
+	oneHot := "[1" + strings.Repeat(",0", n-1) + "]"
+	head := fmt.Sprintf(`{"variables": [{"name": "s", "family": "categorical", "shape": [%d]}, {"name": "o", "family": "categorical", "shape": [%d]}],
+	 "factors": [{"node": "categorical", "out": "s", "p": %s}, {"node": "transition", "out": "o", "in": ["s"], "matrix": [`, n, n, oneHot)
+	identity := func(i int) string {
+		return oneHot[:1] + strings.Repeat("0,", i) + "1" + strings.Repeat(",0", n-1-i) + "]"
+	}
+	zero := func(int) string { return "0" }
+	for _, f := range []struct {
+		name    string
+		data    []byte
+		numbers int
+		fault   string // a substring of the error; "" for a valid file
+	}{
+		{"variables a flat array (60 MB)", write("flat.json", 30*mb, `{"variables": [`, `]}`, zero), 30 * mb, "variables[0]: want a JSON object, got JSON number"},
+		{"a literal of the wrong shape (60 MB)", write("shape.json", 30*mb, `{"variables": [{"name": "s", "family": "categorical", "shape": [2]}], "factors": [{"node": "categorical", "out": "s", "p": [[`, `]]}]}`, zero),
+			30 * mb, "want a variable name or a probability vector, got shape [1 31457280]"},
+		{"identity transition (48 MB)", write("identity.json", n, head, `]}]}`, identity), n*n + n, ""},
+	} {
+		size := int64(len(f.data))
+		alloc, kept, took, err := parseCost(func() (any, error) { return Parse("m.json", f.data) })
+		t.Logf("%s: %.1f MB, %d numbers: %v; %.3fs; allocated %.2f× the file (peak heap at most %.2f× with the file), the model keeps %.2f×",
+			f.name, float64(size)/mb, f.numbers, err, took.Seconds(), float64(alloc)/float64(size), float64(size+alloc)/float64(size), float64(kept)/float64(size))
+		switch {
+		case f.fault != "" && (err == nil || !strings.Contains(err.Error(), f.fault)):
+			t.Errorf("%s: error %v, want %q", f.name, err, f.fault)
+		case f.fault == "" && err != nil:
+			t.Errorf("%s: %v", f.name, err)
+		}
+		// Reading: 8 bytes a number; building: the graph (kept) and the
+		// nodes' work, at most 8 bytes a number.
+		if bound := 16*int64(f.numbers) + kept + 4*mb; alloc > bound {
+			t.Errorf("%s: allocated %d bytes, want at most %d (16 per number + the model kept + 4 MiB)", f.name, alloc, bound)
+		}
+		if strings.HasPrefix(f.fault, "variables[0]") && (alloc > mb || took > 3*time.Second) {
+			t.Errorf("%s: %d bytes and %v to refuse, want < 1 MiB and well under a second", f.name, alloc, took)
+		}
 	}
 }

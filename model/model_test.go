@@ -112,7 +112,7 @@ func TestLoadMissingFile(t *testing.T) {
 
 // BenchmarkParse measures loading the 8-step HMM example model.
 func BenchmarkParse(b *testing.B) {
-	data, err := os.ReadFile("../../examples/models/hmm.json")
+	data, err := os.ReadFile("../examples/models/hmm.json")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -293,7 +293,7 @@ func readObjects(r *jsonReader, field string, f func(i int) error) error {
 		case 'n':
 			return fmt.Errorf("%s[%d]: null, want an object", field, i)
 		default:
-			return fmt.Errorf("%s: want an array of objects, got JSON %s (at %s[%d])", field, r.kind(), field, i)
+			return fmt.Errorf("%s[%d]: want an object, got JSON %s", field, i, r.kind())
 		}
 	})
 }

@@ -547,10 +547,9 @@ func parseCost(parse func() (any, error)) (alloc, kept int64, took time.Duration
 	return alloc, kept, took, err
 }
 
-// bigFile writes a file of about size bytes in dir: head, then numbers
-// from next joined by sep until the size is reached, then tail. It returns
-// the file's contents and the count of numbers written.
-func bigFile(t *testing.T, dir, name string, size int, head, sep, tail string, next func(i int) string) ([]byte, int) {
+// bigFile writes head, then the items next(0), ..., next(items-1) joined
+// by commas, then tail, to the file name in dir, and returns its contents.
+func bigFile(t *testing.T, dir, name string, items int, head, tail string, next func(i int) string) []byte {
 	t.Helper()
 	path := filepath.Join(dir, name)
 	f, err := os.Create(path)
@@ -558,17 +557,12 @@ func bigFile(t *testing.T, dir, name string, size int, head, sep, tail string, n
 		t.Fatal(err)
 	}
 	w := bufio.NewWriter(f)
-	n := len(head)
 	w.WriteString(head)
-	count := 0
-	for i := 0; n < size; i++ {
+	for i := range items {
 		if i > 0 {
-			n, _ = w.WriteString(sep)
+			w.WriteByte(',')
 		}
-		s := next(i)
-		w.WriteString(s)
-		n += len(s) + len(sep)
-		count += strings.Count(s, ",") + 1
+		w.WriteString(next(i))
 	}
 	w.WriteString(tail)
 	if err := w.Flush(); err != nil {
@@ -579,14 +573,15 @@ func bigFile(t *testing.T, dir, name string, size int, head, sep, tail string, n
 	if err != nil {
 		t.Fatal(err)
 	}
-	return data, count
+	return data
 }
 
 // TestParseMemory: a file refused for a wrong type costs nothing beyond
 // its text and is refused at once, however big; a valid file costs its
 // text, 8 bytes per number read (each array allocated once at its final
-// size) and the model New keeps. The multiples of the file size are
-// logged (run with -v).
+// size) and what New makes: the model, which keeps every matrix and its
+// logarithm, and its own copies of the numbers (8 bytes each). The
+// multiples of the file size are logged (go test -v).
 func TestParseMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes and reads files of 48 to 60 MB")
@@ -594,22 +589,17 @@ func TestParseMemory(t *testing.T) {
 	dir := t.TempDir()
 	const mb = 1 << 20
 	zero := func(int) string { return "0" }
-	// Rows of A over 4 states: the first row 1s (each column sums to 1).
+	// Rows of A over 4 states, the first row 1s (each column sums to 1).
 	dense := func(i int) string {
 		if i == 0 {
 			return "[1,1,1,1]"
 		}
 		return "[0,0,0,0]"
 	}
-	var rows [][4]float64 // full-precision columns summing to 1
-	floats := func(i int) string {
-		r := rows[i]
-		return fmt.Sprintf("[%s,%s,%s,%s]", strconv.FormatFloat(r[0], 'g', -1, 64), strconv.FormatFloat(r[1], 'g', -1, 64),
-			strconv.FormatFloat(r[2], 'g', -1, 64), strconv.FormatFloat(r[3], 'g', -1, 64))
-	}
+	// Rows of A of full-precision floats, as tools write them.
 	const no = 600_000
 	rng := rand.New(rand.NewPCG(1, 2))
-	rows = make([][4]float64, no)
+	rows := make([][4]float64, no)
 	var sums [4]float64
 	for i := range rows {
 		for s := range 4 {
@@ -617,51 +607,40 @@ func TestParseMemory(t *testing.T) {
 			sums[s] += rows[i][s]
 		}
 	}
-	for i := range rows {
-		for s := range 4 {
-			rows[i][s] /= sums[s]
+	floats := func(i int) string {
+		var parts [4]string
+		for s, x := range rows[i] {
+			parts[s] = strconv.FormatFloat(x/sums[s], 'g', -1, 64)
 		}
+		return "[" + strings.Join(parts[:], ",") + "]"
 	}
-	const tailB = `"B": [[[1,0,0,0],[0,1,0,0],[0,0,1,0],[0,0,0,1]]], "D": [0.25,0.25,0.25,0.25]`
 	oneHot := func(n int) string { return "[1" + strings.Repeat(",0", n-1) + "]" }
-	type file struct {
-		name  string
-		data  []byte
-		count int
-		fault string // a substring of the error; "" for a valid file
-	}
-	var files []file
-	add := func(name string, data []byte, count int, fault string) {
-		files = append(files, file{name, data, count, fault})
-	}
-	data, n := bigFile(t, dir, "flat.json", 60*mb, `{"A": [`, ",", "]}", zero)
-	add("single, A a flat array (60 MB)", data, n, "A: cannot use JSON number as []float64 (at A[0])")
-	data, n = bigFile(t, dir, "fflat.json", 60*mb, `{"factors": [{"name": "s", "B": [`, ",", `]}], "modalities": []}`, zero)
-	add("factorised, B a flat array (60 MB)", data, n, `factor "s": B: cannot use JSON number as [][]float64 (at B[0])`)
-	rowsDense := 48 * mb / 12
-	data, n = bigFile(t, dir, "dense.json", 40*mb, `{"A": [`, ",", `], "C": `+oneHot(40*mb/10)+`, `+tailB+`}`, dense)
-	add("single, 0s and 1s (48 MB)", data, n+40*mb/10+20, "")
-	data, n = bigFile(t, dir, "fdense.json", 40*mb, `{"factors": [{"name": "s", `+tailB+`}], "modalities": [{"name": "o", "depends_on": ["s"], "A": [`, ",",
-		`], "C": `+oneHot(40*mb/10)+`}]}`, dense)
-	add("factorised, 0s and 1s (48 MB)", data, n+40*mb/10+20, "")
-	_ = rowsDense
-	data, n = bigFile(t, dir, "floats.json", 48*mb, `{"A": [`, ",", `], "C": `+oneHot(no)+`, `+tailB+`}`, floats)
-	if n > 4*no {
-		t.Fatalf("%d numbers for %d rows", n, no)
-	}
-	add("single, full-precision floats", data, 0, "")
-	data, _ = bigFile(t, dir, "ffloats.json", 48*mb, `{"factors": [{"name": "s", `+tailB+`}], "modalities": [{"name": "o", "depends_on": ["s"], "A": [`, ",",
-		`], "C": `+oneHot(no)+`}]}`, floats)
-	add("factorised, full-precision floats", data, 0, "")
-
-	for _, f := range files {
+	const rest = `"B": [[[1,0,0,0],[0,1,0,0],[0,0,1,0],[0,0,0,1]]], "D": [0.25,0.25,0.25,0.25]` // 20 numbers
+	const factor = `{"factors": [{"name": "s", ` + rest + `}], "modalities": [{"name": "o", "depends_on": ["s"], "A": [`
+	const rowsDense = 4 * mb // A 40 MB, C 8 MB
+	for _, f := range []struct {
+		name    string
+		data    []byte
+		numbers int
+		fault   string // a substring of the error; "" for a valid file
+	}{
+		{"single, A a flat array (60 MB)", bigFile(t, dir, "flat.json", 30*mb, `{"A": [`, "]}", zero),
+			30 * mb, "A: cannot use JSON number as []float64 (at A[0])"},
+		{"factorised, B a flat array (60 MB)", bigFile(t, dir, "fflat.json", 30*mb, `{"factors": [{"name": "s", "B": [`, `]}], "modalities": []}`, zero),
+			30 * mb, `factor "s": B: cannot use JSON number as [][]float64 (at B[0])`},
+		{"single, 0s and 1s (48 MB)", bigFile(t, dir, "dense.json", rowsDense, `{"A": [`, `], "C": `+oneHot(rowsDense)+`, `+rest+`}`, dense),
+			5*rowsDense + 20, ""},
+		{"factorised, 0s and 1s (48 MB)", bigFile(t, dir, "fdense.json", rowsDense, factor, `], "C": `+oneHot(rowsDense)+`}]}`, dense),
+			5*rowsDense + 20, ""},
+		{"single, full-precision floats", bigFile(t, dir, "floats.json", no, `{"A": [`, `], "C": `+oneHot(no)+`, `+rest+`}`, floats),
+			5*no + 20, ""},
+		{"factorised, full-precision floats", bigFile(t, dir, "ffloats.json", no, factor, `], "C": `+oneHot(no)+`}]}`, floats),
+			5*no + 20, ""},
+	} {
 		size := int64(len(f.data))
-		if f.count == 0 {
-			f.count = jsonCountNumbers(f.data, 0)
-		}
 		alloc, kept, took, err := parseCost(func() (any, error) { return Parse(f.data) })
 		t.Logf("%s: %.1f MB, %d numbers: %v; %.3fs; allocated %.2f× the file (peak heap at most %.2f× with the file), the model keeps %.2f×",
-			f.name, float64(size)/mb, f.count, err, took.Seconds(), float64(alloc)/float64(size), float64(size+alloc)/float64(size), float64(kept)/float64(size))
+			f.name, float64(size)/mb, f.numbers, err, took.Seconds(), float64(alloc)/float64(size), float64(size+alloc)/float64(size), float64(kept)/float64(size))
 		if f.fault != "" {
 			if err == nil || !strings.Contains(err.Error(), f.fault) {
 				t.Errorf("%s: error %v, want %q", f.name, err, f.fault)
@@ -675,12 +654,10 @@ func TestParseMemory(t *testing.T) {
 			t.Errorf("%s: %v", f.name, err)
 			continue
 		}
-		// Reading: 8 bytes a number; New: the model (kept), plus its
-		// copies of the numbers, at most 8 bytes each too, and 4 MiB.
-		if bound := 16*int64(f.count) + kept + 4*mb; alloc > bound {
-			t.Errorf("%s: allocated %d bytes, want at most %d (16 per number + the model kept)", f.name, alloc, bound)
+		if bound := 16*int64(f.numbers) + kept + 4*mb; alloc > bound {
+			t.Errorf("%s: allocated %d bytes, want at most %d (16 per number + the model kept + 4 MiB)", f.name, alloc, bound)
 		}
-		if f.name[len(f.name)-6:] == "floats" && size+alloc > 10*size {
+		if strings.HasSuffix(f.name, "floats") && size+alloc > 10*size {
 			t.Errorf("%s: peak heap %.2f× the file, want at most 10×", f.name, float64(size+alloc)/float64(size))
 		}
 	}

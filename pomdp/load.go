@@ -37,9 +37,22 @@ func Load(path string) (*Model, error) {
 // A[o][s] = P(o|s), B[u][next][prev] = P(next|prev, u), C[o] the target
 // distribution over observations, D[s] the initial-state prior. A, B and D
 // may be omitted when their Dirichlet concentrations a, b, d are given; they
-// then default to the expectations. Keys are case-sensitive and unknown keys
-// are rejected. Parse never panics; errors name the field and the fault,
-// e.g. "A: row 3 has 2 entries, want 4".
+// then default to the expectations. Keys are case-sensitive; unknown keys
+// and a key given twice are rejected, and so is a name (of a state, action,
+// observation, factor, control, modality or outcome) with a control
+// character or a bidirectional formatting character, which would garble
+// the output. Parse never panics; errors name the field and the fault,
+// e.g. "A: row 3 has 2 entries, want 4", or for a value of the wrong type
+// "A: cannot use JSON number as []float64 (at A[0])".
+//
+// Parse checks the syntax, then reads the text in one pass, refusing a
+// value of the wrong type at its first token: such a file costs nothing
+// beyond its text, however big. A valid file costs its text and 8 bytes
+// per number (every array is allocated once, at its final size), and then
+// the Model New builds, which keeps its own copy of the numbers and the
+// logarithms of A and C: for a file of short numbers ("0,1,0,...") the
+// peak heap is about 11 times the file, for numbers written in full about
+// 2.3 times.
 func Parse(data []byte) (*Model, error) {
 	if fault, off := jsonCheck(data); fault != jsonValid {
 		return nil, syntaxError(data, off)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -171,21 +170,8 @@ func loadPOMDP(path string) (*pomdp.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	// A syntax error is located here, as a field path, before the loader
-	// (which reports only the byte offset) sees the data.
-	var v any
-	var se *json.SyntaxError
-	if err := json.Unmarshal(data, &v); errors.As(err, &se) {
-		at := ""
-		if p := aciJSONPath(data, se.Offset-1); p != "" {
-			at = p + ": "
-		}
-		hint := ""
-		if k := se.Offset - 1; k >= 0 && k < int64(len(data)) && (data[k] == 'N' || data[k] == 'I') {
-			hint = " (JSON has no NaN or Infinity)"
-		}
-		return nil, badInput("--model %s: %sinvalid JSON at byte %d: %v%s", path, at, se.Offset, err, hint)
-	}
+	// pomdp.Parse locates a syntax error as a field path itself, with the
+	// hint for NaN and Infinity, without decoding the file twice.
 	m, err := pomdp.Parse(data)
 	if err != nil {
 		return nil, badInput("--model %s: %v", path, err)
