@@ -80,6 +80,9 @@ func NewFactorised(fs FactorisedSpec) (*Model, error) {
 		if sf.Name == "" {
 			return nil, fmt.Errorf("factors[%d]: name: missing", i)
 		}
+		if f := nameFault(sf.Name); f != "" {
+			return nil, fmt.Errorf("factors[%d]: name: %s %s", i, quote(sf.Name), f)
+		}
 		if j, ok := index[sf.Name]; ok {
 			return nil, fmt.Errorf("factors[%d]: name: duplicate %s (also factors[%d])", i, quote(sf.Name), j)
 		}
@@ -94,6 +97,9 @@ func NewFactorised(fs FactorisedSpec) (*Model, error) {
 	for i, sm := range fs.Modalities {
 		if sm.Name == "" {
 			return nil, fmt.Errorf("modalities[%d]: name: missing", i)
+		}
+		if f := nameFault(sm.Name); f != "" {
+			return nil, fmt.Errorf("modalities[%d]: name: %s %s", i, quote(sm.Name), f)
 		}
 		if j, ok := seen[sm.Name]; ok {
 			return nil, fmt.Errorf("modalities[%d]: name: duplicate %s (also modalities[%d])", i, quote(sm.Name), j)

@@ -195,6 +195,9 @@ func checkNames(field string, names []string, n int, what string) ([]string, err
 		if s == "" {
 			return nil, fmt.Errorf("%s[%d]: empty name", field, i)
 		}
+		if f := nameFault(s); f != "" {
+			return nil, fmt.Errorf("%s[%d]: %s %s", field, i, quote(s), f)
+		}
 		if j, ok := seen[s]; ok {
 			return nil, fmt.Errorf("%s[%d]: duplicate name %s (also %s[%d])", field, i, quote(s), field, j)
 		}

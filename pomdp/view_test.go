@@ -2,6 +2,7 @@ package pomdp_test
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/arbor-ai/arbor/pomdp"
@@ -33,5 +34,23 @@ func TestAgentView(t *testing.T) {
 	}
 	if v, _ := plain.AgentView(); v != plain {
 		t.Error("a model without concentrations: want the model itself")
+	}
+}
+
+// TestNewRefusesUnfitNames: names built in Go go through the same rule as
+// the file's: a control or bidirectional character is refused (U+202E
+// reverses the text a terminal shows).
+func TestNewRefusesUnfitNames(t *testing.T) {
+	sp := pomdp.Spec{NumStates: 1, NumObs: 1, NumActions: 1, A: []float64{1}, B: []float64{1}, C: []float64{1}, D: []float64{1},
+		Actions: []string{"go\u202eleft"}}
+	if _, err := pomdp.New(sp); err == nil || !strings.Contains(err.Error(), "U+202E") {
+		t.Errorf("an action name with U+202E: %v", err)
+	}
+	fs := pomdp.FactorisedSpec{
+		Factors:    []pomdp.Factor{{Name: "x\n", NumStates: 1, B: []float64{1}, D: []float64{1}}},
+		Modalities: []pomdp.Modality{{Name: "o", NumOutcomes: 1, DependsOn: []string{"x\n"}, A: []float64{1}}},
+	}
+	if _, err := pomdp.NewFactorised(fs); err == nil || !strings.Contains(err.Error(), "U+000A") {
+		t.Errorf("a factor name with a newline: %v", err)
 	}
 }
