@@ -36,7 +36,7 @@ func FuzzReadBehaviour(f *testing.F) {
 	f.Add([]byte(tmazeHeader+"s01,1,0,centre,none,cue-left,NA\ns01,1,1,1,2,0,\n"), uint8(0))
 	f.Add([]byte(`{"subject":"s01","trial":1,"step":0,"o":{"location":"centre","reward":0,"cue":"cue-left"},"u":{"location":"go-cue"},"rt":0.41}`+"\n"+
 		`{"subject":"s01","trial":1,"step":1,"o":{"location":"cue","reward":"none","cue":1},"u":null,"note":"a\r\nb"}`), uint8(0))
-	f.Add([]byte("\uFEFFsubject,trial,step,o,u,rt\n\" a, \"\"b\"\"\",1,0,\"two\nlines\",0,x\n\" a, \"\"b\"\"\",1,1,1,,\n"), uint8(1))
+	f.Add([]byte("\uFEFFsubject,trial,step,o,u,rt\n\" a, \"\"b\"\"\",1,0,\"two, \"\"quoted\"\"\",0,x\n\" a, \"\"b\"\"\",1,1,1,,\n"), uint8(1))
 	f.Add([]byte(`{"subject":"s","trial":2,"step":0,"o":"1","u":"NA"}`+"\n"+`{"subject":"s","trial":2,"step":1,"o":2}`), uint8(1))
 	f.Add([]byte("subject,trial,step,o_light,u_hand,u_gaze\ns,1,0,dark,right,down\ns,1,1,1,NA,NA\ns,1,2,bright,,\n"), uint8(2))
 	f.Add([]byte("step,o,u,subject,trial\r\n0,0,stay,a,1\r\n1,1,,a,1\r\n"), uint8(3))

@@ -57,7 +57,7 @@ func namedSingle(tb testing.TB) *Model {
 		B: []float64{1, 0, 0, 1, 1, 0, 0, 1, 0, 1, 1, 0},
 		C: []float64{third, third, third}, D: []float64{0.5, 0.5},
 		Actions:      []string{`wait, then "go"`, "NA", "x"},
-		Observations: []string{"1", "0", "two\nlines"},
+		Observations: []string{"1", "0", "two, \"quoted\""},
 	})
 	if err != nil {
 		tb.Fatal(err)
