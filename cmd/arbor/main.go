@@ -4,6 +4,7 @@
 //	arbor dot MODEL.json [--json]          the model's factor graph in Graphviz DOT
 //	arbor aci eval|run|replay ...          classic active inference
 //	arbor btai plan|run|replay ...         branching time active inference
+//	arbor si plan ...                      sophisticated inference
 //	arbor version                          the version
 //
 // Flags may come before or after the file argument.
@@ -89,7 +90,16 @@ func commands() []command {
 	}
 }
 
-func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+func main() {
+	holdSignals = true
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// holdSignals, set by main, keeps SIGINT and SIGTERM caught from the
+// moment a command starts handling them to the process's exit: a signal
+// that comes after the command has decided its exit status changes
+// nothing, rather than killing the process on its way out.
+var holdSignals bool
 
 // runObserver, when set (by the tests), sees every run's arguments and
 // exit status.
@@ -148,6 +158,9 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 			sub := subcommandName(args)
 			sigCtx, stop := output.NotifyContext(context.Background(), stderr, strings.TrimSpace(prefix+" "+sub), interruptGrace)
 			defer stop()
+			if holdSignals {
+				signal.Notify(make(chan os.Signal, 1), syscall.SIGINT, syscall.SIGTERM)
+			}
 			ctx, cancel := context.WithCancelCause(sigCtx)
 			defer cancel(nil)
 			// Standard output that fails (a full disk; a closed pipe, whose
@@ -169,7 +182,9 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 			case werr != nil && !errors.As(err, &ue):
 				// Output lost: whatever the command made of it.
 				err = inSubcommand(sub, &stdoutError{werr})
-			case in != nil && !errors.As(err, &ue):
+			case in != nil:
+				// Interrupted: whatever the work stopped on (a step of a
+				// replay, a renderer killed) reads as its own fault.
 				err = inSubcommand(sub, in)
 			}
 			return report(stderr, prefix, err)
@@ -179,6 +194,9 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	return 2
 }
 
+// report writes err on stderr as one line headed by prefix (and the
+// subcommand), cut to maxErrorLine bytes, and returns the exit status
+// (the table at the top of this file).
 func report(stderr io.Writer, prefix string, err error) int {
 	if err == nil || errors.Is(err, flag.ErrHelp) {
 		return 0
@@ -205,10 +223,10 @@ func report(stderr io.Writer, prefix string, err error) int {
 	return 1
 }
 
-// subcommandName returns the subcommand of aci and btai named in args
+// subcommandName returns the subcommand of aci, btai and si named in args
 // ("run" of arbor btai run), or "".
 func subcommandName(args []string) string {
-	if len(args) > 1 && (args[0] == "aci" || args[0] == "btai") {
+	if len(args) > 1 && (args[0] == "aci" || args[0] == "btai" || args[0] == "si") {
 		switch args[1] {
 		case "eval", "run", "replay", "plan":
 			return args[1]

@@ -75,6 +75,7 @@ func TestStdoutWriteErrors(t *testing.T) {
 			append([]string{"dot", hmm}, mode...),
 			append([]string{"aci", "eval", "--model", tiny, "--obs", "0", "--horizon", "2"}, mode...),
 			append([]string{"btai", "plan", "--model", tiny, "--obs", "0", "--iterations", "10"}, mode...),
+			append([]string{"si", "plan", "--model", tiny, "--obs", "0", "--depth", "2"}, mode...),
 		)
 	}
 	for _, mode := range [][]string{nil, {"--json"}, {"--csv"}} {

@@ -185,6 +185,9 @@ func (r *replayRun) subject(ctx context.Context, k int, rec pomdp.SubjectRecord)
 	for i, tr := range rec.Trials {
 		rt, err := pomdp.Replay(ctx, ag, tr.Obs, tr.Actions, &pomdp.EpisodeSettings{Seed: r.seed, Agent: k, Trial: i})
 		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err() // stopped (an interrupt), not a fault of the data
+			}
 			if errors.Is(err, pomdp.ErrDeterministic) {
 				return nil, badInput("the agent's choice rule is deterministic: it gives no probability to score a recorded choice with (use --action-select softmax or visits)")
 			}

@@ -1,15 +1,12 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"os/signal"
 	"strings"
 
 	"github.com/arbor-ai/arbor/internal/output"
@@ -133,9 +130,8 @@ func runSIPlan(args []string, stdout io.Writer) error {
 	if err != nil {
 		return badInput("--obs %s: %s (--model %s)", *obsRaw, strings.TrimPrefix(err.Error(), fmt.Sprintf("observation %d: ", obs)), *model)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	res, err := si.Plan(ctx, m, qs, opts)
+	// SIGINT or SIGTERM stops the search (exit 130 or 143).
+	res, err := si.Plan(commandContext(), m, qs, opts)
 	if err != nil {
 		return err
 	}

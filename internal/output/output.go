@@ -2,7 +2,11 @@
 // everywhere: numbers in JSON (a non-finite value is null), beliefs and
 // learned concentrations keyed by factor and modality name, the names of
 // actions and observations, the provenance line that begins a run's
-// machine output, and the version.
+// machine output, and the version. It also holds how the command writes
+// safely: output files written whole or not at all (CreateFile), Graphviz
+// run bounded and killable (Render), SIGINT and SIGTERM turned into a
+// cancelled context (NotifyContext), standard output's first write error
+// kept (ErrWriter) and long error lines cut (Shorten).
 package output
 
 import (
