@@ -4,7 +4,7 @@ PKGS      ?= ./...
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 FUZZTIME  ?= 30s
 
-.PHONY: check fmt-check vet lint imports refs test race bench fuzz fuzz-long build btai-table
+.PHONY: check fmt-check vet lint imports refs test race bench fuzz fuzz-long build btai-table interrupt-soak
 
 check: fmt-check vet lint imports refs race
 
@@ -58,3 +58,8 @@ fuzz:
 # 20 seeds, for the presets and novelty; a few minutes, all cores).
 btai-table:
 	BTAI_TABLE=write $(GO) test ./btai -run '^TestResultsTable$$' -count=1 -timeout 60m -v
+
+# 50 SIGINT and 50 SIGTERM at random moments of every long command (about
+# 15 minutes; CI sends 5 of each).
+interrupt-soak:
+	ARBOR_INTERRUPT_SOAK=1 $(GO) test -count=1 -timeout 60m -v -run TestInterruptOutputs ./cmd/arbor/

@@ -324,7 +324,7 @@ func TestInterruptOutputs(t *testing.T) {
 			}
 		}},
 		{"btai replay", func(dir string) []string {
-			return []string{"btai", "replay", "--model", tmaze, "--data", behaviour, "--iterations", "800", "--jobs", "1",
+			return []string{"btai", "replay", "--model", tmaze, "--data", behaviour, "--iterations", "2000", "--jobs", "1",
 				"--subjects", dir + "/s.csv", "--json"}
 		}, []string{"s.csv"}, 3 * time.Second, func(t *testing.T, out string, interrupted bool, changed map[string]string) {
 			subjects := 0
