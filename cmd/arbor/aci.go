@@ -699,23 +699,11 @@ func aciPrintEpisode(w io.Writer, label string, ep *pomdp.Episode, m *pomdp.Mode
 	}
 	fmt.Fprintf(w, "%s: %s in %d steps (%d policies of length %d per step, %.3f s planning)\n",
 		label, status, ep.NumActions(), policies, horizon, ep.PlanningSeconds)
-	fmt.Fprintf(w, "actions: %s\n", strings.Join(output.ActionNames(m, ep.Actions()), " "))
+	printActions(w, m, ep, mz == nil)
 	if mz == nil {
-		obs := ep.Observations()
-		names := make([]string, len(obs))
-		for i, o := range obs {
-			names[i] = m.ObsName(o)
-		}
-		fmt.Fprintf(w, "observations: %s\n", strings.Join(names, " "))
 		return
 	}
-	states := make([]int, 0, len(positions))
-	for _, p := range positions {
-		if s, ok := mz.StateOf(p[0], p[1]); ok {
-			states = append(states, s)
-		}
-	}
-	fmt.Fprint(w, mz.Render(states))
+	fmt.Fprint(w, mz.Render(mazeStates(mz, positions)))
 }
 
 const aciReplaySynopsis = "arbor aci replay --model M --data D.csv --horizon T [--gamma 16] [--action-precision 1] [agent flags] [--beliefs] [--subjects FILE] [--json | --csv]"

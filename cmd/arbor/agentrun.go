@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 
 	"github.com/arbor-ai/arbor/envs"
 	"github.com/arbor-ai/arbor/internal/output"
@@ -187,11 +188,7 @@ func (r *agentRun) run(stdout io.Writer) error {
 					}
 				}
 				if r.mz != nil {
-					for _, p := range positions {
-						if s, ok := r.mz.StateOf(p[0], p[1]); ok {
-							pe.states = append(pe.states, s)
-						}
-					}
+					pe.states = mazeStates(r.mz, positions)
 				}
 			}
 			r.plot.episodes = append(r.plot.episodes, pe)
@@ -326,4 +323,30 @@ func loadWorld(path string, m *pomdp.Model) (*pomdp.Model, error) {
 		}
 	}
 	return w, nil
+}
+
+// mazeStates returns the maze states of the cells visited.
+func mazeStates(mz *envs.Maze, positions [][2]int) []int {
+	states := make([]int, 0, len(positions))
+	for _, p := range positions {
+		if s, ok := mz.StateOf(p[0], p[1]); ok {
+			states = append(states, s)
+		}
+	}
+	return states
+}
+
+// printActions is the human output of an episode's actions and, with
+// observations set (a model without a maze), of its observations, by name.
+func printActions(w io.Writer, m *pomdp.Model, ep *pomdp.Episode, observations bool) {
+	fmt.Fprintf(w, "actions: %s\n", strings.Join(output.ActionNames(m, ep.Actions()), " "))
+	if !observations {
+		return
+	}
+	obs := ep.Observations()
+	names := make([]string, len(obs))
+	for i, o := range obs {
+		names[i] = m.ObsName(o)
+	}
+	fmt.Fprintf(w, "observations: %s\n", strings.Join(names, " "))
 }

@@ -903,29 +903,19 @@ func btaiPrintEpisode(w io.Writer, label string, ep *pomdp.Episode, m *pomdp.Mod
 		}
 	}
 	fmt.Fprintf(w, "%s: %s %d steps (%d planning iterations)\n", label, status, ep.NumActions(), ep.NumActions()*iterations)
-	fmt.Fprintf(w, "actions: %s\n", strings.Join(output.ActionNames(m, ep.Actions()), " "))
+	printActions(w, m, ep, mz == nil)
 	if mz == nil {
-		obs := ep.Observations()
-		names := make([]string, len(obs))
-		for i, o := range obs {
-			names[i] = m.ObsName(o)
-		}
-		fmt.Fprintf(w, "observations: %s\n", strings.Join(names, " "))
 		return
 	}
 	var b strings.Builder
-	states := make([]int, 0, len(positions))
 	for i, p := range positions {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
 		fmt.Fprintf(&b, "(%d,%d)", p[0], p[1])
-		if s, ok := mz.StateOf(p[0], p[1]); ok {
-			states = append(states, s)
-		}
 	}
 	fmt.Fprintf(w, "path: %s\n", b.String())
-	fmt.Fprint(w, mz.Render(states))
+	fmt.Fprint(w, mz.Render(mazeStates(mz, positions)))
 }
 
 // btaiFactorisedFlags refuses the flags that need the planning tree in the
