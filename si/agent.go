@@ -176,6 +176,15 @@ func (a *Agent) Belief() []float64 {
 // parameter (pomdp.Learner).
 func (a *Agent) Concentrations() pomdp.Concentrations { return a.past.Concentrations() }
 
+// Tree returns the search tree of the last Decide (Planner.Tree): valid
+// until the next Decide; an error before the first.
+func (a *Agent) Tree() (*Tree, error) {
+	if a.planner == nil || a.last == nil {
+		return nil, errors.New("si: no decision to show (call Decide first)")
+	}
+	return a.planner.Tree()
+}
+
 // LastResult returns the result of the last Decide (nil before it).
 func (a *Agent) LastResult() *Result { return a.last }
 

@@ -38,6 +38,7 @@ type leaf struct {
 	prob  float64 // P(o) (Joint) or Π_m Q(o_m) (Marginal), before renormalising
 	order int     // enumeration order, to break ties and sort
 	slot  int     // where its posterior is
+	obs   int     // the joint outcome (pomdp.Model.EncodeObs)
 }
 
 // leafHeap is a min-heap by probability; among equal probabilities the
@@ -151,7 +152,7 @@ func (b *brancher) enumerate(p *Planner, pred []float64) bool {
 		z += w
 	}
 	b.thresh, b.fallback = p.o.PruneOutcomes, false
-	capped := b.walk(p, 0, 1, z)
+	capped := b.walk(p, 0, 1, z, 0)
 	if len(b.leaves) == p.o.MaxBranches {
 		// The heap reordered them.
 		sort.Slice(b.leaves, func(i, j int) bool { return b.leaves[i].order < b.leaves[j].order })
@@ -163,7 +164,7 @@ func (b *brancher) enumerate(p *Planner, pred []float64) bool {
 		// estimate counts), the earliest first.
 		b.thresh, b.fallback, b.best, b.order = 0, true, 0, 0
 		b.limit = min(p.o.MaxBranches, max(1, int(1/p.o.PruneOutcomes)))
-		capped = b.walk(p, 0, 1, z)
+		capped = b.walk(p, 0, 1, z, 0)
 	}
 	return capped
 }
@@ -174,10 +175,11 @@ func (b *brancher) enumerate(p *Planner, pred []float64) bool {
 // partial outcome (z for Joint, the product of the marginals for
 // Marginal). A partial outcome below PruneOutcomes is cut with everything
 // that completes it (a completion is never more probable), and so is one
-// that no support state can emit (z = 0).
-func (b *brancher) walk(p *Planner, mi int, prob, z float64) bool {
+// that no support state can emit (z = 0). obs is the joint outcome index
+// of the partial outcome.
+func (b *brancher) walk(p *Planner, mi int, prob, z float64, obs int) bool {
 	if mi == p.nm {
-		return b.leaf(p, prob, z)
+		return b.leaf(p, prob, z, obs)
 	}
 	md := &p.mods[mi]
 	cur, nxt := b.lv[mi], b.lv[mi+1]
@@ -210,7 +212,7 @@ func (b *brancher) walk(p *Planner, mi int, prob, z float64) bool {
 				continue
 			}
 		}
-		if b.walk(p, mi+1, pr, zz) {
+		if b.walk(p, mi+1, pr, zz, obs+o*md.stride) {
 			capped = true
 		}
 	}
@@ -219,8 +221,8 @@ func (b *brancher) walk(p *Planner, mi int, prob, z float64) bool {
 
 // leaf records a complete outcome (one per modality) of probability
 // prob; the joint over the support is b.lv[nm], of sum z.
-func (b *brancher) leaf(p *Planner, prob, z float64) bool {
-	lf := leaf{prob: prob, order: b.order}
+func (b *brancher) leaf(p *Planner, prob, z float64, obs int) bool {
+	lf := leaf{prob: prob, order: b.order, obs: obs}
 	b.order++
 	capped := false
 	if b.fallback {

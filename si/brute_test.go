@@ -222,7 +222,7 @@ func (br *brute) local(q []float64) float64 {
 // outcomes returns every joint outcome of positive probability after the
 // predicted belief q, its probability (renormalised over the kept ones)
 // and the posterior marginals.
-func (br *brute) outcomes(q []float64) (probs []float64, posts [][]float64) {
+func (br *brute) outcomes(q []float64) (probs []float64, posts [][]float64, obs []int) {
 	p := br.prior(q)
 	nm := br.m.NumModalities()
 	marg := make([][]float64, nm)
@@ -238,6 +238,7 @@ func (br *brute) outcomes(q []float64) (probs []float64, posts [][]float64) {
 	}
 	var all []float64
 	var allPosts [][]float64
+	var allObs []int
 	for o := range br.m.NumObs() {
 		outs := br.m.DecodeObs(nil, o)
 		l := make([]float64, br.joint)
@@ -268,10 +269,11 @@ func (br *brute) outcomes(q []float64) (probs []float64, posts [][]float64) {
 		}
 		all = append(all, pr)
 		allPosts = append(allPosts, post)
+		allObs = append(allObs, o)
 	}
 	for k, pr := range all {
 		if pr >= br.pOut {
-			probs, posts = append(probs, pr), append(posts, allPosts[k])
+			probs, posts, obs = append(probs, pr), append(posts, allPosts[k]), append(obs, allObs[k])
 		}
 	}
 	if probs == nil {
@@ -283,7 +285,7 @@ func (br *brute) outcomes(q []float64) (probs []float64, posts [][]float64) {
 		}
 		for k, pr := range all {
 			if pr >= best*(1-1e-9) && len(probs) < int(1/br.pOut) {
-				probs, posts = append(probs, pr), append(posts, allPosts[k])
+				probs, posts, obs = append(probs, pr), append(posts, allPosts[k]), append(obs, allObs[k])
 			}
 		}
 	}
@@ -294,7 +296,7 @@ func (br *brute) outcomes(q []float64) (probs []float64, posts [][]float64) {
 	for k := range probs {
 		probs[k] /= total
 	}
-	return probs, posts
+	return probs, posts, obs
 }
 
 // G returns G(u | q) for every action, r steps from the horizon: +Inf
@@ -316,7 +318,7 @@ func (br *brute) G(q []float64, r int) []float64 {
 		}
 		g[u] = local[u]
 		if r > 1 {
-			probs, posts := br.outcomes(preds[u])
+			probs, posts, _ := br.outcomes(preds[u])
 			for k, pr := range probs {
 				g[u] += pr * br.value(posts[k], r-1)
 			}

@@ -73,6 +73,7 @@ type facInfo struct {
 // joint state being Σ_k s_(deps[k]) colStride[k].
 type modInfo struct {
 	no, size  int
+	stride    int // of the modality's outcome in the joint outcome index
 	deps      []int
 	colStride []int
 	a         []float64
@@ -101,6 +102,7 @@ type Planner struct {
 	olo, ohi              []int32 // the action's branches: [olo, ohi) of oprob and ochild
 	oprob                 []float64
 	ochild                []int32
+	oobs                  []int32 // the joint outcome of every branch
 
 	gbuf, qbuf [][]float64 // scratch per remaining depth
 	pred, qtmp []float64
@@ -109,6 +111,12 @@ type Planner struct {
 	nodes, reused, capped int
 	checkEvery            int // nodes between two looks at ctx
 	ctx                   context.Context
+
+	// The last search that completed (Tree).
+	root    int32
+	depth   int
+	planned bool
+	gen     uint64 // searches started
 }
 
 // NewPlanner validates opts (nil: the defaults) for model m and returns a
@@ -157,6 +165,7 @@ func NewPlanner(m *pomdp.Model, opts *Options) (*Planner, error) {
 	for i := range p.nm {
 		deps := m.DependsOn(i)
 		md := modInfo{no: m.ModalitySize(i), deps: deps, colStride: make([]int, len(deps)), a: m.ModalityA(i)}
+		md.stride = obsStride(m, i)
 		md.size = 1
 		for k := len(deps) - 1; k >= 0; k-- {
 			md.colStride[k] = md.size
@@ -213,6 +222,8 @@ func (p *Planner) Plan(ctx context.Context, qs []float64) (*Result, error) {
 		return nil, err
 	}
 	p.reset(ctx)
+	p.planned = false
+	p.gen++
 	root := p.intern(qs)
 	depth := 0
 	truncated := false
@@ -233,6 +244,7 @@ func (p *Planner) Plan(ctx context.Context, qs []float64) (*Result, error) {
 	res.Truncated = truncated
 	res.Nodes, res.Reused, res.Capped, res.Branches = p.nodes, p.reused, p.capped, len(p.oprob)
 	p.ctx = nil
+	p.root, p.depth, p.planned = root, depth, true
 	return res, nil
 }
 
@@ -245,7 +257,7 @@ func (p *Planner) reset(ctx context.Context) {
 	p.vals = p.vals[:0]
 	p.local, p.risk, p.amb, p.nov = p.local[:0], p.risk[:0], p.amb[:0], p.nov[:0]
 	p.kept, p.olo, p.ohi = p.kept[:0], p.olo[:0], p.ohi[:0]
-	p.oprob, p.ochild = p.oprob[:0], p.ochild[:0]
+	p.oprob, p.ochild, p.oobs = p.oprob[:0], p.ochild[:0], p.oobs[:0]
 	p.nodes, p.reused, p.capped = 0, 0, 0
 }
 
@@ -418,6 +430,7 @@ func (p *Planner) branch(id int32) error {
 			child := p.intern(p.br.posterior(lf.slot))
 			p.oprob = append(p.oprob, lf.prob/total)
 			p.ochild = append(p.ochild, child)
+			p.oobs = append(p.oobs, int32(lf.obs))
 		}
 		if len(p.oprob) > math.MaxInt32 {
 			return fmt.Errorf("si: more than %d branches", math.MaxInt32)
@@ -568,4 +581,16 @@ func (p *Planner) rootResult(root int32, d int) (*Result, error) {
 		res.Novelty = append([]float64(nil), p.nov[base:base+nu]...)
 	}
 	return res, nil
+}
+
+// obsStride returns the stride of modality i's outcome in the joint
+// outcome index (pomdp.Model.EncodeObs); 0 for a modality of one outcome.
+func obsStride(m *pomdp.Model, i int) int {
+	if m.ModalitySize(i) < 2 {
+		return 0
+	}
+	outcomes := make([]int, m.NumModalities())
+	outcomes[i] = 1
+	o, _ := m.EncodeObs(outcomes)
+	return o
 }
