@@ -1,0 +1,66 @@
+package btai
+
+import "github.com/arbor-ai/arbor/pomdp"
+
+// Factory builds BTAI agents whose fittable parameters take given values
+// (pomdp.AgentFactory), for fitting agents to behaviour: every agent has
+// Options (resolved: nil means the default preset), except the parameters
+// it is given, and a fixed stream for its own draws (Decide draws from the
+// stream the driver gives it).
+//
+// BTAI's choice probabilities come from a planning tree whose shape
+// changes in steps as a parameter moves (a node's cost crosses another's),
+// so the likelihood is piecewise constant in the parameters that act on
+// the planning (pref, conc, eta, omega) and only α acts smoothly (through
+// σ(-α ḡ) or N^α): fit it with a derivative-free method.
+type Factory struct {
+	Options *Options
+}
+
+var _ pomdp.AgentFactory = Factory{}
+
+func (f Factory) resolved() Options {
+	if f.Options == nil {
+		return DefaultOptions()
+	}
+	return f.Options.Resolved()
+}
+
+// Params declares the BTAI agent's parameters on model m: alpha (the
+// action precision, with the stochastic rules Softmax and Visits only),
+// eta and omega (when m has concentrations to learn), pref and conc
+// (pomdp.ScaleModel; conc when m has concentrations). BTAI has no policy
+// precision γ. The defaults are those of Options.
+func (f Factory) Params(m *pomdp.Model) []pomdp.Param {
+	o := f.resolved()
+	var ps []pomdp.Param
+	if !o.ActionSelection.Deterministic() {
+		ps = append(ps, pomdp.Param{Name: pomdp.ParamAlpha, Domain: pomdp.Positive, Default: *o.ActionPrecision, About: "action precision α of the choice rule (" + o.ActionSelection.String() + ")"})
+	}
+	ps = append(ps, pomdp.LearningParams(m, pomdp.Learning{Rate: o.LearningRate, Forgetting: o.Forgetting})...)
+	return append(ps, pomdp.ModelParams(m)...)
+}
+
+// NewAgent returns a BTAI agent on m (scaled by pref and conc when given)
+// with Options and the parameters of values. Errors name the parameter or
+// the option at fault.
+func (f Factory) NewAgent(m *pomdp.Model, values map[string]float64) (pomdp.Agent, error) {
+	if err := pomdp.Check(m); err != nil {
+		return nil, err
+	}
+	sm, err := pomdp.ApplyParams(m, f.Params(m), values, pomdp.ClosedLearning)
+	if err != nil {
+		return nil, err
+	}
+	o := f.resolved()
+	if v, ok := values[pomdp.ParamAlpha]; ok {
+		o.ActionPrecision = &v
+	}
+	if v, ok := values[pomdp.ParamEta]; ok {
+		o.LearningRate = &v
+	}
+	if v, ok := values[pomdp.ParamOmega]; ok {
+		o.Forgetting = &v
+	}
+	return NewAgent(sm, &o, nil)
+}
