@@ -66,6 +66,30 @@ type FactorisedSpec struct {
 // `factor "location": B[1]: column 2 sums to 0.93, want 1 (tolerance 1e-6)`
 // or `modality "reward": depends_on[1]: unknown factor "contxt"`.
 func NewFactorised(fs FactorisedSpec) (*Model, error) {
+	return newFactorised(fs.clone())
+}
+
+// clone returns fs with copies of its factors, modalities and their slices
+// of numbers (names are copied by checkNames).
+func (fs FactorisedSpec) clone() FactorisedSpec {
+	factors := make([]Factor, len(fs.Factors))
+	for i, f := range fs.Factors {
+		f.B, f.D, f.CStates, f.LogCStates = clone(f.B), clone(f.D), clone(f.CStates), clone(f.LogCStates)
+		f.ConcB, f.ConcD = clone(f.ConcB), clone(f.ConcD)
+		factors[i] = f
+	}
+	mods := make([]Modality, len(fs.Modalities))
+	for i, md := range fs.Modalities {
+		md.A, md.C, md.LogC, md.ConcA = clone(md.A), clone(md.C), clone(md.LogC), clone(md.ConcA)
+		md.DependsOn = cloneStrings(md.DependsOn)
+		mods[i] = md
+	}
+	return FactorisedSpec{Factors: factors, Modalities: mods}
+}
+
+// newFactorised is NewFactorised without the copy: the model keeps the
+// slices of numbers of fs, which the caller hands over (the file reader).
+func newFactorised(fs FactorisedSpec) (*Model, error) {
 	if len(fs.Factors) == 0 {
 		return nil, errors.New("factors: none, want at least one")
 	}

@@ -48,11 +48,12 @@ func Load(path string) (*Model, error) {
 // Parse checks the syntax, then reads the text in one pass, refusing a
 // value of the wrong type at its first token: such a file costs nothing
 // beyond its text, however big. A valid file costs its text and 8 bytes
-// per number (every array is allocated once, at its final size), and then
-// the Model New builds, which keeps its own copy of the numbers and the
-// logarithms of A and C: for a file of short numbers ("0,1,0,...") the
-// peak heap is about 11 times the file, for numbers written in full about
-// 2.3 times.
+// per number (every array is allocated once, at its final size, and the
+// Model keeps it without a copy), and the logarithms of A and C (8 bytes
+// per number of A and C): for a file of short numbers ("0,1,0,...", 2.4
+// bytes per number) the peak heap is about 7.7 times the file, and at
+// most 9 times for any valid file (2 bytes per number at least); for
+// numbers written in full about 1.9 times.
 func Parse(data []byte) (*Model, error) {
 	if fault, off := jsonCheck(data); fault != jsonValid {
 		return nil, syntaxError(data, off)
@@ -76,7 +77,8 @@ func Parse(data []byte) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	return New(sp)
+	// The slices are the reader's own: the model keeps them.
+	return newModel(sp)
 }
 
 // spec checks the shapes of the nested arrays, infers the sizes and

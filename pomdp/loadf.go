@@ -46,7 +46,8 @@ func parseFactorised(file *fileJSON) (*Model, error) {
 		}
 		fs.Modalities = append(fs.Modalities, md)
 	}
-	return NewFactorised(fs)
+	// The slices are the reader's own: the model keeps them.
+	return newFactorised(fs)
 }
 
 func parseFactor(i int, fj factorJSON) (Factor, error) {

@@ -124,6 +124,22 @@ type modality struct {
 // observations, states) and the fault, e.g.
 // "B[1]: column 2 sums to 0.93, want 1 (tolerance 1e-6)".
 func New(sp Spec) (*Model, error) {
+	return newModel(sp.clone())
+}
+
+// clone returns sp with copies of its slices of numbers (names are copied
+// by checkNames).
+func (sp Spec) clone() Spec {
+	sp.A, sp.B, sp.C, sp.D = clone(sp.A), clone(sp.B), clone(sp.C), clone(sp.D)
+	sp.CStates, sp.LogC, sp.LogCStates = clone(sp.CStates), clone(sp.LogC), clone(sp.LogCStates)
+	sp.ConcA, sp.ConcB, sp.ConcD = clone(sp.ConcA), clone(sp.ConcB), clone(sp.ConcD)
+	return sp
+}
+
+// newModel is New without the copy: the model keeps sp's slices of
+// numbers, which the caller hands over (Parse, whose slices nothing else
+// holds, so that a file's numbers are not held twice).
+func newModel(sp Spec) (*Model, error) {
 	ns, no, nu := sp.NumStates, sp.NumObs, sp.NumActions
 	if ns < 1 {
 		return nil, fmt.Errorf("NumStates: %d, want >= 1", ns)

@@ -79,7 +79,9 @@ func checkFinite(field, what string, x []float64, shape []int) error {
 // and > 0 (a Dirichlet concentration of 0 is not a distribution: expfam,
 // nodes and the learning agent all refuse it), so every column has a
 // positive sum. The error names the element, e.g. "a[0][0]: 0, want > 0".
-// It returns a copy (nil for nil input).
+// It returns x itself (nil for nil input): New and NewFactorised copy a
+// caller's slices before validating them, and the file reader hands over
+// the slices it made.
 func checkConc(field string, x []float64, shape []int) ([]float64, error) {
 	if x == nil {
 		return nil, nil
@@ -95,7 +97,7 @@ func checkConc(field string, x []float64, shape []int) ([]float64, error) {
 			return nil, fmt.Errorf("%s: 0, want > 0 (a Dirichlet concentration)", elemName(field, shape, k))
 		}
 	}
-	return clone(x), nil
+	return x, nil
 }
 
 // expectation returns the mean of independent Dirichlet columns: conc with
@@ -119,7 +121,8 @@ func expectation(conc []float64, shape []int) []float64 {
 
 // checkProb validates a tensor whose columns (first axis after the lead
 // axis) are distributions. When p is nil it falls back to the expectation of
-// conc, or reports the field as missing.
+// conc (a new slice), or reports the field as missing; otherwise it returns
+// p itself, as checkConc does.
 func checkProb(field string, p, conc []float64, concField string, shape []int) ([]float64, error) {
 	if p == nil {
 		if conc == nil {
@@ -151,7 +154,7 @@ func checkProb(field string, p, conc []float64, concField string, shape []int) (
 			}
 		}
 	}
-	return clone(p), nil
+	return p, nil
 }
 
 // fromLog returns p, or softmax(logp) when logp is given instead: the
