@@ -16,7 +16,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mod=github.com/arbor-ai/arbor
-libs=" expfam messages nodes ffg schedule model pomdp aci btai si envs "
+libs=" expfam messages nodes ffg schedule model pomdp aci btai si envs fit "
 
 # dag_allows FROM TO: is the library edge FROM -> TO (top-level package
 # names) in the DAG of docs/architecture.md?
@@ -35,6 +35,7 @@ dag_allows() {
     btai)     [[ $t == pomdp || $t == ffg || $t == nodes || $t == schedule || $t == expfam ]] ;;
     si)       [[ $t == pomdp || $t == expfam ]] ;;
     envs)     [[ $t == pomdp ]] ;;
+    fit)      [[ $t == pomdp || $t == expfam ]] ;;
     internal) [[ $libs == *" $t "* ]] ;;
     cmd|examples) [[ $libs == *" $t "* ]] ;;
     *) return 1 ;;
@@ -100,6 +101,7 @@ selftest() {
 0;$mod/pomdp|$mod/ffg $mod/nodes $mod/schedule $mod/expfam $mod/messages|
 0;$mod/aci|$mod/pomdp $mod/ffg|
 0;$mod/envs|$mod/pomdp|
+0;$mod/fit|$mod/pomdp $mod/expfam|$mod/aci $mod/btai
 0;$mod/si|$mod/pomdp $mod/expfam|$mod/aci $mod/envs
 0;$mod/cmd/arbor|$mod/si $mod/aci|
 0;$mod/ffg||$mod/nodes $mod/schedule
@@ -123,6 +125,8 @@ selftest() {
 1;$mod/si|$mod/ffg|
 1;$mod/aci|$mod/si|
 1;$mod/pomdp|$mod/si|
+1;$mod/fit|$mod/aci|
+1;$mod/pomdp|$mod/fit|
 1;$mod/pomdp|$mod/aci|
 1;$mod/pomdp|$mod/btai|
 1;$mod/envs|$mod/aci|

@@ -1,0 +1,44 @@
+// Package fit fits agents to recorded behaviour: for one subject, the
+// maximum a posteriori estimate of an agent's free parameters given the
+// choices the subject made, the Laplace approximation at that estimate
+// (posterior SDs and correlations, the log model evidence), AIC and BIC;
+// for many subjects, the same in parallel with results in input order.
+//
+// The likelihood is that of replay: a fresh agent, built by a
+// pomdp.AgentFactory with the parameters' values, is driven along the
+// subject's trials in order (pomdp.Replay; what it learns in one trial it
+// carries to the next), and every recorded choice is scored by the
+// probability the agent's choice rule gives it:
+//
+//	ln P(choices | θ) = Σ_trials Σ_t ln P(u_t | o_0..t, u_0..t-1; θ)
+//
+// Parameters are fitted on a transformed scale θ where they are
+// unconstrained (pomdp.Domain.Transform: ln for positive parameters such as
+// the precisions γ and α and the learning rate η, logit for ω in (0, 1)),
+// with independent Gaussian priors on that scale. The default prior
+// (DefaultPrior) is SPM's in spm_dcm_mdp: mean 0 on the log scale of a
+// scaling of the model's value, that is the agent's default value, and
+// variance 1/16.
+//
+// The optimiser (Settings.Method) is gonum's BFGS with finite-difference
+// gradients, or gonum's Nelder-Mead for agents whose likelihood is
+// piecewise constant in a free parameter (pomdp.Param.Stepped: BTAI's
+// planning tree changes shape in steps as its preferences or learning
+// move). Settings.Restarts starts are tried (the prior means first, then
+// draws from the priors, deterministic from Settings.Seed) and the best
+// kept. At the optimum the Hessian H of the negative log posterior is
+// computed by central finite differences (gonum's diff/fd): when it is
+// positive definite, H⁻¹ is the Laplace posterior covariance of θ, its
+// delta-method image the covariance on the natural scale, and
+//
+//	ln P(choices) ≈ ln P(choices | θ*) + ln p(θ*) + (d/2) ln 2π − ½ ln det H
+//
+// the log model evidence; when it is not, the result says so (Converged
+// false, the eigenvalues in Eigenvalues) and reports no SDs or evidence.
+// A recorded choice that the agent gives probability 0 makes the
+// log-likelihood −Inf: reported in the result, with where it is, not an
+// error.
+//
+// Group-level (hierarchical) priors are not part of the package: every
+// subject is fitted with the same fixed priors.
+package fit

@@ -1,0 +1,483 @@
+package fit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+
+	"gonum.org/v1/gonum/diff/fd"
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/optimize"
+
+	"github.com/arbor-ai/arbor/pomdp"
+)
+
+// Estimate is the estimate of one free parameter.
+type Estimate struct {
+	Name string
+	// Value is the maximum a posteriori estimate on the natural scale,
+	// Domain.Inverse(Theta). (The MAP of θ mapped back: not the MAP of the
+	// natural-scale density, which differs by the transform's Jacobian.)
+	Value float64
+	// Theta is the MAP on the transformed scale.
+	Theta float64
+	// SDTheta is the Laplace posterior SD on the transformed scale and SD
+	// its delta-method image on the natural scale, |dx/dθ| SDTheta; NaN
+	// without the Laplace approximation (Result.Laplace).
+	SD, SDTheta float64
+	// Prior is the parameter's prior on the transformed scale.
+	Prior Prior
+	// Scale names the transformed scale: "log", "logit" or "natural".
+	Scale string
+}
+
+// Result is the fit of one subject.
+type Result struct {
+	Subject string
+	// Index is the subject's position in its data (from 0).
+	Index int
+	// Params holds one estimate per free parameter, in Settings.Free's
+	// order.
+	Params []Estimate
+	// Method is the optimiser used (Auto resolved).
+	Method Method
+	// LogLikelihood is ln P(choices | MAP); -Inf when a recorded choice has
+	// probability 0 under the agent at every point tried (Zero locates
+	// it).
+	LogLikelihood float64
+	// LogPrior is the log prior density of θ at the MAP.
+	LogPrior float64
+	// LogEvidence is the Laplace approximation of the log model evidence,
+	// ln P(choices) ≈ ln P(choices | θ*) + ln p(θ*) + (d/2) ln 2π -
+	// (1/2) ln det H, H the Hessian of the negative log posterior at the
+	// MAP θ*; NaN without the Laplace approximation.
+	LogEvidence float64
+	// AIC = 2d - 2 ln P(choices | θ*) and BIC = d ln n - 2 ln P(choices |
+	// θ*), d free parameters and n choices, at the MAP (not the maximum
+	// likelihood; with weak priors the two agree).
+	AIC, BIC float64
+	// NChoices is the number of scored choices.
+	NChoices int
+	// Converged reports that the optimiser met its convergence test and,
+	// when the Laplace approximation was computed, that the Hessian is
+	// positive definite there (a maximum). Reason says why not.
+	Converged bool
+	Reason    string
+	// Laplace reports that the Laplace approximation was computed: SDs,
+	// correlations and LogEvidence are valid.
+	Laplace bool
+	// Warning reports what the caller should know though the fit
+	// converged (no Laplace approximation for stepped parameters).
+	Warning string
+	// Cov and Corr are the Laplace posterior covariance H⁻¹ and
+	// correlations on the transformed scale; CovNatural and CorrNatural
+	// their delta-method images J H⁻¹ J on the natural scale (J the
+	// diagonal of dx/dθ: the correlations are the same). Nil without the
+	// Laplace approximation.
+	Cov, Corr, CovNatural, CorrNatural [][]float64
+	// Eigenvalues are those of H (ascending), reported also when H is not
+	// positive definite; nil when the Hessian was not computed.
+	Eigenvalues []float64
+	// Zero locates a recorded choice of probability 0 under the agent at
+	// the MAP (nil when there is none).
+	Zero *ZeroChoice
+	// Evaluations counts the likelihood evaluations of the subject's fit.
+	Evaluations int
+}
+
+// maxTheta bounds |θ| during the optimisation (e^25 ≈ 7e10): beyond it the
+// objective is +Inf, so that a line search never asks an agent for a
+// precision that overflows.
+const maxTheta = 25
+
+// Subject fits the free parameters of s to the recorded choices of rec,
+// the subject at position index of its data (from 0): the maximum a
+// posteriori estimate on the transformed scale under the Gaussian priors
+// (Objective), from s.Restarts starting points, and at the best one the
+// Laplace approximation (Result). Faults of the settings, the data or the
+// agent are errors (a *SubjectError for the data; ErrNoChoices when the
+// subject has no choice to fit); a recorded choice of probability 0 is
+// not an error but a result with LogLikelihood -Inf, Converged false and a
+// Reason. A nil ctx is context.Background(); a cancelled ctx stops the fit
+// with ctx.Err().
+func Subject(ctx context.Context, f pomdp.AgentFactory, m *pomdp.Model, rec *pomdp.SubjectRecord, index int, s *Settings) (*Result, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	obj, err := NewObjective(f, m, rec, index, s)
+	if err != nil {
+		return nil, err
+	}
+	set := s.resolved()
+	d := len(obj.free)
+	method := set.Method
+	var stepped []string
+	for _, p := range obj.free {
+		if p.Stepped {
+			stepped = append(stepped, p.Name)
+		}
+	}
+	if method == Auto {
+		method = BFGS
+		if len(stepped) > 0 {
+			method = NelderMead
+		}
+	}
+	res := &Result{Subject: rec.Subject, Index: index, Method: method, LogEvidence: math.NaN()}
+
+	// The first evaluation, at the prior means, finds data faults and the
+	// number of choices before any optimisation.
+	mean := make([]float64, d)
+	for i, pr := range obj.priors {
+		mean[i] = pr.Mean
+	}
+	if _, err := obj.LogLikelihood(ctx, mean); err != nil {
+		return nil, err
+	}
+	if obj.n == 0 {
+		return nil, &SubjectError{Subject: rec.Subject, Trial: -1, Err: ErrNoChoices}
+	}
+	res.NChoices = obj.n
+
+	// The objective of the optimiser: -ln posterior, +Inf where the
+	// likelihood is -Inf or NaN or θ leaves the box; the last value is
+	// kept, so that a gradient at a point just evaluated costs d
+	// evaluations.
+	var fault error
+	var lastX []float64
+	lastF := math.NaN()
+	negLogPost := func(x []float64) float64 {
+		if fault != nil {
+			return math.NaN()
+		}
+		if lastX != nil && equal(lastX, x) {
+			return lastF
+		}
+		v := math.Inf(1)
+		inBox := true
+		for _, t := range x {
+			if !(math.Abs(t) <= maxTheta) {
+				inBox = false
+			}
+		}
+		if inBox {
+			ll, err := obj.LogLikelihood(ctx, x)
+			switch {
+			case ctx.Err() != nil:
+				fault = ctx.Err()
+				return math.NaN()
+			case err != nil:
+				// A point the agent refuses (a value at the edge of its
+				// domain in floating point) is outside the feasible set.
+			case !math.IsNaN(ll) && !math.IsInf(ll, -1):
+				v = -(ll + obj.LogPrior(x))
+			}
+		}
+		lastX = append(lastX[:0], x...)
+		lastF = v
+		return v
+	}
+	grad := func(g, x []float64) {
+		f0 := negLogPost(x)
+		if math.IsInf(f0, 1) || math.IsNaN(f0) {
+			for i := range g {
+				g[i] = math.NaN()
+			}
+			return
+		}
+		fd.Gradient(g, negLogPost, x, &fd.Settings{Formula: fd.Forward, Step: 1e-6, OriginKnown: true, OriginValue: f0})
+		// The gradient's evaluations moved the memo; restore it.
+		lastX, lastF = append(lastX[:0], x...), f0
+	}
+
+	rng := rand.New(rand.NewPCG(set.Seed, 0x9e3779b97f4a7c15^uint64(index)))
+	bestF := math.Inf(1)
+	var bestX []float64
+	var bestStatus optimize.Status
+	var bestErr error
+	for r := range set.Restarts {
+		x0 := append([]float64(nil), mean...)
+		if r > 0 {
+			for i, pr := range obj.priors {
+				x0[i] = pr.Mean + 2*pr.SD*rng.NormFloat64()
+			}
+		}
+		f0 := negLogPost(x0)
+		if fault != nil {
+			return nil, fault
+		}
+		if math.IsInf(f0, 1) {
+			continue // the likelihood is -Inf here: nothing to descend
+		}
+		x, fx, status, oerr := minimize(negLogPost, grad, x0, method, set.MaxEvaluations, obj.priors)
+		if fault != nil {
+			return nil, fault
+		}
+		if fx < bestF {
+			bestF, bestX, bestStatus, bestErr = fx, x, status, oerr
+		}
+	}
+	res.Evaluations = obj.evals
+	if bestX == nil {
+		// Every start had a recorded choice of probability 0: report at the
+		// prior means.
+		res.fill(obj, mean)
+		ll, _ := obj.LogLikelihood(ctx, mean)
+		res.LogLikelihood = ll
+		res.LogPrior = obj.LogPrior(mean)
+		res.Zero = obj.zero
+		res.AIC, res.BIC = math.Inf(1), math.Inf(1)
+		res.Reason = "the likelihood is 0 at every starting point"
+		if z := obj.zero; z != nil {
+			res.Reason = fmt.Sprintf("a recorded choice has probability 0 under the agent (trial %d, step %d) at every starting point", z.TrialNumber, z.Step)
+		}
+		res.Evaluations = obj.evals
+		return res, nil
+	}
+	res.fill(obj, bestX)
+	obj.zero = nil
+	ll, err := obj.LogLikelihood(ctx, bestX)
+	if err != nil {
+		return nil, err
+	}
+	res.LogLikelihood = ll
+	res.Zero = obj.zero
+	res.LogPrior = obj.LogPrior(bestX)
+	res.AIC = 2*float64(d) - 2*ll
+	res.BIC = float64(d)*math.Log(float64(res.NChoices)) - 2*ll
+	res.Converged = converged(bestStatus)
+	if !res.Converged {
+		res.Reason = "the optimiser stopped: " + bestStatus.String()
+		if bestErr != nil {
+			res.Reason += ": " + bestErr.Error()
+		}
+	}
+	if len(stepped) > 0 {
+		res.Warning = fmt.Sprintf("no Laplace approximation: the likelihood is piecewise constant in %s (the agent's plan changes in steps)", strings.Join(stepped, ", "))
+	} else {
+		res.laplace(negLogPost, bestX, bestF, obj)
+		if fault != nil {
+			return nil, fault
+		}
+	}
+	res.Evaluations = obj.evals
+	return res, nil
+}
+
+// fill sets the estimates at θ.
+func (r *Result) fill(obj *Objective, theta []float64) {
+	r.Params = make([]Estimate, len(obj.free))
+	for i, p := range obj.free {
+		r.Params[i] = Estimate{Name: p.Name, Theta: theta[i], Value: p.Domain.Inverse(theta[i]),
+			SD: math.NaN(), SDTheta: math.NaN(), Prior: obj.priors[i], Scale: scaleName(p.Domain)}
+	}
+}
+
+// converged reports whether an optimiser status is a convergence.
+func converged(s optimize.Status) bool {
+	switch s {
+	case optimize.Success, optimize.FunctionConvergence, optimize.GradientThreshold, optimize.StepConvergence, optimize.MethodConverge, optimize.FunctionThreshold:
+		return true
+	}
+	return false
+}
+
+// minimize runs one optimisation from x0 and returns the best point.
+func minimize(f func([]float64) float64, grad func(g, x []float64), x0 []float64, method Method, maxEvals int, priors []Prior) ([]float64, float64, optimize.Status, error) {
+	p := optimize.Problem{Func: f}
+	settings := &optimize.Settings{FuncEvaluations: maxEvals}
+	var m optimize.Method
+	switch method {
+	case NelderMead:
+		size := 0.0
+		for _, pr := range priors {
+			size += pr.SD
+		}
+		m = &optimize.NelderMead{SimplexSize: size / float64(len(priors))}
+		settings.Converger = &optimize.FunctionConverge{Absolute: 1e-7, Relative: 1e-10, Iterations: 20 * len(x0)}
+	default:
+		p.Grad = grad
+		m = &optimize.BFGS{}
+		settings.GradientThreshold = 1e-5
+		settings.Converger = &optimize.FunctionConverge{Absolute: 1e-9, Relative: 1e-12, Iterations: 4}
+	}
+	res, err := optimize.Minimize(p, x0, settings, m)
+	if res == nil {
+		return x0, f(x0), optimize.Failure, err
+	}
+	x, fx := res.X, res.F
+	status := res.Status
+	if err != nil && method != NelderMead && !math.IsInf(fx, 1) {
+		// A line search that can no longer decrease the objective stops
+		// BFGS with an error at the precision of the finite differences;
+		// the point is a maximum when the gradient there is small.
+		g := make([]float64, len(x))
+		grad(g, x)
+		if normInf(g) < 1e-3 {
+			status, err = optimize.GradientThreshold, nil
+		}
+	}
+	return x, fx, status, err
+}
+
+// laplace computes the Laplace approximation at the MAP x (f: the
+// negative log posterior, fx its value there).
+func (r *Result) laplace(f func([]float64) float64, x []float64, fx float64, obj *Objective) {
+	d := len(x)
+	var h mat.SymDense
+	fd.Hessian(&h, f, x, &fd.Settings{Formula: fd.Central, OriginKnown: true, OriginValue: fx})
+	var eig mat.EigenSym
+	if !eig.Factorize(&h, false) {
+		r.Converged = false
+		r.Reason = "the Hessian of the log posterior at the optimum could not be decomposed"
+		return
+	}
+	r.Eigenvalues = eig.Values(nil)
+	for _, v := range r.Eigenvalues {
+		if !(v > 0) || math.IsInf(v, 0) {
+			r.Converged = false
+			r.Reason = fmt.Sprintf("the Hessian of the negative log posterior at the optimum is not positive definite (eigenvalues %v): not a maximum, no Laplace approximation", fmtFloats(r.Eigenvalues))
+			return
+		}
+	}
+	var chol mat.Cholesky
+	if !chol.Factorize(&h) {
+		r.Converged = false
+		r.Reason = "the Hessian of the log posterior at the optimum is numerically singular: no Laplace approximation"
+		return
+	}
+	var cov mat.SymDense
+	if err := chol.InverseTo(&cov); err != nil {
+		r.Converged = false
+		r.Reason = "the Hessian of the log posterior at the optimum is numerically singular: no Laplace approximation"
+		return
+	}
+	r.Laplace = true
+	jac := make([]float64, d)
+	for i, p := range obj.free {
+		jac[i] = p.Domain.Jacobian(x[i])
+	}
+	r.Cov, r.CovNatural = make([][]float64, d), make([][]float64, d)
+	for i := range d {
+		r.Cov[i], r.CovNatural[i] = make([]float64, d), make([]float64, d)
+		for j := range d {
+			r.Cov[i][j] = cov.At(i, j)
+			r.CovNatural[i][j] = jac[i] * cov.At(i, j) * jac[j]
+		}
+	}
+	r.Corr, r.CorrNatural = corr(r.Cov), corr(r.CovNatural)
+	for i := range d {
+		r.Params[i].SDTheta = math.Sqrt(r.Cov[i][i])
+		r.Params[i].SD = math.Sqrt(r.CovNatural[i][i])
+	}
+	r.LogEvidence = -fx + 0.5*float64(d)*math.Log(2*math.Pi) - 0.5*chol.LogDet()
+}
+
+func corr(c [][]float64) [][]float64 {
+	out := make([][]float64, len(c))
+	for i := range c {
+		out[i] = make([]float64, len(c))
+		for j := range c {
+			out[i][j] = c[i][j] / math.Sqrt(c[i][i]*c[j][j])
+		}
+	}
+	return out
+}
+
+func equal(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func normInf(g []float64) float64 {
+	n := 0.0
+	for _, v := range g {
+		if math.IsNaN(v) {
+			return math.Inf(1)
+		}
+		n = math.Max(n, math.Abs(v))
+	}
+	return n
+}
+
+func fmtFloats(x []float64) string {
+	parts := make([]string, len(x))
+	for i, v := range x {
+		parts[i] = fmt.Sprintf("%.4g", v)
+	}
+	return "[" + strings.Join(parts, " ") + "]"
+}
+
+// Subjects fits every subject of recs (Subject, with index its position in
+// recs) on s.Jobs goroutines and calls emit with each result in the order
+// of recs, from the calling goroutine, as soon as it and every earlier one
+// are ready. The results do not depend on s.Jobs. The first error (a
+// subject's, or emit's) stops the fits and is returned; a subject's error
+// is a *SubjectError (wrapping ErrNoChoices for a subject with no choice).
+// When ctx is done, the results finished before are still emitted and
+// ctx.Err() is returned.
+func Subjects(ctx context.Context, f pomdp.AgentFactory, m *pomdp.Model, recs []pomdp.SubjectRecord, s *Settings, emit func(r *Result) error) error {
+	if emit == nil {
+		return errors.New("fit: Subjects: nil emit")
+	}
+	if f == nil {
+		return errors.New("fit: nil agent factory")
+	}
+	if err := pomdp.Check(m); err != nil {
+		return fmt.Errorf("fit: %w", err)
+	}
+	set := s.resolved()
+	if err := set.Validate(f.Params(m)); err != nil {
+		return err
+	}
+	err := pomdp.RunOrdered(ctx, len(recs), 1, set.Jobs, func(ctx context.Context, _, k int) (*Result, error) {
+		return Subject(ctx, f, m, &recs[k], k, &set)
+	}, func(_ int, r *Result) error { return emit(r) })
+	var ue *pomdp.UnitError
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	return err
+}
+
+// Group is the summary of the fits of several subjects under one model.
+type Group struct {
+	// Subjects is the number of subjects; Laplace the number with a
+	// Laplace approximation.
+	Subjects, Laplace int
+	// LogEvidence is the sum of the subjects' log evidences (the log
+	// evidence of the model for the group, subjects independent); NaN when
+	// a subject has none.
+	LogEvidence float64
+	// LogLikelihood, AIC and BIC are sums over the subjects.
+	LogLikelihood, AIC, BIC float64
+	// NChoices is the total number of choices; NotConverged the number of
+	// subjects whose fit did not converge.
+	NChoices, NotConverged int
+}
+
+// Add adds one subject's result to the summary.
+func (g *Group) Add(r *Result) {
+	g.Subjects++
+	if r.Laplace {
+		g.Laplace++
+	}
+	g.LogEvidence += r.LogEvidence
+	g.LogLikelihood += r.LogLikelihood
+	g.AIC += r.AIC
+	g.BIC += r.BIC
+	g.NChoices += r.NChoices
+	if !r.Converged {
+		g.NotConverged++
+	}
+}
