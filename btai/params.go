@@ -11,8 +11,9 @@ import "github.com/arbor-ai/arbor/pomdp"
 // BTAI's choice probabilities come from a planning tree whose shape
 // changes in steps as a parameter moves (a node's cost crosses another's),
 // so the likelihood is piecewise constant in the parameters that act on
-// the planning (pref, conc, eta, omega) and only α acts smoothly (through
-// σ(-α ḡ) or N^α): fit it with a derivative-free method.
+// the planning (pref, conc, eta, omega: Param.Stepped) and only α acts
+// smoothly (through σ(-α ḡ) or N^α, on a tree that does not depend on it):
+// fit the others with a derivative-free method.
 type Factory struct {
 	Options *Options
 }
@@ -37,8 +38,13 @@ func (f Factory) Params(m *pomdp.Model) []pomdp.Param {
 	if !o.ActionSelection.Deterministic() {
 		ps = append(ps, pomdp.Param{Name: pomdp.ParamAlpha, Domain: pomdp.Positive, Default: *o.ActionPrecision, About: "action precision α of the choice rule (" + o.ActionSelection.String() + ")"})
 	}
+	n := len(ps)
 	ps = append(ps, pomdp.LearningParams(m, pomdp.Learning{Rate: o.LearningRate, Forgetting: o.Forgetting})...)
-	return append(ps, pomdp.ModelParams(m)...)
+	ps = append(ps, pomdp.ModelParams(m)...)
+	for i := n; i < len(ps); i++ {
+		ps[i].Stepped = true // they change the planning tree
+	}
+	return ps
 }
 
 // NewAgent returns a BTAI agent on m (scaled by pref and conc when given)

@@ -45,3 +45,17 @@ func TestFactory(t *testing.T) {
 		t.Errorf("gamma: %v, want an error naming it", err)
 	}
 }
+
+// TestFactoryStepped: every parameter but α changes the planning tree and
+// is declared stepped.
+func TestFactoryStepped(t *testing.T) {
+	m, err := pomdp.Load("../examples/pomdp/tmaze.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range (btai.Factory{Options: &btai.Options{ActionSelection: btai.Softmax}}).Params(m) {
+		if p.Stepped != (p.Name != "alpha") {
+			t.Errorf("%s: Stepped %v", p.Name, p.Stepped)
+		}
+	}
+}

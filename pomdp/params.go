@@ -112,6 +112,11 @@ type Param struct {
 	Default float64
 	// About says in a few words what the parameter is.
 	About string
+	// Stepped reports that the agent's choice probabilities are piecewise
+	// constant in the parameter (it changes a discrete plan, such as the
+	// shape of a planning tree, in steps): gradients and curvatures are
+	// zero or undefined, and fitting must not use them.
+	Stepped bool
 }
 
 // AgentFactory builds fresh agents whose fittable parameters take given
