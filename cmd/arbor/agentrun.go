@@ -58,6 +58,8 @@ type runRecord struct {
 	Policies         int              `json:"policies_per_step,omitempty"`
 	GammaMean        []float64        `json:"gamma,omitempty"`
 	PlanIterations   int              `json:"planning_iterations,omitempty"`
+	SearchNodes      []int            `json:"search_nodes,omitempty"`    // si: the beliefs each search scored
+	TruncatedSteps   []int            `json:"truncated_steps,omitempty"` // si: the steps whose search the node budget cut short
 	Concentrations   any              `json:"concentrations,omitempty"`
 }
 

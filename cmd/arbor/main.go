@@ -4,7 +4,7 @@
 //	arbor dot MODEL.json [--json]          the model's factor graph in Graphviz DOT
 //	arbor aci eval|run|replay ...          classic active inference
 //	arbor btai plan|run|replay ...         branching time active inference
-//	arbor si plan ...                      sophisticated inference
+//	arbor si plan|run|replay ...           sophisticated inference
 //	arbor version                          the version
 //
 // Flags may come before or after the file argument.
@@ -85,7 +85,7 @@ func commands() []command {
 		{"dot", "write a model's factor graph in Graphviz DOT", runDot},
 		{"aci", "classic active inference: aci eval | aci run | aci replay", runACI},
 		{"btai", "branching time active inference: btai plan | btai run | btai replay", runBTAI},
-		{"si", "sophisticated inference: si plan", runSI},
+		{"si", "sophisticated inference: si plan | si run | si replay", runSI},
 		{"version", "print arbor's version", runVersion},
 	}
 }
@@ -228,7 +228,7 @@ func report(stderr io.Writer, prefix string, err error) int {
 func subcommandName(args []string) string {
 	if len(args) > 1 && (args[0] == "aci" || args[0] == "btai" || args[0] == "si") {
 		switch args[1] {
-		case "eval", "run", "replay", "plan":
+		case "eval", "run", "replay", "plan", "simulate", "recover":
 			return args[1]
 		}
 	}

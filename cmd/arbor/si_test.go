@@ -4,8 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
+	"os"
+	"path/filepath"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -136,7 +141,7 @@ func TestSIPlanBadInput(t *testing.T) {
 		want string
 	}{
 		{nil, "want a subcommand"},
-		{[]string{"run"}, "unknown subcommand"},
+		{[]string{"fit"}, "unknown subcommand"},
 		{[]string{"plan", "--model", siTMazeFile, "--obs", "0,0"}, "--depth: missing"},
 		{append(base, "--depth", "0"), "--depth: 0, want 1..256"},
 		{append(base, "--depth", "-2"), "--depth"},
@@ -163,5 +168,324 @@ func TestSIPlanBadInput(t *testing.T) {
 	code, out, _ := siRun(t, "plan", "-h")
 	if code != 0 || !strings.Contains(out, "usage: arbor si plan") || !strings.Contains(out, "-prune-outcomes") {
 		t.Errorf("-h: exit %d:\n%s", code, out)
+	}
+}
+
+// siLines decodes every JSON line of out.
+func siLines(t *testing.T, out string) []map[string]any {
+	t.Helper()
+	var lines []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var v map[string]any
+		if err := json.Unmarshal([]byte(l), &v); err != nil {
+			t.Fatalf("%v: %s", err, l)
+		}
+		lines = append(lines, v)
+	}
+	return lines
+}
+
+// TestSIRunReplayRoundTrip: a run's own CSV (sampled choices at α = 3, two
+// agents of three trials on pymdp's SI T-maze) replayed with the same
+// search gives back, step by step, the action distributions the run
+// printed (to 1e-12), and its log-likelihood is the sum of the logarithms
+// of the probabilities the run gave the actions it took (computed here
+// from the run's own columns). The replay's output begins with its
+// provenance line.
+func TestSIRunReplayRoundTrip(t *testing.T) {
+	search := []string{"--depth", "2", "--gamma", "3", "--branch", "marginal", "--action-precision", "3", "--seed", "5"}
+	code, out, errs := siRun(t, append([]string{"run", "--model", siTMazeFile, "--episodes", "3", "--agents", "2", "--steps", "2", "--select", "sample", "--csv"}, search...)...)
+	if code != 0 {
+		t.Fatalf("run: exit %d: %s", code, errs)
+	}
+	header, runRows := csvRows(t, out)
+	data := filepath.Join(t.TempDir(), "run.csv")
+	if err := os.WriteFile(data, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := 0.0
+	for _, row := range runRows {
+		if u := row["u_location"]; u != "" {
+			p, err := strconv.ParseFloat(row["p_"+u], 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want += math.Log(p)
+		}
+	}
+	code, out, errs = siRun(t, append([]string{"replay", "--model", siTMazeFile, "--data", data, "--csv"}, search...)...)
+	if code != 0 {
+		t.Fatalf("replay: exit %d: %s", code, errs)
+	}
+	_, repRows := csvRows(t, out)
+	if len(repRows) != len(runRows) || len(runRows) != 2*3*3 {
+		t.Fatalf("%d run rows, %d replay rows, want 18 each (2 agents × 3 trials × 3 steps)", len(runRows), len(repRows))
+	}
+	scored := 0
+	for i, run := range runRows {
+		rep := repRows[i]
+		if run["u_location"] == "" {
+			continue
+		}
+		for _, h := range header {
+			if !strings.HasPrefix(h, "p_") {
+				continue
+			}
+			a, _ := strconv.ParseFloat(run[h], 64)
+			b, _ := strconv.ParseFloat(rep[h], 64)
+			if math.Abs(a-b) > 1e-12 {
+				t.Errorf("row %d: %s %v in the run, %v in the replay", i, h, a, b)
+			}
+		}
+		scored++
+	}
+	if scored != 12 {
+		t.Errorf("%d scored rows, want 12", scored)
+	}
+	code, out, errs = siRun(t, append([]string{"replay", "--model", siTMazeFile, "--data", data, "--json"}, search...)...)
+	if code != 0 {
+		t.Fatalf("replay --json: exit %d: %s", code, errs)
+	}
+	lines := siLines(t, out)
+	if lines[0]["command"] != "si replay" || lines[0]["arbor"] == nil {
+		t.Fatalf("first line %v, want the provenance", lines[0])
+	}
+	got, subjects := 0.0, 0
+	for _, l := range lines[1:] {
+		if ll, ok := l["log_likelihood"]; ok {
+			got += ll.(float64)
+			subjects++
+		}
+	}
+	if subjects != 2 || math.Abs(got-want) > 1e-9 {
+		t.Errorf("%d subjects, log-likelihood %.12f; the run's probabilities give %.12f", subjects, got, want)
+	}
+}
+
+// TestSIRunJobsIdentical: si run and si replay write the same output with
+// --jobs 1 and 2 (but for the timing figures and the provenance's --jobs),
+// with sampled choices.
+func TestSIRunJobsIdentical(t *testing.T) {
+	timing := regexp.MustCompile(`("planning_seconds":)[0-9.e+-]+|[0-9.]+ s planning|"jobs":"[0-9]+"`)
+	get := func(args ...string) string {
+		code, out, errs := siRun(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+		return timing.ReplaceAllString(out, "T")
+	}
+	run := []string{"run", "--model", siTMazeFile, "--depth", "2", "--episodes", "6", "--steps", "2", "--select", "sample", "--seed", "2"}
+	for _, format := range []string{"--json", "--csv", "--progress=false"} {
+		a, b := get(append(run, format, "--jobs", "1")...), get(append(run, format, "--jobs", "2")...)
+		if a != b {
+			t.Errorf("si run %s: --jobs 2 differs from --jobs 1:\n%s\n---\n%s", format, b, a)
+		}
+	}
+	_, csvOut, _ := siRun(t, append(run, "--csv", "--agents", "3")...)
+	data := filepath.Join(t.TempDir(), "run.csv")
+	if err := os.WriteFile(data, []byte(csvOut), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep := []string{"replay", "--model", siTMazeFile, "--depth", "2", "--data", data, "--json"}
+	if a, b := get(append(rep, "--jobs", "1")...), get(append(rep, "--jobs", "2")...); a != b {
+		t.Errorf("si replay: --jobs 2 differs from --jobs 1:\n%s\n---\n%s", b, a)
+	}
+}
+
+// TestSIRunTruncation: a search cut short by the node budget is never
+// silent: run --json lists the steps (truncated_steps) and counts them in
+// the summary (truncated_searches), the human output says so, and replay
+// refuses to score a choice with a shallower search (exit 2, one line).
+// From the centre with the context unknown, depth 3 needs 16 beliefs
+// (TestSIPlanHuman's 7 at depth 2, and 9 more), so --max-nodes 8 cuts the
+// first search to depth 2.
+func TestSIRunTruncation(t *testing.T) {
+	// The world always starts at the centre: the file's own D, with the
+	// location pinned.
+	raw, err := os.ReadFile(siTMazeFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var spec map[string]any
+	if err := json.Unmarshal(raw, &spec); err != nil {
+		t.Fatal(err)
+	}
+	loc := spec["factors"].([]any)[0].(map[string]any)
+	loc["D"] = []float64{1, 0, 0, 0}
+	model := filepath.Join(t.TempDir(), "centre.json")
+	b, _ := json.Marshal(spec)
+	if err := os.WriteFile(model, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"run", "--model", model, "--depth", "3", "--max-nodes", "8", "--steps", "1"}
+	code, out, errs := siRun(t, append(args, "--json")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	lines := siLines(t, out)
+	if len(lines) != 3 {
+		t.Fatalf("want a provenance line, one episode and a summary:\n%s", out)
+	}
+	ep, sum := lines[1], lines[2]
+	if fmt.Sprint(ep["truncated_steps"]) != "[0]" || fmt.Sprint(ep["search_nodes"]) != "[8]" || sum["truncated_searches"] != 1.0 {
+		t.Errorf("episode %v, summary %v: want step 0 truncated after 8 nodes, one truncated search", ep, sum)
+	}
+	code, out, _ = siRun(t, args...)
+	if code != 0 || !strings.Contains(out, "node budget --max-nodes 8 spent at steps 0") || !strings.Contains(out, "cut 1 searches short") {
+		t.Errorf("human output does not report the truncation:\n%s", out)
+	}
+	_, csvOut, _ := siRun(t, append(args, "--csv")...)
+	data := filepath.Join(t.TempDir(), "run.csv")
+	if err := os.WriteFile(data, []byte(csvOut), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs = siRun(t, "replay", "--model", model, "--depth", "3", "--max-nodes", "8", "--data", data)
+	if code != 2 || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "--max-nodes 8: the search stopped at depth 2 of 3") {
+		t.Errorf("replay with a truncated search: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
+// TestSIRunMaze: on a maze the agent reaches the exit, and the output has
+// the maze drawn and the summary of solved episodes.
+func TestSIRunMaze(t *testing.T) {
+	code, out, errs := siRun(t, "run", "--maze", "../../examples/mazes/1.maze", "--depth", "4", "--steps", "20", "--prune-outcomes", "0.1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "episode 1: reached the exit") || !strings.Contains(out, "1/1 episodes solved") {
+		t.Errorf("si run --maze:\n%s", out)
+	}
+}
+
+// TestSIRunBadInput: bad input to si run and si replay exits 2 with one
+// line naming the flag or the file.
+func TestSIRunBadInput(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "d.csv")
+	if err := os.WriteFile(data, []byte("subject,trial,step,o_where,o_outcome,u_location\n1,1,0,centre,none,go-cue\n1,1,1,cue-left,none,\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := []string{"run", "--model", siTMazeFile}
+	rep := []string{"replay", "--model", siTMazeFile, "--data", data}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{run, "--depth: missing"},
+		{append(run, "--depth", "0"), "--depth: 0, want 1..256"},
+		{append(run, "--depth", "2", "--prune-outcomes", "1"), "--prune-outcomes: 1, want a number in [0, 1)"},
+		{append(run, "--depth", "2", "--prune-actions", "-0.1"), "--prune-actions"},
+		{append(run, "--depth", "2", "--max-nodes", "4"), "--max-nodes: 4, want >= 5"},
+		{append(run, "--depth", "200", "--max-nodes", "100000000", "--max-minutes", "0.001"), "over --max-minutes 0.001"},
+		{append(run, "--depth", "2", "--select", "best"), "--select"},
+		{append(run, "--depth", "2", "--action-precision", "-1"), "--action-precision"},
+		{append(run, "--depth", "2", "--eta", "0.5"), "--eta: the model has no concentrations"},
+		{append(run, "--depth", "2", "--novelty"), "--novelty: the model has no concentrations a"},
+		{append(run, "--depth", "2", "--json", "--csv"), "--json and --csv"},
+		{append(run, "--depth", "2", "--steps", "0"), "--steps"},
+		{append(run, "--depth", "2", "--noise", "0.2"), "--noise and --pref-precision apply to --maze only"},
+		{[]string{"run", "--depth", "2"}, "want exactly one of --maze FILE and --model FILE"},
+		{append(run, "--depth", "2", "--dot", filepath.Join(dir, "no", "t.dot")), "--dot"},
+		{append(rep, "--depth", "0"), "--depth: 0"},
+		{append(rep, "--depth", "2", "--select", "sample"), "select"},
+		{[]string{"replay", "--model", siTMazeFile, "--depth", "2"}, "--data: missing"},
+		{[]string{"plan", "--model", siTMazeFile, "--obs", "0,0", "--depth", "2", "--dot-depth", "2"}, "--dot-depth: needs --dot FILE"},
+		{[]string{"plan", "--model", siTMazeFile, "--obs", "0,0", "--depth", "2", "--dot", filepath.Join(dir, "t.dot"), "--dot-depth", "0"}, "--dot-depth: 0, want >= 1"},
+	} {
+		code, out, errs := siRun(t, tc.args...)
+		if code != 2 || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and one line with %q", tc.args, code, out, errs, tc.want)
+		}
+	}
+	for _, sub := range []string{"run", "replay"} {
+		code, out, _ := siRun(t, sub, "-h")
+		if code != 0 || !strings.Contains(out, "usage: arbor si "+sub) || !strings.Contains(out, "-prune-outcomes") {
+			t.Errorf("%s -h: exit %d:\n%s", sub, code, out)
+		}
+	}
+}
+
+// TestSIPlanDot: si plan --dot draws the search tree: beliefs as ellipses
+// (the root filled), actions as boxes with G and Q(u) (the values of
+// --json), outcomes with their probability, the most probable action
+// bold; by default as many steps as keep the figure within 64 nodes, with
+// a note of what was left out; the same text from run to run; every node
+// below its parent and the figure within 16 × 10 inches. On the T-maze at
+// depth 3 (γ 3) the first step has 4 actions and 7 outcomes (centre: 1;
+// each arm: reward or punishment; the cue: left or right), 12 nodes with
+// the root; two steps would need 12 + 7 × 4 actions + their outcomes, over
+// 64.
+func TestSIPlanDot(t *testing.T) {
+	dir := t.TempDir()
+	plan := func(name string, extra ...string) string {
+		path := filepath.Join(dir, name)
+		args := append([]string{"plan", "--model", siTMazeFile, "--obs", "0,0", "--depth", "3", "--gamma", "3", "--dot", path}, extra...)
+		if code, _, errs := siRun(t, args...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	text := plan("t.dot")
+	if again := plan("t2.dot"); again != text {
+		t.Error("DOT differs between runs")
+	}
+	if n := strings.Count(text, `shape="box"`); n != 4 {
+		t.Errorf("%d action boxes, want 4:\n%s", n, text)
+	}
+	if n := strings.Count(text, `shape="ellipse"`); n != 8 {
+		t.Errorf("%d beliefs, want the root and 7 outcomes:\n%s", n, text)
+	}
+	_, js, _ := siRun(t, "plan", "--model", siTMazeFile, "--obs", "0,0", "--depth", "3", "--gamma", "3", "--json")
+	got := siDecode(t, js)
+	for u, name := range []string{"go-centre", "go-left", "go-right", "go-cue"} {
+		label := fmt.Sprintf("%s<BR/><FONT POINT-SIZE=\"7\">G=%.4g Q=%.3g</FONT>", name, *got.G[u], got.ActionProbs[u])
+		if !strings.Contains(text, label) {
+			t.Errorf("no label %q:\n%s", label, text)
+		}
+	}
+	for _, want := range []string{`cue-left+none<BR/><FONT POINT-SIZE="7">p=0.5</FONT>`, `fillcolor="lightgray"`, "1 of 3 steps drawn (--dot-depth 1)", `penwidth="2.5",shape="box"`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no %q:\n%s", want, text)
+		}
+	}
+	// The whole tree: no note, and the count the note gave.
+	var left int
+	if _, err := fmt.Sscanf(text[strings.Index(text, "): ")+3:], "%d more nodes", &left); err != nil {
+		t.Fatal(err)
+	}
+	full := plan("full.dot", "--dot-depth", "3")
+	if strings.Contains(full, "not drawn") {
+		t.Error("--dot-depth 3 of 3: a note of nodes left out")
+	}
+	if n := strings.Count(full, "shape="); n != 12+left {
+		t.Errorf("the whole tree has %d nodes, the note of the default figure says 12 + %d", n, left)
+	}
+	pruned := plan("pruned.dot", "--prune-actions", "0.1", "--dot-depth", "2")
+	if !strings.Contains(pruned, `pruned, one-step G=5.044</FONT>>,margin="0.03",shape="box",style="dashed"`) {
+		t.Errorf("--prune-actions 0.1: no dashed pruned arm:\n%s", pruned)
+	}
+	for i, tx := range []string{text, pruned} {
+		w, h, pos := plainLayoutByID(t, tx)
+		for _, line := range strings.Split(tx, "\n") {
+			if from, to, ok := edgeIDs(line); ok && !(pos[to][1] < pos[from][1]) {
+				t.Errorf("node %s not below its parent %s", to, from)
+			}
+		}
+		t.Logf("%.1f × %.1f inches", w, h)
+		if i == 0 && (w > 16 || h > 10) {
+			t.Errorf("the default figure is %.1f × %.1f inches, want within 16 × 10", w, h)
+		}
+	}
+	// Too large to render: the maze at depth 10 pruned as the benchmark
+	// (21 beliefs, but about 4^10 paths), all 10 steps as SVG, from the
+	// start (position 17, no wall, the cue's low outcome).
+	code, out, errs := siRun(t, "plan", "--model", "../../examples/pomdp/si-maze.json", "--obs", "17,0,1", "--depth", "10",
+		"--prune-actions", "0.0625", "--prune-outcomes", "0.5", "--dot", filepath.Join(dir, "m.svg"), "--dot-depth", "10")
+	if code != 2 || out != "" || !strings.Contains(errs, "more than Graphviz lays out") || !strings.Contains(errs, "--dot-depth") {
+		t.Errorf("a figure too large: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 }
