@@ -31,6 +31,8 @@ func runACI(args []string, stdout io.Writer) error {
 		return inSubcommand("run", runACIRun(args[1:], stdout))
 	case "replay":
 		return inSubcommand("replay", runACIReplay(args[1:], stdout))
+	case "simulate":
+		return inSubcommand("simulate", runACISimulate(args[1:], stdout))
 	case "-h", "--help", "help":
 		fmt.Fprintln(stdout, "usage: arbor aci eval|run|replay [flags]; 'arbor aci eval -h', 'arbor aci run -h' and 'arbor aci replay -h' list the flags")
 		return nil

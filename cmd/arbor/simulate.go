@@ -1,0 +1,514 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/arbor-ai/arbor/aci"
+	"github.com/arbor-ai/arbor/internal/output"
+	"github.com/arbor-ai/arbor/pomdp"
+)
+
+// paramDraw is the distribution of one parameter over subjects (--draw).
+type paramDraw struct {
+	param pomdp.Param
+	kind  string  // lognormal, logitnormal, uniform, fixed
+	a, b  float64 // lognormal and logitnormal: mean and SD on the fitting scale; uniform: bounds; fixed: a
+}
+
+// drawKinds lists the distributions of --draw, as its help says them.
+const drawKinds = "lognormal:MU,SIGMA (positive: ln x ~ N(MU, SIGMA)), logitnormal:MU,SIGMA (in (0, 1): logit x ~ N(MU, SIGMA)), uniform:LO,HI or fixed:X"
+
+// sample draws the parameter's value with rng.
+func (d *paramDraw) sample(rng *rand.Rand) float64 {
+	switch d.kind {
+	case "lognormal", "logitnormal":
+		return d.param.Domain.Inverse(d.a + d.b*rng.NormFloat64())
+	case "uniform":
+		return d.a + (d.b-d.a)*rng.Float64()
+	}
+	return d.a
+}
+
+// String writes the draw as --draw reads it.
+func (d *paramDraw) String() string {
+	if d.kind == "fixed" {
+		return fmt.Sprintf("%s=fixed:%v", d.param.Name, d.a)
+	}
+	return fmt.Sprintf("%s=%s:%v,%v", d.param.Name, d.kind, d.a, d.b)
+}
+
+// parseDraw reads one --draw NAME=KIND:ARGS against the agent's declared
+// parameters ps.
+func parseDraw(s string, ps []pomdp.Param) (paramDraw, error) {
+	name, spec, ok := strings.Cut(s, "=")
+	if !ok {
+		return paramDraw{}, badInput("--draw %q: want NAME=DISTRIBUTION, e.g. alpha=lognormal:0,0.5 (%s)", s, drawKinds)
+	}
+	p, err := pomdp.FindParam(ps, strings.TrimSpace(name))
+	if err != nil {
+		return paramDraw{}, badInput("--draw %s: %s", s, strings.TrimPrefix(err.Error(), "pomdp: "))
+	}
+	kind, args, _ := strings.Cut(spec, ":")
+	d := paramDraw{param: p, kind: strings.TrimSpace(kind)}
+	var nums []float64
+	for _, f := range strings.Split(args, ",") {
+		x, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			return paramDraw{}, badInput("--draw %s: %q is not a finite number (want %s)", s, f, drawKinds)
+		}
+		nums = append(nums, x)
+	}
+	want := 2
+	if d.kind == "fixed" {
+		want = 1
+	}
+	switch d.kind {
+	case "lognormal", "logitnormal", "uniform", "fixed":
+	default:
+		return paramDraw{}, badInput("--draw %s: unknown distribution %q (want %s)", s, d.kind, drawKinds)
+	}
+	if len(nums) != want {
+		return paramDraw{}, badInput("--draw %s: %s takes %d numbers, got %d", s, d.kind, want, len(nums))
+	}
+	d.a = nums[0]
+	if want == 2 {
+		d.b = nums[1]
+	}
+	inDomain := func(x float64) bool { return p.Domain.Contains(x) || pomdp.ClosedLearning(p.Name, x) }
+	switch {
+	case d.kind == "lognormal" && p.Domain != pomdp.Positive:
+		return paramDraw{}, badInput("--draw %s: lognormal is for a positive parameter; %s is in the %s domain (use logitnormal or uniform)", s, p.Name, p.Domain)
+	case d.kind == "logitnormal" && p.Domain != pomdp.UnitInterval:
+		return paramDraw{}, badInput("--draw %s: logitnormal is for a parameter in (0, 1); %s is in the %s domain (use lognormal or uniform)", s, p.Name, p.Domain)
+	case (d.kind == "lognormal" || d.kind == "logitnormal") && d.b < 0:
+		return paramDraw{}, badInput("--draw %s: SIGMA %v, want >= 0", s, d.b)
+	case d.kind == "uniform" && !(d.a < d.b):
+		return paramDraw{}, badInput("--draw %s: LO %v >= HI %v", s, d.a, d.b)
+	case d.kind == "uniform" && !(inDomain(d.a) && inDomain(d.b)):
+		return paramDraw{}, badInput("--draw %s: the bounds must be in the %s domain of %s", s, p.Domain, p.Name)
+	case d.kind == "fixed" && !inDomain(d.a):
+		return paramDraw{}, badInput("--draw %s: %v is not in the %s domain of %s", s, d.a, p.Domain, p.Name)
+	}
+	return d, nil
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, " ") }
+func (l *stringList) Set(s string) error { *l = append(*l, s); return nil }
+
+// simSubject is one simulated subject: its name, true parameters and
+// recorded behaviour.
+type simSubject struct {
+	name   string
+	values map[string]float64
+	rec    pomdp.SubjectRecord
+}
+
+// simulation is a group of simulated subjects: each an agent with its own
+// parameters, running its trials in order (learning between them) in the
+// world.
+type simulation struct {
+	m, world *pomdp.Model
+	factory  pomdp.AgentFactory
+	names    []string             // the parameters that vary (columns of the truth table), in declared order
+	draws    []paramDraw          // --draw, in declared order
+	table    []map[string]float64 // --params: one row per subject
+	tnames   []string             // --params: the subjects' names
+	subjects int
+	trials   int
+	steps    int
+	seed     uint64
+	jobs     int
+}
+
+// ParamRand returns the stream of subject k's parameter draws (from 0):
+// its own PCG stream, apart from the decisions' and the world's, so that
+// the draws do not depend on --jobs or on how many draws a subject makes.
+func paramRand(seed uint64, subject int) *rand.Rand {
+	return rand.New(rand.NewPCG(seed+uint64(subject), 0x9a4a3e7f))
+}
+
+// values returns subject k's parameters and name.
+func (s *simulation) values(k int) (string, map[string]float64) {
+	if s.table != nil {
+		return s.tnames[k], s.table[k]
+	}
+	rng := paramRand(s.seed, k)
+	v := make(map[string]float64, len(s.draws))
+	for i := range s.draws {
+		v[s.draws[i].param.Name] = s.draws[i].sample(rng)
+	}
+	return strconv.Itoa(k + 1), v
+}
+
+// run simulates every subject, subjects in parallel (--jobs), and emits
+// them in order. Subject k's trial i (from 0) draws its decisions from
+// pomdp.StepRand(seed, k, i, t) and its world from pomdp.WorldRand(seed,
+// k·trials + i), as `aci run --agents N --episodes T` does, so that a
+// replay of the output with --seed repeats each decision.
+func (s *simulation) run(ctx context.Context, emit func(k int, sub *simSubject) error) error {
+	err := pomdp.RunOrdered(ctx, s.subjects, 1, s.jobs, func(ctx context.Context, _, k int) (*simSubject, error) {
+		name, v := s.values(k)
+		sub := &simSubject{name: name, values: v, rec: pomdp.SubjectRecord{Subject: name}}
+		ag, err := s.factory.NewAgent(s.m, v)
+		if err != nil {
+			return nil, fmt.Errorf("subject %s: %w", name, err)
+		}
+		for i := range s.trials {
+			env := pomdp.NewProcess(s.world, pomdp.WorldRand(s.seed, k*s.trials+i))
+			ep, err := pomdp.RunEpisode(ctx, ag, env, &pomdp.EpisodeSettings{MaxSteps: s.steps, Seed: s.seed, Agent: k, Trial: i})
+			if err != nil {
+				return nil, fmt.Errorf("subject %s trial %d: %w", name, i+1, err)
+			}
+			sub.rec.Trials = append(sub.rec.Trials, pomdp.TrialRecord{Trial: i + 1, Obs: ep.Observations(), Actions: ep.Actions()})
+		}
+		return sub, nil
+	}, emit)
+	var ue *pomdp.UnitError
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+// readParamsTable reads --params FILE: a CSV with a header subject,NAME...
+// (NAME among the agent's parameters ps) and one row per subject.
+func readParamsTable(path string, ps []pomdp.Param) (names []string, subjects []string, rows []map[string]float64, err error) {
+	data, err := readInput("params", path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	r := csv.NewReader(strings.NewReader(string(data)))
+	recs, err := r.ReadAll()
+	if err != nil {
+		return nil, nil, nil, badInput("--params %s: %v", path, err)
+	}
+	if len(recs) < 2 {
+		return nil, nil, nil, badInput("--params %s: want a header (subject,NAME,...) and one row per subject", path)
+	}
+	head := recs[0]
+	if strings.TrimSpace(head[0]) != "subject" {
+		return nil, nil, nil, badInput("--params %s:1: column 1 is %q, want subject", path, head[0])
+	}
+	seen := map[string]bool{}
+	for _, h := range head[1:] {
+		h = strings.TrimSpace(h)
+		if _, err := pomdp.FindParam(ps, h); err != nil {
+			return nil, nil, nil, badInput("--params %s:1: column %s: %s", path, h, strings.TrimPrefix(err.Error(), "pomdp: "))
+		}
+		if seen[h] {
+			return nil, nil, nil, badInput("--params %s:1: column %s appears twice", path, h)
+		}
+		seen[h] = true
+		names = append(names, h)
+	}
+	// The columns in the agent's order, as --draw writes them.
+	var ordered []string
+	for _, p := range ps {
+		if seen[p.Name] {
+			ordered = append(ordered, p.Name)
+		}
+	}
+	cols := map[string]int{}
+	for j, h := range head[1:] {
+		cols[strings.TrimSpace(h)] = j + 1
+	}
+	given := map[string]bool{}
+	for i, rec := range recs[1:] {
+		line := i + 2
+		if rec[0] == "" {
+			return nil, nil, nil, badInput("--params %s:%d: column subject: empty", path, line)
+		}
+		if given[rec[0]] {
+			return nil, nil, nil, badInput("--params %s:%d: subject %s appears twice", path, line, rec[0])
+		}
+		given[rec[0]] = true
+		v := map[string]float64{}
+		for _, n := range names {
+			x, err := strconv.ParseFloat(strings.TrimSpace(rec[cols[n]]), 64)
+			if err != nil {
+				return nil, nil, nil, badInput("--params %s:%d: column %s: %q is not a number", path, line, n, rec[cols[n]])
+			}
+			v[n] = x
+		}
+		if err := pomdp.CheckParams(ps, v, pomdp.ClosedLearning); err != nil {
+			return nil, nil, nil, badInput("--params %s:%d: %s", path, line, strings.TrimPrefix(err.Error(), "pomdp: "))
+		}
+		subjects = append(subjects, rec[0])
+		rows = append(rows, v)
+	}
+	return ordered, subjects, rows, nil
+}
+
+// simFlags are the flags that say what to simulate, shared by simulate
+// and recover.
+type simFlags struct {
+	model, process, params *string
+	draws                  stringList
+	subjects, trials       *int
+	steps                  *int
+	seed                   *uint64
+	jobs                   *int
+}
+
+func (f *simFlags) register(fs *flag.FlagSet) {
+	f.model = fs.String("model", "", "POMDP file (docs/formats.md): the agents' beliefs, and the world unless --process gives another (required)")
+	f.process = fs.String("process", "", "POMDP file used as the world, with the actions and observations of --model")
+	f.params = fs.String("params", "", "CSV of each subject's true parameters: subject,NAME... (instead of --draw and --subjects)")
+	fs.Var(&f.draws, "draw", "a parameter's distribution over subjects, NAME=DIST (repeat for several): "+drawKinds+"; the other parameters keep the values of the agent flags")
+	f.subjects = fs.Int("subjects", 20, "subjects simulated (1..100000), each an agent with its own parameters")
+	f.trials = fs.Int("trials", 10, "trials per subject (1..100000), run in order: a model with concentrations a, b, d learns between them")
+	f.steps = fs.Int("steps", 50, "maximum actions per trial (the world may end a trial earlier)")
+	f.seed = fs.Uint64("seed", 1, "random seed: subject k's parameters, decisions (pomdp.StepRand(seed, k-1, trial-1, step), as run --agents) and world")
+	f.jobs = fs.Int("jobs", runtime.GOMAXPROCS(0), "subjects simulated in parallel (1..1024; the output is the same as with 1)")
+}
+
+// simulation checks the flags and builds the simulation of factory's
+// agents; given holds the flags set on the command line.
+func (f *simFlags) simulation(factory func(m *pomdp.Model) (pomdp.AgentFactory, error), given map[string]bool) (*simulation, error) {
+	switch {
+	case *f.model == "":
+		return nil, badInput("--model: missing (the agents' POMDP file)")
+	case *f.trials < 1 || *f.trials > 100_000:
+		return nil, badInput("--trials: %d, want 1..100000", *f.trials)
+	case *f.steps < 1 || *f.steps > 1_000_000:
+		return nil, badInput("--steps: %d, want 1..1000000", *f.steps)
+	case *f.jobs < 1 || *f.jobs > 1024:
+		return nil, badInput("--jobs: %d, want 1..1024", *f.jobs)
+	case *f.params != "" && len(f.draws) > 0:
+		return nil, badInput("--params and --draw: give one (the file holds every subject's values)")
+	case *f.params != "" && given["subjects"]:
+		return nil, badInput("--subjects: the subjects are the rows of --params %s", *f.params)
+	case *f.params == "" && (*f.subjects < 1 || *f.subjects > 100_000):
+		return nil, badInput("--subjects: %d, want 1..100000", *f.subjects)
+	}
+	m, err := loadPOMDP(*f.model)
+	if err != nil {
+		return nil, err
+	}
+	world := m
+	if *f.process != "" {
+		if world, err = loadWorld(*f.process, m); err != nil {
+			return nil, err
+		}
+	}
+	fac, err := factory(m)
+	if err != nil {
+		return nil, err
+	}
+	ps := fac.Params(m)
+	s := &simulation{m: m, world: world, factory: fac, subjects: *f.subjects, trials: *f.trials, steps: *f.steps, seed: *f.seed, jobs: *f.jobs}
+	if *f.params != "" {
+		if s.names, s.tnames, s.table, err = readParamsTable(*f.params, ps); err != nil {
+			return nil, err
+		}
+		s.subjects = len(s.table)
+	} else {
+		byName := map[string]paramDraw{}
+		for _, d := range f.draws {
+			pd, err := parseDraw(d, ps)
+			if err != nil {
+				return nil, err
+			}
+			if _, dup := byName[pd.param.Name]; dup {
+				return nil, badInput("--draw %s: %s is drawn twice", d, pd.param.Name)
+			}
+			byName[pd.param.Name] = pd
+		}
+		for _, p := range ps { // declared order
+			if d, ok := byName[p.Name]; ok {
+				s.draws = append(s.draws, d)
+				s.names = append(s.names, p.Name)
+			}
+		}
+	}
+	// One agent with the first subject's values: a fault of the options
+	// is reported before any work.
+	_, v := s.values(0)
+	if _, err := fac.NewAgent(m, v); err != nil {
+		return nil, badInput("--model %s: %v", *f.model, err)
+	}
+	return s, nil
+}
+
+// aciFactory returns the classic agents of the agent flags af.
+func aciFactory(af *aciAgentFlags) func(m *pomdp.Model) (pomdp.AgentFactory, error) {
+	return func(m *pomdp.Model) (pomdp.AgentFactory, error) {
+		opts, err := af.options(m)
+		if err != nil {
+			return nil, err
+		}
+		return aci.Factory{Options: *opts}, nil
+	}
+}
+
+// writeTruth writes the true parameters of subjects as CSV: subject, then
+// one column per parameter of names, in the shortest form that reads back
+// the same number.
+func writeTruth(w io.Writer, names []string, subjects []*simSubject) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(append([]string{"subject"}, names...)); err != nil {
+		return err
+	}
+	row := make([]string, 1+len(names))
+	for _, s := range subjects {
+		row[0] = s.name
+		for j, n := range names {
+			row[j+1] = strconv.FormatFloat(s.values[n], 'g', -1, 64)
+		}
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+const aciSimulateSynopsis = "arbor aci simulate --model M [--process W] --horizon T --truth FILE [--draw NAME=DIST ... | --params FILE] [--subjects 20] [--trials 10] [--steps 50] [--seed 1] [--jobs N] [agent flags] [-o FILE] [--json]"
+
+// runACISimulate simulates subjects, each a classic agent with parameters
+// drawn from given distributions, and writes their behaviour in the
+// recorded-behaviour format and their true parameters in a side file.
+func runACISimulate(args []string, stdout io.Writer) error {
+	fset := flag.NewFlagSet("aci simulate", flag.ContinueOnError)
+	var af aciAgentFlags
+	af.register(fset)
+	var sf simFlags
+	sf.register(fset)
+	out := fset.String("o", "", "write the behaviour (CSV, docs/behaviour.md) to this file instead of standard output")
+	truth := fset.String("truth", "", "write each subject's true parameters to this CSV file: subject, one column per drawn parameter (required)")
+	maxMin := fset.Float64("max-minutes", 10, aciMaxMinutesUsage)
+	asJSON := fset.Bool("json", false, "with -o: a provenance line and a summary line on standard output")
+	pos, err := parseFlags(fset, args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, helpText(fset, aciSimulateSynopsis))
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return badInput("unexpected argument %q (usage: %s)", pos[0], aciSimulateSynopsis)
+	}
+	given := aciFlagsGiven(fset)
+	switch {
+	case *truth == "":
+		return badInput("--truth: missing (the CSV file of each subject's true parameters)")
+	case *asJSON && *out == "":
+		return badInput("--json: needs -o FILE (standard output holds the behaviour otherwise)")
+	}
+	if !given["select"] {
+		*af.sel = aci.SelectSample // behaviour is drawn from P(u)
+	}
+	sim, err := sf.simulation(aciFactory(&af), given)
+	if err != nil {
+		return err
+	}
+	if err := aciCheckPlanTime(sim.m, *af.horizon, *maxMin); err != nil {
+		return err
+	}
+	prov, err := provenance("aci simulate", fset, [2]string{"--model", *sf.model}, [2]string{"--process", *sf.process}, [2]string{"--params", *sf.params})
+	if err != nil {
+		return err
+	}
+	return simulateWrite(stdout, sim, prov, *out, *truth, *asJSON)
+}
+
+// simulateWrite runs sim and writes the behaviour (to out, or stdout when
+// out is "") and the truth table, both complete or absent (an interrupt
+// writes the subjects finished before it).
+func simulateWrite(stdout io.Writer, sim *simulation, prov output.Provenance, out, truth string, asJSON bool) error {
+	for _, f := range [][2]string{{"-o", out}, {"--truth", truth}} {
+		if f[1] != "" {
+			if err := checkOutputFile(f[0], f[1], false); err != nil {
+				return err
+			}
+		}
+	}
+	var bw io.Writer = stdout
+	var bf *output.AtomicFile
+	if out != "" {
+		var err error
+		if bf, err = output.CreateFile(out); err != nil {
+			return cannotCreate("-o", out, err)
+		}
+		defer bf.Abort()
+		bw = bf
+	}
+	tf, err := output.CreateFile(truth)
+	if err != nil {
+		return cannotCreate("--truth", truth, err)
+	}
+	defer tf.Abort()
+	w, err := pomdp.NewBehaviourWriter(bw, sim.m, nil)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	var done []*simSubject
+	choices := 0
+	ctx := commandContext()
+	err = sim.run(ctx, func(_ int, sub *simSubject) error {
+		done = append(done, &simSubject{name: sub.name, values: sub.values})
+		for _, t := range sub.rec.Trials {
+			choices += len(t.Actions)
+		}
+		return w.WriteSubject(&sub.rec)
+	})
+	var interrupted error
+	if errors.Is(err, context.Canceled) {
+		interrupted, err = context.Cause(ctx), nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if err := writeTruth(tf, sim.names, done); err != nil {
+		return fmt.Errorf("--truth %s: %w", truth, err)
+	}
+	if bf != nil {
+		if err := bf.Commit(); err != nil {
+			return fmt.Errorf("-o %s: %w", out, err)
+		}
+	}
+	if err := tf.Commit(); err != nil {
+		return fmt.Errorf("--truth %s: %w", truth, err)
+	}
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		if err := enc.Encode(prov); err != nil {
+			return err
+		}
+		sum := output.Ordered{}
+		sum.Add("subjects", len(done))
+		sum.Add("trials", sim.trials)
+		sum.Add("choices", choices)
+		sum.Add("params", slices.Clone(sim.names))
+		sum.Add("behaviour", out)
+		sum.Add("truth", truth)
+		sum.Add("seconds", time.Since(start).Seconds())
+		if err := enc.Encode(sum); err != nil {
+			return err
+		}
+	} else if out != "" {
+		fmt.Fprintf(stdout, "%d subjects × %d trials (%d choices): behaviour %s, true parameters %s\n", len(done), sim.trials, choices, out, truth)
+	}
+	return interrupted
+}
