@@ -20,6 +20,12 @@
 //	Categorical  one-hot(x)    ln p               p                              ln Σ exp η (0 for normalised p)
 //	Dirichlet    ln p          α - 1              ψ(α_i) - ψ(Σα)                 ln B(α) = Σ ln Γ(α_i) - ln Γ(Σα)
 //	Gamma        [ln g, g]     [a - 1, -b]        [ψ(a) - ln b, a/b]             ln Γ(a) - a ln b
+//	Normal       [x, x²]       [τm, -τ/2]         [m, m² + 1/τ]                  τm²/2 - ½ ln τ + ½ ln 2π
+//
+// The Normal is univariate (mean m, precision τ = 1/variance); the
+// multivariate Normal and the Wishart are not in arbor yet. Every family,
+// built-in or added with Declare, is described to the engine by a
+// Declaration (family.go).
 //
 // ψ is the digamma function (gonum.org/v1/gonum/mathext.Digamma, evaluated
 // after shifting the argument to >= 32 by ψ(x) = ψ(x+1) - 1/x, which lowers
@@ -61,5 +67,6 @@
 // back from inference) is checked by a function that returns an error naming
 // the entry and the fault: ParseFamily, ValidateDistribution, ValidateColumns,
 // ValidateConcentrations, NewDirichletTensor, Dirichlet.Validate,
-// Gamma.Validate, GammaFromNatural and DirichletAlphaFromNatural.
+// Gamma.Validate, GammaFromNatural, DirichletAlphaFromNatural,
+// Normal.Validate, NormalFromNatural, ValidatePrecision and ValidateValue.
 package expfam

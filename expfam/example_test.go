@@ -88,9 +88,9 @@ func ExampleValidateColumns() {
 func ExampleParseFamily() {
 	f, err := expfam.ParseFamily("dirichlet")
 	fmt.Println(f, err)
-	_, err = expfam.ParseFamily("normal")
+	_, err = expfam.ParseFamily("gaussian")
 	fmt.Println(err)
 	// Output:
 	// dirichlet <nil>
-	// expfam: unknown family "normal" (valid: categorical, dirichlet, gamma)
+	// expfam: unknown family "gaussian" (valid: categorical, dirichlet, gamma, normal)
 }

@@ -29,7 +29,7 @@ func TestFamilyStringParse(t *testing.T) {
 	if got := expfam.Family(9).String(); got != "Family(9)" {
 		t.Errorf("Family(9).String() = %q", got)
 	}
-	for _, s := range []string{"", "normal", "Gamma", "Family(1)"} {
+	for _, s := range []string{"", "gaussian", "Gamma", "Family(1)"} {
 		_, err := expfam.ParseFamily(s)
 		wantErr(t, "ParseFamily("+s+")", err, `"`+s+`"`, "categorical, dirichlet, gamma")
 	}

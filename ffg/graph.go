@@ -66,33 +66,21 @@ func (g *Graph) AddVariable(name string, family expfam.Family, shape ...int) (*V
 			return nil, fmt.Errorf("ffg: duplicate variable name %q", name)
 		}
 	}
-	var n int
-	switch family {
-	case expfam.CategoricalFamily:
-		if len(shape) != 1 || shape[0] < 1 {
-			return nil, fmt.Errorf("ffg: variable %q: categorical shape %v, want [K] with K >= 1", name, shape)
-		}
-		if shape[0] > MaxElements {
-			return nil, tooLarge(name, family, shape)
-		}
-		n = shape[0]
-	case expfam.DirichletFamily:
-		if overCap(shape) {
-			return nil, tooLarge(name, family, shape)
-		}
-		var err error
-		if n, err = messages.ShapeLen(shape); err != nil {
-			return nil, fmt.Errorf("ffg: variable %q: dirichlet %v", name, err)
-		}
-	case expfam.GammaFamily:
-		if len(shape) != 0 && !(len(shape) == 1 && shape[0] == 1) {
-			return nil, fmt.Errorf("ffg: variable %q: gamma variables are scalar, got shape %v", name, shape)
-		}
-		shape, n = nil, 2
-	default:
+	decl := family.Declaration()
+	if decl == nil {
 		return nil, fmt.Errorf("ffg: variable %q: unknown family %v", name, family)
 	}
-	v := &Variable{g: g, id: g.nextID, name: name, family: family}
+	if overCap(shape) {
+		return nil, tooLarge(name, family, shape)
+	}
+	shape, n, np, err := decl.Layout(shape)
+	if err != nil {
+		return nil, fmt.Errorf("ffg: variable %q: %v", name, err)
+	}
+	if n > MaxElements {
+		return nil, tooLarge(name, family, shape)
+	}
+	v := &Variable{g: g, id: g.nextID, name: name, family: family, decl: decl}
 	if len(shape) == 1 {
 		v.shapeBuf[0] = shape[0]
 		v.shape = v.shapeBuf[:]
@@ -100,15 +88,11 @@ func (g *Graph) AddVariable(name string, family expfam.Family, shape ...int) (*V
 		v.shape = append([]int(nil), shape...)
 	}
 	v.edges = v.edgeBuf[:0]
-	// stats, nat, msg (and param) share one backing array.
-	parts := 3
-	if family != expfam.CategoricalFamily {
-		parts = 4
-	}
-	buf := make([]float64, parts*n)
+	// stats, nat, msg and param share one backing array.
+	buf := make([]float64, 3*n+np)
 	v.stats, v.nat, v.msg = buf[:n:n], buf[n:2*n:2*n], buf[2*n:3*n:3*n]
-	if parts == 4 {
-		v.param = buf[3*n : 4*n : 4*n]
+	if np > 0 {
+		v.param = buf[3*n : 3*n+np : 3*n+np]
 	}
 	v.reset()
 	g.nextID++
@@ -217,7 +201,7 @@ func (g *Graph) AddFactor(name string, f Factor, vars ...*Variable) (*FactorNode
 		}
 	}
 	g.factors = append(g.factors, fn)
-	if out := vars[0]; out.family != expfam.CategoricalFamily && !out.observed {
+	if out := vars[0]; out.startsAtPrior() && !out.observed {
 		if err := g.resetToPrior(out); err != nil {
 			g.RemoveFactor(fn)
 			return nil, err
@@ -336,8 +320,9 @@ func (g *Graph) Update(v *Variable) (err error) {
 			return err
 		}
 	}
-	if len(v.edges) == 0 && v.family == expfam.GammaFamily {
-		// No factor: keep the default Gamma(1, 1) rather than an improper rate 0.
+	if len(v.edges) == 0 {
+		// No factor: the default posterior (for a gamma, Gamma(1, 1)
+		// rather than an improper rate 0).
 		v.reset()
 		return nil
 	}
@@ -701,7 +686,7 @@ func (g *Graph) ResetPosteriors() error {
 			continue
 		}
 		v.reset()
-		if v.family == expfam.CategoricalFamily {
+		if !v.startsAtPrior() {
 			continue
 		}
 		for _, e := range v.edges {

@@ -8,8 +8,9 @@ import (
 )
 
 // Variable is a random variable of a graph: hidden, with a mean-field
-// posterior q of its family, or observed (categorical only), with fixed
-// statistics (a one-hot vector or soft evidence).
+// posterior q of its family, or observed, with fixed statistics (a one-hot
+// vector or soft evidence for a categorical, T(x) for a family observed at
+// a value x).
 //
 // Variables are made by Graph.AddVariable. A zero Variable belongs to no
 // graph and has no family: Observe and the setters return an error, Probs,
@@ -20,6 +21,7 @@ type Variable struct {
 	id       int
 	name     string
 	family   expfam.Family
+	decl     expfam.Declaration
 	shape    []int
 	observed bool
 	removed  bool
@@ -224,23 +226,64 @@ func (v *Variable) refreshDirichlet() {
 	expfam.DirichletTensor{Alpha: v.param, Shape: v.shape}.ExpectedLog(v.stats)
 }
 
-// reset sets the default posterior: uniform categorical, Dir(1), Gamma(1, 1).
-func (v *Variable) reset() {
-	switch v.family {
-	case expfam.CategoricalFamily:
-		u := 1 / float64(len(v.stats))
-		for i := range v.stats {
-			v.stats[i] = u
-		}
-	case expfam.DirichletFamily:
-		for i := range v.param {
-			v.param[i] = 1
-		}
-		v.refreshDirichlet()
-	case expfam.GammaFamily:
-		v.param[0], v.param[1] = 1, 1
-		expfam.Gamma{Shape: 1, Rate: 1}.ExpectedStats(v.stats)
+// Normal returns the Normal posterior (or, for an observed variable, the
+// value as a Normal of variance 0). It panics for another family.
+func (v *Variable) Normal() expfam.Normal {
+	v.must(expfam.NormalFamily, "Normal")
+	if v.observed {
+		return expfam.Normal{Mean: v.stats[0]}
 	}
+	return expfam.Normal{Mean: v.param[0], Var: v.param[1]}
+}
+
+// SetNormal sets a hidden Normal variable's posterior.
+func (v *Variable) SetNormal(n expfam.Normal) error {
+	if v.family != expfam.NormalFamily || v.observed {
+		return fmt.Errorf("ffg: variable %s: SetNormal needs a hidden normal variable", v.describe())
+	}
+	if err := n.Validate(); err != nil {
+		return fmt.Errorf("ffg: variable %s: %w", v.describe(), err)
+	}
+	v.param[0], v.param[1] = n.Mean, n.Var
+	n.ExpectedStats(v.stats)
+	return nil
+}
+
+// Params returns the posterior's parameters as the family declares them
+// (α of a Dirichlet, [shape, rate] of a gamma, [mean, variance] of a
+// Normal; nil for a categorical, whose posterior is Stats). The slice must
+// not be modified.
+func (v *Variable) Params() []float64 { return v.param }
+
+// ObserveValue clamps a variable of a family that can be observed at a
+// real value (expfam.ValueObserver: the Normal family) to x. Its
+// statistics become T(x).
+func (v *Variable) ObserveValue(x float64) error {
+	if v.g != nil {
+		v.g.version++
+	}
+	vo, ok := v.decl.(expfam.ValueObserver)
+	if !ok {
+		return fmt.Errorf("ffg: variable %s: a %s variable cannot be observed at a value", v.describe(), v.family)
+	}
+	if err := vo.ObservedStats(v.stats, x); err != nil {
+		return fmt.Errorf("ffg: variable %s: %w", v.describe(), err)
+	}
+	v.observed = true
+	return nil
+}
+
+// reset sets the default posterior the family declares: uniform
+// categorical, Dir(1), Gamma(1, 1), N(0, 1).
+func (v *Variable) reset() {
+	v.decl.Default(v.param, v.stats, v.shape)
+}
+
+// startsAtPrior reports whether the family's variables start at the prior
+// bound to them (expfam.PriorStarter).
+func (v *Variable) startsAtPrior() bool {
+	ps, ok := v.decl.(expfam.PriorStarter)
+	return ok && ps.StartsAtPrior()
 }
 
 // Entropy returns H[q] of a hidden variable's posterior, 0 for an observed
@@ -249,37 +292,18 @@ func (v *Variable) Entropy() float64 {
 	if v.observed {
 		return 0
 	}
-	switch v.family {
-	case expfam.CategoricalFamily:
-		return expfam.Categorical{P: v.stats}.Entropy()
-	case expfam.DirichletFamily:
-		return expfam.DirichletTensor{Alpha: v.param, Shape: v.shape}.Entropy()
-	case expfam.GammaFamily:
-		return expfam.Gamma{Shape: v.param[0], Rate: v.param[1]}.Entropy()
+	if v.decl == nil {
+		return math.NaN()
 	}
-	return math.NaN()
+	return v.decl.Entropy(v.param, v.stats, v.shape)
 }
 
 // setFromNatural sets the posterior from the summed natural parameters in
-// v.nat (paper eq. 8: the prior's natural parameters plus the messages).
+// v.nat (paper eq. 8: the prior's natural parameters plus the messages), as
+// the family declares (expfam.Declaration.FromNatural).
 func (v *Variable) setFromNatural() error {
-	switch v.family {
-	case expfam.CategoricalFamily:
-		if lz := expfam.Softmax(v.stats, v.nat); math.IsNaN(lz) {
-			return &NaNError{Variable: v.describe(), Detail: "categorical natural parameters are all -Inf or not finite (contradictory evidence?)"}
-		}
-	case expfam.DirichletFamily:
-		if err := expfam.DirichletAlphaFromNatural(v.param, v.nat); err != nil {
-			return &NaNError{Variable: v.describe(), Detail: err.Error()}
-		}
-		v.refreshDirichlet()
-	case expfam.GammaFamily:
-		g, err := expfam.GammaFromNatural(v.nat)
-		if err != nil {
-			return &NaNError{Variable: v.describe(), Detail: err.Error()}
-		}
-		v.param[0], v.param[1] = g.Shape, g.Rate
-		g.ExpectedStats(v.stats)
+	if err := v.decl.FromNatural(v.param, v.stats, v.nat, v.shape); err != nil {
+		return &NaNError{Variable: v.describe(), Detail: err.Error()}
 	}
 	return nil
 }
