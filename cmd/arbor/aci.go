@@ -545,6 +545,9 @@ func runACIRun(args []string, stdout io.Writer) error {
 		return badInput("--json and --csv: give one")
 	case *model != "" && (given["noise"] || given["pref-precision"]):
 		return badInput("--noise and --pref-precision apply to --maze only, not to --model")
+	case *mazeFile != "" && given["seed"] && *af.sel != aci.SelectSample:
+		// A maze is deterministic, and so is the argmax rule.
+		return badInput("--seed: a --maze run with --select %s draws nothing (the maze is deterministic; --select sample draws the actions)", *af.sel)
 	}
 	r := &agentRun{command: "aci run", asJSON: *asJSON, asCSV: *asCSV}
 	if *mazeFile != "" {
@@ -741,6 +744,16 @@ func runACIReplay(args []string, stdout io.Writer) error {
 		return badInput("--json and --csv: give one")
 	case *beliefs && !*asJSON && !*asCSV:
 		return badInput("--beliefs: applies to --json and --csv (the human output has one line per subject)")
+	}
+	// Replay takes the recorded choices and scores each with P(u) =
+	// σ(α ln P_marginal(u)): the classic agent draws nothing, whatever
+	// its rule.
+	given := aciFlagsGiven(fset)
+	switch {
+	case given["select"]:
+		return badInput("--select: aci replay scores every recorded choice with P(u) = σ(α ln P_marginal(u)), whatever the rule (--select belongs to aci run; --action-precision sets α)")
+	case given["seed"]:
+		return badInput("--seed: aci replay draws nothing (it takes the recorded choices, and carries a missed one forward under the agent's action distribution)")
 	}
 	m, err := loadPOMDP(*model)
 	if err != nil {

@@ -101,20 +101,24 @@ func csvRows(t *testing.T, text string) ([]string, []map[string]string) {
 // settings and seed gives back, step by step, the action distributions the
 // run printed (to 1e-12), for the classic agent (sampled choices at α = 3,
 // two agents learning the context over trials) and for BTAI (softmax at a
-// low precision, so that the draws matter, and the visits rule).
+// low precision, so that the draws matter, and the visits rule). The
+// classic agent's replay draws nothing: it refuses --select and --seed,
+// which only its run uses.
 func TestRunCSVReplayRoundTrip(t *testing.T) {
 	model := "../../examples/pomdp/tmaze.json"
 	cases := []struct {
-		name string
-		run  []string // the agent's flags, shared by run and replay
+		name    string
+		run     []string // the agent's flags, shared by run and replay
+		runOnly []string // flags of the run alone
 	}{
-		{"aci", []string{"aci", "--horizon", "2", "--select", "sample", "--action-precision", "3", "--seed", "5"}},
-		{"btai softmax", []string{"btai", "--iterations", "40", "--action-select", "softmax", "--action-precision", "2", "--seed", "3"}},
-		{"btai visits", []string{"btai", "--iterations", "40", "--action-select", "visits", "--seed", "3"}},
+		{"aci", []string{"aci", "--horizon", "2", "--action-precision", "3"}, []string{"--select", "sample", "--seed", "5"}},
+		{"btai softmax", []string{"btai", "--iterations", "40", "--action-select", "softmax", "--action-precision", "2", "--seed", "3"}, nil},
+		{"btai visits", []string{"btai", "--iterations", "40", "--action-select", "visits", "--seed", "3"}, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			args := append([]string{c.run[0], "run", "--model", model, "--episodes", "3", "--agents", "2", "--steps", "3", "--csv"}, c.run[1:]...)
+			args = append(args, c.runOnly...)
 			code, out, stderr := aciRun(t, args...)
 			if code != 0 {
 				t.Fatalf("run: exit %d: %s", code, stderr)
