@@ -164,17 +164,24 @@ func TestResultsTable(t *testing.T) {
 	if mode != "write" {
 		return
 	}
+	replaceBetween(t, "results table", table)
+}
+
+// replaceBetween replaces the text between the markers "<!-- name: begin
+// -->" and "<!-- name: end -->" of docs/btai.md by text.
+func replaceBetween(t *testing.T, name, text string) {
+	t.Helper()
 	path := filepath.Join("..", "docs", "btai.md")
 	doc, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	const begin, end = "<!-- results table: begin -->\n", "<!-- results table: end -->"
+	begin, end := "<!-- "+name+": begin -->\n", "<!-- "+name+": end -->"
 	i, j := strings.Index(string(doc), begin), strings.Index(string(doc), end)
 	if i < 0 || j < i {
 		t.Fatalf("%s: markers %q and %q not found", path, begin, end)
 	}
-	out := string(doc[:i+len(begin)]) + table + string(doc[j:])
+	out := string(doc[:i+len(begin)]) + text + string(doc[j:])
 	if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
 		t.Fatal(err)
 	}
