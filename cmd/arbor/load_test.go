@@ -2,8 +2,11 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"testing"
@@ -93,5 +96,37 @@ func TestInputFIFOTimeout(t *testing.T) {
 	<-done
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("took %v", d)
+	}
+}
+
+// TestReadFileOnce: a regular file is read into one buffer of its size
+// (io.ReadAll's doublings would allocate about twice the file, and hold up
+// to 1.5 times it at once); a reader of unknown size still reads to its end.
+func TestReadFileOnce(t *testing.T) {
+	const size = 8 << 20
+	data := bytes.Repeat([]byte("0123456789abcdef"), size/16)
+	path := filepath.Join(t.TempDir(), "big.json")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	got, err := readFile("--model "+path, path)
+	runtime.ReadMemStats(&after)
+	if err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("readFile: %d bytes, %v; want the file's %d", len(got), err, size)
+	}
+	// The file's size plus one byte, and 64 KiB for the rest (the
+	// os.File, the path, the error text).
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > size+64<<10 {
+		t.Errorf("readFile allocated %d bytes for a file of %d, want one buffer of its size", alloc, size)
+	}
+	for _, hint := range []int64{0, 1, size - 1, size, size + 1} {
+		got, err := readAll(io.MultiReader(bytes.NewReader(data[:size/2]), bytes.NewReader(data[size/2:])), hint)
+		if err != nil || !bytes.Equal(got, data) {
+			t.Errorf("readAll with size %d: %d bytes, %v; want %d", hint, len(got), err, size)
+		}
 	}
 }
