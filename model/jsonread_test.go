@@ -283,6 +283,27 @@ func TestParseMemory(t *testing.T) {
 		return oneHot[:1] + strings.Repeat("0,", i) + "1" + strings.Repeat(",0", n-1-i) + "]"
 	}
 	zero := func(int) string { return "0" }
+	// A transition of nf × nf full-precision numbers (about 20 bytes
+	// each, as tools write them): row i of M[o][s], every column a
+	// distribution (the entries of column s are (s+1)·k-th powers of a
+	// ratio, normalised).
+	const nf = 1550
+	colSum := make([]float64, nf)
+	entry := func(o, s int) float64 { return math.Pow(0.999, float64((o+1)*(s+1))) + 0.1 }
+	for o := range nf {
+		for s := range nf {
+			colSum[s] += entry(o, s)
+		}
+	}
+	headF := fmt.Sprintf(`{"variables": [{"name": "s", "family": "categorical", "shape": [%d]}, {"name": "o", "family": "categorical", "shape": [%d]}],
+	 "factors": [{"node": "categorical", "out": "s", "p": [1%s]}, {"node": "transition", "out": "o", "in": ["s"], "matrix": [`, nf, nf, strings.Repeat(",0", nf-1))
+	floats := func(o int) string {
+		parts := make([]string, nf)
+		for s := range nf {
+			parts[s] = strconv.FormatFloat(entry(o, s)/colSum[s], 'g', -1, 64)
+		}
+		return "[" + strings.Join(parts, ",") + "]"
+	}
 	for _, f := range []struct {
 		name    string
 		data    []byte
@@ -293,6 +314,7 @@ func TestParseMemory(t *testing.T) {
 		{"a literal of the wrong shape (60 MB)", write("shape.json", 30*mb, `{"variables": [{"name": "s", "family": "categorical", "shape": [2]}], "factors": [{"node": "categorical", "out": "s", "p": [[`, `]]}]}`, zero),
 			30 * mb, "want a variable name or a probability vector, got shape [1 31457280]"},
 		{"identity transition (48 MB)", write("identity.json", n, head, `]}]}`, identity), n*n + n, ""},
+		{"full-precision transition", write("floats.json", nf, headF, `]}]}`, floats), nf*nf + nf, ""},
 	} {
 		size := int64(len(f.data))
 		alloc, kept, took, err := parseCost(func() (any, error) { return Parse("m.json", f.data) })
@@ -311,6 +333,13 @@ func TestParseMemory(t *testing.T) {
 		}
 		if strings.HasPrefix(f.fault, "variables[0]") && (alloc > mb || took > 3*time.Second) {
 			t.Errorf("%s: %d bytes and %v to refuse, want < 1 MiB and well under a second", f.name, alloc, took)
+		}
+		// Numbers written in full: three times 8 bytes for about 20 bytes
+		// of text (the numbers read, their logarithms and the graph's copy
+		// of them, nodes.NewTransition), 1.1 times the file; 10 times at
+		// most.
+		if f.name == "full-precision transition" && size+alloc > 10*size {
+			t.Errorf("%s: peak heap at most %.2f× the file, want at most 10×", f.name, float64(size+alloc)/float64(size))
 		}
 	}
 }
