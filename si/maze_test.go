@@ -202,11 +202,21 @@ func TestMazeAgent(t *testing.T) {
 func BenchmarkPlanMaze(b *testing.B) {
 	m, qs := mazeRoot(b)
 	b.ReportAllocs()
+	var res *si.Result
 	for b.Loop() {
-		if _, err := si.Plan(context.Background(), m, qs, mazeOptions(10)); err != nil {
+		var err error
+		if res, err = si.Plan(context.Background(), m, qs, mazeOptions(10)); err != nil {
 			b.Fatal(err)
 		}
 	}
+	reportNodes(b, res)
+}
+
+// reportNodes adds the beliefs scored per search and the time per belief
+// to a benchmark's line.
+func reportNodes(b *testing.B, res *si.Result) {
+	b.ReportMetric(float64(res.Nodes), "nodes/op")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(res.Nodes), "ns/node")
 }
 
 // BenchmarkPlanMazeReuse is the same search with one Planner reused (its
@@ -218,11 +228,13 @@ func BenchmarkPlanMazeReuse(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
+	var res *si.Result
 	for b.Loop() {
-		if _, err := p.Plan(context.Background(), qs); err != nil {
+		if res, err = p.Plan(context.Background(), qs); err != nil {
 			b.Fatal(err)
 		}
 	}
+	reportNodes(b, res)
 }
 
 // BenchmarkPlanTMaze is the unpruned T-maze at depths 2 to 4 (gamma 3).
@@ -239,11 +251,13 @@ func BenchmarkPlanTMaze(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.ReportAllocs()
+			var res *si.Result
 			for b.Loop() {
-				if _, err := p.Plan(context.Background(), qs); err != nil {
+				if res, err = p.Plan(context.Background(), qs); err != nil {
 					b.Fatal(err)
 				}
 			}
+			reportNodes(b, res)
 		})
 	}
 }
