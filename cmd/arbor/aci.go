@@ -33,8 +33,10 @@ func runACI(args []string, stdout io.Writer) error {
 		return inSubcommand("replay", runACIReplay(args[1:], stdout))
 	case "simulate":
 		return inSubcommand("simulate", runACISimulate(args[1:], stdout))
+	case "recover":
+		return inSubcommand("recover", runACIRecover(args[1:], stdout))
 	case "-h", "--help", "help":
-		fmt.Fprintln(stdout, "usage: arbor aci eval|run|replay [flags]; 'arbor aci eval -h', 'arbor aci run -h' and 'arbor aci replay -h' list the flags")
+		fmt.Fprintln(stdout, "usage: arbor aci eval|run|replay|simulate|recover [flags]; 'arbor aci SUBCOMMAND -h' lists a subcommand's flags")
 		return nil
 	}
 	return badInput("unknown subcommand %q (want eval, run or replay)", args[0])

@@ -281,8 +281,14 @@ func (f *simFlags) register(fs *flag.FlagSet) {
 // simulation checks the flags and builds the simulation of factory's
 // agents; given holds the flags set on the command line.
 func (f *simFlags) simulation(factory func(m *pomdp.Model) (pomdp.AgentFactory, error), given map[string]bool) (*simulation, error) {
+	return f.simulationOf(*f.model, "--model", factory, given)
+}
+
+// simulationOf is simulation with the agents' model read from path (named
+// by flagName in errors).
+func (f *simFlags) simulationOf(path, flagName string, factory func(m *pomdp.Model) (pomdp.AgentFactory, error), given map[string]bool) (*simulation, error) {
 	switch {
-	case *f.model == "":
+	case path == "":
 		return nil, badInput("--model: missing (the agents' POMDP file)")
 	case *f.trials < 1 || *f.trials > 100_000:
 		return nil, badInput("--trials: %d, want 1..100000", *f.trials)
@@ -297,8 +303,11 @@ func (f *simFlags) simulation(factory func(m *pomdp.Model) (pomdp.AgentFactory, 
 	case *f.params == "" && (*f.subjects < 1 || *f.subjects > 100_000):
 		return nil, badInput("--subjects: %d, want 1..100000", *f.subjects)
 	}
-	m, err := loadPOMDP(*f.model)
+	m, err := loadPOMDP(path)
 	if err != nil {
+		if flagName != "--model" {
+			return nil, badInput("%s", strings.Replace(err.Error(), "--model ", flagName+" ", 1))
+		}
 		return nil, err
 	}
 	world := m
@@ -341,7 +350,7 @@ func (f *simFlags) simulation(factory func(m *pomdp.Model) (pomdp.AgentFactory, 
 	// is reported before any work.
 	_, v := s.values(0)
 	if _, err := fac.NewAgent(m, v); err != nil {
-		return nil, badInput("--model %s: %v", *f.model, err)
+		return nil, badInput("%s %s: %v", flagName, path, err)
 	}
 	return s, nil
 }

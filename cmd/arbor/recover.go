@@ -1,0 +1,767 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/palette"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/arbor-ai/arbor/fit"
+	"github.com/arbor-ai/arbor/internal/output"
+	"github.com/arbor-ai/arbor/pomdp"
+)
+
+// recoverModel is one model of a recovery: it generates subjects, and
+// every model fits them.
+type recoverModel struct {
+	name string // the file's base name
+	path string
+	sim  *simulation
+	free []pomdp.Param // the free parameters as the model's agent declares them
+}
+
+// recoverSubject is one simulated subject and its fit by every model.
+type recoverSubject struct {
+	gen  int // the generating model
+	sub  *simSubject
+	fits []*fit.Result // one per model
+}
+
+// paramStats is the recovery of one parameter under its generating model.
+type paramStats struct {
+	Model    string         `json:"model"`
+	Param    string         `json:"param"`
+	Scale    string         `json:"scale"`
+	N        int            `json:"n"`
+	RTheta   output.Float   `json:"r_fitting_scale"`
+	R        output.Float   `json:"r"`
+	BiasT    output.Float   `json:"bias_fitting_scale"`
+	Bias     output.Float   `json:"bias"`
+	RMSET    output.Float   `json:"rmse_fitting_scale"`
+	RMSE     output.Float   `json:"rmse"`
+	Laplace  int            `json:"n_laplace"`
+	Coverage output.Float   `json:"coverage95"`
+	PostCorr []output.Float `json:"posterior_correlation"` // mean over subjects of the Laplace correlation with each free parameter
+}
+
+// pearson returns the Pearson correlation of x and y (NaN when either is
+// constant or there are fewer than 2 pairs).
+func pearson(x, y []float64) float64 {
+	n := float64(len(x))
+	if len(x) < 2 {
+		return math.NaN()
+	}
+	var mx, my float64
+	for i := range x {
+		mx += x[i]
+		my += y[i]
+	}
+	mx /= n
+	my /= n
+	var sxy, sxx, syy float64
+	for i := range x {
+		dx, dy := x[i]-mx, y[i]-my
+		sxy += dx * dy
+		sxx += dx * dx
+		syy += dy * dy
+	}
+	if sxx == 0 || syy == 0 {
+		return math.NaN()
+	}
+	return sxy / math.Sqrt(sxx*syy)
+}
+
+// biasRMSE returns the mean error and the root mean square error of est
+// against truth.
+func biasRMSE(est, truth []float64) (bias, rmse float64) {
+	if len(est) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	for i := range est {
+		d := est[i] - truth[i]
+		bias += d
+		rmse += d * d
+	}
+	n := float64(len(est))
+	return bias / n, math.Sqrt(rmse / n)
+}
+
+// recoveryStats computes the recovery of every free parameter of model g
+// from the subjects it generated, fitted by itself: the estimates against
+// the true values on the fitting scale and the natural one, and the
+// coverage of the Laplace 95% intervals θ̂ ± 1.96 SD_θ on the fitting
+// scale, over the subjects with a Laplace approximation.
+func recoveryStats(models []recoverModel, g int, subs []*recoverSubject) []paramStats {
+	mod := models[g]
+	var out []paramStats
+	for j, p := range mod.free {
+		st := paramStats{Model: mod.name, Param: p.Name, Scale: fit.ScaleName(p.Domain)}
+		var tt, et, tx, ex []float64
+		covered := 0
+		corr := make([]float64, len(mod.free))
+		for _, s := range subs {
+			if s.gen != g {
+				continue
+			}
+			r := s.fits[g]
+			truth := p.Default
+			if v, ok := s.sub.values[p.Name]; ok {
+				truth = v
+			}
+			e := r.Params[j]
+			if math.IsNaN(e.Theta) || math.IsInf(e.Theta, 0) {
+				continue
+			}
+			tt = append(tt, p.Domain.Transform(truth))
+			et = append(et, e.Theta)
+			tx = append(tx, truth)
+			ex = append(ex, e.Value)
+			if r.Laplace {
+				st.Laplace++
+				if math.Abs(e.Theta-p.Domain.Transform(truth)) <= 1.96*e.SDTheta {
+					covered++
+				}
+				for k := range corr {
+					corr[k] += r.Corr[j][k]
+				}
+			}
+		}
+		st.N = len(tt)
+		st.RTheta, st.R = output.Float(pearson(tt, et)), output.Float(pearson(tx, ex))
+		b, rm := biasRMSE(et, tt)
+		st.BiasT, st.RMSET = output.Float(b), output.Float(rm)
+		b, rm = biasRMSE(ex, tx)
+		st.Bias, st.RMSE = output.Float(b), output.Float(rm)
+		st.Coverage = output.Float(math.NaN())
+		if st.Laplace > 0 {
+			st.Coverage = output.Float(float64(covered) / float64(st.Laplace))
+		}
+		for k := range corr {
+			v := math.NaN()
+			if st.Laplace > 0 {
+				v = corr[k] / float64(st.Laplace)
+			}
+			st.PostCorr = append(st.PostCorr, output.Float(v))
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// confusion counts, for the subjects of each generating model (rows),
+// the model with the highest log evidence (columns); undecided counts the
+// subjects for whom some model has no log evidence (no Laplace
+// approximation). lme holds, per generating model, the subjects' log
+// evidences under every model, for BMS.
+func confusion(n int, subs []*recoverSubject) (counts [][]int, undecided []int, lme [][][]float64) {
+	counts = make([][]int, n)
+	for g := range counts {
+		counts[g] = make([]int, n)
+	}
+	undecided = make([]int, n)
+	lme = make([][][]float64, n)
+	for _, s := range subs {
+		row := make([]float64, n)
+		best, ok := 0, true
+		for h, r := range s.fits {
+			row[h] = r.LogEvidence
+			if math.IsNaN(r.LogEvidence) || math.IsInf(r.LogEvidence, 1) {
+				ok = false
+			}
+			if row[h] > row[best] {
+				best = h
+			}
+		}
+		if !ok {
+			undecided[s.gen]++
+			continue
+		}
+		counts[s.gen][best]++
+		lme[s.gen] = append(lme[s.gen], row)
+	}
+	return counts, undecided, lme
+}
+
+// parsePriors reads --prior NAME=MEAN,SD (on the fitting scale).
+func parsePriors(list []string) (map[string]fit.Prior, error) {
+	out := map[string]fit.Prior{}
+	for _, s := range list {
+		name, spec, ok := strings.Cut(s, "=")
+		ms, sds, ok2 := strings.Cut(spec, ",")
+		if !ok || !ok2 {
+			return nil, badInput("--prior %q: want NAME=MEAN,SD on the fitting scale (e.g. alpha=0,0.5: ln α ~ N(0, 0.5²))", s)
+		}
+		mean, err1 := strconv.ParseFloat(strings.TrimSpace(ms), 64)
+		sd, err2 := strconv.ParseFloat(strings.TrimSpace(sds), 64)
+		switch {
+		case err1 != nil || math.IsNaN(mean) || math.IsInf(mean, 0):
+			return nil, badInput("--prior %s: mean %q, want a finite number", s, ms)
+		case err2 != nil || !(sd > 0) || math.IsInf(sd, 0):
+			return nil, badInput("--prior %s: SD %q, want finite > 0", s, sds)
+		}
+		name = strings.TrimSpace(name)
+		if _, dup := out[name]; dup {
+			return nil, badInput("--prior %s: %s given twice", s, name)
+		}
+		out[name] = fit.Prior{Mean: mean, SD: sd}
+	}
+	return out, nil
+}
+
+const aciRecoverSynopsis = "arbor aci recover --model M | --models A.json,B.json [--process W] --horizon T --free NAME,... [--draw NAME=DIST ... | --params FILE] [--prior NAME=MEAN,SD ...] [--subjects 20] [--trials 10] [--steps 50] [--restarts 3] [--seed 1] [--jobs N] [--plot FILE.png] [agent flags] [--json]"
+
+// runACIRecover simulates subjects with known parameters, fits them back
+// and reports how well the parameters (and, with several models, the
+// models) are recovered.
+func runACIRecover(args []string, stdout io.Writer) error {
+	fset := flag.NewFlagSet("aci recover", flag.ContinueOnError)
+	var af aciAgentFlags
+	af.register(fset)
+	var sf simFlags
+	sf.register(fset)
+	modelsFlag := fset.String("models", "", "several POMDP files, comma-separated: each generates --subjects subjects and every one fits them all (model recovery: a confusion matrix and BMS); instead of --model")
+	freeFlag := fset.String("free", "", "the parameters to fit, comma-separated (required): gamma, alpha, eta, omega, pref, conc, as the agent has them")
+	var priorFlags stringList
+	fset.Var(&priorFlags, "prior", "a free parameter's Gaussian prior on the fitting scale, NAME=MEAN,SD (repeat for several); default: the --draw distribution where it is lognormal or logitnormal, else fit's default N(θ_0, 1/16)")
+	restarts := fset.Int("restarts", fit.DefaultRestarts, "optimisations per subject and model, the best kept (1..100)")
+	plotFile := fset.String("plot", "", "draw true against estimated values of each free parameter (fitting scale) and, with --models, the confusion matrix into this PNG file")
+	maxMin := fset.Float64("max-minutes", 10, aciMaxMinutesUsage)
+	asJSON := fset.Bool("json", false, "a provenance line, one line per subject, one per parameter, the confusion and BMS lines with --models, and a summary line")
+	pos, err := parseFlags(fset, args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, helpText(fset, aciRecoverSynopsis))
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return badInput("unexpected argument %q (usage: %s)", pos[0], aciRecoverSynopsis)
+	}
+	given := aciFlagsGiven(fset)
+	var paths []string
+	switch {
+	case *modelsFlag != "" && *sf.model != "":
+		return badInput("--model and --models: give one")
+	case *modelsFlag != "":
+		for _, p := range strings.Split(*modelsFlag, ",") {
+			if p = strings.TrimSpace(p); p == "" {
+				return badInput("--models %q: an empty file name", *modelsFlag)
+			}
+			paths = append(paths, p)
+		}
+		if len(paths) < 2 {
+			return badInput("--models %s: want at least 2 files (one model: --model)", *modelsFlag)
+		}
+	case *sf.model == "":
+		return badInput("--model: missing (the agents' POMDP file; --models for several)")
+	default:
+		paths = []string{*sf.model}
+	}
+	if *freeFlag == "" {
+		return badInput("--free: missing (the parameters to fit, e.g. --free alpha,eta)")
+	}
+	free := strings.Split(*freeFlag, ",")
+	for i := range free {
+		free[i] = strings.TrimSpace(free[i])
+	}
+	if *restarts < 1 || *restarts > 100 {
+		return badInput("--restarts: %d, want 1..100", *restarts)
+	}
+	if err := checkPlotFile(*plotFile); err != nil {
+		return err
+	}
+	if *plotFile != "" {
+		if err := checkOutputFile("--plot", *plotFile, false); err != nil {
+			return err
+		}
+	}
+	priors, err := parsePriors(priorFlags)
+	if err != nil {
+		return err
+	}
+	if !given["select"] {
+		*af.sel = "sample" // behaviour is drawn from P(u)
+	}
+	models := make([]recoverModel, len(paths))
+	names := map[string]bool{}
+	for i, p := range paths {
+		flagName := "--model"
+		if len(paths) > 1 {
+			flagName = "--models"
+		}
+		sim, err := sf.simulationOf(p, flagName, aciFactory(&af), given)
+		if err != nil {
+			return err
+		}
+		if err := aciCheckPlanTime(sim.m, *af.horizon, *maxMin); err != nil {
+			return err
+		}
+		name := filepath.Base(p)
+		if names[name] {
+			name = p
+		}
+		names[name] = true
+		models[i] = recoverModel{name: name, path: p, sim: sim}
+		ps := sim.factory.Params(sim.m)
+		for _, n := range free {
+			fp, err := pomdp.FindParam(ps, n)
+			if err != nil {
+				return badInput("--free %s: %s: %s", *freeFlag, p, strings.TrimPrefix(err.Error(), "pomdp: "))
+			}
+			if slices.ContainsFunc(models[i].free, func(q pomdp.Param) bool { return q.Name == n }) {
+				return badInput("--free %s: %s given twice", *freeFlag, n)
+			}
+			models[i].free = append(models[i].free, fp)
+		}
+		if i > 0 {
+			// Every model fits every model's subjects: the data must
+			// read the same under each.
+			if _, err := loadWorld(p, models[0].sim.m); err != nil {
+				return badInput("--models: %s and %s: %s", paths[0], p, strings.TrimPrefix(err.Error(), "--process "+p+": "))
+			}
+		}
+	}
+	// The priors: --prior, else the drawing distribution where it is
+	// Gaussian on the fitting scale.
+	for _, d := range models[0].sim.draws {
+		if _, ok := priors[d.param.Name]; ok || !slices.Contains(free, d.param.Name) {
+			continue
+		}
+		if (d.kind == "lognormal" || d.kind == "logitnormal") && d.b > 0 {
+			priors[d.param.Name] = fit.Prior{Mean: d.a, SD: d.b}
+		}
+	}
+	set := &fit.Settings{Free: free, Priors: priors, Restarts: *restarts, Seed: *sf.seed}
+	for _, m := range models {
+		if err := set.Validate(m.sim.factory.Params(m.sim.m)); err != nil {
+			return badInput("%s", strings.NewReplacer("fit: Settings.Free: ", "--free: ", "fit: Settings.Priors", "--prior").Replace(err.Error()))
+		}
+	}
+	files := [][2]string{{"--process", *sf.process}, {"--params", *sf.params}}
+	for _, p := range paths {
+		files = append(files, [2]string{"--model", p})
+	}
+	prov, err := provenance("aci recover", fset, files...)
+	if err != nil {
+		return err
+	}
+	return recoverRun(stdout, models, set, *sf.jobs, prov, *plotFile, *asJSON)
+}
+
+// recoverLine is one subject of recover --json.
+type recoverLine struct {
+	Kind    string                  `json:"kind"`
+	Model   string                  `json:"model"`
+	Subject string                  `json:"subject"`
+	True    map[string]output.Float `json:"true"`
+	Fits    []recoverFit            `json:"fits"`
+}
+
+// recoverFit is one model's fit of a subject.
+type recoverFit struct {
+	Model         string                  `json:"model"`
+	Params        map[string]output.Float `json:"params"`
+	SD            map[string]output.Float `json:"sd"`
+	LogLikelihood output.Float            `json:"log_likelihood"`
+	LogEvidence   output.Float            `json:"log_evidence"`
+	Converged     bool                    `json:"converged"`
+	Reason        string                  `json:"reason,omitempty"`
+}
+
+// recoverRun simulates the subjects of every model, fits each by every
+// model (in parallel over subjects and models, output in order) and
+// writes the recovery.
+func recoverRun(stdout io.Writer, models []recoverModel, set *fit.Settings, jobs int, prov output.Provenance, plotFile string, asJSON bool) error {
+	ctx := commandContext()
+	start := time.Now()
+	enc := json.NewEncoder(stdout)
+	if asJSON {
+		if err := enc.Encode(prov); err != nil {
+			return err
+		}
+	}
+	// Simulation: every model's subjects, in order.
+	var subs []*recoverSubject
+	for g := range models {
+		sim := *models[g].sim
+		sim.jobs = jobs
+		err := sim.run(ctx, func(_ int, s *simSubject) error {
+			subs = append(subs, &recoverSubject{gen: g, sub: s, fits: make([]*fit.Result, len(models))})
+			return nil
+		})
+		if err != nil {
+			if errors.Is(err, context.Canceled) {
+				return context.Cause(ctx)
+			}
+			return fmt.Errorf("simulating %s: %w", models[g].name, err)
+		}
+	}
+	simSeconds := time.Since(start).Seconds()
+	// Fitting: unit u is subject u / len(models) fitted by model u %
+	// len(models).
+	nm := len(models)
+	// A subject's index within its generating model's data: the
+	// position that seeds its decisions, as in the simulation.
+	index := make([]int, len(subs))
+	count := make([]int, nm)
+	for i, s := range subs {
+		index[i] = count[s.gen]
+		count[s.gen]++
+	}
+	fitStart := time.Now()
+	var finished []*recoverSubject
+	err := pomdp.RunOrdered(ctx, len(subs)*nm, 1, jobs, func(ctx context.Context, _, u int) (*fit.Result, error) {
+		s, h := subs[u/nm], u%nm
+		return fit.Subject(ctx, models[h].sim.factory, models[h].sim.m, &s.sub.rec, index[u/nm], set)
+	}, func(u int, r *fit.Result) error {
+		s := subs[u/nm]
+		s.fits[u%nm] = r
+		if u%nm < nm-1 {
+			return nil
+		}
+		finished = append(finished, s)
+		if asJSON {
+			return enc.Encode(recoverRecord(models, s))
+		}
+		return nil
+	})
+	var ue *pomdp.UnitError
+	if errors.As(err, &ue) {
+		s, h := subs[ue.Unit/nm], ue.Unit%nm
+		err = badInput("fitting subject %s of %s with %s: %s", s.sub.name, models[s.gen].name, models[h].path, strings.TrimPrefix(ue.Err.Error(), "fit: "))
+	}
+	var interrupted error
+	if errors.Is(err, context.Canceled) {
+		interrupted, err = context.Cause(ctx), nil
+	}
+	if err != nil {
+		return err
+	}
+	fitSeconds := time.Since(fitStart).Seconds()
+
+	var stats [][]paramStats
+	for g := range models {
+		stats = append(stats, recoveryStats(models, g, finished))
+	}
+	var counts [][]int
+	var undecided []int
+	var bms []*fit.BMSResult
+	if nm > 1 {
+		var lme [][][]float64
+		counts, undecided, lme = confusion(nm, finished)
+		for g := range models {
+			var r *fit.BMSResult
+			if len(lme[g]) > 0 {
+				r, _ = fit.BMS(lme[g], nil) // the rows are checked: finite or -Inf, one per model
+			}
+			bms = append(bms, r)
+		}
+	}
+	if plotFile != "" {
+		if err := recoverPlot(plotFile, models, finished, counts); err != nil {
+			return err
+		}
+	}
+	if asJSON {
+		for _, st := range stats {
+			for i := range st {
+				line := struct {
+					Kind string `json:"kind"`
+					*paramStats
+				}{"param", &st[i]}
+				if err := enc.Encode(line); err != nil {
+					return err
+				}
+			}
+		}
+		if nm > 1 {
+			names := make([]string, nm)
+			for i, m := range models {
+				names[i] = m.name
+			}
+			if err := enc.Encode(map[string]any{"kind": "confusion", "models": names, "counts": counts, "undecided": undecided}); err != nil {
+				return err
+			}
+			for g, r := range bms {
+				line := output.Ordered{}
+				line.Add("kind", "bms")
+				line.Add("generated_by", models[g].name)
+				line.Add("models", names)
+				if r != nil {
+					line.Add("subjects", len(r.Responsibilities))
+					line.Add("alpha", output.Floats(r.Alpha))
+					line.Add("frequencies", output.Floats(r.Frequencies))
+					line.Add("exceedance", output.Floats(r.Exceedance))
+					line.Add("exceedance_method", r.ExceedanceMethod)
+					line.Add("bor", output.Float(r.BOR))
+					line.Add("protected_exceedance", output.Floats(r.ProtectedExceedance))
+				} else {
+					line.Add("subjects", 0)
+				}
+				if err := enc.Encode(line); err != nil {
+					return err
+				}
+			}
+		}
+		sum := output.Ordered{}
+		sum.Add("kind", "summary")
+		sum.Add("models", nm)
+		sum.Add("subjects", len(finished))
+		sum.Add("trials", models[0].sim.trials)
+		sum.Add("free", set.Free)
+		sum.Add("simulation_seconds", simSeconds)
+		sum.Add("fit_seconds", fitSeconds)
+		if err := enc.Encode(sum); err != nil {
+			return err
+		}
+		return interrupted
+	}
+	recoverHuman(stdout, models, finished, stats, counts, undecided, bms, set, fitSeconds)
+	return interrupted
+}
+
+// recoverRecord is the JSON line of a subject.
+func recoverRecord(models []recoverModel, s *recoverSubject) *recoverLine {
+	line := &recoverLine{Kind: "subject", Model: models[s.gen].name, Subject: s.sub.name, True: map[string]output.Float{}}
+	for n, v := range s.sub.values {
+		line.True[n] = output.Float(v)
+	}
+	for h, r := range s.fits {
+		f := recoverFit{Model: models[h].name, Params: map[string]output.Float{}, SD: map[string]output.Float{},
+			LogLikelihood: output.Float(r.LogLikelihood), LogEvidence: output.Float(r.LogEvidence), Converged: r.Converged, Reason: r.Reason}
+		for _, e := range r.Params {
+			f.Params[e.Name] = output.Float(e.Value)
+			f.SD[e.Name] = output.Float(e.SD)
+		}
+		line.Fits = append(line.Fits, f)
+	}
+	return line
+}
+
+// recoverHuman is the human output: a table per generating model, and the
+// confusion matrix and BMS with several models.
+func recoverHuman(w io.Writer, models []recoverModel, subs []*recoverSubject, stats [][]paramStats, counts [][]int, undecided []int, bms []*fit.BMSResult, set *fit.Settings, fitSeconds float64) {
+	f := func(v output.Float) string {
+		x := float64(v)
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return "-"
+		}
+		return strconv.FormatFloat(x, 'f', 3, 64)
+	}
+	notConv := 0
+	for _, s := range subs {
+		for _, r := range s.fits {
+			if !r.Converged {
+				notConv++
+			}
+		}
+	}
+	fmt.Fprintf(w, "%d subjects fitted by %d model(s) in %.1f s (%d fits not converged); free %s\n",
+		len(subs), len(models), fitSeconds, notConv, strings.Join(set.Free, ", "))
+	for g, st := range stats {
+		fmt.Fprintf(w, "parameter recovery, subjects of %s fitted by it (θ: the fitting scale)\n", models[g].name)
+		fmt.Fprintf(w, "  %-6s %-6s %7s %7s %9s %9s %9s %9s %9s\n", "param", "scale", "r(θ)", "r", "bias(θ)", "bias", "RMSE(θ)", "RMSE", "cover95")
+		for _, p := range st {
+			fmt.Fprintf(w, "  %-6s %-6s %7s %7s %9s %9s %9s %9s %9s\n", p.Param, p.Scale, f(p.RTheta), f(p.R), f(p.BiasT), f(p.Bias), f(p.RMSET), f(p.RMSE), f(p.Coverage))
+		}
+		if len(st) > 1 {
+			fmt.Fprintf(w, "  mean posterior correlation (Laplace, fitting scale)\n")
+			for _, p := range st {
+				cells := make([]string, len(p.PostCorr))
+				for k, c := range p.PostCorr {
+					cells[k] = fmt.Sprintf("%7s", f(c))
+				}
+				fmt.Fprintf(w, "    %-6s %s\n", p.Param, strings.Join(cells, " "))
+			}
+		}
+	}
+	if counts == nil {
+		return
+	}
+	fmt.Fprintf(w, "model recovery: rows generated the subjects, columns won by log evidence\n")
+	head := make([]string, len(models))
+	for i, m := range models {
+		head[i] = fmt.Sprintf("%12s", shortName(m.name, 12))
+	}
+	fmt.Fprintf(w, "  %-14s %s %10s\n", "", strings.Join(head, " "), "undecided")
+	for g, row := range counts {
+		cells := make([]string, len(row))
+		for h, c := range row {
+			cells[h] = fmt.Sprintf("%12d", c)
+		}
+		fmt.Fprintf(w, "  %-14s %s %10d\n", shortName(models[g].name, 14), strings.Join(cells, " "), undecided[g])
+	}
+	for g, r := range bms {
+		if r == nil {
+			continue
+		}
+		fmt.Fprintf(w, "BMS over the subjects of %s: frequencies %s, exceedance %s, protected %s, BOR %.3g\n",
+			models[g].name, floatsText(r.Frequencies), floatsText(r.Exceedance), floatsText(r.ProtectedExceedance), r.BOR)
+	}
+}
+
+func floatsText(x []float64) string {
+	s := make([]string, len(x))
+	for i, v := range x {
+		s[i] = strconv.FormatFloat(v, 'f', 3, 64)
+	}
+	return "(" + strings.Join(s, ", ") + ")"
+}
+
+// shortName cuts a name to n bytes at a rune boundary.
+func shortName(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// countGrid is a plotter.GridXYZ over (fitted model, generating model).
+type countGrid [][]int
+
+func (g countGrid) Dims() (c, r int)   { return len(g), len(g) }
+func (g countGrid) Z(c, r int) float64 { return float64(g[len(g)-1-r][c]) }
+func (g countGrid) X(c int) float64    { return float64(c) }
+func (g countGrid) Y(r int) float64    { return float64(r) }
+
+// recoverPlot draws the recovery figure: for each free parameter of the
+// first model, the true against the estimated value on the fitting scale
+// (subjects it generated and fitted), with the identity line, and with
+// several models the confusion matrix. The PNG replaces path when
+// complete.
+func recoverPlot(path string, models []recoverModel, subs []*recoverSubject, counts [][]int) error {
+	var plots []*plot.Plot
+	mod := models[0]
+	for j, p := range mod.free {
+		pl := plot.New()
+		scale := fit.ScaleName(p.Domain)
+		lbl := p.Name
+		if scale != "natural" {
+			lbl = scale + " " + p.Name
+		}
+		pl.Title.Text = fmt.Sprintf("%s: true and estimated", p.Name)
+		pl.X.Label.Text = "true " + lbl
+		pl.Y.Label.Text = "estimated " + lbl
+		var xy plotter.XYs
+		for _, s := range subs {
+			if s.gen != 0 {
+				continue
+			}
+			truth := p.Default
+			if v, ok := s.sub.values[p.Name]; ok {
+				truth = v
+			}
+			x, y := p.Domain.Transform(truth), s.fits[0].Params[j].Theta
+			if math.IsNaN(x) || math.IsInf(x, 0) || math.IsNaN(y) || math.IsInf(y, 0) {
+				continue
+			}
+			xy = append(xy, plotter.XY{X: x, Y: y})
+		}
+		if len(xy) > 0 {
+			lo, hi := math.Inf(1), math.Inf(-1)
+			for _, v := range xy {
+				lo, hi = math.Min(lo, math.Min(v.X, v.Y)), math.Max(hi, math.Max(v.X, v.Y))
+			}
+			id, err := plotter.NewLine(plotter.XYs{{X: lo, Y: lo}, {X: hi, Y: hi}})
+			if err != nil {
+				return err
+			}
+			id.Color = color.Gray{Y: 150}
+			id.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+			sc, err := plotter.NewScatter(xy)
+			if err != nil {
+				return err
+			}
+			sc.GlyphStyle.Shape = draw.CircleGlyph{}
+			sc.GlyphStyle.Color = color.RGBA{R: 30, G: 80, B: 180, A: 255}
+			pl.Add(id, sc)
+		}
+		plots = append(plots, pl)
+	}
+	if counts != nil {
+		cp := plot.New()
+		cp.Title.Text = "model recovery (subjects)"
+		cp.X.Label.Text = "model with the highest log evidence"
+		cp.Y.Label.Text = "generating model"
+		n := len(models)
+		xt, yt := make(plot.ConstantTicks, n), make(plot.ConstantTicks, n)
+		for i, m := range models {
+			name := shortName(strings.TrimSuffix(m.name, ".json"), 16)
+			xt[i] = plot.Tick{Value: float64(i), Label: name}
+			yt[n-1-i] = plot.Tick{Value: float64(n - 1 - i), Label: name}
+		}
+		cp.X.Tick.Marker, cp.Y.Tick.Marker = xt, yt
+		hm := plotter.NewHeatMap(countGrid(counts), reversed(palette.Heat(12, 1)))
+		if !(hm.Max > hm.Min) {
+			hm.Min, hm.Max = hm.Min-0.5, hm.Min+0.5
+		}
+		cp.Add(hm)
+		var labels plotter.XYLabels
+		for g, row := range counts {
+			for h, c := range row {
+				labels.XYs = append(labels.XYs, plotter.XY{X: float64(h), Y: float64(n - 1 - g)})
+				labels.Labels = append(labels.Labels, strconv.Itoa(c))
+			}
+		}
+		lb, err := plotter.NewLabels(labels)
+		if err != nil {
+			return err
+		}
+		cp.Add(lb)
+		plots = append(plots, cp)
+	}
+	cols := min(3, len(plots))
+	rows := (len(plots) + cols - 1) / cols
+	img := vgimg.New(vg.Points(300*float64(cols)), vg.Points(280*float64(rows)))
+	dc := draw.New(img)
+	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Millimeter * 6, PadY: vg.Millimeter * 6,
+		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 3}
+	grid := make([][]*plot.Plot, rows)
+	for i := range grid {
+		grid[i] = make([]*plot.Plot, cols)
+	}
+	for i, p := range plots {
+		grid[i/cols][i%cols] = p
+	}
+	canvases := plot.Align(grid, tiles, dc)
+	for r := range grid {
+		for c := range grid[r] {
+			if grid[r][c] != nil {
+				grid[r][c].Draw(canvases[r][c])
+			}
+		}
+	}
+	f, err := output.CreateFile(path)
+	if err != nil {
+		return cannotCreate("--plot", path, err)
+	}
+	defer f.Abort()
+	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(f); err != nil {
+		return fmt.Errorf("--plot %s: %w", path, err)
+	}
+	if err := f.Commit(); err != nil {
+		return fmt.Errorf("--plot %s: %w", path, err)
+	}
+	return nil
+}
