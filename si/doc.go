@@ -23,6 +23,9 @@
 //     pruning of actions (pymdp's absolute or SPM's relative rule) and of
 //     outcomes, a cap on branches, a node budget and novelty.
 //   - EstimatePlan bounds the nodes and seconds of a search before it runs.
+//   - Planner.Tree (and Agent.Tree) shows the last search as a tree: every
+//     belief with its actions' G and probability, and after each action the
+//     outcomes kept and the beliefs they lead to.
 //   - Agent implements pomdp.Agent (and pomdp.MixedAdvancer, pomdp.Learner)
 //     with exact filtering of the past and Dirichlet learning (pomdp.Past).
 //
