@@ -374,6 +374,7 @@ func TestInterruptOutputs(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(len(c.name)), 7))
 			var took []time.Duration
+			bySignal := map[syscall.Signal][]time.Duration{}
 			counts := map[string]int{}
 			for i := range 2 * interruptTrials() {
 				sig := syscall.SIGINT
@@ -385,6 +386,7 @@ func TestInterruptOutputs(t *testing.T) {
 				counts[outcome]++
 				if outcome != "finished" && outcome != "killed at the start" {
 					took = append(took, d)
+					bySignal[sig] = append(bySignal[sig], d)
 				}
 				if t.Failed() {
 					t.Fatalf("trial %d: %v after %v", i+1, sig, delay)
@@ -393,6 +395,12 @@ func TestInterruptOutputs(t *testing.T) {
 			slices.Sort(took)
 			if len(took) > 0 {
 				t.Logf("%s: %v; signal to exit: median %v, longest %v", c.name, counts, took[len(took)/2], took[len(took)-1])
+				for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+					if d := bySignal[sig]; len(d) > 0 {
+						slices.Sort(d)
+						t.Logf("%s: %v to exit, %d times: shortest %v, median %v, longest %v", c.name, sig, len(d), d[0], d[len(d)/2], d[len(d)-1])
+					}
+				}
 				// Within a second on a quiet machine (measured: under 150
 				// ms); a loaded one (other tests, fuzzing) gets 5 s.
 				if took[len(took)-1] > 5*time.Second {
