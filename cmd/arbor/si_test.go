@@ -489,3 +489,31 @@ func TestSIPlanDot(t *testing.T) {
 		t.Errorf("a figure too large: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 }
+
+// TestSIRunDot: si run --dot draws the search of the first step, which
+// starts from the same belief as si plan from the first observation (the
+// T-maze always starts at its start, with the context unknown): the two
+// figures are the same text, the action taken (argmax) bold as plan's
+// most probable one.
+func TestSIRunDot(t *testing.T) {
+	dir := t.TempDir()
+	model := "../../examples/pomdp/tmaze-uniform.json"
+	run, plan := filepath.Join(dir, "run.dot"), filepath.Join(dir, "plan.dot")
+	if code, _, errs := siRun(t, "run", "--model", model, "--depth", "2", "--steps", "2", "--dot", run); code != 0 {
+		t.Fatalf("run: exit %d: %s", code, errs)
+	}
+	if code, _, errs := siRun(t, "plan", "--model", model, "--obs", "0,0,0", "--depth", "2", "--dot", plan); code != 0 {
+		t.Fatalf("plan: exit %d: %s", code, errs)
+	}
+	a, err := os.ReadFile(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(a) != string(b) || !strings.Contains(string(a), `penwidth="2.5"`) {
+		t.Errorf("run --dot and plan --dot differ:\n%s\n---\n%s", a, b)
+	}
+}
