@@ -28,7 +28,6 @@ import (
 // context.Background().
 type Agent struct {
 	m    *pomdp.Model
-	spec pomdp.Spec
 	opts Options
 	rng  *rand.Rand
 	ns   int
@@ -49,26 +48,31 @@ type Agent struct {
 	// Dirichlet parameters of the current episode (nil when fixed).
 	aVar, bVar, dVar *ffg.Variable
 
-	// The future: literal transitions with the expected A and B.
-	futA  *nodes.Transition
-	futB  []*nodes.Transition
-	abar  []float64  // Ā, [o*ns+s]
-	bbar  []float64  // B̄, [u][next*ns+prev]
-	hA    []float64  // H[Ā(.|s)]
-	afl   []float64  // Ā floored (floorColumns): the future's A factor
-	bfl   []float64  // B̄ floored, [u][next*ns+prev]: the future's B factors
-	logA  []float64  // ln of floored Ā, [o*ns+s] (the future's Å: its A factor is the literal Cat(Ā))
-	logB  []float64  // ln of floored B̄, [u][next*ns+prev]
-	aT    []float64  // Ā transposed, [s*no+o]
-	bT    []float64  // B̄ transposed, [u][prev*ns+next]
-	abT   []float64  // (Ā B̄_u) transposed, [u][prev*no+o]
-	lnA   splitMat   // logA split into column backgrounds and deviations (vmp)
-	lnB   []splitMat // logB[u] likewise
-	wT    []float64  // novelty weights W transposed, [s*no+o] (Options.Novelty)
-	qw    []float64  // scratch: W Q(S) (novelty)
-	nA    []float64  // learned concentrations over A, [o*ns+s] (Options.Novelty without a model a)
-	logC  []float64  // ln C(o)
-	logCS []float64  // ln C_states(s) (uniform when absent)
+	// The future (prepareFuture): literal transitions with the expected A
+	// and B, and what the planning loop reads of them. Ā and B̄ of a fixed
+	// model are the model's own storage (shared, never written).
+	futA *nodes.Transition
+	futB []*nodes.Transition // made when first needed (futureB)
+	abar []float64           // Ā, [o*ns+s]
+	bbar []float64           // B̄, [u][next*ns+prev]
+	bOwn bool                // bbar is the agent's (learned B), not the model's
+	hA   []float64           // H[Ā(.|s)]
+	afl  []float64           // Ā floored (floorColumns): the future's A factor
+	logA []float64           // ln of floored Ā, [o*ns+s] (the future's Å: its A factor is the literal Cat(Ā))
+	aT   []float64           // Ā transposed, [s*no+o]
+	abT  []float64           // (Ā B̄_u) transposed, [u][prev*no+o]
+	lnA  splitMat            // logA split into column backgrounds and deviations (vmp)
+	lnB  []splitMat          // ln of floored B̄_u likewise
+	wT   []float64           // novelty weights W transposed, [s*no+o] (Options.Novelty)
+	qw   []float64           // scratch: W Q(S) (novelty)
+	nA   []float64           // learned concentrations over A, [o*ns+s] (Options.Novelty without a model a)
+	// prepared says that the fields above are computed for the parameters
+	// in use; concA and concB are the concentrations over A and B they were
+	// computed from (nil when fixed).
+	prepared     bool
+	concA, concB []float64
+	logC         []float64 // ln C(o)
+	logCS        []float64 // ln C_states(s) (uniform when absent)
 
 	carried bool // EndTrial has learned from the current episode
 	planned bool // Plan has started the current tree (Iterate, SelectAction)
@@ -118,7 +122,7 @@ func NewAgent(m *pomdp.Model, opts *Options, rng *rand.Rand) (*Agent, error) {
 	if m.NumFactors() > 1 || m.NumModalities() > 1 {
 		return newFactorisedAgent(m, o, rng)
 	}
-	a := &Agent{m: m, spec: m.Spec(), opts: o, rng: rng, ns: m.NumStates(), no: m.NumObs(), nu: m.NumActions(), nobs: m.NumObs()}
+	a := &Agent{m: m, opts: o, rng: rng, ns: m.NumStates(), no: m.NumObs(), nu: m.NumActions(), nobs: m.NumObs()}
 	var err error
 	if a.past, err = pomdp.NewPastWith(m, max(o.Window, 0), o.Past); err != nil {
 		return nil, fmt.Errorf("btai: %w", err)
@@ -131,9 +135,10 @@ func NewAgent(m *pomdp.Model, opts *Options, rng *rand.Rand) (*Agent, error) {
 		a.logC[i] = math.Log(m.C(i))
 	}
 	a.logCS = make([]float64, a.ns)
+	cs := m.FactorCStates(0)
 	for s := range a.logCS {
-		if m.HasCStates() {
-			a.logCS[s] = math.Log(a.spec.CStates[s])
+		if cs != nil {
+			a.logCS[s] = math.Log(cs[s])
 		} else {
 			a.logCS[s] = -math.Log(float64(a.ns))
 		}
@@ -266,7 +271,7 @@ func (a *Agent) Reset(ctx context.Context, obs int) error {
 	}
 	a.carried = false
 	if la, _, _ := a.m.Learnable(); a.opts.Novelty && !la && (a.nA == nil || !a.opts.NoveltyCarry) {
-		a.nA = append(a.nA[:0], a.spec.A...)
+		a.nA = append(a.nA[:0], a.m.SharedA(0)...)
 		for i := range a.nA {
 			a.nA[i] *= a.opts.NoveltyPrior
 		}

@@ -2,10 +2,15 @@ package btai_test
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
+	"runtime"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/arbor-ai/arbor/btai"
+	"github.com/arbor-ai/arbor/envs"
 )
 
 // benchPlan measures planning on 1.maze from the start state: ns/op is the
@@ -85,5 +90,113 @@ func BenchmarkPlanMaterialize(b *testing.B) {
 		if n := len(ag.Tree().Nodes); n != 501 {
 			b.Fatalf("%d nodes", n)
 		}
+	}
+}
+
+// openMazeText is an n×n maze file with a free interior of (n-2)² states,
+// S in the bottom left corner and E in the top right one.
+func openMazeText(n int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d %d\n%s\n", n, n, strings.Repeat("W", n))
+	for r := 1; r < n-1; r++ {
+		row := []byte("W" + strings.Repeat(".", n-2) + "W")
+		if r == n-2 {
+			row[1] = 'S'
+		}
+		if r == 1 {
+			row[n-2] = 'E'
+		}
+		b.Write(row)
+		b.WriteByte('\n')
+	}
+	b.WriteString(strings.Repeat("W", n) + "\n")
+	return b.String()
+}
+
+// scaleMazes are the mazes of BenchmarkPlanScale: open n×n mazes of 100
+// to 4,096 states and random ones (walls with probability 0.25, drawn by
+// randomMaze until E can be reached) of about 100 to 4,000.
+func scaleMazes(b *testing.B) []struct {
+	name string
+	mz   *envs.Maze
+} {
+	var out []struct {
+		name string
+		mz   *envs.Maze
+	}
+	for _, n := range []int{12, 22, 34, 52, 66} {
+		mz, err := envs.ParseMaze(strings.NewReader(openMazeText(n)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		out = append(out, struct {
+			name string
+			mz   *envs.Maze
+		}{fmt.Sprintf("open/%d", mz.NumStates()), mz})
+	}
+	rng := rand.New(rand.NewPCG(42, 1))
+	for _, n := range []int{14, 25, 39, 60, 75} {
+		var mz *envs.Maze
+		for mz == nil {
+			mz = randomMaze(b, rng, n, n, 0.25)
+		}
+		out = append(out, struct {
+			name string
+			mz   *envs.Maze
+		}{fmt.Sprintf("random/%d", mz.NumStates()), mz})
+	}
+	return out
+}
+
+// BenchmarkPlanScale measures one planning step of the default options
+// (1,000 iterations) from the start of open and random mazes of 100 to
+// 4,096 states: µs/iteration is the time of one iteration, setup-s the
+// agent's first Plan beyond its iterations (the per-model set-up of
+// prepareFuture: Ā B̄_u and the split ln B̄_u, done once for a fixed
+// model), heap-MB the live heap with the agent and its tree (the model's
+// dense B included, 8·5·|S|² bytes). B/op and allocs/op are per planning
+// step. Run the big ones with -benchtime=1x (docs/benchmarks.md).
+func BenchmarkPlanScale(b *testing.B) {
+	for _, c := range scaleMazes(b) {
+		b.Run(c.name, func(b *testing.B) {
+			m, err := c.mz.POMDP(envs.DefaultNoise, envs.DefaultPrefPrecision)
+			if err != nil {
+				b.Fatal(err)
+			}
+			o := btai.DefaultOptions()
+			ag, err := btai.NewAgent(m, &o, rand.New(rand.NewPCG(1, 1)))
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx := context.Background()
+			if err := ag.Reset(ctx, c.mz.Reset()); err != nil {
+				b.Fatal(err)
+			}
+			start := time.Now()
+			if err := ag.Plan(ctx); err != nil {
+				b.Fatal(err)
+			}
+			first := time.Since(start)
+			start = time.Now()
+			if err := ag.Plan(ctx); err != nil {
+				b.Fatal(err)
+			}
+			second := time.Since(start)
+			runtime.GC()
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			b.ReportAllocs()
+			b.ResetTimer()
+			n := 0
+			for b.Loop() {
+				if err := ag.Plan(ctx); err != nil {
+					b.Fatal(err)
+				}
+				n++
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(n*o.Iterations), "µs/iteration")
+			b.ReportMetric(max(first-second, 0).Seconds(), "setup-s")
+			b.ReportMetric(float64(ms.HeapAlloc)/(1<<20), "heap-MB")
+		})
 	}
 }

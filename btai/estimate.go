@@ -90,3 +90,85 @@ func factorisedSweepWork(m *pomdp.Model) float64 {
 	}
 	return 8*w + b
 }
+
+// EstimateBytes estimates the peak memory of a process that holds model m
+// and runs agents agents on it at once with options o, their planning
+// trees included (TreeBytes, in compact form unless o.GlobalInference):
+// what cmd/arbor checks before it runs. With d = 8·|U|·Σ_f |S_f|² bytes,
+// the size of a dense transition tensor, it counts
+//
+//   - the model: its B (d) and A, and one more copy of each while it is
+//     read or built (pomdp.New copies the caller's numbers);
+//   - per agent: the literal ln B of the past's graph (d; pomdp.Past), the
+//     products Ā B̄_u (8·|U||S||O|), and ln B̄_u in split form, which is
+//     sparse for the maze models and two dense copies (2d) otherwise
+//     (splitMat: more than one entry in four of a column off its mode); a
+//     learned B adds its expectation and the Dirichlet posterior and prior
+//     of the graph (3d);
+//   - while an agent is made, two more transient copies (the past's
+//     tensor in the graph's layout and its logarithm, nodes.NewTransition;
+//     2d).
+//
+// The model's B is shared by every agent of the model (SharedB): planning
+// reads it, and holds no copy of its own. docs/benchmarks.md ("BTAI at
+// scale") compares the estimate with the peak RSS of arbor btai run on
+// open mazes of 100 to 4,096 states. It panics as EstimatePlanSeconds
+// does on a nil or invalid model.
+func EstimateBytes(m *pomdp.Model, o Options, agents int) float64 {
+	if err := pomdp.Check(m); err != nil {
+		panic("btai: EstimateBytes: " + err.Error())
+	}
+	o = o.Resolved()
+	agents = max(agents, 1)
+	nu := float64(m.NumActions())
+	d, a := 0.0, 0.0
+	for f := range m.NumFactors() {
+		ns := float64(m.FactorSize(f))
+		d += 8 * float64(m.FactorControls(f)) * ns * ns
+	}
+	for i := range m.NumModalities() {
+		a += 8 * float64(len(m.SharedA(i)))
+	}
+	ns, no := float64(m.NumStates()), float64(m.ObsLen())
+	perAgent := d + 8*nu*ns*no + 6*a
+	if _, lb, _ := m.Learnable(); lb {
+		perAgent += 3 * d
+	}
+	if m.NumFactors() == 1 && m.NumModalities() == 1 && denseLogB(m) {
+		perAgent += 2 * d
+	}
+	perAgent += TreeBytes(o.Iterations, m.NumStates(), m.ObsLen(), m.NumActions(), o.GlobalInference)
+	const runtimeBytes = 16 << 20 // the Go runtime, the program and small buffers
+	return 2*(d+a) + float64(agents)*perAgent + 2*d + runtimeBytes
+}
+
+// denseLogB reports whether ln B of a single-factor model is kept dense by
+// splitMat: more than one entry in four of its columns differs from its
+// column's most frequent value (exact equality, as splitMat.set; flooring
+// at pomdp.LogFloor and the logarithm keep equal entries equal and
+// different ones different except for entries below the floor, which
+// this counts as different: it errs on the dense side).
+func denseLogB(m *pomdp.Model) bool {
+	b := m.SharedB(0)
+	ns, nu := m.NumStates(), m.NumActions()
+	col := make([]float64, ns)
+	nnz, total := 0, nu*ns*ns
+	for u := range nu {
+		blk := b[u*ns*ns : (u+1)*ns*ns]
+		for p := range ns {
+			for n := range ns {
+				col[n] = blk[n*ns+p]
+			}
+			bg := columnMode(col, ns, 1, 0)
+			for _, x := range col {
+				if x != bg {
+					nnz++
+				}
+			}
+			if 4*nnz > total {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -158,9 +158,10 @@ func BenchmarkInferPredictive(b *testing.B) {
 func BenchmarkMulT(b *testing.B) {
 	ag, qp := benchAgent(b, VMP)
 	dst := make([]float64, 22)
+	bt := transpose(nil, ag.bbar[:22*22], 22, 22)
 	b.ReportAllocs()
 	for b.Loop() {
-		mulT(dst, ag.bT[:22*22], qp)
+		mulT(dst, bt, qp)
 	}
 }
 

@@ -82,6 +82,70 @@ func (s *splitMat) set(m []float64, r, c int) {
 	}
 }
 
+// setColumns is set for the r×c matrix whose column j column(j, dst)
+// writes into dst (len(dst) = r; the caller's scratch), without the matrix
+// being held whole: the same split, value for value, as set on the
+// row-major matrix. Each column is computed once when the split is sparse,
+// and a second time when it is dense (more than one entry in four off its
+// column's background), in which case Mᵀ and M are kept as set keeps them.
+func (s *splitMat) setColumns(r, c int, dst []float64, column func(j int, dst []float64)) {
+	s.r, s.c = r, c
+	s.bg = grow(s.bg, c)
+	dst = dst[:r]
+	s.colPtr = append(s.colPtr[:0], 0)
+	s.colIdx, s.colVal = s.colIdx[:0], s.colVal[:0]
+	s.dense = false
+	for j := range c {
+		column(j, dst)
+		bg := columnMode(dst, r, 1, 0)
+		s.bg[j] = bg
+		for i, x := range dst {
+			if x != bg {
+				s.colIdx = append(s.colIdx, int32(i))
+				s.colVal = append(s.colVal, x-bg)
+			}
+		}
+		s.colPtr = append(s.colPtr, int32(len(s.colIdx)))
+		if 4*len(s.colIdx) > r*c {
+			s.dense = true
+			break
+		}
+	}
+	if s.dense {
+		clear(s.bg)
+		s.colIdx, s.colVal = s.colIdx[:0], s.colVal[:0]
+		s.colM = grow(s.colM, r*c)
+		for j := range c {
+			column(j, s.colM[j*r:(j+1)*r])
+		}
+		s.rowM = transpose(s.rowM, s.colM, c, r)
+		return
+	}
+	// The rows' non-zeros from the columns', in increasing column order.
+	s.rowPtr = append(s.rowPtr[:0], make([]int32, r+1)...)
+	for _, i := range s.colIdx {
+		s.rowPtr[i+1]++
+	}
+	for i := range r {
+		s.rowPtr[i+1] += s.rowPtr[i]
+	}
+	nnz := len(s.colIdx)
+	if cap(s.rowIdx) < nnz {
+		s.rowIdx, s.rowVal = make([]int32, nnz), make([]float64, nnz)
+	}
+	s.rowIdx, s.rowVal = s.rowIdx[:nnz], s.rowVal[:nnz]
+	next := make([]int32, r)
+	copy(next, s.rowPtr[:r])
+	for j := range c {
+		for k := s.colPtr[j]; k < s.colPtr[j+1]; k++ {
+			i := s.colIdx[k]
+			s.rowIdx[next[i]] = int32(j)
+			s.rowVal[next[i]] = s.colVal[k]
+			next[i]++
+		}
+	}
+}
+
 // grow returns x with length n, reusing its storage when large enough.
 func grow(x []float64, n int) []float64 {
 	if cap(x) < n {

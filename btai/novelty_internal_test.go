@@ -54,7 +54,7 @@ func TestNoveltyByHand(t *testing.T) {
 			t.Fatal(err)
 		}
 		// Back to the prior, before the first observation's counts.
-		for i, p := range a.spec.A {
+		for i, p := range a.m.SharedA(0) {
 			a.nA[i] = tc.kappa * p
 		}
 		if err := a.prepareFuture(); err != nil {

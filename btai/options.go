@@ -87,6 +87,13 @@ type Options struct {
 	// pomdp.PastFilter (exact filtering; not with GlobalInference, which
 	// runs VMP over the past).
 	Past pomdp.PastInference
+	// TrialSteps, when > 0, ties the planning depth to the steps left in a
+	// trial of TrialSteps actions: at time t (Agent.Time) no node deeper
+	// than TrialSteps - t (at least 1) is expanded, and planning stops
+	// early once every leaf is at that depth (Tree.SetDepthLimit,
+	// Tree.Exhausted). 0, the default, leaves the depth unbounded
+	// (docs/btai.md, "Planning to the end of the trial").
+	TrialSteps int
 	// LearningRate η and Forgetting ω of the Dirichlet learning at the end
 	// of every episode, c' = ω c + η Δc (pomdp.Learning); nil means 1.
 	// They apply to the model's own concentrations a, b, d.
@@ -114,6 +121,9 @@ type Options struct {
 	// novelty (Agent.Reset).
 	NoveltyCarry bool
 }
+
+// MaxTrialSteps is the largest Options.TrialSteps.
+const MaxTrialSteps = 1_000_000
 
 // WindowAll is the Window that keeps the whole past.
 const WindowAll = -1
@@ -298,6 +308,8 @@ func (o *Options) validate() error {
 		return fmt.Errorf("past inference filter with global inference: global VMP would redo the past by mean field (use local inference, or past inference vmp)")
 	case !(o.VMPTolerance > 0) || !finite(o.VMPTolerance):
 		return fmt.Errorf("VMP tolerance %v, want > 0", o.VMPTolerance)
+	case o.TrialSteps < 0 || o.TrialSteps > MaxTrialSteps:
+		return fmt.Errorf("trial steps %d, want 0 (no limit) ..%d", o.TrialSteps, MaxTrialSteps)
 	case o.Window < WindowAll || o.Window == 1:
 		return fmt.Errorf("window %d, want WindowAll (-1, keep everything) or >= 2", o.Window)
 	case o.Novelty && !(*o.NoveltyScale >= 0 && *o.NoveltyScale <= MaxNoveltyScale):

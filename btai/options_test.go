@@ -1,11 +1,18 @@
 package btai_test
 
 import (
+	"context"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/arbor-ai/arbor/btai"
+	"github.com/arbor-ai/arbor/pomdp"
 )
 
 // TestZeroOptionsAreDefaults: the zero Options, a nil *Options and
@@ -32,5 +39,123 @@ func TestZeroOptionsAreDefaults(t *testing.T) {
 	var zero btai.Options
 	if err := zero.Validate(); err != nil {
 		t.Errorf("the zero options: %v", err)
+	}
+}
+
+// TestTrialStepsDepthLimit: with Options.TrialSteps = 3 on 1.maze (5
+// actions), the plan at t = 0 grows the full tree to depth 3 and stops: 1
+// + 5 + 25 = 31 expansions, 1 + 5 + 25 + 125 = 156 nodes, no node deeper
+// than 3 and none at depth 3 expanded, whatever the iterations left (1,000
+// asked); after one step (t = 1) the limit is 2 (1 + 5 + 25 = 31 nodes),
+// and at t >= 3 it is 1 (6 nodes). Without it the same plan goes deeper
+// than 3. Every selection rule respects the limit.
+func TestTrialStepsDepthLimit(t *testing.T) {
+	mz, p := mazeModel(t, "1.maze")
+	ctx := context.Background()
+	for _, preset := range []string{btai.PresetScaleFreeName, btai.PresetPaperName, btai.PresetHPName} {
+		o, err := btai.PresetByName(preset)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.Iterations, o.TrialSteps = 1000, 3
+		ag, err := btai.NewAgent(p, &o, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ag.Reset(ctx, mz.Reset()); err != nil {
+			t.Fatal(err)
+		}
+		for step, want := range []int{156, 31, 6, 6} {
+			if err := ag.Plan(ctx); err != nil {
+				t.Fatal(err)
+			}
+			tr := ag.Tree()
+			limit := max(3-step, 1)
+			if got := len(tr.Nodes); got != want || !tr.Exhausted() || tr.DepthLimit() != limit {
+				t.Errorf("%s, t = %d: %d nodes (exhausted %v, limit %d), want %d nodes, exhausted, limit %d", preset, step, got, tr.Exhausted(), tr.DepthLimit(), want, limit)
+			}
+			for i, n := range tr.Nodes {
+				if n.Depth > limit || (n.Depth == limit && !n.Leaf()) {
+					t.Fatalf("%s, t = %d: node %d at depth %d (leaf %v) under the limit %d", preset, step, i, n.Depth, n.Leaf(), limit)
+				}
+			}
+			// Iterate on the exhausted tree does nothing.
+			if err := ag.Iterate(ctx); err != nil || len(tr.Nodes) != want {
+				t.Errorf("%s: Iterate on an exhausted tree: %v, %d nodes", preset, err, len(tr.Nodes))
+			}
+			if err := ag.Step(ctx, 4, mz.Reset()); err != nil { // stay put: IDLE
+				t.Fatal(err)
+			}
+		}
+	}
+	// Without the limit the search goes deeper than 3.
+	o := btai.DefaultOptions()
+	ag, err := btai.NewAgent(p, &o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ag.Reset(ctx, mz.Reset()); err != nil {
+		t.Fatal(err)
+	}
+	if err := ag.Plan(ctx); err != nil {
+		t.Fatal(err)
+	}
+	deep := 0
+	for _, n := range ag.Tree().Nodes {
+		deep = max(deep, n.Depth)
+	}
+	if deep <= 3 || ag.Tree().Exhausted() {
+		t.Errorf("without TrialSteps: deepest node %d (exhausted %v), want deeper than 3", deep, ag.Tree().Exhausted())
+	}
+	bad := btai.Options{TrialSteps: -1}
+	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "trial steps") {
+		t.Errorf("TrialSteps -1: %v, want an error naming trial steps", err)
+	}
+}
+
+// TestTrialStepsEffect measures Options.TrialSteps (the planning depth
+// tied to the steps left) against the defaults, for the table of
+// docs/btai.md, "Planning to the end of the trial". It runs only when
+// BTAI_TRIAL_STEPS is set (to the number of fresh trials per task, e.g.
+// 200): the short epistemic tasks of TestEpistemicTasks with TrialSteps =
+// the task's steps, the T-maze with 4 moves per trial (TrialSteps 4), and
+// the mazes 1, 2, 5, 6 and 13 (20 seeds, TrialSteps = the step limit 2 ×
+// shortest + 5), with milliseconds per action.
+func TestTrialStepsEffect(t *testing.T) {
+	s := os.Getenv("BTAI_TRIAL_STEPS")
+	if s == "" {
+		t.Skip("set BTAI_TRIAL_STEPS to the number of trials")
+	}
+	trials, err := strconv.Atoi(s)
+	if err != nil || trials < 1 {
+		t.Fatalf("BTAI_TRIAL_STEPS=%q", s)
+	}
+	tasks := append([]epistemicTask(nil), epistemicTasks...)
+	tm := epistemicTasks[0]
+	tm.Name, tm.Steps = "t-maze, 4 moves", 4
+	tasks = append(tasks, tm)
+	for _, task := range tasks {
+		m, err := pomdp.Load(task.File)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, limit := range []int{0, task.Steps} {
+			o := btai.DefaultOptions()
+			o.TrialSteps = limit
+			start := time.Now()
+			rate := taskRate(t, task, m, trials, func() (pomdp.Agent, error) { return btai.NewAgent(m, &o, nil) })
+			ms := time.Since(start).Seconds() * 1e3 / float64(trials*task.Steps) * float64(runtime.GOMAXPROCS(0))
+			t.Logf("%s, trial steps %d: rate %.3f, %.2f ms per action (%d trials)", task.Name, limit, rate, ms, trials)
+		}
+	}
+	for _, name := range []string{"1.maze", "2.maze", "5.maze", "6.maze", "13.maze"} {
+		steps := 2*shortest(t, name) + 5
+		for _, limit := range []int{0, steps} {
+			o := btai.DefaultOptions()
+			o.TrialSteps = limit
+			start := time.Now()
+			r := runMaze(t, name, &o, 20, steps)
+			t.Logf("%s, trial steps %d: %d/%d solved, mean steps %.1f, %.1f s", name, limit, r.solved, r.seeds, r.meanSteps, time.Since(start).Seconds())
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -16,21 +17,25 @@ import (
 	"github.com/arbor-ai/arbor/schedule"
 )
 
-// prepareFuture computes Ā, B̄ (the expectations of A and B, paper Table
-// 2) and the literal transitions the future uses, and the cost caches.
+// prepareFuture computes what planning reads of the model: Ā and B̄ (the
+// expectations of A and B, paper Table 2), H[Ā(.|s)], the logarithms of
+// the floored Ā and B̄ in split form (vmp), Ā transposed and the products
+// Ā B̄_u, and the novelty weights. It does the work once per model change:
+// at the first Plan of the agent, and after that only when learning has
+// changed the parameters (the concentrations of A or B that the graph
+// learns, or the novelty counts over A), which it finds by comparing them
+// with those it last used. With a fixed model Ā and B̄ are the model's own
+// storage (pomdp.Model.SharedA, SharedB), which every agent of the model
+// reads, and the agent holds no dense |U|·|S|² tensor of its own: products
+// with B̄_u read its rows (mulRows, the same sums in the same order as
+// the transposed form), ln B̄_u is kept in split form only (splitMat,
+// sparse for the maze models) and the literal factors Cat(B̄_u) of the
+// graph are made when the tree is first materialised (futureB).
 func (a *Agent) prepareFuture() error {
 	if a.fact != nil {
 		return a.prepareFactorised()
 	}
 	ns, no, nu := a.ns, a.no, a.nu
-	if a.abar == nil {
-		a.abar = make([]float64, no*ns)
-		a.bbar = make([]float64, nu*ns*ns)
-		a.hA = make([]float64, ns)
-		a.logA = make([]float64, no*ns)
-		a.logB = make([]float64, nu*ns*ns)
-		a.futB = make([]*nodes.Transition, nu)
-	}
 	// conc is the Dirichlet over A that the agent learns, if any: the
 	// graph's (the model has a) or the novelty counts.
 	var conc []float64
@@ -39,28 +44,32 @@ func (a *Agent) prepareFuture() error {
 	} else if a.nA != nil {
 		conc = a.nA
 	}
-	if conc != nil {
-		expfam.DirichletTensor{Alpha: conc, Shape: []int{no, ns}}.Mean(a.abar)
-		if a.opts.Novelty {
-			noveltyWeights(a.wT, conc, no, ns)
-		}
-	} else if a.futA == nil {
-		copy(a.abar, a.spec.A)
-	}
+	var bconc []float64
 	if a.bVar != nil {
-		mean := expfam.DirichletTensor{Alpha: a.bVar.Alpha(), Shape: a.bVar.Shape()}.Mean(nil)
-		for u := range nu {
-			for n := range ns {
-				for p := range ns {
-					a.bbar[(u*ns+n)*ns+p] = mean[(n*ns+p)*nu+u]
-				}
-			}
-		}
-	} else if a.futB[0] == nil {
-		copy(a.bbar, a.spec.B)
+		bconc = a.bVar.Alpha()
 	}
+	newA := !a.prepared || (conc != nil && !slices.Equal(conc, a.concA))
+	newB := !a.prepared || (bconc != nil && !slices.Equal(bconc, a.concB))
+	if !newA && !newB {
+		return nil
+	}
+	a.prepared = false // until every part below is computed
 	var err error
-	if a.futA == nil || conc != nil {
+	if newA {
+		if conc != nil {
+			a.abar = grow(a.abar, no*ns)
+			expfam.DirichletTensor{Alpha: conc, Shape: []int{no, ns}}.Mean(a.abar)
+			if a.opts.Novelty {
+				noveltyWeights(a.wT, conc, no, ns)
+			}
+			a.concA = append(a.concA[:0], conc...)
+		} else {
+			a.abar = a.m.SharedA(0)
+		}
+		if a.hA == nil {
+			a.hA = make([]float64, ns)
+			a.logA = make([]float64, no*ns)
+		}
 		// The future's factors, and the logarithms VMP uses, are floored
 		// (floorColumns); prediction and costs use Ā and B̄ as they are.
 		fa := append(a.afl[:0], a.abar...)
@@ -82,50 +91,87 @@ func (a *Agent) prepareFuture() error {
 			a.logA[i] = math.Log(p)
 		}
 		a.lnA.set(a.logA, no, ns)
+		// A transposed, so that every matrix-vector product of a planning
+		// iteration runs over contiguous rows with one accumulator per
+		// output (see infer).
+		a.aT = transpose(a.aT, a.abar, no, ns)
 	}
-	if a.futB[0] == nil || a.bVar != nil {
-		fb := append(a.bfl[:0], a.bbar...)
-		for u := range nu {
-			pomdp.FloorColumns(fb[u*ns*ns:(u+1)*ns*ns], ns, ns)
-		}
-		a.bfl = fb
-		for i, p := range fb {
-			a.logB[i] = math.Log(p)
+	if newB {
+		if bconc != nil {
+			mean := expfam.DirichletTensor{Alpha: bconc, Shape: a.bVar.Shape()}.Mean(nil)
+			if !a.bOwn {
+				a.bbar, a.bOwn = make([]float64, nu*ns*ns), true
+			}
+			for u := range nu {
+				for n := range ns {
+					for p := range ns {
+						a.bbar[(u*ns+n)*ns+p] = mean[(n*ns+p)*nu+u]
+					}
+				}
+			}
+			a.concB = append(a.concB[:0], bconc...)
+		} else {
+			a.bbar = a.m.SharedB(0)
 		}
 		if a.lnB == nil {
 			a.lnB = make([]splitMat, nu)
+			a.futB = make([]*nodes.Transition, nu)
 		}
+		col := make([]float64, ns)
 		for u := range nu {
-			a.lnB[u].set(a.logB[u*ns*ns:(u+1)*ns*ns], ns, ns)
+			blk := a.bbar[u*ns*ns : (u+1)*ns*ns]
+			// Column p of ln B̄_u floored, as the dense ln of the floored
+			// matrix would have it.
+			a.lnB[u].setColumns(ns, ns, col, func(p int, dst []float64) {
+				for n := range ns {
+					dst[n] = blk[n*ns+p]
+				}
+				pomdp.FloorColumns(dst, ns, 1)
+				for n, x := range dst {
+					dst[n] = math.Log(x)
+				}
+			})
+			a.futB[u] = nil // made again from the new B̄ when needed (futureB)
 		}
-		for u := range nu {
-			if a.futB[u], err = nodes.NewTransition(fb[u*ns*ns:(u+1)*ns*ns], []int{ns, ns}); err != nil {
-				return fmt.Errorf("btai: expected B[%d]: %w", u, err)
+	}
+	// abT[u][p*no+o] = (Ā B̄_u)[o][p]: column p of B̄_u pushed through Ā,
+	// the terms of each entry added in the order of the states n, as
+	// mulT(column, Āᵀ, B̄_u[:, p]) adds them.
+	a.abT = grow(a.abT, nu*ns*no)
+	clear(a.abT)
+	for u := range nu {
+		blk := a.bbar[u*ns*ns : (u+1)*ns*ns]
+		out := a.abT[u*ns*no : (u+1)*ns*no]
+		for n := range ns {
+			arow := a.aT[n*no : (n+1)*no]
+			for p, w := range blk[n*ns : (n+1)*ns] {
+				if w == 0 {
+					continue // adds ±0: no change (as mulT)
+				}
+				axpy(out[p*no:(p+1)*no], w, arow)
 			}
 		}
 	}
-	// Transposed copies, so that every matrix-vector product of a planning
-	// iteration runs over contiguous rows with one accumulator per output
-	// (see infer).
-	a.aT = transpose(a.aT, a.abar, no, ns)
-	if a.bT == nil {
-		a.bT = make([]float64, nu*ns*ns)
-	}
-	for u := range nu {
-		blk := u * ns * ns
-		transpose(a.bT[blk:blk+ns*ns], a.bbar[blk:blk+ns*ns], ns, ns)
-	}
-	// abT[u][p*no+o] = (Ā B̄_u)[o][p]: column p of B̄_u pushed through Ā.
-	if a.abT == nil {
-		a.abT = make([]float64, nu*ns*no)
-	}
-	for u := range nu {
-		for p := range ns {
-			col := a.abT[(u*ns+p)*no : (u*ns+p+1)*no]
-			mulT(col, a.aT, a.bT[(u*ns+p)*ns:(u*ns+p+1)*ns])
-		}
-	}
+	a.prepared = true
 	return nil
+}
+
+// futureB returns the literal factor Cat(B̄_u) of the future, made from B̄_u
+// floored (pomdp.FloorColumns) the first time the planning tree is put in
+// the graph after a model change (materialize, global inference).
+func (a *Agent) futureB(u int) (*nodes.Transition, error) {
+	if a.futB[u] != nil {
+		return a.futB[u], nil
+	}
+	ns := a.ns
+	fb := append([]float64(nil), a.bbar[u*ns*ns:(u+1)*ns*ns]...)
+	pomdp.FloorColumns(fb, ns, ns)
+	t, err := nodes.NewTransition(fb, []int{ns, ns})
+	if err != nil {
+		return nil, fmt.Errorf("btai: expected B[%d]: %w", u, err)
+	}
+	a.futB[u] = t
+	return t, nil
 }
 
 // noveltyWeights sets wT[s*no+o] = W[o, s] = ½ (1/a[o, s] - 1/Σ_o' a[o', s])
@@ -196,6 +242,38 @@ func axpy(dst []float64, w float64, x []float64) {
 	}
 }
 
+// mulRows sets dst = M q for the row-major len(dst)×len(q) matrix m:
+// dst[i] = Σ_p M[i][p] q[p], summed in the order p = 0, 1, ..., the same
+// rounding as mulT over Mᵀ (a zero q[p] adds +0, which mulT skips: no
+// change, M being a probability matrix). Four rows go at once, so that
+// four independent sums run side by side.
+func mulRows(dst, m, q []float64) {
+	n := len(q)
+	i := 0
+	for ; i+4 <= len(dst); i += 4 {
+		r0 := m[i*n : (i+1)*n : (i+1)*n]
+		r1 := m[(i+1)*n : (i+2)*n : (i+2)*n]
+		r2 := m[(i+2)*n : (i+3)*n : (i+3)*n]
+		r3 := m[(i+3)*n : (i+4)*n : (i+4)*n]
+		var s0, s1, s2, s3 float64
+		for p, w := range q {
+			s0 += r0[p] * w
+			s1 += r1[p] * w
+			s2 += r2[p] * w
+			s3 += r3[p] * w
+		}
+		dst[i], dst[i+1], dst[i+2], dst[i+3] = s0, s1, s2, s3
+	}
+	for ; i < len(dst); i++ {
+		r := m[i*n : (i+1)*n : (i+1)*n]
+		s := 0.0
+		for p, w := range q {
+			s += r[p] * w
+		}
+		dst[i] = s
+	}
+}
+
 // maxReserve bounds the number of tree nodes Plan reserves room for at
 // once (about 80 MB of nodes); bigger trees grow by appending.
 const maxReserve = 1 << 20
@@ -251,8 +329,10 @@ func TreeBytes(iterations, ns, no, nu int, materialized bool) float64 {
 // (paper Algorithm 2, inner loop): selection, expansion of all actions of
 // the selected leaf, inference on the new nodes, cost evaluation (with
 // optional roll-outs) and propagation. The tree stays in the graph until
-// the next Step or Plan. It returns ctx's error if ctx is done first. Plan
-// before Reset or after EndTrial is an error.
+// the next Step or Plan. With Options.TrialSteps it stops before
+// Options.Iterations once every leaf is at the depth the steps left allow.
+// It returns ctx's error if ctx is done first. Plan before Reset or after
+// EndTrial is an error.
 func (a *Agent) Plan(ctx context.Context) error {
 	switch {
 	case a.past == nil:
@@ -268,6 +348,9 @@ func (a *Agent) Plan(ctx context.Context) error {
 		return err
 	}
 	a.tree.Reset(a.nu, a.past.Present())
+	if a.opts.TrialSteps > 0 {
+		a.tree.SetDepthLimit(max(a.opts.TrialSteps-a.past.Time(), 1))
+	}
 	a.planned = true
 	a.matN = 1
 	// The tree will hold 1 + Iterations·|U| nodes, of which at most
@@ -297,7 +380,7 @@ func (a *Agent) Plan(ctx context.Context) error {
 	if need = min(need, maxReserve*4); !a.opts.GlobalInference && cap(a.qsBuf) < need {
 		a.qsBuf = make([]float64, 0, need)
 	}
-	for it := 0; it < a.opts.Iterations; it++ {
+	for it := 0; it < a.opts.Iterations && !a.tree.Exhausted(); it++ {
 		if it&63 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -325,7 +408,9 @@ func (a *Agent) Plan(ctx context.Context) error {
 // at once, as global VMP needs them there.
 //
 // Iterate grows the tree that the last Plan started: before it (or after
-// the Step, AdvanceMixed or EndTrial that removed it) it is an error.
+// the Step, AdvanceMixed or EndTrial that removed it) it is an error. On
+// a tree that Options.TrialSteps has left with nothing to expand
+// (Tree.Exhausted) it does nothing.
 func (a *Agent) Iterate(ctx context.Context) error {
 	switch {
 	case a.past == nil:
@@ -335,6 +420,9 @@ func (a *Agent) Iterate(ctx context.Context) error {
 	}
 	if err := background(ctx).Err(); err != nil {
 		return err
+	}
+	if a.tree.Exhausted() {
+		return nil
 	}
 	return a.iterate(background(ctx))
 }
@@ -525,7 +613,11 @@ func (a *Agent) expand(parent *ffg.Variable, u int) (s, o *ffg.Variable, err err
 	if s, err = a.g.AddVariable("", expfam.CategoricalFamily, a.ns); err != nil {
 		return nil, nil, err
 	}
-	fb, err := a.g.AddFactor("", a.futB[u], s, parent)
+	tb, err := a.futureB(u)
+	if err != nil {
+		return nil, nil, err
+	}
+	fb, err := a.g.AddFactor("", tb, s, parent)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -560,7 +652,7 @@ func (a *Agent) infer(qp []float64, u int) error {
 		mulT(a.qo, a.abT[u*ns*no:(u+1)*ns*no], qp)
 		return a.vmp(qp, u)
 	}
-	mulT(a.qs, a.bT[u*ns*ns:(u+1)*ns*ns], qp)
+	mulRows(a.qs, a.bbar[u*ns*ns:(u+1)*ns*ns], qp)
 	a.predictObs(a.qo, a.qs)
 	return nil
 }

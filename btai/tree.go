@@ -83,6 +83,12 @@ type Tree struct {
 	Nodes      []Node
 	NumActions int
 
+	// limit, when > 0, is the depth at which nodes are not expanded
+	// (SetDepthLimit); full[k] says that node k's subtree has no node left
+	// to expand (kept only when limit > 0).
+	limit int
+	full  []bool
+
 	// lo and hi are the lowest and highest average cost ḡ any node but
 	// the root has had since Reset (NormalizedUCT): every new child's, and
 	// every ancestor's after a propagation. The root is never a candidate
@@ -101,7 +107,30 @@ func (t *Tree) Reset(numActions int, root *ffg.Variable) {
 	t.Nodes = append(t.Nodes[:0], Node{Parent: -1, Action: -1, FirstChild: -1, S: root})
 	t.NumActions = numActions
 	t.lo, t.hi = math.Inf(1), math.Inf(-1)
+	t.limit, t.full = 0, t.full[:0]
 }
+
+// SetDepthLimit makes nodes at depth d (d actions below the root) and
+// deeper terminal: Select never returns one for expansion, and a subtree
+// with nothing left to expand is not descended into (Exhausted). d <= 0
+// removes the limit. It must be called on a tree that is only a root
+// (after Reset); it panics otherwise.
+func (t *Tree) SetDepthLimit(d int) {
+	t.node("SetDepthLimit", 0)
+	if len(t.Nodes) != 1 {
+		panic(fmt.Sprintf("btai: Tree.SetDepthLimit on a tree of %d nodes, want the root only (call Reset)", len(t.Nodes)))
+	}
+	t.limit = max(d, 0)
+	t.full = append(t.full[:0], false)
+}
+
+// DepthLimit returns the depth limit of SetDepthLimit (0: none).
+func (t *Tree) DepthLimit() int { return t.limit }
+
+// Exhausted reports whether a depth-limited tree (SetDepthLimit) has no
+// node left to expand: every leaf is at the limit. A tree without a limit
+// is never exhausted.
+func (t *Tree) Exhausted() bool { return t.limit > 0 && len(t.full) > 0 && t.full[0] }
 
 // CostRange returns the lowest and highest finite average cost ḡ that any
 // node but the root has had since Reset (+Inf and -Inf before the first
@@ -225,12 +254,17 @@ func ParseSelection(s string) (Selection, error) {
 //	UCT_J = -ḡ_J + c sqrt(ln n / n_J),
 //
 // n being the visit count of the current node and n_J that of child J;
-// NormalizedUCT replaces -ḡ_J by its normalised form. It panics before
-// Reset and if rule is not a Selection.
+// NormalizedUCT replaces -ḡ_J by its normalised form. Under a depth limit
+// (SetDepthLimit) the children whose subtrees have nothing left to expand
+// do not compete. It panics before Reset, if rule is not a Selection, and
+// on an exhausted tree (Exhausted).
 func (t *Tree) Select(c float64, rule Selection) int {
 	t.node("Select", 0)
 	if uint(rule) > uint(UCT) {
 		panic(fmt.Sprintf("btai: Tree.Select: %v", rule))
+	}
+	if t.Exhausted() {
+		panic("btai: Tree.Select: the depth-limited tree has nothing left to expand")
 	}
 	k := 0
 	for !t.Nodes[k].Leaf() {
@@ -243,9 +277,13 @@ func (t *Tree) selectChild(k int, c float64, rule Selection) int {
 	first := t.Nodes[k].FirstChild
 	children := t.Nodes[first : first+t.NumActions]
 	best := -1
+	limited := t.limit > 0
 	if rule == UnexploredFirst {
 		bestCost := math.Inf(1)
 		for a := range children {
+			if limited && t.full[first+a] {
+				continue
+			}
 			if ch := &children[a]; ch.Leaf() && (best < 0 || ch.Local < bestCost) {
 				best, bestCost = a, ch.Local
 			}
@@ -258,6 +296,9 @@ func (t *Tree) selectChild(k int, c float64, rule Selection) int {
 	bestUCT := math.Inf(-1)
 	norm, span := rule == NormalizedUCT, t.hi-t.lo
 	for a := range children {
+		if limited && t.full[first+a] {
+			continue
+		}
 		ch := &children[a]
 		// A child built by AddChildren has at least one visit; the max
 		// keeps a hand-built node with Visits 0 (Nodes is exported) at a
@@ -302,6 +343,23 @@ func (t *Tree) AddChildren(k int, costs []float64) int {
 	for a, g := range costs {
 		t.Nodes = append(t.Nodes, Node{Parent: k, Action: a, Depth: d, FirstChild: -1, Local: g, Aggregated: g, Visits: 1})
 		t.see(g)
+	}
+	if t.limit > 0 {
+		// Children at the limit are terminal: then k has nothing left to
+		// expand, and so has every ancestor all of whose children are
+		// exhausted.
+		for range costs {
+			t.full = append(t.full, d >= t.limit)
+		}
+		for j := k; j >= 0 && d >= t.limit; j = t.Nodes[j].Parent {
+			f := t.Nodes[j].FirstChild
+			for a := range t.NumActions {
+				if !t.full[f+a] {
+					return first
+				}
+			}
+			t.full[j] = true
+		}
 	}
 	return first
 }

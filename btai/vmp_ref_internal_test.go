@@ -49,11 +49,19 @@ func newRefVMP(a *Agent) *refVMP {
 			r.logAT[s*no+o] = a.logA[o*ns+s]
 		}
 	}
+	// ln B̄ floored, as the future's factors have it.
+	logB := append([]float64(nil), a.bbar...)
+	for u := range nu {
+		pomdp.FloorColumns(logB[u*ns*ns:(u+1)*ns*ns], ns, ns)
+	}
+	for i, p := range logB {
+		logB[i] = math.Log(p)
+	}
 	r.logBT = make([]float64, nu*ns*ns)
 	for u := range nu {
 		for n := range ns {
 			for p := range ns {
-				r.logBT[(u*ns+p)*ns+n] = a.logB[(u*ns+n)*ns+p]
+				r.logBT[(u*ns+p)*ns+n] = logB[(u*ns+n)*ns+p]
 			}
 		}
 	}

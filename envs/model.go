@@ -30,8 +30,11 @@ type MazeModel struct {
 }
 
 // MaxModelStates is the largest number of states for which Maze.Model
-// builds its dense model; B alone holds 5*NumStates()^2 numbers.
-const MaxModelStates = 1024
+// and Maze.POMDP build the dense model: B alone holds 5*NumStates()^2
+// numbers, 671 MB at 4,096 states (an open 64 × 64 maze), and an agent
+// planning with it holds about two such tensors (docs/benchmarks.md,
+// "BTAI at scale").
+const MaxModelStates = 4096
 
 // Default parameters of Maze.Model (docs/formats.md: --noise 0.1,
 // --pref-precision 3).
@@ -58,19 +61,10 @@ const (
 // as in ActionNames. noise must be in [0, 1) and prefPrecision finite; mazes
 // with more than MaxModelStates states are refused.
 func (m *Maze) Model(noise, prefPrecision float64) (*MazeModel, error) {
-	if m.cellOf == nil {
-		return nil, errZeroMaze
-	}
-	if !(noise >= 0 && noise < 1) { // also rejects NaN
-		return nil, fmt.Errorf("envs: noise %v out of range [0, 1)", noise)
-	}
-	if math.IsNaN(prefPrecision) || math.IsInf(prefPrecision, 0) {
-		return nil, fmt.Errorf("envs: prefPrecision %v is not finite", prefPrecision)
+	if err := m.checkModel(noise, prefPrecision); err != nil {
+		return nil, err
 	}
 	ns, no := m.NumStates(), m.NumObservations()
-	if ns > MaxModelStates {
-		return nil, fmt.Errorf("envs: maze has %d states, more than the %d a dense model allows", ns, MaxModelStates)
-	}
 	mm := &MazeModel{
 		A:            make([][]float64, no),
 		B:            make([][][]float64, numMazeActions),
@@ -103,17 +97,7 @@ func (m *Maze) Model(noise, prefPrecision float64) (*MazeModel, error) {
 		}
 		mm.B[u] = b
 	}
-	// C[o] = softmax(prefPrecision * (O - o)). Shifting the logits by their
-	// maximum keeps every exponent <= 0 even for huge precisions.
-	top := 0 // o with the largest logit
-	if prefPrecision < 0 {
-		top = no - 1
-	}
-	logits := make([]float64, no)
-	for o := range no {
-		logits[o] = prefPrecision * float64(top-o)
-	}
-	softmaxInto(mm.C, logits)
+	preferences(mm.C, prefPrecision)
 	return mm, nil
 }
 
@@ -218,11 +202,107 @@ func (m *MazeModel) Spec() pomdp.Spec {
 func (m *MazeModel) POMDP() (*pomdp.Model, error) { return pomdp.New(m.Spec()) }
 
 // POMDP returns the agent's generative model of the maze (Model) as a
-// validated *pomdp.Model.
+// validated *pomdp.Model. It fills the flat pomdp.Spec directly, without
+// the nested slices of MazeModel (the same numbers: MazeModel.POMDP of
+// Model gives an equal model), so that building a large maze's model
+// does not hold its B in two forms at once.
 func (m *Maze) POMDP(noise, prefPrecision float64) (*pomdp.Model, error) {
-	mm, err := m.Model(noise, prefPrecision)
+	sp, err := m.spec(noise, prefPrecision)
 	if err != nil {
 		return nil, err
 	}
-	return mm.POMDP()
+	return pomdp.New(sp)
+}
+
+// spec is Model in the flat form of pomdp.Spec.
+func (m *Maze) spec(noise, prefPrecision float64) (pomdp.Spec, error) {
+	if err := m.checkModel(noise, prefPrecision); err != nil {
+		return pomdp.Spec{}, err
+	}
+	ns, no := m.NumStates(), m.NumObservations()
+	sp := pomdp.Spec{
+		NumStates: ns, NumObs: no, NumActions: numMazeActions,
+		A:            make([]float64, no*ns),
+		B:            make([]float64, numMazeActions*ns*ns),
+		C:            make([]float64, no),
+		D:            smoothedOneHot(ns, m.start, noise),
+		Actions:      append([]string(nil), ActionNames...),
+		Observations: make([]string, no),
+		States:       make([]string, ns),
+	}
+	for o := range no {
+		sp.Observations[o] = "d=" + strconv.Itoa(o)
+	}
+	// Every column is noise/(rows-1) but for 1-noise on its hot row, as
+	// setColumn writes it.
+	fill := func(x []float64, rows int) {
+		off := 1.0
+		if rows > 1 {
+			off = noise / float64(rows-1)
+		}
+		for i := range x {
+			x[i] = off
+		}
+	}
+	hot := 1 - noise
+	if no == 1 {
+		hot = 1
+	}
+	fill(sp.A, no)
+	for s := range ns {
+		o := m.obs[s]
+		if o < 0 || o >= no { // guarded by ParseMaze; never a silent wrong value
+			return pomdp.Spec{}, fmt.Errorf("envs: observation %d of state %d out of range [0, %d)", o, s, no)
+		}
+		sp.A[o*ns+s] = hot
+		r, c := m.CellOf(s)
+		sp.States[s] = "(" + strconv.Itoa(r) + "," + strconv.Itoa(c) + ")"
+	}
+	hot = 1 - noise
+	if ns == 1 {
+		hot = 1
+	}
+	for u := range numMazeActions {
+		blk := sp.B[u*ns*ns : (u+1)*ns*ns]
+		fill(blk, ns)
+		for prev := range ns {
+			blk[m.next[prev*numMazeActions+u]*ns+prev] = hot
+		}
+	}
+	preferences(sp.C, prefPrecision)
+	return sp, nil
+}
+
+// checkModel returns the error of Model for its arguments, nil if it can
+// build the model.
+func (m *Maze) checkModel(noise, prefPrecision float64) error {
+	if m.cellOf == nil {
+		return errZeroMaze
+	}
+	if !(noise >= 0 && noise < 1) { // also rejects NaN
+		return fmt.Errorf("envs: noise %v out of range [0, 1)", noise)
+	}
+	if math.IsNaN(prefPrecision) || math.IsInf(prefPrecision, 0) {
+		return fmt.Errorf("envs: prefPrecision %v is not finite", prefPrecision)
+	}
+	if ns := m.NumStates(); ns > MaxModelStates {
+		return fmt.Errorf("envs: maze has %d states, more than the %d a dense model allows", ns, MaxModelStates)
+	}
+	return nil
+}
+
+// preferences sets C = softmax(prefPrecision * (O - o)) over the O =
+// len(dst) observations. Shifting the logits by their maximum keeps every
+// exponent <= 0 even for huge precisions.
+func preferences(dst []float64, prefPrecision float64) {
+	no := len(dst)
+	top := 0 // o with the largest logit
+	if prefPrecision < 0 {
+		top = no - 1
+	}
+	logits := make([]float64, no)
+	for o := range no {
+		logits[o] = prefPrecision * float64(top-o)
+	}
+	softmaxInto(dst, logits)
 }

@@ -240,25 +240,61 @@ func TestMazeModelErrors(t *testing.T) {
 			t.Errorf("Model(%v, %v): error %v, want %q", tt.noise, tt.prec, err, tt.want)
 		}
 	}
-	// A maze with more free cells than MaxModelStates: 35x35 has 33*33 =
-	// 1089 interior cells.
+	// A maze with more free cells than MaxModelStates (4,096): 67x67 has
+	// 65*65 = 4225 interior cells. Model and POMDP refuse it alike.
+	big := mustParse(t, openMaze(67))
+	if _, err := big.Model(0.1, 3); err == nil || !strings.Contains(err.Error(), "4225 states") {
+		t.Errorf("Model of a 4225-state maze: error %v, want one naming 4225 states", err)
+	}
+	if _, err := big.POMDP(0.1, 3); err == nil || !strings.Contains(err.Error(), "4225 states") {
+		t.Errorf("POMDP of a 4225-state maze: error %v, want one naming 4225 states", err)
+	}
+}
+
+// openMaze returns an n×n maze file with a free interior, S in the top
+// left corner and E in the bottom right one: (n-2)² states.
+func openMaze(n int) string {
 	var b strings.Builder
-	b.WriteString("35 35\n" + strings.Repeat("W", 35) + "\n")
-	for r := 1; r < 34; r++ {
-		row := []byte("W" + strings.Repeat(".", 33) + "W")
+	fmt.Fprintf(&b, "%d %d\n%s\n", n, n, strings.Repeat("W", n))
+	for r := 1; r < n-1; r++ {
+		row := []byte("W" + strings.Repeat(".", n-2) + "W")
 		if r == 1 {
 			row[1] = 'S'
 		}
-		if r == 33 {
-			row[33] = 'E'
+		if r == n-2 {
+			row[n-2] = 'E'
 		}
 		b.Write(row)
 		b.WriteByte('\n')
 	}
-	b.WriteString(strings.Repeat("W", 35) + "\n")
-	big := mustParse(t, b.String())
-	if _, err := big.Model(0.1, 3); err == nil || !strings.Contains(err.Error(), "1089 states") {
-		t.Errorf("Model of a 1089-state maze: error %v, want one naming 1089 states", err)
+	b.WriteString(strings.Repeat("W", n) + "\n")
+	return b.String()
+}
+
+// TestMazePOMDPMatchesModel: Maze.POMDP, which fills the flat spec
+// directly, gives the model of MazeModel.POMDP bit for bit (every entry of
+// A, B, C, D and every name) on the reference mazes, an open maze, a
+// one-cell maze and at the noise and precision extremes.
+func TestMazePOMDPMatchesModel(t *testing.T) {
+	mazes := map[string]*Maze{"open 12x12": mustParse(t, openMaze(12)), "one cell": mustParse(t, "3 4\nWWWW\nWSEW\nWWWW\n")}
+	for _, name := range []string{"1.maze", "2.maze", "6.maze", "13.maze"} {
+		mazes[name] = loadTestMaze(t, name)
+	}
+	for name, mz := range mazes {
+		for _, np := range [][2]float64{{0.1, 3}, {0, 1}, {0.5, -2}, {0.999, 1e6}} {
+			mm, err := mz.Model(np[0], np[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := mm.Spec()
+			got, err := mz.POMDP(np[0], np[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, got.Spec()); diff != "" {
+				t.Errorf("%s, noise %g, precision %g: POMDP differs from Model (-Model +POMDP):\n%s", name, np[0], np[1], diff)
+			}
+		}
 	}
 }
 

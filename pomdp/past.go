@@ -125,12 +125,14 @@ func NewPastWith(m *Model, window int, method PastInference) (*Past, error) {
 		if f.concD != nil {
 			pf.dAlpha = clone(f.concD)
 		}
-		fb := clone(f.b)
-		for u := range f.nu {
-			FloorColumns(fb[u*f.ns*f.ns:(u+1)*f.ns*f.ns], f.ns, f.ns)
-		}
+		// The graph's layout [next][prev][u] is a |S_f| × |S_f||U_f| matrix
+		// whose columns (prev, u) are those of every B_u: flooring it there
+		// floors the same columns with the same sums, and the model's B is
+		// copied once instead of twice.
+		fb := ToNPU(f.b, f.ns, f.nu)
+		FloorColumns(fb, f.ns, f.ns*f.nu)
 		var err error
-		if pf.pastB, err = nodes.NewTransition(ToNPU(fb, f.ns, f.nu), []int{f.ns, f.ns, f.nu}); err != nil {
+		if pf.pastB, err = nodes.NewTransition(fb, []int{f.ns, f.ns, f.nu}); err != nil {
 			return nil, fmt.Errorf("%sB: %w", m.factorPrefix(i), err)
 		}
 		p.facs = append(p.facs, pf)

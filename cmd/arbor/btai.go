@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/arbor-ai/arbor/btai"
 	"github.com/arbor-ai/arbor/envs"
@@ -46,11 +47,31 @@ func btaiCheckTree(iterations int, m *pomdp.Model, materialized bool) error {
 	return nil
 }
 
+// btaiMaxBytes bounds the estimated peak memory of a btai command: the
+// model, the agents that plan at once and their trees (btai.EstimateBytes).
+// An open maze of 4,096 states (envs.MaxModelStates) takes about 3.4 GB
+// with one agent.
+const btaiMaxBytes = 8 << 30
+
+// btaiCheckMemory refuses a model whose agent would not fit in
+// btaiMaxBytes (btai.EstimateBytes with one agent), naming the flag and
+// file that gave it, and returns the estimate for one agent and for each
+// further one.
+func btaiCheckMemory(flagName, file string, m *pomdp.Model, o btai.Options) (one, more float64, err error) {
+	one = btai.EstimateBytes(m, o, 1)
+	more = btai.EstimateBytes(m, o, 2) - one
+	if one > btaiMaxBytes {
+		return one, more, badInput("%s %s: %d states x %d actions: planning would take about %.1f GB of memory (the transition tensor alone is %.2f GB), more than the %d GB allowed",
+			flagName, file, m.NumStates(), m.NumActions(), one/1e9, 8*float64(m.NumActions())*float64(m.NumStates())*float64(m.NumStates())/1e9, btaiMaxBytes>>30)
+	}
+	return one, more, nil
+}
+
 const (
 	btaiPlanSynopsis = "arbor btai plan --model M --obs O0 [--preset scale-free|paper|hp] [--iterations K] [--cost classic|pcost|feef] " +
 		"[--propagation min-backward|backward|forward] [--inference vmp|predictive] [--selection normalized-uct|unexplored-first|uct] " +
-		"[--exploration C] [--novelty] [--dot FILE] [--plot FILE.png] [--json]"
-	btaiRunSynopsis = "arbor btai run --maze FILE | --model M [--preset scale-free|paper|hp] [--iterations K] [--novelty] [--steps 50] " +
+		"[--exploration C] [--trial-steps N] [--novelty] [--dot FILE] [--plot FILE.png] [--json]"
+	btaiRunSynopsis = "arbor btai run --maze FILE | --model M [--preset scale-free|paper|hp] [--iterations K] [--trial-steps N] [--novelty] [--steps 50] " +
 		"[--episodes 1] [--agents 1] [--seed 1] [--jobs N] [--progress] [--action-select softmax|visits|most-visited|min-cost] [--action-precision α] [--process W] [--eta η] [--omega ω] [--dot FILE] [--plot FILE.png] [--json | --csv]"
 )
 
@@ -83,6 +104,7 @@ type btaiFlags struct {
 	selection                       string
 	exploration                     float64
 	rollouts, rolloutLength, window int
+	trialSteps                      int
 	past                            string
 	global                          bool
 	novelty, noveltyCarry           bool
@@ -107,6 +129,8 @@ func (b *btaiFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&b.rollouts, "rollouts", d.Rollouts, "roll-outs per expanded node, Algorithm 1 (0..10000)")
 	fs.IntVar(&b.rolloutLength, "rollout-length", 5, "length of each roll-out (1..1000; needs --rollouts)")
 	fs.IntVar(&b.window, "window", d.Window, "past time steps kept in the graph (0 = all, else >= 2)")
+	fs.IntVar(&b.trialSteps, "trial-steps", 0, "actions per trial: at step t planning expands no node deeper than the steps left, N - t (at least 1), "+
+		"and stops once the tree is complete to that depth (0..1000000; 0, the default: no limit)")
 	fs.StringVar(&b.past, "past", d.Past.String(), "past inference: vmp (the paper's mean field over the past) or filter (exact filtering of the present state); "+
 		"not the same setting as --inference, which is for the planning tree")
 	fs.BoolVar(&b.global, "global", false, "global instead of local inference after each expansion")
@@ -167,6 +191,8 @@ func (b *btaiFlags) options() (btai.Options, error) {
 		return o, badInput("--rollout-length: needs --rollouts N with N >= 1")
 	case b.window < 0 || b.window == 1:
 		return o, badInput("--window: %d, want 0 (keep the whole past) or >= 2", b.window)
+	case b.trialSteps < 0 || b.trialSteps > btai.MaxTrialSteps:
+		return o, badInput("--trial-steps: %d, want 0 (no limit) to %d", b.trialSteps, btai.MaxTrialSteps)
 	case !(b.noveltyScale >= 0 && b.noveltyScale <= btai.MaxNoveltyScale):
 		return o, badInput("--novelty-scale: %v, want a number in [0, %g]", b.noveltyScale, float64(btai.MaxNoveltyScale))
 	case !(b.noveltyPrior >= btai.MinNoveltyPrior && b.noveltyPrior <= btai.MaxNoveltyPrior):
@@ -182,6 +208,9 @@ func (b *btaiFlags) options() (btai.Options, error) {
 	}
 	if b.set("iterations") {
 		o.Iterations = b.iterations
+	}
+	if b.set("trial-steps") {
+		o.TrialSteps = b.trialSteps
 	}
 	if b.set("exploration") {
 		o.Exploration = &b.exploration
@@ -244,6 +273,7 @@ type btaiSettingsJSON struct {
 	RolloutLength   *int     `json:"rollout_length,omitempty"`
 	ActionSelect    string   `json:"action_select,omitempty"`
 	ActionPrecision *float64 `json:"action_precision,omitempty"`
+	TrialSteps      int      `json:"trial_steps"` // 0: no depth limit
 	Window          int      `json:"window"`
 	Past            string   `json:"past"`
 	Novelty         bool     `json:"novelty"`
@@ -259,7 +289,7 @@ func btaiSettings(preset string, o btai.Options, acting bool) btaiSettingsJSON {
 	s := btaiSettingsJSON{
 		Preset: preset, Selection: o.Selection.String(), Exploration: *o.Exploration, Iterations: o.Iterations,
 		Inference: o.Inference.String(), Global: o.GlobalInference, Cost: o.Cost.String(), Propagation: o.Propagation.String(),
-		Rollouts: o.Rollouts, Window: max(o.Window, 0), Past: o.Past.String(), Novelty: o.Novelty,
+		Rollouts: o.Rollouts, TrialSteps: o.TrialSteps, Window: max(o.Window, 0), Past: o.Past.String(), Novelty: o.Novelty,
 	}
 	if o.Rollouts > 0 {
 		s.RolloutLength = &o.RolloutLength
@@ -289,6 +319,9 @@ func (s btaiSettingsJSON) String() string {
 	}
 	if s.Rollouts > 0 {
 		fmt.Fprintf(&b, ", rollouts %d of length %d", s.Rollouts, *s.RolloutLength)
+	}
+	if s.TrialSteps > 0 {
+		fmt.Fprintf(&b, ", trial steps %d (depth at most the steps left)", s.TrialSteps)
 	}
 	if s.ActionSelect != "" {
 		fmt.Fprintf(&b, ", action-select %s", s.ActionSelect)
@@ -429,6 +462,9 @@ func runBTAIPlan(args []string, stdout io.Writer) error {
 		return err
 	}
 	if err := btaiCheckTree(opts.Iterations, m, true); err != nil {
+		return err
+	}
+	if _, _, err := btaiCheckMemory("--model", *model, m, opts); err != nil {
 		return err
 	}
 	if err := bf.checkPlanTime(m, opts); err != nil {
@@ -796,10 +832,19 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 	if err := btaiCheckTree(opts.Iterations, m, opts.GlobalInference || *dotFile != ""); err != nil {
 		return err
 	}
+	flagName, file := "--model", *model
+	if *mazeFile != "" {
+		flagName, file = "--maze", *mazeFile
+	}
+	memOne, memMore, err := btaiCheckMemory(flagName, file, m, opts)
+	if err != nil {
+		return err
+	}
 	if err := bf.checkPlanTime(m, opts); err != nil {
 		return err
 	}
-	if _, err := btai.NewAgent(m, &opts, nil); err != nil {
+	firstAg, err := btai.NewAgent(m, &opts, nil)
+	if err != nil {
 		return badInput("%v", err)
 	}
 	if err := checkPlotFile(*plotFile); err != nil {
@@ -833,9 +878,9 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 	la, lb, ld := m.Learnable()
 	learn := la || lb || ld || opts.NoveltyCarry
 	tree := btai.TreeBytes(opts.Iterations, m.NumStates(), m.NumObs(), m.NumActions(), opts.GlobalInference || *dotFile != "")
-	jobs := max(1, min(*jobsFlag, int(btaiMaxTreeBytes/max(tree, 1))))
+	jobs := max(1, min(*jobsFlag, int(btaiMaxTreeBytes/max(tree, 1)), 1+int((btaiMaxBytes-memOne)/max(memMore, 1))))
 	r.runs = pomdp.Runs{Agents: *agents, Trials: *episodes, Workers: jobs, MaxSteps: *steps, Seed: *seed, Carry: learn}
-	r.newAg = func() (pomdp.Agent, error) { return btai.NewAgent(m, &opts, nil) }
+	r.newAg = btaiAgents(firstAg, m, &opts)
 	settings := btaiSettings(bf.preset, opts, true)
 	if !*asJSON && !*asCSV {
 		fmt.Fprintln(stdout, settings)
@@ -1010,17 +1055,41 @@ func runBTAIReplay(args []string, stdout io.Writer) error {
 	if err := btaiCheckTree(opts.Iterations, m, opts.GlobalInference); err != nil {
 		return err
 	}
+	if _, _, err := btaiCheckMemory("--model", *model, m, opts); err != nil {
+		return err
+	}
 	if err := bf.checkPlanTime(m, opts); err != nil {
 		return err
 	}
-	if _, err := btai.NewAgent(m, &opts, nil); err != nil {
+	firstAg, err := btai.NewAgent(m, &opts, nil)
+	if err != nil {
 		return badInput("%v", err)
 	}
 	r := &replayRun{m: m, data: *data, subjects: *subjects, seed: *seed, jobs: *jobs, asJSON: *asJSON, asCSV: *asCSV, beliefs: *beliefs,
-		newAg: func() (pomdp.Agent, error) { return btai.NewAgent(m, &opts, nil) }}
+		newAg: btaiAgents(firstAg, m, &opts)}
 	if r.prov, err = provenance("btai replay", fs, [2]string{"--model", *model}); err != nil {
 		return err
 	}
 	r.prov.Resolved = btaiSettings(bf.preset, opts, true)
 	return r.run(stdout)
+}
+
+// btaiAgents returns the agent constructor of a run or replay: its first
+// call returns first, the agent already made to check the options against
+// the model (an agent that has not planned is the same as a new one), and
+// the others new agents. An agent holds its own copy of the past's
+// transition tensor (42 MB on a maze of 1,024 states), so the check does
+// not cost one more.
+func btaiAgents(first *btai.Agent, m *pomdp.Model, opts *btai.Options) func() (pomdp.Agent, error) {
+	var mu sync.Mutex
+	return func() (pomdp.Agent, error) {
+		mu.Lock()
+		ag := first
+		first = nil
+		mu.Unlock()
+		if ag != nil {
+			return ag, nil
+		}
+		return btai.NewAgent(m, opts, nil)
+	}
 }

@@ -1133,22 +1133,22 @@ func TestBTAIDOTEscaping(t *testing.T) {
 // where there is one, and the fault.
 func TestBTAIBadInput(t *testing.T) {
 	dir := t.TempDir()
-	// 40 x 40 with a free interior: 38 x 38 = 1444 states, more than a
-	// dense maze model allows (envs.MaxModelStates = 1024).
+	// 67 x 67 with a free interior: 65 x 65 = 4225 states, more than a
+	// dense maze model allows (envs.MaxModelStates = 4096).
 	var big strings.Builder
-	big.WriteString("40 40\n" + strings.Repeat("W", 40) + "\n")
-	for r := range 38 {
-		row := []byte("W" + strings.Repeat(".", 38) + "W")
+	big.WriteString("67 67\n" + strings.Repeat("W", 67) + "\n")
+	for r := range 65 {
+		row := []byte("W" + strings.Repeat(".", 65) + "W")
 		if r == 0 {
 			row[1] = 'S'
 		}
-		if r == 37 {
-			row[38] = 'E'
+		if r == 64 {
+			row[65] = 'E'
 		}
 		big.Write(row)
 		big.WriteByte('\n')
 	}
-	big.WriteString(strings.Repeat("W", 40) + "\n")
+	big.WriteString(strings.Repeat("W", 67) + "\n")
 	bigMaze := filepath.Join(dir, "big.maze")
 	if err := os.WriteFile(bigMaze, []byte(big.String()), 0o644); err != nil {
 		t.Fatal(err)
@@ -1179,7 +1179,7 @@ func TestBTAIBadInput(t *testing.T) {
 		{"maze bad header", maze("bad-header.maze"), []string{"bad-header.maze", "line 1", "\"four\" is not an integer"}},
 		{"maze empty", maze("empty.maze"), []string{"empty.maze", "line 1", "missing header"}},
 		{"maze extra row", maze("extra-row.maze"), []string{"extra-row.maze", "line 6", "extra line"}},
-		{"maze too big", []string{"run", "--maze", bigMaze}, []string{"--maze", "big.maze", "1444 states"}},
+		{"maze too big", []string{"run", "--maze", bigMaze}, []string{"--maze", "big.maze", "4225 states"}},
 		{"maze missing file", []string{"run", "--maze", filepath.Join(dir, "nope.maze")}, []string{"--maze", "nope.maze", "no such file"}},
 		{"maze is a directory", []string{"run", "--maze", dir}, []string{"--maze", "directory"}},
 		{"maze given as model", []string{"plan", "--model", btaiData("1.maze"), "--obs", "0"}, []string{"--model", "1.maze", "invalid JSON"}},
