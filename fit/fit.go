@@ -134,11 +134,12 @@ func Subject(ctx context.Context, f pomdp.AgentFactory, m *pomdp.Model, rec *pom
 	for i, pr := range obj.priors {
 		mean[i] = pr.Mean
 	}
-	if _, err := obj.LogLikelihood(ctx, mean); err != nil {
+	ll0, err := obj.LogLikelihood(ctx, mean)
+	if err != nil {
 		return nil, err
 	}
 	if obj.n == 0 {
-		return nil, &SubjectError{Subject: rec.Subject, Trial: -1, Err: ErrNoChoices}
+		return nil, &SubjectError{Subject: rec.Subject, Index: index, Trial: -1, Err: ErrNoChoices}
 	}
 	res.NChoices = obj.n
 
@@ -147,13 +148,13 @@ func Subject(ctx context.Context, f pomdp.AgentFactory, m *pomdp.Model, rec *pom
 	// kept, so that a gradient at a point just evaluated costs d
 	// evaluations.
 	var fault error
-	var lastX []float64
-	lastF := math.NaN()
+	lastX := append([]float64(nil), mean...)
+	lastF := negLogPostAt(ll0, obj.LogPrior(mean))
 	negLogPost := func(x []float64) float64 {
 		if fault != nil {
 			return math.NaN()
 		}
-		if lastX != nil && equal(lastX, x) {
+		if equal(lastX, x) {
 			return lastF
 		}
 		v := math.Inf(1)
@@ -172,8 +173,8 @@ func Subject(ctx context.Context, f pomdp.AgentFactory, m *pomdp.Model, rec *pom
 			case err != nil:
 				// A point the agent refuses (a value at the edge of its
 				// domain in floating point) is outside the feasible set.
-			case !math.IsNaN(ll) && !math.IsInf(ll, -1):
-				v = -(ll + obj.LogPrior(x))
+			default:
+				v = negLogPostAt(ll, obj.LogPrior(x))
 			}
 		}
 		lastX = append(lastX[:0], x...)
@@ -225,8 +226,7 @@ func Subject(ctx context.Context, f pomdp.AgentFactory, m *pomdp.Model, rec *pom
 		// Every start had a recorded choice of probability 0: report at the
 		// prior means.
 		res.fill(obj, mean)
-		ll, _ := obj.LogLikelihood(ctx, mean)
-		res.LogLikelihood = ll
+		res.LogLikelihood = ll0
 		res.LogPrior = obj.LogPrior(mean)
 		res.Zero = obj.zero
 		res.AIC, res.BIC = math.Inf(1), math.Inf(1)
@@ -238,14 +238,9 @@ func Subject(ctx context.Context, f pomdp.AgentFactory, m *pomdp.Model, rec *pom
 		return res, nil
 	}
 	res.fill(obj, bestX)
-	obj.zero = nil
-	ll, err := obj.LogLikelihood(ctx, bestX)
-	if err != nil {
-		return nil, err
-	}
-	res.LogLikelihood = ll
-	res.Zero = obj.zero
 	res.LogPrior = obj.LogPrior(bestX)
+	ll := -bestF - res.LogPrior
+	res.LogLikelihood = ll
 	res.AIC = 2*float64(d) - 2*ll
 	res.BIC = float64(d)*math.Log(float64(res.NChoices)) - 2*ll
 	res.Converged = converged(bestStatus)
@@ -276,6 +271,15 @@ func (r *Result) fill(obj *Objective, theta []float64) {
 	}
 }
 
+// negLogPostAt is the objective of the optimiser, -(ll + lp), +Inf where
+// the likelihood is 0 or not a number.
+func negLogPostAt(ll, lp float64) float64 {
+	if math.IsNaN(ll) || math.IsInf(ll, -1) {
+		return math.Inf(1)
+	}
+	return -(ll + lp)
+}
+
 // converged reports whether an optimiser status is a convergence.
 func converged(s optimize.Status) bool {
 	switch s {
@@ -301,8 +305,8 @@ func minimize(f func([]float64) float64, grad func(g, x []float64), x0 []float64
 	default:
 		p.Grad = grad
 		m = &optimize.BFGS{}
-		settings.GradientThreshold = 1e-5
-		settings.Converger = &optimize.FunctionConverge{Absolute: 1e-9, Relative: 1e-12, Iterations: 4}
+		settings.GradientThreshold = 1e-4
+		settings.Converger = &optimize.FunctionConverge{Absolute: 1e-8, Iterations: 2}
 	}
 	res, err := optimize.Minimize(p, x0, settings, m)
 	if res == nil {

@@ -15,6 +15,7 @@ import (
 // pomdp.Replay, which wraps a *pomdp.StepError naming the step.
 type SubjectError struct {
 	Subject string
+	Index   int // the subject's position in its data, from 0
 	Trial   int // -1 when the fault is not in one trial
 	Err     error
 }
@@ -62,7 +63,7 @@ func LogLikelihood(ctx context.Context, f pomdp.AgentFactory, m *pomdp.Model, re
 	}
 	ag, err := f.NewAgent(m, values)
 	if err != nil {
-		return 0, 0, nil, &SubjectError{Subject: rec.Subject, Trial: -1, Err: err}
+		return 0, 0, nil, &SubjectError{Subject: rec.Subject, Index: index, Trial: -1, Err: err}
 	}
 	for i, tr := range rec.Trials {
 		set := &pomdp.EpisodeSettings{Seed: seed, Agent: index, Trial: i}
@@ -79,7 +80,7 @@ func LogLikelihood(ctx context.Context, f pomdp.AgentFactory, m *pomdp.Model, re
 			if ctx.Err() != nil {
 				return 0, 0, nil, ctx.Err()
 			}
-			return 0, 0, nil, &SubjectError{Subject: rec.Subject, Trial: i, Err: err}
+			return 0, 0, nil, &SubjectError{Subject: rec.Subject, Index: index, Trial: i, Err: err}
 		}
 		ll += rt.LogLikelihood
 		n += rt.Choices

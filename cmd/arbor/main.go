@@ -2,9 +2,9 @@
 //
 //	arbor infer MODEL.json [--json]        variational message passing on a model file
 //	arbor dot MODEL.json [--json]          the model's factor graph in Graphviz DOT
-//	arbor aci eval|run|replay ...          classic active inference
-//	arbor btai plan|run|replay ...         branching time active inference
-//	arbor si plan|run|replay ...           sophisticated inference
+//	arbor aci eval|run|replay|fit ...      classic active inference
+//	arbor btai plan|run|replay|fit ...     branching time active inference
+//	arbor si plan|run|replay|fit ...       sophisticated inference
 //	arbor version                          the version
 //
 // Flags may come before or after the file argument.
@@ -83,9 +83,9 @@ func commands() []command {
 	return []command{
 		{"infer", "run variational message passing on a model file", runInfer},
 		{"dot", "write a model's factor graph in Graphviz DOT", runDot},
-		{"aci", "classic active inference: aci eval | aci run | aci replay", runACI},
-		{"btai", "branching time active inference: btai plan | btai run | btai replay", runBTAI},
-		{"si", "sophisticated inference: si plan | si run | si replay", runSI},
+		{"aci", "classic active inference: aci eval | aci run | aci replay | aci fit", withFit(runACI, runACIFit)},
+		{"btai", "branching time active inference: btai plan | btai run | btai replay | btai fit", withFit(runBTAI, runBTAIFit)},
+		{"si", "sophisticated inference: si plan | si run | si replay | si fit", withFit(runSI, runSIFit)},
 		{"version", "print arbor's version", runVersion},
 	}
 }
@@ -228,7 +228,7 @@ func report(stderr io.Writer, prefix string, err error) int {
 func subcommandName(args []string) string {
 	if len(args) > 1 && (args[0] == "aci" || args[0] == "btai" || args[0] == "si") {
 		switch args[1] {
-		case "eval", "run", "replay", "plan", "simulate", "recover":
+		case "eval", "run", "replay", "plan", "simulate", "recover", "fit":
 			return args[1]
 		}
 	}

@@ -1,0 +1,573 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/arbor-ai/arbor/aci"
+	"github.com/arbor-ai/arbor/btai"
+	"github.com/arbor-ai/arbor/fit"
+	"github.com/arbor-ai/arbor/internal/output"
+	"github.com/arbor-ai/arbor/pomdp"
+	"github.com/arbor-ai/arbor/si"
+)
+
+const (
+	fitCommonSynopsis = "--model M --data D.csv --free NAME[,NAME...] [--prior NAME=MEAN,SD ...] [--restarts 3] [--method auto|bfgs|nelder-mead] [--jobs 1] [--seed 1] [--json | --csv]"
+	aciFitSynopsis    = "arbor aci fit " + fitCommonSynopsis + " --horizon T [agent flags]"
+	btaiFitSynopsis   = "arbor btai fit " + fitCommonSynopsis + " [--preset ...] [planning flags] [--action-select softmax|visits] [--action-precision α]"
+	siFitSynopsis     = "arbor si fit " + fitCommonSynopsis + " --depth D [search flags] [--action-precision α] [--eta η] [--omega ω]"
+)
+
+// fitParamNames are the names of the fittable parameters of every agent.
+var fitParamNames = []string{pomdp.ParamGamma, pomdp.ParamAlpha, pomdp.ParamEta, pomdp.ParamOmega, pomdp.ParamPref, pomdp.ParamConc}
+
+// fitPriors are the values of --prior, in order (a repeatable flag).
+type fitPriors []string
+
+func (p *fitPriors) String() string {
+	if p == nil {
+		return ""
+	}
+	return strings.Join(*p, " ")
+}
+
+func (p *fitPriors) Set(s string) error {
+	*p = append(*p, s)
+	return nil
+}
+
+// fitFlags are the flags every fit command has.
+type fitFlags struct {
+	model, data, free *string
+	priors            fitPriors
+	restarts, jobs    *int
+	seed              *uint64
+	method            fit.Method
+	asJSON, asCSV     *bool
+}
+
+func (f *fitFlags) register(fs *flag.FlagSet) {
+	f.model = fs.String("model", "", "POMDP file (docs/formats.md): the agent's beliefs (required)")
+	f.data = fs.String("data", "", "recorded behaviour, CSV or JSON lines (docs/behaviour.md): subject,trial,step,o_<modality>...,u_<factor>... (required)")
+	f.free = fs.String("free", "", "the parameters to fit, comma-separated: gamma (policy precision), alpha (action precision), eta (learning rate), omega (forgetting), pref (preference precision: multiplies ln C), conc (scale of the prior concentrations); the agent flags fix the others and give the free ones' prior means (required)")
+	fs.Var(&f.priors, "prior", "Gaussian prior of a free parameter on its fitting scale (ln for gamma, alpha, eta, pref, conc; logit for omega): NAME=MEAN,SD (repeatable; default: mean at the agent flag's value, SD 0.25, SPM's variance 1/16)")
+	f.restarts = fs.Int("restarts", fit.DefaultRestarts, "optimisations per subject, the best kept: the first from the prior means, the others from draws of the priors at twice their SD (1..1000)")
+	fs.TextVar(&f.method, "method", fit.Auto, "optimiser: bfgs (quasi-Newton, then the Laplace approximation), nelder-mead (derivative-free) or auto (nelder-mead when a free parameter changes the agent's plan in steps, as btai's pref, conc, eta and omega; bfgs otherwise)")
+	f.jobs = fs.Int("jobs", 1, "subjects fitted in parallel (1..1024; the output is the same as with 1)")
+	f.seed = fs.Uint64("seed", 1, "random seed of the restarts and of the agents' decisions (subject k's trial i draws each step from pomdp.StepRand(seed, k-1, i-1, step), as replay)")
+	f.asJSON = fs.Bool("json", false, "a provenance line, one JSON object per subject and a group summary line")
+	f.asCSV = fs.Bool("csv", false, "one CSV row per subject: subject, each parameter and its SD, log_likelihood, log_evidence, aic, bic, n_choices, converged, reason")
+}
+
+// check validates the flags that need neither the model nor the agent.
+func (f *fitFlags) check() error {
+	switch {
+	case *f.model == "":
+		return badInput("--model: missing (the agent's POMDP file)")
+	case *f.data == "":
+		return badInput("--data: missing (the recorded behaviour)")
+	case *f.free == "":
+		return badInput("--free: missing (the parameters to fit, e.g. --free alpha or --free alpha,gamma)")
+	case *f.jobs < 1 || *f.jobs > 1024:
+		return badInput("--jobs: %d, want 1..1024", *f.jobs)
+	case *f.restarts < 1 || *f.restarts > 1000:
+		return badInput("--restarts: %d, want 1..1000", *f.restarts)
+	case *f.asJSON && *f.asCSV:
+		return badInput("--json and --csv: give one")
+	}
+	return nil
+}
+
+// settings builds the fit's settings for the agent's declared parameters
+// ps, with errors that name the flag.
+func (f *fitFlags) settings(agent string, ps []pomdp.Param) (*fit.Settings, error) {
+	s := &fit.Settings{Restarts: *f.restarts, Seed: *f.seed, Method: f.method, Jobs: *f.jobs}
+	has := make([]string, len(ps))
+	for i, p := range ps {
+		has[i] = p.Name
+	}
+	for _, name := range strings.Split(*f.free, ",") {
+		name = strings.TrimSpace(name)
+		switch {
+		case name == "":
+			return nil, badInput("--free %s: an empty name", shortArg(*f.free))
+		case !slices.Contains(fitParamNames, name):
+			return nil, badInput("--free: unknown parameter %q (want %s)", shortArg(name), strings.Join(fitParamNames, ", "))
+		case !slices.Contains(has, name):
+			return nil, badInput("--free: %s has no parameter %s with this model and these flags (it has %s)", agent, name, fitList(has))
+		case slices.Contains(s.Free, name):
+			return nil, badInput("--free: %s given twice", name)
+		}
+		s.Free = append(s.Free, name)
+	}
+	for _, raw := range f.priors {
+		name, rest, ok := strings.Cut(raw, "=")
+		name = strings.TrimSpace(name)
+		meanText, sdText, ok2 := strings.Cut(rest, ",")
+		if !ok || !ok2 {
+			return nil, badInput("--prior %s: want NAME=MEAN,SD (e.g. alpha=0,1)", shortArg(raw))
+		}
+		if !slices.Contains(s.Free, name) {
+			return nil, badInput("--prior %s: %s is not among --free %s", shortArg(raw), shortArg(name), shortArg(*f.free))
+		}
+		mean, err := strconv.ParseFloat(strings.TrimSpace(meanText), 64)
+		if err != nil || math.IsNaN(mean) || math.IsInf(mean, 0) {
+			return nil, badInput("--prior %s: mean %q, want a finite number (on the %s scale)", shortArg(raw), shortArg(meanText), fitScale(ps, name))
+		}
+		sd, err := strconv.ParseFloat(strings.TrimSpace(sdText), 64)
+		if err != nil || !(sd > 0) || math.IsInf(sd, 0) {
+			return nil, badInput("--prior %s: SD %q, want a finite number > 0", shortArg(raw), shortArg(sdText))
+		}
+		if s.Priors == nil {
+			s.Priors = make(map[string]fit.Prior)
+		}
+		if _, dup := s.Priors[name]; dup {
+			return nil, badInput("--prior: %s given twice", name)
+		}
+		s.Priors[name] = fit.Prior{Mean: mean, SD: sd}
+	}
+	if err := s.Validate(ps); err != nil {
+		return nil, badInput("%s", strings.TrimPrefix(err.Error(), "fit: "))
+	}
+	return s, nil
+}
+
+func fitScale(ps []pomdp.Param, name string) string {
+	p, err := pomdp.FindParam(ps, name)
+	if err != nil {
+		return "natural"
+	}
+	return fit.ScaleName(p.Domain)
+}
+
+func fitList(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+// fitRun is a fit command once its flags are read.
+type fitRun struct {
+	command string // "aci fit"
+	agent   string // "aci"
+	m       *pomdp.Model
+	fac     pomdp.AgentFactory
+	set     *fit.Settings
+	data    string
+	asJSON  bool
+	asCSV   bool
+	prov    output.Provenance
+}
+
+// runFit is what every fit command does after parsing its flags: setup
+// checks the agent's flags and returns its model and factory.
+func runFit(command, agent, synopsis string, fs *flag.FlagSet, ff *fitFlags, args []string, stdout io.Writer, setup func() (*pomdp.Model, pomdp.AgentFactory, error)) error {
+	pos, err := parseFlags(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, helpText(fs, synopsis))
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return badInput("unexpected argument %q (usage: %s)", pos[0], synopsis)
+	}
+	if err := ff.check(); err != nil {
+		return err
+	}
+	m, fac, err := setup()
+	if err != nil {
+		return err
+	}
+	set, err := ff.settings(agent, fac.Params(m))
+	if err != nil {
+		return err
+	}
+	r := &fitRun{command: command, agent: agent, m: m, fac: fac, set: set, data: *ff.data, asJSON: *ff.asJSON, asCSV: *ff.asCSV}
+	if r.prov, err = provenance(command, fs, [2]string{"--model", *ff.model}); err != nil {
+		return err
+	}
+	return r.run(stdout)
+}
+
+// fitRowJSON is the per-subject line of fit --json.
+type fitRowJSON struct {
+	Subject       string           `json:"subject"`
+	Params        output.Ordered   `json:"params"`
+	SD            output.Ordered   `json:"sd"`
+	Theta         output.Ordered   `json:"theta"`
+	SDTheta       output.Ordered   `json:"sd_theta"`
+	Scale         output.Ordered   `json:"scale"`
+	Corr          [][]output.Float `json:"corr"`
+	LogLikelihood output.Float     `json:"log_likelihood"`
+	LogPrior      output.Float     `json:"log_prior"`
+	LogEvidence   output.Float     `json:"log_evidence"`
+	AIC           output.Float     `json:"aic"`
+	BIC           output.Float     `json:"bic"`
+	NChoices      int              `json:"n_choices"`
+	Converged     bool             `json:"converged"`
+	Reason        string           `json:"reason,omitempty"`
+	Warning       string           `json:"warning,omitempty"`
+	ZeroChoice    *fitZeroJSON     `json:"zero_choice,omitempty"`
+	Method        string           `json:"method"`
+	Evaluations   int              `json:"evaluations"`
+}
+
+// fitZeroJSON locates a recorded choice of probability 0.
+type fitZeroJSON struct {
+	Trial int `json:"trial"`
+	Step  int `json:"step"`
+}
+
+// fitGroupJSON is the last line of fit --json: the group's sums.
+type fitGroupJSON struct {
+	Group         string       `json:"group"`
+	Subjects      int          `json:"subjects"`
+	LogEvidence   output.Float `json:"log_evidence"`
+	LogLikelihood output.Float `json:"log_likelihood"`
+	AIC           output.Float `json:"aic"`
+	BIC           output.Float `json:"bic"`
+	NChoices      int          `json:"n_choices"`
+	NotConverged  int          `json:"not_converged"`
+	Free          []string     `json:"free"`
+}
+
+func (r *fitRun) run(stdout io.Writer) error {
+	f, err := openInput(r.data)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	limit, err := maxInput()
+	if err != nil {
+		return err
+	}
+	var recs []pomdp.SubjectRecord
+	sum := output.NewHash()
+	br := pomdp.NewBehaviourReader(io.TeeReader(f, sum), r.data, r.m, &pomdp.BehaviourOptions{MaxBytes: limit})
+	for {
+		rec, err := br.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return badInput("--data %s", strings.TrimPrefix(err.Error(), "pomdp: "))
+		}
+		recs = append(recs, *rec)
+	}
+	r.prov.Files = append(r.prov.Files, output.File{Flag: "--data", Path: r.data, SHA256: sum.Sum()})
+	// A subject without choices is refused before any fit.
+	for _, rec := range recs {
+		n := 0
+		for _, tr := range rec.Trials {
+			for _, u := range tr.Actions {
+				if u >= 0 {
+					n++
+				}
+			}
+		}
+		if n == 0 {
+			return badInput("--data %s: subject %s has no choices to fit (every response is missing)", r.data, rec.Subject)
+		}
+	}
+	ctx := commandContext()
+	enc := json.NewEncoder(stdout)
+	var cw *csv.Writer
+	switch {
+	case r.asJSON:
+		if err := enc.Encode(r.prov); err != nil {
+			return err
+		}
+	case r.asCSV:
+		cw = csv.NewWriter(stdout)
+		head := []string{"subject"}
+		for _, name := range r.set.Free {
+			head = append(head, name, name+"_sd")
+		}
+		head = append(head, "log_likelihood", "log_evidence", "aic", "bic", "n_choices", "converged", "reason")
+		if err := cw.Write(head); err != nil {
+			return err
+		}
+	}
+	var g fit.Group
+	err = fit.Subjects(ctx, r.fac, r.m, recs, r.set, func(res *fit.Result) error {
+		g.Add(res)
+		switch {
+		case r.asJSON:
+			return enc.Encode(fitRow(res))
+		case r.asCSV:
+			row := []string{res.Subject}
+			for _, e := range res.Params {
+				row = append(row, csvFloat(e.Value), csvFloat(e.SD))
+			}
+			reason := res.Reason
+			if reason == "" {
+				reason = res.Warning
+			}
+			row = append(row, csvFloat(res.LogLikelihood), csvFloat(res.LogEvidence), csvFloat(res.AIC), csvFloat(res.BIC),
+				strconv.Itoa(res.NChoices), strconv.FormatBool(res.Converged), reason)
+			if err := cw.Write(row); err != nil {
+				return err
+			}
+			cw.Flush()
+			return cw.Error()
+		}
+		_, err := fmt.Fprintln(stdout, fitText(res))
+		return err
+	})
+	var interrupted error
+	if errors.Is(err, context.Canceled) {
+		interrupted, err = context.Cause(ctx), nil
+	}
+	if err != nil {
+		return fitError(err, r.data, recs)
+	}
+	switch {
+	case r.asJSON:
+		if err := enc.Encode(fitGroupJSON{Group: r.agent, Subjects: g.Subjects, LogEvidence: output.Float(g.LogEvidence),
+			LogLikelihood: output.Float(g.LogLikelihood), AIC: output.Float(g.AIC), BIC: output.Float(g.BIC),
+			NChoices: g.NChoices, NotConverged: g.NotConverged, Free: r.set.Free}); err != nil {
+			return err
+		}
+	case r.asCSV:
+	default:
+		fmt.Fprintf(stdout, "%d subjects: sum of log evidences %s, log-likelihood %s over %d choices, AIC %s, BIC %s; %d not converged\n",
+			g.Subjects, fitNum(g.LogEvidence), fitNum(g.LogLikelihood), g.NChoices, fitNum(g.AIC), fitNum(g.BIC), g.NotConverged)
+	}
+	return interrupted
+}
+
+// fitNum formats a number of the human output (NA when not finite).
+func fitNum(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		if math.IsInf(v, -1) {
+			return "-Inf"
+		}
+		return "NA"
+	}
+	return strconv.FormatFloat(v, 'f', 6, 64)
+}
+
+// fitText is a subject's line of the human output.
+func fitText(res *fit.Result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "subject %s:", res.Subject)
+	for i, e := range res.Params {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, " %s %.6g", e.Name, e.Value)
+		if res.Laplace {
+			fmt.Fprintf(&b, " (sd %.4g)", e.SD)
+		}
+	}
+	fmt.Fprintf(&b, "; log-likelihood %s over %d choices, log evidence %s, AIC %s, BIC %s",
+		fitNum(res.LogLikelihood), res.NChoices, fitNum(res.LogEvidence), fitNum(res.AIC), fitNum(res.BIC))
+	if !res.Converged {
+		fmt.Fprintf(&b, "; not converged: %s", res.Reason)
+	}
+	if res.Warning != "" {
+		fmt.Fprintf(&b, "; %s", res.Warning)
+	}
+	return b.String()
+}
+
+func fitRow(res *fit.Result) fitRowJSON {
+	row := fitRowJSON{Subject: res.Subject, LogLikelihood: output.Float(res.LogLikelihood), LogPrior: output.Float(res.LogPrior),
+		LogEvidence: output.Float(res.LogEvidence), AIC: output.Float(res.AIC), BIC: output.Float(res.BIC),
+		NChoices: res.NChoices, Converged: res.Converged, Reason: res.Reason, Warning: res.Warning,
+		Method: res.Method.String(), Evaluations: res.Evaluations}
+	for _, e := range res.Params {
+		row.Params.Add(e.Name, output.Float(e.Value))
+		row.SD.Add(e.Name, output.Float(e.SD))
+		row.Theta.Add(e.Name, output.Float(e.Theta))
+		row.SDTheta.Add(e.Name, output.Float(e.SDTheta))
+		row.Scale.Add(e.Name, e.Scale)
+	}
+	for _, c := range res.Corr {
+		row.Corr = append(row.Corr, output.Floats(c))
+	}
+	if z := res.Zero; z != nil {
+		row.ZeroChoice = &fitZeroJSON{Trial: z.TrialNumber, Step: z.Step}
+	}
+	return row
+}
+
+// fitError turns an error of the fits into the command's error: a fault of
+// the data names the file, its line and the subject (exit 2).
+func fitError(err error, data string, recs []pomdp.SubjectRecord) error {
+	var ue *usageError
+	if errors.As(err, &ue) {
+		return ue
+	}
+	var se *fit.SubjectError
+	if !errors.As(err, &se) {
+		return err
+	}
+	if errors.Is(se.Err, fit.ErrNoChoices) {
+		return badInput("--data %s: subject %s has no choices to fit (every response is missing)", data, se.Subject)
+	}
+	if errors.Is(se.Err, pomdp.ErrDeterministic) {
+		return badInput("the agent's choice rule is deterministic: it gives no probability to score a recorded choice with")
+	}
+	var st *pomdp.StepError
+	if errors.As(se.Err, &st) && se.Index >= 0 && se.Index < len(recs) && se.Trial >= 0 && se.Trial < len(recs[se.Index].Trials) {
+		tr := recs[se.Index].Trials[se.Trial]
+		if st.Step < len(tr.Lines) {
+			return badInput("--data %s:%d: subject %s, trial %d, step %d: %v", data, tr.Lines[st.Step], se.Subject, tr.Trial, st.Step, st.Err)
+		}
+	}
+	return badInput("--data %s: subject %s: %v", data, se.Subject, se.Err)
+}
+
+// runACIFit fits the classic agent to recorded behaviour.
+func runACIFit(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("aci fit", flag.ContinueOnError)
+	var af aciAgentFlags
+	af.register(fs)
+	var ff fitFlags
+	ff.register(fs)
+	maxMin := fs.Float64("max-minutes", 10, aciMaxMinutesUsage)
+	return runFit("aci fit", "aci", aciFitSynopsis, fs, &ff, args, stdout, func() (*pomdp.Model, pomdp.AgentFactory, error) {
+		m, err := loadPOMDP(*ff.model)
+		if err != nil {
+			return nil, nil, err
+		}
+		opts, err := af.options(m)
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := aciCheckPlanTime(m, *af.horizon, *maxMin); err != nil {
+			return nil, nil, err
+		}
+		if _, err := aci.NewAgent(m, opts); err != nil {
+			return nil, nil, badInput("--model %s: %v", *ff.model, err)
+		}
+		return m, aci.Factory{Options: *opts}, nil
+	})
+}
+
+// runBTAIFit fits the BTAI agent to recorded behaviour, with its stochastic
+// choice rule (visits by default, as replay).
+func runBTAIFit(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("btai fit", flag.ContinueOnError)
+	var bf btaiFlags
+	bf.register(fs)
+	var act btaiActFlags
+	act.register(fs)
+	var ff fitFlags
+	ff.register(fs)
+	return runFit("btai fit", "btai", btaiFitSynopsis, fs, &ff, args, stdout, func() (*pomdp.Model, pomdp.AgentFactory, error) {
+		opts, err := bf.options()
+		if err != nil {
+			return nil, nil, err
+		}
+		if !btaiFlagSet(fs, "action-select") {
+			opts.ActionSelection, opts.ActionPrecision = btai.Visits, nil
+		}
+		if err := act.apply(&opts); err != nil {
+			return nil, nil, err
+		}
+		if opts.ActionSelection.Deterministic() {
+			return nil, nil, badInput("--action-select %s: a deterministic rule gives no probability to score a recorded choice with (want softmax or visits)", opts.ActionSelection)
+		}
+		for _, name := range []string{"dot-factors", "dot-depth", "dot-top"} {
+			if bf.set(name) {
+				return nil, nil, badInput("--%s: btai fit draws no figure (the flag belongs to btai plan and btai run with --dot)", name)
+			}
+		}
+		if err := opts.Validate(); err != nil {
+			return nil, nil, badInput("%v", err)
+		}
+		m, err := loadPOMDP(*ff.model)
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := btaiFactorisedFlags(m, *ff.model, opts.GlobalInference, opts.Novelty, false); err != nil {
+			return nil, nil, err
+		}
+		if err := bf.checkModel(m); err != nil {
+			return nil, nil, err
+		}
+		if err := act.checkModel(m); err != nil {
+			return nil, nil, err
+		}
+		if err := btaiCheckTree(opts.Iterations, m, opts.GlobalInference); err != nil {
+			return nil, nil, err
+		}
+		if err := bf.checkPlanTime(m, opts); err != nil {
+			return nil, nil, err
+		}
+		if _, err := btai.NewAgent(m, &opts, nil); err != nil {
+			return nil, nil, badInput("%v", err)
+		}
+		return m, btai.Factory{Options: &opts}, nil
+	})
+}
+
+// siFitFactory makes the agents of si fit: a search that the node budget
+// cuts short is an error, as in si replay.
+type siFitFactory struct {
+	si.Factory
+}
+
+func (f siFitFactory) NewAgent(m *pomdp.Model, values map[string]float64) (pomdp.Agent, error) {
+	ag, err := f.Factory.NewAgent(m, values)
+	if err != nil {
+		return nil, err
+	}
+	return siReplayAgent{Agent: ag.(*si.Agent), maxNodes: f.Options.Resolved().MaxNodes}, nil
+}
+
+// runSIFit fits the sophisticated-inference agent to recorded behaviour.
+func runSIFit(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("si fit", flag.ContinueOnError)
+	var sf siSearchFlags
+	sf.register(fs)
+	var af siActFlags
+	af.register(fs, false)
+	var ff fitFlags
+	ff.register(fs)
+	return runFit("si fit", "si", siFitSynopsis, fs, &ff, args, stdout, func() (*pomdp.Model, pomdp.AgentFactory, error) {
+		opts, err := sf.options()
+		if err != nil {
+			return nil, nil, err
+		}
+		m, err := loadPOMDP(*ff.model)
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := af.apply(opts, m); err != nil {
+			return nil, nil, err
+		}
+		if err := sf.check(m, opts, "--model "+*ff.model); err != nil {
+			return nil, nil, err
+		}
+		if _, err := si.NewAgent(m, opts); err != nil {
+			return nil, nil, badInput("%s", siOptionError(err, "--model "+*ff.model))
+		}
+		return m, siFitFactory{si.Factory{Options: *opts}}, nil
+	})
+}
+
+// withFit adds the subcommand fit to an agent's command run.
+func withFit(run, fitRun func(args []string, stdout io.Writer) error) func(args []string, stdout io.Writer) error {
+	return func(args []string, stdout io.Writer) error {
+		if len(args) > 0 && args[0] == "fit" {
+			return inSubcommand("fit", fitRun(args[1:], stdout))
+		}
+		return run(args, stdout)
+	}
+}

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestFitFromCommandLine: `aci fit --free alpha` on pymdp's subjects: a
+// provenance line, one line per subject with its estimate, SD, likelihood
+// and evidence, and a group line whose log evidence is the sum of the
+// subjects'.
+func TestFitFromCommandLine(t *testing.T) {
+	code, out, stderr := aciRun(t, "aci", "fit", "--model", pymdpModel, "--data", pymdpData,
+		"--horizon", "1", "--gamma", "1", "--free", "alpha", "--prior", "alpha=0,2", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := replayLines(t, out)
+	if len(lines) != 5 {
+		t.Fatalf("%d lines, want the provenance, 3 subjects and the group", len(lines))
+	}
+	if lines[0]["command"] != "aci fit" || lines[0]["settings"].(map[string]any)["prior"] != "alpha=0,2" {
+		t.Errorf("first line %v, want the provenance of aci fit with the prior", lines[0])
+	}
+	sum := 0.0
+	for i, subject := range []string{"s01", "s02", "s03"} {
+		l := lines[1+i]
+		if l["subject"] != subject || l["converged"] != true || l["n_choices"].(float64) != 16 {
+			t.Errorf("line %d: %v", i+1, l)
+			continue
+		}
+		alpha := l["params"].(map[string]any)["alpha"].(float64)
+		sd := l["sd"].(map[string]any)["alpha"].(float64)
+		if !(alpha > 0) || !(sd > 0) {
+			t.Errorf("subject %s: alpha %v, sd %v", subject, alpha, sd)
+		}
+		ev := l["log_evidence"].(float64)
+		if ll := l["log_likelihood"].(float64); !(ev < ll+l["log_prior"].(float64)+1) {
+			t.Errorf("subject %s: log evidence %v against log-likelihood %v", subject, ev, ll)
+		}
+		sum += ev
+	}
+	g := lines[4]
+	if g["group"] != "aci" || g["subjects"].(float64) != 3 || math.Abs(g["log_evidence"].(float64)-sum) > 1e-9 {
+		t.Errorf("group line %v, want 3 subjects and log evidence %v", g, sum)
+	}
+}
+
+// TestFitJobs: the output with --jobs 2 equals that with --jobs 1 (but for
+// the setting in the provenance line), in JSON and CSV.
+func TestFitJobs(t *testing.T) {
+	for _, format := range []string{"--json", "--csv"} {
+		var outs [2]string
+		for j, jobs := range []string{"1", "2"} {
+			code, out, stderr := aciRun(t, "aci", "fit", "--model", pymdpModel, "--data", pymdpData,
+				"--horizon", "1", "--gamma", "1", "--free", "alpha,gamma", "--restarts", "2", "--jobs", jobs, format)
+			if code != 0 {
+				t.Fatalf("%s --jobs %s: exit %d: %s", format, jobs, code, stderr)
+			}
+			outs[j] = out
+			if format == "--json" {
+				outs[j] = out[strings.IndexByte(out, '\n')+1:] // the provenance names --jobs
+			}
+		}
+		if outs[0] != outs[1] {
+			t.Errorf("%s: --jobs 1 and --jobs 2 differ:\n%s\n%s", format, outs[0], outs[1])
+		}
+		if format == "--csv" && !strings.HasPrefix(outs[0], "subject,alpha,alpha_sd,gamma,gamma_sd,log_likelihood,log_evidence,aic,bic,n_choices,converged,reason\n") {
+			t.Errorf("CSV header: %s", strings.SplitN(outs[0], "\n", 2)[0])
+		}
+	}
+}
+
+// TestFitZeroLikelihood: a model whose preferences forbid an outcome that
+// the arms can give (C = 0 for the loss: G = +Inf) gives the recorded arm
+// choices probability 0; the subjects' rows report a log-likelihood of
+// -Inf (null) and why, and the command succeeds.
+func TestFitZeroLikelihood(t *testing.T) {
+	raw, err := os.ReadFile(pymdpModel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := "\"log_C\": [\n    0.0,\n    3.0,\n    -3.0\n   ]"
+	if !strings.Contains(string(raw), old) {
+		t.Fatal("the reward modality's log_C is not where the test expects it")
+	}
+	model := filepath.Join(t.TempDir(), "zero.json")
+	if err := os.WriteFile(model, []byte(strings.Replace(string(raw), old, `"C": [0.5, 0.5, 0]`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := aciRun(t, "aci", "fit", "--model", model, "--data", pymdpData,
+		"--horizon", "1", "--gamma", "1", "--free", "alpha", "--restarts", "1", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := replayLines(t, out)
+	for _, l := range lines[1:4] {
+		if l["log_likelihood"] != nil || l["converged"] != false || !strings.Contains(l["reason"].(string), "probability 0") || l["zero_choice"] == nil {
+			t.Errorf("subject %v: log_likelihood %v, converged %v, reason %q, zero_choice %v", l["subject"], l["log_likelihood"], l["converged"], l["reason"], l["zero_choice"])
+		}
+	}
+	if g := lines[4]; g["not_converged"].(float64) != 3 {
+		t.Errorf("group line %v, want 3 not converged", g)
+	}
+}
+
+// TestFitBadInput: every fault of the input exits 2 with one line naming
+// the flag or file and what is wrong.
+func TestFitBadInput(t *testing.T) {
+	dir := t.TempDir()
+	noChoices := filepath.Join(dir, "missed.csv")
+	if err := os.WriteFile(noChoices, []byte("subject,trial,step,o_location,o_reward,o_cue,u_location\n"+
+		"p1,1,0,centre,none,cue-left,go-right-arm\np1,1,1,right-arm,reward,cue-right,\n"+
+		"p2,1,0,centre,none,cue-left,NA\np2,1,1,right-arm,reward,cue-right,\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base := []string{"--model", pymdpModel, "--data", pymdpData, "--horizon", "1", "--gamma", "1"}
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown free name", append([]string{"aci", "fit", "--free", "alpah"}, base...), `--free: unknown parameter "alpah"`},
+		{"no free", append([]string{"aci", "fit"}, base...), "--free: missing"},
+		{"prior sd 0", append([]string{"aci", "fit", "--free", "alpha", "--prior", "alpha=0,0"}, base...), `--prior alpha=0,0: SD "0", want a finite number > 0`},
+		{"prior sd negative", append([]string{"aci", "fit", "--free", "alpha", "--prior", "alpha=0,-1"}, base...), `SD "-1"`},
+		{"prior not free", append([]string{"aci", "fit", "--free", "alpha", "--prior", "gamma=0,1"}, base...), "--prior gamma=0,1: gamma is not among --free alpha"},
+		{"prior syntax", append([]string{"aci", "fit", "--free", "alpha", "--prior", "alpha=1"}, base...), "want NAME=MEAN,SD"},
+		{"no learning to fit", append([]string{"aci", "fit", "--free", "eta"}, base...), "--free: aci has no parameter eta with this model and these flags (it has gamma, alpha, pref)"},
+		{"btai has no gamma", []string{"btai", "fit", "--free", "gamma", "--model", pymdpModel, "--data", pymdpData}, "--free: btai has no parameter gamma"},
+		{"outcomes do not match", []string{"aci", "fit", "--free", "alpha", "--model", "../../examples/pomdp/tmaze.json", "--data", pymdpData, "--horizon", "1"}, "--data " + pymdpData},
+		{"no choices", []string{"aci", "fit", "--free", "alpha", "--model", pymdpModel, "--data", noChoices, "--horizon", "1"}, "subject p2 has no choices to fit"},
+		{"jobs", append([]string{"aci", "fit", "--free", "alpha", "--jobs", "0"}, base...), "--jobs: 0, want 1..1024"},
+		{"method", append([]string{"aci", "fit", "--free", "alpha", "--method", "newton"}, base...), `flag -method: "newton", want auto, bfgs, nelder-mead`},
+		{"json and csv", append([]string{"aci", "fit", "--free", "alpha", "--json", "--csv"}, base...), "--json and --csv: give one"},
+	}
+	for _, c := range cases {
+		code, _, stderr := aciRun(t, c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+			t.Errorf("%s: exit %d, stderr %q; want 2 and one line with %q", c.name, code, stderr, c.want)
+		}
+	}
+}
