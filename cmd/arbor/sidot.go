@@ -24,7 +24,7 @@ const siDotPageNodes = 64
 
 // siCountLimit bounds the counting of a search tree's nodes: beyond it a
 // note says "more than".
-const siCountLimit = 10_000_000
+const siCountLimit = 1_000_000
 
 // siTreeCount counts the nodes (beliefs and actions) of the search tree
 // drawn down to steps actions from the root (0: all), stopping past limit.
