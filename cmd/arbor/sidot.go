@@ -144,7 +144,7 @@ func writeSITreeDOT(w io.Writer, tr *si.Tree, m *pomdp.Model, steps, now int) er
 		}
 		note := fmt.Sprintf("%d of %d steps drawn (--dot-depth %d): %d more nodes not drawn", steps, tr.Depth(), steps, total-count)
 		if total > siCountLimit {
-			note = fmt.Sprintf("%d of %d steps drawn (--dot-depth %d): more than %d nodes not drawn", steps, tr.Depth(), steps, siCountLimit-count)
+			note = fmt.Sprintf("%d of %d steps drawn (--dot-depth %d): %d nodes of a tree of more than %d", steps, tr.Depth(), steps, count, siCountLimit)
 		}
 		d.Attr("label", note)
 		d.Attr("labelloc", "b")
