@@ -339,3 +339,27 @@ func BenchmarkBMS(b *testing.B) {
 		})
 	}
 }
+
+// Three subjects whose data favour the second model decisively: every
+// subject is the second model's, so the Dirichlet counts are (1, 1 + 3).
+func ExampleBMS() {
+	lme := [][]float64{ // subjects × models: log evidences
+		{-1000, 0},
+		{-1010, -10},
+		{-1003.5, -3.5},
+	}
+	res, err := BMS(lme, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("alpha %.3g\n", res.Alpha)
+	fmt.Printf("expected frequencies %.3g\n", res.Frequencies)
+	fmt.Printf("exceedance %.4g (%s)\n", res.Exceedance, res.ExceedanceMethod)
+	fmt.Printf("BOR %.4g, protected exceedance %.4g\n", res.BOR, res.ProtectedExceedance)
+	// Output:
+	// alpha [1 4]
+	// expected frequencies [0.2 0.8]
+	// exceedance [0.0625 0.9375] (beta-cdf)
+	// BOR 0.3333, protected exceedance [0.2083 0.7917]
+}

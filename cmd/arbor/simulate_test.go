@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/csv"
 	"math"
 	"os"
@@ -8,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/arbor-ai/arbor/aci"
 )
 
 const (
@@ -205,5 +208,33 @@ func TestSimulateBadInput(t *testing.T) {
 	}
 	if _, err := os.Stat(truth); err == nil {
 		t.Error("a truth file was written on bad input")
+	}
+}
+
+// BenchmarkSimulate simulates 4 subjects × 10 trials of the T-maze with
+// learning (horizon 2, two choices per trial), α drawn per subject: the
+// simulation part of arbor aci recover.
+func BenchmarkSimulate(b *testing.B) {
+	m, err := loadPOMDP(simModel)
+	if err != nil {
+		b.Fatal(err)
+	}
+	world, err := loadPOMDP(simWorld)
+	if err != nil {
+		b.Fatal(err)
+	}
+	fac := aci.Factory{Options: aci.AgentOptions{Horizon: 2, Gamma: 1, Select: aci.SelectSample}}
+	d, err := parseDraw("alpha=lognormal:0,0.5", fac.Params(m))
+	if err != nil {
+		b.Fatal(err)
+	}
+	sim := &simulation{m: m, world: world, factory: fac, names: []string{"alpha"}, draws: []paramDraw{d},
+		subjects: 4, trials: 10, steps: 2, seed: 1, jobs: 1}
+	b.ReportAllocs()
+	for b.Loop() {
+		n := 0
+		if err := sim.run(context.Background(), func(_ int, s *simSubject) error { n += len(s.rec.Trials); return nil }); err != nil || n != 40 {
+			b.Fatal(err, n)
+		}
 	}
 }
