@@ -1,0 +1,167 @@
+package fit_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/arbor-ai/arbor/btai"
+	"github.com/arbor-ai/arbor/fit"
+	"github.com/arbor-ai/arbor/pomdp"
+)
+
+// TestSubjectsJobs: the results of Subjects do not depend on the number of
+// jobs (every subject's restarts and random streams depend on its index
+// alone), and come in the order of the records.
+func TestSubjectsJobs(t *testing.T) {
+	m, recs, _, _ := pymdpTMaze(t)
+	var got [2][]*fit.Result
+	for j, jobs := range []int{1, 2} {
+		set := &fit.Settings{Free: []string{"alpha", "gamma"}, Restarts: 2, Seed: 5, Jobs: jobs}
+		err := fit.Subjects(context.Background(), pymdpFactory, m, recs, set, func(r *fit.Result) error {
+			got[j] = append(got[j], r)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if diff := cmp.Diff(got[0], got[1], cmpopts.EquateNaNs()); diff != "" {
+		t.Errorf("jobs 1 and 2 differ (-1 +2):\n%s", diff)
+	}
+	for k, r := range got[0] {
+		if r.Index != k || r.Subject != recs[k].Subject {
+			t.Errorf("result %d is subject %s (index %d)", k, r.Subject, r.Index)
+		}
+	}
+}
+
+// TestSettingsErrors: faults of the settings are errors naming the field
+// and the parameter.
+func TestSettingsErrors(t *testing.T) {
+	m, recs, _, _ := pymdpTMaze(t)
+	cases := []struct {
+		s    *fit.Settings
+		want string
+	}{
+		{nil, "Settings.Free: no free parameter"},
+		{&fit.Settings{Free: []string{"eta"}}, `Settings.Free: parameter "eta": the agent has gamma, alpha and pref`},
+		{&fit.Settings{Free: []string{"alpha", "alpha"}}, "Settings.Free: alpha given twice"},
+		{&fit.Settings{Free: []string{"alpha"}, Priors: map[string]fit.Prior{"alpha": {0, 0}}}, "Settings.Priors[alpha]: SD 0, want finite > 0"},
+		{&fit.Settings{Free: []string{"alpha"}, Priors: map[string]fit.Prior{"alpha": {math.NaN(), 1}}}, "Settings.Priors[alpha]: mean NaN, want finite (on the log scale)"},
+		{&fit.Settings{Free: []string{"alpha"}, Priors: map[string]fit.Prior{"gamma": {0, 1}}}, "Settings.Priors[gamma]: gamma is not a free parameter"},
+		{&fit.Settings{Free: []string{"alpha"}, Restarts: -1}, "Settings.Restarts: -1"},
+		{&fit.Settings{Free: []string{"alpha"}, Method: 7}, "Settings.Method: 7"},
+	}
+	for _, c := range cases {
+		_, err := fit.Subject(context.Background(), pymdpFactory, m, &recs[0], 0, c.s)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want %q", c.s, err, c.want)
+		}
+	}
+	if _, err := fit.Subject(context.Background(), nil, m, &recs[0], 0, &fit.Settings{Free: []string{"alpha"}}); err == nil {
+		t.Error("a nil factory: no error")
+	}
+	// A subject whose every response is missing has nothing to fit.
+	missed := recs[0]
+	missed.Trials = nil
+	for _, tr := range recs[0].Trials {
+		tr.Actions = []int{-1, -1}
+		missed.Trials = append(missed.Trials, tr)
+	}
+	_, err := fit.Subject(context.Background(), pymdpFactory, m, &missed, 0, &fit.Settings{Free: []string{"alpha"}})
+	var se *fit.SubjectError
+	if !errors.Is(err, fit.ErrNoChoices) || !errors.As(err, &se) || se.Subject != "s01" {
+		t.Errorf("every response missing: %v, want ErrNoChoices in a SubjectError for s01", err)
+	}
+	// A recorded action out of range is a fault of the data at its step.
+	bad := recs[0]
+	bad.Trials = append([]pomdp.TrialRecord(nil), recs[0].Trials...)
+	bad.Trials[2].Actions = []int{0, 9}
+	_, err = fit.Subject(context.Background(), pymdpFactory, m, &bad, 0, &fit.Settings{Free: []string{"alpha"}})
+	var step *pomdp.StepError
+	if !errors.As(err, &se) || se.Trial != 2 || !errors.As(err, &step) || step.Step != 1 {
+		t.Errorf("action 9: %v, want a SubjectError at trial index 2, step 1", err)
+	}
+}
+
+// TestZeroLikelihood: when a recorded choice has probability 0 at every
+// starting point (C = 0 for the loss makes the arms' G infinite), the
+// result reports a log-likelihood of -Inf, where, and not converged.
+func TestZeroLikelihood(t *testing.T) {
+	m, recs, _, _ := pymdpTMaze(t)
+	fs := m.FactorisedSpec()
+	for i := range fs.Modalities {
+		if fs.Modalities[i].Name == "reward" {
+			fs.Modalities[i].C = []float64{0.5, 0.5, 0} // none, reward, loss
+		}
+	}
+	zm, err := pomdp.NewFactorised(fs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := fit.Subject(context.Background(), pymdpFactory, zm, &recs[0], 0, &fit.Settings{Free: []string{"alpha"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !math.IsInf(res.LogLikelihood, -1) || res.Converged || res.Zero == nil || !strings.Contains(res.Reason, "probability 0") {
+		t.Fatalf("log-likelihood %v, converged %v, zero %v, reason %q", res.LogLikelihood, res.Converged, res.Zero, res.Reason)
+	}
+	// s01's first choice (trial 1, step 0) is an arm.
+	if *res.Zero != (fit.ZeroChoice{Trial: 0, TrialNumber: 1, Step: 0}) {
+		t.Errorf("zero at %+v, want trial 1, step 0", *res.Zero)
+	}
+}
+
+// TestSteppedNelderMead: BTAI's pref changes its planning tree in steps:
+// the fit uses Nelder-Mead, reports no Laplace approximation and says why;
+// with α alone (smooth on a fixed tree) it uses BFGS and the Laplace
+// approximation.
+func TestSteppedNelderMead(t *testing.T) {
+	m, recs, _, _ := pymdpTMaze(t)
+	fac := btai.Factory{Options: &btai.Options{ActionSelection: btai.Softmax, Iterations: 20}}
+	set := &fit.Settings{Free: []string{"alpha", "pref"}, Restarts: 1, MaxEvaluations: 60}
+	rec := recs[0]
+	rec.Trials = rec.Trials[:3]
+	res, err := fit.Subject(context.Background(), fac, m, &rec, 0, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Method != fit.NelderMead || res.Laplace || !math.IsNaN(res.LogEvidence) || !math.IsNaN(res.Params[0].SD) ||
+		!strings.Contains(res.Warning, "no Laplace approximation: the likelihood is piecewise constant in pref") {
+		t.Errorf("method %v, Laplace %v, evidence %v, SD %v, warning %q", res.Method, res.Laplace, res.LogEvidence, res.Params[0].SD, res.Warning)
+	}
+	if math.IsNaN(res.LogLikelihood) || math.IsNaN(res.AIC) {
+		t.Errorf("log-likelihood %v, AIC %v: want numbers", res.LogLikelihood, res.AIC)
+	}
+	res, err = fit.Subject(context.Background(), fac, m, &rec, 0, &fit.Settings{Free: []string{"alpha"}, Restarts: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Method != fit.BFGS || res.Warning != "" || (res.Converged && !res.Laplace) {
+		t.Errorf("α alone: method %v, warning %q, converged %v, Laplace %v (%s)", res.Method, res.Warning, res.Converged, res.Laplace, res.Reason)
+	}
+}
+
+// TestMethodText: the method's names round-trip (flag.TextVar).
+func TestMethodText(t *testing.T) {
+	for _, m := range []fit.Method{fit.Auto, fit.BFGS, fit.NelderMead} {
+		b, err := m.MarshalText()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back fit.Method
+		if err := back.UnmarshalText(b); err != nil || back != m {
+			t.Errorf("%v: %q back to %v (%v)", m, b, back, err)
+		}
+	}
+	var m fit.Method
+	if err := m.UnmarshalText([]byte("newton")); err == nil {
+		t.Error("newton: no error")
+	}
+}
