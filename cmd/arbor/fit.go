@@ -54,6 +54,7 @@ type fitFlags struct {
 	seed              *uint64
 	method            fit.Method
 	asJSON, asCSV     *bool
+	compare           *string
 }
 
 func (f *fitFlags) register(fs *flag.FlagSet) {
@@ -67,6 +68,7 @@ func (f *fitFlags) register(fs *flag.FlagSet) {
 	f.seed = fs.Uint64("seed", 1, "random seed of the restarts and of the agents' decisions (subject k's trial i draws each step from pomdp.StepRand(seed, k-1, i-1, step), as replay)")
 	f.asJSON = fs.Bool("json", false, "a provenance line, one JSON object per subject and a group summary line")
 	f.asCSV = fs.Bool("csv", false, "one CSV row per subject: subject, each parameter and its SD, log_likelihood, log_evidence, aic, bic, n_choices, converged, reason")
+	f.compare = fs.String("compare", "", "compare this fit with the fits of other models or settings to the same subjects: comma-separated outputs of fit --json (random-effects Bayesian model selection over the subjects' log evidences: expected model frequencies, exceedance and protected exceedance probabilities)")
 }
 
 // check validates the flags that need neither the model nor the agent.
@@ -84,6 +86,8 @@ func (f *fitFlags) check() error {
 		return badInput("--restarts: %d, want 1..1000", *f.restarts)
 	case *f.asJSON && *f.asCSV:
 		return badInput("--json and --csv: give one")
+	case *f.compare != "" && *f.asCSV:
+		return badInput("--compare: its result is a line of the text or --json output, not a CSV row (drop --csv)")
 	}
 	return nil
 }
@@ -168,6 +172,7 @@ type fitRun struct {
 	asJSON  bool
 	asCSV   bool
 	prov    output.Provenance
+	compare []fitCompared
 }
 
 // runFit is what every fit command does after parsing its flags: setup
@@ -196,7 +201,18 @@ func runFit(command, agent, synopsis string, fs *flag.FlagSet, ff *fitFlags, arg
 		return err
 	}
 	r := &fitRun{command: command, agent: agent, m: m, fac: fac, set: set, data: *ff.data, asJSON: *ff.asJSON, asCSV: *ff.asCSV}
-	if r.prov, err = provenance(command, fs, [2]string{"--model", *ff.model}); err != nil {
+	files := [][2]string{{"--model", *ff.model}}
+	if *ff.compare != "" {
+		for _, path := range strings.Split(*ff.compare, ",") {
+			c, err := readFitOutput(path)
+			if err != nil {
+				return err
+			}
+			r.compare = append(r.compare, c)
+			files = append(files, [2]string{"--compare", path})
+		}
+	}
+	if r.prov, err = provenance(command, fs, files...); err != nil {
 		return err
 	}
 	return r.run(stdout)
@@ -302,8 +318,10 @@ func (r *fitRun) run(stdout io.Writer) error {
 		}
 	}
 	var g fit.Group
+	var evidence []float64
 	err = fit.Subjects(ctx, r.fac, r.m, recs, r.set, func(res *fit.Result) error {
 		g.Add(res)
+		evidence = append(evidence, res.LogEvidence)
 		switch {
 		case r.asJSON:
 			return enc.Encode(fitRow(res))
@@ -345,6 +363,11 @@ func (r *fitRun) run(stdout io.Writer) error {
 	default:
 		fmt.Fprintf(stdout, "%d subjects: sum of log evidences %s, log-likelihood %s over %d choices, AIC %s, BIC %s; %d not converged\n",
 			g.Subjects, fitNum(g.LogEvidence), fitNum(g.LogLikelihood), g.NChoices, fitNum(g.AIC), fitNum(g.BIC), g.NotConverged)
+	}
+	if len(r.compare) > 0 && interrupted == nil {
+		if err := r.compareModels(stdout, enc, recs, evidence); err != nil {
+			return err
+		}
 	}
 	return interrupted
 }
@@ -570,4 +593,130 @@ func withFit(run, fitRun func(args []string, stdout io.Writer) error) func(args 
 		}
 		return run(args, stdout)
 	}
+}
+
+// fitCompared is the output of another fit (--compare): its label and the
+// log evidence of each subject by name.
+type fitCompared struct {
+	path     string
+	label    string
+	evidence map[string]float64
+}
+
+// readFitOutput reads the output of fit --json at path.
+func readFitOutput(path string) (fitCompared, error) {
+	c := fitCompared{path: path, evidence: make(map[string]float64)}
+	raw, err := readInput("--compare", path)
+	if err != nil {
+		return c, err
+	}
+	lines := strings.Split(strings.TrimRight(string(raw), "\n"), "\n")
+	for i, line := range lines {
+		var v struct {
+			Command     string          `json:"command"`
+			Settings    map[string]any  `json:"settings"`
+			Subject     *string         `json:"subject"`
+			LogEvidence json.RawMessage `json:"log_evidence"`
+			Reason      string          `json:"reason"`
+			Group       *string         `json:"group"`
+		}
+		if err := json.Unmarshal([]byte(line), &v); err != nil {
+			return c, badInput("--compare %s:%d: not a line of fit --json: %v", path, i+1, err)
+		}
+		switch {
+		case i == 0:
+			if !strings.HasSuffix(v.Command, " fit") {
+				return c, badInput("--compare %s:1: the provenance line of fit --json, want a command ending in \"fit\" (got %q)", path, shortArg(v.Command))
+			}
+			c.label = v.Command
+			if free, ok := v.Settings["free"].(string); ok {
+				c.label += " --free " + free
+			}
+		case v.Group != nil:
+		case v.Subject != nil:
+			if string(v.LogEvidence) == "null" || len(v.LogEvidence) == 0 {
+				return c, badInput("--compare %s:%d: subject %s has no log evidence (%s)", path, i+1, shortArg(*v.Subject), fitWhy(v.Reason))
+			}
+			x, err := strconv.ParseFloat(string(v.LogEvidence), 64)
+			if err != nil {
+				return c, badInput("--compare %s:%d: log_evidence %s, want a number", path, i+1, shortArg(string(v.LogEvidence)))
+			}
+			if _, dup := c.evidence[*v.Subject]; dup {
+				return c, badInput("--compare %s:%d: subject %s twice", path, i+1, shortArg(*v.Subject))
+			}
+			c.evidence[*v.Subject] = x
+		default:
+			return c, badInput("--compare %s:%d: neither a subject nor the group line of fit --json", path, i+1)
+		}
+	}
+	if len(c.evidence) == 0 {
+		return c, badInput("--compare %s: no subject lines (want the output of fit --json)", path)
+	}
+	return c, nil
+}
+
+func fitWhy(reason string) string {
+	if reason == "" {
+		return "no Laplace approximation"
+	}
+	return shortArg(reason)
+}
+
+// fitBMSJSON is the model-comparison line of fit --json --compare.
+type fitBMSJSON struct {
+	Compare             []string       `json:"compare"`
+	Subjects            int            `json:"subjects"`
+	LogEvidence         []output.Float `json:"log_evidence"`
+	Frequencies         []output.Float `json:"expected_frequencies"`
+	Exceedance          []output.Float `json:"exceedance"`
+	ProtectedExceedance []output.Float `json:"protected_exceedance"`
+	BOR                 output.Float   `json:"bor"`
+	ExceedanceMethod    string         `json:"exceedance_method"`
+}
+
+// compareModels runs random-effects Bayesian model selection over this
+// fit (model 1) and those of --compare, on the subjects of this fit.
+func (r *fitRun) compareModels(stdout io.Writer, enc *json.Encoder, recs []pomdp.SubjectRecord, evidence []float64) error {
+	labels := []string{r.command + " --free " + strings.Join(r.set.Free, ",")}
+	for _, c := range r.compare {
+		labels = append(labels, c.label+" ("+c.path+")")
+	}
+	lme := make([][]float64, len(recs))
+	sums := make([]float64, len(labels))
+	for i, rec := range recs {
+		if math.IsNaN(evidence[i]) {
+			return badInput("--compare: subject %s has no log evidence in this fit (no Laplace approximation: see its line)", rec.Subject)
+		}
+		lme[i] = []float64{evidence[i]}
+		for _, c := range r.compare {
+			x, ok := c.evidence[rec.Subject]
+			if !ok {
+				return badInput("--compare %s: no line for subject %s", c.path, rec.Subject)
+			}
+			lme[i] = append(lme[i], x)
+		}
+		for k, x := range lme[i] {
+			sums[k] += x
+		}
+	}
+	for _, c := range r.compare {
+		if len(c.evidence) != len(recs) {
+			return badInput("--compare %s: %d subjects, this fit has %d (the fits must be of the same subjects)", c.path, len(c.evidence), len(recs))
+		}
+	}
+	b, err := fit.BMS(lme, nil)
+	if err != nil {
+		return badInput("--compare: %s", strings.TrimPrefix(err.Error(), "fit: "))
+	}
+	if r.asJSON {
+		return enc.Encode(fitBMSJSON{Compare: labels, Subjects: len(recs), LogEvidence: output.Floats(sums),
+			Frequencies: output.Floats(b.Frequencies), Exceedance: output.Floats(b.Exceedance),
+			ProtectedExceedance: output.Floats(b.ProtectedExceedance), BOR: output.Float(b.BOR), ExceedanceMethod: b.ExceedanceMethod})
+	}
+	fmt.Fprintf(stdout, "random-effects model comparison over %d subjects (Bayesian omnibus risk %.4g):\n", len(recs), b.BOR)
+	for k, l := range labels {
+		fmt.Fprintf(stdout, "  model %d, %s: sum of log evidences %s, expected frequency %.4f, exceedance %.4f, protected exceedance %.4f\n",
+			k+1, l, fitNum(sums[k]), b.Frequencies[k], b.Exceedance[k], b.ProtectedExceedance[k])
+	}
+	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/arbor-ai/arbor/fit"
 )
 
 // TestFitFromCommandLine: `aci fit --free alpha` on pymdp's subjects: a
@@ -142,5 +144,55 @@ func TestFitBadInput(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
 			t.Errorf("%s: exit %d, stderr %q; want 2 and one line with %q", c.name, code, stderr, c.want)
 		}
+	}
+}
+
+// TestFitCompare: --compare runs random-effects Bayesian model selection
+// over this fit and the --json output of another: the last line holds the
+// expected frequencies, exceedance and protected exceedance probabilities
+// of fit.BMS on the two columns of log evidences, and the sums of each.
+func TestFitCompare(t *testing.T) {
+	other := filepath.Join(t.TempDir(), "gamma.json")
+	code, out, stderr := aciRun(t, "aci", "fit", "--model", pymdpModel, "--data", pymdpData, "--horizon", "1", "--gamma", "1", "--free", "gamma", "--restarts", "1", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if err := os.WriteFile(other, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gammaLines := replayLines(t, out)
+	code, out, stderr = aciRun(t, "aci", "fit", "--model", pymdpModel, "--data", pymdpData, "--horizon", "1", "--gamma", "1", "--free", "alpha", "--restarts", "1", "--json", "--compare", other)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := replayLines(t, out)
+	last := lines[len(lines)-1]
+	var lme [][]float64
+	sum := [2]float64{}
+	for i := 1; i <= 3; i++ {
+		a, g := lines[i]["log_evidence"].(float64), gammaLines[i]["log_evidence"].(float64)
+		lme = append(lme, []float64{a, g})
+		sum[0] += a
+		sum[1] += g
+	}
+	want, err := fit.BMS(lme, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := func(key string, k int) float64 { return last[key].([]any)[k].(float64) }
+	for k := range 2 {
+		if got("expected_frequencies", k) != want.Frequencies[k] || got("exceedance", k) != want.Exceedance[k] ||
+			got("protected_exceedance", k) != want.ProtectedExceedance[k] || math.Abs(got("log_evidence", k)-sum[k]) > 1e-9 {
+			t.Errorf("model %d: line %v, want frequencies %v, exceedance %v, protected %v", k+1, last, want.Frequencies, want.Exceedance, want.ProtectedExceedance)
+		}
+	}
+	// Faults of --compare exit 2 with one line.
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	if err := os.WriteFile(bad, []byte("not json\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = aciRun(t, "aci", "fit", "--model", pymdpModel, "--data", pymdpData, "--horizon", "1", "--free", "alpha", "--compare", bad)
+	if code != 2 || !strings.Contains(stderr, "--compare "+bad+":1: not a line of fit --json") {
+		t.Errorf("bad --compare file: exit %d, %q", code, stderr)
 	}
 }
