@@ -597,17 +597,26 @@ func recoverHuman(w io.Writer, models []recoverModel, subs []*recoverSubject, st
 		return
 	}
 	fmt.Fprintf(w, "model recovery: rows generated the subjects, columns won by log evidence\n")
-	head := make([]string, len(models))
+	short := make([]string, len(models))
+	width := len("undecided")
 	for i, m := range models {
-		head[i] = fmt.Sprintf("%12s", shortName(m.name, 12))
+		short[i] = shortName(strings.TrimSuffix(m.name, ".json"), 24)
+		width = max(width, utf8.RuneCountInString(short[i]))
 	}
-	fmt.Fprintf(w, "  %-14s %s %10s\n", "", strings.Join(head, " "), "undecided")
+	cell := func(s string) string { return strings.Repeat(" ", max(0, width-utf8.RuneCountInString(s))) + s }
+	var b strings.Builder
+	b.WriteString("  " + strings.Repeat(" ", width))
+	for _, n := range short {
+		b.WriteString(" " + cell(n))
+	}
+	fmt.Fprintf(w, "%s %s\n", b.String(), cell("undecided"))
 	for g, row := range counts {
-		cells := make([]string, len(row))
-		for h, c := range row {
-			cells[h] = fmt.Sprintf("%12d", c)
+		b.Reset()
+		b.WriteString("  " + strings.Repeat(" ", max(0, width-utf8.RuneCountInString(short[g]))) + short[g])
+		for _, c := range row {
+			b.WriteString(" " + cell(strconv.Itoa(c)))
 		}
-		fmt.Fprintf(w, "  %-14s %s %10d\n", shortName(models[g].name, 14), strings.Join(cells, " "), undecided[g])
+		fmt.Fprintf(w, "%s %s\n", b.String(), cell(strconv.Itoa(undecided[g])))
 	}
 	for g, r := range bms {
 		if r == nil {
