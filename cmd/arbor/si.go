@@ -29,7 +29,7 @@ const (
 // runSI is the command "arbor si": sophisticated inference (docs/si.md).
 func runSI(args []string, stdout io.Writer) error {
 	if len(args) == 0 {
-		return badInput("want a subcommand: plan, run or replay (e.g. arbor si plan --model M --obs 0 --depth 3)")
+		return badInput("want a subcommand: plan, run, replay or fit (e.g. arbor si plan --model M --obs 0 --depth 3)")
 	}
 	switch args[0] {
 	case "plan":
@@ -39,11 +39,11 @@ func runSI(args []string, stdout io.Writer) error {
 	case "replay":
 		return inSubcommand("replay", runSIReplay(args[1:], stdout))
 	case "-h", "--help", "help":
-		fmt.Fprintf(stdout, "usage:\n  %s\n  %s\n  %s\n'arbor si plan -h', 'arbor si run -h' and 'arbor si replay -h' list every flag\n",
-			siPlanSynopsis, siRunSynopsis, siReplaySynopsis)
+		fmt.Fprintf(stdout, "usage:\n  %s\n  %s\n  %s\n  %s\n'arbor si plan -h', 'arbor si run -h', 'arbor si replay -h' and 'arbor si fit -h' list every flag\n",
+			siPlanSynopsis, siRunSynopsis, siReplaySynopsis, siFitSynopsis)
 		return nil
 	}
-	return badInput("unknown subcommand %q (want plan, run or replay)", args[0])
+	return badInput("unknown subcommand %q (want plan, run, replay or fit)", args[0])
 }
 
 // siPlanJSON is the output of arbor si plan --json.
@@ -373,6 +373,8 @@ func runSIRun(args []string, stdout io.Writer) error {
 		return badInput("--noise and --pref-precision apply to --maze only, not to --model")
 	case *asJSON && *asCSV:
 		return badInput("--json and --csv: give one")
+	case *mazeFile != "" && given["seed"] && *af.sel != si.SelectSample:
+		return badInput("--seed: a --maze run with --select %s draws nothing (the maze is deterministic; --select sample draws the actions)", *af.sel)
 	}
 	r := &agentRun{command: "si run", asJSON: *asJSON, asCSV: *asCSV}
 	source := "--maze " + *mazeFile
@@ -572,6 +574,8 @@ func runSIReplay(args []string, stdout io.Writer) error {
 		return badInput("--json and --csv: give one")
 	case *beliefs && !*asJSON && !*asCSV:
 		return badInput("--beliefs: applies to --json and --csv (the human output has one line per subject)")
+	case aciFlagsGiven(fs)["seed"]:
+		return badInput("--seed: si replay draws nothing (it takes the recorded choices, and carries a missed one forward under the agent's action distribution)")
 	}
 	m, err := loadPOMDP(*model)
 	if err != nil {

@@ -141,7 +141,7 @@ func TestSIPlanBadInput(t *testing.T) {
 		want string
 	}{
 		{nil, "want a subcommand"},
-		{[]string{"fit"}, "unknown subcommand"},
+		{[]string{"simulate"}, "unknown subcommand \"simulate\" (want plan, run, replay or fit)"},
 		{[]string{"plan", "--model", siTMazeFile, "--obs", "0,0"}, "--depth: missing"},
 		{append(base, "--depth", "0"), "--depth: 0, want 1..256"},
 		{append(base, "--depth", "-2"), "--depth"},
@@ -193,8 +193,8 @@ func siLines(t *testing.T, out string) []map[string]any {
 // from the run's own columns). The replay's output begins with its
 // provenance line.
 func TestSIRunReplayRoundTrip(t *testing.T) {
-	search := []string{"--depth", "2", "--gamma", "3", "--branch", "marginal", "--action-precision", "3", "--seed", "5"}
-	code, out, errs := siRun(t, append([]string{"run", "--model", siTMazeFile, "--episodes", "3", "--agents", "2", "--steps", "2", "--select", "sample", "--csv"}, search...)...)
+	search := []string{"--depth", "2", "--gamma", "3", "--branch", "marginal", "--action-precision", "3"}
+	code, out, errs := siRun(t, append([]string{"run", "--model", siTMazeFile, "--episodes", "3", "--agents", "2", "--steps", "2", "--select", "sample", "--seed", "5", "--csv"}, search...)...)
 	if code != 0 {
 		t.Fatalf("run: exit %d: %s", code, errs)
 	}
@@ -388,6 +388,8 @@ func TestSIRunBadInput(t *testing.T) {
 		{append(run, "--depth", "2", "--dot", filepath.Join(dir, "no", "t.dot")), "--dot"},
 		{append(rep, "--depth", "0"), "--depth: 0"},
 		{append(rep, "--depth", "2", "--select", "sample"), "select"},
+		{append(rep, "--depth", "2", "--seed", "3"), "--seed: si replay draws nothing"},
+		{[]string{"run", "--maze", "../../examples/mazes/1.maze", "--depth", "2", "--seed", "3"}, "--seed: a --maze run with --select argmax draws nothing"},
 		{[]string{"replay", "--model", siTMazeFile, "--depth", "2"}, "--data: missing"},
 		{[]string{"plan", "--model", siTMazeFile, "--obs", "0,0", "--depth", "2", "--dot-depth", "2"}, "--dot-depth: needs --dot FILE"},
 		{[]string{"plan", "--model", siTMazeFile, "--obs", "0,0", "--depth", "2", "--dot", filepath.Join(dir, "t.dot"), "--dot-depth", "0"}, "--dot-depth: 0, want >= 1"},
