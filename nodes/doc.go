@@ -1,10 +1,15 @@
 // Package nodes holds the factor types of arbor's Forney factor graphs:
 // Categorical, Transition (one or more parents, literal or
-// Dirichlet-distributed tensor), the Dirichlet and Gamma priors, and the
-// non-conjugate Softmax policy prior of active inference.
+// Dirichlet-distributed tensor), the Dirichlet and Gamma priors, the
+// non-conjugate Softmax policy prior of active inference, and the
+// continuous nodes: Normal (N(x | a·m + b, 1/(s·τ)) with the mean a literal
+// or an affine function of a normal variable and the precision a literal or
+// a gamma variable) and NormalMixture (the switching Normal
+// y ~ N(m_z, 1/τ_z) selected by a categorical z).
 //
 // Each conjugate node is nothing but its interfaces and its multilinear
-// exponential-family form (messages.Multilinear): the VMP message to every
+// exponential-family form (messages.Multilinear for the discrete nodes,
+// messages.Polynomial for the continuous ones): the VMP message to every
 // interface and the node's average energy E_q[-ln f] are derived from that
 // form, never written out per neighbour pair. Softmax supplies hand-written
 // rules for its first-order approximation (see its documentation).
