@@ -63,6 +63,8 @@ type FactorNode struct {
 	stats   [][]float64 // stats[k] aliases vars[k].stats
 	removed bool
 	mark    uint64
+	gstamp  uint64 // the Gaussian tree that holds the factor (gState.stamp)
+	gidx    int32  // its index there
 
 	// Inline storage for factors of up to three interfaces (one allocation).
 	varsBuf  [3]*Variable

@@ -19,6 +19,7 @@ import (
 // panic.
 type Graph struct {
 	sp      *spState // the last SumProduct's tree (UpdateStructured)
+	gbp     *gState  // the last SumProduct's Gaussian tree
 	version uint64   // bumped by every change of structure or evidence (the sum-product cache)
 	vars    []*Variable
 	factors []*FactorNode

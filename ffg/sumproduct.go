@@ -72,10 +72,23 @@ type spState struct {
 	loops     bool      // built for loopy belief propagation (no loop check)
 }
 
-// SumProduct sets the posteriors of the hidden categorical variables to
-// their exact marginals under the discrete model in which every other
-// variable is fixed at its current posterior (structured mean field: the
-// discrete variables jointly, the rest factorised; docs/inference.md):
+// SumProduct sets the posteriors of the hidden categorical variables, and
+// of the hidden normal variables that form linear-Gaussian trees, to
+// their exact marginals under the model in which every other variable is
+// fixed at its current posterior (structured mean field: the discrete
+// variables jointly, the Gaussian ones jointly, the rest factorised;
+// docs/inference.md).
+//
+// A hidden normal variable is treated exactly when every factor bound to
+// it has a multilinear form (Polynomialer), no hidden categorical
+// neighbour and at most two such normal variables: the factors' forms,
+// averaged over their other neighbours, are Gaussian potentials, and
+// Gaussian belief propagation on their tree (the Kalman filter and the RTS
+// smoother on a chain) gives the exact marginals, the pairwise beliefs
+// that the update of a precision on such a factor reads
+// (UpdateStructured), and ln Z. Other normal variables keep VMP.
+//
+// For the discrete variables:
 // each factor touching a hidden categorical variable contributes the
 // potential exp(ln ψ), its log-density averaged over its other neighbours
 // (for a Dirichlet-distributed tensor, exp E[ln θ]), and belief propagation
@@ -85,13 +98,19 @@ type spState struct {
 // it. The tree, its messages and the potentials that cannot change are
 // kept until the graph's structure or evidence changes, so that a repeated
 // pass does not allocate. A graph without hidden categorical variables has
-// no tree: ln Z is 0.
+// no tree: ln Z is 0. The returned ln Z is the sum over the discrete and the
+// Gaussian trees.
 func (g *Graph) SumProduct() (logZ float64, err error) {
+	lg, err := g.gaussPass()
+	if err != nil {
+		return 0, err
+	}
 	st, err := g.spPrepare(false)
 	if err != nil {
 		return 0, err
 	}
-	return st.propagate()
+	ld, err := st.propagate()
+	return lg + ld, err
 }
 
 // LoopyOptions are the settings of loopy belief propagation
@@ -132,12 +151,16 @@ func (g *Graph) SumProductLoopy(o LoopyOptions) (logZ float64, converged bool, e
 	if o.Tolerance == 0 {
 		o.Tolerance = 1e-10
 	}
+	lg, err := g.gaussPass()
+	if err != nil {
+		return 0, false, err
+	}
 	st, err := g.spPrepare(true)
 	if err != nil {
 		return 0, false, err
 	}
 	logZ, converged = st.loopy(o)
-	return logZ, converged, nil
+	return lg + logZ, converged, nil
 }
 
 // spPrepare builds (or reuses) the tree and refreshes the potentials.
@@ -674,10 +697,10 @@ func (sf *spFactor) belief() []float64 {
 }
 
 // StructuredFreeEnergy returns the free energy of structured mean field
-// after SumProduct: -ln Z of the discrete tree (with every other variable
-// at its posterior), plus the average energies of the factors that touch
-// no hidden categorical variable, minus the entropies of the hidden
-// variables that are not categorical. With every parameter known it is
+// after SumProduct: -ln Z of the discrete and Gaussian trees (with every
+// other variable at its posterior), plus the average energies of the
+// factors in neither tree, minus the entropies of the hidden variables in
+// neither tree. With every parameter known it is
 // -ln p(observations), exactly.
 func (g *Graph) StructuredFreeEnergy(logZ float64) float64 {
 	f := -logZ
@@ -687,10 +710,13 @@ func (g *Graph) StructuredFreeEnergy(logZ float64) float64 {
 				continue
 			}
 		}
+		if gf, _ := g.gaussFactor(fn); gf != nil {
+			continue
+		}
 		f += fn.factor.AverageEnergy(fn.stats)
 	}
 	for _, v := range g.vars {
-		if v.family != expfam.CategoricalFamily {
+		if v.family != expfam.CategoricalFamily && !g.inGauss(v) {
 			f -= v.Entropy()
 		}
 	}
@@ -765,9 +791,20 @@ func (sf *spFactor) addJointCounts(dst []float64, form *messages.Multilinear) {
 
 // UpdateStructured is Update for structured inference after SumProduct: a
 // Dirichlet variable bound as the tensor of a factor of the discrete tree
-// takes that factor's joint belief as its expected counts; every other
-// message is VMP's. Its errors are Update's.
+// takes that factor's joint belief as its expected counts; a variable bound
+// to a pairwise factor of the Gaussian tree (a transition's precision)
+// takes E[x y] from that factor's joint belief; a normal variable of the
+// Gaussian tree is left as SumProduct set it; every other message is
+// VMP's. Its errors are Update's.
 func (g *Graph) UpdateStructured(v *Variable) error {
+	if v != nil && v.g == g && !v.removed && !v.observed {
+		if g.inGauss(v) {
+			return nil // SumProduct sets it exactly
+		}
+		if v.family != expfam.DirichletFamily && g.hasGaussPair(v) {
+			return g.updateGaussJoint(v)
+		}
+	}
 	if v == nil || v.family != expfam.DirichletFamily || g.sp == nil {
 		return g.Update(v)
 	}

@@ -26,6 +26,7 @@ type Variable struct {
 	observed bool
 	removed  bool
 	mark     uint64
+	gstamp   uint64 // the Gaussian tree that holds the variable (gState.stamp)
 
 	// stats holds the expected sufficient statistics that factors read:
 	// probabilities (categorical), E[ln p] (dirichlet), [E ln g, E g] (gamma).

@@ -1,0 +1,564 @@
+package ffg
+
+import (
+	"fmt"
+	"math"
+	"sync/atomic"
+
+	"github.com/arbor-ai/arbor/expfam"
+	"github.com/arbor-ai/arbor/messages"
+)
+
+// Polynomialer is the optional interface of a factor whose log-density is
+// a messages.Polynomial in its neighbours' sufficient statistics (the
+// continuous nodes of package nodes): sum-product derives its Gaussian
+// potential over its hidden normal neighbours from the form.
+type Polynomialer interface {
+	Polynomial() *messages.Polynomial
+}
+
+// gFactor is a factor of the Gaussian tree: one or two hidden normal
+// neighbours (slots 0 and 1) and its potential
+//
+//	ln ψ(x, y) = -½ (jxx x² + 2 jxy x y + jyy y²) + hx x + hy y + c,
+//
+// the factor's log-density averaged over its other neighbours. Unary
+// factors (one slot) are folded into their variable's local term; pairwise
+// ones are the edges of the tree.
+type gFactor struct {
+	jxx, jxy, jyy, hx, hy float64
+	// Messages in information form (precision, shift): out to each slot
+	// and in from each slot.
+	outJ, outH, inJ, inH [2]float64
+	// exy is E[x y] under the factor's joint belief.
+	exy float64
+	v   [2]int32 // gState.vars indices (v[1] = -1 for a unary factor)
+	c   float64
+}
+
+// gCold is what a pass reads only when it refreshes a potential.
+type gCold struct {
+	f      *FactorNode
+	form   *messages.Polynomial
+	k      [2]int // interface index of each slot in f
+	static bool
+}
+
+// gState is the Gaussian tree of the last SumProduct.
+type gState struct {
+	version uint64
+	stamp   uint64 // marks the variables and factors of this tree
+	vars    []*Variable
+	// The posterior of each variable, written by every pass: pointers to
+	// its parameters [mean, variance] and statistics [m, m² + v], held
+	// here so that the pass does not load the Variable.
+	param, stats []*[2]float64
+	factors      []gFactor // pairwise factors first (npair), then unary ones
+	cold         []gCold
+	npair        int
+	// Pairwise factors of variable i: adjF[adjStart[i]:adjStart[i+1]],
+	// with the variable's slot in each.
+	adjF     []int32
+	adjS     []int8
+	adjStart []int32
+	// The unary terms of each variable: the static ones (staticJ, ...)
+	// and all of them this pass (uJ, uH); constStatic sums c of the
+	// static factors.
+	staticJ, staticH []float64
+	uJ, uH           []float64
+	constStatic      float64
+	dynamic          []int32 // factors whose potential changes between passes
+	// BFS order of the variables per tree; par is a variable's parent
+	// pairwise factor (-1 for a root) and parSlot its slot there.
+	order     []int32
+	compStart []int32
+	par       []int32
+	parSlot   []int8
+}
+
+var stampCounter atomic.Uint64
+
+// gaussEligible reports whether v can be a variable of the Gaussian tree.
+func gaussEligible(v *Variable) bool {
+	return v.family == expfam.NormalFamily && !v.observed && !v.removed && len(v.edges) > 0
+}
+
+// buildGauss finds the hidden normal variables that sum-product treats
+// exactly: those whose every factor has a Polynomial form, no hidden
+// categorical neighbour, and at most two such variables; the factors
+// binding them form the tree.
+func (g *Graph) buildGauss() (*gState, error) {
+	st := &gState{stamp: stampCounter.Add(1)}
+	in := map[*Variable]bool{}
+	for _, v := range g.vars {
+		if !gaussEligible(v) {
+			continue
+		}
+		ok := true
+		for _, e := range v.edges {
+			if _, isPoly := e.f.factor.(Polynomialer); !isPoly {
+				ok = false
+				break
+			}
+			for _, w := range e.f.vars {
+				if w.family == expfam.CategoricalFamily && !w.observed {
+					ok = false
+				}
+			}
+		}
+		if ok {
+			in[v] = true
+		}
+	}
+	if len(in) == 0 {
+		return st, nil
+	}
+	// A factor that would join more than two of them takes its normal
+	// neighbours out (they keep VMP), until none does.
+	for changed := true; changed; {
+		changed = false
+		for _, fn := range g.factors {
+			n := 0
+			for _, w := range fn.vars {
+				if in[w] {
+					n++
+				}
+			}
+			if n > 2 {
+				for _, w := range fn.vars {
+					delete(in, w)
+				}
+				changed = true
+			}
+		}
+	}
+	index := map[*Variable]int32{}
+	for _, v := range g.vars {
+		if in[v] {
+			index[v] = int32(len(st.vars))
+			st.vars = append(st.vars, v)
+			v.gstamp = st.stamp
+		}
+	}
+	var pairs, unary []gFactor
+	var pairCold, unaryCold []gCold
+	for _, fn := range g.factors {
+		gf := gFactor{v: [2]int32{-1, -1}}
+		gc := gCold{f: fn}
+		n := 0
+		for k, w := range fn.vars {
+			if i, ok := index[w]; ok {
+				gf.v[n], gc.k[n] = i, k
+				n++
+			}
+		}
+		if n == 0 {
+			continue
+		}
+		gc.form = fn.factor.(Polynomialer).Polynomial()
+		if err := gc.checkForm(n); err != nil {
+			return nil, err
+		}
+		gc.static = true
+		for k, w := range fn.vars {
+			if k != gc.k[0] && (n < 2 || k != gc.k[1]) && !w.observed {
+				gc.static = false
+			}
+		}
+		if n == 2 {
+			pairs, pairCold = append(pairs, gf), append(pairCold, gc)
+		} else {
+			unary, unaryCold = append(unary, gf), append(unaryCold, gc)
+		}
+	}
+	st.npair = len(pairs)
+	st.factors = append(pairs, unary...)
+	st.cold = append(pairCold, unaryCold...)
+	for fi := range st.cold {
+		st.cold[fi].f.gstamp, st.cold[fi].f.gidx = st.stamp, int32(fi)
+	}
+	nv := len(st.vars)
+	counts := make([]int32, nv+1)
+	for fi := range st.npair {
+		for _, vi := range st.factors[fi].v {
+			counts[vi+1]++
+		}
+	}
+	st.adjStart = make([]int32, nv+1)
+	for i := range nv {
+		st.adjStart[i+1] = st.adjStart[i] + counts[i+1]
+	}
+	st.adjF = make([]int32, st.adjStart[nv])
+	st.adjS = make([]int8, len(st.adjF))
+	fill := append([]int32(nil), st.adjStart[:nv]...)
+	for fi := range st.npair {
+		for s, vi := range st.factors[fi].v {
+			st.adjF[fill[vi]], st.adjS[fill[vi]] = int32(fi), int8(s)
+			fill[vi]++
+		}
+	}
+	if err := st.traverse(); err != nil {
+		return nil, err
+	}
+	st.param, st.stats = make([]*[2]float64, nv), make([]*[2]float64, nv)
+	for i, v := range st.vars {
+		st.param[i], st.stats[i] = (*[2]float64)(v.param), (*[2]float64)(v.stats)
+	}
+	st.staticJ, st.staticH = make([]float64, nv), make([]float64, nv)
+	st.uJ, st.uH = make([]float64, nv), make([]float64, nv)
+	for fi := range st.factors {
+		f, c := &st.factors[fi], &st.cold[fi]
+		f.potential(c)
+		if !c.static {
+			st.dynamic = append(st.dynamic, int32(fi))
+			continue
+		}
+		st.constStatic += f.c
+		if f.v[1] < 0 {
+			st.staticJ[f.v[0]] += f.jxx
+			st.staticH[f.v[0]] += f.hx
+		}
+	}
+	return st, nil
+}
+
+// checkForm refuses a form with a term of degree above 2 in the tree
+// variables (not Gaussian in them).
+func (gc *gCold) checkForm(n int) error {
+	for t := range gc.form.NumTerms() {
+		deg := 0
+		for s := range n {
+			if _, j := gc.form.At(t, gc.k[s]); j >= 0 {
+				deg += j + 1
+			}
+		}
+		if deg > 2 {
+			return fmt.Errorf("ffg: sum-product: factor %s is not Gaussian in its normal neighbours (a term of degree %d)", gc.f.describe(), deg)
+		}
+	}
+	return nil
+}
+
+// traverse fixes the BFS order of every tree and finds loops.
+func (st *gState) traverse() error {
+	nv := len(st.vars)
+	st.par = make([]int32, nv)
+	st.parSlot = make([]int8, nv)
+	seenV := make([]bool, nv)
+	seenF := make([]bool, st.npair)
+	for root := range nv {
+		if seenV[root] {
+			continue
+		}
+		st.compStart = append(st.compStart, int32(len(st.order)))
+		st.order = append(st.order, int32(root))
+		seenV[root] = true
+		st.par[root] = -1
+		for i := len(st.order) - 1; i < len(st.order); i++ {
+			x := st.order[i]
+			for a := st.adjStart[x]; a < st.adjStart[x+1]; a++ {
+				fi := st.adjF[a]
+				if fi == st.par[x] {
+					continue
+				}
+				f := &st.factors[fi]
+				other := f.v[1-st.adjS[a]]
+				if seenF[fi] || seenV[other] {
+					return &LoopError{Loop: []string{st.vars[x].describe(), "factor " + st.cold[fi].f.describe(), st.vars[other].describe(), "..."}}
+				}
+				seenF[fi] = true
+				seenV[other] = true
+				st.par[other] = fi
+				st.parSlot[other] = 1 - st.adjS[a]
+				st.order = append(st.order, other)
+			}
+		}
+	}
+	st.compStart = append(st.compStart, int32(len(st.order)))
+	return nil
+}
+
+// potential derives ln ψ from the form with every other neighbour at its
+// expected statistics.
+func (gf *gFactor) potential(gc *gCold) {
+	gf.jxx, gf.jxy, gf.jyy, gf.hx, gf.hy, gf.c = 0, 0, 0, 0, 0, gc.form.Const
+	stats := gc.f.stats
+	k0, k1 := gc.k[0], -1
+	if gf.v[1] >= 0 {
+		k1 = gc.k[1]
+	}
+	n := gc.form.NumInterfaces()
+	for t := range gc.form.NumTerms() {
+		w, _ := gc.form.At(t, 0)
+		j0, j1 := -1, -1
+		for i := range n {
+			_, s := gc.form.At(t, i)
+			switch {
+			case s < 0:
+			case i == k0:
+				j0 = s
+			case i == k1:
+				j1 = s
+			default:
+				w *= stats[i][s]
+			}
+		}
+		switch {
+		case j0 < 0 && j1 < 0:
+			gf.c += w
+		case j0 == 0 && j1 == 0:
+			gf.jxy -= w
+		case j0 == 0:
+			gf.hx += w
+		case j0 == 1:
+			gf.jxx -= 2 * w
+		case j1 == 0:
+			gf.hy += w
+		case j1 == 1:
+			gf.jyy -= 2 * w
+		}
+	}
+}
+
+// gaussPrepare builds (or reuses) the Gaussian tree, refreshes the
+// potentials that can change and returns the constant of every potential.
+func (g *Graph) gaussPrepare() (*gState, float64, error) {
+	st := g.gbp
+	if st == nil || st.version != g.version {
+		g.gbp = nil
+		var err error
+		if st, err = g.buildGauss(); err != nil {
+			return nil, 0, err
+		}
+		st.version = g.version
+		g.gbp = st
+	}
+	if len(st.dynamic) == 0 {
+		st.uJ, st.uH = st.staticJ, st.staticH
+		return st, st.constStatic, nil
+	}
+	c := st.constStatic
+	st.uJ, st.uH = st.uJ[:0], st.uH[:0]
+	if len(st.uJ) != len(st.vars) || &st.uJ[0] == &st.staticJ[0] {
+		st.uJ, st.uH = make([]float64, len(st.vars)), make([]float64, len(st.vars))
+	}
+	copy(st.uJ, st.staticJ)
+	copy(st.uH, st.staticH)
+	for _, fi := range st.dynamic {
+		f := &st.factors[fi]
+		f.potential(&st.cold[fi])
+		c += f.c
+		if f.v[1] < 0 {
+			st.uJ[f.v[0]] += f.jxx
+			st.uH[f.v[0]] += f.hx
+		}
+	}
+	return st, c, nil
+}
+
+const ln2pi = 1.8378770664093453 // ln 2π
+
+// gaussPass runs Gaussian belief propagation (the Kalman filter and the
+// RTS smoother on a chain) on every tree, writes the exact marginals into
+// the variables and returns ln Z summed over the trees.
+func (g *Graph) gaussPass() (float64, error) {
+	st, logZ, err := g.gaussPrepare()
+	if err != nil {
+		return 0, err
+	}
+	if len(st.vars) == 0 {
+		return 0, nil
+	}
+	// ln Z gathers ½ ln(2π/j) + h²/(2j) per integrated variable; the
+	// precisions j are multiplied up and their log taken once the product
+	// leaves [1e-100, 1e100], which saves a logarithm per step.
+	prod := 1.0
+	for c := 0; c+1 < len(st.compStart); c++ {
+		nodes := st.order[st.compStart[c]:st.compStart[c+1]]
+		// Collect: every variable sends to its parent factor, which sends
+		// on to its parent variable; leaves first.
+		for i := len(nodes) - 1; i >= 1; i-- {
+			x := nodes[i]
+			j, h := st.sum(x, st.par[x])
+			f := &st.factors[st.par[x]]
+			s := st.parSlot[x]
+			f.inJ[s], f.inH[s] = j, h
+			jo, err := st.factorToVar(f, int(1-s))
+			if err != nil {
+				return 0, err
+			}
+			ho := f.inH[s]
+			if s == 0 {
+				ho += f.hx
+			} else {
+				ho += f.hy
+			}
+			logZ += 0.5*ln2pi + ho*ho/(2*jo)
+			if prod *= jo; prod > 1e100 || prod < 1e-100 {
+				logZ -= 0.5 * math.Log(prod)
+				prod = 1
+			}
+		}
+		root := nodes[0]
+		j, h := st.sum(root, -1)
+		if !(j > 0) || math.IsInf(j, 0) {
+			return 0, fmt.Errorf("ffg: sum-product: variable %s has no proper Gaussian posterior (precision %g): give it a prior or evidence", st.vars[root].describe(), j)
+		}
+		logZ += 0.5*ln2pi + h*h/(2*j)
+		if prod *= j; prod > 1e100 || prod < 1e-100 {
+			logZ -= 0.5 * math.Log(prod)
+			prod = 1
+		}
+		// Distribute: every variable sends to its child factors, which
+		// send on to their child variables; root first.
+		for _, x := range nodes {
+			tj, th := st.sum(x, -1)
+			if err := st.setBelief(x, tj, th); err != nil {
+				return 0, err
+			}
+			for a := st.adjStart[x]; a < st.adjStart[x+1]; a++ {
+				fi := st.adjF[a]
+				if fi == st.par[x] {
+					continue
+				}
+				f := &st.factors[fi]
+				s := st.adjS[a]
+				f.inJ[s], f.inH[s] = tj-f.outJ[s], th-f.outH[s]
+				if _, err := st.factorToVar(f, int(1-s)); err != nil {
+					return 0, err
+				}
+				f.joint()
+			}
+		}
+	}
+	return logZ - 0.5*math.Log(prod), nil
+}
+
+// setBelief writes N(h/j, 1/j) into variable x.
+func (st *gState) setBelief(x int32, j, h float64) error {
+	vr := 1 / j
+	m := h * vr
+	if !(j > 0 && j <= expfam.MaxNormalMagnitude && m >= -expfam.MaxNormalMagnitude && m <= expfam.MaxNormalMagnitude) || !(vr >= 1/expfam.MaxNormalMagnitude) {
+		return &NaNError{Variable: st.vars[x].describe(), Detail: fmt.Sprintf("Gaussian belief propagation gives precision %g and shift %g", j, h)}
+	}
+	st.param[x][0], st.param[x][1] = m, vr
+	st.stats[x][0], st.stats[x][1] = m, m*m+vr
+	return nil
+}
+
+// joint sets E[x y] from the factor's joint belief: precision
+// [[a, b], [b, d]] and shift [p, q], E[x y] = Cov + E x E y.
+func (f *gFactor) joint() {
+	a, b, d := f.jxx+f.inJ[0], f.jxy, f.jyy+f.inJ[1]
+	p, q := f.hx+f.inH[0], f.hy+f.inH[1]
+	det := a*d - b*b
+	f.exy = (-b + (d*p-b*q)*(a*q-b*p)/det) / det
+}
+
+// sum returns the unary term of variable x plus the messages into it from
+// its pairwise factors other than skip (-1: all of them).
+func (st *gState) sum(x, skip int32) (j, h float64) {
+	j, h = st.uJ[x], st.uH[x]
+	for a := st.adjStart[x]; a < st.adjStart[x+1]; a++ {
+		fi := st.adjF[a]
+		if fi == skip {
+			continue
+		}
+		f := &st.factors[fi]
+		s := st.adjS[a]
+		j += f.outJ[s]
+		h += f.outH[s]
+	}
+	return j, h
+}
+
+// factorToVar sets the pairwise factor's message to its slot target: the
+// potential times the message from its other slot, integrated over that
+// variable. It returns the precision of the integrated variable, which
+// ln Z needs.
+func (st *gState) factorToVar(f *gFactor, target int) (float64, error) {
+	other := 1 - target
+	var jt, ht, jo, ho float64
+	if target == 0 {
+		jt, ht, jo, ho = f.jxx, f.hx, f.jyy, f.hy
+	} else {
+		jt, ht, jo, ho = f.jyy, f.hy, f.jxx, f.hx
+	}
+	jo += f.inJ[other]
+	ho += f.inH[other]
+	if !(jo > 0) || math.IsInf(jo, 0) {
+		return 0, fmt.Errorf("ffg: sum-product: variable %s has no proper Gaussian message (precision %g): give it a prior or evidence", st.vars[f.v[other]].describe(), jo)
+	}
+	b := f.jxy
+	inv := 1 / jo
+	f.outJ[target] = jt - b*b*inv
+	f.outH[target] = ht - b*ho*inv
+	return jo, nil
+}
+
+// inGauss reports whether v is a variable of the current Gaussian tree.
+func (g *Graph) inGauss(v *Variable) bool {
+	return g.gbp != nil && g.gbp.version == g.version && v.gstamp == g.gbp.stamp && g.gbp.stamp != 0
+}
+
+// gaussFactor returns the Gaussian-tree factor of fn, when fn is one.
+func (g *Graph) gaussFactor(fn *FactorNode) (*gFactor, *gCold) {
+	st := g.gbp
+	if st == nil || st.version != g.version || fn.gstamp != st.stamp {
+		return nil, nil
+	}
+	return &st.factors[fn.gidx], &st.cold[fn.gidx]
+}
+
+// hasGaussPair reports whether v is bound to a pairwise factor of the
+// Gaussian tree (whose joint belief its update must use).
+func (g *Graph) hasGaussPair(v *Variable) bool {
+	for _, e := range v.edges {
+		if gf, _ := g.gaussFactor(e.f); gf != nil && gf.v[1] >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// updateGaussJoint is UpdateStructured for a variable bound to pairwise
+// factors of the Gaussian tree (the precision of a linear-Gaussian
+// transition): their messages take E[x y] from the factor's joint belief
+// instead of E[x] E[y], which makes the update the exact minimisation of
+// the structured free energy over v.
+func (g *Graph) updateGaussJoint(v *Variable) error {
+	clear(v.nat)
+	for _, e := range v.edges {
+		gf, gc := g.gaussFactor(e.f)
+		if gf == nil || gf.v[1] < 0 {
+			if err := g.addMessage(v, e); err != nil {
+				return err
+			}
+			continue
+		}
+		form, stats := gc.form, e.f.stats
+		n := form.NumInterfaces()
+		for t := range form.NumTerms() {
+			w, j := form.At(t, e.k)
+			if j < 0 {
+				continue
+			}
+			_, s0 := form.At(t, gc.k[0])
+			_, s1 := form.At(t, gc.k[1])
+			joint := s0 == 0 && s1 == 0
+			if joint {
+				w *= gf.exy
+			}
+			for i := range n {
+				if i == e.k || (joint && (i == gc.k[0] || i == gc.k[1])) {
+					continue
+				}
+				if _, s := form.At(t, i); s >= 0 {
+					w *= stats[i][s]
+				}
+			}
+			v.nat[j] += w
+		}
+	}
+	return v.setFromNatural()
+}
