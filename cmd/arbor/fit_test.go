@@ -196,3 +196,22 @@ func TestFitCompare(t *testing.T) {
 		t.Errorf("bad --compare file: exit %d, %q", code, stderr)
 	}
 }
+
+// TestFitWorkedExample: the worked example of docs/fitting.md gives the
+// numbers the page shows (subject 4's estimate, the group's sums).
+func TestFitWorkedExample(t *testing.T) {
+	code, out, stderr := aciRun(t, "aci", "fit", "--model", "../../examples/fit/tmaze.json", "--data", "../../examples/fit/subjects.csv",
+		"--horizon", "1", "--gamma", "1", "--free", "alpha", "--prior", "alpha=0,1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	doc, err := os.ReadFile("../../docs/fitting.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if !strings.Contains(string(doc), line) {
+			t.Errorf("docs/fitting.md does not show the line\n%s", line)
+		}
+	}
+}
