@@ -111,8 +111,8 @@ func TestLaplaceAgainstQuadrature(t *testing.T) {
 			t.Fatal(err)
 		}
 		est := res.Params[0]
-		// The grid spans ±6 Laplace SDs around the MAP.
-		q := newQuadrature(t, obj, est.Theta-6*est.SDTheta, est.Theta+6*est.SDTheta, est.SDTheta/25)
+		// The grid spans ±5 Laplace SDs around the MAP, 20 points per SD.
+		q := newQuadrature(t, obj, est.Theta-5*est.SDTheta, est.Theta+5*est.SDTheta, est.SDTheta/20)
 		mode, curv := q.mode(t)
 		lz, mean, sd := q.logEvidence()
 		t.Logf("%s: MAP ln α %.6f, quadrature mode %.6f (mean %.6f, SD %.6f); Laplace SD %.6f, 1/√curvature %.6f; log evidence Laplace %.6f, quadrature %.6f",

@@ -38,6 +38,9 @@ func pearson(x, y []float64) float64 {
 // and with a prior as wide as the population's; under -short 24 subjects
 // of 50 trials with the population's prior alone.
 func TestRecoveryPymdpTMaze(t *testing.T) {
+	if raceEnabled && testing.Short() {
+		t.Skip("a statistical check, slow under the race detector: run without it (CI's long tests run it in full)")
+	}
 	m, _, _, _ := pymdpTMaze(t)
 	n := 40
 	if testing.Short() {

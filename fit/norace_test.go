@@ -1,0 +1,5 @@
+//go:build !race
+
+package fit_test
+
+const raceEnabled = false
