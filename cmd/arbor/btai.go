@@ -441,6 +441,9 @@ func runBTAIPlan(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if bf.set("window") {
+		return badInput("--window: btai plan plans from one observation, with no past to keep (the flag belongs to btai run and btai replay)")
+	}
 	if err := checkPlotFile(*plotFile); err != nil {
 		return err
 	}

@@ -215,3 +215,34 @@ func TestFitWorkedExample(t *testing.T) {
 		}
 	}
 }
+
+// TestFitAgents: btai fit and si fit run on the worked example of
+// docs/behaviour.md: BTAI's α alone with BFGS and a Laplace SD, BTAI's
+// pref with Nelder-Mead and the warning that replaces the Laplace
+// approximation, and si's α and γ.
+func TestFitAgents(t *testing.T) {
+	const model, data = "../../examples/behaviour/model.json", "../../examples/behaviour/p01.csv"
+	cases := []struct {
+		args []string
+		want func(l map[string]any) bool
+	}{
+		{[]string{"btai", "fit", "--model", model, "--data", data, "--iterations", "20", "--free", "alpha", "--restarts", "1", "--json"},
+			func(l map[string]any) bool { return l["method"] == "bfgs" && l["sd"].(map[string]any)["alpha"] != nil }},
+		{[]string{"btai", "fit", "--model", model, "--data", data, "--iterations", "20", "--free", "alpha,pref", "--restarts", "1", "--json"},
+			func(l map[string]any) bool {
+				return l["method"] == "nelder-mead" && l["log_evidence"] == nil && strings.Contains(l["warning"].(string), "piecewise constant in pref")
+			}},
+		{[]string{"si", "fit", "--model", model, "--data", data, "--depth", "1", "--free", "alpha,gamma", "--restarts", "1", "--json"},
+			func(l map[string]any) bool { return l["method"] == "bfgs" && l["log_evidence"] != nil }},
+	}
+	for _, c := range cases {
+		code, out, stderr := aciRun(t, c.args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args, code, stderr)
+		}
+		lines := replayLines(t, out)
+		if len(lines) != 3 || lines[1]["subject"] != "p01" || lines[1]["n_choices"].(float64) != 6 || !c.want(lines[1]) {
+			t.Errorf("%v:\n%s", c.args, out)
+		}
+	}
+}
