@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -116,7 +118,7 @@ func openMazeText(n int) string {
 // scaleMazes are the mazes of BenchmarkPlanScale: open n×n mazes of 100
 // to 4,096 states and random ones (walls with probability 0.25, drawn by
 // randomMaze until E can be reached) of about 100 to 4,000.
-func scaleMazes(b *testing.B) []struct {
+func scaleMazes(b testing.TB) []struct {
 	name string
 	mz   *envs.Maze
 } {
@@ -198,5 +200,22 @@ func BenchmarkPlanScale(b *testing.B) {
 			b.ReportMetric(max(first-second, 0).Seconds(), "setup-s")
 			b.ReportMetric(float64(ms.HeapAlloc)/(1<<20), "heap-MB")
 		})
+	}
+}
+
+// TestWriteScaleMazes writes the mazes of BenchmarkPlanScale to the
+// directory named by BTAI_SCALE_MAZES, as open-<states>.maze and
+// random-<states>.maze, for the peak RSS of arbor btai run on them
+// (docs/benchmarks.md, "BTAI at scale"). Skipped without it.
+func TestWriteScaleMazes(t *testing.T) {
+	dir := os.Getenv("BTAI_SCALE_MAZES")
+	if dir == "" {
+		t.Skip("set BTAI_SCALE_MAZES to a directory")
+	}
+	for _, c := range scaleMazes(t) {
+		name := strings.ReplaceAll(c.name, "/", "-") + ".maze"
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(c.mz.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

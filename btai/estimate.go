@@ -18,15 +18,32 @@ import (
 // modalities) average Å over the other factors for every factor and sweep
 // (factorisedSweepWork): on 3 factors of 6 states with 3 modalities a node
 // took 5.5 µs, about 3 ns per unit of that work; the estimate takes 8.
+//
+// With one factor and one modality whose ln B̄_u is sparse in split form
+// (splitMat: the maze models), vmp does no |S|² work per node: the start
+// Q(O_I) = (Ā B̄_u) Q(S_parent) is |O||S| multiply-adds and each sweep is
+// linear in |S| + |O| (sparse products, two softmaxes). The estimate takes
+// 2 ns per multiply-add of the start and 100 ns per state and observation
+// for the sweeps (1.maze: 4.2 µs per node, measured 1.7; docs/benchmarks.md,
+// "BTAI at scale", for the open mazes up to 4,096 states).
+//
+// The first plan of an agent also does the per-model set-up
+// (Agent.prepareFuture): |U||S|²|O| multiply-adds for Ā B̄_u and |U||S|²
+// logarithms for ln B̄_u, taken at 1 and 20 ns.
 const (
 	vmpNsPerUnit           = 4.0
 	vmpFactorisedNsPerUnit = 8.0
 	predictiveNsPerUnit    = 1.5
 	nodeOverheadNs         = 600
+	sparseStartNsPerUnit   = 2.0
+	sparseSweepNsPerEntry  = 100.0
+	setupNsPerProduct      = 1.0
+	setupNsPerLog          = 20.0
 )
 
 // EstimatePlanSeconds estimates the time of one planning step (one call
-// of Agent.Plan with o.Iterations iterations) on model m: every iteration
+// of Agent.Plan with o.Iterations iterations, the first one of an agent,
+// which does the per-model set-up as well) on model m: every iteration
 // evaluates |U| new nodes and, with roll-outs, Rollouts × RolloutLength
 // more per new node, each at m.StepWork() multiply-adds times a measured
 // cost per unit (vmp sweeps included), plus a fixed cost per node. With
@@ -48,18 +65,28 @@ func EstimatePlanSeconds(m *pomdp.Model, o Options) float64 {
 		return math.Inf(1)
 	}
 	perNode := predictiveNsPerUnit*m.StepWork() + nodeOverheadNs
+	single := m.NumFactors() == 1 && m.NumModalities() == 1
+	ns, no, nu := float64(m.NumStates()), float64(m.NumObs()), float64(m.NumActions())
 	if o.Inference == VMP {
-		perNode = vmpNsPerUnit*m.StepWork() + nodeOverheadNs
-		if m.NumFactors() > 1 || m.NumModalities() > 1 {
+		switch {
+		case !single:
 			perNode = vmpFactorisedNsPerUnit*factorisedSweepWork(m) + nodeOverheadNs
+		case !denseLogB(m):
+			perNode = sparseStartNsPerUnit*ns*no + sparseSweepNsPerEntry*(ns+no) + nodeOverheadNs
+		default:
+			perNode = vmpNsPerUnit*m.StepWork() + nodeOverheadNs
 		}
+	}
+	setup := 0.0
+	if single {
+		setup = setupNsPerProduct*nu*ns*ns*no + setupNsPerLog*nu*ns*ns
 	}
 	evals := float64(m.NumActions())
 	if o.Rollouts > 0 {
 		evals *= 1 + float64(o.Rollouts)*float64(o.RolloutLength)
 	}
 	it := float64(o.Iterations)
-	total := it * evals * perNode
+	total := it*evals*perNode + setup
 	if o.GlobalInference {
 		// Iteration i sweeps the i|U| nodes of the tree, VMPIterations
 		// times at most.
@@ -146,16 +173,19 @@ func EstimateBytes(m *pomdp.Model, o Options, agents int) float64 {
 // splitMat: more than one entry in four of its columns differs from its
 // column's most frequent value (exact equality, as splitMat.set; flooring
 // at pomdp.LogFloor and the logarithm keep equal entries equal and
-// different ones different except for entries below the floor, which
-// this counts as different: it errs on the dense side).
+// different ones different, except entries below the floor, which this
+// counts as different: it errs on the dense side). It looks at 64 columns
+// per action at most, evenly spaced, so that it stays cheap on a large
+// model (a pre-flight estimate, not the planner's decision).
 func denseLogB(m *pomdp.Model) bool {
 	b := m.SharedB(0)
 	ns, nu := m.NumStates(), m.NumActions()
 	col := make([]float64, ns)
-	nnz, total := 0, nu*ns*ns
+	step := max(ns/64, 1)
+	nnz, total := 0, 0
 	for u := range nu {
 		blk := b[u*ns*ns : (u+1)*ns*ns]
-		for p := range ns {
+		for p := 0; p < ns; p += step {
 			for n := range ns {
 				col[n] = blk[n*ns+p]
 			}
@@ -165,10 +195,8 @@ func denseLogB(m *pomdp.Model) bool {
 					nnz++
 				}
 			}
-			if 4*nnz > total {
-				return true
-			}
+			total += ns
 		}
 	}
-	return false
+	return 4*nnz > total
 }

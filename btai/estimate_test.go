@@ -3,16 +3,19 @@ package btai_test
 import (
 	"context"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/arbor-ai/arbor/btai"
+	"github.com/arbor-ai/arbor/envs"
 	"github.com/arbor-ai/arbor/pomdp"
 )
 
-// TestEstimatePlanSeconds measures one planning step at two sizes (a
-// 30-state random model with 5 actions, and a factorised model with 3
-// factors of 6 states and 2 controllable factors, 9 joint actions), with
+// TestEstimatePlanSeconds measures one planning step at four sizes (a
+// 30-state random model with 5 actions, a factorised model with 3
+// factors of 6 states and 2 controllable factors, 9 joint actions,
+// 1.maze and an open maze of 400 states), with
 // vmp and predictive inference, and checks the estimate against it with
 // the wide margin that timing on a shared machine needs: the measured time
 // is between 1/50 of the estimate and 5 times it (the estimate is meant to
@@ -23,6 +26,14 @@ func TestEstimatePlanSeconds(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(5, 6))
 	models := []*pomdp.Model{randPOMDP(t, rng, 30, 10, 5), randFactorised(t, rng, 3, 3, 2)}
+	// The sparse path of the maze models: 1.maze and an open maze of 400
+	// states (the first plan, set-up included).
+	_, m1 := mazeModel(t, "1.maze")
+	open, err := envs.ParseMaze(strings.NewReader(openMazeText(22)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	models = append(models, m1, mazePOMDP(t, open, envs.DefaultPrefPrecision))
 	for i, m := range models {
 		for _, inf := range []btai.Inference{btai.VMP, btai.Predictive} {
 			o := btai.DefaultOptions()

@@ -5,12 +5,14 @@ import (
 	"context"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/arbor-ai/arbor/btai"
+	"github.com/arbor-ai/arbor/envs"
 )
 
 // rssKB returns the resident set size from /proc/self/status, after
@@ -90,4 +92,54 @@ func TestMemoryFlat(t *testing.T) {
 	if solved < 10 {
 		t.Errorf("only %d exits reached in 1000 cycles", solved)
 	}
+}
+
+// TestEstimateBytesBoundsMemory builds the model of an open maze of 1,024
+// states (its B alone is 8 × 5 × 1024² bytes = 41.9 MB), an agent and a
+// plan of the default 1,000 iterations, and checks that the memory the Go
+// runtime took from the system meanwhile (MemStats.Sys, which never
+// shrinks: the peak) is at most btai.EstimateBytes for one agent, and
+// that the estimate is not more than 3 times that. It also checks that the
+// agent holds no dense copy of B beyond the past's: the live heap with the
+// model and the planned agent is under 3 copies of B (the model's, the
+// past graph's ln B, and the rest: 27 MB with 1,000 iterations).
+func TestEstimateBytesBoundsMemory(t *testing.T) {
+	var before runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	mz, err := envs.ParseMaze(strings.NewReader(openMazeText(34)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := mz.POMDP(envs.DefaultNoise, envs.DefaultPrefPrecision)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := btai.DefaultOptions()
+	ag, err := btai.NewAgent(m, &o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := ag.Reset(ctx, mz.Reset()); err != nil {
+		t.Fatal(err)
+	}
+	if err := ag.Plan(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	est := btai.EstimateBytes(m, o, 1)
+	took := float64(after.Sys) - float64(before.Sys)
+	live := float64(after.HeapAlloc) - float64(before.HeapAlloc)
+	d := 8 * 5 * 1024 * 1024.0
+	t.Logf("1,024 states: runtime memory +%.1f MB, live heap +%.1f MB, estimate %.1f MB, B %.1f MB", took/1e6, live/1e6, est/1e6, d/1e6)
+	if took > est || est > 3*max(took, 1) {
+		t.Errorf("memory taken %.1f MB against an estimate of %.1f MB, want taken <= estimate <= 3 × taken", took/1e6, est/1e6)
+	}
+	if live > 3*d {
+		t.Errorf("live heap %.1f MB with the model and the agent, want under 3 copies of B (%.1f MB)", live/1e6, 3*d/1e6)
+	}
+	runtime.KeepAlive(ag)
 }

@@ -1710,8 +1710,10 @@ func TestBTAIMaxMinutes(t *testing.T) {
 		args []string
 		want []string
 	}{
-		// 100,000 iterations × 5 nodes × (4 ns × 704 + 600 ns) ≈ 1.7 s.
-		{[]string{"run", "--maze", maze, "--iterations", "100000", "--max-minutes", "0.01"}, []string{"--iterations 100000", "5 actions", "1.7 s per planning step", "--max-minutes 0.01"}},
+		// 1.maze's ln B̄_u is sparse (btai.EstimatePlanSeconds): 100,000
+		// iterations × 5 nodes × (2 ns × 22 × 10 + 100 ns × (22 + 10) +
+		// 600 ns) ≈ 2.1 s, and a set-up of 5 × 22² × (10 + 20) ns.
+		{[]string{"run", "--maze", maze, "--iterations", "100000", "--max-minutes", "0.01"}, []string{"--iterations 100000", "5 actions", "2.1 s per planning step", "22 states and 10 observations", "--max-minutes 0.01"}},
 		{[]string{"plan", "--model", btaiData("tiny-pomdp.json"), "--obs", "0", "--max-minutes", "0"}, []string{"--max-minutes: 0"}},
 		{[]string{"plan", "--model", btaiData("tiny-pomdp.json"), "--obs", "0", "--max-minutes", "NaN"}, []string{"--max-minutes: NaN"}},
 	} {
@@ -1727,4 +1729,40 @@ func TestBTAIMaxMinutes(t *testing.T) {
 		}
 	}
 	btaiMustRun(t, "plan", "--model", btaiData("tiny-pomdp.json"), "--obs", "0", "--iterations", "50", "--max-minutes", "0.01")
+}
+
+// TestBTAITrialSteps: --trial-steps N plans no deeper than the steps left.
+// On tiny-pomdp.json (2 actions) at t = 0 with N = 2 the tree is complete
+// after 1 + 2 = 3 expansions, 2 + 4 = 6 nodes below the root, whatever
+// --iterations asks; the settings line and the run's JSON settings state
+// it, and a negative N is refused naming the flag.
+func TestBTAITrialSteps(t *testing.T) {
+	args := []string{"plan", "--model", btaiData("tiny-pomdp.json"), "--obs", "1", "--iterations", "50", "--inference", "predictive", "--trial-steps", "2"}
+	out := btaiMustRun(t, args...)
+	if !strings.Contains(out, ", trial steps 2 (depth at most the steps left),") || !strings.Contains(out, "planned 3 iterations (classic cost, min-backward propagation, predictive inference): 6 nodes\n") {
+		t.Errorf("plan output:\n%s", out)
+	}
+	p := btaiDecodePlan(t, btaiMustRun(t, append(args, "--json")...))
+	for _, n := range p.Nodes {
+		if len(n.Path) > 2 {
+			t.Errorf("node %v deeper than 2", n.Path)
+		}
+	}
+	if len(p.Nodes) != 6 {
+		t.Errorf("%d nodes, want 6", len(p.Nodes))
+	}
+	lines := strings.Split(strings.TrimSpace(btaiMustRun(t, "run", "--model", btaiData("tiny-pomdp.json"), "--iterations", "20", "--steps", "3", "--trial-steps", "3", "--json")), "\n")
+	var sum struct {
+		Settings map[string]any `json:"settings"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &sum); err != nil {
+		t.Fatal(err)
+	}
+	if got := sum.Settings["trial_steps"]; got != 3.0 {
+		t.Errorf("settings trial_steps %v, want 3", got)
+	}
+	code, _, errs := btaiRun(t, "run", "--maze", btaiData("5.maze"), "--trial-steps", "-1")
+	if code != 2 || !strings.Contains(errs, "--trial-steps: -1") || strings.Count(errs, "\n") != 1 {
+		t.Errorf("--trial-steps -1: exit %d, stderr %q", code, errs)
+	}
 }
