@@ -176,9 +176,18 @@ func (g *Graph) WriteDOTWith(w io.Writer, o DOTOptions) error {
 // factorLabel derives a factor's label from its kind and neighbours:
 // Cat(B) when a parameter variable B gives its distribution, P(o | s) for
 // a literal conditional table, P(s) for a literal distribution, p(B) for a
-// prior over a parameter, σ(−γG) for the softmax policy prior.
+// prior over a parameter, σ(−γG) for the softmax policy prior; a factor
+// that is a NeighbourLabeler (the Normal nodes: N(μ, τ⁻¹)) labels itself
+// from its neighbours' labels.
 func factorLabel(f *FactorNode, labels map[*Variable]string) string {
 	out := labels[f.vars[0]]
+	if nl, ok := f.factor.(NeighbourLabeler); ok {
+		names := make([]string, len(f.vars))
+		for k, v := range f.vars {
+			names[k] = labels[v]
+		}
+		return nl.LabelWith(names)
+	}
 	switch f.factor.Kind() {
 	case "dirichlet", "gamma":
 		return "p(" + out + ")"
@@ -279,4 +288,11 @@ func withSameRank(text []byte, groups [][]string) bytes.Buffer {
 	}
 	b.WriteString("}\n")
 	return b
+}
+
+// NeighbourLabeler is the optional interface of a factor whose DOT label is
+// written from the labels of the variables bound to it, in interface order
+// (the Normal node: N(μ, τ⁻¹) with its mean's and precision's labels).
+type NeighbourLabeler interface {
+	LabelWith(neighbours []string) string
 }

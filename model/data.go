@@ -13,12 +13,15 @@ import (
 	"github.com/arbor-ai/arbor/schedule"
 )
 
-// Evidence is the observed value of a categorical variable: an outcome
-// index, or (Probs non-nil) a probability vector, soft evidence. Index -1
-// with Probs nil means no evidence.
+// Evidence is the observed value of a variable. For a categorical
+// variable: an outcome index, or (Probs non-nil) a probability vector, soft
+// evidence. For a normal variable: Value, a real number. A number read
+// from a file or a data line sets Value, and Index too when it is a whole
+// number >= 0. Index -1 with Probs and Value nil means no evidence.
 type Evidence struct {
 	Index int
 	Probs []float64
+	Value *float64
 }
 
 // Data is one data set: evidence by variable name. A variable a data set
@@ -26,7 +29,8 @@ type Evidence struct {
 type Data map[string]Evidence
 
 // ParseData decodes one data set, a JSON object from variable name to an
-// outcome index or a probability vector: {"o0": 1, "o5": [0.2, 0.5, 0.3]}.
+// outcome index, a probability vector or (for a normal variable) a number:
+// {"o0": 1, "o5": [0.2, 0.5, 0.3], "rt": 0.412}.
 // where names the input in errors ("data.jsonl:3"). A name given twice is
 // an error.
 func ParseData(where string, line []byte) (Data, error) {
@@ -62,14 +66,17 @@ func ParseData(where string, line []byte) (Data, error) {
 		seen[name] = true
 		switch c := r.peek(); {
 		case c == '-' || '0' <= c && c <= '9':
-			idx, ok := jsonFloat(r.number())
+			lit := r.number()
+			x, ok := jsonFloat(lit)
 			switch {
 			case !ok:
-				faults[name] = errors.New("want an outcome index or a probability vector")
-			case idx != math.Trunc(idx) || idx < 0 || idx > 1<<31:
-				faults[name] = fmt.Errorf("%v, want an outcome index (a whole number >= 0) or a probability vector", idx)
+				faults[name] = fmt.Errorf("%s is not a finite number (want an outcome index, a probability vector or a number)", shorten(string(lit)))
+			case x != math.Trunc(x) || x < 0 || x > 1<<31:
+				// Not an index: a normal variable's value (CheckData
+				// refuses it for a categorical one).
+				d[name] = Evidence{Index: -1, Value: &x}
 			default:
-				d[name] = Evidence{Index: int(idx)}
+				d[name] = Evidence{Index: int(x), Value: &x}
 			}
 		case c == '[':
 			start := r.pos
@@ -113,8 +120,8 @@ func shortName(s string) string {
 }
 
 // CheckData validates d against the model: every name a categorical
-// variable, every index in range, every vector a distribution of the
-// variable's size. Errors name where, the variable and the fault; a model
+// variable with an index in range or a distribution of the variable's
+// size, or a normal variable with a finite number. Errors name where, the variable and the fault; a model
 // that was not built (nil or zero) is an error too.
 func (m *Model) CheckData(where string, d Data) error {
 	if err := m.built("CheckData"); err != nil {
@@ -127,11 +134,23 @@ func (m *Model) CheckData(where string, d Data) error {
 		if !ok {
 			return &Error{File: where, Field: field, Err: errors.New("no variable of that name in the model")}
 		}
+		if v.Family() == expfam.NormalFamily {
+			if ev.Value == nil {
+				return &Error{File: where, Field: field, Err: errors.New("want a number (the value of a normal variable)")}
+			}
+			if err := expfam.ValidateValue(*ev.Value); err != nil {
+				return &Error{File: where, Field: field, Err: fmt.Errorf("%v", trimPrefix(err))}
+			}
+			continue
+		}
 		if v.Family() != expfam.CategoricalFamily {
-			return &Error{File: where, Field: field, Err: fmt.Errorf("a %s variable cannot be observed (only categorical ones)", v.Family())}
+			return &Error{File: where, Field: field, Err: fmt.Errorf("a %s variable cannot be observed (only categorical and normal ones)", v.Family())}
 		}
 		k := len(v.Stats())
 		if ev.Probs == nil {
+			if ev.Index < 0 && ev.Value != nil {
+				return &Error{File: where, Field: field, Err: fmt.Errorf("%v, want an outcome index (a whole number >= 0) or a probability vector", *ev.Value)}
+			}
 			if ev.Index < 0 || ev.Index >= k {
 				return &Error{File: where, Field: field, Err: fmt.Errorf("index %d out of range [0, %d)", ev.Index, k)}
 			}
@@ -193,6 +212,8 @@ func (m *Model) Infer(ctx context.Context, where string, d Data) (*schedule.Resu
 		}
 		var err error
 		switch {
+		case v.Family() == expfam.NormalFamily && ev.Value != nil:
+			err = v.ObserveValue(*ev.Value)
 		case ev.Probs != nil:
 			err = v.ObserveSoft(ev.Probs)
 		case ev.Index >= 0:

@@ -41,6 +41,26 @@ type factorSpec struct {
 	In                                    []string
 	P, Matrix, Alpha, Shape, Rate, Values jsonValue
 	Precision, Update                     string
+	PrecisionNum                          jsonValue // "precision" given as a number (normal)
+	Mean                                  jsonMean
+	Switch                                string
+	Means, Precisions                     jsonList
+}
+
+// jsonMean is a normal factor's "mean": a variable's name or a number
+// (v), or {"of": VAR, "scale": a, "offset": b} (obj).
+type jsonMean struct {
+	set, obj      bool
+	v             jsonValue
+	of            string
+	scale, offset jsonValue
+}
+
+// jsonList is an array of variable names and numbers ("means",
+// "precisions").
+type jsonList struct {
+	set   bool
+	items []jsonValue
 }
 
 type settingsSpec struct {
@@ -53,7 +73,8 @@ type settingsSpec struct {
 var (
 	fileFields     = []string{"variables", "factors", "settings"}
 	varFields      = []string{"name", "family", "shape", "observed"}
-	factorFields   = []string{"node", "name", "out", "in", "p", "matrix", "alpha", "shape", "rate", "precision", "values", "update"}
+	factorFields   = []string{"node", "name", "out", "in", "p", "matrix", "alpha", "shape", "rate", "precision", "values", "update", "mean", "switch", "means", "precisions"}
+	meanFields     = []string{"of", "scale", "offset"}
 	settingsFields = []string{"iterations", "tolerance", "method", "loopy", "damping"}
 )
 
@@ -368,6 +389,25 @@ func (d *decoder) strs(field string) ([]string, error) {
 	return out, err
 }
 
+// list reads an array whose entries are variable names or numbers (null
+// is an empty list).
+func (d *decoder) list(field string) (jsonList, error) {
+	l := jsonList{set: true}
+	switch d.r.peek() {
+	case '[':
+	case 'n':
+		d.r.skip()
+		return l, nil
+	default:
+		return l, d.fail(field, "want an array of variable names and numbers, got JSON %s", d.r.kind())
+	}
+	err := d.r.array(func(i int) error {
+		l.items = append(l.items, d.value())
+		return nil
+	})
+	return l, err
+}
+
 // value reads a field of numbers or a variable's name.
 func (d *decoder) value() jsonValue {
 	v := jsonValue{set: true}
@@ -463,11 +503,40 @@ func (d *decoder) factor(i int) (factorSpec, error) {
 		case 8:
 			fs.Rate = d.value()
 		case 9:
-			fs.Precision, err = d.str(sub)
+			if c := d.r.peek(); c == '"' || c == 'n' {
+				fs.Precision, err = d.str(sub)
+			} else {
+				fs.PrecisionNum = d.value()
+			}
 		case 10:
 			fs.Values = d.value()
 		case 11:
 			fs.Update, err = d.str(sub)
+		case 12:
+			fs.Mean.set = true
+			if d.r.peek() != '{' {
+				fs.Mean.v = d.value()
+				break
+			}
+			fs.Mean.obj = true
+			err = d.object(sub, meanFields, func(k int) error {
+				var err error
+				switch k {
+				case 0:
+					fs.Mean.of, err = d.str(sub + ".of")
+				case 1:
+					fs.Mean.scale = d.value()
+				case 2:
+					fs.Mean.offset = d.value()
+				}
+				return err
+			})
+		case 13:
+			fs.Switch, err = d.str(sub)
+		case 14:
+			fs.Means, err = d.list(sub)
+		case 15:
+			fs.Precisions, err = d.list(sub)
 		}
 		return err
 	})

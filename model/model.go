@@ -131,10 +131,11 @@ func Parse(name string, data []byte) (*Model, error) {
 		if err != nil {
 			return nil, fail(field+".family", "%s", trimPrefix(err))
 		}
-		if fam == expfam.GammaFamily && len(vs.Shape) != 0 && !(len(vs.Shape) == 1 && vs.Shape[0] == 1) {
-			return nil, fail(field+".shape", "gamma variables are scalar, got shape %v (omit it or use [1])", vs.Shape)
+		scalar := fam == expfam.GammaFamily || fam == expfam.NormalFamily
+		if scalar && len(vs.Shape) != 0 && !(len(vs.Shape) == 1 && vs.Shape[0] == 1) {
+			return nil, fail(field+".shape", "%s variables are scalar, got shape %v (omit it or use [1])", fam, vs.Shape)
 		}
-		if fam != expfam.GammaFamily && len(vs.Shape) == 0 {
+		if !scalar && len(vs.Shape) == 0 {
 			return nil, fail(field+".shape", "missing")
 		}
 		if fam == expfam.CategoricalFamily && len(vs.Shape) != 1 {
@@ -157,9 +158,22 @@ func Parse(name string, data []byte) (*Model, error) {
 			return nil, fail(field, "%v", trimPrefix(err))
 		}
 		ev := Evidence{Index: -1}
-		if vs.Observed != nil {
+		if vs.Observed != nil && fam == expfam.NormalFamily {
+			vals, shape, err := vs.Observed.numbers(field + ".observed")
+			if err != nil {
+				return nil, &Error{File: name, Err: err}
+			}
+			if len(shape) != 0 {
+				return nil, fail(field+".observed", "want a number (a normal variable's value), got an array")
+			}
+			if err := v.ObserveValue(vals[0]); err != nil {
+				return nil, fail(field+".observed", "%v", trimPrefix(err))
+			}
+			x := vals[0]
+			ev.Value = &x
+		} else if vs.Observed != nil {
 			if fam != expfam.CategoricalFamily {
-				return nil, fail(field+".observed", "only categorical variables can be observed")
+				return nil, fail(field+".observed", "only categorical and normal variables can be observed")
 			}
 			vals, shape, err := vs.Observed.numbers(field + ".observed")
 			if err != nil {
@@ -282,6 +296,9 @@ var used = map[string][]string{
 	"dirichlet":   {"name", "out", "alpha"},
 	"gamma":       {"name", "out", "shape", "rate"},
 	"softmax":     {"name", "out", "precision", "values", "update"},
+	// Continuous nodes (docs/models.md).
+	"normal":         {"name", "out", "mean", "precision"},
+	"normal-mixture": {"name", "out", "switch", "means", "precisions"},
 }
 
 func setFields(fs factorSpec) []string {
@@ -299,9 +316,13 @@ func setFields(fs factorSpec) []string {
 	add("alpha", fs.Alpha.set)
 	add("shape", fs.Shape.set)
 	add("rate", fs.Rate.set)
-	add("precision", fs.Precision != "")
+	add("precision", fs.Precision != "" || fs.PrecisionNum.set)
 	add("values", fs.Values.set)
 	add("update", fs.Update != "")
+	add("mean", fs.Mean.set)
+	add("switch", fs.Switch != "")
+	add("means", fs.Means.set)
+	add("precisions", fs.Precisions.set)
 	return out
 }
 
@@ -507,7 +528,16 @@ func addFactor(g *ffg.Graph, fs factorSpec, field string, sumProduct bool) (*ffg
 			return nil, fail("", "%v", trimPrefix(err))
 		}
 		f = gn
+	case "normal", "normal-mixture":
+		nf, nv, err := normalFactor(fs, field, out, lookup, fail)
+		if err != nil {
+			return nil, err
+		}
+		f, vars = nf, append(vars, nv...)
 	case "softmax":
+		if fs.PrecisionNum.set {
+			return nil, fail("precision", "want the name of a gamma variable, got a number")
+		}
 		if out.Family() != expfam.CategoricalFamily {
 			return nil, fail("out", "variable %q is %s, want categorical", fs.Out, out.Family())
 		}

@@ -13,6 +13,9 @@ type Posterior struct {
 	Alpha  any       `json:"alpha,omitempty"`
 	Shape  *float64  `json:"shape,omitempty"`
 	Rate   *float64  `json:"rate,omitempty"`
+	// A normal posterior N(Mean, Variance).
+	Mean     *float64 `json:"mean,omitempty"`
+	Variance *float64 `json:"variance,omitempty"`
 }
 
 // InferOutput is the JSON output of `arbor infer --json`.
@@ -39,6 +42,9 @@ func PosteriorOf(v *ffg.Variable) Posterior {
 	case expfam.GammaFamily:
 		g := v.Gamma()
 		p.Shape, p.Rate = &g.Shape, &g.Rate
+	case expfam.NormalFamily:
+		n := v.Normal()
+		p.Mean, p.Variance = &n.Mean, &n.Var
 	}
 	return p
 }

@@ -43,6 +43,105 @@ type FactorSpec struct {
 	Precision string   `json:"precision,omitempty"`
 	Values    *Tensor  `json:"values,omitempty"`
 	Update    string   `json:"update,omitempty"`
+	// The continuous nodes (docs/models.md): a normal node's mean and, when
+	// Precision names no gamma variable, its literal PrecisionValue
+	// (written as the file's "precision"); a normal-mixture's switch,
+	// means and precisions.
+	Mean           *NormalMean `json:"mean,omitempty"`
+	PrecisionValue *float64    `json:"-"`
+	Switch         string      `json:"switch,omitempty"`
+	Means          []Operand   `json:"means,omitempty"`
+	Precisions     []Operand   `json:"precisions,omitempty"`
+}
+
+// MarshalJSON writes the factor as in a model file; a PrecisionValue is
+// written as "precision".
+func (f FactorSpec) MarshalJSON() ([]byte, error) {
+	type plain FactorSpec
+	var data []byte
+	var err error
+	if f.PrecisionValue == nil {
+		data, err = json.Marshal(plain(f))
+	} else {
+		data, err = json.Marshal(struct {
+			plain
+			Precision float64 `json:"precision"`
+		}{plain(f), *f.PrecisionValue})
+	}
+	// A tensor's fault, not wrapped twice (json.Marshal wraps it once more).
+	var me *json.MarshalerError
+	if errors.As(err, &me) {
+		return nil, me.Unwrap()
+	}
+	return data, err
+}
+
+// Operand is a parameter of a normal-mixture: the name of a variable
+// (Var) or a number (Value).
+type Operand struct {
+	Var   string
+	Value float64
+}
+
+// MarshalJSON writes the name or the number.
+func (o Operand) MarshalJSON() ([]byte, error) {
+	if o.Var != "" {
+		return json.Marshal(o.Var)
+	}
+	return json.Marshal(o.Value)
+}
+
+// UnmarshalJSON reads a name or a number.
+func (o *Operand) UnmarshalJSON(data []byte) error {
+	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '"' {
+		return json.Unmarshal(data, &o.Var)
+	}
+	return json.Unmarshal(data, &o.Value)
+}
+
+// NormalMean is the mean of a normal node: a normal variable (Var), with
+// optional Scale a and Offset b for the mean a·Var + b, or a number
+// (Value, when Var is ""). In a file: "m", 1.5 or
+// {"of": "m", "scale": a, "offset": b}.
+type NormalMean struct {
+	Var           string
+	Value         float64
+	Scale, Offset *float64
+}
+
+// MarshalJSON writes the name, the number or the object.
+func (m NormalMean) MarshalJSON() ([]byte, error) {
+	switch {
+	case m.Var == "":
+		return json.Marshal(m.Value)
+	case m.Scale == nil && m.Offset == nil:
+		return json.Marshal(m.Var)
+	}
+	return json.Marshal(struct {
+		Of     string   `json:"of"`
+		Scale  *float64 `json:"scale,omitempty"`
+		Offset *float64 `json:"offset,omitempty"`
+	}{m.Var, m.Scale, m.Offset})
+}
+
+// UnmarshalJSON reads a name, a number or the object.
+func (m *NormalMean) UnmarshalJSON(data []byte) error {
+	t := bytes.TrimSpace(data)
+	switch {
+	case len(t) > 0 && t[0] == '"':
+		return json.Unmarshal(data, &m.Var)
+	case len(t) > 0 && t[0] == '{':
+		var o struct {
+			Of            string
+			Scale, Offset *float64
+		}
+		if err := json.Unmarshal(data, &o); err != nil {
+			return err
+		}
+		m.Var, m.Scale, m.Offset = o.Of, o.Scale, o.Offset
+		return nil
+	}
+	return json.Unmarshal(data, &m.Value)
 }
 
 // SettingsSpec holds a file's settings (zero fields are left out).
@@ -131,24 +230,33 @@ func (v *Value) UnmarshalJSON(data []byte) error {
 	return v.Tensor.UnmarshalJSON(data)
 }
 
-// MarshalJSON writes an index or a probability vector.
+// MarshalJSON writes an index, a probability vector or a value.
 func (e Evidence) MarshalJSON() ([]byte, error) {
-	if e.Probs != nil {
+	switch {
+	case e.Probs != nil:
 		return json.Marshal(e.Probs)
+	case e.Value != nil && (e.Index < 0 || float64(e.Index) != *e.Value):
+		return json.Marshal(*e.Value)
 	}
 	return json.Marshal(e.Index)
 }
 
-// UnmarshalJSON reads an index or a probability vector.
+// UnmarshalJSON reads an index, a probability vector or a number.
 func (e *Evidence) UnmarshalJSON(data []byte) error {
 	var idx int
 	if err := json.Unmarshal(data, &idx); err == nil {
-		*e = Evidence{Index: idx}
+		x := float64(idx)
+		*e = Evidence{Index: idx, Value: &x}
+		return nil
+	}
+	var x float64
+	if err := json.Unmarshal(data, &x); err == nil {
+		*e = Evidence{Index: -1, Value: &x}
 		return nil
 	}
 	var p []float64
 	if err := json.Unmarshal(data, &p); err != nil {
-		return errors.New("observed: want an index or a probability vector")
+		return errors.New("observed: want an index, a probability vector or a number")
 	}
 	*e = Evidence{Index: -1, Probs: p}
 	return nil
@@ -197,7 +305,11 @@ func ParseSpec(data []byte) (Spec, error) {
 			switch {
 			case len(shape) == 0 && isInt(t):
 				idx, _ := jsonInt(t.src[t.num:jsonWordEnd(t.src, t.num)])
-				v.Observed = &Evidence{Index: idx}
+				x := vals[0]
+				v.Observed = &Evidence{Index: idx, Value: &x}
+			case len(shape) == 0:
+				x := vals[0]
+				v.Observed = &Evidence{Index: -1, Value: &x}
 			case len(shape) == 1:
 				v.Observed = &Evidence{Index: -1, Probs: vals}
 			default:
@@ -207,8 +319,11 @@ func ParseSpec(data []byte) (Spec, error) {
 		sp.Variables = append(sp.Variables, v)
 	}
 	for i, fs := range m.factors {
-		f := FactorSpec{Node: fs.Node, Name: fs.Name, Out: fs.Out, In: fs.In, Precision: fs.Precision, Update: fs.Update}
+		f := FactorSpec{Node: fs.Node, Name: fs.Name, Out: fs.Out, In: fs.In, Precision: fs.Precision, Update: fs.Update, Switch: fs.Switch}
 		field := fmt.Sprintf("factors[%d].", i)
+		if err := normalSpec(&f, fs, field); err != nil {
+			return fail(err)
+		}
 		for _, p := range []struct {
 			key string
 			v   jsonValue
@@ -324,4 +439,61 @@ func FromSpec(name string, sp Spec) (*Model, error) {
 		return nil, &Error{File: name, Err: err}
 	}
 	return Parse(name, data)
+}
+
+// normalSpec copies the fields of the continuous nodes from the file's
+// factor fs into f.
+func normalSpec(f *FactorSpec, fs factorSpec, field string) error {
+	scalar := func(sub string, v jsonValue) (*float64, error) {
+		if !v.set || v.t.null {
+			return nil, nil
+		}
+		x, err := v.scalar(field + sub)
+		return &x, err
+	}
+	operand := func(sub string, v jsonValue) (Operand, error) {
+		if name, ok := v.varName(); ok {
+			return Operand{Var: name}, nil
+		}
+		x, err := v.scalar(field + sub)
+		return Operand{Value: x}, err
+	}
+	var err error
+	if f.PrecisionValue, err = scalar("precision", fs.PrecisionNum); err != nil {
+		return err
+	}
+	if m := fs.Mean; m.set {
+		nm := &NormalMean{Var: m.of}
+		if m.obj {
+			if nm.Scale, err = scalar("mean.scale", m.scale); err != nil {
+				return err
+			}
+			if nm.Offset, err = scalar("mean.offset", m.offset); err != nil {
+				return err
+			}
+		} else if m.v.t == nil || !m.v.t.null {
+			o, err := operand("mean", m.v)
+			if err != nil {
+				return err
+			}
+			nm.Var, nm.Value = o.Var, o.Value
+		}
+		f.Mean = nm
+	}
+	for _, l := range []struct {
+		sub  string
+		list jsonList
+		dst  *[]Operand
+	}{{"means", fs.Means, &f.Means}, {"precisions", fs.Precisions, &f.Precisions}} {
+		if !l.list.set {
+			continue
+		}
+		*l.dst = make([]Operand, len(l.list.items))
+		for j, v := range l.list.items {
+			if (*l.dst)[j], err = operand(fmt.Sprintf("%s[%d]", l.sub, j), v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

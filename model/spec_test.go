@@ -105,7 +105,19 @@ func viaBuilder(t *testing.T, sp Spec) *Builder {
 		case "gamma":
 			p := prior[v.Name]
 			vars[v.Name] = b.Gamma(v.Name, *p.Shape, *p.Rate)
+		case "normal":
+			h := b.Normal(v.Name)
+			if e := v.Observed; e != nil {
+				h.ObserveValue(*e.Value)
+			}
+			vars[v.Name] = h
 		}
+	}
+	operand := func(o Operand) Param {
+		if o.Var != "" {
+			return Of(vars[o.Var])
+		}
+		return Num(o.Value)
 	}
 	for _, f := range sp.Factors {
 		out := vars[f.Out]
@@ -128,6 +140,33 @@ func viaBuilder(t *testing.T, sp Spec) *Builder {
 			}
 		case "softmax":
 			out.Softmax(vars[f.Precision], f.Values.Data)
+		case "normal":
+			mean := Num(f.Mean.Value)
+			if m := f.Mean; m.Var != "" {
+				mean = Of(vars[m.Var])
+				if m.Scale != nil || m.Offset != nil {
+					a, c := 1.0, 0.0
+					if m.Scale != nil {
+						a = *m.Scale
+					}
+					if m.Offset != nil {
+						c = *m.Offset
+					}
+					mean = Affine(vars[m.Var], a, c)
+				}
+			}
+			prec := Operand{Var: f.Precision}
+			if f.PrecisionValue != nil {
+				prec.Value = *f.PrecisionValue
+			}
+			out.NormalFrom(mean, operand(prec))
+		case "normal-mixture":
+			var means, precs []Param
+			for j := range f.Means {
+				means = append(means, operand(f.Means[j]))
+				precs = append(precs, operand(f.Precisions[j]))
+			}
+			out.MixtureFrom(vars[f.Switch], means, precs)
 		}
 		if f.Name != "" && f.Node != "dirichlet" && f.Node != "gamma" {
 			b.Name(f.Name)

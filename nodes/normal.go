@@ -281,6 +281,35 @@ func (n *Normal) Label() string {
 
 func fmtNum(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
 
+// LabelWith returns the DOT label N(μ, τ⁻¹) with the labels of the mean's
+// and the precision's variables (neighbours, in interface order) or the
+// literals.
+func (n *Normal) LabelWith(neighbours []string) string {
+	mu := ""
+	switch {
+	case !n.mean.Variable:
+		mu = fmtNum(n.mean.Value)
+	default:
+		mu = neighbours[n.meanIf]
+		if n.mean.Scale != 1 {
+			mu = fmtNum(n.mean.Scale) + mu
+		}
+		if n.mean.Offset != 0 {
+			mu += "+" + fmtNum(n.mean.Offset)
+		}
+	}
+	tau := ""
+	if n.prec.Variable {
+		tau = neighbours[n.precIf] + "⁻¹"
+		if n.prec.Scale != 1 {
+			tau = "(" + fmtNum(n.prec.Scale) + neighbours[n.precIf] + ")⁻¹"
+		}
+	} else {
+		tau = fmtNum(1 / n.prec.Value)
+	}
+	return "N(" + mu + ", " + tau + ")"
+}
+
 // NormalMixture is the switching Normal y ~ N(m_z, 1/τ_z) selected by a
 // categorical z of K states:
 //
@@ -358,3 +387,10 @@ func (m *NormalMixture) K() int { return m.k }
 
 // Label returns the DOT label, "NM" followed by K.
 func (m *NormalMixture) Label() string { return "NM" + strconv.Itoa(m.k) }
+
+// LabelWith returns the DOT label N(μ_z, τ_z⁻¹) with the switch's label
+// (neighbours in interface order).
+func (m *NormalMixture) LabelWith(neighbours []string) string {
+	z := neighbours[NormalSwitch]
+	return "N(μ[" + z + "], τ[" + z + "]⁻¹)"
+}

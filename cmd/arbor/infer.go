@@ -239,6 +239,9 @@ func printResult(stdout io.Writer, m *model.Model, res *schedule.Result, name st
 			fmt.Fprintf(stdout, "  %-12s categorical  p = %s\n", v.Name(), fmtNested(p.P, digits))
 		case p.Alpha != nil:
 			fmt.Fprintf(stdout, "  %-12s dirichlet    alpha = %s\n", v.Name(), fmtNested(p.Alpha, digits))
+		case p.Mean != nil:
+			fmt.Fprintf(stdout, "  %-12s normal       mean = %s, variance = %s\n", v.Name(),
+				strconv.FormatFloat(*p.Mean, 'g', digits, 64), strconv.FormatFloat(*p.Variance, 'g', digits, 64))
 		default:
 			fmt.Fprintf(stdout, "  %-12s gamma        shape = %s, rate = %s\n", v.Name(),
 				strconv.FormatFloat(*p.Shape, 'g', digits, 64), strconv.FormatFloat(*p.Rate, 'g', digits, 64))

@@ -1,0 +1,170 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/arbor-ai/arbor/expfam"
+)
+
+// Param is a mean or a precision of a normal node in the Builder: a number
+// (Num), a variable (Of) or, for a mean, an affine function of a normal
+// variable (Affine).
+type Param struct {
+	v             Var
+	x             float64
+	scale, offset float64
+	isVar, affine bool
+}
+
+// Num is the parameter fixed at x.
+func Num(x float64) Param { return Param{x: x} }
+
+// Of is the parameter given by the variable v: a normal variable for a
+// mean, a gamma variable for a precision.
+func Of(v Var) Param { return Param{v: v, isVar: true, scale: 1} }
+
+// Affine is the mean a·v + b of the normal variable v.
+func Affine(v Var, a, b float64) Param {
+	return Param{v: v, isVar: true, affine: true, scale: a, offset: b}
+}
+
+// Normal adds a normal (real-valued, univariate) variable.
+func (b *Builder) Normal(name string) Var {
+	return b.variable(name, "normal", nil)
+}
+
+// ObserveValue clamps the normal variable v to x, and returns v. A value
+// that is not a finite number is a fault naming v.
+func (v Var) ObserveValue(x float64) Var {
+	b := v.builder()
+	if err := expfam.ValidateValue(x); err != nil {
+		b.fail("variable %q: observed %s", v.name, strings.TrimPrefix(trimPrefix(err), "normal: "))
+		return v
+	}
+	b.setObserved(v, &Evidence{Index: -1, Value: &x})
+	return v
+}
+
+// family returns the family of a variable of b ("" when unknown).
+func (b *Builder) family(v Var) string {
+	if i, ok := b.index[v.name]; ok && v.b == b {
+		return b.spec.Variables[i].Family
+	}
+	return ""
+}
+
+// checkParam records a fault, naming the variable out, when p is not a
+// valid mean (wantFamily "normal") or precision ("gamma").
+func (b *Builder) checkParam(out, role string, p Param, wantFamily string) bool {
+	if b.err != nil {
+		return false
+	}
+	if p.isVar {
+		if !b.own(fmt.Sprintf("variable %q: %s", out, role), p.v) {
+			return false
+		}
+		if f := b.family(p.v); f != wantFamily {
+			b.fail("variable %q: %s %q is %s, want %s", out, role, p.v.name, f, wantFamily)
+			return false
+		}
+		if p.affine && wantFamily != "normal" {
+			b.fail("variable %q: %s: an affine function is a mean, not a precision", out, role)
+			return false
+		}
+		for _, x := range []float64{p.scale, p.offset} {
+			if math.IsNaN(x) || math.IsInf(x, 0) || math.Abs(x) > expfam.MaxNormalMagnitude {
+				b.fail("variable %q: %s: scale and offset %v, %v, want finite numbers", out, role, p.scale, p.offset)
+				return false
+			}
+		}
+		return true
+	}
+	switch wantFamily {
+	case "normal":
+		if err := expfam.ValidateValue(p.x); err != nil {
+			b.fail("variable %q: %s: %s", out, role, strings.TrimPrefix(trimPrefix(err), "normal: "))
+			return false
+		}
+	default:
+		if err := expfam.ValidatePrecision(p.x); err != nil {
+			b.fail("variable %q: %s: %s", out, role, strings.TrimPrefix(trimPrefix(err), "normal: "))
+			return false
+		}
+	}
+	return true
+}
+
+// NormalFrom adds P(v | mean, precision) = N(v; mean, 1/precision), the
+// mean a number, a normal variable or an affine function of one, the
+// precision a number > 0 or a gamma variable, and returns v. With both
+// numbers it is a Normal prior on v; with Affine(prev, a, b) and a number
+// it is the linear-Gaussian transition v ~ N(a·prev + b, 1/τ).
+func (v Var) NormalFrom(mean, precision Param) Var {
+	b := v.builder()
+	if f := b.family(v); b.err == nil && f != "normal" {
+		b.fail("variable %q is %s, want normal (a normal node's output)", v.name, f)
+	}
+	if !b.checkParam(v.name, "mean", mean, "normal") || !b.checkParam(v.name, "precision", precision, "gamma") {
+		return v
+	}
+	f := FactorSpec{Node: "normal", Out: v.name}
+	switch {
+	case mean.affine:
+		a, c := mean.scale, mean.offset
+		f.Mean = &NormalMean{Var: mean.v.name, Scale: &a, Offset: &c}
+	case mean.isVar:
+		f.Mean = &NormalMean{Var: mean.v.name}
+	default:
+		f.Mean = &NormalMean{Value: mean.x}
+	}
+	if precision.isVar {
+		f.Precision = precision.v.name
+	} else {
+		x := precision.x
+		f.PrecisionValue = &x
+	}
+	b.factor(f)
+	return v
+}
+
+// MixtureFrom adds the switching Normal P(v | z, m, τ) = N(v; m_z, 1/τ_z)
+// with z a categorical variable of K states and K means (numbers or normal
+// variables) and K precisions (numbers > 0 or gamma variables), and
+// returns v. Lists of another length are a fault naming v.
+func (v Var) MixtureFrom(z Var, means, precisions []Param) Var {
+	b := v.builder()
+	if b.err != nil || !b.own(fmt.Sprintf("variable %q: switch", v.name), z) {
+		return v
+	}
+	if f := b.family(v); f != "normal" {
+		b.fail("variable %q is %s, want normal (a mixture's output)", v.name, f)
+		return v
+	}
+	if f := b.family(z); f != "categorical" {
+		b.fail("variable %q: switch %q is %s, want categorical", v.name, z.name, f)
+		return v
+	}
+	k := b.spec.Variables[b.index[z.name]].Shape[0]
+	if len(means) != k || len(precisions) != k {
+		b.fail("variable %q: %d means and %d precisions, want %d of each (the states of the switch %q)", v.name, len(means), len(precisions), k, z.name)
+		return v
+	}
+	f := FactorSpec{Node: "normal-mixture", Out: v.name, Switch: z.name,
+		Means: make([]Operand, k), Precisions: make([]Operand, k)}
+	for j := range k {
+		if means[j].affine {
+			b.fail("variable %q: means[%d]: a mixture mean is a number or a variable (no scale or offset)", v.name, j)
+			return v
+		}
+		if !b.checkParam(v.name, fmt.Sprintf("means[%d]", j), means[j], "normal") ||
+			!b.checkParam(v.name, fmt.Sprintf("precisions[%d]", j), precisions[j], "gamma") {
+			return v
+		}
+		f.Means[j] = Operand{Var: means[j].v.name, Value: means[j].x}
+		f.Precisions[j] = Operand{Var: precisions[j].v.name, Value: precisions[j].x}
+	}
+	b.factor(f)
+	return v
+}
