@@ -305,8 +305,8 @@ func minimize(f func([]float64) float64, grad func(g, x []float64), x0 []float64
 	default:
 		p.Grad = grad
 		m = &optimize.BFGS{}
-		settings.GradientThreshold = 1e-4
-		settings.Converger = &optimize.FunctionConverge{Absolute: 1e-8, Iterations: 2}
+		settings.GradientThreshold = 1e-3
+		settings.Converger = &optimize.FunctionConverge{Absolute: 1e-6, Iterations: 1}
 	}
 	res, err := optimize.Minimize(p, x0, settings, m)
 	if res == nil {
