@@ -547,6 +547,9 @@ func runACIRun(args []string, stdout io.Writer) error {
 		return badInput("--json and --csv: give one")
 	case *model != "" && (given["noise"] || given["pref-precision"]):
 		return badInput("--noise and --pref-precision apply to --maze only, not to --model")
+	case *mazeFile != "" && given["seed"] && *af.sel != aci.SelectSample:
+		// A maze is deterministic, and so is the argmax rule.
+		return badInput("--seed: a --maze run with --select %s draws nothing (the maze is deterministic; --select sample draws the actions)", *af.sel)
 	}
 	r := &agentRun{command: "aci run", asJSON: *asJSON, asCSV: *asCSV}
 	if *mazeFile != "" {
