@@ -145,6 +145,7 @@ func TestIgnoredFlags(t *testing.T) {
 		{[]string{"aci", "replay", "--model", bModel, "--data", bData, "--horizon", "1", "--select", "sample"}, "--select: aci replay scores every recorded choice"},
 		{[]string{"aci", "replay", "--model", bModel, "--data", bData, "--horizon", "1", "--select", "argmax"}, "--select: aci replay scores every recorded choice"},
 		{[]string{"btai", "plan", "--model", tiny, "--obs", "0", "--window", "3"}, "--window: btai plan plans from one observation"},
+		{[]string{"aci", "run", "--maze", maze, "--horizon", "1", "--seed", "3"}, "--seed: a --maze run with --select argmax draws nothing"},
 		{[]string{"aci", "eval", "--model", tiny, "--obs", "0", "--horizon", "1", "--top", "3", "--json"}, "--top: applies to the human output"},
 		{[]string{"btai", "run", "--maze", maze, "--eta", "0.5"}, "--eta: the model has no concentrations"},
 		{[]string{"btai", "replay", "--model", bModel, "--data", bData, "--beliefs"}, "--beliefs: applies to --json and --csv"},
@@ -164,10 +165,10 @@ func TestIgnoredFlags(t *testing.T) {
 		{"aci", "run", "--model", learn, "--horizon", "1", "--steps", "1", "--eta", "0.5", "--omega", "0.9"},
 		{"aci", "run", "--maze", maze, "--horizon", "1", "--steps", "1", "--infer-gamma", "--beta", "2"},
 		{"aci", "run", "--maze", maze, "--horizon", "1", "--steps", "1", "--select", "sample", "--seed", "3"},
-		// --seed is accepted wherever some setting of the mode draws, so
-		// that a script can give it whatever the other settings (here
-		// nothing is drawn: a maze and the argmax rule).
-		{"aci", "run", "--maze", maze, "--horizon", "1", "--steps", "1", "--seed", "3"},
+		// btai's --seed is accepted whatever the preset and roll-outs make
+		// of it (here nothing is drawn: a maze, the most-visited rule of
+		// the default preset and no roll-outs).
+		{"btai", "run", "--maze", maze, "--iterations", "5", "--steps", "1", "--seed", "3"},
 		{"btai", "run", "--maze", maze, "--iterations", "5", "--steps", "1", "--window", "3"},
 		{"aci", "run", "--model", learn, "--horizon", "1", "--steps", "1", "--seed", "3"},
 		{"aci", "replay", "--model", bModel, "--data", bData, "--horizon", "1", "--action-precision", "3"},
