@@ -284,3 +284,61 @@ func TestFigureLimits(t *testing.T) {
 		t.Error("--dot-depth 14: the refused figure was written")
 	}
 }
+
+// TestStdoutClosed runs the built binary with its standard output a pipe
+// whose reader has gone (as `arbor ... | head -c 0` ends): the first write
+// fails with EPIPE (SIGPIPE is caught), and every command, in every output
+// mode, exits 1 with one line saying so. Standard output closed by the
+// shell (`>&-`) is the documented exception: the Go runtime opens
+// /dev/null in its place before arbor starts, so the output is discarded
+// and the exit status is 0 (docs/cli.md, "Exit status and error lines").
+func TestStdoutClosed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the arbor binary: skipped with -short; .ci/run runs it")
+	}
+	bin := buildArbor(t)
+	hmm := "../../examples/models/hmm.json"
+	maze := "../../examples/mazes/1.maze"
+	tiny := btaiData("tiny-pomdp.json")
+	bModel, bData := "../../examples/behaviour/model.json", "../../examples/behaviour/p01.csv"
+	var cases [][]string
+	for _, mode := range [][]string{nil, {"--json"}} {
+		cases = append(cases,
+			append([]string{"infer", hmm}, mode...),
+			append([]string{"dot", hmm}, mode...),
+			append([]string{"aci", "eval", "--model", tiny, "--obs", "0", "--horizon", "2"}, mode...),
+			append([]string{"btai", "plan", "--model", tiny, "--obs", "0", "--iterations", "10"}, mode...),
+		)
+	}
+	for _, mode := range [][]string{nil, {"--json"}, {"--csv"}} {
+		cases = append(cases,
+			append([]string{"aci", "run", "--maze", maze, "--horizon", "1", "--steps", "2"}, mode...),
+			append([]string{"btai", "run", "--maze", maze, "--iterations", "10", "--steps", "2"}, mode...),
+			append([]string{"aci", "replay", "--model", bModel, "--data", bData, "--horizon", "1"}, mode...),
+		)
+	}
+	for _, args := range cases {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Close() // no reader: a write fails with EPIPE
+		cmd := exec.Command(bin, args...)
+		var errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = w, &errb
+		err = cmd.Run()
+		w.Close()
+		code := cmd.ProcessState.ExitCode()
+		if code != 1 || strings.Count(errb.String(), "\n") != 1 || !strings.Contains(errb.String(), "writing standard output: ") ||
+			!strings.Contains(errb.String(), "broken pipe") {
+			t.Errorf("%s | (closed): exit %d (%v), stderr %q; want 1 and one line", strings.Join(args, " "), code, err, errb.String())
+		}
+	}
+	// `>&-`: the documented exception.
+	var errb bytes.Buffer
+	cmd := exec.Command("sh", "-c", `exec "$0" infer "$1" >&-`, bin, hmm)
+	cmd.Stderr = &errb
+	if err := cmd.Run(); err != nil || errb.Len() != 0 {
+		t.Errorf("infer >&-: %v, stderr %q; want exit 0 and nothing on stderr (documented: the output goes to /dev/null)", err, errb.String())
+	}
+}
