@@ -38,13 +38,16 @@ func benchPlanOpts(b *testing.B, iterations int, o *btai.Options) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	n := 0
+	cpu := cpuTime()
 	for b.Loop() {
 		if err := ag.Plan(ctx); err != nil {
 			b.Fatal(err)
 		}
 		n++
 	}
+	cpu = cpuTime() - cpu
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(n*iterations), "µs/iteration")
+	b.ReportMetric(float64(cpu.Microseconds())/float64(n*iterations), "cpu-µs/iteration")
 }
 
 func BenchmarkPlanVMP100(b *testing.B)          { benchPlan(b, 100, btai.VMP) }
@@ -156,8 +159,10 @@ func scaleMazes(b testing.TB) []struct {
 // agent's first Plan beyond its iterations (the per-model set-up of
 // prepareFuture: Ā B̄_u and the split ln B̄_u, done once for a fixed
 // model), heap-MB the live heap with the agent and its tree (the model's
-// dense B included, 8·5·|S|² bytes). B/op and allocs/op are per planning
-// step. Run the big ones with -benchtime=1x (docs/benchmarks.md).
+// dense B included, 8·5·|S|² bytes). The cpu- figures are the process's
+// CPU time over the same work, which a loaded machine changes less than
+// the wall time. B/op and allocs/op are per planning step. Run the big
+// ones with -benchtime=1x (docs/benchmarks.md).
 func BenchmarkPlanScale(b *testing.B) {
 	for _, c := range scaleMazes(b) {
 		b.Run(c.name, func(b *testing.B) {
@@ -174,30 +179,34 @@ func BenchmarkPlanScale(b *testing.B) {
 			if err := ag.Reset(ctx, c.mz.Reset()); err != nil {
 				b.Fatal(err)
 			}
-			start := time.Now()
+			start, cpu := time.Now(), cpuTime()
 			if err := ag.Plan(ctx); err != nil {
 				b.Fatal(err)
 			}
-			first := time.Since(start)
-			start = time.Now()
+			first, firstCPU := time.Since(start), cpuTime()-cpu
+			start, cpu = time.Now(), cpuTime()
 			if err := ag.Plan(ctx); err != nil {
 				b.Fatal(err)
 			}
-			second := time.Since(start)
+			second, secondCPU := time.Since(start), cpuTime()-cpu
 			runtime.GC()
 			var ms runtime.MemStats
 			runtime.ReadMemStats(&ms)
 			b.ReportAllocs()
 			b.ResetTimer()
 			n := 0
+			cpu = cpuTime()
 			for b.Loop() {
 				if err := ag.Plan(ctx); err != nil {
 					b.Fatal(err)
 				}
 				n++
 			}
+			cpu = cpuTime() - cpu
 			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(n*o.Iterations), "µs/iteration")
+			b.ReportMetric(float64(cpu.Microseconds())/float64(n*o.Iterations), "cpu-µs/iteration")
 			b.ReportMetric(max(first-second, 0).Seconds(), "setup-s")
+			b.ReportMetric(max(firstCPU-secondCPU, 0).Seconds(), "setup-cpu-s")
 			b.ReportMetric(float64(ms.HeapAlloc)/(1<<20), "heap-MB")
 		})
 	}

@@ -106,12 +106,19 @@ func newFactorisedAgent(m *pomdp.Model, o Options, rng *rand.Rand) (*Agent, erro
 
 // prepareFactorised takes the expected model (the learned means, when the
 // model has concentrations) and the floored logarithms that mean-field
-// inference on the new nodes uses, and the present belief.
+// inference on the new nodes uses, and the present belief. The logarithms
+// are computed again only when the expected model changed: a model without
+// concentrations is its own expected model (pomdp.Past.ExpectedModel), so
+// they are computed once per agent.
 func (a *Agent) prepareFactorised() error {
 	f := a.fact
 	m, err := a.past.ExpectedModel()
 	if err != nil {
 		return fmt.Errorf("btai: %w", err)
+	}
+	if m == f.m && f.lnA != nil {
+		f.root = append(f.root[:0], a.past.Belief()...)
+		return nil
 	}
 	f.m = m
 	f.lnA = f.lnA[:0]
