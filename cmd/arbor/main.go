@@ -83,8 +83,8 @@ func commands() []command {
 	return []command{
 		{"infer", "run variational message passing on a model file", runInfer},
 		{"dot", "write a model's factor graph in Graphviz DOT", runDot},
-		{"aci", "classic active inference: aci eval | aci run | aci replay | aci fit", withFit(runACI, runACIFit)},
-		{"btai", "branching time active inference: btai plan | btai run | btai replay | btai fit", withFit(runBTAI, runBTAIFit)},
+		{"aci", "classic active inference: aci eval | aci run | aci replay | aci fit | aci simulate | aci recover", withFit(runACI, runACIFit)},
+		{"btai", "branching time active inference: btai plan | btai run | btai replay | btai fit | btai simulate", withFit(withSimulate(runBTAI, runBTAISimulate), runBTAIFit)},
 		{"si", "sophisticated inference: si plan | si run | si replay | si fit", withFit(runSI, runSIFit)},
 		{"version", "print arbor's version", runVersion},
 	}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/arbor-ai/arbor/aci"
+	"github.com/arbor-ai/arbor/btai"
 	"github.com/arbor-ai/arbor/internal/output"
 	"github.com/arbor-ai/arbor/pomdp"
 )
@@ -520,4 +521,100 @@ func simulateWrite(stdout io.Writer, sim *simulation, prov output.Provenance, ou
 		fmt.Fprintf(stdout, "%d subjects × %d trials (%d choices): behaviour %s, true parameters %s\n", len(done), sim.trials, choices, out, truth)
 	}
 	return interrupted
+}
+
+const btaiSimulateSynopsis = "arbor btai simulate --model M [--process W] --truth FILE [--draw NAME=DIST ... | --params FILE] [--subjects 20] [--trials 10] [--steps 50] [--seed 1] [--jobs N] [planning flags] [--action-select visits|softmax] [--action-precision α] [-o FILE] [--json]"
+
+// runBTAISimulate is arbor btai simulate: as aci simulate, with BTAI
+// agents choosing by a stochastic rule (visits unless --action-select
+// softmax is given).
+func runBTAISimulate(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("btai simulate", flag.ContinueOnError)
+	var bf btaiFlags
+	bf.register(fs)
+	var act btaiActFlags
+	act.register(fs)
+	var sf simFlags
+	sf.register(fs)
+	out := fs.String("o", "", "write the behaviour (CSV, docs/behaviour.md) to this file instead of standard output")
+	truth := fs.String("truth", "", "write each subject's true parameters to this CSV file: subject, one column per drawn parameter (required)")
+	asJSON := fs.Bool("json", false, "with -o: a provenance line and a summary line on standard output")
+	pos, err := parseFlags(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, helpText(fs, btaiSimulateSynopsis))
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return badInput("unexpected argument %q (usage: %s)", pos[0], btaiSimulateSynopsis)
+	}
+	switch {
+	case *truth == "":
+		return badInput("--truth: missing (the CSV file of each subject's true parameters)")
+	case *asJSON && *out == "":
+		return badInput("--json: needs -o FILE (standard output holds the behaviour otherwise)")
+	}
+	for _, name := range []string{"dot-factors", "dot-depth", "dot-top"} {
+		if bf.set(name) {
+			return badInput("--%s: btai simulate draws no figure (the flag belongs to btai plan and btai run with --dot)", name)
+		}
+	}
+	factory := func(m *pomdp.Model) (pomdp.AgentFactory, error) {
+		opts, err := bf.options()
+		if err != nil {
+			return nil, err
+		}
+		if !btaiFlagSet(fs, "action-select") {
+			opts.ActionSelection, opts.ActionPrecision = btai.Visits, nil
+		}
+		if err := act.apply(&opts); err != nil {
+			return nil, err
+		}
+		if opts.ActionSelection.Deterministic() {
+			return nil, badInput("--action-select %s: simulated behaviour is drawn from a stochastic rule (want softmax or visits)", opts.ActionSelection)
+		}
+		if err := opts.Validate(); err != nil {
+			return nil, badInput("%v", err)
+		}
+		if err := btaiFactorisedFlags(m, *sf.model, opts.GlobalInference, opts.Novelty, false); err != nil {
+			return nil, err
+		}
+		if err := bf.checkModel(m); err != nil {
+			return nil, err
+		}
+		if err := act.checkModel(m); err != nil {
+			return nil, err
+		}
+		if err := btaiCheckTree(opts.Iterations, m, opts.GlobalInference); err != nil {
+			return nil, err
+		}
+		if err := bf.checkPlanTime(m, opts); err != nil {
+			return nil, err
+		}
+		if _, err := btai.NewAgent(m, &opts, nil); err != nil {
+			return nil, badInput("%v", err)
+		}
+		return btai.Factory{Options: &opts}, nil
+	}
+	sim, err := sf.simulation(factory, aciFlagsGiven(fs))
+	if err != nil {
+		return err
+	}
+	prov, err := provenance("btai simulate", fs, [2]string{"--model", *sf.model}, [2]string{"--process", *sf.process}, [2]string{"--params", *sf.params})
+	if err != nil {
+		return err
+	}
+	return simulateWrite(stdout, sim, prov, *out, *truth, *asJSON)
+}
+
+// withSimulate adds the subcommand simulate to an agent's command run.
+func withSimulate(run, simulate func(args []string, stdout io.Writer) error) func(args []string, stdout io.Writer) error {
+	return func(args []string, stdout io.Writer) error {
+		if len(args) > 0 && args[0] == "simulate" {
+			return inSubcommand("simulate", simulate(args[1:], stdout))
+		}
+		return run(args, stdout)
+	}
 }

@@ -238,3 +238,41 @@ func BenchmarkSimulate(b *testing.B) {
 		}
 	}
 }
+
+// btai simulate at common parameters is `btai run --agents N --episodes T
+// --action-select visits --csv` without its probability columns, as for
+// aci; a drawn α goes to the truth table; a deterministic rule is refused.
+func TestBTAISimulateEqualsRun(t *testing.T) {
+	dir := t.TempDir()
+	beh, truth := filepath.Join(dir, "b.csv"), filepath.Join(dir, "t.csv")
+	common := []string{"--model", simModel, "--process", simWorld, "--steps", "2", "--seed", "3", "--iterations", "30"}
+	code, _, stderr := aciRun(t, append([]string{"btai", "simulate", "--subjects", "2", "--trials", "3", "-o", beh, "--truth", truth}, common...)...)
+	if code != 0 {
+		t.Fatalf("simulate: exit %d: %s", code, stderr)
+	}
+	code, out, stderr := aciRun(t, append([]string{"btai", "run", "--agents", "2", "--episodes", "3", "--action-select", "visits", "--csv"}, common...)...)
+	if code != 0 {
+		t.Fatalf("run: exit %d: %s", code, stderr)
+	}
+	runRecs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	simRecs := readCSV(t, beh)
+	if len(simRecs) != len(runRecs) || len(simRecs) != 1+2*3*3 {
+		t.Fatalf("%d rows simulated, %d run", len(simRecs), len(runRecs))
+	}
+	for i := range simRecs {
+		if got, want := strings.Join(simRecs[i], ","), strings.Join(runRecs[i][:len(simRecs[i])], ","); got != want {
+			t.Errorf("row %d: simulate %s, run %s", i, got, want)
+		}
+	}
+	code, _, stderr = aciRun(t, append([]string{"btai", "simulate", "--draw", "alpha=lognormal:0,0.5", "--subjects", "2", "-o", beh, "--truth", truth}, common...)...)
+	if got := readCSV(t, truth); code != 0 || len(got) != 3 || strings.Join(got[0], ",") != "subject,alpha" {
+		t.Errorf("exit %d %s: truth %v", code, stderr, got)
+	}
+	code, _, stderr = aciRun(t, append([]string{"btai", "simulate", "--action-select", "most-visited", "--truth", truth}, common...)...)
+	if code != 2 || !strings.Contains(stderr, "arbor btai simulate: --action-select most-visited: simulated behaviour is drawn from a stochastic rule") {
+		t.Errorf("deterministic rule: exit %d, %q", code, stderr)
+	}
+}
