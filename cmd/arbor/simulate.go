@@ -168,7 +168,9 @@ func (s *simulation) run(ctx context.Context, emit func(k int, sub *simSubject) 
 		sub := &simSubject{name: name, values: v, rec: pomdp.SubjectRecord{Subject: name}}
 		ag, err := s.factory.NewAgent(s.m, v)
 		if err != nil {
-			return nil, fmt.Errorf("subject %s: %w", name, err)
+			// A draw the agent refuses (a lognormal far in its tail
+			// rounds to 0 or +Inf): bad input, naming the subject.
+			return nil, badInput("subject %s: its parameters %v: %s", name, v, strings.TrimPrefix(err.Error(), "pomdp: "))
 		}
 		for i := range s.trials {
 			env := pomdp.NewProcess(s.world, pomdp.WorldRand(s.seed, k*s.trials+i))

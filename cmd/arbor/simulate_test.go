@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/csv"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/arbor-ai/arbor/aci"
+	"github.com/arbor-ai/arbor/pomdp"
 )
 
 const (
@@ -195,6 +197,7 @@ func TestSimulateBadInput(t *testing.T) {
 		{append(base, "--params", bad, "--subjects", "3"), "--subjects: the subjects are the rows of --params"},
 		{append(base, "--params", bad, "--draw", "alpha=fixed:1"), "--params and --draw: give one"},
 		{append(base, "--trials", "0"), "--trials: 0, want 1..100000"},
+		{append(base, "--steps", "1", "--subjects", "50", "--trials", "1", "--draw", "alpha=lognormal:0,400"), "parameter alpha: +Inf, want a value in the positive domain"},
 		{append(base, "--json"), "--json: needs -o FILE"},
 		{append(base, "-o", filepath.Join(dir, "missing", "b.csv")), "-o " + filepath.Join(dir, "missing", "b.csv") + ": cannot create"},
 	} {
@@ -275,4 +278,76 @@ func TestBTAISimulateEqualsRun(t *testing.T) {
 	if code != 2 || !strings.Contains(stderr, "arbor btai simulate: --action-select most-visited: simulated behaviour is drawn from a stochastic rule") {
 		t.Errorf("deterministic rule: exit %d, %q", code, stderr)
 	}
+}
+
+// FuzzParseDraw: any --draw text is refused with an error or gives a
+// distribution whose draws lie in the parameter's domain (its closure for
+// α, η = 0 and ω = 1, as the agents accept).
+func FuzzParseDraw(f *testing.F) {
+	for _, s := range []string{"alpha=lognormal:0,0.5", "omega=logitnormal:2,0.1", "eta=uniform:0,2", "pref=fixed:1.5",
+		"gamma=lognormal:1e308,1e308", "omega=uniform:0.5,1", "alpha=uniform:-0,1", "x", "alpha=", "=lognormal:0,1"} {
+		f.Add(s)
+	}
+	m, err := loadPOMDP(simModel)
+	if err != nil {
+		f.Fatal(err)
+	}
+	ps := aci.Factory{}.Params(m)
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := parseDraw(s, ps)
+		if err != nil {
+			return
+		}
+		rng := paramRand(1, 0)
+		for range 20 {
+			x := d.sample(rng)
+			if !(d.param.Domain.Contains(x) || pomdp.ClosedLearning(d.param.Name, x)) {
+				// A lognormal far in a tail may round to 0 or +Inf: the
+				// agent then refuses it with an error naming the
+				// parameter, which is not a crash.
+				if _, err := (aci.Factory{}).NewAgent(m, map[string]float64{d.param.Name: x}); err == nil {
+					t.Fatalf("%q drew %v outside the %s domain and the agent took it", s, x, d.param.Domain)
+				}
+			}
+		}
+	})
+}
+
+// FuzzParamsTable: any --params file is refused with bad input or read
+// into values the agent's parameters accept.
+func FuzzParamsTable(f *testing.F) {
+	for _, s := range []string{"subject,alpha\ns1,2\n", "subject,eta,omega\na,0,1\nb,1.5,0.5\n", "subject\n", "subject,alpha\ns1,-1\n", "x,alpha\n1,1\n", "subject,alpha,alpha\n1,1,1\n"} {
+		f.Add(s)
+	}
+	m, err := loadPOMDP(simModel)
+	if err != nil {
+		f.Fatal(err)
+	}
+	ps := aci.Factory{}.Params(m)
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, s string) {
+		path := filepath.Join(dir, "p.csv")
+		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		names, subjects, rows, err := readParamsTable(path, ps)
+		if err != nil {
+			var ue *usageError
+			if !errors.As(err, &ue) {
+				t.Fatalf("%q: %v is not bad input", s, err)
+			}
+			return
+		}
+		if len(subjects) != len(rows) || len(rows) == 0 {
+			t.Fatalf("%q: %d subjects, %d rows", s, len(subjects), len(rows))
+		}
+		for _, v := range rows {
+			if len(v) != len(names) {
+				t.Fatalf("%q: row %v for columns %v", s, v, names)
+			}
+			if err := pomdp.CheckParams(ps, v, pomdp.ClosedLearning); err != nil {
+				t.Fatalf("%q: %v", s, err)
+			}
+		}
+	})
 }
