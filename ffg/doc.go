@@ -10,7 +10,12 @@
 // A variable has an exponential family (expfam.Family) and a shape. Its
 // posterior q is kept as expected sufficient statistics, which is all a
 // factor reads: probabilities for a categorical, E[ln p] for a Dirichlet
-// (paper Appendix D), [E ln g, E g] for a gamma.
+// (paper Appendix D), [E ln g, E g] for a gamma, [E x, E x²] for a normal.
+// The engine knows a family only through what it declares
+// (expfam.Declaration: the layout, the default posterior, the posterior
+// from natural parameters, the entropy), so a family declared outside the
+// module (expfam.Declare) works as the built-in ones do. A normal variable
+// can be observed at a value (Variable.ObserveValue).
 //
 // A factor implements Factor; the engine asks by type assertion whether it
 // also offers messages (Messenger), the names of its rules (RuleLister) or a
@@ -26,7 +31,10 @@
 //	F = sum over factors E_q[-ln f] - sum over hidden variables H[q]
 //
 // and Graph.LocalFreeEnergy the part of it that depends on a set of
-// variables, which is what local inference tracks.
+// variables, which is what local inference tracks. Graph.SumProduct is
+// exact belief propagation over the hidden categorical variables and over
+// the hidden normal variables of linear-Gaussian trees (Kalman filtering
+// and RTS smoothing on a chain), with the other variables in mean field.
 //
 // # Growth
 //

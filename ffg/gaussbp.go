@@ -34,6 +34,9 @@ type gFactor struct {
 	exy float64
 	v   [2]int32 // gState.vars indices (v[1] = -1 for a unary factor)
 	c   float64
+	// joint: a hidden neighbour outside the tree reads exy (a pairwise
+	// factor whose potential is not static), so the pass computes it.
+	joint bool
 }
 
 // gCold is what a pass reads only when it refreshes a potential.
@@ -211,6 +214,7 @@ func (g *Graph) buildGauss() (*gState, error) {
 		f.potential(c)
 		if !c.static {
 			st.dynamic = append(st.dynamic, int32(fi))
+			f.joint = f.v[1] >= 0
 			continue
 		}
 		st.constStatic += f.c
@@ -427,7 +431,9 @@ func (g *Graph) gaussPass() (float64, error) {
 				if _, err := st.factorToVar(f, int(1-s)); err != nil {
 					return 0, err
 				}
-				f.joint()
+				if f.joint {
+					f.setJoint()
+				}
 			}
 		}
 	}
@@ -446,9 +452,9 @@ func (st *gState) setBelief(x int32, j, h float64) error {
 	return nil
 }
 
-// joint sets E[x y] from the factor's joint belief: precision
+// setJoint sets E[x y] from the factor's joint belief: precision
 // [[a, b], [b, d]] and shift [p, q], E[x y] = Cov + E x E y.
-func (f *gFactor) joint() {
+func (f *gFactor) setJoint() {
 	a, b, d := f.jxx+f.inJ[0], f.jxy, f.jyy+f.inJ[1]
 	p, q := f.hx+f.inH[0], f.hy+f.inH[1]
 	det := a*d - b*b
