@@ -55,6 +55,7 @@ type Agent struct {
 	futB []*nodes.Transition // made when first needed (futureB)
 	abar []float64           // Ā, [o*ns+s]
 	bbar []float64           // B̄, [u][next*ns+prev]
+	aOwn bool                // abar is the agent's (learned A), not the model's
 	bOwn bool                // bbar is the agent's (learned B), not the model's
 	hA   []float64           // H[Ā(.|s)]
 	afl  []float64           // Ā floored (floorColumns): the future's A factor

@@ -7,12 +7,14 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/arbor-ai/arbor/btai"
 	"github.com/arbor-ai/arbor/envs"
+	"github.com/arbor-ai/arbor/pomdp"
 )
 
 // rssKB returns the resident set size from /proc/self/status, after
@@ -142,4 +144,64 @@ func TestEstimateBytesBoundsMemory(t *testing.T) {
 		t.Errorf("live heap %.1f MB with the model and the agent, want under 3 copies of B (%.1f MB)", live/1e6, 3*d/1e6)
 	}
 	runtime.KeepAlive(ag)
+}
+
+// TestAgentsLeaveTheModelAlone: agents read the model's A and B without
+// copying them (pomdp.Model.SharedA, SharedB), so nothing they learn may
+// be written there. Agents that learn A by novelty, and A and B from
+// concentrations a and b (1.maze's model with a = 10 A, b = 10 B), plan
+// and act 3 steps; the model's A and B are then the same, bit for bit.
+func TestAgentsLeaveTheModelAlone(t *testing.T) {
+	mz, p := mazeModel(t, "1.maze")
+	sp := p.Spec()
+	sp.ConcA, sp.ConcB = make([]float64, len(sp.A)), make([]float64, len(sp.B))
+	for i, x := range sp.A {
+		sp.ConcA[i] = 10 * x
+	}
+	for i, x := range sp.B {
+		sp.ConcB[i] = 10 * x
+	}
+	learn, err := pomdp.New(sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for i, m := range []*pomdp.Model{p, learn} {
+		a0, b0 := append([]float64(nil), m.SharedA(0)...), append([]float64(nil), m.SharedB(0)...)
+		o := btai.DefaultOptions()
+		o.Iterations, o.Novelty = 50, i == 0
+		if i == 1 {
+			o.Past = pomdp.PastVMP // learning B over the graph
+		}
+		ag, err := btai.NewAgent(m, &o, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		env := mz.Clone()
+		obs := env.Reset()
+		if err := ag.Reset(ctx, obs); err != nil {
+			t.Fatal(err)
+		}
+		for range 3 {
+			if err := ag.Plan(ctx); err != nil {
+				t.Fatal(err)
+			}
+			u, err := ag.SelectAction()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if obs, err = env.Step(u); err != nil {
+				t.Fatal(err)
+			}
+			if err := ag.Step(ctx, u, obs); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := ag.EndTrial(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(a0, m.SharedA(0)) || !slices.Equal(b0, m.SharedB(0)) {
+			t.Errorf("model %d: the agent changed the model's A or B", i)
+		}
+	}
 }

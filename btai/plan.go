@@ -57,7 +57,10 @@ func (a *Agent) prepareFuture() error {
 	var err error
 	if newA {
 		if conc != nil {
-			a.abar = grow(a.abar, no*ns)
+			if !a.aOwn {
+				// Never the model's storage (SharedA), which Mean would overwrite.
+				a.abar, a.aOwn = make([]float64, no*ns), true
+			}
 			expfam.DirichletTensor{Alpha: conc, Shape: []int{no, ns}}.Mean(a.abar)
 			if a.opts.Novelty {
 				noveltyWeights(a.wT, conc, no, ns)
