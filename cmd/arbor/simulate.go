@@ -137,7 +137,7 @@ type simulation struct {
 	jobs     int
 }
 
-// ParamRand returns the stream of subject k's parameter draws (from 0):
+// paramRand returns the stream of subject k's parameter draws (from 0):
 // its own PCG stream, apart from the decisions' and the world's, so that
 // the draws do not depend on --jobs or on how many draws a subject makes.
 func paramRand(seed uint64, subject int) *rand.Rand {
