@@ -157,7 +157,19 @@ func normalFactor(fs factorSpec, field string, out *ffg.Variable,
 	}
 	means := make([]nodes.Mean, k)
 	precs := make([]nodes.Precision, k)
+	// A variable named by several components is bound once (a tied
+	// precision, a shared mean): number the distinct variables.
 	var meanVars, precVars []*ffg.Variable
+	meanNum, precNum := make([]int, k), make([]int, k)
+	numberVar := func(vars *[]*ffg.Variable, v *ffg.Variable) int {
+		for i, w := range *vars {
+			if w == v {
+				return i
+			}
+		}
+		*vars = append(*vars, v)
+		return len(*vars) - 1
+	}
 	for j := range k {
 		sub := fmt.Sprintf("means[%d]", j)
 		m, x, err := operand(sub, fs.Means.items[j], expfam.NormalFamily, checkMean)
@@ -166,7 +178,7 @@ func normalFactor(fs factorSpec, field string, out *ffg.Variable,
 		}
 		if m != nil {
 			means[j] = nodes.VariableMean()
-			meanVars = append(meanVars, m)
+			meanNum[j] = numberVar(&meanVars, m)
 		} else {
 			means[j] = nodes.LiteralMean(x)
 		}
@@ -178,10 +190,17 @@ func normalFactor(fs factorSpec, field string, out *ffg.Variable,
 		}
 		precs[j] = p
 		if pv != nil {
-			precVars = append(precVars, pv)
+			precNum[j] = numberVar(&precVars, pv)
 		}
 	}
-	mix, err := nodes.NewNormalMixture(means, precs)
+	for _, v := range meanVars {
+		for _, w := range precVars {
+			if v == w {
+				return nil, nil, fail("precisions", "variable %q is also a mean", v.Name())
+			}
+		}
+	}
+	mix, err := nodes.NewNormalMixtureShared(means, meanNum, precs, precNum)
 	if err != nil {
 		return nil, nil, fail("", "%v", trimPrefix(err))
 	}

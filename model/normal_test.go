@@ -3,6 +3,7 @@ package model
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -205,5 +206,46 @@ func TestNormalFileErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("builder: error %v, want %q", err, c.want)
 		}
+	}
+}
+
+// TestMixtureTiedPrecision: a mixture whose components share one
+// precision variable (written twice in "precisions") binds it once; at the
+// fixed point q(t) = Gamma(a_0 + n/2, b_0 + ½ Σ_i Σ_k r_ik (y_i - m_k)²)
+// with the literal means m = (-1, 1) and r_ik = q(z_i = k), and
+// r_i1 ∝ exp(E ln θ_1 - ½ E t (y_i - m_1)²) with θ = (0.5, 0.5) literal.
+func TestMixtureTiedPrecision(t *testing.T) {
+	ys := []float64{-1.2, -0.7, 0.9, 1.4, -1.1, 1.05}
+	file := `{"variables": [{"name": "t", "family": "gamma"}`
+	for i := range ys {
+		file += fmt.Sprintf(`, {"name": "z%d", "family": "categorical", "shape": [2]}, {"name": "y%d", "family": "normal", "observed": %v}`, i, i, ys[i])
+	}
+	file += `], "factors": [{"node": "gamma", "out": "t", "shape": 2, "rate": 1}`
+	for i := range ys {
+		file += fmt.Sprintf(`, {"node": "categorical", "out": "z%d", "p": [0.5, 0.5]}, {"node": "normal-mixture", "out": "y%d", "switch": "z%d", "means": [-1, 1], "precisions": ["t", "t"]}`, i, i, i)
+	}
+	file += `], "settings": {"iterations": 1000, "tolerance": 1e-14}}`
+	m, err := Parse("tied.json", []byte(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := m.Infer(context.Background(), "tied", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := m.Output(res)
+	q := out.Posteriors["t"]
+	ss := 0.0
+	for i, y := range ys {
+		r := out.Posteriors[fmt.Sprintf("z%d", i)].P
+		ss += r[0]*(y+1)*(y+1) + r[1]*(y-1)*(y-1)
+		et := *q.Shape / *q.Rate
+		want := 1 / (1 + math.Exp(-0.5*et*((y-1)*(y-1)-(y+1)*(y+1))))
+		if math.Abs(r[0]-want) > 1e-6 {
+			t.Errorf("z%d: q(z = 0) = %v, want %v", i, r[0], want)
+		}
+	}
+	if math.Abs(*q.Shape-(2+float64(len(ys))/2)) > 1e-12 || math.Abs(*q.Rate-(1+ss/2)) > 1e-6 {
+		t.Errorf("q(t) = Gamma(%v, %v), want Gamma(%v, %v)", *q.Shape, *q.Rate, 2+float64(len(ys))/2, 1+ss/2)
 	}
 }

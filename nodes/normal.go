@@ -335,6 +335,18 @@ const NormalSwitch = 1
 // checked as by NewNormal; a mean must be a plain variable or a literal
 // (no scale or offset). Errors name the entry ("means[1]").
 func NewNormalMixture(means []Mean, precisions []Precision) (*NormalMixture, error) {
+	return NewNormalMixtureShared(means, nil, precisions, nil)
+}
+
+// NewNormalMixtureShared is NewNormalMixture where components may share a
+// variable: meanVar[j] numbers the variable of component j's mean (0, 1,
+// ... in order of first use; ignored for a literal mean), precVar[j] that
+// of its precision, so that a tied precision is one "precisions[j]"
+// interface used by every component that shares it. A nil meanVar or
+// precVar gives every variable its own interface. The interfaces are
+// "out", "switch", then one per distinct mean variable, named after the
+// first component that uses it, then one per distinct precision variable.
+func NewNormalMixtureShared(means []Mean, meanVar []int, precisions []Precision, precVar []int) (*NormalMixture, error) {
 	k := len(means)
 	if k < 1 {
 		return nil, fmt.Errorf("nodes: normal-mixture: no components, want at least one mean")
@@ -348,8 +360,29 @@ func NewNormalMixture(means []Mean, precisions []Precision) (*NormalMixture, err
 		{Name: "out", Family: expfam.NormalFamily},
 		{Name: "switch", Family: expfam.CategoricalFamily, Shape: []int{k}},
 	}
+	if (meanVar != nil && len(meanVar) != k) || (precVar != nil && len(precVar) != k) {
+		return nil, fmt.Errorf("nodes: normal-mixture: %d means with %d variable numbers and %d precisions with %d, want one per component", k, len(meanVar), len(precisions), len(precVar))
+	}
+	// bind gives component j's variable number v an interface, shared by
+	// the components with the same number.
+	bind := func(seen map[int]int, nums []int, j int, name string, fam expfam.Family) (int, error) {
+		v := j
+		if nums != nil {
+			v = nums[j]
+		}
+		if i, ok := seen[v]; ok {
+			if m.ifs[i].Family != fam {
+				return 0, fmt.Errorf("nodes: normal-mixture: %s: variable number %d is already a %s", name, v, m.ifs[i].Family)
+			}
+			return i, nil
+		}
+		seen[v] = len(m.ifs)
+		m.ifs = append(m.ifs, messages.Interface{Name: name, Family: fam})
+		return seen[v], nil
+	}
 	meanIf := make([]int, k)
 	precIf := make([]int, k)
+	seenMean, seenPrec := map[int]int{}, map[int]int{}
 	for j, mu := range means {
 		field := "means[" + strconv.Itoa(j) + "]"
 		if err := mu.check(field); err != nil {
@@ -360,8 +393,10 @@ func NewNormalMixture(means []Mean, precisions []Precision) (*NormalMixture, err
 		}
 		meanIf[j] = -1
 		if mu.Variable {
-			meanIf[j] = len(m.ifs)
-			m.ifs = append(m.ifs, messages.Interface{Name: field, Family: expfam.NormalFamily})
+			var err error
+			if meanIf[j], err = bind(seenMean, meanVar, j, field, expfam.NormalFamily); err != nil {
+				return nil, err
+			}
 		}
 	}
 	for j, p := range precisions {
@@ -371,8 +406,10 @@ func NewNormalMixture(means []Mean, precisions []Precision) (*NormalMixture, err
 		}
 		precIf[j] = -1
 		if p.Variable {
-			precIf[j] = len(m.ifs)
-			m.ifs = append(m.ifs, messages.Interface{Name: field, Family: expfam.GammaFamily})
+			var err error
+			if precIf[j], err = bind(seenPrec, precVar, j, field, expfam.GammaFamily); err != nil {
+				return nil, err
+			}
 		}
 	}
 	m.form = messages.NewPolynomial(len(m.ifs))

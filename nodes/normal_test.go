@@ -53,6 +53,18 @@ func TestNormalMessagesAreGradients(t *testing.T) {
 		t.Fatal(err)
 	}
 	fs = append(fs, mix)
+	// A tied precision and a shared mean: one interface each, whose
+	// message sums over the components that use it.
+	tied, err := nodes.NewNormalMixtureShared(
+		[]nodes.Mean{nodes.VariableMean(), nodes.LiteralMean(2), nodes.VariableMean()}, []int{0, 0, 0},
+		[]nodes.Precision{nodes.VariablePrecision(), nodes.VariablePrecision(), nodes.VariablePrecision()}, []int{0, 0, 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(tied.Interfaces()); n != 4 {
+		t.Errorf("tied mixture: %d interfaces, want 4 (out, switch, one mean, one precision)", n)
+	}
+	fs = append(fs, tied)
 	for _, f := range fs {
 		for range 5 {
 			if err := nodetest.CheckMessages(f, randStats(rng, f), 1e-5, 1e-7); err != nil {
