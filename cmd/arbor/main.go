@@ -85,7 +85,7 @@ func commands() []command {
 		{"dot", "write a model's factor graph in Graphviz DOT", runDot},
 		{"aci", "classic active inference: aci eval | aci run | aci replay | aci fit | aci simulate | aci recover", withFit(runACI, runACIFit)},
 		{"btai", "branching time active inference: btai plan | btai run | btai replay | btai fit | btai simulate", withFit(withSimulate(runBTAI, runBTAISimulate), runBTAIFit)},
-		{"si", "sophisticated inference: si plan | si run | si replay | si fit", withFit(runSI, runSIFit)},
+		{"si", "sophisticated inference: si plan | si run | si replay | si fit | si simulate", withFit(withSimulate(runSI, runSISimulate), runSIFit)},
 		{"version", "print arbor's version", runVersion},
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/arbor-ai/arbor/btai"
 	"github.com/arbor-ai/arbor/internal/output"
 	"github.com/arbor-ai/arbor/pomdp"
+	"github.com/arbor-ai/arbor/si"
 )
 
 // paramDraw is the distribution of one parameter over subjects (--draw).
@@ -619,4 +620,69 @@ func withSimulate(run, simulate func(args []string, stdout io.Writer) error) fun
 		}
 		return run(args, stdout)
 	}
+}
+
+const siSimulateSynopsis = "arbor si simulate --model M [--process W] --truth FILE [--draw NAME=DIST ... | --params FILE] [--subjects 20] [--trials 10] [--steps 50] [--seed 1] [--jobs N] [search flags] [--action-precision α] [-o FILE] [--json]"
+
+// runSISimulate is arbor si simulate: as aci simulate, with
+// sophisticated-inference agents (--select sample unless --select argmax
+// is given).
+func runSISimulate(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("si simulate", flag.ContinueOnError)
+	var search siSearchFlags
+	search.register(fs)
+	var act siActFlags
+	act.register(fs, true)
+	var sf simFlags
+	sf.register(fs)
+	out := fs.String("o", "", "write the behaviour (CSV, docs/behaviour.md) to this file instead of standard output")
+	truth := fs.String("truth", "", "write each subject's true parameters to this CSV file: subject, one column per drawn parameter (required)")
+	asJSON := fs.Bool("json", false, "with -o: a provenance line and a summary line on standard output")
+	pos, err := parseFlags(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, helpText(fs, siSimulateSynopsis))
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return badInput("unexpected argument %q (usage: %s)", pos[0], siSimulateSynopsis)
+	}
+	given := aciFlagsGiven(fs)
+	switch {
+	case *truth == "":
+		return badInput("--truth: missing (the CSV file of each subject's true parameters)")
+	case *asJSON && *out == "":
+		return badInput("--json: needs -o FILE (standard output holds the behaviour otherwise)")
+	}
+	if !given["select"] {
+		*act.sel = si.SelectSample // behaviour is drawn from P(u)
+	}
+	factory := func(m *pomdp.Model) (pomdp.AgentFactory, error) {
+		opts, err := search.options()
+		if err != nil {
+			return nil, err
+		}
+		if err := act.apply(opts, m); err != nil {
+			return nil, err
+		}
+		source := "--model " + *sf.model
+		if err := search.check(m, opts, source); err != nil {
+			return nil, err
+		}
+		if _, err := si.NewAgent(m, opts); err != nil {
+			return nil, badInput("%s", siOptionError(err, source))
+		}
+		return si.Factory{Options: *opts}, nil
+	}
+	sim, err := sf.simulation(factory, given)
+	if err != nil {
+		return err
+	}
+	prov, err := provenance("si simulate", fs, [2]string{"--model", *sf.model}, [2]string{"--process", *sf.process}, [2]string{"--params", *sf.params})
+	if err != nil {
+		return err
+	}
+	return simulateWrite(stdout, sim, prov, *out, *truth, *asJSON)
 }

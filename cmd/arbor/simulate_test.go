@@ -351,3 +351,32 @@ func FuzzParamsTable(f *testing.F) {
 		}
 	})
 }
+
+// si simulate at common parameters is `si run --agents N --episodes T
+// --select sample --csv` without its probability columns.
+func TestSISimulateEqualsRun(t *testing.T) {
+	dir := t.TempDir()
+	beh, truth := filepath.Join(dir, "b.csv"), filepath.Join(dir, "t.csv")
+	common := []string{"--model", simModel, "--process", simWorld, "--steps", "2", "--seed", "5", "--depth", "2", "--action-precision", "2"}
+	code, _, stderr := aciRun(t, append([]string{"si", "simulate", "--subjects", "2", "--trials", "3", "-o", beh, "--truth", truth}, common...)...)
+	if code != 0 {
+		t.Fatalf("simulate: exit %d: %s", code, stderr)
+	}
+	code, out, stderr := aciRun(t, append([]string{"si", "run", "--agents", "2", "--episodes", "3", "--select", "sample", "--csv"}, common...)...)
+	if code != 0 {
+		t.Fatalf("run: exit %d: %s", code, stderr)
+	}
+	runRecs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	simRecs := readCSV(t, beh)
+	if len(simRecs) != len(runRecs) || len(simRecs) != 1+2*3*3 {
+		t.Fatalf("%d rows simulated, %d run", len(simRecs), len(runRecs))
+	}
+	for i := range simRecs {
+		if got, want := strings.Join(simRecs[i], ","), strings.Join(runRecs[i][:len(simRecs[i])], ","); got != want {
+			t.Errorf("row %d: simulate %s, run %s", i, got, want)
+		}
+	}
+}
