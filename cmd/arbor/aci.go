@@ -36,7 +36,7 @@ func runACI(args []string, stdout io.Writer) error {
 	case "recover":
 		return inSubcommand("recover", runACIRecover(args[1:], stdout))
 	case "-h", "--help", "help":
-		fmt.Fprintln(stdout, "usage: arbor aci eval|run|replay|simulate|recover [flags]; 'arbor aci SUBCOMMAND -h' lists a subcommand's flags")
+		fmt.Fprintln(stdout, "usage: arbor aci eval|run|replay|fit|simulate|recover [flags]; 'arbor aci SUBCOMMAND -h' lists a subcommand's flags")
 		return nil
 	}
 	return badInput("unknown subcommand %q (want eval, run or replay)", args[0])
