@@ -168,7 +168,7 @@ func recoveryStats(models []recoverModel, g int, subs []*recoverSubject) []param
 // confusion counts, for the subjects of each generating model (rows),
 // the model with the highest log evidence (columns); undecided counts the
 // subjects for whom some model has no log evidence (no Laplace
-// approximation). lme holds, per generating model, the subjects' log
+// approximation) or every model's is -Inf. lme holds, per generating model, the subjects' log
 // evidences under every model, for BMS.
 func confusion(n int, subs []*recoverSubject) (counts [][]int, undecided []int, lme [][][]float64) {
 	counts = make([][]int, n)
@@ -189,7 +189,9 @@ func confusion(n int, subs []*recoverSubject) (counts [][]int, undecided []int, 
 				best = h
 			}
 		}
-		if !ok {
+		if !ok || math.IsInf(row[best], -1) {
+			// No evidence to compare, or none of the models can
+			// produce the subject's choices.
 			undecided[s.gen]++
 			continue
 		}

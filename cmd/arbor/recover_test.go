@@ -2,12 +2,15 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/arbor-ai/arbor/fit"
 )
 
 const simUniform = "../../examples/pomdp/tmaze-uniform.json"
@@ -214,5 +217,24 @@ func TestRecoverStatistics(t *testing.T) {
 	b, rm := biasRMSE([]float64{2, 1, 6}, []float64{1, 2, 3})
 	if math.Abs(b-1) > 1e-15 || math.Abs(rm-math.Sqrt(11.0/3)) > 1e-15 {
 		t.Errorf("bias %v RMSE %v, want 1 and %v", b, rm, math.Sqrt(11.0/3))
+	}
+}
+
+// The confusion matrix counts each subject's winner by log evidence; a
+// subject without evidence under some model, or with -Inf under all, is
+// undecided and left out of BMS.
+func TestRecoverConfusion(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(-1)
+	res := func(le float64) *fit.Result { return &fit.Result{LogEvidence: le} }
+	subs := []*recoverSubject{
+		{gen: 0, fits: []*fit.Result{res(-10), res(-12)}},
+		{gen: 0, fits: []*fit.Result{res(-10), res(-9)}},
+		{gen: 0, fits: []*fit.Result{res(nan), res(-9)}},
+		{gen: 1, fits: []*fit.Result{res(inf), res(-3)}},
+		{gen: 1, fits: []*fit.Result{res(inf), res(inf)}},
+	}
+	counts, undecided, lme := confusion(2, subs)
+	if got := fmt.Sprint(counts, undecided, len(lme[0]), len(lme[1])); got != "[[1 1] [0 1]] [1 1] 2 1" {
+		t.Errorf("counts, undecided, BMS rows: %s", got)
 	}
 }
