@@ -406,7 +406,7 @@ func (g *Graph) gaussPass() (float64, error) {
 		root := nodes[0]
 		j, h := st.sum(root, -1)
 		if !(j > 0) || math.IsInf(j, 0) {
-			return 0, fmt.Errorf("ffg: sum-product: variable %s has no proper Gaussian posterior (precision %g): give it a prior or evidence", st.vars[root].describe(), j)
+			return 0, &NaNError{Variable: st.vars[root].describe(), Detail: fmt.Sprintf("sum-product: no proper Gaussian posterior (precision %g): give it a prior or evidence", j)}
 		}
 		logZ += 0.5*ln2pi + h*h/(2*j)
 		if prod *= j; prod > 1e100 || prod < 1e-100 {
@@ -493,7 +493,7 @@ func (st *gState) factorToVar(f *gFactor, target int) (float64, error) {
 	jo += f.inJ[other]
 	ho += f.inH[other]
 	if !(jo > 0) || math.IsInf(jo, 0) {
-		return 0, fmt.Errorf("ffg: sum-product: variable %s has no proper Gaussian message (precision %g): give it a prior or evidence", st.vars[f.v[other]].describe(), jo)
+		return 0, &NaNError{Variable: st.vars[f.v[other]].describe(), Detail: fmt.Sprintf("sum-product: no proper Gaussian message (precision %g): give it a prior or evidence", jo)}
 	}
 	b := f.jxy
 	inv := 1 / jo

@@ -3,6 +3,7 @@ package model
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -247,5 +248,21 @@ func TestMixtureTiedPrecision(t *testing.T) {
 	}
 	if math.Abs(*q.Shape-(2+float64(len(ys))/2)) > 1e-12 || math.Abs(*q.Rate-(1+ss/2)) > 1e-6 {
 		t.Errorf("q(t) = Gamma(%v, %v), want Gamma(%v, %v)", *q.Shape, *q.Rate, 2+float64(len(ys))/2, 1+ss/2)
+	}
+}
+
+// TestNormalImproper: under sum-product a chain with no prior and no
+// evidence has no proper Gaussian posterior; the run fails as bad input
+// naming a variable of the chain.
+func TestNormalImproper(t *testing.T) {
+	m, err := Parse("improper.json", []byte(`{"variables": [{"name": "x", "family": "normal"}, {"name": "y", "family": "normal"}],
+	  "factors": [{"node": "normal", "out": "y", "mean": "x", "precision": 1}], "settings": {"method": "sum-product"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = m.Infer(context.Background(), "improper", nil)
+	var me *Error
+	if !errors.As(err, &me) || !strings.Contains(err.Error(), `improper.json: variables[`) || !strings.Contains(err.Error(), "no proper Gaussian") {
+		t.Errorf("error %v, want an *Error naming a variable and the improper posterior", err)
 	}
 }

@@ -269,7 +269,9 @@ func runSumProduct(ctx context.Context, g *ffg.Graph, s *Settings, iters int, to
 		res.Iterations = it
 		res.FreeEnergy = append(res.FreeEnergy, f)
 		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return res, fmt.Errorf("schedule: sweep %d: structured free energy %v", it, f)
+			// The culprit, when a term of the mean-field F is not finite
+			// either; otherwise an *EnergyError with F alone.
+			return res, nonFinite(g, nil, it, f)
 		}
 		if res.compare(it, prev, f, tol) {
 			break
