@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/arbor-ai/arbor/fit"
+	"github.com/arbor-ai/arbor/pomdp"
 )
 
 const simUniform = "../../examples/pomdp/tmaze-uniform.json"
@@ -236,5 +237,44 @@ func TestRecoverConfusion(t *testing.T) {
 	counts, undecided, lme := confusion(2, subs)
 	if got := fmt.Sprint(counts, undecided, len(lme[0]), len(lme[1])); got != "[[1 1] [0 1]] [1 1] 2 1" {
 		t.Errorf("counts, undecided, BMS rows: %s", got)
+	}
+}
+
+// recoveryStats by hand: four subjects, ln α true (0, 1, 0.5, -1) and
+// estimated (0.1, 1.5, 0.5, -1) with Laplace SDs (0.1, 0.2, none, 0.5):
+// errors (0.1, 0.5, 0, 0), bias 0.15, RMSE sqrt(0.26/4); the 95%
+// intervals ±1.96 SD cover the first (0.1 <= 0.196) and the last, not the
+// second (0.5 > 0.392), and the third has no Laplace approximation:
+// coverage 2/3 over 3.
+func TestRecoveryStatsByHand(t *testing.T) {
+	alpha := pomdp.Param{Name: "alpha", Domain: pomdp.Positive, Default: 1}
+	truth := []float64{0, 1, 0.5, -1}
+	est := []float64{0.1, 1.5, 0.5, -1}
+	sd := []float64{0.1, 0.2, math.NaN(), 0.5}
+	var subs []*recoverSubject
+	for i := range truth {
+		r := &fit.Result{Params: []fit.Estimate{{Name: "alpha", Theta: est[i], Value: math.Exp(est[i]), SDTheta: sd[i]}}}
+		if !math.IsNaN(sd[i]) {
+			r.Laplace, r.Corr = true, [][]float64{{1}}
+		}
+		subs = append(subs, &recoverSubject{sub: &simSubject{values: map[string]float64{"alpha": math.Exp(truth[i])}}, fits: []*fit.Result{r}})
+	}
+	st := recoveryStats([]recoverModel{{name: "m", free: []pomdp.Param{alpha}}}, 0, subs)[0]
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"bias", float64(st.BiasT), 0.15},
+		{"rmse", float64(st.RMSET), math.Sqrt(0.26 / 4)},
+		{"coverage", float64(st.Coverage), 2.0 / 3},
+		{"r", float64(st.RTheta), pearson(truth, est)},
+		{"posterior correlation", float64(st.PostCorr[0]), 1},
+	} {
+		if math.Abs(c.got-c.want) > 1e-12 {
+			t.Errorf("%s %v, want %v", c.name, c.got, c.want)
+		}
+	}
+	if st.N != 4 || st.Laplace != 3 || st.Scale != "log" {
+		t.Errorf("n %d, n_laplace %d, scale %s", st.N, st.Laplace, st.Scale)
 	}
 }
