@@ -39,10 +39,20 @@
 // agent, trial, step), so that runs of the library and of arbor btai run
 // --seed k agree and a replay of a run repeats its decisions.
 //
+// Options.TrialSteps ties the planning depth to the steps left in a trial:
+// no node deeper than the end of the trial is expanded, and planning stops
+// once the tree is complete to that depth (Tree.SetDepthLimit,
+// Tree.Exhausted).
+//
 // With local inference, planning holds the tree in compact form (posteriors
 // in flat arrays, no graph objects per node) and adds S_I, O_I and their
 // factors to the graph when Agent.Graph, Agent.Tree or Agent.LabelTree is
-// called, with the same numbers. Models with hard zeros in B (or Ā) are
+// called, with the same numbers. Agents read the model's A and B where it
+// keeps them (pomdp.Model.SharedA, SharedB) and compute what planning
+// derives from them (the products Ā B̄_u, the logarithms in split form)
+// once per model change, not at every planning step; EstimateBytes and
+// EstimatePlanSeconds estimate the memory and time of a plan before it
+// runs. Models with hard zeros in B (or Ā) are
 // handled by flooring the probabilities whose logarithms mean-field VMP
 // takes at e^-32 (pomdp.LogFloor), as the aci agent does.
 //
@@ -58,8 +68,8 @@
 // model cannot explain, pomdp.ErrImpossibleObservation; a nil random
 // stream) are errors that start with "btai: ". Tree, the planning tree as a
 // data structure, panics on programming errors that its doc comment names
-// (an unexpanded root, a node index out of range), as does
-// EstimatePlanSeconds on an invalid model. A nil context is
+// (an unexpanded root, a node index out of range), as do
+// EstimatePlanSeconds and EstimateBytes on an invalid model. A nil context is
 // context.Background(). An Agent is not safe for concurrent use (one per
 // goroutine; agents may share a model), and the zero Agent is not usable.
 //

@@ -2,6 +2,7 @@ package btai_test
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -64,4 +65,35 @@ func TestEstimatePlanSeconds(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestEstimateBytesByHand checks btai.EstimateBytes against its formula
+// written out for 1.maze (22 states, 10 observations, 5 actions): d = 8 ×
+// 5 × 22² = 19,360 bytes for a dense B, a = 8 × 10 × 22 = 1,760 for A; one
+// agent holds d + 8 × 5 × 22 × 10 + 6a and its tree (btai.TreeBytes), the
+// model 2(d + a), the making of an agent 2d more, the runtime 16 MiB. A
+// random dense model of the same sizes adds 2d per agent (its ln B̄_u is
+// dense in split form). A nil model panics, naming the function.
+func TestEstimateBytesByHand(t *testing.T) {
+	_, m := mazeModel(t, "1.maze")
+	o := btai.DefaultOptions()
+	d, a := 8*5*22*22.0, 8*10*22.0
+	agent := d + 8*5*22*10 + 6*a + btai.TreeBytes(o.Iterations, 22, 10, 5, false)
+	want := 2*(d+a) + agent + 2*d + 16<<20
+	if got := btai.EstimateBytes(m, o, 1); got != want {
+		t.Errorf("1.maze, one agent: %v, want %v", got, want)
+	}
+	if got := btai.EstimateBytes(m, o, 3) - btai.EstimateBytes(m, o, 1); got != 2*agent {
+		t.Errorf("1.maze, two more agents: %v more, want %v", got, 2*agent)
+	}
+	r := randPOMDP(t, rand.New(rand.NewPCG(7, 7)), 22, 10, 5)
+	if got := btai.EstimateBytes(r, o, 2) - btai.EstimateBytes(r, o, 1); got != agent+2*d {
+		t.Errorf("random dense model: %v per agent, want %v", got, agent+2*d)
+	}
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "btai: EstimateBytes") {
+			t.Errorf("EstimateBytes(nil): panic %v, want one naming btai: EstimateBytes", r)
+		}
+	}()
+	btai.EstimateBytes(nil, o, 1)
 }

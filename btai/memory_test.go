@@ -106,6 +106,9 @@ func TestMemoryFlat(t *testing.T) {
 // model and the planned agent is under 3 copies of B (the model's, the
 // past graph's ln B, and the rest: 27 MB with 1,000 iterations).
 func TestEstimateBytesBoundsMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("makes a 1,024-state maze's agent (seconds under the race detector)")
+	}
 	var before runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)

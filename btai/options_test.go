@@ -2,6 +2,7 @@ package btai_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"runtime"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/arbor-ai/arbor/btai"
+	"github.com/arbor-ai/arbor/envs"
 	"github.com/arbor-ai/arbor/pomdp"
 )
 
@@ -158,4 +160,50 @@ func TestTrialStepsEffect(t *testing.T) {
 			t.Logf("%s, trial steps %d: %d/%d solved, mean steps %.1f, %.1f s", name, limit, r.solved, r.seeds, r.meanSteps, time.Since(start).Seconds())
 		}
 	}
+}
+
+// A trial of 2 actions on 1.maze (5 actions): with TrialSteps the first
+// plan grows the full tree of depth 2 (1 + 5 expansions, 5 + 25 nodes
+// below the root) and stops there, well before its 1,000 iterations; the
+// second, with one step left, expands the root only.
+func ExampleOptions_trialSteps() {
+	mz, err := envs.LoadMaze("../examples/mazes/1.maze")
+	if err != nil {
+		panic(err)
+	}
+	m, err := mz.POMDP(envs.DefaultNoise, envs.DefaultPrefPrecision)
+	if err != nil {
+		panic(err)
+	}
+	o := btai.DefaultOptions()
+	o.TrialSteps = 2
+	ag, err := btai.NewAgent(m, &o, nil)
+	if err != nil {
+		panic(err)
+	}
+	ctx := context.Background()
+	obs := mz.Reset()
+	if err := ag.Reset(ctx, obs); err != nil {
+		panic(err)
+	}
+	for range 2 {
+		if err := ag.Plan(ctx); err != nil {
+			panic(err)
+		}
+		tr := ag.Tree()
+		fmt.Printf("t = %d: depth limit %d, %d nodes, complete %v\n", ag.Time(), tr.DepthLimit(), len(tr.Nodes), tr.Exhausted())
+		u, err := ag.SelectAction()
+		if err != nil {
+			panic(err)
+		}
+		if obs, err = mz.Step(u); err != nil {
+			panic(err)
+		}
+		if err := ag.Step(ctx, u, obs); err != nil {
+			panic(err)
+		}
+	}
+	// Output:
+	// t = 0: depth limit 2, 31 nodes, complete true
+	// t = 1: depth limit 1, 6 nodes, complete true
 }
