@@ -19,13 +19,16 @@ import (
 // trials per task; BTAI_CARRY_AGENTS to change it), the first 20 agents
 // of the short-task table of docs/btai.md, on the same worlds.
 //
-// The thresholds come from that table (100 agents): on the cue bandit
-// BTAI is ahead, and the test asks for at least aci's rate minus 5
-// points, as on fresh trials; on the T-maze BTAI trails aci by about 15
-// points (the mean-field future goes to the arm the learned prior
-// favours, TestTMazeSkewedContextPrior), and the test asks that the gap
-// stay below 25 points and that BTAI stay above chance (0.5: the world's
-// context is a fair coin, so going straight to an arm wins half the time).
+// The thresholds come from that table (100 agents, 1,000 trials per
+// task): on the cue bandit BTAI is ahead (0.527 against 0.452), and the
+// test asks for at least aci's rate minus 5 points, as on fresh trials;
+// on the T-maze BTAI trails aci by 14 points (0.608 against 0.748: the
+// mean-field future goes to the arm the learned prior favours,
+// TestTMazeSkewedContextPrior), and the test asks that the gap stay below
+// 25 points and that BTAI stay above chance (0.5: the world's context is a
+// fair coin, so going straight to an arm wins half the time). Measured
+// with 20 agents: T-maze 0.620 against 0.770, cue bandit 0.553 against
+// 0.431 (about 35 s of CPU).
 func TestLearningCarriedOver(t *testing.T) {
 	if testing.Short() {
 		t.Skip("BTAI plans 1,000 iterations per action over 400 trials")

@@ -3,6 +3,7 @@ package btai_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"runtime"
 	"strconv"
@@ -19,7 +20,7 @@ import (
 // across trials (learning carried over): the T-maze learns its context
 // prior D (concentrations d = (1, 1), so the first trial is the uniform
 // prior's), the cue bandit its reward counts (a on the reward modality,
-// the world's A unchanged; examples/pomdp/README.md). The tiger problem
+// the world's A unchanged; docs/btai.md, "Short tasks"). The tiger problem
 // has nothing to learn.
 var learnFiles = map[string]string{
 	"t-maze":     "../examples/pomdp/tmaze.json",
@@ -150,17 +151,36 @@ func envInt(t testing.TB, name string, def int) int {
 	return n
 }
 
-// loadAverage is the first field of /proc/loadavg ("?" where there is none).
-func loadAverage() string {
+// loadAverage is the one-minute load average, the first field of
+// /proc/loadavg (NaN where there is none).
+func loadAverage() float64 {
 	b, err := os.ReadFile("/proc/loadavg")
 	if err != nil {
-		return "?"
+		return math.NaN()
 	}
 	f := strings.Fields(string(b))
 	if len(f) == 0 {
-		return "?"
+		return math.NaN()
 	}
-	return f[0]
+	x, err := strconv.ParseFloat(f[0], 64)
+	if err != nil {
+		return math.NaN()
+	}
+	return x
+}
+
+// loadRange keeps the least and greatest load average sampled.
+type loadRange struct{ lo, hi float64 }
+
+func (r *loadRange) sample() {
+	x := loadAverage()
+	if math.IsNaN(x) {
+		return
+	}
+	if r.lo == 0 || x < r.lo {
+		r.lo = x
+	}
+	r.hi = max(r.hi, x)
 }
 
 // shortTable measures every planner of shortColumns on every task, fresh
@@ -169,7 +189,9 @@ func loadAverage() string {
 func shortTable(t *testing.T, fresh, agents int) string {
 	ctx := context.Background()
 	workers := runtime.GOMAXPROCS(0)
-	start, load0 := time.Now(), loadAverage()
+	start := time.Now()
+	var load loadRange
+	load.sample()
 	type cell struct {
 		res taskResult
 		ok  bool
@@ -202,6 +224,7 @@ func shortTable(t *testing.T, fresh, agents int) string {
 			}
 			fmt.Fprintf(&b, "| %s |", name)
 			for _, col := range cols {
+				load.sample()
 				var r taskResult
 				var err error
 				if learn {
@@ -218,8 +241,9 @@ func shortTable(t *testing.T, fresh, agents int) string {
 			b.WriteString("\n")
 		}
 	}
-	fmt.Fprintf(&b, "\nMeasured with %d trials at once on %d cores; load average %s at the start, %s at the end (%.0f s in all).\n",
-		workers, runtime.NumCPU(), load0, loadAverage(), time.Since(start).Seconds())
+	load.sample()
+	fmt.Fprintf(&b, "\nMeasured with %d trials at once on %d cores; load average %.1f to %.1f (sampled before each cell; %.0f s in all).\n",
+		workers, runtime.NumCPU(), load.lo, load.hi, time.Since(start).Seconds())
 	return b.String()
 }
 
