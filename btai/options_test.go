@@ -207,3 +207,39 @@ func ExampleOptions_trialSteps() {
 	// t = 0: depth limit 2, 31 nodes, complete true
 	// t = 1: depth limit 1, 6 nodes, complete true
 }
+
+// TestTreeDepthLimitPanics pins the programming errors that the doc
+// comments of Tree.SetDepthLimit and Tree.Select name: a limit set on a
+// tree without a root or with more than its root, and a selection on an
+// exhausted tree; a negative limit means none.
+func TestTreeDepthLimitPanics(t *testing.T) {
+	panics := func(name, want string, f func()) {
+		t.Helper()
+		defer func() {
+			if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), want) {
+				t.Errorf("%s: panic %v, want one containing %q", name, r, want)
+			}
+		}()
+		f()
+	}
+	var empty btai.Tree
+	panics("SetDepthLimit before Reset", "btai: Tree.SetDepthLimit", func() { empty.SetDepthLimit(2) })
+	var tr btai.Tree
+	tr.Reset(2, nil)
+	tr.AddChildren(0, []float64{1, 2})
+	panics("SetDepthLimit on a grown tree", "btai: Tree.SetDepthLimit on a tree of 3 nodes", func() { tr.SetDepthLimit(2) })
+	tr.Reset(2, nil)
+	tr.SetDepthLimit(-3)
+	if tr.DepthLimit() != 0 || tr.Exhausted() {
+		t.Errorf("limit -3: DepthLimit %d, exhausted %v; want no limit", tr.DepthLimit(), tr.Exhausted())
+	}
+	tr.Reset(2, nil)
+	tr.SetDepthLimit(1)
+	k := tr.Select(0.5, btai.NormalizedUCT)
+	tr.AddChildren(k, []float64{1, 2})
+	tr.Propagate(k, btai.MinBackward)
+	if !tr.Exhausted() {
+		t.Fatal("a root expanded under limit 1 is not exhausted")
+	}
+	panics("Select on an exhausted tree", "btai: Tree.Select: the depth-limited tree has nothing left to expand", func() { tr.Select(0.5, btai.NormalizedUCT) })
+}
