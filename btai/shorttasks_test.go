@@ -192,10 +192,6 @@ func shortTable(t *testing.T, fresh, agents int) string {
 	start := time.Now()
 	var load loadRange
 	load.sample()
-	type cell struct {
-		res taskResult
-		ok  bool
-	}
 	cols := tableColumns(t)
 	var b strings.Builder
 	for _, learn := range []bool{false, true} {
