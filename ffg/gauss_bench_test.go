@@ -106,3 +106,29 @@ func BenchmarkKalmanBaseline(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkNormalVMPSweep is one VMP sweep (Graph.Update of every hidden
+// state, messages from the nodes' multilinear forms) over the local-level
+// model of 10^5 steps, then F.
+func BenchmarkNormalVMPSweep(b *testing.B) {
+	const n = 100000
+	g, _ := localLevel(b, n)
+	var hidden []*ffg.Variable
+	for _, v := range g.Variables() {
+		if !v.Observed() {
+			hidden = append(hidden, v)
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, v := range hidden {
+			if err := g.Update(v); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if f := g.FreeEnergy(); math.IsNaN(f) {
+			b.Fatal("NaN")
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/step")
+}
