@@ -3,6 +3,9 @@ package ffg_test
 import (
 	"context"
 	"fmt"
+	"math"
+	"strings"
+	"testing"
 
 	"github.com/arbor-ai/arbor/expfam"
 	"github.com/arbor-ai/arbor/ffg"
@@ -33,4 +36,33 @@ func ExampleGraph_normal() {
 	fmt.Printf("mean %.6f (24/13 = %.6f), precision %.6f\n", q.Mean, 24.0/13, 1/q.Var)
 	// Output:
 	// mean 1.846154 (24/13 = 1.846154), precision 13.000000
+}
+
+// TestObserveValue: a normal variable is observed at a finite value (its
+// statistics become [x, x²]); a categorical one, or a value that is not
+// finite, is refused with the variable named, and Observe refuses a normal
+// variable.
+func TestObserveValue(t *testing.T) {
+	g := ffg.New()
+	y, _ := g.AddVariable("y", expfam.NormalFamily)
+	s, _ := g.AddVariable("s", expfam.CategoricalFamily, 2)
+	if err := y.ObserveValue(-1.5); err != nil || y.Stats()[0] != -1.5 || y.Stats()[1] != 2.25 || !y.Observed() {
+		t.Errorf("ObserveValue(-1.5): %v, stats %v", err, y.Stats())
+	}
+	for _, c := range []struct {
+		v    *ffg.Variable
+		x    float64
+		want string
+	}{
+		{y, math.NaN(), `variable "y": expfam: normal: value NaN`},
+		{y, math.Inf(-1), `value -Inf`},
+		{s, 1, `variable "s": a categorical variable cannot be observed at a value`},
+	} {
+		if err := c.v.ObserveValue(c.x); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("ObserveValue(%v): %v, want %q", c.x, err, c.want)
+		}
+	}
+	if err := y.Observe(0); err == nil || !strings.Contains(err.Error(), "ObserveValue") {
+		t.Errorf("Observe on a normal variable: %v", err)
+	}
 }

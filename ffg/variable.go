@@ -118,7 +118,7 @@ func (v *Variable) Observe(index int) error {
 		v.g.version++
 	}
 	if v.family != expfam.CategoricalFamily {
-		return fmt.Errorf("ffg: variable %s: only categorical variables can be observed, it is %s", v.describe(), v.family)
+		return fmt.Errorf("ffg: variable %s: only categorical variables can be observed at an index or a distribution (a normal one at a value: ObserveValue), it is %s", v.describe(), v.family)
 	}
 	if index < 0 || index >= len(v.stats) {
 		return fmt.Errorf("ffg: variable %s: observed index %d out of range [0, %d)", v.describe(), index, len(v.stats))
@@ -150,7 +150,7 @@ func (v *Variable) ObserveSoft(p []float64) error {
 		v.g.version++
 	}
 	if v.family != expfam.CategoricalFamily {
-		return fmt.Errorf("ffg: variable %s: only categorical variables can be observed, it is %s", v.describe(), v.family)
+		return fmt.Errorf("ffg: variable %s: only categorical variables can be observed at an index or a distribution (a normal one at a value: ObserveValue), it is %s", v.describe(), v.family)
 	}
 	if len(p) != len(v.stats) {
 		return fmt.Errorf("ffg: variable %s: evidence has %d entries, want %d", v.describe(), len(p), len(v.stats))
