@@ -57,9 +57,10 @@ fuzz:
 # Regenerates the BTAI results tables of docs/btai.md: every shipped maze
 # (20 seeds, for the presets and novelty) and the short epistemic tasks
 # (1,000 fresh trials and 100 learning agents of 10 trials per task and
-# planner); about 20 minutes on two cores, all cores.
+# planner); all cores, about 19 minutes of CPU (7 for the mazes), so about
+# 10 minutes on two otherwise idle cores.
 btai-table:
-	BTAI_TABLE=write $(GO) test ./btai -run '^(TestResultsTable|TestShortTaskTable)$$' -count=1 -timeout 60m -v
+	BTAI_TABLE=write $(GO) test ./btai -run '^(TestResultsTable|TestShortTaskTable)$$' -count=1 -timeout 120m -v
 
 # 50 SIGINT and 50 SIGTERM at random moments of every long command (about
 # 15 minutes; CI sends 5 of each).
