@@ -47,10 +47,10 @@ func NewTransition(matrix []float64, shape []int) (*Transition, error) {
 	for i, x := range matrix {
 		logm[i] = math.Log(x)
 	}
-	w, err := messages.NewTensor(logm, shape)
-	if err != nil {
-		return nil, err
-	}
+	// logm is new and the shape was checked above, so the tensor takes
+	// logm as it is (messages.NewTensor would copy it once more: on a
+	// large literal tensor that copy is the peak of building the model).
+	w := messages.Tensor{Data: logm, Shape: append([]int(nil), shape...)}
 	return newTransition(w, shape, false)
 }
 
