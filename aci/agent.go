@@ -89,6 +89,12 @@ type AgentOptions struct {
 	// smoothing for learning) or pomdp.PastVMP (the paper's mean field over
 	// the past; docs/pomdp.md, "Past inference").
 	Past pomdp.PastInference
+	// ActionFactors is how a model with several controllable factors
+	// chooses: pomdp.JointActions (the default: P(u) ∝ P_marginal(u)^α
+	// over the joint actions) or pomdp.IndependentActions (each factor's
+	// control from σ(α ln P_f), P_f its marginal, as pymdp samples; the
+	// product is what a recorded choice is scored with).
+	ActionFactors pomdp.ActionFactors
 }
 
 // resolve returns the options with defaults filled in, or an error naming
@@ -127,6 +133,9 @@ func (o *AgentOptions) resolve(m *pomdp.Model) (AgentOptions, error) {
 		return r, fmt.Errorf("AgentOptions.ActionPrecision: %v, want finite >= 0", *p)
 	}
 	r.LearningRate, r.Forgetting = clonePtr(o.LearningRate), clonePtr(o.Forgetting)
+	if !r.ActionFactors.Valid() {
+		return r, fmt.Errorf("AgentOptions.ActionFactors: %v, want pomdp.JointActions or pomdp.IndependentActions", r.ActionFactors)
+	}
 	if r.Habits != nil {
 		if len(r.Habits) != m.NumActions() {
 			return r, fmt.Errorf("AgentOptions.Habits: %d entries, want %d (number of actions)", len(r.Habits), m.NumActions())
@@ -549,8 +558,12 @@ func (a *Agent) act(ctx context.Context, rng *rand.Rand) error {
 	}
 	plan.PastFreeEnergy = a.pastFE
 	probs := plan.ActionProbs
-	if al := a.opts.ActionPrecision; al != nil && *al != 1 {
-		if probs, err = pomdp.PowerProbs(nil, plan.ActionProbs, *al); err != nil {
+	al := 1.0
+	if a.opts.ActionPrecision != nil {
+		al = *a.opts.ActionPrecision
+	}
+	if al != 1 || a.opts.ActionFactors != pomdp.JointActions {
+		if probs, err = pomdp.ChoiceProbs(nil, model, plan.ActionProbs, al, a.opts.ActionFactors); err != nil {
 			return fmt.Errorf("AgentOptions.ActionPrecision: %w", err)
 		}
 	}

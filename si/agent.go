@@ -98,8 +98,12 @@ func (a *Agent) Decide(ctx context.Context, rng *rand.Rand) (*pomdp.Decision, er
 		return nil, err
 	}
 	probs := res.ActionProbs
-	if al := a.o.ActionPrecision; al != nil && *al != 1 {
-		if probs, err = pomdp.PowerProbs(nil, res.ActionProbs, *al); err != nil {
+	al := 1.0
+	if a.o.ActionPrecision != nil {
+		al = *a.o.ActionPrecision
+	}
+	if al != 1 || a.o.ActionFactors != pomdp.JointActions {
+		if probs, err = pomdp.ChoiceProbs(nil, model, res.ActionProbs, al, a.o.ActionFactors); err != nil {
 			return nil, fmt.Errorf("Options.ActionPrecision: %w", err)
 		}
 	}

@@ -120,6 +120,11 @@ type Options struct {
 	// Q(u)), Q the root's σ(−γ G), as aci's AgentOptions.ActionPrecision:
 	// nil means 1 (P = Q); 0 is uniform over every action.
 	ActionPrecision *float64
+	// ActionFactors is how a model with several controllable factors
+	// chooses, as aci's AgentOptions.ActionFactors: pomdp.JointActions
+	// (the default) or pomdp.IndependentActions (each factor's control
+	// from σ(α ln Q_f), Q_f its marginal, as pymdp samples).
+	ActionFactors pomdp.ActionFactors
 	// Select is SelectArgmax (the default: the most probable action under
 	// Q, lowest index on ties) or SelectSample (a draw from P with the
 	// decision's random stream).
@@ -186,6 +191,8 @@ func (o *Options) validate(m *pomdp.Model) error {
 		return fmt.Errorf("Options.ActionPrecision: %v, want finite >= 0", *o.ActionPrecision)
 	case o.Select != SelectArgmax && o.Select != SelectSample:
 		return fmt.Errorf("Options.Select: %q, want %q or %q", o.Select, SelectArgmax, SelectSample)
+	case !o.ActionFactors.Valid():
+		return fmt.Errorf("Options.ActionFactors: %v, want pomdp.JointActions or pomdp.IndependentActions", o.ActionFactors)
 	}
 	if o.LearningRate != nil && (!finite(*o.LearningRate) || *o.LearningRate < 0) {
 		return fmt.Errorf("Options.LearningRate: %v, want a finite η >= 0", *o.LearningRate)
