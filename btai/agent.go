@@ -67,6 +67,14 @@ type Agent struct {
 	wT   []float64           // novelty weights W transposed, [s*no+o] (Options.Novelty)
 	qw   []float64           // scratch: W Q(S) (novelty)
 	nA   []float64           // learned concentrations over A, [o*ns+s] (Options.Novelty without a model a)
+	// With more than sparseStartStates states and sparse splits (the large
+	// mazes), the start of vmp is Ā (B̄_u Q(S_parent)) over the split
+	// probabilities pA and pB[u] instead of the dense abT (see infer).
+	sparseStart       bool
+	sparseStartStates int
+	pA                splitMat
+	pB                []splitMat
+	pred              []float64 // scratch: B̄_u Q(S_parent) (sparse start)
 	// prepared says that the fields above are computed for the parameters
 	// in use; concA and concB are the concentrations over A and B they were
 	// computed from (nil when fixed).
@@ -155,6 +163,7 @@ func NewAgent(m *pomdp.Model, opts *Options, rng *rand.Rand) (*Agent, error) {
 	a.kids = make([]float64, a.nu*a.ns)
 	a.cur = make([]float64, a.ns)
 	a.keepLimit, a.ringLimit = keepAllFloats, ringFloats
+	a.sparseStartStates = sparseStartStates
 	if o.Novelty {
 		a.wT = make([]float64, a.ns*a.no)
 		a.qw = make([]float64, a.no)

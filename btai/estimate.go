@@ -23,22 +23,26 @@ import (
 // (splitMat: the maze models), vmp does no |S|² work per node: the start
 // Q(O_I) = (Ā B̄_u) Q(S_parent) is |O||S| multiply-adds and each sweep is
 // linear in |S| + |O| (sparse products, two softmaxes). The estimate takes
-// 2 ns per multiply-add of the start and 100 ns per state and observation
-// for the sweeps (1.maze: 4.2 µs per node, measured 1.7; docs/benchmarks.md,
-// "BTAI at scale", for the open mazes up to 4,096 states).
+// 2 ns per multiply-add of the start and 200 ns per state and observation
+// for the sweeps (1.maze: 7.4 µs per node, measured 1.7; an open maze of
+// 4,096 states: 0.85 ms, measured 0.45; docs/benchmarks.md, "BTAI at
+// scale").
 //
 // The first plan of an agent also does the per-model set-up
 // (Agent.prepareFuture): |U||S|²|O| multiply-adds for Ā B̄_u and |U||S|²
-// logarithms for ln B̄_u, taken at 1 and 20 ns.
+// entries for ln B̄_u and the splits, taken at 1 and 50 ns (4,096 states:
+// 4.2 s for the entries, measured 4.0). Above sparseStartStates
+// states the start is Ā (B̄_u Q(S_parent)) over sparse splits: no |O||S|
+// term per node and no products in the set-up.
 const (
 	vmpNsPerUnit           = 4.0
 	vmpFactorisedNsPerUnit = 8.0
 	predictiveNsPerUnit    = 1.5
 	nodeOverheadNs         = 600
 	sparseStartNsPerUnit   = 2.0
-	sparseSweepNsPerEntry  = 100.0
+	sparseSweepNsPerEntry  = 200.0
 	setupNsPerProduct      = 1.0
-	setupNsPerLog          = 20.0
+	setupNsPerLog          = 50.0
 )
 
 // EstimatePlanSeconds estimates the time of one planning step (one call
@@ -71,6 +75,8 @@ func EstimatePlanSeconds(m *pomdp.Model, o Options) float64 {
 		switch {
 		case !single:
 			perNode = vmpFactorisedNsPerUnit*factorisedSweepWork(m) + nodeOverheadNs
+		case !denseLogB(m) && m.NumStates() > sparseStartStates:
+			perNode = sparseSweepNsPerEntry*(ns+no) + nodeOverheadNs
 		case !denseLogB(m):
 			perNode = sparseStartNsPerUnit*ns*no + sparseSweepNsPerEntry*(ns+no) + nodeOverheadNs
 		default:
@@ -79,7 +85,10 @@ func EstimatePlanSeconds(m *pomdp.Model, o Options) float64 {
 	}
 	setup := 0.0
 	if single {
-		setup = setupNsPerProduct*nu*ns*ns*no + setupNsPerLog*nu*ns*ns
+		setup = setupNsPerLog * nu * ns * ns
+		if o.Inference != VMP || m.NumStates() <= sparseStartStates || denseLogB(m) {
+			setup += setupNsPerProduct * nu * ns * ns * no
+		}
 	}
 	evals := float64(m.NumActions())
 	if o.Rollouts > 0 {
@@ -127,7 +136,8 @@ func factorisedSweepWork(m *pomdp.Model) float64 {
 //   - the model: its B (d) and A, and one more copy of each while it is
 //     read or built (pomdp.New copies the caller's numbers);
 //   - per agent: the literal ln B of the past's graph (d; pomdp.Past), the
-//     products Ā B̄_u (8·|U||S||O|), and ln B̄_u in split form, which is
+//     products Ā B̄_u (8·|U||S||O|; none above sparseStartStates states
+//     with sparse splits), and ln B̄_u in split form, which is
 //     sparse for the maze models and two dense copies (2d) otherwise
 //     (splitMat: more than one entry in four of a column off its mode); a
 //     learned B adds its expectation and the Dirichlet posterior and prior
@@ -157,7 +167,10 @@ func EstimateBytes(m *pomdp.Model, o Options, agents int) float64 {
 		a += 8 * float64(len(m.SharedA(i)))
 	}
 	ns, no := float64(m.NumStates()), float64(m.ObsLen())
-	perAgent := d + 8*nu*ns*no + 6*a
+	perAgent := d + 6*a
+	if m.NumStates() <= sparseStartStates || m.NumFactors() > 1 || m.NumModalities() > 1 || denseLogB(m) {
+		perAgent += 8 * nu * ns * no // the products Ā B̄_u
+	}
 	if _, lb, _ := m.Learnable(); lb {
 		perAgent += 3 * d
 	}

@@ -89,6 +89,13 @@ func (s *splitMat) set(m []float64, r, c int) {
 // and a second time when it is dense (more than one entry in four off its
 // column's background), in which case Mᵀ and M are kept as set keeps them.
 func (s *splitMat) setColumns(r, c int, dst []float64, column func(j int, dst []float64)) {
+	s.setColumnsIf(r, c, dst, column, true)
+}
+
+// setColumnsIf is setColumns that, when keepDense is false and the split
+// is dense, stops there (s.dense set, nothing else kept): for a caller that
+// uses only the sparse form.
+func (s *splitMat) setColumnsIf(r, c int, dst []float64, column func(j int, dst []float64), keepDense bool) {
 	s.r, s.c = r, c
 	s.bg = grow(s.bg, c)
 	dst = dst[:r]
@@ -114,6 +121,9 @@ func (s *splitMat) setColumns(r, c int, dst []float64, column func(j int, dst []
 	if s.dense {
 		clear(s.bg)
 		s.colIdx, s.colVal = s.colIdx[:0], s.colVal[:0]
+		if !keepDense {
+			return
+		}
 		s.colM = grow(s.colM, r*c)
 		for j := range c {
 			column(j, s.colM[j*r:(j+1)*r])

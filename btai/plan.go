@@ -137,6 +137,14 @@ func (a *Agent) prepareFuture() error {
 			a.futB[u] = nil // made again from the new B̄ when needed (futureB)
 		}
 	}
+	if a.sparseStart = ns > a.sparseStartStates; a.sparseStart {
+		a.sparseStart = a.splitStart()
+	}
+	if a.sparseStart {
+		a.abT = nil
+		a.prepared = true
+		return nil
+	}
 	// abT[u][p*no+o] = (Ā B̄_u)[o][p]: column p of B̄_u pushed through Ā,
 	// the terms of each entry added in the order of the states n, as
 	// mulT(column, Āᵀ, B̄_u[:, p]) adds them.
@@ -157,6 +165,56 @@ func (a *Agent) prepareFuture() error {
 	}
 	a.prepared = true
 	return nil
+}
+
+// sparseStartStates is the number of states above which the start of
+// local VMP, Q(O_I) = Ā B̄_u Q(S_parent), is computed as Ā (B̄_u
+// Q(S_parent)) over the split probabilities (splitStart) when they are
+// sparse, instead of with the dense products Ā B̄_u: |S| + |O| plus the
+// deviations per node instead of |S||O|, and no |U||S|²|O| set-up. Models
+// up to it (every maze of the earlier 1,024-state cap) keep the dense
+// products and their numbers; TestSparseStart compares the two.
+const sparseStartStates = 1024
+
+// splitStart splits Ā and every B̄_u (the probabilities, not their
+// logarithms) into column backgrounds and deviations (splitMat) and
+// reports whether all of them are sparse.
+func (a *Agent) splitStart() bool {
+	ns, no := a.ns, a.no
+	a.pA.set(a.abar, no, ns)
+	if a.pA.dense {
+		return false
+	}
+	if len(a.pB) != a.nu {
+		a.pB = make([]splitMat, a.nu)
+	}
+	col := make([]float64, ns)
+	for u := range a.nu {
+		blk := a.bbar[u*ns*ns : (u+1)*ns*ns]
+		a.pB[u].setColumnsIf(ns, ns, col, func(p int, dst []float64) {
+			for n := range ns {
+				dst[n] = blk[n*ns+p]
+			}
+		}, false)
+		if a.pB[u].dense {
+			return false
+		}
+	}
+	a.pred = grow(a.pred, ns)
+	return true
+}
+
+// splitMul sets dst = M q for M in split form: Σ_j bg[j] q[j], the same
+// for every entry, plus the sparse deviations D q.
+func splitMul(dst []float64, m *splitMat, q []float64) {
+	c := 0.0
+	for j, b := range m.bg {
+		c += b * q[j]
+	}
+	m.mulD(dst, q)
+	for i := range dst {
+		dst[i] += c
+	}
 }
 
 // futureB returns the literal factor Cat(B̄_u) of the future, made from B̄_u
@@ -652,7 +710,12 @@ func (a *Agent) infer(qp []float64, u int) error {
 	}
 	ns, no := a.ns, a.no
 	if a.opts.Inference == VMP {
-		mulT(a.qo, a.abT[u*ns*no:(u+1)*ns*no], qp)
+		if a.sparseStart {
+			splitMul(a.pred, &a.pB[u], qp)
+			splitMul(a.qo, &a.pA, a.pred)
+		} else {
+			mulT(a.qo, a.abT[u*ns*no:(u+1)*ns*no], qp)
+		}
 		return a.vmp(qp, u)
 	}
 	mulRows(a.qs, a.bbar[u*ns*ns:(u+1)*ns*ns], qp)

@@ -860,6 +860,7 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 	if err != nil {
 		return badInput("%v", err)
 	}
+	btaiCollect()
 	if err := checkPlotFile(*plotFile); err != nil {
 		return err
 	}
@@ -1079,6 +1080,7 @@ func runBTAIReplay(args []string, stdout io.Writer) error {
 	if err != nil {
 		return badInput("%v", err)
 	}
+	btaiCollect()
 	r := &replayRun{m: m, data: *data, subjects: *subjects, seed: *seed, jobs: *jobs, asJSON: *asJSON, asCSV: *asCSV, beliefs: *beliefs,
 		newAg: btaiAgents(firstAg, m, &opts)}
 	if r.prov, err = provenance("btai replay", fs, [2]string{"--model", *model}); err != nil {
@@ -1109,9 +1111,11 @@ func btaiAgents(first *btai.Agent, m *pomdp.Model, opts *btai.Options) func() (p
 }
 
 // btaiCollect runs the garbage collector once the model is read, before
-// any agent is made: what reading it left behind (a maze's or a file's
-// numbers before pomdp.New copied them: one more dense transition tensor,
-// 671 MB for a maze of 4,096 states) is then free for the agent's own
-// tensors to reuse, instead of the heap growing by them too. It takes a
-// few milliseconds.
+// any agent is made, and again once the first agent is made: what reading
+// the model left behind (a maze's or a file's numbers before pomdp.New
+// copied them: one more dense transition tensor, 671 MB for a maze of
+// 4,096 states), and what making the agent did (the past's transition
+// tensor in two more forms while nodes.NewTransition builds it), is then
+// free for what comes next to reuse, instead of the heap growing by it
+// too. It takes a few milliseconds.
 func btaiCollect() { runtime.GC() }
