@@ -21,7 +21,38 @@ type DOTOptions struct {
 	// EdgeLabels writes each edge's interface name at the variable's end
 	// (out, in, matrix, ...). Off by default: figures read better without.
 	EdgeLabels bool
+	// Fold says how repeated slices (Graph.FindRepeats) are drawn: all of
+	// them (FoldNone, the zero value), once inside a plate (FoldPlates), or
+	// the first Unroll, an ellipsis and the last (FoldUnroll).
+	Fold FoldMode
+	// Unroll is the number of slices drawn before the ellipsis with
+	// FoldUnroll (at least 1).
+	Unroll int
+	// OpenRange labels plates with an open range ("t = 1 … T") rather
+	// than their number of slices, for a graph whose length is arbitrary
+	// (a POMDP's horizon).
+	OpenRange bool
 }
+
+// FoldMode is how WriteDOTWith draws repeated structure.
+type FoldMode int
+
+const (
+	// FoldNone draws every node.
+	FoldNone FoldMode = iota
+	// FoldPlates draws each repeated slice once, inside a cluster
+	// labelled with its range ("t = 1 … T" for the steps of a chain,
+	// "n = 1 … N" for i.i.d. slices), its variables and factors named
+	// with the index (sₜ for s1, s2, ...) where their names differ only
+	// by a number. A chain's edge from one step to the next is drawn
+	// from the step before the plate.
+	FoldPlates
+	// FoldUnroll draws the first Unroll slices of each repeat, an
+	// ellipsis node (⋯) in place of the slices left out, and the last
+	// slice; an edge to a node left out is drawn, dashed, to the
+	// ellipsis.
+	FoldUnroll
+)
 
 // WriteDOT writes the graph in Graphviz DOT with the default options (see
 // WriteDOTWith).
@@ -56,6 +87,13 @@ func (g *Graph) WriteDOTWith(w io.Writer, o DOTOptions) error {
 	if w == nil {
 		return errors.New("ffg: WriteDOT: nil writer")
 	}
+	if o.Fold == FoldUnroll && o.Unroll < 1 {
+		return fmt.Errorf("ffg: WriteDOT: Unroll %d with FoldUnroll: want at least 1 slice before the ellipsis", o.Unroll)
+	}
+	if o.Fold < FoldNone || o.Fold > FoldUnroll {
+		return fmt.Errorf("ffg: WriteDOT: unknown Fold %d", o.Fold)
+	}
+	fd := g.foldFor(o)
 	d := dot.NewGraph(dot.Directed)
 	d.Attr("rankdir", "LR")
 	d.Attr("newrank", "true")
@@ -88,21 +126,51 @@ func (g *Graph) WriteDOTWith(w io.Writer, o DOTOptions) error {
 		if label == "" {
 			label = PrettyName(v.name)
 		}
+		if l, ok := fd.vlabel[v]; ok && v.Label == "" {
+			label = l
+		}
 		if label == "" {
 			label = fmt.Sprintf("#%d", v.id)
 		}
 		labels[v] = label
-		n := sub(v.Cluster).Node(fmt.Sprintf("v%06d", v.id)).Label(label).Attr("shape", "circle").Attr("id", fmt.Sprintf("v%06d", v.id))
+		if fd.hiddenV(v) {
+			continue
+		}
+		cl := v.Cluster
+		if p, ok := fd.vplate[v]; ok {
+			cl = p
+		}
+		n := sub(cl).Node(fmt.Sprintf("v%06d", v.id)).Label(label).Attr("shape", "circle").Attr("id", fmt.Sprintf("v%06d", v.id))
 		if v.observed {
 			n.Attr("style", "filled").Attr("fillcolor", "gray")
 		}
 		nodes[v.id] = n
 	}
 	var sameRank [][]string // ids of nodes drawn in one column, top to bottom
+	for _, e := range fd.ellipses {
+		fd.ellNode[e] = d.Node(e).Label("⋯").Attr("shape", "plaintext").Attr("id", e)
+	}
+	drawn := map[[2]string]bool{}
+	edge := func(from, to dot.Node, fromID, toID string) (dot.Edge, bool) {
+		if o.Fold != FoldNone {
+			key := [2]string{fromID, toID}
+			if drawn[key] {
+				return dot.Edge{}, false
+			}
+			drawn[key] = true
+		}
+		return d.Edge(from, to), true
+	}
 	for _, f := range g.factors {
+		if fd.hiddenF(f) {
+			continue
+		}
 		label := f.Label
 		if label == "" {
 			label = PrettyName(f.name)
+			if l, ok := fd.flabel[f]; ok {
+				label = l
+			}
 		}
 		if label == "" {
 			label = factorLabel(f, labels)
@@ -110,6 +178,9 @@ func (g *Graph) WriteDOTWith(w io.Writer, o DOTOptions) error {
 		cl := f.Cluster
 		if cl == "" {
 			cl = f.vars[0].Cluster
+		}
+		if p, ok := fd.fplate[f]; ok {
+			cl = p
 		}
 		n := sub(cl).Node(fmt.Sprintf("f%06d", f.id)).Label(label).Box().Attr("id", fmt.Sprintf("f%06d", f.id))
 		nodes[f.id] = n
@@ -126,12 +197,27 @@ func (g *Graph) WriteDOTWith(w io.Writer, o DOTOptions) error {
 				}
 			}
 		}
+		fid := fmt.Sprintf("f%06d", f.id)
 		for k, v := range f.vars {
 			var e dot.Edge
+			vn, vid, dashed, ok := fd.target(f, v, nodes)
+			if !ok {
+				continue
+			}
 			if k == 0 {
-				e = d.Edge(n, nodes[v.id])
+				if e, ok = edge(n, vn, fid, vid); !ok {
+					continue
+				}
 			} else {
-				e = d.Edge(nodes[v.id], n).Attr("dir", "none")
+				if e, ok = edge(vn, n, vid, fid); !ok {
+					continue
+				}
+				e.Attr("dir", "none")
+			}
+			if dashed {
+				e.Attr("style", "dashed")
+			}
+			if k > 0 {
 				if v.family != out.family && len(v.edges) > 2 {
 					// A shared parameter: do not let it pull the columns.
 					e.Attr("constraint", "false")
@@ -144,10 +230,15 @@ func (g *Graph) WriteDOTWith(w io.Writer, o DOTOptions) error {
 				}
 			}
 		}
-		if anchor != nil && anchor.Cluster == out.Cluster {
+		if anchor != nil && anchor.Cluster == out.Cluster && fd.vplate[anchor] == fd.vplate[out] && !fd.hiddenV(anchor) && !fd.hiddenV(out) {
 			// Same column, top to bottom: the state, the factor, the
 			// observation (flat edges keep tail before head).
 			sameRank = append(sameRank, []string{fmt.Sprintf("v%06d", anchor.id), fmt.Sprintf("f%06d", f.id), fmt.Sprintf("v%06d", out.id)})
+		}
+	}
+	for _, f := range g.factors {
+		if fd.hiddenF(f) {
+			fd.foldedEdges(f, nodes, edge)
 		}
 	}
 	var buf bytes.Buffer

@@ -1,17 +1,26 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/arbor-ai/arbor/expfam"
 	"github.com/arbor-ai/arbor/ffg"
 	"github.com/arbor-ai/arbor/internal/output"
+	"github.com/arbor-ai/arbor/model"
+	"github.com/arbor-ai/arbor/pomdp"
 )
 
 // The figures arbor writes (arbor dot -o, --dot and --plot of aci run,
@@ -199,4 +208,206 @@ func untilDone[T any](ctx context.Context, f func() (T, error)) (T, error) {
 		var zero T
 		return zero, context.Cause(ctx)
 	}
+}
+
+// dotSynopsis is arbor dot's usage line.
+const dotSynopsis = "arbor dot MODEL.json [--unroll plates|K|all] [--data FILE.jsonl [--line N]] [--edge-labels] [-o FILE.svg|.pdf|.png|.dot] [--json]"
+
+// runDot draws a model file's factor graph, or a POMDP file's generative
+// model (pomdpdot.go).
+func runDot(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("dot", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, `print {"dot": "..."} instead of the bare DOT text`)
+	edgeLabels := fs.Bool("edge-labels", false, "write each edge's interface name (out, in, matrix, ...) at the factor's end")
+	outFile := fs.String("o", "", "write to this file instead of standard output: SVG, PDF or PNG (rendered by Graphviz) when the name ends in .svg, .pdf or .png, DOT otherwise")
+	unroll := fs.String("unroll", "plates", "how repeated slices (the steps of a chain, i.i.d. observations), found from the graph's structure, are drawn: plates (once, inside a box with its range), K (the first K, an ellipsis and the last; for a POMDP file, K time steps) or all (every node)")
+	dataFile := fs.String("data", "", "draw the model as if the values of one data set of this file (one JSON object per line, as arbor infer --data) were observed")
+	line := fs.Int("line", 0, "the data set of --data to draw, counted from 1 (blank lines are not counted; default 1)")
+	pos, err := parseFlags(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, helpText(fs, dotSynopsis))
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return badInput("want one MODEL file, got %d arguments (usage: %s)", len(pos), dotSynopsis)
+	}
+	opts := ffg.DOTOptions{EdgeLabels: *edgeLabels, Fold: ffg.FoldPlates}
+	switch *unroll {
+	case "plates":
+	case "all":
+		opts.Fold = ffg.FoldNone
+	default:
+		k, err := strconv.Atoi(*unroll)
+		if err != nil || k < 1 {
+			return badInput("--unroll %s: want plates, all or a number of slices >= 1", shortArg(*unroll))
+		}
+		opts.Fold, opts.Unroll = ffg.FoldUnroll, k
+	}
+	if *line != 0 && *dataFile == "" {
+		return badInput("--line %d: applies with --data (the data set to draw)", *line)
+	}
+	if *line < 0 || (*line == 0 && btaiFlagSet(fs, "line")) {
+		return badInput("--line %d: want a line number >= 1", *line)
+	}
+	if *outFile != "" && *asJSON {
+		return badInput("--json and -o: give one (--json prints the DOT text as JSON on standard output)")
+	}
+	if *outFile != "" {
+		if err := checkOutputFile("-o", *outFile, true); err != nil {
+			return err
+		}
+	}
+	file := pos[0]
+	data, err := readFile(file, file)
+	if err != nil {
+		return err
+	}
+	g, err := dotGraph(file, data, *dataFile, max(*line, 1), &opts)
+	if err != nil {
+		return err
+	}
+	if *outFile != "" {
+		var b bytes.Buffer
+		if err := g.WriteDOTWith(&b, opts); err != nil {
+			return err
+		}
+		if figureFormat(*outFile) != "" {
+			s := dotTextSize(b.Bytes())
+			if err := checkFigureSize("-o", *outFile, s, false, fmt.Sprintf(
+				"the figure would be %d nodes: draw it folded (--unroll plates or a small --unroll K), or write the DOT text instead (-o FILE.dot, or no -o) and draw a part of it", s.nodes)); err != nil {
+				return err
+			}
+		}
+		return writeFigure(commandContext(), "-o", *outFile, b.Bytes())
+	}
+	if *asJSON {
+		var b jsonBuffer
+		if err := g.WriteDOTWith(&b, opts); err != nil {
+			return err
+		}
+		return json.NewEncoder(stdout).Encode(map[string]string{"dot": b.String()})
+	}
+	return g.WriteDOTWith(stdout, opts)
+}
+
+// dotTextSize counts the nodes and edges of DOT text written by
+// ffg.WriteDOTWith (one statement a line).
+func dotTextSize(text []byte) figureSize {
+	var s figureSize
+	for _, l := range strings.Split(string(text), "\n") {
+		switch t := strings.TrimSpace(l); {
+		case strings.Contains(t, "->"):
+			s.edges++
+		case strings.HasPrefix(t, "n") && strings.Contains(t, "[") && strings.Contains(t, "label="):
+			s.nodes++
+		}
+	}
+	return s
+}
+
+// dotGraph builds the graph arbor dot draws from a file's text: a model
+// file's factor graph (with the values of data set line of dataFile
+// observed, when given), or a POMDP file's generative model. A file of
+// neither kind is bad input saying which kinds arbor dot takes.
+func dotGraph(file string, data []byte, dataFile string, line int, opts *ffg.DOTOptions) (*ffg.Graph, error) {
+	kind := fileKind(data)
+	if kind == "pomdp" {
+		if dataFile != "" {
+			return nil, badInput("--data %s: applies to a model file (variables and factors); %s is a POMDP file", dataFile, file)
+		}
+		m, err := pomdp.Parse(data)
+		if err != nil {
+			return nil, badInput("%s: a POMDP file: %v", file, err)
+		}
+		return pomdpGraph(m, opts)
+	}
+	m, err := model.Parse(file, data)
+	if err != nil {
+		if kind == "" {
+			return nil, badInput("%v (arbor dot draws a model file, with variables and factors, or a POMDP file, with A, B, C, D or factors and modalities: docs/formats.md)", err)
+		}
+		return nil, err
+	}
+	if dataFile != "" {
+		if err := observeLine(m, dataFile, line); err != nil {
+			return nil, err
+		}
+	}
+	return m.Graph, nil
+}
+
+// fileKind tells a model file ("model": it has variables) from a POMDP
+// file ("pomdp": it has modalities, or A, B or D or their
+// concentrations, and no variables); "" for neither.
+func fileKind(data []byte) string {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(data, &top) != nil {
+		return ""
+	}
+	if _, ok := top["variables"]; ok {
+		return "model"
+	}
+	for _, k := range []string{"modalities", "A", "B", "D", "a", "b", "d"} {
+		if _, ok := top[k]; ok {
+			return "pomdp"
+		}
+	}
+	return ""
+}
+
+// observeLine observes in m's graph the values of the line-th data set
+// (blank lines not counted) of file, checked as arbor infer --data checks
+// them. No inference runs.
+func observeLine(m *model.Model, file string, line int) error {
+	limit, err := maxInput()
+	if err != nil {
+		return err
+	}
+	f, err := openInput(file)
+	if err != nil {
+		return badInput("--data %s: cannot read: %v", file, err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(io.LimitReader(f, limit+1))
+	sc.Buffer(make([]byte, 0, 64<<10), int(min(limit, 1<<30))+1)
+	lineNo, sets := 0, 0
+	for sc.Scan() {
+		lineNo++
+		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+			continue
+		}
+		if sets++; sets < line {
+			continue
+		}
+		where := fmt.Sprintf("%s:%d", file, lineNo)
+		d, err := model.ParseData(where, sc.Bytes())
+		if err != nil {
+			return err
+		}
+		if err := m.CheckData(where, d); err != nil {
+			return err
+		}
+		for name, ev := range d {
+			v, _ := m.Graph.Variable(name)
+			switch {
+			case v.Family() == expfam.NormalFamily:
+				err = v.ObserveValue(*ev.Value)
+			case ev.Probs != nil:
+				err = v.ObserveSoft(ev.Probs)
+			default:
+				err = v.Observe(ev.Index)
+			}
+			if err != nil {
+				return badInput("--data %s: %q: %v", where, name, err)
+			}
+		}
+		return nil
+	}
+	if err := sc.Err(); err != nil {
+		return badInput("--data %s: cannot read: %v", file, err)
+	}
+	return badInput("--line %d: --data %s has %d data sets", line, file, sets)
 }

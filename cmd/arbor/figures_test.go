@@ -85,11 +85,11 @@ func sub(n int) string {
 	return b.String()
 }
 
-// dotOf runs arbor dot on a model file.
+// dotOf runs arbor dot --unroll all on a model file (every node drawn).
 func dotOf(t *testing.T, path string) string {
 	t.Helper()
 	var out, errb bytes.Buffer
-	if code := run([]string{"dot", path}, &out, &errb); code != 0 {
+	if code := run([]string{"dot", "--unroll", "all", path}, &out, &errb); code != 0 {
 		t.Fatalf("arbor dot %s: exit %d: %s", path, code, errb.String())
 	}
 	return out.String()

@@ -14,7 +14,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/arbor-ai/arbor/ffg"
 	"github.com/arbor-ai/arbor/model"
 	"github.com/arbor-ai/arbor/schedule"
 )
@@ -269,46 +268,6 @@ func fmtNested(x any, digits int) string {
 		return "[" + strings.Join(parts, " ") + "]"
 	}
 	return fmt.Sprint(x)
-}
-
-func runDot(args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("dot", flag.ContinueOnError)
-	asJSON := fs.Bool("json", false, `print {"dot": "..."} instead of the bare DOT text`)
-	edgeLabels := fs.Bool("edge-labels", false, "write each edge's interface name (out, in, matrix, ...) at the factor's end")
-	outFile := fs.String("o", "", "write to this file instead of standard output: SVG, PDF or PNG (rendered by Graphviz) when the name ends in .svg, .pdf or .png, DOT otherwise")
-	m, _, err := loadModelArg("dot", fs, args, stdout, "arbor dot MODEL.json [--edge-labels] [-o FILE.svg|.pdf|.png|.dot] [--json]")
-	if err != nil {
-		return err
-	}
-	opts := ffg.DOTOptions{EdgeLabels: *edgeLabels}
-	if *outFile != "" {
-		if *asJSON {
-			return badInput("--json and -o: give one (--json prints the DOT text as JSON on standard output)")
-		}
-		if err := checkOutputFile("-o", *outFile, true); err != nil {
-			return err
-		}
-		if figureFormat(*outFile) != "" {
-			s := graphSize(m.Graph)
-			if err := checkFigureSize("-o", *outFile, s, false, fmt.Sprintf(
-				"the figure would be %d nodes: write the DOT text instead (-o FILE.dot, or no -o) and draw a part of it", s.nodes)); err != nil {
-				return err
-			}
-		}
-		var b bytes.Buffer
-		if err := m.Graph.WriteDOTWith(&b, opts); err != nil {
-			return err
-		}
-		return writeFigure(commandContext(), "-o", *outFile, b.Bytes())
-	}
-	if *asJSON {
-		var b jsonBuffer
-		if err := m.Graph.WriteDOTWith(&b, opts); err != nil {
-			return err
-		}
-		return json.NewEncoder(stdout).Encode(map[string]string{"dot": b.String()})
-	}
-	return m.Graph.WriteDOTWith(stdout, opts)
 }
 
 type jsonBuffer struct{ b []byte }

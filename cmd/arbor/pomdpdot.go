@@ -1,0 +1,255 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/arbor-ai/arbor/expfam"
+	"github.com/arbor-ai/arbor/ffg"
+	"github.com/arbor-ai/arbor/nodes"
+	"github.com/arbor-ai/arbor/pomdp"
+)
+
+// pomdpSteps is the number of transitions of a POMDP's generative model
+// that arbor dot builds to draw it in a plate (--unroll plates or all):
+// enough for the steps to be found as repeated slices (ffg.MinRepeat).
+const pomdpSteps = 3
+
+// pomdpGraph builds the generative model of a POMDP file as a factor
+// graph to draw (the structure only: every table is uniform, since the
+// figure shows no numbers):
+//
+//   - per factor f, the states f₀, f₁, ... (labelled with the factor's
+//     name), D[f] over f₀ and B[f] from f_{t−1} to f_t;
+//   - per modality m, the outcomes m_t (gray) with A[m] over the factors
+//     of its depends_on, and C[m] over them when the modality has
+//     preferences (a C that is not uniform);
+//   - the policy π, with its prior σ(−G), joined to the transition of
+//     every factor that has controls;
+//   - the Dirichlet concentrations a[m], b[f], d[f] when the file gives
+//     them, as variables with their priors, shared by every step.
+//
+// With --unroll K, K transitions are drawn in full; otherwise pomdpSteps,
+// folded into a plate "t = 1 … T" (or drawn in full with --unroll all).
+func pomdpGraph(m *pomdp.Model, opts *ffg.DOTOptions) (*ffg.Graph, error) {
+	steps := pomdpSteps
+	switch opts.Fold {
+	case ffg.FoldUnroll:
+		steps, opts.Fold = opts.Unroll, ffg.FoldNone
+		if steps > 50 {
+			return nil, badInput("--unroll %d: a POMDP file is drawn over at most 50 time steps", steps)
+		}
+	case ffg.FoldPlates:
+		opts.OpenRange = true
+	}
+	spec := m.FactorisedSpec()
+	g := ffg.New()
+	fail := func(what string, err error) error { return fmt.Errorf("arbor dot: %s: %w", what, err) }
+	uniform := func(n int) []float64 {
+		p := make([]float64, n)
+		for i := range p {
+			p[i] = 1 / float64(n)
+		}
+		return p
+	}
+	ones := func(n int) []float64 {
+		p := make([]float64, n)
+		for i := range p {
+			p[i] = 1
+		}
+		return p
+	}
+	// learned adds a Dirichlet variable of the given shape with its prior.
+	learned := func(label string, shape []int) (*ffg.Variable, error) {
+		v, err := g.AddVariable("", expfam.DirichletFamily, shape...)
+		if err != nil {
+			return nil, err
+		}
+		v.Label = label
+		n := 1
+		for _, d := range shape {
+			n *= d
+		}
+		prior, err := nodes.NewDirichlet(ones(n), shape)
+		if err != nil {
+			return nil, err
+		}
+		_, err = g.AddFactor("", prior, v)
+		return v, err
+	}
+	nu := m.NumActions()
+	var pi *ffg.Variable
+	if nu > 1 {
+		var err error
+		if pi, err = g.AddVariable("pi", expfam.CategoricalFamily, nu); err != nil {
+			return nil, fail("π", err)
+		}
+		prior, err := nodes.NewCategorical(uniform(nu))
+		if err != nil {
+			return nil, fail("π", err)
+		}
+		f, err := g.AddFactor("", prior, pi)
+		if err != nil {
+			return nil, fail("π", err)
+		}
+		f.Label = "σ(−G)"
+	}
+	index := map[string]int{}
+	conc := map[string]*ffg.Variable{}
+	for i, f := range spec.Factors {
+		index[f.Name] = i
+		if f.ConcD != nil {
+			v, err := learned("d["+f.Name+"]", []int{f.NumStates})
+			if err != nil {
+				return nil, fail("d["+f.Name+"]", err)
+			}
+			conc["d"+f.Name] = v
+		}
+		if f.ConcB != nil {
+			shape := []int{f.NumStates, f.NumStates}
+			if pi != nil && f.NumControls > 1 {
+				shape = append(shape, nu)
+			}
+			v, err := learned("b["+f.Name+"]", shape)
+			if err != nil {
+				return nil, fail("b["+f.Name+"]", err)
+			}
+			conc["b"+f.Name] = v
+		}
+	}
+	for _, md := range spec.Modalities {
+		if md.ConcA != nil {
+			shape := []int{md.NumOutcomes}
+			for _, dep := range md.DependsOn {
+				shape = append(shape, spec.Factors[index[dep]].NumStates)
+			}
+			v, err := learned("a["+md.Name+"]", shape)
+			if err != nil {
+				return nil, fail("a["+md.Name+"]", err)
+			}
+			conc["a"+md.Name] = v
+		}
+	}
+	prev := make([]*ffg.Variable, len(spec.Factors))
+	for t := 0; t <= steps; t++ {
+		cur := make([]*ffg.Variable, len(spec.Factors))
+		for i, f := range spec.Factors {
+			s, err := g.AddVariable(fmt.Sprintf("%s_%d", f.Name, t), expfam.CategoricalFamily, f.NumStates)
+			if err != nil {
+				return nil, fail(f.Name, err)
+			}
+			cur[i] = s
+			var fn *ffg.FactorNode
+			label := "B[" + f.Name + "]"
+			if t == 0 {
+				label = "D[" + f.Name + "]"
+				if d := conc["d"+f.Name]; d != nil {
+					c, err := nodes.NewCategoricalDirichlet(f.NumStates)
+					if err != nil {
+						return nil, fail(label, err)
+					}
+					fn, err = g.AddFactor("", c, s, d)
+					if err != nil {
+						return nil, fail(label, err)
+					}
+				} else {
+					c, err := nodes.NewCategorical(uniform(f.NumStates))
+					if err != nil {
+						return nil, fail(label, err)
+					}
+					if fn, err = g.AddFactor("", c, s); err != nil {
+						return nil, fail(label, err)
+					}
+				}
+			} else {
+				shape := []int{f.NumStates, f.NumStates}
+				vars := []*ffg.Variable{s, prev[i]}
+				if pi != nil && f.NumControls > 1 {
+					shape = append(shape, nu)
+					vars = append(vars, pi)
+				}
+				var tr *nodes.Transition
+				if b := conc["b"+f.Name]; b != nil {
+					tr, err = nodes.NewTransitionDirichlet(shape)
+					vars = append(vars, b)
+				} else {
+					n := 1
+					for _, d := range shape {
+						n *= d
+					}
+					w := make([]float64, n)
+					for k := range w {
+						w[k] = 1 / float64(f.NumStates)
+					}
+					tr, err = nodes.NewTransition(w, shape)
+				}
+				if err != nil {
+					return nil, fail(label, err)
+				}
+				if fn, err = g.AddFactor("", tr, vars...); err != nil {
+					return nil, fail(label, err)
+				}
+			}
+			fn.Label = label
+		}
+		for _, md := range spec.Modalities {
+			o, err := g.AddVariable(fmt.Sprintf("%s_%d", md.Name, t), expfam.CategoricalFamily, md.NumOutcomes)
+			if err != nil {
+				return nil, fail(md.Name, err)
+			}
+			shape := []int{md.NumOutcomes}
+			vars := []*ffg.Variable{o}
+			n := md.NumOutcomes
+			for _, dep := range md.DependsOn {
+				i := index[dep]
+				shape = append(shape, spec.Factors[i].NumStates)
+				vars = append(vars, cur[i])
+				n *= spec.Factors[i].NumStates
+			}
+			var tr *nodes.Transition
+			if a := conc["a"+md.Name]; a != nil {
+				tr, err = nodes.NewTransitionDirichlet(shape)
+				vars = append(vars, a)
+			} else {
+				w := make([]float64, n)
+				for k := range w {
+					w[k] = 1 / float64(md.NumOutcomes)
+				}
+				tr, err = nodes.NewTransition(w, shape)
+			}
+			if err != nil {
+				return nil, fail("A["+md.Name+"]", err)
+			}
+			fn, err := g.AddFactor("", tr, vars...)
+			if err != nil {
+				return nil, fail("A["+md.Name+"]", err)
+			}
+			fn.Label = "A[" + md.Name + "]"
+			if err := o.Observe(0); err != nil {
+				return nil, fail(md.Name, err)
+			}
+			if preferences(md.C) {
+				c, err := nodes.NewCategorical(uniform(md.NumOutcomes))
+				if err != nil {
+					return nil, fail("C["+md.Name+"]", err)
+				}
+				fc, err := g.AddFactor("", c, o)
+				if err != nil {
+					return nil, fail("C["+md.Name+"]", err)
+				}
+				fc.Label = "C[" + md.Name + "]"
+			}
+		}
+		prev = cur
+	}
+	return g, nil
+}
+
+// preferences reports whether a modality's C is not uniform.
+func preferences(c []float64) bool {
+	for _, x := range c {
+		if x != c[0] {
+			return true
+		}
+	}
+	return false
+}
