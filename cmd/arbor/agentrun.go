@@ -141,6 +141,9 @@ func (r *agentRun) record(u pomdp.Unit, ep *pomdp.Episode, positions [][2]int) *
 // their summary and --plot figure are written, a --dot figure being
 // rendered is abandoned, and the exit status is 130 or 143.
 func (r *agentRun) run(stdout io.Writer) error {
+	if shardJob != nil {
+		return r.sharded(stdout) // --shard, or arbor merge (shard.go)
+	}
 	ctx := commandContext()
 	enc := json.NewEncoder(stdout)
 	if r.asJSON {

@@ -298,6 +298,9 @@ func (r *fitRun) run(stdout io.Writer) error {
 			return badInput("--data %s: subject %s has no choices to fit (every response is missing)", r.data, rec.Subject)
 		}
 	}
+	if shardJob != nil {
+		return r.sharded(stdout, recs) // --shard, or arbor merge (shard.go)
+	}
 	ctx := commandContext()
 	enc := json.NewEncoder(stdout)
 	var cw *csv.Writer
@@ -354,9 +357,7 @@ func (r *fitRun) run(stdout io.Writer) error {
 	}
 	switch {
 	case r.asJSON:
-		if err := enc.Encode(fitGroupJSON{Group: r.agent, Subjects: g.Subjects, LogEvidence: output.Float(g.LogEvidence),
-			LogLikelihood: output.Float(g.LogLikelihood), AIC: output.Float(g.AIC), BIC: output.Float(g.BIC),
-			NChoices: g.NChoices, NotConverged: g.NotConverged, Free: r.set.Free}); err != nil {
+		if err := enc.Encode(r.group(&g)); err != nil {
 			return err
 		}
 	case r.asCSV:
@@ -370,6 +371,13 @@ func (r *fitRun) run(stdout io.Writer) error {
 		}
 	}
 	return interrupted
+}
+
+// group is the last line of fit --json.
+func (r *fitRun) group(g *fit.Group) fitGroupJSON {
+	return fitGroupJSON{Group: r.agent, Subjects: g.Subjects, LogEvidence: output.Float(g.LogEvidence),
+		LogLikelihood: output.Float(g.LogLikelihood), AIC: output.Float(g.AIC), BIC: output.Float(g.BIC),
+		NChoices: g.NChoices, NotConverged: g.NotConverged, Free: r.set.Free}
 }
 
 // fitNum formats a number of the human output (NA when not finite).

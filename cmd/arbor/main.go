@@ -5,6 +5,7 @@
 //	arbor aci eval|run|replay|fit ...      classic active inference
 //	arbor btai plan|run|replay|fit ...     branching time active inference
 //	arbor si plan|run|replay|fit ...       sophisticated inference
+//	arbor merge DIR                        the shards of a run (--shard k/n --out DIR) put together
 //	arbor version                          the version
 //
 // Flags may come before or after the file argument.
@@ -83,9 +84,10 @@ func commands() []command {
 	return []command{
 		{"infer", "run variational message passing on a model file", runInfer},
 		{"dot", "write a model's factor graph in Graphviz DOT", runDot},
-		{"aci", "classic active inference: aci eval | aci run | aci replay | aci fit | aci simulate | aci recover", withFit(runACI, runACIFit)},
-		{"btai", "branching time active inference: btai plan | btai run | btai replay | btai fit | btai simulate", withFit(withSimulate(runBTAI, runBTAISimulate), runBTAIFit)},
-		{"si", "sophisticated inference: si plan | si run | si replay | si fit | si simulate", withFit(withSimulate(runSI, runSISimulate), runSIFit)},
+		{"aci", "classic active inference: aci eval | aci run | aci replay | aci fit | aci simulate | aci recover", withShard("aci", withFit(runACI, runACIFit))},
+		{"btai", "branching time active inference: btai plan | btai run | btai replay | btai fit | btai simulate", withShard("btai", withFit(withSimulate(runBTAI, runBTAISimulate), runBTAIFit))},
+		{"si", "sophisticated inference: si plan | si run | si replay | si fit | si simulate", withShard("si", withFit(withSimulate(runSI, runSISimulate), runSIFit))},
+		{"merge", "put the shard files of a sharded run together (arbor merge DIR)", runMerge},
 		{"version", "print arbor's version", runVersion},
 	}
 }

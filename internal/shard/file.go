@@ -25,6 +25,7 @@ type Manifest struct {
 	Units int             `json:"units"`  // the units of the whole job
 	Unit  string          `json:"unit"`   // what a unit is: "agent", "episode", "subject", "point"
 	Job   json.RawMessage `json:"job"`    // the command's provenance line
+	Args  []string        `json:"args"`   // the command's arguments (arbor's, the shard flags left out), for merge
 	Lines string          `json:"format"` // "jsonl"
 }
 
@@ -234,6 +235,20 @@ func Merge(dir string, emit func(unit int, line []byte) error) (*Manifest, error
 	return m, nil
 }
 
+// Check checks the shard files of dir as Merge does before it reads
+// their lines (one job, none missing or there twice) and returns the
+// manifest of shard 1.
+func Check(dir string) (*Manifest, error) {
+	files, err := open(dir)
+	for _, s := range files {
+		s.f.Close()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return files[0].m, nil
+}
+
 // open opens and checks the shard files of dir.
 func open(dir string) ([]*shardFile, error) {
 	names, err := filepath.Glob(filepath.Join(dir, "shard-*.jsonl"))
@@ -266,7 +281,7 @@ func open(dir string) ([]*shardFile, error) {
 		case s.m.Units != first.m.Units || s.m.Unit != first.m.Unit:
 			return files, fmt.Errorf("mismatched shards: %s has %d units (%s), %s %d (%s)", name, s.m.Units, s.m.Unit, first.path, first.m.Units, first.m.Unit)
 		case !bytes.Equal(compact(s.m.Job), compact(first.m.Job)):
-			return files, fmt.Errorf("mismatched shards: %s and %s are of different jobs (%s)", name, first.path, jobDiff(first.m.Job, s.m.Job))
+			return files, fmt.Errorf("mismatched shards: %s and %s are of different jobs (%s)", first.path, name, JobDiff(first.m.Job, s.m.Job))
 		}
 		if d := byK[s.m.Shard]; d != nil {
 			return files, fmt.Errorf("duplicate shard %d/%d: %s and %s", s.m.Shard, s.m.Of, d.path, name)
@@ -304,9 +319,9 @@ func open(dir string) ([]*shardFile, error) {
 	return ordered, nil
 }
 
-// jobDiff names the first difference of two provenance lines: the
-// command, a file's hash or a setting.
-func jobDiff(a, b json.RawMessage) string {
+// JobDiff names the first difference of two provenance lines: the
+// command, a file's hash or a setting ("--iterations 10, 20").
+func JobDiff(a, b json.RawMessage) string {
 	type job struct {
 		Arbor    string          `json:"arbor"`
 		Command  string          `json:"command"`

@@ -1,0 +1,460 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/arbor-ai/arbor/fit"
+	"github.com/arbor-ai/arbor/internal/output"
+	"github.com/arbor-ai/arbor/internal/shard"
+	"github.com/arbor-ai/arbor/pomdp"
+)
+
+// shardPlan is a sharded run (--shard, --out) or a merge of one (merge
+// set): withShard sets shardJob for the command it runs.
+type shardPlan struct {
+	args   []string // arbor's arguments, the shard flags left out
+	res    shard.Resolved
+	dir    string
+	resume bool
+	merge  *shard.Manifest // merge: the job's manifest
+	dirIn  string          // merge: the shard directory
+}
+
+// shardJob is the plan of the running command, nil when it is not
+// sharded (like cmdCtx, one command runs at a time).
+var shardJob *shardPlan
+
+// shardHelp is appended to the -h of the commands that shard.
+const shardHelp = `sharded runs (docs/cluster.md):
+  -shard k/n|auto
+    	run only units k, k+n, k+2n, ... of the job (auto: from the array variables of Slurm, Kubernetes (with --shards), Grid Engine, AWS Batch or LSF); needs --json and --out
+  -shards n
+    	the number of shards, for --shard auto where the scheduler does not give it
+  -out DIR
+    	write DIR/shard-k-of-n.jsonl (a manifest line, then the unit's records), renamed into place when complete; 'arbor merge DIR' prints the whole run's --json output
+  -resume
+    	do nothing when DIR already holds this shard's complete file for the same job
+`
+
+// shardFlags are the flags withShard takes out of a command's arguments.
+type shardFlags struct {
+	shard, shards, out string
+	resume, given      bool
+}
+
+// cutShardFlags takes --shard, --shards, --out and --resume (with one or
+// two dashes, the value after '=' or in the next argument) out of args,
+// up to a "--".
+func cutShardFlags(args []string) ([]string, shardFlags, error) {
+	var f shardFlags
+	var rest []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			rest = append(rest, args[i:]...)
+			break
+		}
+		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") || len(a)-len(strings.TrimLeft(a, "-")) > 2 {
+			rest = append(rest, a)
+			continue
+		}
+		switch name {
+		case "shard", "shards", "out":
+			if !hasVal {
+				if i+1 >= len(args) {
+					return nil, f, badInput("flag needs an argument: -%s", name)
+				}
+				i++
+				val = args[i]
+			}
+			switch name {
+			case "shard":
+				f.shard = val
+			case "shards":
+				f.shards = val
+			case "out":
+				f.out = val
+			}
+		case "resume":
+			b := true
+			if hasVal {
+				var err error
+				if b, err = strconv.ParseBool(val); err != nil {
+					return nil, f, badInput("invalid boolean value %q for -resume", val)
+				}
+			}
+			f.resume = b
+		default:
+			rest = append(rest, a)
+			continue
+		}
+		f.given = true
+	}
+	return rest, f, nil
+}
+
+// plan checks the shard flags and resolves the slice.
+func (f *shardFlags) plan(getenv func(string) string) (*shardPlan, error) {
+	switch {
+	case f.shard == "":
+		return nil, badInput("--out, --shards and --resume go with --shard k/n or --shard auto")
+	case f.out == "":
+		return nil, badInput("--shard %s needs --out DIR, the directory of the shard files", f.shard)
+	}
+	spec, err := shard.Parse(f.shard)
+	if err != nil {
+		return nil, badInput("%v", err)
+	}
+	n := 0
+	if f.shards != "" {
+		if n, err = strconv.Atoi(f.shards); err != nil || n < 1 {
+			return nil, badInput("--shards %q: want a whole number >= 1", f.shards)
+		}
+	}
+	res, err := shard.Resolve(spec, n, getenv)
+	if err != nil {
+		return nil, badInput("%v", err)
+	}
+	return &shardPlan{res: res, dir: f.out, resume: f.resume}, nil
+}
+
+// withShard gives the run and fit subcommands of run (the aci, btai or si
+// command) the shard flags.
+func withShard(name string, run func(args []string, stdout io.Writer) error) func(args []string, stdout io.Writer) error {
+	return func(args []string, stdout io.Writer) error {
+		if len(args) == 0 || (args[0] != "run" && args[0] != "fit") {
+			return run(args, stdout)
+		}
+		rest, f, err := cutShardFlags(args[1:])
+		if err != nil {
+			return inSubcommand(args[0], err)
+		}
+		sub := append([]string{args[0]}, rest...)
+		for _, a := range rest {
+			if a == "-h" || a == "--help" || a == "-help" {
+				err := run(sub, stdout)
+				fmt.Fprint(stdout, shardHelp)
+				return err
+			}
+		}
+		if !f.given {
+			return run(args, stdout)
+		}
+		plan, err := f.plan(os.Getenv)
+		if err != nil {
+			return inSubcommand(args[0], err)
+		}
+		plan.args = append([]string{name}, sub...)
+		shardJob = plan
+		defer func() { shardJob = nil }()
+		return run(sub, stdout)
+	}
+}
+
+// shardOut is a shard file being written.
+type shardOut struct {
+	w     *shard.Writer
+	units []int
+	buf   bytes.Buffer
+	enc   *json.Encoder
+}
+
+// start starts the shard's file for a job of total units (what a unit is:
+// unit) whose provenance line is prov; nil (and no error) when --resume
+// finds the file complete. It prints what it resolved on stderr.
+func (p *shardPlan) start(command string, prov output.Provenance, total int, unit string) (*shardOut, error) {
+	job, err := json.Marshal(prov)
+	if err != nil {
+		return nil, err
+	}
+	k, n := p.res.K, p.res.N
+	file := filepath.Join(p.dir, shard.FileName(k, n))
+	if p.resume && shard.Complete(p.dir, k, n, job) {
+		fmt.Fprintf(stderrOut, "arbor %s: %s: %s is complete, skipped (--resume)\n", command, p.res, file)
+		return nil, nil
+	}
+	if err := os.MkdirAll(p.dir, 0o755); err != nil {
+		return nil, badInput("--out %s: %v", p.dir, err)
+	}
+	units := shard.Units(total, k, n)
+	w, err := shard.Create(p.dir, &shard.Manifest{Shard: k, Of: n, Units: total, Unit: unit, Job: job, Args: p.args})
+	if err != nil {
+		return nil, badInput("--out %s: %v", p.dir, err)
+	}
+	fmt.Fprintf(stderrOut, "arbor %s: %s: %d of %d %ss -> %s\n", command, p.res, len(units), total, unit, file)
+	o := &shardOut{w: w, units: units}
+	o.enc = json.NewEncoder(&o.buf)
+	return o, nil
+}
+
+// line writes v, encoded as the unsharded command encodes it, as a line
+// of unit.
+func (o *shardOut) line(unit int, v any) error {
+	o.buf.Reset()
+	if err := o.enc.Encode(v); err != nil {
+		return err
+	}
+	return o.w.Line(unit, o.buf.Bytes())
+}
+
+// finish commits the file when err is nil, else discards it; an
+// interruption returns its cause.
+func (o *shardOut) finish(ctx context.Context, err error) error {
+	if errors.Is(err, context.Canceled) {
+		o.w.Abort()
+		return context.Cause(ctx)
+	}
+	if err != nil {
+		o.w.Abort()
+		return err
+	}
+	return o.w.Commit()
+}
+
+// checkMerge checks that the command being merged read the same files
+// with the same settings as the shards, and writes its provenance line.
+func (p *shardPlan) checkMerge(enc *json.Encoder, prov output.Provenance) error {
+	job, err := json.Marshal(prov)
+	if err != nil {
+		return err
+	}
+	if !shard.Complete(p.dirIn, 1, p.merge.Of, job) {
+		return badInput("%s: the job's files or settings are not those of the shards now (%s); run merge where the shards ran, with their files", p.dirIn, shard.JobDiff(p.merge.Job, job))
+	}
+	return enc.Encode(prov)
+}
+
+// sharded runs the slice of a run's units (--shard), or merges (merge).
+// Units are the agents of a run with learning (--carry: an agent's
+// episodes stay together), else the episodes, agent-major.
+func (r *agentRun) sharded(stdout io.Writer) error {
+	p := shardJob
+	if !r.asJSON || r.asCSV {
+		return badInput("--shard writes the --json records: give --json (not --csv)")
+	}
+	if r.plot != nil || r.dot != nil {
+		return badInput("--shard: --plot and --dot draw the whole run; leave them out of a sharded run")
+	}
+	set := r.runs
+	set.Agents, set.Trials = max(1, set.Agents), max(1, set.Trials)
+	total, per, unitName := set.Agents*set.Trials, 1, "episode"
+	if set.Carry {
+		total, per, unitName = set.Agents, set.Trials, "agent"
+	}
+	if p.merge != nil {
+		return r.merged(stdout)
+	}
+	out, err := p.start(r.command, r.prov, total, unitName)
+	if out == nil || err != nil {
+		return err
+	}
+	ctx := commandContext()
+	unit := func(i int) pomdp.Unit {
+		if per == 1 {
+			x := out.units[i]
+			return pomdp.Unit{Agent: x / set.Trials, Trial: x % set.Trials}
+		}
+		return pomdp.Unit{Agent: out.units[i/per], Trial: i % per}
+	}
+	workers := make([]pomdp.Agent, max(1, min(max(1, set.Workers), len(out.units))))
+	err = pomdp.RunOrdered(ctx, len(out.units)*per, per, len(workers), func(ctx context.Context, w, i int) (*pomdp.Episode, error) {
+		u := unit(i)
+		if workers[w] == nil || (set.Carry && u.Trial == 0) {
+			ag, err := r.newAg()
+			if err != nil {
+				return nil, err
+			}
+			workers[w] = ag
+		}
+		env, err := r.env(u)
+		if err != nil {
+			return nil, err
+		}
+		es := &pomdp.EpisodeSettings{MaxSteps: set.MaxSteps, Seed: set.Seed, Agent: u.Agent, Trial: u.Trial}
+		if es.MaxSteps == 0 {
+			es.MaxSteps = pomdp.DefaultMaxSteps
+		}
+		es.OnStep = func(st *pomdp.Step) error {
+			if st.Decision != nil {
+				r.prog.step()
+			}
+			return nil
+		}
+		return pomdp.RunEpisode(ctx, workers[w], env, es)
+	}, func(i int, ep *pomdp.Episode) error {
+		r.prog.episode()
+		u := unit(i)
+		return out.line(out.units[i/per], r.record(u, ep, r.positions(ep)))
+	})
+	var ue *pomdp.UnitError
+	if errors.As(err, &ue) {
+		u := unit(ue.Unit)
+		err = fmt.Errorf("agent %d trial %d: %w", u.Agent+1, u.Trial+1, ue.Err)
+	}
+	return out.finish(ctx, err)
+}
+
+// merged prints the merged records of the shards in unit order and the
+// summary of them.
+func (r *agentRun) merged(stdout io.Writer) error {
+	enc := json.NewEncoder(stdout)
+	if err := shardJob.checkMerge(enc, r.prov); err != nil {
+		return err
+	}
+	var sum runSummary
+	truncated := 0
+	var rec struct {
+		Solved          *bool   `json:"solved"`
+		Steps           int     `json:"steps"`
+		PlanningSeconds float64 `json:"planning_seconds"`
+		TruncatedSteps  []int   `json:"truncated_steps"`
+	}
+	_, err := shard.Merge(shardJob.dirIn, func(unit int, line []byte) error {
+		rec.Solved, rec.TruncatedSteps = nil, nil
+		if err := json.Unmarshal(line, &rec); err != nil {
+			return fmt.Errorf("unit %d: %v", unit+1, err)
+		}
+		sum.Episodes++
+		sum.Actions += rec.Steps
+		sum.PlanningSeconds += rec.PlanningSeconds
+		if rec.Solved != nil && *rec.Solved {
+			sum.Solved++
+			sum.StepsSolved += rec.Steps
+		}
+		truncated += len(rec.TruncatedSteps)
+		if _, err := stdout.Write(line); err != nil {
+			return err
+		}
+		_, err := stdout.Write([]byte{'\n'})
+		return err
+	})
+	if err != nil {
+		return badInput("%v", err)
+	}
+	line := r.summary(&sum)
+	if m, ok := line.(map[string]any); ok {
+		// si run counts the searches cut short as it runs them.
+		if _, ok := m["truncated_searches"]; ok {
+			m["truncated_searches"] = truncated
+		}
+	}
+	return enc.Encode(line)
+}
+
+// sharded fits the slice of the subjects (--shard), or merges (merge).
+// Units are the subjects in the order of --data.
+func (r *fitRun) sharded(stdout io.Writer, recs []pomdp.SubjectRecord) error {
+	p := shardJob
+	switch {
+	case !r.asJSON || r.asCSV:
+		return badInput("--shard writes the --json rows: give --json (not --csv)")
+	case len(r.compare) > 0:
+		return badInput("--shard: --compare compares whole groups; give it to the merged outputs' fits, not to a shard")
+	}
+	if p.merge != nil {
+		return r.merged(stdout)
+	}
+	out, err := p.start(r.command, r.prov, len(recs), "subject")
+	if out == nil || err != nil {
+		return err
+	}
+	ctx := commandContext()
+	err = pomdp.RunOrdered(ctx, len(out.units), 1, max(1, r.set.Jobs), func(ctx context.Context, _, i int) (*fit.Result, error) {
+		return fit.Subject(ctx, r.fac, r.m, &recs[out.units[i]], out.units[i], r.set)
+	}, func(i int, res *fit.Result) error { return out.line(out.units[i], fitRow(res)) })
+	var ue *pomdp.UnitError
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	if err != nil && !errors.Is(err, context.Canceled) {
+		out.w.Abort()
+		return fitError(err, r.data, recs)
+	}
+	return out.finish(ctx, err)
+}
+
+// merged prints the merged rows of the shards in subject order and the
+// group line of them.
+func (r *fitRun) merged(stdout io.Writer) error {
+	enc := json.NewEncoder(stdout)
+	if err := shardJob.checkMerge(enc, r.prov); err != nil {
+		return err
+	}
+	var g fit.Group
+	var row struct {
+		LogLikelihood *float64 `json:"log_likelihood"`
+		LogEvidence   *float64 `json:"log_evidence"`
+		AIC           *float64 `json:"aic"`
+		BIC           *float64 `json:"bic"`
+		NChoices      int      `json:"n_choices"`
+		Converged     bool     `json:"converged"`
+	}
+	num := func(p *float64) float64 {
+		if p == nil {
+			return math.NaN() // a non-finite number is written null
+		}
+		return *p
+	}
+	_, err := shard.Merge(shardJob.dirIn, func(unit int, line []byte) error {
+		row.LogLikelihood, row.LogEvidence, row.AIC, row.BIC = nil, nil, nil, nil
+		if err := json.Unmarshal(line, &row); err != nil {
+			return fmt.Errorf("subject %d: %v", unit+1, err)
+		}
+		g.Add(&fit.Result{LogLikelihood: num(row.LogLikelihood), LogEvidence: num(row.LogEvidence), AIC: num(row.AIC), BIC: num(row.BIC),
+			NChoices: row.NChoices, Converged: row.Converged})
+		if _, err := stdout.Write(line); err != nil {
+			return err
+		}
+		_, err := stdout.Write([]byte{'\n'})
+		return err
+	})
+	if err != nil {
+		return badInput("%v", err)
+	}
+	return enc.Encode(r.group(&g))
+}
+
+// runMerge is arbor merge DIR: the shard files of DIR checked and put
+// together, printed as the unsharded command prints its --json output.
+func runMerge(args []string, stdout io.Writer) error {
+	const synopsis = "arbor merge DIR   (the directory of a sharded run's shard-k-of-n.jsonl files; run it where the shards ran)"
+	if len(args) == 1 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
+		fmt.Fprintf(stdout, "usage: %s\n", synopsis)
+		return nil
+	}
+	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
+		return badInput("want one shard directory (usage: %s)", synopsis)
+	}
+	dir := args[0]
+	m, err := shard.Check(dir)
+	if err != nil {
+		return badInput("%v", err)
+	}
+	if len(m.Args) == 0 {
+		return badInput("%s: the manifest names no command", dir)
+	}
+	for _, c := range commands() {
+		if c.name == m.Args[0] && c.name != "merge" {
+			shardJob = &shardPlan{merge: m, dirIn: dir}
+			defer func() { shardJob = nil }()
+			err := c.run(m.Args[1:], stdout)
+			var se *subcommandError
+			if errors.As(err, &se) {
+				err = se.err
+			}
+			return err
+		}
+	}
+	return badInput("%s: the manifest's command %q is not one arbor shards", dir, m.Args[0])
+}

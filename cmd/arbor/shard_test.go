@@ -1,0 +1,240 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/arbor-ai/arbor/internal/shard"
+)
+
+// timing matches the value of a timing field (its key contains "second":
+// planning_seconds, iterations_per_second), the only thing a merged
+// output may differ in from the unsharded one.
+var timing = regexp.MustCompile(`("[a-z_]*second[a-z_]*"):(-?[0-9][0-9.eE+-]*|null)`)
+
+func untimed(s string) string { return timing.ReplaceAllString(s, "$1:T") }
+
+// runShards runs every shard of n of args into dir and returns the output
+// of arbor merge dir.
+func runShards(t *testing.T, args []string, n int, dir string) string {
+	t.Helper()
+	for k := 1; k <= n; k++ {
+		a := append(append([]string(nil), args...), "--shard", fmt.Sprintf("%d/%d", k, n), "--out", dir)
+		code, out, stderr := aciRun(t, a...)
+		if code != 0 || out != "" {
+			t.Fatalf("%v: exit %d, stdout %q, stderr %s", a, code, out, stderr)
+		}
+		if want := fmt.Sprintf("shard %d/%d (from --shard)", k, n); !strings.Contains(stderr, want) {
+			t.Errorf("%v: stderr %q does not say %q", a, stderr, want)
+		}
+	}
+	code, out, stderr := aciRun(t, "merge", dir)
+	if code != 0 {
+		t.Fatalf("merge %s: exit %d: %s", dir, code, stderr)
+	}
+	return out
+}
+
+// TestShardMerge: btai run with several agents (learning, so a unit is an
+// agent), btai run in a maze (no learning: a unit is an episode) and aci
+// fit (a unit is a subject) split into 1, 3, 7 and 16 shards (shards
+// without a unit among them) and merged print what the unsharded run
+// prints, byte for byte but for the timing values.
+func TestShardMerge(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		args []string
+		unit string
+	}{
+		{"btai agents", []string{"btai", "run", "--model", "../../examples/pomdp/tmaze.json", "--agents", "5", "--episodes", "2", "--steps", "2", "--iterations", "20", "--json"}, "agent"},
+		{"btai maze", []string{"btai", "run", "--maze", "../../examples/mazes/1.maze", "--agents", "2", "--episodes", "3", "--iterations", "20", "--steps", "8", "--json"}, "episode"},
+		{"aci fit", []string{"aci", "fit", "--model", pymdpModel, "--data", pymdpData, "--horizon", "1", "--gamma", "1", "--free", "alpha", "--prior", "alpha=0,2", "--json"}, "subject"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, want, stderr := aciRun(t, c.args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			ns := []int{1, 3, 7, 16}
+			if testing.Short() && c.name != "btai agents" {
+				ns = []int{1, 3, 7}
+			}
+			for _, n := range ns {
+				dir := t.TempDir()
+				got := runShards(t, c.args, n, dir)
+				if untimed(got) != untimed(want) {
+					t.Errorf("%d shards merged:\n%s\nunsharded:\n%s", n, got, want)
+				}
+				m, err := shard.ReadManifest(filepath.Join(dir, shard.FileName(1, n)))
+				if err != nil || m.Unit != c.unit || m.Of != n {
+					t.Errorf("%d shards: manifest %+v, %v; want units of %s", n, m, err, c.unit)
+				}
+			}
+		})
+	}
+}
+
+// TestShardAuto: --shard auto reads Slurm's and Kubernetes' variables
+// (the full table is internal/shard's TestResolveAuto), writes the file
+// of the slice it resolved and says so; conflicting variables and k > n
+// exit 2 with one line.
+func TestShardAuto(t *testing.T) {
+	for _, k := range []string{"SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_COUNT", "SLURM_ARRAY_TASK_STEP", "JOB_COMPLETION_INDEX", "SGE_TASK_ID", "AWS_BATCH_JOB_ARRAY_INDEX", "LSB_JOBINDEX"} {
+		t.Setenv(k, "")
+	}
+	args := []string{"btai", "run", "--model", "../../examples/pomdp/tmaze.json", "--agents", "3", "--steps", "2", "--iterations", "10", "--json", "--shard", "auto"}
+	for _, c := range []struct {
+		name string
+		env  map[string]string
+		more []string
+		file string // the file written, or "" for exit 2
+		says string // on stderr
+	}{
+		// sbatch --array=1-4: task 3 is shard 3 of 4.
+		{"slurm", map[string]string{"SLURM_ARRAY_TASK_ID": "3", "SLURM_ARRAY_TASK_MIN": "1", "SLURM_ARRAY_TASK_COUNT": "4"}, nil, "shard-3-of-4.jsonl", "SLURM_ARRAY_TASK_ID=3 SLURM_ARRAY_TASK_MIN=1 SLURM_ARRAY_TASK_COUNT=4"},
+		// An Indexed Job of completions 4: index 0 is shard 1 of 4.
+		{"kubernetes", map[string]string{"JOB_COMPLETION_INDEX": "0"}, []string{"--shards", "4"}, "shard-1-of-4.jsonl", "JOB_COMPLETION_INDEX=0"},
+		{"kubernetes k > n", map[string]string{"JOB_COMPLETION_INDEX": "4"}, []string{"--shards", "4"}, "", "gives shard 5 of 4"},
+		{"conflict", map[string]string{"SLURM_ARRAY_TASK_ID": "0", "SLURM_ARRAY_TASK_MIN": "0", "SLURM_ARRAY_TASK_COUNT": "4", "JOB_COMPLETION_INDEX": "2"}, []string{"--shards", "4"}, "", "disagree"},
+		{"none", nil, []string{"--shards", "4"}, "", "no array variable"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for k, v := range c.env {
+				t.Setenv(k, v)
+			}
+			dir := t.TempDir()
+			a := append(append(append([]string(nil), args...), c.more...), "--out", dir)
+			code, _, stderr := aciRun(t, a...)
+			if !strings.Contains(stderr, c.says) {
+				t.Errorf("stderr %q, want %q", stderr, c.says)
+			}
+			if c.file == "" {
+				if code != 2 || strings.Count(stderr, "\n") != 1 {
+					t.Errorf("exit %d, stderr %q; want 2 and one line", code, stderr)
+				}
+				return
+			}
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if _, err := os.Stat(filepath.Join(dir, c.file)); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+// TestShardFlags: bad shard flags exit 2 with one line naming the flag.
+func TestShardFlags(t *testing.T) {
+	base := []string{"btai", "run", "--model", "../../examples/pomdp/tmaze.json", "--steps", "2", "--iterations", "10", "--json"}
+	for _, c := range []struct {
+		more []string
+		says string
+	}{
+		{[]string{"--shard", "4/3", "--out", "x"}, "--shard \"4/3\""},
+		{[]string{"--shard", "1/3"}, "needs --out"},
+		{[]string{"--out", "x"}, "--shard k/n"},
+		{[]string{"--shard", "1/3", "--shards", "4", "--out", "x"}, "disagree"},
+	} {
+		code, out, stderr := aciRun(t, append(append([]string(nil), base...), c.more...)...)
+		if code != 2 || out != "" || !strings.Contains(stderr, c.says) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and one line with %q", c.more, code, stderr, c.says)
+		}
+	}
+	dir := t.TempDir()
+	code, _, stderr := aciRun(t, "btai", "run", "--model", "../../examples/pomdp/tmaze.json", "--steps", "2", "--shard", "1/2", "--out", dir)
+	if code != 2 || !strings.Contains(stderr, "--json") {
+		t.Errorf("without --json: exit %d, %q", code, stderr)
+	}
+}
+
+// TestMergeRefuses: arbor merge exits 2 with one line for a missing
+// shard (naming its units and the --shard to run again), a shard of
+// other settings and a shard of another model; --resume skips a complete
+// shard and runs a missing one.
+func TestMergeRefuses(t *testing.T) {
+	args := []string{"btai", "run", "--model", "../../examples/pomdp/tmaze.json", "--agents", "4", "--steps", "2", "--iterations", "10", "--json"}
+	dir := t.TempDir()
+	runShards(t, args, 3, dir)
+	one := func(what string, d string, want ...string) {
+		t.Helper()
+		code, out, stderr := aciRun(t, "merge", d)
+		if code != 2 || out != "" || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want 2, nothing, one line", what, code, out, stderr)
+		}
+		for _, w := range want {
+			if !strings.Contains(stderr, w) {
+				t.Errorf("%s: stderr %q, want %q", what, stderr, w)
+			}
+		}
+	}
+	// Shard 2 of 3 holds agents 2 (and 5, not in a job of 4).
+	second := filepath.Join(dir, shard.FileName(2, 3))
+	saved, err := os.ReadFile(second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(second)
+	one("missing", dir, "units 2", "run --shard 2/3")
+
+	// --resume runs the missing shard and skips the others.
+	before, _ := os.Stat(filepath.Join(dir, shard.FileName(1, 3)))
+	for k := 1; k <= 3; k++ {
+		code, _, stderr := aciRun(t, append(append([]string(nil), args...), "--shard", fmt.Sprintf("%d/3", k), "--out", dir, "--resume")...)
+		skipped := strings.Contains(stderr, "skipped (--resume)")
+		if code != 0 || skipped != (k != 2) {
+			t.Errorf("--resume shard %d: exit %d, %q", k, code, stderr)
+		}
+	}
+	after, _ := os.Stat(filepath.Join(dir, shard.FileName(1, 3)))
+	if !before.ModTime().Equal(after.ModTime()) {
+		t.Error("--resume rewrote a complete shard")
+	}
+	if code, _, stderr := aciRun(t, "merge", dir); code != 0 {
+		t.Fatalf("merge after --resume: %d %s", code, stderr)
+	}
+	if b, _ := os.ReadFile(second); !bytes.Equal(untimedBytes(b), untimedBytes(saved)) {
+		t.Error("--resume wrote another shard 2/3")
+	}
+
+	// A shard of other settings (--iterations 11) in the directory.
+	other := t.TempDir()
+	a := append(append([]string(nil), args[:len(args)-2]...), "11", "--json", "--shard", "2/3", "--out", other)
+	if code, _, stderr := aciRun(t, a...); code != 0 {
+		t.Fatal(stderr)
+	}
+	mixed := t.TempDir()
+	for k := 1; k <= 3; k++ {
+		src := filepath.Join(dir, shard.FileName(k, 3))
+		if k == 2 {
+			src = filepath.Join(other, shard.FileName(2, 3))
+		}
+		b, _ := os.ReadFile(src)
+		os.WriteFile(filepath.Join(mixed, shard.FileName(k, 3)), b, 0o644)
+	}
+	one("other settings", mixed, "mismatched shards", "--iterations 10, 11")
+
+	// A shard of another model: the same settings, another file.
+	model := filepath.Join(t.TempDir(), "tmaze.json")
+	b, _ := os.ReadFile("../../examples/pomdp/tmaze.json")
+	os.WriteFile(model, append(b, ' '), 0o644)
+	a = append(append([]string(nil), args...), "--shard", "2/3", "--out", other)
+	a[3] = model
+	if code, _, stderr := aciRun(t, a...); code != 0 {
+		t.Fatal(stderr)
+	}
+	b, _ = os.ReadFile(filepath.Join(other, shard.FileName(2, 3)))
+	os.WriteFile(filepath.Join(mixed, shard.FileName(2, 3)), b, 0o644)
+	one("other model", mixed, "mismatched shards", "--model")
+
+	// A duplicate: shard 2's file twice.
+	os.WriteFile(filepath.Join(dir, "shard-2-of-3-again.jsonl"), saved, 0o644)
+	one("duplicate", dir, "duplicate shard 2/3")
+}
+
+func untimedBytes(b []byte) []byte { return []byte(untimed(string(b))) }
