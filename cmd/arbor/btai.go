@@ -49,7 +49,7 @@ func btaiCheckTree(iterations int, m *pomdp.Model, materialized bool) error {
 
 // btaiMaxBytes bounds the estimated peak memory of a btai command: the
 // model, the agents that plan at once and their trees (btai.EstimateBytes).
-// An open maze of 4,096 states (envs.MaxModelStates) is estimated at 3.6 GB
+// An open maze of 4,096 states (envs.MaxModelStates) is estimated at 3.5 GB
 // with one agent.
 const btaiMaxBytes = 8 << 30
 
