@@ -511,7 +511,8 @@ func runACIRun(args []string, stdout io.Writer) error {
 	jobsFlag := fset.Int("jobs", runtime.GOMAXPROCS(0), "episodes run in parallel (1..1024; the output is the same as with 1); "+
 		"an agent that learns (concentrations a, b, d) runs its episodes in order")
 	dotFile := fset.String("dot", "", "write the agent's graph after its first step (the past, the policy pi and the precision) to this file: SVG, PDF or PNG by its ending, DOT otherwise")
-	plotFile := fset.String("plot", "", "draw the first episode's beliefs, the G of each action taken, the maze with the path and, over several episodes, a learning curve into this PNG file")
+	plotFlags := addRunPlotFlags(fset, "the lowest G of each action taken")
+	plotFile := plotFlags.file
 	noise := fset.Float64("noise", envs.DefaultNoise, "maze model noise on A, B and D")
 	pref := fset.Float64("pref-precision", envs.DefaultPrefPrecision, "maze preference precision")
 	asJSON := fset.Bool("json", false, "a provenance line, one JSON object per episode and a summary line")
@@ -589,11 +590,12 @@ func runACIRun(args []string, stdout io.Writer) error {
 		}
 		return badInput("%s: %v", source, err)
 	}
-	if err := checkPlotFile(*plotFile); err != nil {
+	plotSel, err := plotFlags.check(*episodes)
+	if err != nil {
 		return err
 	}
 	// Fail before any output when a file cannot be written.
-	for _, f := range [][2]string{{"--dot", *dotFile}, {"--plot", *plotFile}} {
+	for _, f := range [][2]string{{"--dot", *dotFile}} {
 		if f[1] != "" {
 			if err := checkOutputFile(f[0], f[1], f[0] == "--dot"); err != nil {
 				return err
@@ -615,7 +617,7 @@ func runACIRun(args []string, stdout io.Writer) error {
 	r.prog = startProgress(*progressFlag, *agents**episodes, int64(nPol), "policies scored")
 	defer r.prog.end()
 	if *plotFile != "" {
-		r.plot = &runPlot{path: *plotFile, costLabel: "lowest G of the action taken", mz: r.mz, m: m}
+		r.plot = plotFlags.newRunPlot(plotSel, "lowest G of the action taken", r.mz, m, *agents, *episodes)
 		// The lowest G among the policies that start with the action
 		// taken.
 		r.cost = func(d *pomdp.Decision) float64 {

@@ -181,22 +181,10 @@ func (r *agentRun) run(stdout io.Writer) error {
 		}
 		positions := r.positions(ep)
 		if r.plot != nil {
-			// The first episode in full, the others by their learning-curve
-			// numbers: the figure's data stay bounded by one episode.
-			pe := plotEpisode{steps: ep.NumActions(), solved: ep.Solved && r.mz != nil}
-			pe.logC, pe.logCOK = meanLogC(r.m, ep.Observations())
-			if len(r.plot.episodes) == 0 {
-				pe.beliefs = ep.Beliefs()
-				for _, st := range ep.Steps {
-					if st.Decision != nil && r.cost != nil {
-						pe.costs = append(pe.costs, r.cost(st.Decision))
-					}
-				}
-				if r.mz != nil {
-					pe.states = mazeStates(r.mz, positions)
-				}
-			}
-			r.plot.episodes = append(r.plot.episodes, pe)
+			// The shown episodes in full, every episode by the numbers of
+			// its curves in a fixed number of points: the figure's data
+			// stay bounded by the shown episodes.
+			r.plot.add(u, ep, r.cost, positions)
 		}
 		switch {
 		case r.asJSON:

@@ -72,7 +72,7 @@ const (
 		"[--propagation min-backward|backward|forward] [--inference vmp|predictive] [--selection normalized-uct|unexplored-first|uct] " +
 		"[--exploration C] [--trial-steps N] [--novelty] [--dot FILE] [--plot FILE.png] [--json]"
 	btaiRunSynopsis = "arbor btai run --maze FILE | --model M [--preset scale-free|paper|hp] [--iterations K] [--trial-steps N] [--novelty] [--steps 50] " +
-		"[--episodes 1] [--agents 1] [--seed 1] [--jobs N] [--progress] [--action-select softmax|visits|most-visited|min-cost] [--action-precision α] [--process W] [--eta η] [--omega ω] [--dot FILE] [--plot FILE.png] [--json | --csv]"
+		"[--episodes 1] [--agents 1] [--seed 1] [--jobs N] [--progress] [--action-select softmax|visits|most-visited|min-cost] [--action-precision α] [--process W] [--eta η] [--omega ω] [--dot FILE] [--plot FILE.svg|.pdf|.png [--plot-dpi N] [--plot-episode N|all]] [--json | --csv]"
 )
 
 func runBTAI(args []string, stdout io.Writer) error {
@@ -757,7 +757,8 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 	seed := fs.Uint64("seed", 1, "random seed: agent a's episode e draws its decisions from the streams of seed + e-1 (pomdp.StepRand; --seed k --episodes 1 repeats seed k of the test tables) and a --model process from seed + (a-1)*episodes + e-1")
 	noise := fs.Float64("noise", envs.DefaultNoise, "maze model noise on A, B and D, in [0, 1) (--maze only)")
 	pref := fs.Float64("pref-precision", envs.DefaultPrefPrecision, "maze preference precision, finite (--maze only)")
-	plotFile := fs.String("plot", "", "draw the first episode's beliefs, the average cost of each action taken, the maze with the path and, over several episodes, a learning curve into this PNG file")
+	plotFlags := addRunPlotFlags(fs, "the average cost of each action taken")
+	plotFile := plotFlags.file
 	dotFile := fs.String("dot", "", "write the planning tree of the first step (the tree of states; with --dot-factors the factor graph) to this file: SVG, PDF or PNG by its ending, DOT otherwise")
 	asJSON := fs.Bool("json", false, "a provenance line, one JSON object per episode and a summary line")
 	asCSV := fs.Bool("csv", false, "one CSV row per time step in the recorded-behaviour format (docs/behaviour.md), with the action probabilities")
@@ -861,7 +862,8 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 		return badInput("%v", err)
 	}
 	btaiCollect()
-	if err := checkPlotFile(*plotFile); err != nil {
+	plotSel, err := plotFlags.check(*episodes)
+	if err != nil {
 		return err
 	}
 	// Fail before any output when a file cannot be written, or the figure
@@ -871,11 +873,6 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 			return err
 		}
 		if err := btaiTreeFigure("--dot", *dotFile, opts.Iterations, m, view); err != nil {
-			return err
-		}
-	}
-	if *plotFile != "" {
-		if err := checkOutputFile("--plot", *plotFile, false); err != nil {
 			return err
 		}
 	}
@@ -902,7 +899,7 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 	r.prog = startProgress(*progressFlag, *agents**episodes, int64(opts.Iterations), "planning iterations")
 	defer r.prog.end()
 	if *plotFile != "" {
-		r.plot = &runPlot{path: *plotFile, costLabel: "average cost of the action taken", mz: r.mz, m: m}
+		r.plot = plotFlags.newRunPlot(plotSel, "average cost of the action taken", r.mz, m, *agents, *episodes)
 		r.cost = func(d *pomdp.Decision) float64 { return d.Value("average_cost")[d.Action] }
 	}
 	if *dotFile != "" {

@@ -22,7 +22,7 @@ const (
 	siPlanSynopsis = "arbor si plan --model M --obs O0 --depth D [--gamma 1] [--branch joint|marginal] [--prune-actions x] [--prune-relative] " +
 		"[--prune-outcomes p] [--max-branches K] [--max-nodes N] [--max-minutes m] [--novelty] [--dot FILE [--dot-depth K]] [--json]"
 	siRunSynopsis = "arbor si run --maze FILE | --model M [--process W] --depth D [search flags] [--steps 50] [--episodes 1] [--agents 1] [--seed 1] [--jobs N] " +
-		"[--select argmax|sample] [--action-precision α] [--eta η] [--omega ω] [--progress] [--dot FILE] [--plot FILE.png] [--json | --csv]"
+		"[--select argmax|sample] [--action-precision α] [--eta η] [--omega ω] [--progress] [--dot FILE] [--plot FILE.svg|.pdf|.png [--plot-dpi N] [--plot-episode N|all]] [--json | --csv]"
 	siReplaySynopsis = "arbor si replay --model M --data D.csv --depth D [search flags] [--action-precision α] [--eta η] [--omega ω] [--beliefs] [--subjects FILE] [--seed 1] [--jobs 1] [--json | --csv]"
 )
 
@@ -329,7 +329,8 @@ func runSIRun(args []string, stdout io.Writer) error {
 	jobsFlag := fs.Int("jobs", runtime.GOMAXPROCS(0), "episodes run in parallel (1..1024; the output is the same as with 1); "+
 		"an agent that learns (concentrations a, b, d) runs its episodes in order")
 	dotFile := fs.String("dot", "", "draw the search tree of the first step into this file (as si plan --dot, to the default depth): SVG, PDF or PNG by its ending, DOT otherwise")
-	plotFile := fs.String("plot", "", "draw the first episode's beliefs, the G of each action taken, the maze with the path and, over several episodes, a learning curve into this PNG file")
+	plotFlags := addRunPlotFlags(fs, "the G of each action taken")
+	plotFile := plotFlags.file
 	noise := fs.Float64("noise", envs.DefaultNoise, "maze model noise on A, B and D, in [0, 1) (--maze only)")
 	pref := fs.Float64("pref-precision", envs.DefaultPrefPrecision, "maze preference precision, finite (--maze only)")
 	asJSON := fs.Bool("json", false, "a provenance line, one JSON object per episode and a summary line")
@@ -404,11 +405,12 @@ func runSIRun(args []string, stdout io.Writer) error {
 	if _, err := si.NewAgent(m, opts); err != nil {
 		return badInput("%s", siOptionError(err, source))
 	}
-	if err := checkPlotFile(*plotFile); err != nil {
+	plotSel, err := plotFlags.check(*episodes)
+	if err != nil {
 		return err
 	}
 	// Fail before any output when a file cannot be written.
-	for _, f := range [][2]string{{"--dot", *dotFile}, {"--plot", *plotFile}} {
+	for _, f := range [][2]string{{"--dot", *dotFile}} {
 		if f[1] != "" {
 			if err := checkOutputFile(f[0], f[1], f[0] == "--dot"); err != nil {
 				return err
@@ -428,7 +430,7 @@ func runSIRun(args []string, stdout io.Writer) error {
 	r.prog = startProgress(*progressFlag, *agents**episodes, 1, "searches")
 	defer r.prog.end()
 	if *plotFile != "" {
-		r.plot = &runPlot{path: *plotFile, costLabel: "G of the action taken", mz: r.mz, m: m}
+		r.plot = plotFlags.newRunPlot(plotSel, "G of the action taken", r.mz, m, *agents, *episodes)
 		r.cost = func(d *pomdp.Decision) float64 { return d.Value("G")[d.Action] }
 	}
 	if *dotFile != "" {
