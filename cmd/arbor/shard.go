@@ -253,6 +253,9 @@ func (r *agentRun) sharded(stdout io.Writer) error {
 		total, per, unitName = set.Agents, set.Trials, "agent"
 	}
 	if p.merge != nil {
+		if p.merge.Units != total {
+			return badInput("%s: the shards hold %d units, the command %d", p.dirIn, p.merge.Units, total)
+		}
 		return r.merged(stdout)
 	}
 	out, err := p.start(r.command, r.prov, total, unitName)
@@ -363,6 +366,9 @@ func (r *fitRun) sharded(stdout io.Writer, recs []pomdp.SubjectRecord) error {
 		return badInput("--shard: --compare compares whole groups; give it to the merged outputs' fits, not to a shard")
 	}
 	if p.merge != nil {
+		if p.merge.Units != len(recs) {
+			return badInput("%s: the shards hold %d subjects, --data %s %d", p.dirIn, p.merge.Units, r.data, len(recs))
+		}
 		return r.merged(stdout)
 	}
 	out, err := p.start(r.command, r.prov, len(recs), "subject")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -238,3 +239,137 @@ func TestMergeRefuses(t *testing.T) {
 }
 
 func untimedBytes(b []byte) []byte { return []byte(untimed(string(b))) }
+
+// clusterRun runs one example's shards: args is the example's arbor
+// command (without "arbor"), its --out replaced by a temporary directory;
+// envs holds the variables of each task (set for its run only, the
+// others cleared). It checks that the n files are written and that their
+// merge is the unsharded run of the same flags.
+func clusterRun(t *testing.T, args []string, envs []map[string]string, n int) {
+	t.Helper()
+	dir := t.TempDir()
+	var plain []string
+	for i := 0; i < len(args); i++ {
+		switch args[i] {
+		case "--out":
+			args[i+1] = dir
+			i++
+		case "--shard", "--shards":
+			i++
+		case "--resume":
+		default:
+			plain = append(plain, args[i])
+		}
+	}
+	for _, env := range envs {
+		for _, k := range []string{"SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_COUNT", "SLURM_ARRAY_TASK_STEP", "JOB_COMPLETION_INDEX", "SGE_TASK_ID", "AWS_BATCH_JOB_ARRAY_INDEX", "LSB_JOBINDEX"} {
+			t.Setenv(k, env[k])
+		}
+		a := args
+		if v, ok := env["{}"]; ok {
+			a = nil
+			for _, x := range args {
+				a = append(a, strings.ReplaceAll(x, "{}", v))
+			}
+		}
+		if code, _, stderr := aciRun(t, a...); code != 0 {
+			t.Fatalf("%v under %v: exit %d: %s", a, env, code, stderr)
+		}
+	}
+	for k := 1; k <= n; k++ {
+		if _, err := os.Stat(filepath.Join(dir, shard.FileName(k, n))); err != nil {
+			t.Error(err)
+		}
+	}
+	code, merged, stderr := aciRun(t, "merge", dir)
+	if code != 0 {
+		t.Fatalf("merge: %s", stderr)
+	}
+	code, want, stderr := aciRun(t, plain...)
+	if code != 0 {
+		t.Fatalf("%v: %s", plain, stderr)
+	}
+	if untimed(merged) != untimed(want) {
+		t.Errorf("merged:\n%s\nunsharded %v:\n%s", merged, plain, want)
+	}
+}
+
+// TestClusterExamples runs the arbor command of each example in
+// examples/cluster under the variables its scheduler sets: Slurm's array
+// (--array=LO-HI: task ids LO..HI, SLURM_ARRAY_TASK_MIN LO,
+// SLURM_ARRAY_TASK_COUNT HI-LO+1), the Kubernetes Indexed Job's
+// completion indices 0..completions-1 and the values GNU parallel puts
+// for {}.
+func TestClusterExamples(t *testing.T) {
+	t.Chdir("../..")
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join("examples/cluster", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	line := func(text, prefix string) []string {
+		for _, l := range strings.Split(text, "\n") {
+			if strings.HasPrefix(l, prefix) {
+				return strings.Fields(l)
+			}
+		}
+		t.Fatalf("no line %q", prefix)
+		return nil
+	}
+	t.Run("slurm", func(t *testing.T) {
+		text := read("slurm.sh")
+		var lo, hi int
+		if _, err := fmt.Sscanf(line(text, "#SBATCH --array=")[1], "--array=%d-%d", &lo, &hi); err != nil {
+			t.Fatal(err)
+		}
+		var envs []map[string]string
+		for id := lo; id <= hi; id++ {
+			envs = append(envs, map[string]string{"SLURM_ARRAY_TASK_ID": fmt.Sprint(id), "SLURM_ARRAY_TASK_MIN": fmt.Sprint(lo), "SLURM_ARRAY_TASK_COUNT": fmt.Sprint(hi - lo + 1)})
+		}
+		clusterRun(t, line(text, "arbor ")[1:], envs, hi-lo+1)
+	})
+	t.Run("kubernetes", func(t *testing.T) {
+		text := read("job.yaml")
+		var n int
+		if _, err := fmt.Sscanf(line(text, "  completions:")[1], "%d", &n); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(text, "completionMode: Indexed") {
+			t.Fatal("not an Indexed Job")
+		}
+		var cmd []string
+		_, js, _ := strings.Cut(strings.Join(line(text, "          command:"), " "), "command: ")
+		if err := json.Unmarshal([]byte(js), &cmd); err != nil || cmd[0] != "arbor" {
+			t.Fatalf("command %q: %v", js, err)
+		}
+		if !strings.Contains(strings.Join(cmd, " "), fmt.Sprintf("--shards %d", n)) {
+			t.Errorf("--shards is not completions %d", n)
+		}
+		var envs []map[string]string
+		for i := range n {
+			envs = append(envs, map[string]string{"JOB_COMPLETION_INDEX": fmt.Sprint(i)})
+		}
+		clusterRun(t, cmd[1:], envs, n)
+	})
+	t.Run("parallel", func(t *testing.T) {
+		f := line(read("parallel.sh"), "parallel ")
+		var start, sep int
+		for i, x := range f {
+			switch x {
+			case "arbor":
+				if start == 0 {
+					start = i
+				}
+			case ":::":
+				sep = i
+			}
+		}
+		var envs []map[string]string
+		for _, v := range f[sep+1:] {
+			envs = append(envs, map[string]string{"{}": v})
+		}
+		clusterRun(t, f[start+1:sep], envs, len(envs))
+	})
+}
