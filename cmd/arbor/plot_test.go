@@ -366,3 +366,68 @@ func TestPreferredRate(t *testing.T) {
 		t.Errorf("no action: rate %v, want NaN", r)
 	}
 }
+
+// tmazeEpisode returns the T-maze model and an episode of it: start, cue,
+// reward.
+func tmazeEpisode(b testing.TB) (*pomdp.Model, *pomdp.Episode) {
+	m, err := loadPOMDP("../../examples/pomdp/tmaze.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	enc := func(where, cue, reward int) int {
+		o, err := m.EncodeObs([]int{where, cue, reward})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return o
+	}
+	qs := make([]float64, 0, m.NumStates()) // uniform over each factor
+	for f := range m.NumFactors() {
+		for range m.FactorSize(f) {
+			qs = append(qs, 1/float64(m.FactorSize(f)))
+		}
+	}
+	probs := []float64{0.1, 0.6, 0.2, 0.1}
+	ep := &pomdp.Episode{Steps: []pomdp.Step{
+		{Obs: enc(0, 0, 0), Belief: qs, Decision: &pomdp.Decision{Probs: probs, Action: 1}, Action: 1},
+		{Obs: enc(1, 1, 0), Belief: qs, Decision: &pomdp.Decision{Probs: probs, Action: 2}, Action: 2},
+		{T: 2, Obs: enc(2, 0, 1), Belief: qs, Action: -1},
+	}}
+	return m, ep
+}
+
+// BenchmarkRunPlotAdd measures what --plot costs each episode it does not
+// draw (the numbers of the curves over episodes): no allocation.
+func BenchmarkRunPlotAdd(b *testing.B) {
+	m, ep := tmazeEpisode(b)
+	file, dpi, sel := "p.svg", plotDefaultDPI, "1"
+	pf := &runPlotFlags{file: &file, dpi: &dpi, episode: &sel}
+	rp := pf.newRunPlot(0, "G", nil, m, 2, 100_000)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		rp.add(pomdp.Unit{Agent: 1, Trial: i % 100_000}, ep, nil, nil)
+	}
+}
+
+// BenchmarkRunPlotWrite measures drawing and writing the figure of one
+// T-maze episode and 100 episodes' curves, in each format.
+func BenchmarkRunPlotWrite(b *testing.B) {
+	m, ep := tmazeEpisode(b)
+	for _, format := range []string{"svg", "pdf", "png"} {
+		b.Run(format, func(b *testing.B) {
+			file, dpi, sel := filepath.Join(b.TempDir(), "p."+format), plotDefaultDPI, "1"
+			pf := &runPlotFlags{file: &file, dpi: &dpi, episode: &sel}
+			rp := pf.newRunPlot(0, "G", nil, m, 1, 100)
+			for i := range 100 {
+				rp.add(pomdp.Unit{Trial: i}, ep, func(*pomdp.Decision) float64 { return 1 }, nil)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := rp.write(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
