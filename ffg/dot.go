@@ -6,9 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
+	"github.com/arbor-ai/arbor/expfam"
 	"github.com/emicklei/dot"
 )
 
@@ -32,6 +35,10 @@ type DOTOptions struct {
 	// than their number of slices, for a graph whose length is arbitrary
 	// (a POMDP's horizon).
 	OpenRange bool
+	// Compact draws nodes closer (Graphviz nodesep 0.1 and ranksep 0.35
+	// inches rather than 0.25 and 0.5), for a graph with many nodes a step
+	// (a POMDP with several factors and modalities).
+	Compact bool
 }
 
 // FoldMode is how WriteDOTWith draws repeated structure.
@@ -69,7 +76,10 @@ func (g *Graph) WriteDOT(w io.Writer) error { return g.WriteDOTWith(w, DOTOption
 //   - a factor whose output is observed is drawn in the same column as its
 //     first hidden input, with its output below it, so that observations
 //     sit on one side of their states and a chain's height does not grow
-//     with its length;
+//     with its length (when the state has one such observation; several
+//     are drawn in the columns to its right);
+//   - variables are circles of one size, that of the longest label, which
+//     is drawn smaller when long (variableFont);
 //   - edges from a parameter shared by several factors (a Dirichlet or
 //     Gamma input) do not pull the columns, and edges are right-angled
 //     (up to orthoNodes nodes, without edge labels), so that a shared
@@ -97,6 +107,10 @@ func (g *Graph) WriteDOTWith(w io.Writer, o DOTOptions) error {
 	d := dot.NewGraph(dot.Directed)
 	d.Attr("rankdir", "LR")
 	d.Attr("newrank", "true")
+	if o.Compact {
+		d.Attr("nodesep", "0.1")
+		d.Attr("ranksep", "0.35")
+	}
 	if !o.EdgeLabels && len(g.vars)+len(g.factors) <= orthoNodes {
 		// Right-angled edges: a parameter shared along a chain reaches
 		// each of its factors from above, as in printed figures.
@@ -133,20 +147,54 @@ func (g *Graph) WriteDOTWith(w io.Writer, o DOTOptions) error {
 			label = fmt.Sprintf("#%d", v.id)
 		}
 		labels[v] = label
+	}
+	// Every variable is drawn at one size, the circle that holds the
+	// longest label at its font size (variableFont).
+	width := 0.0
+	for _, v := range g.vars {
+		if !fd.hiddenV(v) {
+			width = max(width, labelWidth(labels[v]))
+		}
+	}
+	size := fmt.Sprintf("%.2f", width)
+	for _, v := range g.vars {
 		if fd.hiddenV(v) {
 			continue
 		}
+		label := labels[v]
 		cl := v.Cluster
 		if p, ok := fd.vplate[v]; ok {
 			cl = p
 		}
 		n := sub(cl).Node(fmt.Sprintf("v%06d", v.id)).Label(label).Attr("shape", "circle").Attr("id", fmt.Sprintf("v%06d", v.id))
+		n.Attr("fixedsize", "true").Attr("width", size).Attr("height", size)
+		if f := variableFont(label); f != defaultFont {
+			n.Attr("fontsize", strconv.Itoa(f))
+		}
 		if v.observed {
 			n.Attr("style", "filled").Attr("fillcolor", "gray")
 		}
 		nodes[v.id] = n
 	}
 	var sameRank [][]string // ids of nodes drawn in one column, top to bottom
+	// An observed output: the factor and the observation in the column of
+	// the first hidden categorical input, when that is the only
+	// observation drawn there (several go to its right).
+	anchors := map[*FactorNode]*Variable{}
+	observedChildren := map[*Variable]int{}
+	for _, f := range g.factors {
+		out := f.vars[0]
+		if !out.observed || fd.hiddenF(f) {
+			continue
+		}
+		for _, v := range f.vars[1:] {
+			if v.family == out.family && !v.observed {
+				anchors[f] = v
+				observedChildren[v]++
+				break
+			}
+		}
+	}
 	for _, e := range fd.ellipses {
 		fd.ellNode[e] = d.Node(e).Label("⋯").Attr("shape", "plaintext").Attr("id", e)
 	}
@@ -186,17 +234,7 @@ func (g *Graph) WriteDOTWith(w io.Writer, o DOTOptions) error {
 		nodes[f.id] = n
 		ifs := f.factor.Interfaces()
 		out := f.vars[0]
-		// An observed output: the factor and the observation in the column
-		// of the first hidden categorical input.
-		var anchor *Variable
-		if out.observed {
-			for _, v := range f.vars[1:] {
-				if v.family == out.family && !v.observed {
-					anchor = v
-					break
-				}
-			}
-		}
+		anchor := anchors[f]
 		fid := fmt.Sprintf("f%06d", f.id)
 		for k, v := range f.vars {
 			var e dot.Edge
@@ -218,8 +256,9 @@ func (g *Graph) WriteDOTWith(w io.Writer, o DOTOptions) error {
 				e.Attr("style", "dashed")
 			}
 			if k > 0 {
-				if v.family != out.family && len(v.edges) > 2 {
-					// A shared parameter: do not let it pull the columns.
+				if v.family != out.family && (len(v.edges) > 2 || v.family == expfam.DirichletFamily) {
+					// A shared parameter, or any Dirichlet one: do not let
+					// it pull the columns.
 					e.Attr("constraint", "false")
 				}
 			}
@@ -230,7 +269,7 @@ func (g *Graph) WriteDOTWith(w io.Writer, o DOTOptions) error {
 				}
 			}
 		}
-		if anchor != nil && anchor.Cluster == out.Cluster && fd.vplate[anchor] == fd.vplate[out] && !fd.hiddenV(anchor) && !fd.hiddenV(out) {
+		if anchor != nil && observedChildren[anchor] == 1 && anchor.Cluster == out.Cluster && fd.vplate[anchor] == fd.vplate[out] && !fd.hiddenV(anchor) && !fd.hiddenV(out) {
 			// Same column, top to bottom: the state, the factor, the
 			// observation (flat edges keep tail before head).
 			sameRank = append(sameRank, []string{fmt.Sprintf("v%06d", anchor.id), fmt.Sprintf("f%06d", f.id), fmt.Sprintf("v%06d", out.id)})
@@ -262,6 +301,28 @@ func (g *Graph) WriteDOTWith(w io.Writer, o DOTOptions) error {
 		return err
 	}
 	return bw.Flush()
+}
+
+// defaultFont is Graphviz's font size in points.
+const defaultFont = 14
+
+// variableFont is the font size of a variable's label: 14 points up to 7
+// characters, smaller for longer labels, down to 10 points, so that the
+// labels of a figure fit circles of one size.
+func variableFont(label string) int {
+	n := utf8.RuneCountInString(label)
+	if n <= 7 {
+		return defaultFont
+	}
+	return max(10, defaultFont*7/n)
+}
+
+// labelWidth is the diameter in inches of a circle that holds label at
+// variableFont: half an em a character (Times), with a margin; at least
+// 0.6 inches (a one- or two-character name).
+func labelWidth(label string) float64 {
+	n := utf8.RuneCountInString(label)
+	return max(0.6, float64(n*variableFont(label))*0.5/72+0.2)
 }
 
 // factorLabel derives a factor's label from its kind and neighbours:

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/arbor-ai/arbor/expfam"
 	"github.com/emicklei/dot"
 )
 
@@ -205,7 +206,7 @@ func (fd *foldDraw) foldedEdges(f *FactorNode, nodes map[int]dot.Node, edge func
 				continue
 			}
 			e.Attr("dir", "none")
-			if v.family != f.vars[0].family && len(v.edges) > 2 {
+			if v.family != f.vars[0].family && (len(v.edges) > 2 || v.family == expfam.DirichletFamily) {
 				e.Attr("constraint", "false")
 			}
 		}

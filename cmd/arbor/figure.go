@@ -149,7 +149,8 @@ func checkFigureSize(flagName, path string, s figureSize, tree bool, remedy stri
 
 // writeFigure writes DOT text to path, the value of flag flagName:
 // rendered by Graphviz's dot when the name ends in .svg, .pdf or .png, as
-// DOT text otherwise. The file is complete or absent: it is written to a
+// DOT text otherwise. Graphviz's warnings are written to standard error,
+// a line each, naming the flag and the file. The file is complete or absent: it is written to a
 // temporary file that replaces path only when complete (output.File), and
 // a rendering interrupted by ctx (the renderer is killed) or over its time
 // limit leaves path as it was.
@@ -172,7 +173,7 @@ func writeFigure(ctx context.Context, flagName, path string, dotText []byte) err
 		if _, err := f.Write(dotText); err != nil {
 			return fmt.Errorf("%s %s: %w", flagName, path, err)
 		}
-	} else if err := output.Render(ctx, dotText, format, f, limit); err != nil {
+	} else if warnings, err := output.RenderWarnings(ctx, dotText, format, f, limit); err != nil {
 		switch {
 		case errors.Is(err, output.ErrNoGraphviz):
 			return noGraphviz(flagName, path, format)
@@ -180,6 +181,14 @@ func writeFigure(ctx context.Context, flagName, path string, dotText []byte) err
 			return err
 		}
 		return fmt.Errorf("%s %s: %w", flagName, path, err)
+	} else if warnings != "" {
+		// Graphviz's warnings ("graph is too large for cairo-renderer
+		// bitmaps. Scaling by 0.5 to fit"), one line each, naming the file.
+		for _, w := range strings.Split(warnings, "\n") {
+			if w = strings.TrimSpace(w); w != "" {
+				fmt.Fprintf(stderrOut, "arbor: %s %s: Graphviz: %s\n", flagName, path, output.Shorten(w, 200))
+			}
+		}
 	}
 	if err := f.Commit(); err != nil {
 		return fmt.Errorf("%s %s: %w", flagName, path, err)

@@ -32,6 +32,7 @@ const pomdpSteps = 3
 // folded into a plate "t = 1 … T" (or drawn in full with --unroll all).
 func pomdpGraph(m *pomdp.Model, opts *ffg.DOTOptions) (*ffg.Graph, error) {
 	steps := pomdpSteps
+	opts.Compact = true
 	switch opts.Fold {
 	case ffg.FoldUnroll:
 		steps, opts.Fold = opts.Unroll, ffg.FoldNone

@@ -100,14 +100,25 @@ func KillRenderers() {
 // returns ctx's cause, an *Interrupted for a signal), when limit passes (a
 // *RenderError with TimedOut) and, on Linux, when arbor itself dies
 // (Pdeathsig). dst's Commit is the caller's: on any error what dot wrote
-// is to be aborted. Without dot the error is ErrNoGraphviz.
+// is to be aborted. Without dot the error is ErrNoGraphviz. Render drops
+// what dot writes on its standard error when it succeeds;
+// RenderWarnings returns it.
 func Render(ctx context.Context, dotText []byte, format string, dst *AtomicFile, limit time.Duration) error {
+	_, err := RenderWarnings(ctx, dotText, format, dst, limit)
+	return err
+}
+
+// RenderWarnings is Render that also returns, when dot succeeds, its
+// warnings: its standard error, trimmed (at most renderStderrBytes), such
+// as "Warning: graph is too large for cairo-renderer bitmaps. Scaling by
+// 0.5 to fit".
+func RenderWarnings(ctx context.Context, dotText []byte, format string, dst *AtomicFile, limit time.Duration) (string, error) {
 	bin, err := exec.LookPath("dot")
 	if err != nil {
-		return ErrNoGraphviz
+		return "", ErrNoGraphviz
 	}
 	if ctx.Err() != nil {
-		return context.Cause(ctx)
+		return "", context.Cause(ctx)
 	}
 	args := []string{"-T" + format}
 	if format == "png" {
@@ -144,7 +155,7 @@ func Render(ctx context.Context, dotText []byte, format string, dst *AtomicFile,
 		renderers.Unlock()
 	}()
 	if err := <-started; err != nil {
-		return &RenderError{Err: err}
+		return "", &RenderError{Err: err}
 	}
 	if RenderStarted != nil {
 		RenderStarted(cmd.Process.Pid)
@@ -158,15 +169,15 @@ func Render(ctx context.Context, dotText []byte, format string, dst *AtomicFile,
 	select {
 	case err := <-ended:
 		if err != nil {
-			return &RenderError{Err: err, Stderr: strings.TrimSpace(stderr.String())}
+			return "", &RenderError{Err: err, Stderr: strings.TrimSpace(stderr.String())}
 		}
-		return nil
+		return stderr.lines(), nil
 	case <-ctx.Done():
 		kill()
-		return context.Cause(ctx)
+		return "", context.Cause(ctx)
 	case <-timer.C:
 		kill()
-		return &RenderError{Err: errors.New("killed"), TimedOut: true, Limit: limit}
+		return "", &RenderError{Err: errors.New("killed"), TimedOut: true, Limit: limit}
 	}
 }
 
@@ -190,6 +201,30 @@ func (c *capped) Write(p []byte) (int, error) {
 		c.more += len(p) - max(room, 0)
 	}
 	return len(p), nil
+}
+
+// lines returns what was written a line each, spaces collapsed, blank
+// lines left out, with the note of what was cut (String).
+func (c *capped) lines() string {
+	var out []string
+	for _, l := range strings.Split(c.text(), "\n") {
+		if l = strings.Join(strings.Fields(l), " "); l != "" {
+			out = append(out, l)
+		}
+	}
+	if c.more > 0 && len(out) > 0 {
+		out[len(out)-1] += fmt.Sprintf("… (%d bytes more)", c.more)
+	}
+	return strings.Join(out, "\n")
+}
+
+// text is what was written, without a character cut at the end.
+func (c *capped) text() string {
+	b := c.b
+	for len(b) > 0 && !utf8.Valid(b) && len(c.b)-len(b) < utf8.UTFMax {
+		b = b[:len(b)-1]
+	}
+	return string(b)
 }
 
 func (c *capped) String() string {
