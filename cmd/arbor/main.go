@@ -6,6 +6,7 @@
 //	arbor btai plan|run|replay|fit ...     branching time active inference
 //	arbor si plan|run|replay|fit ...       sophisticated inference
 //	arbor merge DIR                        the shards of a run (--shard k/n --out DIR) put together
+//	arbor sweep GRID.json                  a command at every point of a grid of settings
 //	arbor version                          the version
 //
 // Flags may come before or after the file argument.
@@ -88,6 +89,7 @@ func commands() []command {
 		{"btai", "branching time active inference: btai plan | btai run | btai replay | btai fit | btai simulate", withShard("btai", withFit(withSimulate(runBTAI, runBTAISimulate), runBTAIFit))},
 		{"si", "sophisticated inference: si plan | si run | si replay | si fit | si simulate", withShard("si", withFit(withSimulate(runSI, runSISimulate), runSIFit))},
 		{"merge", "put the shard files of a sharded run together (arbor merge DIR)", runMerge},
+		{"sweep", "run a command at every point of a grid of settings (arbor sweep GRID.json)", runSweep},
 		{"version", "print arbor's version", runVersion},
 	}
 }
