@@ -104,8 +104,8 @@ func ExampleGraph_WriteDOT() {
 	// 	newrank="true";rankdir="LR";splines="ortho";
 	// 	n3[id="f000002",label="P(s)",shape="box"];
 	// 	n4[id="f000003",label="P(o | s)",shape="box"];
-	// 	n1[id="v000000",label="s",shape="circle"];
-	// 	n2[fillcolor="gray",id="v000001",label="o",shape="circle",style="filled"];
+	// 	n1[fixedsize="true",height="0.60",id="v000000",label="s",shape="circle",width="0.60"];
+	// 	n2[fillcolor="gray",fixedsize="true",height="0.60",id="v000001",label="o",shape="circle",style="filled",width="0.60"];
 	// 	n3->n1;
 	// 	n4->n2;
 	// 	n1->n4[dir="none"];
