@@ -89,6 +89,9 @@ func (r *replayRun) run(stdout io.Writer) error {
 		recs = append(recs, *rec)
 	}
 	r.prov.Files = append(r.prov.Files, output.File{Flag: "--data", Path: r.data, SHA256: sum.Sum()})
+	if shardJob != nil {
+		return r.sharded(stdout, recs) // --shard, or arbor merge (shard.go)
+	}
 	// The table of --subjects is complete or absent: it replaces the file
 	// at the end, with the subjects replayed (all of them, or those
 	// finished before an interrupt, as the output).

@@ -129,11 +129,11 @@ func (f *shardFlags) plan(getenv func(string) string) (*shardPlan, error) {
 	return &shardPlan{res: res, dir: f.out, resume: f.resume}, nil
 }
 
-// withShard gives the run and fit subcommands of run (the aci, btai or si
+// withShard gives the run, replay and fit subcommands of run (the aci, btai or si
 // command) the shard flags.
 func withShard(name string, run func(args []string, stdout io.Writer) error) func(args []string, stdout io.Writer) error {
 	return func(args []string, stdout io.Writer) error {
-		if len(args) == 0 || (args[0] != "run" && args[0] != "fit") {
+		if len(args) == 0 || (args[0] != "run" && args[0] != "fit" && args[0] != "replay") {
 			return run(args, stdout)
 		}
 		rest, f, err := cutShardFlags(args[1:])
@@ -429,6 +429,68 @@ func (r *fitRun) merged(stdout io.Writer) error {
 		return badInput("%v", err)
 	}
 	return enc.Encode(r.group(&g))
+}
+
+// sharded replays the slice of the subjects (--shard), or merges
+// (merge). Units are the subjects in the order of --data; a subject's
+// lines (its steps, then its own line) stay together.
+func (r *replayRun) sharded(stdout io.Writer, recs []pomdp.SubjectRecord) error {
+	p := shardJob
+	switch {
+	case !r.asJSON || r.asCSV:
+		return badInput("--shard writes the --json lines: give --json (not --csv)")
+	case r.subjects != "":
+		return badInput("--shard: --subjects writes the whole table; take it from the merged output's subject lines")
+	}
+	if p.merge != nil {
+		if p.merge.Units != len(recs) {
+			return badInput("%s: the shards hold %d subjects, --data %s %d", p.dirIn, p.merge.Units, r.data, len(recs))
+		}
+		enc := json.NewEncoder(stdout)
+		if err := p.checkMerge(enc, r.prov); err != nil {
+			return err
+		}
+		_, err := shard.Merge(p.dirIn, func(_ int, line []byte) error {
+			if _, err := stdout.Write(line); err != nil {
+				return err
+			}
+			_, err := stdout.Write([]byte{'\n'})
+			return err
+		})
+		if err != nil {
+			return badInput("%v", err)
+		}
+		return nil
+	}
+	out, err := p.start(r.prov.Command, r.prov, len(recs), "subject")
+	if out == nil || err != nil {
+		return err
+	}
+	ctx := commandContext()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	err = pomdp.RunOrdered(ctx, len(out.units), 1, max(1, r.jobs), func(ctx context.Context, _, i int) (*replaySubject, error) {
+		return r.subject(ctx, out.units[i], recs[out.units[i]])
+	}, func(i int, s *replaySubject) error {
+		buf.Reset()
+		if err := r.writeJSON(enc, s); err != nil {
+			return err
+		}
+		for _, line := range bytes.SplitAfter(buf.Bytes(), []byte{'\n'}) {
+			if len(line) == 0 {
+				continue
+			}
+			if err := out.w.Line(out.units[i], line); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	var ue *pomdp.UnitError
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	return out.finish(ctx, err)
 }
 
 // runMerge is arbor merge DIR: the shard files of DIR checked and put

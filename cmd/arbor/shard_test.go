@@ -41,9 +41,9 @@ func runShards(t *testing.T, args []string, n int, dir string) string {
 	return out
 }
 
-// TestShardMerge: btai run with several agents (learning, so a unit is an
-// agent), btai run in a maze (no learning: a unit is an episode) and aci
-// fit (a unit is a subject) split into 1, 3, 7 and 16 shards (shards
+// TestShardMerge: btai run and si run with several agents (learning, so a
+// unit is an agent), btai run in a maze (no learning: a unit is an
+// episode), aci replay and aci fit (a unit is a subject) split into 1, 3, 7 and 16 shards (shards
 // without a unit among them) and merged print what the unsharded run
 // prints, byte for byte but for the timing values.
 func TestShardMerge(t *testing.T) {
@@ -54,6 +54,10 @@ func TestShardMerge(t *testing.T) {
 	}{
 		{"btai agents", []string{"btai", "run", "--model", "../../examples/pomdp/tmaze.json", "--agents", "5", "--episodes", "2", "--steps", "2", "--iterations", "20", "--json"}, "agent"},
 		{"btai maze", []string{"btai", "run", "--maze", "../../examples/mazes/1.maze", "--agents", "2", "--episodes", "3", "--iterations", "20", "--steps", "8", "--json"}, "episode"},
+		// A node budget that cuts searches short: the summary's
+		// truncated_searches is counted from the merged records.
+		{"si agents", []string{"si", "run", "--model", "../../examples/pomdp/tmaze.json", "--agents", "4", "--steps", "2", "--depth", "2", "--max-nodes", "6", "--json"}, "agent"},
+		{"aci replay", []string{"aci", "replay", "--model", pymdpModel, "--data", pymdpData, "--horizon", "1", "--gamma", "1", "--json"}, "subject"},
 		{"aci fit", []string{"aci", "fit", "--model", pymdpModel, "--data", pymdpData, "--horizon", "1", "--gamma", "1", "--free", "alpha", "--prior", "alpha=0,2", "--json"}, "subject"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
