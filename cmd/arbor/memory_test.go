@@ -46,14 +46,18 @@ func retained(t *testing.T, n int, args ...string) uint64 {
 // 10^5 and 10^4 episodes.)
 func TestRunMemoryFlat(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs 3,300 episodes (about 12 s); CI runs it without -short")
+		t.Skip("runs 5,500 episodes (about 16 s); CI runs it without -short")
 	}
+	plot := t.TempDir() + "/p.svg"
 	for _, c := range []struct {
 		name  string
 		small int
 		args  []string
 	}{
 		{"aci tiger", 200, []string{"aci", "run", "--model", "../../examples/pomdp/tiger.json", "--horizon", "3", "--jobs", "2"}},
+		// --plot keeps the first episode and the curves' points, at most
+		// 1,000 of them whatever the episodes.
+		{"aci tiger --plot", 200, []string{"aci", "run", "--model", "../../examples/pomdp/tiger.json", "--horizon", "3", "--jobs", "2", "--plot", plot}},
 		{"btai t-maze learning", 100, []string{"btai", "run", "--model", "../../examples/pomdp/tmaze.json", "--iterations", "100", "--steps", "3", "--jobs", "2"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {

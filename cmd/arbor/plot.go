@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"image"
 	"image/color"
 	"math"
 	"path/filepath"
@@ -33,6 +34,11 @@ const (
 	// it, each point is the mean of consecutive episodes, so what a run
 	// keeps for its figure does not grow with its episodes.
 	plotMaxBins = 1000
+	// plotMaxCells is the largest heat map drawn cell by cell; a larger
+	// one is drawn as an image of a pixel per cell.
+	plotMaxCells = 5_000
+	// plotMaxGlyphs is the most points of a line drawn with a marker each.
+	plotMaxGlyphs = 200
 	// The size of one panel, in inches, and of a heat map's colour bar.
 	plotPanelW, plotPanelH, plotBarW = 3.4, 2.6, 0.75
 )
@@ -281,6 +287,21 @@ func (intTicks) Ticks(lo, hi float64) []plot.Tick {
 	if last < first {
 		return plot.DefaultTicks{}.Ticks(lo, hi)
 	}
+	if last-first > 100 {
+		// A labelled tick every 1, 2 or 5 × 10^k, at most five.
+		step := math.Pow(10, math.Floor(math.Log10((last-first)/5)))
+		for _, k := range []float64{1, 2, 5, 10} {
+			if (last-first)/(k*step) <= 5 {
+				step *= k
+				break
+			}
+		}
+		var ticks []plot.Tick
+		for v := math.Ceil(first/step) * step; v <= last; v += step {
+			ticks = append(ticks, plot.Tick{Value: v, Label: strconv.Itoa(int(v))})
+		}
+		return ticks
+	}
 	step := math.Max(1, math.Ceil((last-first+1)/10))
 	var ticks []plot.Tick
 	for v := first; v <= last; v++ {
@@ -330,14 +351,44 @@ func heatPanel(title, x, y, scale string, g grid, ticks plot.Ticker) panel {
 	p := newPlot(title, x, y)
 	p.X.Tick.Marker, p.Y.Tick.Marker = intTicks{}, ticks
 	cm := probabilityMap()
-	hm := plotter.NewHeatMap(g, cm.Palette(64))
-	hm.Min, hm.Max = 0, 1
-	p.Add(hm)
+	if len(g)*len(g[0]) <= plotMaxCells {
+		hm := plotter.NewHeatMap(g, cm.Palette(64))
+		hm.Min, hm.Max = 0, 1
+		p.Add(hm)
+	} else {
+		p.Add(rasterHeat(g, cm))
+	}
 	bar := newPlot(scale, "", "probability")
 	bar.HideX()
 	bar.Add(&plotter.ColorBar{ColorMap: cm, Vertical: true})
 	bar.Y.Min, bar.Y.Max = 0, 1
 	return panel{p: p, bar: bar}
+}
+
+// rasterHeat draws g as one image of a pixel per cell: a long episode's
+// heat map, which would be a rectangle per cell in SVG and PDF.
+func rasterHeat(g grid, cm palette.ColorMap) *plotter.Image {
+	// Each row is rowPixels tall so that scaling the image blurs only
+	// the edges between the rows.
+	const rowPixels = 16
+	cols, rows := g.Dims()
+	img := image.NewNRGBA(image.Rect(0, 0, cols, rows*rowPixels))
+	for c := range cols {
+		for r := range rows {
+			v := g.Z(c, r)
+			if math.IsNaN(v) {
+				v = 0
+			}
+			col, err := cm.At(math.Min(1, math.Max(0, v)))
+			if err != nil {
+				col = color.White
+			}
+			for k := range rowPixels {
+				img.Set(c, (rows-1-r)*rowPixels+k, col)
+			}
+		}
+	}
+	return plotter.NewImage(img, -0.5, -0.5, float64(cols)-0.5, float64(rows)-0.5)
 }
 
 // lineXY adds a line with points through the finite values of xy.
@@ -355,7 +406,10 @@ func lineXY(p *plot.Plot, xy plotter.XYs) error {
 	if err != nil {
 		return err
 	}
-	p.Add(line, points)
+	p.Add(line)
+	if len(ok) <= plotMaxGlyphs {
+		p.Add(points)
+	}
 	return nil
 }
 
@@ -397,7 +451,9 @@ func (rp *runPlot) episodePanels(se *shownEpisode) ([]panel, error) {
 		s.GlyphStyle.Shape = draw.CrossGlyph{}
 		s.GlyphStyle.Color = color.RGBA{R: 230, G: 90, A: 255}
 		s.GlyphStyle.Radius = vg.Points(4)
-		ap.p.Add(s)
+		if len(taken) <= plotMaxGlyphs {
+			ap.p.Add(s)
+		}
 		out = append(out, ap)
 	}
 	outcomes := make([]int, m.NumModalities())
@@ -409,7 +465,20 @@ func (rp *runPlot) episodePanels(se *shownEpisode) ([]panel, error) {
 		if m.NumModalities() > 1 {
 			what, ylabel = "outcome of "+m.ModalityName(i), m.ModalityName(i)
 		}
-		p := newPlot(prefix+what+" (filled: preferred)", "t (observation t)", ylabel)
+		// A long episode's outcomes are a line without markers, the
+		// preferred ones named in the title.
+		long := len(se.obs) > plotMaxGlyphs
+		title := prefix + what + " (filled: preferred)"
+		if long {
+			var names []string
+			for o, ok := range pref {
+				if ok {
+					names = append(names, m.OutcomeName(i, o))
+				}
+			}
+			title = prefix + what + " (preferred: " + strings.Join(names, ", ") + ")"
+		}
+		p := newPlot(title, "t (observation t)", ylabel)
 		p.X.Tick.Marker = intTicks{}
 		p.Y.Tick.Marker = nameTicks(m.ModalitySize(i), func(o int) string { return m.OutcomeName(i, o) })
 		var all, hit plotter.XYs
@@ -426,8 +495,11 @@ func (rp *runPlot) episodePanels(se *shownEpisode) ([]panel, error) {
 			return nil, err
 		}
 		points.Shape = draw.CircleGlyph{}
-		p.Add(line, points)
-		if len(hit) > 0 {
+		p.Add(line)
+		if !long {
+			p.Add(points)
+		}
+		if len(hit) > 0 && !long {
 			s, err := plotter.NewScatter(hit)
 			if err != nil {
 				return nil, err

@@ -431,3 +431,55 @@ func BenchmarkRunPlotWrite(b *testing.B) {
 		})
 	}
 }
+
+// TestPlotScale: the heat maps' scale is white at probability 0 and dark
+// at 1 (white for 0, as docs/figures.md says).
+func TestPlotScale(t *testing.T) {
+	cm := probabilityMap()
+	if cm.Min() != 0 || cm.Max() != 1 {
+		t.Errorf("scale %v..%v, want 0..1", cm.Min(), cm.Max())
+	}
+	c0, err := cm.At(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, g, b, _ := c0.RGBA(); r < 0xfe00 || g < 0xfe00 || b < 0xfe00 {
+		t.Errorf("colour of 0: %v, want white", c0)
+	}
+	c1, err := cm.At(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, g, b, _ := c1.RGBA(); (r+g+b)/3 > 0x6000 {
+		t.Errorf("colour of 1: %v, want dark", c1)
+	}
+}
+
+// TestRunPlotLong: an episode of 5,001 steps on the tiger problem (four
+// states, three actions: 20,008 and 15,003 cells, past plotMaxCells)
+// draws its two heat maps as images of a pixel per cell, not a rectangle
+// per cell (about 90 bytes each in SVG), and its lines without a marker
+// per point: the SVG has 4 images (2 heat maps, 2 colour bars) and stays
+// under 1 MB (measured 0.16 MB; a rectangle per cell alone would be over
+// 3 MB).
+func TestRunPlotLong(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "long.svg")
+	var out, errb bytes.Buffer
+	if code := run([]string{"aci", "run", "--model", "../../examples/pomdp/tiger.json", "--horizon", "1", "--steps", "5001", "--plot", path}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	texts := svgTexts(t, path)
+	if count(texts, "Q(s)") != 1 || count(texts, "P(u)") != 1 {
+		t.Errorf("colour bars: Q(s) %d, P(u) %d, want 1 each", count(texts, "Q(s)"), count(texts, "P(u)"))
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(data, []byte("<image")); n != 4 {
+		t.Errorf("%d images, want 4 (2 heat maps, 2 colour bars)", n)
+	}
+	if len(data) > 1<<20 {
+		t.Errorf("SVG of %d bytes, want under 1 MB", len(data))
+	}
+}
