@@ -26,7 +26,11 @@ type treeView struct {
 // names), with its visits n and average cost ḡ in small type, and the
 // root's child of action now (the action taken, or -1 for none) drawn bold.
 // With a depth limit or a top-K, a note says how many nodes were left out.
+//
+// A view without a depth limit or a top-K (the default) draws what fits a
+// page (fitView).
 func writeTreeDOT(w io.Writer, tr *btai.Tree, m *pomdp.Model, now int, v treeView) error {
+	v = fitView(tr, v)
 	d := dot.NewGraph(dot.Directed)
 	d.Attr("rankdir", "TB")
 	d.Attr("nodesep", "0.15")
@@ -66,7 +70,11 @@ func writeTreeDOT(w io.Writer, tr *btai.Tree, m *pomdp.Model, now int, v treeVie
 		}
 	})
 	if left > 0 {
-		d.Attr("label", fmt.Sprintf("%d more nodes not drawn (--dot-depth %d, --dot-top %d)", left, v.depth, v.top))
+		view := fmt.Sprintf("--dot-depth %d", v.depth)
+		if v.top > 0 {
+			view += fmt.Sprintf(", --dot-top %d", v.top)
+		}
+		d.Attr("label", fmt.Sprintf("%d more nodes not drawn (%s)", left, view))
 		d.Attr("labelloc", "b")
 		d.Attr("fontsize", "9")
 	}
@@ -120,6 +128,7 @@ func walkTree(tr *btai.Tree, v treeView, edge func(parent, child int)) (left int
 // treeDrawnNodes returns the number of nodes of the tree drawn with view
 // v (its edges are one fewer).
 func treeDrawnNodes(tr *btai.Tree, v treeView) int {
+	v = fitView(tr, v)
 	n := 1
 	walkTree(tr, v, func(int, int) { n++ })
 	return n
@@ -159,4 +168,56 @@ func sortInts(x []int) {
 			x[j], x[j-1] = x[j-1], x[j]
 		}
 	}
+}
+
+// The page a default tree figure fits: at most pageLevelNodes nodes on a
+// level (a node is about 1.1 inches wide with its spacing, so 13 make
+// about 14 inches) and pageLevels levels below the root (about 0.95
+// inches each with the spacing), 16 × 10 inches in all.
+const (
+	pageLevelNodes = 13
+	pageLevels     = 8
+)
+
+// fitView returns v, or for a view without a depth limit or a top-K the
+// one that draws the most nodes of the tree within the page (at most
+// pageLevelNodes on a level, pageLevels deep), trying every child and
+// the 3, 2 or 1 most visited children of each node, and the deepest
+// level that fits for each; a tree that fits is drawn whole.
+func fitView(tr *btai.Tree, v treeView) treeView {
+	if v.depth != 0 || v.top != 0 {
+		return v
+	}
+	if widest, levels := treeShape(tr, treeView{}); widest <= pageLevelNodes && levels <= pageLevels {
+		return v
+	}
+	best, bestNodes := treeView{depth: 1, top: 1}, 0
+	for _, top := range []int{0, 3, 2, 1} {
+		for depth := pageLevels; depth >= 1; depth-- {
+			view := treeView{depth: depth, top: top}
+			if widest, _ := treeShape(tr, view); widest > pageLevelNodes {
+				continue
+			}
+			n := 1
+			walkTree(tr, view, func(int, int) { n++ })
+			if n > bestNodes {
+				best, bestNodes = view, n
+			}
+			break
+		}
+	}
+	return best
+}
+
+// treeShape returns the most nodes on one level of the tree drawn with
+// view v, and its number of levels below the root.
+func treeShape(tr *btai.Tree, v treeView) (widest, levels int) {
+	count := map[int]int{}
+	walkTree(tr, v, func(_, c int) {
+		d := tr.Nodes[c].Depth
+		count[d]++
+		widest = max(widest, count[d])
+		levels = max(levels, d)
+	})
+	return widest, levels
 }
