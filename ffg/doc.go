@@ -21,6 +21,15 @@
 // also offers messages (Messenger), the names of its rules (RuleLister) or a
 // DOT label (Labeler), in the manner of gonum's graph/encoding/dot.
 //
+// # Figures
+//
+// WriteDOT draws a graph in the convention of the paper's figures.
+// Graph.FindRepeats finds repeated structure from the wiring alone (the
+// time steps of a chain, i.i.d. slices under shared parents), which
+// WriteDOTWith can draw once inside a plate labelled with its range
+// (DOTOptions.Fold FoldPlates) or as the first slices, an ellipsis and the
+// last (FoldUnroll).
+//
 // # Inference
 //
 // Graph.Update sets a variable's posterior to the sum, in natural

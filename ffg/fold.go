@@ -194,7 +194,7 @@ func (g *Graph) FindRepeats() []Repeat {
 			}
 			if n < nv {
 				for _, e := range g.vars[n].edges {
-					if !chainEdge[fk{e.f, e.k}] {
+					if !chainEdge[fk(e)] {
 						visit(fIdx[e.f])
 					}
 				}
@@ -251,7 +251,7 @@ func (g *Graph) FindRepeats() []Repeat {
 				var nb []string
 				if n < nv {
 					for _, e := range g.vars[n].edges {
-						if m := fIdx[e.f]; piece[m] == p && !chainEdge[fk{e.f, e.k}] {
+						if m := fIdx[e.f]; piece[m] == p && !chainEdge[fk(e)] {
 							nb = append(nb, strconv.Itoa(e.k)+":"+strconv.FormatUint(c[m], 16))
 						}
 					}

@@ -255,3 +255,42 @@ func BenchmarkFindRepeats(b *testing.B) {
 		}
 	}
 }
+
+// The steps of an HMM are found from its wiring: s0 has a prior, the
+// steps 1..4 a transition from the step before and an observation.
+func ExampleGraph_FindRepeats() {
+	g := ffg.New()
+	lit := []float64{0.9, 0.1, 0.1, 0.9}
+	var prev *ffg.Variable
+	for i := range 5 {
+		s, _ := g.AddVariable(fmt.Sprintf("s%d", i), expfam.CategoricalFamily, 2)
+		if prev == nil {
+			prior, _ := nodes.NewCategorical([]float64{0.5, 0.5})
+			_, _ = g.AddFactor("", prior, s)
+		} else {
+			tr, _ := nodes.NewTransition(lit, []int{2, 2})
+			_, _ = g.AddFactor("", tr, s, prev)
+		}
+		o, _ := g.AddVariable(fmt.Sprintf("o%d", i), expfam.CategoricalFamily, 2)
+		obs, _ := nodes.NewTransition(lit, []int{2, 2})
+		_, _ = g.AddFactor("", obs, o, s)
+		_ = o.Observe(i % 2)
+		prev = s
+	}
+	for _, r := range g.FindRepeats() {
+		fmt.Println(r.Kind, len(r.Slices), "slices")
+		for _, s := range r.Slices {
+			var names []string
+			for _, v := range s.Variables {
+				names = append(names, v.Name())
+			}
+			fmt.Println(names)
+		}
+	}
+	// Output:
+	// chain 4 slices
+	// [s1 o1]
+	// [s2 o2]
+	// [s3 o3]
+	// [s4 o4]
+}
