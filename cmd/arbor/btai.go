@@ -138,8 +138,8 @@ func (b *btaiFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&b.noveltyScale, "novelty-scale", *d.NoveltyScale, "weight of the novelty term (0..1e6; needs --novelty)")
 	fs.Float64Var(&b.noveltyPrior, "novelty-prior", d.NoveltyPrior, "prior concentration a = κ A over A (1e-6..1e6; needs --novelty and a model without concentrations a)")
 	fs.BoolVar(&b.dotFactors, "dot-factors", false, "with --dot: draw the full factor graph of the model and the tree (S_I, O_I and their factors) instead of the tree of states")
-	fs.IntVar(&b.dotDepth, "dot-depth", 0, "with --dot: draw the tree down to this depth (>= 1; default all)")
-	fs.IntVar(&b.dotTop, "dot-top", 0, "with --dot: draw the K most visited children of each node (>= 1; default all)")
+	fs.IntVar(&b.dotDepth, "dot-depth", 0, "with --dot: draw the tree down to this depth (>= 1; default: with --dot-top, all; without, the view that fits a 16 x 10 in page, named in the figure's note)")
+	fs.IntVar(&b.dotTop, "dot-top", 0, "with --dot: draw the K most visited children of each node (>= 1; default: with --dot-depth, all; without, the view that fits a 16 x 10 in page)")
 	fs.Float64Var(&b.maxMinutes, "max-minutes", 10, "refuse when one planning step is estimated to take longer than this many minutes "+
 		"(the estimate, from the model's sizes and the planning options, is printed with the refusal)")
 	fs.BoolVar(&b.noveltyCarry, "novelty-carry", false, "keep what was learned about A from one episode to the next (needs --novelty and a model without concentrations a, whose own a always carries over)")
