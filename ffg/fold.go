@@ -47,8 +47,8 @@ const MinRepeat = 3
 // alone (names and labels play no part): the time steps of a chain and the
 // i.i.d. slices fanned out from shared parents. It proceeds in four steps:
 //
-//  1. a factor's colour is its kind, its interface names and the family
-//     and observed flag of each variable bound to it; a variable's colour
+//  1. a factor's colour is its kind, its interface names and the family,
+//     shape and observed flag of each variable bound to it; a variable's colour
 //     is its family, shape and observed flag;
 //  2. a hub is a variable bound at the same interface to MinRepeat or
 //     more factors of one colour (a parameter shared by every time step,
@@ -91,7 +91,7 @@ func (g *Graph) FindRepeats() []Repeat {
 		parts := []string{"f", f.factor.Kind()}
 		for k, in := range f.factor.Interfaces() {
 			v := f.vars[k]
-			parts = append(parts, in.Name, v.family.String(), strconv.FormatBool(v.observed))
+			parts = append(parts, in.Name, v.family.String(), shapeKey(v.shape), strconv.FormatBool(v.observed))
 		}
 		col[nv+i] = hashStrings(parts...)
 	}

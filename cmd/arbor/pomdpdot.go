@@ -20,8 +20,8 @@ const pomdpSteps = 3
 //
 //   - per factor f, the states f₀, f₁, ... (labelled with the factor's
 //     name), D[f] over f₀ and B[f] from f_{t−1} to f_t;
-//   - per modality m, the outcomes m_t (gray) with A[m] over the factors
-//     of its depends_on, and C[m] over them when the modality has
+//   - per modality m, the outcomes m_t (gray; o[m]_t for a modality named
+//     as a factor) with A[m] over the factors of its depends_on, and C[m] over them when the modality has
 //     preferences (a C that is not uniform);
 //   - the policy π, with its prior σ(−G), joined to the transition of
 //     every factor that has controls;
@@ -44,7 +44,7 @@ func pomdpGraph(m *pomdp.Model, opts *ffg.DOTOptions) (*ffg.Graph, error) {
 	}
 	spec := m.FactorisedSpec()
 	g := ffg.New()
-	fail := func(what string, err error) error { return fmt.Errorf("arbor dot: %s: %w", what, err) }
+	fail := func(what string, err error) error { return fmt.Errorf("%s: %w", what, err) }
 	uniform := func(n int) []float64 {
 		p := make([]float64, n)
 		for i := range p {
@@ -193,7 +193,11 @@ func pomdpGraph(m *pomdp.Model, opts *ffg.DOTOptions) (*ffg.Graph, error) {
 			fn.Label = label
 		}
 		for _, md := range spec.Modalities {
-			o, err := g.AddVariable(fmt.Sprintf("%s_%d", md.Name, t), expfam.CategoricalFamily, md.NumOutcomes)
+			name := md.Name
+			if _, clash := index[name]; clash {
+				name = "o[" + name + "]" // a modality named as a factor
+			}
+			o, err := g.AddVariable(fmt.Sprintf("%s_%d", name, t), expfam.CategoricalFamily, md.NumOutcomes)
 			if err != nil {
 				return nil, fail(md.Name, err)
 			}
