@@ -721,15 +721,7 @@ func (rp *runPlot) write() error {
 		cols = max(cols, len(r))
 	}
 	w, h := vg.Length(plotPanelW*float64(cols))*vg.Inch, vg.Length(plotPanelH*float64(len(rows)))*vg.Inch
-	var c vg.CanvasWriterTo
-	switch rp.format {
-	case "svg":
-		c = vgsvg.New(w, h)
-	case "pdf":
-		c = vgpdf.New(w, h)
-	default:
-		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(rp.dpi))}
-	}
+	c := newPlotCanvas(rp.format, w, h, rp.dpi)
 	dc := draw.New(c)
 	dc.SetColor(color.White)
 	dc.Fill(dc.Rectangle.Path())
@@ -760,6 +752,18 @@ func (rp *runPlot) write() error {
 		return fmt.Errorf("--plot %s: %w", rp.path, err)
 	}
 	return nil
+}
+
+// newPlotCanvas returns a canvas of w × h in format ("svg", "pdf" or "png",
+// plotFormat), at dpi pixels per inch for "png".
+func newPlotCanvas(format string, w, h vg.Length, dpi int) vg.CanvasWriterTo {
+	switch format {
+	case "svg":
+		return vgsvg.New(w, h)
+	case "pdf":
+		return vgpdf.New(w, h)
+	}
+	return vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(dpi))}
 }
 
 // checkPlotFile refuses a --plot file that is not a PNG, before any work

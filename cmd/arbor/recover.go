@@ -21,7 +21,6 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/arbor-ai/arbor/fit"
 	"github.com/arbor-ai/arbor/internal/output"
@@ -227,7 +226,7 @@ func parsePriors(list []string) (map[string]fit.Prior, error) {
 	return out, nil
 }
 
-const aciRecoverSynopsis = "arbor aci recover --model M | --models A.json,B.json [--process W] --horizon T --free NAME,... [--draw NAME=DIST ... | --params FILE] [--prior NAME=MEAN,SD ...] [--subjects 20] [--trials 10] [--steps 50] [--restarts 3] [--seed 1] [--jobs N] [--plot FILE.png] [agent flags] [--json]"
+const aciRecoverSynopsis = "arbor aci recover --model M | --models A.json,B.json [--process W] --horizon T --free NAME,... [--draw NAME=DIST ... | --params FILE] [--prior NAME=MEAN,SD ...] [--subjects 20] [--trials 10] [--steps 50] [--restarts 3] [--seed 1] [--jobs N] [--plot FILE.svg|.pdf|.png] [agent flags] [--json]"
 
 // runACIRecover simulates subjects with known parameters, fits them back
 // and reports how well the parameters (and, with several models, the
@@ -243,7 +242,7 @@ func runACIRecover(args []string, stdout io.Writer) error {
 	var priorFlags stringList
 	fset.Var(&priorFlags, "prior", "a free parameter's Gaussian prior on the fitting scale, NAME=MEAN,SD (repeat for several); default: the --draw distribution where it is lognormal or logitnormal, else fit's default N(θ_0, 1/16)")
 	restarts := fset.Int("restarts", fit.DefaultRestarts, "optimisations per subject and model, the best kept (1..100)")
-	plotFile := fset.String("plot", "", "draw true against estimated values of each free parameter (fitting scale) and, with --models, the confusion matrix into this PNG file")
+	plotFile := fset.String("plot", "", "draw true against estimated values of each free parameter (fitting scale) and, with --models, the confusion matrix into this file: SVG, PDF or PNG by its ending")
 	maxMin := fset.Float64("max-minutes", 10, aciMaxMinutesUsage)
 	asJSON := fset.Bool("json", false, "a provenance line, one line per subject, one per parameter, the confusion and BMS lines with --models, and a summary line")
 	pos, err := parseFlags(fset, args)
@@ -287,7 +286,7 @@ func runACIRecover(args []string, stdout io.Writer) error {
 	if *restarts < 1 || *restarts > 100 {
 		return badInput("--restarts: %d, want 1..100", *restarts)
 	}
-	if err := checkPlotFile(*plotFile); err != nil {
+	if _, err := plotFormat(*plotFile); *plotFile != "" && err != nil {
 		return err
 	}
 	if *plotFile != "" {
@@ -659,7 +658,8 @@ func (g countGrid) Y(r int) float64    { return float64(r) }
 // recoverPlot draws the recovery figure: for each free parameter of the
 // first model, the true against the estimated value on the fitting scale
 // (subjects it generated and fitted), with the identity line, and with
-// several models the confusion matrix. The PNG replaces path when
+// several models the confusion matrix, as SVG, PDF or PNG by the
+// ending of path (PNG at the --plot default resolution). The file replaces path when
 // complete.
 func recoverPlot(path string, models []recoverModel, subs []*recoverSubject, counts [][]int) error {
 	var plots []*plot.Plot
@@ -744,7 +744,11 @@ func recoverPlot(path string, models []recoverModel, subs []*recoverSubject, cou
 	}
 	cols := min(3, len(plots))
 	rows := (len(plots) + cols - 1) / cols
-	img := vgimg.New(vg.Points(300*float64(cols)), vg.Points(280*float64(rows)))
+	format, err := plotFormat(path)
+	if err != nil {
+		return err
+	}
+	img := newPlotCanvas(format, vg.Points(300*float64(cols)), vg.Points(280*float64(rows)), plotDefaultDPI)
 	dc := draw.New(img)
 	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Millimeter * 6, PadY: vg.Millimeter * 6,
 		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 3}
@@ -768,7 +772,7 @@ func recoverPlot(path string, models []recoverModel, subs []*recoverSubject, cou
 		return cannotCreate("--plot", path, err)
 	}
 	defer f.Abort()
-	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(f); err != nil {
+	if _, err := img.WriteTo(f); err != nil {
 		return fmt.Errorf("--plot %s: %w", path, err)
 	}
 	if err := f.Commit(); err != nil {

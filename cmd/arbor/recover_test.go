@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"encoding/xml"
 	"fmt"
 	"math"
 	"os"
@@ -183,7 +184,7 @@ func TestRecoverBadInput(t *testing.T) {
 		{append(base, "--free", "alpha", "--prior", "alpha"), "--prior \"alpha\": want NAME=MEAN,SD"},
 		{append(base, "--free", "alpha", "--prior", "eta=0,1"), "--prior[eta]: eta is not a free parameter"},
 		{append(base, "--free", "alpha", "--restarts", "0"), "--restarts: 0, want 1..100"},
-		{append(base, "--free", "alpha", "--plot", "r.svg"), "--plot r.svg: want a .png file"},
+		{append(base, "--free", "alpha", "--plot", "r.gif"), "--plot r.gif: unknown ending, want .svg, .pdf or .png"},
 		{append(base, "--free", "alpha", "--models", simModel+","+simUniform), "--model and --models: give one"},
 		{[]string{"aci", "recover", "--models", simModel, "--horizon", "1", "--free", "alpha"}, "want at least 2 files"},
 		{[]string{"aci", "recover", "--models", simModel + ",../../examples/pomdp/tiger.json", "--horizon", "1", "--free", "alpha"}, "--models: ../../examples/pomdp/tmaze.json and ../../examples/pomdp/tiger.json:"},
@@ -276,5 +277,43 @@ func TestRecoveryStatsByHand(t *testing.T) {
 	}
 	if st.N != 4 || st.Laplace != 3 || st.Scale != "log" {
 		t.Errorf("n %d, n_laplace %d, scale %s", st.N, st.Laplace, st.Scale)
+	}
+}
+
+// TestRecoverPlotFormats: the recovery figure is written as SVG, PDF or
+// PNG by the file's ending; the SVG parses as XML and names the parameter
+// on its axes, the PDF has its header and end-of-file marker, the PNG its
+// signature.
+func TestRecoverPlotFormats(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"aci", "recover", "--model", simModel, "--process", simWorld, "--horizon", "1", "--steps", "2", "--gamma", "1",
+		"--subjects", "3", "--trials", "3", "--free", "alpha", "--draw", "alpha=lognormal:0,0.7", "--restarts", "1", "--jobs", "1"}
+	for _, ext := range []string{"svg", "pdf", "png"} {
+		path := filepath.Join(dir, "r."+ext)
+		if code, _, stderr := aciRun(t, append(args, "--plot", path)...); code != 0 {
+			t.Fatalf("%s: exit %d: %s", ext, code, stderr)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch ext {
+		case "svg":
+			var root struct{ XMLName xml.Name }
+			if err := xml.Unmarshal(b, &root); err != nil || root.XMLName.Local != "svg" {
+				t.Errorf("svg: root %v, %v", root.XMLName, err)
+			}
+			if !strings.Contains(string(b), "alpha") {
+				t.Error("svg: no axis names the parameter alpha")
+			}
+		case "pdf":
+			if !strings.HasPrefix(string(b), "%PDF-") || !strings.Contains(string(b[max(0, len(b)-64):]), "%%EOF") {
+				t.Errorf("pdf: %d bytes without the header or the end-of-file marker", len(b))
+			}
+		case "png":
+			if !strings.HasPrefix(string(b), "\x89PNG\r\n\x1a\n") {
+				t.Errorf("png: no PNG signature")
+			}
+		}
 	}
 }
