@@ -315,33 +315,7 @@ func (r *agentRun) merged(stdout io.Writer) error {
 	if err := shardJob.checkMerge(enc, r.prov); err != nil {
 		return err
 	}
-	var sum runSummary
-	truncated := 0
-	var rec struct {
-		Solved          *bool   `json:"solved"`
-		Steps           int     `json:"steps"`
-		PlanningSeconds float64 `json:"planning_seconds"`
-		TruncatedSteps  []int   `json:"truncated_steps"`
-	}
-	_, err := shard.Merge(shardJob.dirIn, func(unit int, line []byte) error {
-		rec.Solved, rec.TruncatedSteps = nil, nil
-		if err := json.Unmarshal(line, &rec); err != nil {
-			return fmt.Errorf("unit %d: %v", unit+1, err)
-		}
-		sum.Episodes++
-		sum.Actions += rec.Steps
-		sum.PlanningSeconds += rec.PlanningSeconds
-		if rec.Solved != nil && *rec.Solved {
-			sum.Solved++
-			sum.StepsSolved += rec.Steps
-		}
-		truncated += len(rec.TruncatedSteps)
-		if _, err := stdout.Write(line); err != nil {
-			return err
-		}
-		_, err := stdout.Write([]byte{'\n'})
-		return err
-	})
+	sum, truncated, err := mergeRunRecords(shardJob.dirIn, stdout)
 	if err != nil {
 		return badInput("%v", err)
 	}
@@ -353,6 +327,138 @@ func (r *agentRun) merged(stdout io.Writer) error {
 		}
 	}
 	return enc.Encode(line)
+}
+
+// mergeRunRecords writes the records of the shards in dir to w in unit
+// order and sums them up for the summary line (and the searches cut short,
+// of si run).
+func mergeRunRecords(dir string, w io.Writer) (runSummary, int, error) {
+	var sum runSummary
+	truncated := 0
+	_, err := shard.Merge(dir, func(unit int, line []byte) error {
+		var solved bool
+		var steps int
+		var bad error
+		err := topFields(line, func(key, val []byte) {
+			var err error
+			switch string(key) {
+			case "solved":
+				solved = string(val) == "true"
+			case "steps":
+				steps, err = strconv.Atoi(string(val))
+			case "planning_seconds":
+				var s float64
+				s, err = strconv.ParseFloat(string(val), 64)
+				sum.PlanningSeconds += s
+			case "truncated_steps":
+				if len(val) > 2 && val[0] == '[' {
+					truncated += bytes.Count(val, []byte{','}) + 1
+				}
+			}
+			if err != nil && bad == nil {
+				bad = fmt.Errorf("%s: %v", key, err)
+			}
+		})
+		if err == nil {
+			err = bad
+		}
+		if err != nil {
+			return fmt.Errorf("unit %d: %v", unit+1, err)
+		}
+		sum.Episodes++
+		sum.Actions += steps
+		if solved {
+			sum.Solved++
+			sum.StepsSolved += steps
+		}
+		if _, err := w.Write(line); err != nil {
+			return err
+		}
+		_, err = w.Write([]byte{'\n'})
+		return err
+	})
+	return sum, truncated, err
+}
+
+// topFields calls fn with every key of the JSON object line and its
+// value's text (a string's with its quotes), without decoding the values
+// (nested objects and arrays are skipped whole). It checks only what it
+// needs to find them: an object, its strings closed, its brackets
+// balanced.
+func topFields(line []byte, fn func(key, val []byte)) error {
+	i := 0
+	skipSpace := func() {
+		for i < len(line) && (line[i] == ' ' || line[i] == '\t' || line[i] == '\n' || line[i] == '\r') {
+			i++
+		}
+	}
+	str := func() ([]byte, error) { // at a '"': the string's contents
+		start := i + 1
+		for i++; i < len(line); i++ {
+			switch line[i] {
+			case '\\':
+				i++
+			case '"':
+				i++
+				return line[start : i-1], nil
+			}
+		}
+		return nil, errors.New("a string that does not end")
+	}
+	skipSpace()
+	if i >= len(line) || line[i] != '{' {
+		return errors.New("not a JSON object")
+	}
+	i++
+	for {
+		skipSpace()
+		if i < len(line) && line[i] == '}' {
+			return nil
+		}
+		if i >= len(line) || line[i] != '"' {
+			return errors.New("not a JSON object")
+		}
+		key, err := str()
+		if err != nil {
+			return err
+		}
+		skipSpace()
+		if i >= len(line) || line[i] != ':' {
+			return errors.New("not a JSON object")
+		}
+		i++
+		skipSpace()
+		start, depth := i, 0
+	value:
+		for ; i < len(line); i++ {
+			switch line[i] {
+			case '"':
+				if _, err := str(); err != nil {
+					return err
+				}
+				i--
+			case '[', '{':
+				depth++
+			case ']', '}':
+				if depth == 0 {
+					break value
+				}
+				depth--
+			case ',':
+				if depth == 0 {
+					break value
+				}
+			}
+		}
+		if i >= len(line) || depth != 0 {
+			return errors.New("not a JSON object")
+		}
+		fn(key, bytes.TrimRight(line[start:i], " \t\r\n"))
+		if line[i] == '}' {
+			return nil
+		}
+		i++
+	}
 }
 
 // sharded fits the slice of the subjects (--shard), or merges (merge).

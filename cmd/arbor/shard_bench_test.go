@@ -1,0 +1,77 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/arbor-ai/arbor/internal/shard"
+)
+
+// BenchmarkMergeRun is what arbor merge does with the shards of a run
+// past the checks: 10^6 records of about 200 bytes from 16 shard files
+// put in unit order, written out and summed up for the summary line
+// (each record decoded). The goal is under 2 s (docs/benchmarks.md).
+func BenchmarkMergeRun(b *testing.B) {
+	b.ReportAllocs()
+	const units, n = 1000000, 16
+	dir := b.TempDir()
+	base := `{"agent":1,"episode":1,"solved":true,"steps":9,"actions":[0,1,2,3,0,1,2,3,0],"observations":[1,2,3,4,5,6,7,8,9,10],"planning_seconds":0.0123,"q_s":["`
+	line := []byte(base + strings.Repeat("x", 200-len(base)-3) + `"]}`)
+	job := json.RawMessage(`{"arbor":"test","command":"btai run","files":[],"settings":{}}`)
+	for k := 1; k <= n; k++ {
+		w, err := shard.Create(dir, &shard.Manifest{Shard: k, Of: n, Units: units, Unit: "episode", Job: job})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for u := k - 1; u < units; u += n {
+			if err := w.Line(u, line); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := w.Commit(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.SetBytes(int64(units * (len(line) + 1)))
+	b.ResetTimer()
+	for b.Loop() {
+		sum, _, err := mergeRunRecords(dir, io.Discard)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if sum.Episodes != units || sum.Solved != units || sum.Actions != 9*units {
+			b.Fatalf("%+v", sum)
+		}
+	}
+}
+
+// TestTopFields: the keys and value texts of a record, as encoding/json
+// reads them (compact, so the texts are the encoder's), nested values and
+// strings holding commas, brackets and escaped quotes skipped whole; and
+// what is not an object refused.
+func TestTopFields(t *testing.T) {
+	line := `{"a":1,"s":"x,]}\"y","n":{"b":[1,{"c":"}"}]},"arr":[[1,2],[3]],"t":true,"z":null,"f":-1.5e-3}`
+	var want map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(line), &want); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	if err := topFields([]byte(line), func(k, v []byte) { got[string(k)] = string(v) }); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want %d keys", got, len(want))
+	}
+	for k, v := range want {
+		if got[k] != string(v) {
+			t.Errorf("%s: %q, want %q", k, got[k], v)
+		}
+	}
+	for _, bad := range []string{``, `[1]`, `{"a":1`, `{"a":"x}`, `{"a":[1}`, `{a:1}`} {
+		if err := topFields([]byte(bad), func(k, v []byte) {}); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
