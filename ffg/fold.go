@@ -28,7 +28,8 @@ func (k RepeatKind) String() string {
 }
 
 // A Slice is one repetition of a Repeat: its variables and factors, in an
-// order that matches node for node the other slices of the Repeat.
+// order that matches node for node the other slices of the Repeat (the
+// build order of the first slice).
 type Slice struct {
 	Variables []*Variable
 	Factors   []*FactorNode
@@ -345,7 +346,8 @@ func firstID(r Repeat) int {
 }
 
 // repeatOf builds a Repeat from pieces of one signature, matching their
-// nodes by final colour and then build order.
+// nodes by final colour and then build order, each slice listed in the
+// build order of the first.
 func (g *Graph) repeatOf(kind RepeatKind, run []int, pieces [][]int, final []uint64, nv int) Repeat {
 	r := Repeat{Kind: kind}
 	for _, p := range run {
@@ -368,6 +370,27 @@ func (g *Graph) repeatOf(kind RepeatKind, run []int, pieces [][]int, final []uin
 			}
 		}
 		r.Slices = append(r.Slices, s)
+	}
+	// The first slice in build order, the others node for node with it.
+	vp := make([]int, len(r.Slices[0].Variables))
+	for i := range vp {
+		vp[i] = i
+	}
+	slices.SortFunc(vp, func(a, b int) int { return r.Slices[0].Variables[a].id - r.Slices[0].Variables[b].id })
+	fp := make([]int, len(r.Slices[0].Factors))
+	for i := range fp {
+		fp[i] = i
+	}
+	slices.SortFunc(fp, func(a, b int) int { return r.Slices[0].Factors[a].id - r.Slices[0].Factors[b].id })
+	for i, s := range r.Slices {
+		var t Slice
+		for _, k := range vp {
+			t.Variables = append(t.Variables, s.Variables[k])
+		}
+		for _, k := range fp {
+			t.Factors = append(t.Factors, s.Factors[k])
+		}
+		r.Slices[i] = t
 	}
 	return r
 }
