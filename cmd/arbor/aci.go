@@ -400,18 +400,19 @@ func aciParseHabits(s string, nu int) ([]float64, error) {
 // aciAgentFlags are the flags of the classic agent, shared by aci run and
 // aci replay.
 type aciAgentFlags struct {
-	fs         *flag.FlagSet
-	horizon    *int
-	gamma      *float64
-	inferGamma *bool
-	beta       *float64
-	habits     *string
-	novelty    *bool
-	past       *string
-	sel        *string
-	alpha      *float64
-	eta        *float64
-	omega      *float64
+	fs            *flag.FlagSet
+	horizon       *int
+	gamma         *float64
+	inferGamma    *bool
+	beta          *float64
+	habits        *string
+	novelty       *bool
+	past          *string
+	sel           *string
+	alpha         *float64
+	actionFactors *string
+	eta           *float64
+	omega         *float64
 }
 
 func (f *aciAgentFlags) register(fs *flag.FlagSet) {
@@ -426,6 +427,7 @@ func (f *aciAgentFlags) register(fs *flag.FlagSet) {
 	f.past = fs.String("past", "filter", "past inference: filter (exact filtering of the present state, as SPM and pymdp; smoothing for learning) or vmp (the paper's mean field over the past)")
 	f.sel = fs.String("select", aci.SelectArgmax, "action selection: argmax (the most probable action of the model average) or sample (a draw from P(u) = σ(α ln P_marginal(u)))")
 	f.alpha = fs.Float64("action-precision", 1, "action precision α of P(u) = σ(α ln P_marginal(u)): what --select sample draws from and what a recorded choice is scored with (1: the model average itself; pymdp's default is 16, SPM's 512)")
+	f.actionFactors = fs.String("action-factors", "joint", "with several controllable factors: joint (P(u) over the joint actions, the model average) or independent (each factor's control from σ(α ln P_f) of its marginal, as pymdp samples)")
 	f.eta = fs.Float64("eta", 1, "learning rate η of the Dirichlet counts at the end of every trial: c' = ω c + η Δc (finite, >= 0)")
 	f.omega = fs.Float64("omega", 1, "forgetting ω of the Dirichlet counts at the end of every trial: c' = ω c + η Δc (0 < ω <= 1)")
 }
@@ -479,9 +481,13 @@ func (f *aciAgentFlags) options(m *pomdp.Model) (*aci.AgentOptions, error) {
 	if err != nil {
 		return nil, badInput("--past: %v", err)
 	}
+	af, err := pomdp.ParseActionFactors(*f.actionFactors)
+	if err != nil {
+		return nil, badInput("--action-factors: %v", err)
+	}
 	o := &aci.AgentOptions{
 		Horizon: *f.horizon, Gamma: *f.gamma, InferGamma: *f.inferGamma, Beta: *f.beta,
-		Novelty: *f.novelty, Select: *f.sel, Habits: habitsE, Past: past,
+		Novelty: *f.novelty, Select: *f.sel, Habits: habitsE, Past: past, ActionFactors: af,
 	}
 	if given["action-precision"] {
 		o.ActionPrecision = f.alpha

@@ -260,11 +260,12 @@ func runSIPlan(args []string, stdout io.Writer) error {
 // siActFlags are the flags of how the agent acts and learns, shared by si
 // run and si replay (replay has no --select: it scores recorded choices).
 type siActFlags struct {
-	fs    *flag.FlagSet
-	sel   *string
-	alpha *float64
-	eta   *float64
-	omega *float64
+	fs            *flag.FlagSet
+	sel           *string
+	alpha         *float64
+	actionFactors *string
+	eta           *float64
+	omega         *float64
 }
 
 func (f *siActFlags) register(fs *flag.FlagSet, selectFlag bool) {
@@ -273,6 +274,7 @@ func (f *siActFlags) register(fs *flag.FlagSet, selectFlag bool) {
 		f.sel = fs.String("select", si.SelectArgmax, "action selection: argmax (the most probable action of Q(u) = σ(−γ G)) or sample (a draw from P(u) = σ(α ln Q(u)))")
 	}
 	f.alpha = fs.Float64("action-precision", 1, "action precision α of P(u) = σ(α ln Q(u)): what --select sample draws from and what a recorded choice is scored with (1: Q itself)")
+	f.actionFactors = fs.String("action-factors", "joint", "with several controllable factors: joint (P(u) over the joint actions) or independent (each factor's control from σ(α ln Q_f) of its marginal, as pymdp samples)")
 	f.eta = fs.Float64("eta", 1, "learning rate η of the Dirichlet counts at the end of every trial: c' = ω c + η Δc (finite, >= 0)")
 	f.omega = fs.Float64("omega", 1, "forgetting ω of the Dirichlet counts at the end of every trial: c' = ω c + η Δc (0 < ω <= 1)")
 }
@@ -297,6 +299,11 @@ func (f *siActFlags) apply(o *si.Options, m *pomdp.Model) error {
 			}
 		}
 	}
+	af, err := pomdp.ParseActionFactors(*f.actionFactors)
+	if err != nil {
+		return badInput("--action-factors: %v", err)
+	}
+	o.ActionFactors = af
 	if f.sel != nil {
 		o.Select = *f.sel
 	}
