@@ -188,7 +188,7 @@ func (p *shardPlan) start(command string, prov output.Provenance, total int, uni
 		return nil, badInput("--out %s: %v", p.dir, err)
 	}
 	units := shard.Units(total, k, n)
-	w, err := shard.Create(p.dir, &shard.Manifest{Shard: k, Of: n, Units: total, Unit: unit, Job: job, Args: p.args})
+	w, err := shard.Create(p.dir, &shard.Manifest{Shard: k, Of: n, Units: total, Unit: unit, Job: job, Args: p.args, From: p.res.From})
 	if err != nil {
 		return nil, badInput("--out %s: %v", p.dir, err)
 	}

@@ -130,8 +130,9 @@ func TestShardAuto(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
-			if _, err := os.Stat(filepath.Join(dir, c.file)); err != nil {
-				t.Error(err)
+			m, err := shard.ReadManifest(filepath.Join(dir, c.file))
+			if err != nil || m.From != c.says {
+				t.Errorf("manifest %+v, %v; want from %q", m, err, c.says)
 			}
 		})
 	}

@@ -20,13 +20,14 @@ import (
 // their SHA-256 and every setting), what a unit is, the number of units,
 // and which shard this is.
 type Manifest struct {
-	Shard int             `json:"shard"`  // k, from 1
-	Of    int             `json:"of"`     // n
-	Units int             `json:"units"`  // the units of the whole job
-	Unit  string          `json:"unit"`   // what a unit is: "agent", "episode", "subject", "point"
-	Job   json.RawMessage `json:"job"`    // the command's provenance line
-	Args  []string        `json:"args"`   // the command's arguments (arbor's, the shard flags left out), for merge
-	Lines string          `json:"format"` // "jsonl"
+	Shard int             `json:"shard"`          // k, from 1
+	Of    int             `json:"of"`             // n
+	Units int             `json:"units"`          // the units of the whole job
+	Unit  string          `json:"unit"`           // what a unit is: "agent", "episode", "subject", "point"
+	Job   json.RawMessage `json:"job"`            // the command's provenance line
+	Args  []string        `json:"args"`           // the command's arguments (arbor's, the shard flags left out), for merge
+	Lines string          `json:"format"`         // "jsonl"
+	From  string          `json:"from,omitempty"` // where k and n came from: "--shard" or the scheduler's variables
 }
 
 // Writer writes one shard's file, DIR/shard-k-of-n.jsonl, atomically:
