@@ -298,12 +298,14 @@ func (g *Graph) FindRepeats() []Repeat {
 			continue
 		}
 		run := []int{p}
+		inRun := map[int]bool{p: true}
 		for {
 			q := only(next[run[len(run)-1]])
-			if q < 0 || used[q] || sig[q] != sig[p] || only(prev[q]) != run[len(run)-1] || slices.Contains(run, q) {
+			if q < 0 || used[q] || sig[q] != sig[p] || only(prev[q]) != run[len(run)-1] || inRun[q] {
 				break
 			}
 			run = append(run, q)
+			inRun[q] = true
 		}
 		if len(run) >= MinRepeat {
 			for _, q := range run {

@@ -294,3 +294,24 @@ func ExampleGraph_FindRepeats() {
 	// [s3 o3]
 	// [s4 o4]
 }
+
+// TestFindRepeatsLinear: the work grows linearly with a chain's length
+// (counted by time with a 5x margin: 20 times the steps in at most 100
+// times the time, well under the 400 times of quadratic work).
+func TestFindRepeatsLinear(t *testing.T) {
+	if testing.Short() {
+		t.Skip("timing, not under -short")
+	}
+	small, large := hmmGraph(t, 500, true, true), hmmGraph(t, 10000, true, true)
+	tm := func(g *ffg.Graph) float64 {
+		r := testing.Benchmark(func(b *testing.B) {
+			for b.Loop() {
+				g.FindRepeats()
+			}
+		})
+		return float64(r.NsPerOp())
+	}
+	if ts, tl := tm(small), tm(large); tl > 100*ts {
+		t.Errorf("500 steps %.3g ns, 10,000 steps %.3g ns: ratio %.0f, want <= 100", ts, tl, tl/ts)
+	}
+}
