@@ -57,6 +57,7 @@ func TestShardMerge(t *testing.T) {
 	}{
 		{"btai agents", []string{"btai", "run", "--model", "../../examples/pomdp/tmaze.json", "--agents", "5", "--episodes", "2", "--steps", "2", "--iterations", "20", "--json"}, "agent"},
 		{"btai maze", []string{"btai", "run", "--maze", "../../examples/mazes/1.maze", "--agents", "2", "--episodes", "3", "--iterations", "20", "--steps", "8", "--json"}, "episode"},
+		{"aci maze", []string{"aci", "run", "--maze", "../../examples/mazes/1.maze", "--horizon", "2", "--agents", "2", "--episodes", "2", "--steps", "6", "--json"}, "episode"},
 		// A node budget that cuts searches short: the summary's
 		// truncated_searches is counted from the merged records.
 		{"si agents", []string{"si", "run", "--model", "../../examples/pomdp/tmaze.json", "--agents", "4", "--steps", "2", "--depth", "2", "--max-nodes", "6", "--json"}, "agent"},
@@ -138,8 +139,15 @@ func TestShardAuto(t *testing.T) {
 	}
 }
 
-// TestShardFlags: bad shard flags exit 2 with one line naming the flag.
+// TestShardFlags: bad shard flags exit 2 with one line naming the flag;
+// -h of the commands that shard lists the shard flags.
 func TestShardFlags(t *testing.T) {
+	for _, c := range [][]string{{"btai", "run", "-h"}, {"aci", "fit", "-h"}, {"si", "replay", "--help"}, {"sweep", "-h"}} {
+		code, out, _ := aciRun(t, c...)
+		if code != 0 || !strings.Contains(out, "-shard k/n|auto") || !strings.Contains(out, "-resume") {
+			t.Errorf("%v: exit %d, help without the shard flags:\n%s", c, code, out)
+		}
+	}
 	base := []string{"btai", "run", "--model", "../../examples/pomdp/tmaze.json", "--steps", "2", "--iterations", "10", "--json"}
 	for _, c := range []struct {
 		more []string
