@@ -35,7 +35,7 @@ type DOTOptions struct {
 	// than their number of slices, for a graph whose length is arbitrary
 	// (a POMDP's horizon).
 	OpenRange bool
-	// Compact draws nodes closer (Graphviz nodesep 0.1 and ranksep 0.35
+	// Compact draws nodes closer (Graphviz nodesep 0.06 and ranksep 0.3
 	// inches rather than 0.25 and 0.5), for a graph with many nodes a step
 	// (a POMDP with several factors and modalities).
 	Compact bool
@@ -108,8 +108,8 @@ func (g *Graph) WriteDOTWith(w io.Writer, o DOTOptions) error {
 	d.Attr("rankdir", "LR")
 	d.Attr("newrank", "true")
 	if o.Compact {
-		d.Attr("nodesep", "0.1")
-		d.Attr("ranksep", "0.35")
+		d.Attr("nodesep", "0.06")
+		d.Attr("ranksep", "0.3")
 	}
 	if !o.EdgeLabels && len(g.vars)+len(g.factors) <= orthoNodes {
 		// Right-angled edges: a parameter shared along a chain reaches

@@ -126,6 +126,17 @@ func TestDotDefaultsFitPage(t *testing.T) {
 		}
 		t.Logf("%s: %.2f × %.2f in", c.name, w, h)
 	}
+	// Every POMDP example fits too.
+	files, _ := filepath.Glob("../../examples/pomdp/*.json")
+	if len(files) == 0 {
+		t.Fatal("no POMDP examples")
+	}
+	for _, f := range files {
+		w, h, warn := layoutOf(t, arborDot(t, f))
+		if w > 10 || h > 8 || warn != "" {
+			t.Errorf("%s: %.2f × %.2f in, warnings %q; want within 10 × 8 and none", f, w, h, warn)
+		}
+	}
 	// --unroll 2 on the HMM: s₁, s₂, an ellipsis, s₄₉.
 	text := arborDot(t, "--unroll", "2", hmmChain(t, dir, 50))
 	for _, want := range []string{`label="s₁"`, `label="s₂"`, `label="⋯"`, `label="s₄₉"`} {
