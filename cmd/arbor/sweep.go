@@ -153,7 +153,21 @@ func runSweep(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	prov, err := provenance("sweep", fs, [2]string{"GRID", pos[0]})
+	// The files the command reads are the job's too: a shard of the
+	// sweep run on another model is another job.
+	files := [][2]string{{"GRID", pos[0]}}
+	for i := 2; i < len(g.Command); i++ {
+		name, val, hasVal := strings.Cut(strings.TrimLeft(g.Command[i], "-"), "=")
+		switch name {
+		case "model", "maze", "process", "data":
+			if !hasVal && i+1 < len(g.Command) {
+				i++
+				val = g.Command[i]
+			}
+			files = append(files, [2]string{"--" + name, val})
+		}
+	}
+	prov, err := provenance("sweep", fs, files...)
 	if err != nil {
 		return err
 	}

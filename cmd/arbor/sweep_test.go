@@ -28,7 +28,7 @@ func TestSweep(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	lines := strings.Split(strings.TrimSpace(want), "\n")
-	if len(lines) != 8 || !strings.Contains(lines[0], `"command":"sweep"`) || lines[7] != `{"points":6}` {
+	if len(lines) != 8 || !strings.Contains(lines[0], `"command":"sweep"`) || !strings.Contains(lines[0], `"flag":"--model"`) || lines[7] != `{"points":6}` {
 		t.Fatalf("output:\n%s\nwant the provenance, 6 points and the count", want)
 	}
 	// Point 4 (from 1) is iterations 20, seed 1.
