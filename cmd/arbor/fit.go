@@ -311,12 +311,7 @@ func (r *fitRun) run(stdout io.Writer) error {
 		}
 	case r.asCSV:
 		cw = csv.NewWriter(stdout)
-		head := []string{"subject"}
-		for _, name := range r.set.Free {
-			head = append(head, name, name+"_sd")
-		}
-		head = append(head, "log_likelihood", "log_evidence", "aic", "bic", "n_choices", "converged", "reason")
-		if err := cw.Write(head); err != nil {
+		if err := cw.Write(r.csvHead()); err != nil {
 			return err
 		}
 	}
@@ -329,17 +324,7 @@ func (r *fitRun) run(stdout io.Writer) error {
 		case r.asJSON:
 			return enc.Encode(fitRow(res))
 		case r.asCSV:
-			row := []string{res.Subject}
-			for _, e := range res.Params {
-				row = append(row, csvFloat(e.Value), csvFloat(e.SD))
-			}
-			reason := res.Reason
-			if reason == "" {
-				reason = res.Warning
-			}
-			row = append(row, csvFloat(res.LogLikelihood), csvFloat(res.LogEvidence), csvFloat(res.AIC), csvFloat(res.BIC),
-				strconv.Itoa(res.NChoices), strconv.FormatBool(res.Converged), reason)
-			if err := cw.Write(row); err != nil {
+			if err := cw.Write(fitCSVRow(res)); err != nil {
 				return err
 			}
 			cw.Flush()
@@ -371,6 +356,29 @@ func (r *fitRun) run(stdout io.Writer) error {
 		}
 	}
 	return interrupted
+}
+
+// csvHead is the header row of fit --csv.
+func (r *fitRun) csvHead() []string {
+	head := []string{"subject"}
+	for _, name := range r.set.Free {
+		head = append(head, name, name+"_sd")
+	}
+	return append(head, "log_likelihood", "log_evidence", "aic", "bic", "n_choices", "converged", "reason")
+}
+
+// fitCSVRow is a subject's row of fit --csv.
+func fitCSVRow(res *fit.Result) []string {
+	row := []string{res.Subject}
+	for _, e := range res.Params {
+		row = append(row, csvFloat(e.Value), csvFloat(e.SD))
+	}
+	reason := res.Reason
+	if reason == "" {
+		reason = res.Warning
+	}
+	return append(row, csvFloat(res.LogLikelihood), csvFloat(res.LogEvidence), csvFloat(res.AIC), csvFloat(res.BIC),
+		strconv.Itoa(res.NChoices), strconv.FormatBool(res.Converged), reason)
 }
 
 // group is the last line of fit --json.

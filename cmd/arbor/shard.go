@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -37,11 +38,11 @@ var shardJob *shardPlan
 // shardHelp is appended to the -h of the commands that shard.
 const shardHelp = `sharded runs (docs/cluster.md):
   -shard k/n|auto
-    	run only units k, k+n, k+2n, ... of the job (auto: from the array variables of Slurm, Kubernetes (with --shards), Grid Engine, AWS Batch or LSF); needs --json and --out
+    	run only units k, k+n, k+2n, ... of the job (auto: from the array variables of Slurm, Kubernetes (with --shards), Grid Engine, AWS Batch or LSF); needs --out, and --json (or --csv for run and fit)
   -shards n
     	the number of shards, for --shard auto where the scheduler does not give it
   -out DIR
-    	write DIR/shard-k-of-n.jsonl (a manifest line, then the unit's records), renamed into place when complete; 'arbor merge DIR' prints the whole run's --json output
+    	write DIR/shard-k-of-n.jsonl (a manifest line, then the units' lines), renamed into place when complete; 'arbor merge DIR' prints the whole job's output
   -resume
     	do nothing when DIR already holds this shard's complete file for the same job
 `
@@ -173,7 +174,11 @@ type shardOut struct {
 // start starts the shard's file for a job of total units (what a unit is:
 // unit) whose provenance line is prov; nil (and no error) when --resume
 // finds the file complete. It prints what it resolved on stderr.
-func (p *shardPlan) start(command string, prov output.Provenance, total int, unit string) (*shardOut, error) {
+//
+// head, for --csv, holds the lines the command prints before the first
+// unit's (the header row): the file's lines are then JSON strings, each a
+// row of the unit.
+func (p *shardPlan) start(command string, prov output.Provenance, total int, unit string, head []string) (*shardOut, error) {
 	job, err := json.Marshal(prov)
 	if err != nil {
 		return nil, err
@@ -188,7 +193,11 @@ func (p *shardPlan) start(command string, prov output.Provenance, total int, uni
 		return nil, badInput("--out %s: %v", p.dir, err)
 	}
 	units := shard.Units(total, k, n)
-	w, err := shard.Create(p.dir, &shard.Manifest{Shard: k, Of: n, Units: total, Unit: unit, Job: job, Args: p.args, From: p.res.From})
+	m := &shard.Manifest{Shard: k, Of: n, Units: total, Unit: unit, Job: job, Args: p.args, From: p.res.From}
+	if head != nil {
+		m.Lines, m.Head = "csv", head
+	}
+	w, err := shard.Create(p.dir, m)
 	if err != nil {
 		return nil, badInput("--out %s: %v", p.dir, err)
 	}
@@ -208,6 +217,53 @@ func (o *shardOut) line(unit int, v any) error {
 	return o.w.Line(unit, o.buf.Bytes())
 }
 
+// text writes the lines of b (CSV rows, each ending in a newline) as
+// lines of unit.
+func (o *shardOut) text(unit int, b []byte) error {
+	for _, row := range textLines(b) {
+		q, err := json.Marshal(row)
+		if err != nil {
+			return err
+		}
+		if err := o.w.Line(unit, q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// textLines splits b into its lines, without their newlines.
+func textLines(b []byte) []string {
+	var lines []string
+	for _, l := range bytes.SplitAfter(b, []byte{'\n'}) {
+		if len(l) > 0 {
+			lines = append(lines, string(bytes.TrimSuffix(l, []byte{'\n'})))
+		}
+	}
+	return lines
+}
+
+// mergeText writes the head and the rows of the CSV shards in unit order.
+func (p *shardPlan) mergeText(w io.Writer) error {
+	for _, h := range p.merge.Head {
+		if _, err := io.WriteString(w, h+"\n"); err != nil {
+			return err
+		}
+	}
+	var row string
+	_, err := shard.Merge(p.dirIn, func(unit int, line []byte) error {
+		if err := json.Unmarshal(line, &row); err != nil {
+			return fmt.Errorf("unit %d: a line that is not a CSV row in a JSON string: %v", unit+1, err)
+		}
+		_, err := io.WriteString(w, row+"\n")
+		return err
+	})
+	if err != nil {
+		return badInput("%v", err)
+	}
+	return nil
+}
+
 // finish commits the file when err is nil, else discards it; an
 // interruption returns its cause.
 func (o *shardOut) finish(ctx context.Context, err error) error {
@@ -223,7 +279,8 @@ func (o *shardOut) finish(ctx context.Context, err error) error {
 }
 
 // checkMerge checks that the command being merged read the same files
-// with the same settings as the shards, and writes its provenance line.
+// with the same settings as the shards, and writes its provenance line
+// with enc (none when enc is nil).
 func (p *shardPlan) checkMerge(enc *json.Encoder, prov output.Provenance) error {
 	job, err := json.Marshal(prov)
 	if err != nil {
@@ -231,6 +288,9 @@ func (p *shardPlan) checkMerge(enc *json.Encoder, prov output.Provenance) error 
 	}
 	if !shard.Complete(p.dirIn, 1, p.merge.Of, job) {
 		return badInput("%s: the job's files or settings are not those of the shards now (%s); run merge where the shards ran, with their files", p.dirIn, shard.JobDiff(p.merge.Job, job))
+	}
+	if enc == nil { // --csv: no provenance line
+		return nil
 	}
 	return enc.Encode(prov)
 }
@@ -240,8 +300,8 @@ func (p *shardPlan) checkMerge(enc *json.Encoder, prov output.Provenance) error 
 // episodes stay together), else the episodes, agent-major.
 func (r *agentRun) sharded(stdout io.Writer) error {
 	p := shardJob
-	if !r.asJSON || r.asCSV {
-		return badInput("--shard writes the --json records: give --json (not --csv)")
+	if !r.asJSON && !r.asCSV {
+		return badInput("--shard writes the --json records or the --csv rows: give --json or --csv")
 	}
 	if r.plot != nil || r.dot != nil {
 		return badInput("--shard: --plot and --dot draw the whole run; leave them out of a sharded run")
@@ -256,9 +316,28 @@ func (r *agentRun) sharded(stdout io.Writer) error {
 		if p.merge.Units != total {
 			return badInput("%s: the shards hold %d units, the command %d", p.dirIn, p.merge.Units, total)
 		}
+		if r.asCSV {
+			if err := p.checkMerge(nil, r.prov); err != nil {
+				return err
+			}
+			return p.mergeText(stdout)
+		}
 		return r.merged(stdout)
 	}
-	out, err := p.start(r.command, r.prov, total, unitName)
+	var csvw *pomdp.BehaviourWriter
+	var rows bytes.Buffer
+	var head []string
+	if r.asCSV {
+		var err error
+		if csvw, err = pomdp.NewBehaviourWriter(&rows, r.m, &pomdp.BehaviourWriterOptions{Extra: r.csvExtra()}); err != nil {
+			return err
+		}
+		if err := csvw.Flush(); err != nil {
+			return err
+		}
+		head = textLines(rows.Bytes())
+	}
+	out, err := p.start(r.command, r.prov, total, unitName, head)
 	if out == nil || err != nil {
 		return err
 	}
@@ -298,6 +377,16 @@ func (r *agentRun) sharded(stdout io.Writer) error {
 	}, func(i int, ep *pomdp.Episode) error {
 		r.prog.episode()
 		u := unit(i)
+		if csvw != nil {
+			rows.Reset()
+			if err := r.writeCSV(csvw, u, ep); err != nil {
+				return err
+			}
+			if err := csvw.Flush(); err != nil {
+				return err
+			}
+			return out.text(out.units[i/per], rows.Bytes())
+		}
 		return out.line(out.units[i/per], r.record(u, ep, r.positions(ep)))
 	})
 	var ue *pomdp.UnitError
@@ -466,8 +555,8 @@ func topFields(line []byte, fn func(key, val []byte)) error {
 func (r *fitRun) sharded(stdout io.Writer, recs []pomdp.SubjectRecord) error {
 	p := shardJob
 	switch {
-	case !r.asJSON || r.asCSV:
-		return badInput("--shard writes the --json rows: give --json (not --csv)")
+	case !r.asJSON && !r.asCSV:
+		return badInput("--shard writes the --json lines or the --csv rows: give --json or --csv")
 	case len(r.compare) > 0:
 		return badInput("--shard: --compare compares whole groups; give it to the merged outputs' fits, not to a shard")
 	}
@@ -475,16 +564,41 @@ func (r *fitRun) sharded(stdout io.Writer, recs []pomdp.SubjectRecord) error {
 		if p.merge.Units != len(recs) {
 			return badInput("%s: the shards hold %d subjects, --data %s %d", p.dirIn, p.merge.Units, r.data, len(recs))
 		}
+		if r.asCSV {
+			if err := p.checkMerge(nil, r.prov); err != nil {
+				return err
+			}
+			return p.mergeText(stdout)
+		}
 		return r.merged(stdout)
 	}
-	out, err := p.start(r.command, r.prov, len(recs), "subject")
+	var rows bytes.Buffer
+	cw := csv.NewWriter(&rows)
+	var head []string
+	if r.asCSV {
+		cw.Write(r.csvHead())
+		cw.Flush()
+		head = textLines(rows.Bytes())
+	}
+	out, err := p.start(r.command, r.prov, len(recs), "subject", head)
 	if out == nil || err != nil {
 		return err
 	}
 	ctx := commandContext()
 	err = pomdp.RunOrdered(ctx, len(out.units), 1, max(1, r.set.Jobs), func(ctx context.Context, _, i int) (*fit.Result, error) {
 		return fit.Subject(ctx, r.fac, r.m, &recs[out.units[i]], out.units[i], r.set)
-	}, func(i int, res *fit.Result) error { return out.line(out.units[i], fitRow(res)) })
+	}, func(i int, res *fit.Result) error {
+		if !r.asCSV {
+			return out.line(out.units[i], fitRow(res))
+		}
+		rows.Reset()
+		cw.Write(fitCSVRow(res))
+		cw.Flush()
+		if err := cw.Error(); err != nil {
+			return err
+		}
+		return out.text(out.units[i], rows.Bytes())
+	})
 	var ue *pomdp.UnitError
 	if errors.As(err, &ue) {
 		err = ue.Err
@@ -568,7 +682,7 @@ func (r *replayRun) sharded(stdout io.Writer, recs []pomdp.SubjectRecord) error 
 		}
 		return nil
 	}
-	out, err := p.start(r.prov.Command, r.prov, len(recs), "subject")
+	out, err := p.start(r.prov.Command, r.prov, len(recs), "subject", nil)
 	if out == nil || err != nil {
 		return err
 	}

@@ -57,11 +57,15 @@ func TestShardMerge(t *testing.T) {
 	}{
 		{"btai agents", []string{"btai", "run", "--model", "../../examples/pomdp/tmaze.json", "--agents", "5", "--episodes", "2", "--steps", "2", "--iterations", "20", "--json"}, "agent"},
 		{"btai maze", []string{"btai", "run", "--maze", "../../examples/mazes/1.maze", "--agents", "2", "--episodes", "3", "--iterations", "20", "--steps", "8", "--json"}, "episode"},
+		// --csv: the recorded-behaviour rows, the header once.
+		{"btai agents csv", []string{"btai", "run", "--model", "../../examples/pomdp/tmaze.json", "--agents", "5", "--episodes", "2", "--steps", "2", "--iterations", "20", "--csv"}, "agent"},
+		{"aci maze csv", []string{"aci", "run", "--maze", "../../examples/mazes/1.maze", "--horizon", "2", "--agents", "2", "--episodes", "2", "--steps", "6", "--csv"}, "episode"},
 		{"aci maze", []string{"aci", "run", "--maze", "../../examples/mazes/1.maze", "--horizon", "2", "--agents", "2", "--episodes", "2", "--steps", "6", "--json"}, "episode"},
 		// A node budget that cuts searches short: the summary's
 		// truncated_searches is counted from the merged records.
 		{"si agents", []string{"si", "run", "--model", "../../examples/pomdp/tmaze.json", "--agents", "4", "--steps", "2", "--depth", "2", "--max-nodes", "6", "--json"}, "agent"},
 		{"aci replay", []string{"aci", "replay", "--model", pymdpModel, "--data", pymdpData, "--horizon", "1", "--gamma", "1", "--json"}, "subject"},
+		{"aci fit csv", []string{"aci", "fit", "--model", pymdpModel, "--data", pymdpData, "--horizon", "1", "--gamma", "1", "--free", "alpha", "--prior", "alpha=0,2", "--csv"}, "subject"},
 		{"aci fit", []string{"aci", "fit", "--model", pymdpModel, "--data", pymdpData, "--horizon", "1", "--gamma", "1", "--free", "alpha", "--prior", "alpha=0,2", "--json"}, "subject"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

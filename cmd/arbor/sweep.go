@@ -198,7 +198,7 @@ func runSweep(args []string, stdout io.Writer) error {
 			return err
 		}
 		plan.args = append([]string{"sweep"}, rest...)
-		out, err := plan.start("sweep", prov, n, "point")
+		out, err := plan.start("sweep", prov, n, "point", nil)
 		if out == nil || err != nil {
 			return err
 		}

@@ -26,7 +26,8 @@ type Manifest struct {
 	Unit  string          `json:"unit"`           // what a unit is: "agent", "episode", "subject", "point"
 	Job   json.RawMessage `json:"job"`            // the command's provenance line
 	Args  []string        `json:"args"`           // the command's arguments (arbor's, the shard flags left out), for merge
-	Lines string          `json:"format"`         // "jsonl"
+	Lines string          `json:"format"`         // "jsonl", or "csv": each line a JSON string holding a CSV row
+	Head  []string        `json:"head,omitempty"` // csv: the lines before the first unit's (the header)
 	From  string          `json:"from,omitempty"` // where k and n came from: "--shard" or the scheduler's variables
 }
 
