@@ -116,14 +116,7 @@ func (r *replayRun) run(stdout io.Writer) error {
 	}
 	var csvw *pomdp.BehaviourWriter
 	if r.asCSV {
-		extra := []string{"p_action", "log_p_action"}
-		for u := range r.m.NumActions() {
-			extra = append(extra, "p_"+r.m.ActionName(u))
-		}
-		if r.beliefs {
-			extra = append(extra, beliefColumns(r.m)...)
-		}
-		if csvw, err = pomdp.NewBehaviourWriter(stdout, r.m, &pomdp.BehaviourWriterOptions{Extra: extra}); err != nil {
+		if csvw, err = pomdp.NewBehaviourWriter(stdout, r.m, &pomdp.BehaviourWriterOptions{Extra: r.csvExtra()}); err != nil {
 			return err
 		}
 	}
@@ -176,6 +169,18 @@ func (r *replayRun) run(stdout io.Writer) error {
 		fmt.Fprintf(stdout, "%d subjects: log-likelihood %.6f over %d choices\n", len(recs), total, choices)
 	}
 	return interrupted
+}
+
+// csvExtra returns the extra columns of replay --csv.
+func (r *replayRun) csvExtra() []string {
+	extra := []string{"p_action", "log_p_action"}
+	for u := range r.m.NumActions() {
+		extra = append(extra, "p_"+r.m.ActionName(u))
+	}
+	if r.beliefs {
+		extra = append(extra, beliefColumns(r.m)...)
+	}
+	return extra
 }
 
 // subject replays subject k (from 0).

@@ -38,7 +38,7 @@ var shardJob *shardPlan
 // shardHelp is appended to the -h of the commands that shard.
 const shardHelp = `sharded runs (docs/cluster.md):
   -shard k/n|auto
-    	run only units k, k+n, k+2n, ... of the job (auto: from the array variables of Slurm, Kubernetes (with --shards), Grid Engine, AWS Batch or LSF); needs --out, and --json (or --csv for run and fit)
+    	run only units k, k+n, k+2n, ... of the job (auto: from the array variables of Slurm, Kubernetes (with --shards), Grid Engine, AWS Batch or LSF); needs --out, and --json or --csv
   -shards n
     	the number of shards, for --shard auto where the scheduler does not give it
   -out DIR
@@ -657,14 +657,20 @@ func (r *fitRun) merged(stdout io.Writer) error {
 func (r *replayRun) sharded(stdout io.Writer, recs []pomdp.SubjectRecord) error {
 	p := shardJob
 	switch {
-	case !r.asJSON || r.asCSV:
-		return badInput("--shard writes the --json lines: give --json (not --csv)")
+	case !r.asJSON && !r.asCSV:
+		return badInput("--shard writes the --json lines or the --csv rows: give --json or --csv")
 	case r.subjects != "":
 		return badInput("--shard: --subjects writes the whole table; take it from the merged output's subject lines")
 	}
 	if p.merge != nil {
 		if p.merge.Units != len(recs) {
 			return badInput("%s: the shards hold %d subjects, --data %s %d", p.dirIn, p.merge.Units, r.data, len(recs))
+		}
+		if r.asCSV {
+			if err := p.checkMerge(nil, r.prov); err != nil {
+				return err
+			}
+			return p.mergeText(stdout)
 		}
 		enc := json.NewEncoder(stdout)
 		if err := p.checkMerge(enc, r.prov); err != nil {
@@ -682,17 +688,38 @@ func (r *replayRun) sharded(stdout io.Writer, recs []pomdp.SubjectRecord) error 
 		}
 		return nil
 	}
-	out, err := p.start(r.prov.Command, r.prov, len(recs), "subject", nil)
+	var buf bytes.Buffer
+	var csvw *pomdp.BehaviourWriter
+	var head []string
+	if r.asCSV {
+		var err error
+		if csvw, err = pomdp.NewBehaviourWriter(&buf, r.m, &pomdp.BehaviourWriterOptions{Extra: r.csvExtra()}); err != nil {
+			return err
+		}
+		if err := csvw.Flush(); err != nil {
+			return err
+		}
+		head = textLines(buf.Bytes())
+	}
+	out, err := p.start(r.prov.Command, r.prov, len(recs), "subject", head)
 	if out == nil || err != nil {
 		return err
 	}
 	ctx := commandContext()
-	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	err = pomdp.RunOrdered(ctx, len(out.units), 1, max(1, r.jobs), func(ctx context.Context, _, i int) (*replaySubject, error) {
 		return r.subject(ctx, out.units[i], recs[out.units[i]])
 	}, func(i int, s *replaySubject) error {
 		buf.Reset()
+		if csvw != nil {
+			if err := r.writeCSV(csvw, s); err != nil {
+				return err
+			}
+			if err := csvw.Flush(); err != nil {
+				return err
+			}
+			return out.text(out.units[i], buf.Bytes())
+		}
 		if err := r.writeJSON(enc, s); err != nil {
 			return err
 		}

@@ -65,6 +65,7 @@ func TestShardMerge(t *testing.T) {
 		// truncated_searches is counted from the merged records.
 		{"si agents", []string{"si", "run", "--model", "../../examples/pomdp/tmaze.json", "--agents", "4", "--steps", "2", "--depth", "2", "--max-nodes", "6", "--json"}, "agent"},
 		{"aci replay", []string{"aci", "replay", "--model", pymdpModel, "--data", pymdpData, "--horizon", "1", "--gamma", "1", "--json"}, "subject"},
+		{"aci replay csv", []string{"aci", "replay", "--model", pymdpModel, "--data", pymdpData, "--horizon", "1", "--gamma", "1", "--beliefs", "--csv"}, "subject"},
 		{"aci fit csv", []string{"aci", "fit", "--model", pymdpModel, "--data", pymdpData, "--horizon", "1", "--gamma", "1", "--free", "alpha", "--prior", "alpha=0,2", "--csv"}, "subject"},
 		{"aci fit", []string{"aci", "fit", "--model", pymdpModel, "--data", pymdpData, "--horizon", "1", "--gamma", "1", "--free", "alpha", "--prior", "alpha=0,2", "--json"}, "subject"},
 	} {
