@@ -14,7 +14,8 @@
 // while writing leaves no file that Merge accepts): a manifest line (the
 // job's provenance line, what a unit is, the number of units, k and n)
 // then one line {"unit":U,"line":LINE} per output line, LINE being the
-// line the unsharded command prints. Merge checks that the files are the
+// line the unsharded command prints (a JSON value; for CSV output the row
+// as a JSON string, the header in the manifest). Merge checks that the files are the
 // shards of one job, none missing or there twice, and gives back the
 // lines in unit order.
 package shard
