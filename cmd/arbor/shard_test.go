@@ -320,7 +320,7 @@ func clusterRun(t *testing.T, args []string, envs []map[string]string, n int) {
 // (--array=LO-HI: task ids LO..HI, SLURM_ARRAY_TASK_MIN LO,
 // SLURM_ARRAY_TASK_COUNT HI-LO+1), the Kubernetes Indexed Job's
 // completion indices 0..completions-1 and the values GNU parallel puts
-// for {}.
+// for {}; and the sweep of grid.json in 3 shards.
 func TestClusterExamples(t *testing.T) {
 	t.Chdir("../..")
 	read := func(name string) string {
@@ -373,6 +373,13 @@ func TestClusterExamples(t *testing.T) {
 			envs = append(envs, map[string]string{"JOB_COMPLETION_INDEX": fmt.Sprint(i)})
 		}
 		clusterRun(t, cmd[1:], envs, n)
+	})
+	t.Run("sweep", func(t *testing.T) {
+		var envs []map[string]string
+		for k := 1; k <= 3; k++ {
+			envs = append(envs, map[string]string{"{}": fmt.Sprint(k)})
+		}
+		clusterRun(t, []string{"sweep", "examples/cluster/grid.json", "--shard", "{}/3", "--out", "DIR"}, envs, 3)
 	})
 	t.Run("parallel", func(t *testing.T) {
 		f := line(read("parallel.sh"), "parallel ")
