@@ -602,14 +602,17 @@ func btaiVec(x []float64) string {
 // planning tree of the given iterations drawn with view v into path (the
 // value of flag flagName): the tree of states has 1 + iterations·|U| nodes
 // (every iteration expands all the actions of a leaf), its factor graph
-// (--dot-factors) about four times as many nodes and edges. A view with a
-// depth limit or a top-K draws fewer, counted when drawing.
+// (--dot-factors) about four times as many nodes and edges. A depth limit
+// of at least the iterations (no node is deeper) draws the whole tree, and
+// is checked here; the default view draws what fits a page (fitView, at
+// most pageLevelNodes a level and pageLevels deep) and a smaller depth
+// limit or a top-K draws fewer, counted when drawing (btaiWriteDOT).
 func btaiTreeFigure(flagName, path string, iterations int, m *pomdp.Model, v btaiDotView) error {
 	nodes := 1 + iterations*m.NumActions()
 	switch {
 	case v.factors:
 		return checkFigureSize(flagName, path, figureSize{nodes: 2 * nodes, edges: 2 * nodes}, true, btaiFactorsRemedy(path))
-	case v.tree.depth == 0 && v.tree.top == 0:
+	case v.tree.top == 0 && v.tree.depth >= iterations:
 		return checkFigureSize(flagName, path, figureSize{nodes: nodes, edges: nodes - 1}, true, btaiTreeRemedy(path))
 	}
 	return nil

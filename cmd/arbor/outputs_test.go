@@ -245,11 +245,11 @@ func TestFigureLimits(t *testing.T) {
 		want []string
 	}{
 		{[]string{"dot", long, "--unroll", "all", "-o", dir + "/g.svg"}, []string{"-o " + dir + "/g.svg: the figure would have 1202 nodes and 1499 edges", "(800 nodes and edges in all for a factor graph)", "the figure would be 1202 nodes", "-o FILE.dot"}},
-		{[]string{"btai", "plan", "--model", tiny, "--obs", "0", "--iterations", "1000", "--dot", dir + "/t.svg"}, []string{"--dot " + dir + "/t.svg: the figure would have 2001 nodes and 2000 edges", "4000 nodes and edges in all for a planning tree", "--dot-depth D or --dot-top K", "--dot FILE.dot"}},
-		{[]string{"btai", "plan", "--model", tiny, "--obs", "0", "--iterations", "1000", "--plot", dir + "/t.png"}, []string{"--plot " + dir + "/t.png: the figure would have 2001 nodes"}},
+		{[]string{"btai", "plan", "--model", tiny, "--obs", "0", "--iterations", "1000", "--dot", dir + "/t.svg", "--dot-depth", "1000"}, []string{"--dot " + dir + "/t.svg: the figure would have 2001 nodes and 2000 edges", "4000 nodes and edges in all for a planning tree", "--dot-depth D or --dot-top K", "--dot FILE.dot"}},
+		{[]string{"btai", "plan", "--model", tiny, "--obs", "0", "--iterations", "1000", "--plot", dir + "/t.png", "--dot-depth", "5000"}, []string{"--plot " + dir + "/t.png: the figure would have 2001 nodes"}},
 		{[]string{"btai", "plan", "--model", tiny, "--obs", "0", "--iterations", "1000", "--dot", dir + "/f.svg", "--dot-factors"}, []string{"--dot " + dir + "/f.svg: the figure would have", "without --dot-factors"}},
-		{[]string{"btai", "run", "--maze", "../../examples/mazes/1.maze", "--iterations", "1000", "--dot", dir + "/t.pdf"}, []string{"--dot " + dir + "/t.pdf: the figure would have 5001 nodes and 5000 edges"}},
-		{[]string{"btai", "plan", "--model", tiny, "--obs", "0", "--iterations", "400000", "--dot", dir + "/t.dot"}, []string{"--dot " + dir + "/t.dot: the figure would have 800001 nodes and 800000 edges, more than arbor writes as DOT text (500000 nodes and edges in all)", "--dot-depth D or --dot-top K"}},
+		{[]string{"btai", "run", "--maze", "../../examples/mazes/1.maze", "--iterations", "1000", "--dot", dir + "/t.pdf", "--dot-depth", "1000"}, []string{"--dot " + dir + "/t.pdf: the figure would have 5001 nodes and 5000 edges"}},
+		{[]string{"btai", "plan", "--model", tiny, "--obs", "0", "--iterations", "400000", "--dot", dir + "/t.dot", "--dot-depth", "400000"}, []string{"--dot " + dir + "/t.dot: the figure would have 800001 nodes and 800000 edges, more than arbor writes as DOT text (500000 nodes and edges in all)", "--dot-depth D or --dot-top K"}},
 	} {
 		var out, errb bytes.Buffer
 		code := run(c.args, &out, &errb)
@@ -267,6 +267,9 @@ func TestFigureLimits(t *testing.T) {
 		{"dot", long, "-o", dir + "/g.dot"},
 		{"btai", "plan", "--model", tiny, "--obs", "0", "--iterations", "1000", "--dot", dir + "/t.dot"},
 		{"btai", "plan", "--model", tiny, "--obs", "0", "--iterations", "1000", "--dot", dir + "/t.svg", "--dot-depth", "2"},
+		// At the default view (what fits a page), whatever the tree's size.
+		{"btai", "plan", "--model", tiny, "--obs", "0", "--iterations", "1000", "--plot", dir + "/p.png"},
+		{"btai", "run", "--maze", "../../examples/mazes/1.maze", "--iterations", "300", "--dot", dir + "/r.svg"},
 	} {
 		var out, errb bytes.Buffer
 		if code := run(args, &out, &errb); code != 0 {
