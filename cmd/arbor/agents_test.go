@@ -36,8 +36,7 @@ func runJSONLines(t *testing.T, out string) []string {
 }
 
 // runLines runs arbor with args and returns its JSON lines after the
-// provenance line decoded, the timing fields (planning_seconds,
-// iterations_per_second) removed.
+// provenance line decoded, the timing field planning_seconds removed.
 func runLines(t *testing.T, args ...string) []map[string]any {
 	t.Helper()
 	var out, errb bytes.Buffer
@@ -51,7 +50,6 @@ func runLines(t *testing.T, args ...string) []map[string]any {
 			t.Fatalf("%v: %q: %v", args, l, err)
 		}
 		delete(m, "planning_seconds")
-		delete(m, "iterations_per_second")
 		lines = append(lines, m)
 	}
 	return lines

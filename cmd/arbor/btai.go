@@ -737,12 +737,13 @@ func (a *btaiActFlags) apply(o *btai.Options) error {
 // mean number of steps of those, null if none did; a --model run has no
 // goal and reports neither.
 type btaiSummaryJSON struct {
-	Agents              int              `json:"agents,omitempty"` // with --agents
-	Episodes            int              `json:"episodes"`
-	Solved              *int             `json:"solved,omitempty"`
-	MeanSteps           json.RawMessage  `json:"mean_steps,omitempty"` // a number or null (maze), absent (model)
-	IterationsPerSecond float64          `json:"iterations_per_second"`
-	Settings            btaiSettingsJSON `json:"settings"`
+	Agents             int              `json:"agents,omitempty"` // with --agents
+	Episodes           int              `json:"episodes"`
+	Solved             *int             `json:"solved,omitempty"`
+	MeanSteps          json.RawMessage  `json:"mean_steps,omitempty"` // a number or null (maze), absent (model)
+	PlanningIterations int              `json:"planning_iterations"`  // over every episode
+	PlanningSeconds    float64          `json:"planning_seconds"`     // over every episode
+	Settings           btaiSettingsJSON `json:"settings"`
 }
 
 func runBTAIRun(args []string, stdout io.Writer) error {
@@ -929,8 +930,10 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 				sum.MeanSteps, _ = json.Marshal(m)
 			}
 		}
+		sum.PlanningIterations, sum.PlanningSeconds = s.Actions*opts.Iterations, s.PlanningSeconds
+		rate := 0.0
 		if s.PlanningSeconds > 0 {
-			sum.IterationsPerSecond = float64(s.Actions*opts.Iterations) / s.PlanningSeconds
+			rate = float64(sum.PlanningIterations) / s.PlanningSeconds
 		}
 		if r.asJSON {
 			return sum
@@ -945,7 +948,7 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 			text = fmt.Sprintf("%d episodes", s.Episodes)
 		}
 		// The only line that varies between runs with the same seed.
-		return stringer(text + fmt.Sprintf("; %.0f planning iterations per second", sum.IterationsPerSecond))
+		return stringer(text + fmt.Sprintf("; %.0f planning iterations per second", rate))
 	}
 	return r.run(stdout)
 }

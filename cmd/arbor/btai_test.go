@@ -708,11 +708,12 @@ type btaiEpisodeOut struct {
 }
 
 type btaiSummaryOut struct {
-	Episodes            int            `json:"episodes"`
-	Solved              int            `json:"solved"`
-	MeanSteps           *float64       `json:"mean_steps"`
-	IterationsPerSecond float64        `json:"iterations_per_second"`
-	Settings            map[string]any `json:"settings"`
+	Episodes           int            `json:"episodes"`
+	Solved             int            `json:"solved"`
+	MeanSteps          *float64       `json:"mean_steps"`
+	PlanningIterations int            `json:"planning_iterations"`
+	PlanningSeconds    float64        `json:"planning_seconds"`
+	Settings           map[string]any `json:"settings"`
 }
 
 // btaiDecodeRun decodes run --json output and checks its schema
@@ -729,11 +730,11 @@ func btaiDecodeRun(t *testing.T, out string, episodes int, maze bool) ([]btaiEpi
 	// A --model run has no goal: no solved, no positions.
 	wantEp := []string{"episode", "solved", "steps", "actions", "action_names", "observations", "observation_names",
 		"action_probs", "q_s", "positions", "planning_seconds", "planning_iterations"}
-	wantSum := []string{"episodes", "solved", "mean_steps", "iterations_per_second", "settings"}
+	wantSum := []string{"episodes", "solved", "mean_steps", "planning_iterations", "planning_seconds", "settings"}
 	if !maze {
 		wantEp = []string{"episode", "steps", "actions", "action_names", "observations", "observation_names",
 			"action_probs", "q_s", "planning_seconds", "planning_iterations"}
-		wantSum = []string{"episodes", "iterations_per_second", "settings"}
+		wantSum = []string{"episodes", "planning_iterations", "planning_seconds", "settings"}
 	}
 	strict := func(line string, v any) {
 		dec := json.NewDecoder(strings.NewReader(line))
@@ -822,7 +823,7 @@ func TestBTAIRunMazeJSON(t *testing.T) {
 					solvedSteps += ep.Steps
 				}
 			}
-			if sum.Episodes != episodes || sum.Solved != solved || !(sum.IterationsPerSecond > 0) {
+			if sum.Episodes != episodes || sum.Solved != solved || !(sum.PlanningSeconds > 0) || sum.PlanningIterations <= 0 {
 				t.Fatalf("summary %+v, want %d episodes, %d solved, positive speed", sum, episodes, solved)
 			}
 			switch {
@@ -854,7 +855,7 @@ func TestBTAIRunMazeSolvedPredictive(t *testing.T) {
 
 // btaiMaskTiming replaces the run-dependent timing figures (the only
 // output that may differ between runs with the same seed) by "T".
-var btaiTiming = regexp.MustCompile(`("planning_seconds":|"iterations_per_second":|; )[0-9.e+-]+( planning iterations per second)?`)
+var btaiTiming = regexp.MustCompile(`("planning_seconds":|; )[0-9.e+-]+( planning iterations per second)?`)
 
 func btaiMaskTiming(s string) string { return btaiTiming.ReplaceAllString(s, "${1}T${2}") }
 
@@ -920,7 +921,7 @@ func TestBTAIRunDeterministic(t *testing.T) {
 			if first != second {
 				t.Errorf("%v --seed 42 twice differs:\n%s\n---\n%s", a, first, second)
 			}
-			if !strings.Contains(first, "; T planning iterations per second\n") && !strings.Contains(first, `"iterations_per_second":T,`) {
+			if !strings.Contains(first, "; T planning iterations per second\n") && !strings.Contains(first, `"planning_seconds":T,"settings"`) {
 				t.Errorf("timing not masked in %q", first)
 			}
 		}

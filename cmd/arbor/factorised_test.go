@@ -51,7 +51,7 @@ func unkey(v any) any {
 		}
 		out := map[string]any{}
 		for k, inner := range x {
-			if strings.HasSuffix(k, "_seconds") || k == "iterations_per_second" {
+			if strings.HasSuffix(k, "_seconds") {
 				continue
 			}
 			if k == "observations" || k == "observation_names" {

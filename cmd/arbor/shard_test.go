@@ -17,7 +17,7 @@ import (
 )
 
 // timing matches the value of a timing field (its key contains "second":
-// planning_seconds, iterations_per_second), the only thing a merged
+// planning_seconds, fit_seconds), the only thing a merged
 // output may differ in from the unsharded one.
 var timing = regexp.MustCompile(`("[a-z_]*second[a-z_]*"):(-?[0-9][0-9.eE+-]*|null)`)
 
