@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -136,7 +137,7 @@ func readManifest(r *bufio.Reader, path string) (*Manifest, error) {
 // renamed into place when complete, so one that exists is whole.
 func Complete(dir string, k, n int, job []byte) bool {
 	m, err := ReadManifest(filepath.Join(dir, FileName(k, n)))
-	return err == nil && m.Shard == k && m.Of == n && bytes.Equal(compact(m.Job), compact(job))
+	return err == nil && m.Shard == k && m.Of == n && sameJob(m.Job, job)
 }
 
 func compact(b []byte) []byte {
@@ -145,6 +146,35 @@ func compact(b []byte) []byte {
 		return b
 	}
 	return buf.Bytes()
+}
+
+// outputFree are the settings that never change what a command prints:
+// shards of one job may differ in them (each array task may use the cores
+// it was given).
+var outputFree = []string{"jobs", "progress"}
+
+// sameJob reports whether two provenance lines are of one job: equal once
+// compacted, but for the settings in outputFree.
+func sameJob(a, b []byte) bool {
+	if bytes.Equal(compact(a), compact(b)) {
+		return true
+	}
+	var x, y map[string]json.RawMessage
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	strip := func(m map[string]json.RawMessage) []byte {
+		var set map[string]json.RawMessage
+		if json.Unmarshal(m["settings"], &set) == nil && set != nil {
+			for _, k := range outputFree {
+				delete(set, k)
+			}
+			m["settings"], _ = json.Marshal(set)
+		}
+		out, _ := json.Marshal(m) // map keys sorted: a canonical form
+		return out
+	}
+	return bytes.Equal(strip(x), strip(y))
 }
 
 // shardFile is one shard being merged.
@@ -282,7 +312,7 @@ func open(dir string) ([]*shardFile, error) {
 			return files, fmt.Errorf("mismatched shards: %s is shard %d of %d, %s of %d", name, s.m.Shard, s.m.Of, first.path, first.m.Of)
 		case s.m.Units != first.m.Units || s.m.Unit != first.m.Unit:
 			return files, fmt.Errorf("mismatched shards: %s has %d units (%s), %s %d (%s)", name, s.m.Units, s.m.Unit, first.path, first.m.Units, first.m.Unit)
-		case !bytes.Equal(compact(s.m.Job), compact(first.m.Job)):
+		case !sameJob(s.m.Job, first.m.Job):
 			return files, fmt.Errorf("mismatched shards: %s and %s are of different jobs (%s)", first.path, name, JobDiff(first.m.Job, s.m.Job))
 		}
 		if d := byK[s.m.Shard]; d != nil {
@@ -365,6 +395,9 @@ func JobDiff(a, b json.RawMessage) string {
 	}
 	sort.Strings(sorted)
 	for _, k := range sorted {
+		if slices.Contains(outputFree, k) {
+			continue
+		}
 		if fmt.Sprint(x.Settings[k]) != fmt.Sprint(y.Settings[k]) {
 			return fmt.Sprintf("--%s %v, %v", k, x.Settings[k], y.Settings[k])
 		}

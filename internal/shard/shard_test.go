@@ -271,3 +271,28 @@ func TestMergeRefuses(t *testing.T) {
 		}
 	})
 }
+
+// TestSameJobIgnoresJobs: two provenance lines that differ only in --jobs
+// or --progress (which never change the output) are of one job; any other
+// setting, or a file's hash, makes them two, and JobDiff names it rather
+// than --jobs.
+func TestSameJobIgnoresJobs(t *testing.T) {
+	base := `{"arbor":"v","command":"arbor btai run","files":[{"flag":"--model","path":"m.json","sha256":"ab"}],"settings":{"iterations":"10","jobs":"%s","progress":"%s"}}`
+	line := func(iter, jobs, progress string) []byte {
+		s := strings.Replace(base, `"iterations":"10"`, `"iterations":"`+iter+`"`, 1)
+		return []byte(fmt.Sprintf(s, jobs, progress))
+	}
+	if !sameJob(line("10", "1", "false"), line("10", "2", "true")) {
+		t.Error("lines differing only in jobs and progress: not one job")
+	}
+	if sameJob(line("10", "1", "false"), line("11", "1", "false")) {
+		t.Error("lines differing in iterations: one job")
+	}
+	if d := JobDiff(line("10", "1", "false"), line("11", "4", "false")); d != "--iterations 10, 11" {
+		t.Errorf("JobDiff %q, want --iterations 10, 11", d)
+	}
+	other := []byte(strings.Replace(string(line("10", "1", "false")), `"sha256":"ab"`, `"sha256":"cd"`, 1))
+	if sameJob(line("10", "1", "false"), other) {
+		t.Error("lines with another model hash: one job")
+	}
+}
