@@ -16,6 +16,7 @@ import (
 
 	"github.com/arbor-ai/arbor/aci"
 	"github.com/arbor-ai/arbor/envs"
+	"github.com/arbor-ai/arbor/ffg"
 	"github.com/arbor-ai/arbor/internal/output"
 	"github.com/arbor-ai/arbor/pomdp"
 )
@@ -516,7 +517,7 @@ func runACIRun(args []string, stdout io.Writer) error {
 	progressFlag := fset.Bool("progress", false, "report progress on standard error once a second (always on a terminal)")
 	jobsFlag := fset.Int("jobs", runtime.GOMAXPROCS(0), "episodes run in parallel (1..1024; the output is the same as with 1); "+
 		"an agent that learns (concentrations a, b, d) runs its episodes in order")
-	dotFile := fset.String("dot", "", "write the agent's graph after its first step (the past, the policy pi and the precision) to this file: SVG, PDF or PNG by its ending, DOT otherwise")
+	dotFile := fset.String("dot", "", "write the agent's graph after its first step (the past, the policy pi and the precision, and the future states and observations over the horizon whose transitions pi selects) to this file: SVG, PDF or PNG by its ending, DOT otherwise")
 	plotFlags := addRunPlotFlags(fset, "the lowest G of each action taken")
 	plotFile := plotFlags.file
 	noise := fset.Float64("noise", envs.DefaultNoise, "maze model noise on A, B and D")
@@ -638,12 +639,15 @@ func runACIRun(args []string, stdout io.Writer) error {
 	}
 	if *dotFile != "" {
 		r.dot = func(ctx context.Context, ag pomdp.Agent, _ *pomdp.Decision) error {
-			g := ag.(*aci.Agent).Graph()
+			g, err := ag.(*aci.Agent).FigureGraph()
+			if err != nil {
+				return err
+			}
 			if err := checkFigureSize("--dot", *dotFile, graphSize(g), false, "write the DOT text with --dot FILE.dot"); err != nil {
 				return err
 			}
 			var b bytes.Buffer
-			if err := g.WriteDOT(&b); err != nil {
+			if err := g.WriteDOTWith(&b, ffg.DOTOptions{Compact: true}); err != nil {
 				return err
 			}
 			return writeFigure(ctx, "--dot", *dotFile, b.Bytes())
