@@ -42,6 +42,9 @@
 //     the analogues for b and d, paper Appendix C). pi holds at most
 //     AgentOptions.GraphPolicies policies (the best ones by G); the action
 //     distribution is always the exact marginal over all |U|^T policies.
+//     FigureGraph builds a separate graph to draw (`arbor aci run --dot`):
+//     the past, pi, and the future pi selects, which the agent scores off
+//     its graph, folded in a plate tau = t+1 … t+T.
 //
 // # Zeros in C and in the concentrations
 //
