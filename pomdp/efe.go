@@ -90,10 +90,11 @@ func Novelty(m *Model, qs []float64) float64 {
 	if m == nil || !m.valid || len(qs) != m.ns {
 		badBelief("Novelty", m, qs)
 	}
-	if m.wA == nil {
+	w := m.noveltyWeights()
+	if w == nil {
 		return 0
 	}
-	_, _, nov := StepCost(m, qs, m.wA)
+	_, _, nov := StepCost(m, qs, w)
 	return nov
 }
 
@@ -111,8 +112,8 @@ func StepCost(m *Model, qs []float64, w []float64) (risk, amb, nov float64) {
 	if m == nil || !m.valid || len(qs) != m.ns {
 		badBelief("StepCost", m, qs)
 	}
-	if w != nil && len(w) != len(m.wA) {
-		badLen("StepCost", "w", len(w), len(m.wA))
+	if w != nil && len(w) != m.wLen {
+		badLen("StepCost", "w", len(w), m.wLen)
 	}
 	for i := range m.mods {
 		md := &m.mods[i]
@@ -264,8 +265,10 @@ func badIndex(fn, what string, i, n int) {
 
 // NoveltyWeights returns the weights W[o*ns+s] = ½ (1/a[o,s] - 1/a_0[s])
 // of the novelty term for the model's concentrations a (W = 0 where a = 0),
-// or nil when the model has none. The slice must not be modified.
-func (m *Model) NoveltyWeights() []float64 { return m.wA }
+// or nil when the model has none. The slice must not be modified. They are
+// computed at the first call (reading a model does not hold them), once,
+// safely for concurrent use.
+func (m *Model) NoveltyWeights() []float64 { return m.noveltyWeights() }
 
 // MaxJointStates is the largest Π_f |S_f| for which StatePosterior sums
 // over the joint states of a model with several factors; beyond it, it
@@ -299,8 +302,9 @@ func StatePosterior(dst []float64, m *Model, obs int) ([]float64, error) {
 		return m.jointPosterior(dst, obs)
 	}
 	mx := math.Inf(-1)
+	logA := m.logA()[0]
 	for s := range ns {
-		dst[s] = m.logD[s] + m.logA[obs*ns+s]
+		dst[s] = m.logD[s] + logA[obs*ns+s]
 		mx = math.Max(mx, dst[s])
 	}
 	if math.IsInf(mx, -1) {
@@ -329,6 +333,7 @@ func (m *Model) jointPosterior(dst []float64, obs int) ([]float64, error) {
 		return m.meanFieldPosterior(dst, obs, outcomes)
 	}
 	idx := make([]int, len(m.factors))
+	logA := m.logA()
 	logp := func() float64 {
 		lp := 0.0
 		for i, f := range m.factors {
@@ -339,7 +344,7 @@ func (m *Model) jointPosterior(dst []float64, obs int) ([]float64, error) {
 			for _, f := range md.deps {
 				col = col*m.factors[f].ns + idx[f]
 			}
-			lp += md.logA[outcomes[i]*md.size+col]
+			lp += logA[i][outcomes[i]*md.size+col]
 		}
 		return lp
 	}

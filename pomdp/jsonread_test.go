@@ -581,18 +581,23 @@ func bigFile(t *testing.T, dir, name string, items int, head, tail string, next 
 // TestParseMemory: a file refused for a wrong type costs nothing beyond
 // its text and is refused at once, however big; a valid file costs its
 // text, 8 bytes per number read (each array allocated once at its final
-// size, and kept by the model without a copy) and the logarithms of A and
-// C (8 bytes per number of A and C). The multiples of the file size are
-// logged (go test -v).
+// size, and kept by the model without a copy), the logarithms of C (8
+// bytes per number of C) and, for concentrations a without A, E[a] (8
+// bytes per number of a); ln A and the novelty weights are computed on
+// first use, not by Parse. The multiples of the file size are logged
+// (go test -v).
 //
-// The bound pinned: a file of numbers "0" and "1" has about 2.4 bytes per
+// The bounds pinned: a file of numbers "0" and "1" has about 2.4 bytes per
 // number (rows "[0,0,0,0]," are 10 bytes for 4 numbers, C's ",0" 2 bytes
-// per number), so the numbers take 8/2.4 = 3.3 times the file and their
-// logarithms as much again: 6.7 times the file allocated, 7.7 times with
-// the file itself. The test allows 8 times the file allocated (9 times
-// with the file, under the documented 10) and measures allocation with
-// the collector off (runtime.MemStats TotalAlloc), so that nothing freed
-// early hides a copy.
+// per number, 12 bytes a row of A and its C), so the 5 numbers of a row
+// take 40/12 = 3.3 times the file and ln C 8/12 = 0.67 times: 4.0 times the
+// file allocated, 5.0 times with the file itself; with a instead of A,
+// E[a] adds 32/12 = 2.7 times: 6.7 times allocated, 7.7 with the file. The
+// test allows 8 bytes per number read and per number the model derives
+// plus 1 MiB, 8 times the file allocated, and (what is documented) 10
+// times the file plus 4 MiB with the file; it measures allocation with the
+// collector off (runtime.MemStats TotalAlloc), so that nothing freed early
+// hides a copy.
 func TestParseMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes and reads files of 48 to 60 MB")
@@ -607,6 +612,7 @@ func TestParseMemory(t *testing.T) {
 		}
 		return "[0,0,0,0]"
 	}
+	ones := func(int) string { return "[1,1,1,1]" } // concentrations a of 1s
 	// Rows of A of full-precision floats, as tools write them.
 	const no = 600_000
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -628,25 +634,31 @@ func TestParseMemory(t *testing.T) {
 	oneHot := func(n int) string { return "[1" + strings.Repeat(",0", n-1) + "]" }
 	const rest = `"B": [[[1,0,0,0],[0,1,0,0],[0,0,1,0],[0,0,0,1]]], "D": [0.25,0.25,0.25,0.25]` // 20 numbers
 	const factor = `{"factors": [{"name": "s", ` + rest + `}], "modalities": [{"name": "o", "depends_on": ["s"], "A": [`
+	const factorConc = `{"factors": [{"name": "s", ` + rest + `}], "modalities": [{"name": "o", "depends_on": ["s"], "a": [`
 	const rowsDense = 4 * mb // A 40 MB, C 8 MB
 	for _, f := range []struct {
 		name    string
 		data    []byte
 		numbers int
 		fault   string // a substring of the error; "" for a valid file
+		derived int    // numbers the model derives: ln C, and E[a] without A
 	}{
 		{"single, A a flat array (60 MB)", bigFile(t, dir, "flat.json", 30*mb, `{"A": [`, "]}", zero),
-			30 * mb, "A: cannot use JSON number as []float64 (at A[0])"},
+			30 * mb, "A: cannot use JSON number as []float64 (at A[0])", 0},
 		{"factorised, B a flat array (60 MB)", bigFile(t, dir, "fflat.json", 30*mb, `{"factors": [{"name": "s", "B": [`, `]}], "modalities": []}`, zero),
-			30 * mb, `factor "s": B: cannot use JSON number as [][]float64 (at B[0])`},
+			30 * mb, `factor "s": B: cannot use JSON number as [][]float64 (at B[0])`, 0},
 		{"single, 0s and 1s (48 MB)", bigFile(t, dir, "dense.json", rowsDense, `{"A": [`, `], "C": `+oneHot(rowsDense)+`, `+rest+`}`, dense),
-			5*rowsDense + 20, ""},
+			5*rowsDense + 20, "", rowsDense},
 		{"factorised, 0s and 1s (48 MB)", bigFile(t, dir, "fdense.json", rowsDense, factor, `], "C": `+oneHot(rowsDense)+`}]}`, dense),
-			5*rowsDense + 20, ""},
+			5*rowsDense + 20, "", rowsDense},
 		{"single, full-precision floats", bigFile(t, dir, "floats.json", no, `{"A": [`, `], "C": `+oneHot(no)+`, `+rest+`}`, floats),
-			5*no + 20, ""},
+			5*no + 20, "", no},
 		{"factorised, full-precision floats", bigFile(t, dir, "ffloats.json", no, factor, `], "C": `+oneHot(no)+`}]}`, floats),
-			5*no + 20, ""},
+			5*no + 20, "", no},
+		{"single, concentrations a of 1s (48 MB)", bigFile(t, dir, "conc.json", rowsDense, `{"a": [`, `], "C": `+oneHot(rowsDense)+`, `+rest+`}`, ones),
+			5*rowsDense + 20, "", 5 * rowsDense},
+		{"factorised, concentrations a of 1s (48 MB)", bigFile(t, dir, "fconc.json", rowsDense, factorConc, `], "C": `+oneHot(rowsDense)+`}]}`, ones),
+			5*rowsDense + 20, "", 5 * rowsDense},
 	} {
 		size := int64(len(f.data))
 		alloc, kept, took, err := parseCost(func() (any, error) { return Parse(f.data) })
@@ -665,14 +677,17 @@ func TestParseMemory(t *testing.T) {
 			t.Errorf("%s: %v", f.name, err)
 			continue
 		}
-		// The numbers (8 bytes each) and the logarithms of A and C (8
-		// bytes per number but the 20 of B and D), plus 1 MiB for the
-		// small things: no number is held twice.
-		if bound := 8*int64(f.numbers) + 8*int64(f.numbers-20) + mb; alloc > bound {
-			t.Errorf("%s: allocated %d bytes, want at most %d (16 per number + 1 MiB)", f.name, alloc, bound)
+		// The numbers (8 bytes each) and those the model derives (ln C,
+		// E[a] without A), plus 1 MiB for the small things: no number is
+		// held twice, and neither ln A nor the novelty weights are made.
+		if bound := 8*int64(f.numbers) + 8*int64(f.derived) + mb; alloc > bound {
+			t.Errorf("%s: allocated %d bytes, want at most %d (8 per number read or derived + 1 MiB)", f.name, alloc, bound)
 		}
 		if alloc > 8*size {
-			t.Errorf("%s: allocated %.2f× the file, want at most 8× (peak heap with the file under 10×)", f.name, float64(alloc)/float64(size))
+			t.Errorf("%s: allocated %.2f× the file, want at most 8×", f.name, float64(alloc)/float64(size))
+		}
+		if peak := size + alloc; peak > 10*size+4*mb {
+			t.Errorf("%s: peak heap with the file %.2f× the file, want at most 10× + 4 MiB", f.name, float64(peak)/float64(size))
 		}
 	}
 }

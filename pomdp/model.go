@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 )
 
 // Tolerance is the absolute tolerance on the sum of a probability vector
@@ -84,12 +85,28 @@ type Model struct {
 	// Caches for the expected free energy.
 	logC   []float64 // modality 0: ln C[o], -Inf where C[o] = 0
 	hA     []float64 // modality 0: hA[s] = H[A(.|s)]
-	wA     []float64 // novelty weights of every modality, one after the other; nil without any a
-	logA   []float64 // modality 0: ln A[o*ns+s], -Inf where A = 0
 	logD   []float64 // factor 0: ln D[s]
 	work   float64   // multiply-adds of one propagation and one step cost
 	obsLen int       // Σ_m |O_m|
+	wLen   int       // len(NoveltyWeights()): Σ_m |O_m| size_m, 0 without any a
+	hasA   bool      // some modality has concentrations a
 	valid  bool
+
+	// The arrays of A's size that reading a model does not need, computed
+	// on first use (the novelty weights, ln A). finish gives every model a
+	// fresh one, so that a copy of a Model value (AgentView, ScaleModel,
+	// Past.ExpectedModel), which calls finish, never shares it; being
+	// behind a pointer, copying a Model copies no lock.
+	lazy *derived
+}
+
+// derived holds the arrays of a Model computed on first use, each once,
+// safely for concurrent use (several agents share one model).
+type derived struct {
+	wOnce   sync.Once
+	w       []float64 // novelty weights of every modality, one after the other; nil without any a
+	logOnce sync.Once
+	logA    [][]float64 // per modality: ln A[o*size+s], -Inf where A = 0
 }
 
 // factor is one hidden-state factor.
@@ -115,8 +132,7 @@ type modality struct {
 	outcomes []string
 	logC     []float64 // ln C[o]
 	hA       []float64 // H[A(.|s_deps)], size entries
-	logA     []float64
-	wOff     int // offset of its novelty weights in Model.wA
+	wOff     int       // offset of its novelty weights in NoveltyWeights
 }
 
 // New validates sp and returns a POMDP holding copies of its slices.
@@ -269,12 +285,10 @@ func (m *Model) finish() error {
 		for o, c := range md.c {
 			md.logC[o] = math.Log(c) // -Inf for c = 0
 		}
-		md.logA = make([]float64, len(md.a))
 		md.hA = make([]float64, md.size)
 		for o := range md.no {
 			for s := range md.size {
 				p := md.a[o*md.size+s]
-				md.logA[o*md.size+s] = math.Log(p)
 				if p > 0 { // 0 ln 0 = 0
 					md.hA[s] -= p * math.Log(p)
 				}
@@ -285,11 +299,29 @@ func (m *Model) finish() error {
 		m.obsLen += md.no
 		hasA = hasA || md.concA != nil
 	}
+	m.wLen, m.hasA = 0, hasA
 	if hasA {
+		m.wLen = wLen
+	}
+	m.lazy = new(derived)
+	m.logC, m.hA, m.logD = md0.logC, md0.hA, f0.logD
+	m.valid = true
+	return nil
+}
+
+// noveltyWeights returns the novelty weights of every modality, one after
+// the other (nil when no modality has concentrations a), computing them on
+// the first call.
+func (m *Model) noveltyWeights() []float64 {
+	if !m.hasA || m.lazy == nil {
+		return nil
+	}
+	c := m.lazy
+	c.wOnce.Do(func() {
 		// W = 1/2 (1/a - 1/a0), a0 the column sums, zero where a = 0
 		// (Smith, Friston & Whyte 2022; SPM spm_wnorm masked by a > 0);
 		// zero for a modality without concentrations.
-		m.wA = make([]float64, wLen)
+		wA := make([]float64, m.wLen)
 		for i := range m.mods {
 			md := &m.mods[i]
 			if md.concA == nil {
@@ -302,7 +334,7 @@ func (m *Model) finish() error {
 					a0[s] += md.concA[o*ns+s]
 				}
 			}
-			w := m.wA[md.wOff : md.wOff+no*ns]
+			w := wA[md.wOff : md.wOff+no*ns]
 			for o := range no {
 				for s := range ns {
 					if a := md.concA[o*ns+s]; a > 0 {
@@ -311,10 +343,28 @@ func (m *Model) finish() error {
 				}
 			}
 		}
-	}
-	m.logC, m.hA, m.logA, m.logD = md0.logC, md0.hA, md0.logA, f0.logD
-	m.valid = true
-	return nil
+		c.w = wA
+	})
+	return c.w
+}
+
+// logA returns ln A of every modality (-Inf where A = 0), computing them
+// on the first call. m must be valid (finish gives it its cache).
+func (m *Model) logA() [][]float64 {
+	c := m.lazy
+	c.logOnce.Do(func() {
+		logA := make([][]float64, len(m.mods))
+		for i := range m.mods {
+			a := m.mods[i].a
+			l := make([]float64, len(a))
+			for j, p := range a {
+				l[j] = math.Log(p)
+			}
+			logA[i] = l
+		}
+		c.logA = logA
+	})
+	return c.logA
 }
 
 // NumStates returns the length of a state belief, Σ_f |S_f|: |S| for a
