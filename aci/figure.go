@@ -70,9 +70,12 @@ func (a *Agent) FigureGraph() (*ffg.Graph, error) {
 }
 
 // figurePolicy adds π (and γ) to g as inferPolicy adds them to the
-// agent's graph.
+// agent's graph, with their factors' labels. The figure's π has one value
+// per joint action rather than one per held policy (up to GraphPolicies):
+// its size is not drawn, and so the future's B tables are no larger than
+// the past's.
 func (a *Agent) figurePolicy(g *ffg.Graph) (*ffg.Variable, error) {
-	k := a.pi.Shape()[0]
+	k := a.nu
 	pi, err := g.AddVariable("pi", expfam.CategoricalFamily, k)
 	if err != nil {
 		return nil, err
