@@ -292,7 +292,7 @@ func TestInterruptOutputs(t *testing.T) {
 	maze := filepath.Join("..", "..", "examples", "mazes", "1.maze")
 	chain := hmmChain(t, data, 2000)
 	sets := inferDataFile(t, data, 300)
-	figure := hmmChain(t, data, 88) // 793 nodes and edges: about 9 s to render
+	figure := hmmChain(t, data, 88) // 793 nodes and edges unrolled (--unroll all): about 9 s to render
 	tiny := btaiData("tiny-pomdp.json")
 	// Recorded behaviour to replay: 12 agents' trials on the T-maze.
 	tmaze := filepath.Join("..", "..", "examples", "pomdp", "tmaze.json")
@@ -364,7 +364,7 @@ func TestInterruptOutputs(t *testing.T) {
 			}
 		}},
 		{"dot", func(dir string) []string {
-			return []string{"dot", figure, "-o", dir + "/g.svg"}
+			return []string{"dot", figure, "--unroll", "all", "-o", dir + "/g.svg"}
 		}, []string{"g.svg"}, 2 * time.Second, func(t *testing.T, out string, interrupted bool, changed map[string]string) {
 			if out != "" {
 				t.Errorf("stdout %.80q", out)
@@ -564,13 +564,13 @@ func TestRendererBounded(t *testing.T) {
 	}
 	path := dotRecorder(t)
 	bin := buildArbor(t)
-	figure := hmmChain(t, t.TempDir(), 88) // about 9 s to render
+	figure := hmmChain(t, t.TempDir(), 88) // about 9 s to render with --unroll all
 	for _, killed := range []bool{false, true} {
 		dir := t.TempDir()
 		out := filepath.Join(dir, "g.svg")
 		os.WriteFile(out, []byte(previous), 0o644)
 		pidFile := filepath.Join(dir, "renderers")
-		cmd := exec.Command(bin, "dot", figure, "-o", out)
+		cmd := exec.Command(bin, "dot", figure, "--unroll", "all", "-o", out)
 		cmd.Env = append(os.Environ(), "PATH="+path, "ARBOR_TEST_DOT_PIDS="+pidFile, "ARBOR_RENDER_SECONDS=1")
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
