@@ -49,14 +49,8 @@ func (f Factory) NewAgent(m *pomdp.Model, values map[string]float64) (pomdp.Agen
 	if v, ok := values[pomdp.ParamGamma]; ok {
 		o.Gamma = v
 	}
-	if v, ok := values[pomdp.ParamAlpha]; ok {
-		o.ActionPrecision = &v
-	}
-	if v, ok := values[pomdp.ParamEta]; ok {
-		o.LearningRate = &v
-	}
-	if v, ok := values[pomdp.ParamOmega]; ok {
-		o.Forgetting = &v
-	}
+	o.ActionPrecision = pomdp.Override(o.ActionPrecision, values, pomdp.ParamAlpha)
+	o.LearningRate = pomdp.Override(o.LearningRate, values, pomdp.ParamEta)
+	o.Forgetting = pomdp.Override(o.Forgetting, values, pomdp.ParamOmega)
 	return NewAgent(sm, &o)
 }

@@ -341,6 +341,16 @@ func ApplyParams(m *Model, ps []Param, values map[string]float64, closed func(na
 	return ScaleModel(m, pref, conc)
 }
 
+// Override returns a pointer to a copy of values[name] when values has it,
+// and p otherwise: how a factory's NewAgent sets, from the values, an
+// option that nil leaves at its default (α, η, ω).
+func Override(p *float64, values map[string]float64, name string) *float64 {
+	if v, ok := values[name]; ok {
+		return &v
+	}
+	return p
+}
+
 // ClosedLearning is the closure rule of the agents of arbor for
 // CheckParams: α = 0 (a uniform choice), η = 0 (no learning) and ω = 1 (no
 // forgetting) are accepted besides their open domains.

@@ -150,3 +150,25 @@ func TestCheckParams(t *testing.T) {
 		t.Errorf("a model without concentrations: %v, want pref alone", ps)
 	}
 }
+
+// TestOverride: a value given replaces the option (as a copy: the map is
+// not aliased); a value not given leaves the option's pointer, nil
+// included, as it was.
+func TestOverride(t *testing.T) {
+	def := 2.0
+	values := map[string]float64{pomdp.ParamAlpha: 3}
+	got := pomdp.Override(&def, values, pomdp.ParamAlpha)
+	if got == &def || *got != 3 {
+		t.Errorf("alpha given: %v (at %p, option at %p), want 3 in a new place", *got, got, &def)
+	}
+	*got = 4
+	if values[pomdp.ParamAlpha] != 3 || def != 2 {
+		t.Errorf("writing the result changed the map (%v) or the option (%v)", values[pomdp.ParamAlpha], def)
+	}
+	if p := pomdp.Override(&def, values, pomdp.ParamEta); p != &def {
+		t.Errorf("eta not given: %p, want the option's pointer %p", p, &def)
+	}
+	if p := pomdp.Override(nil, values, pomdp.ParamOmega); p != nil {
+		t.Errorf("omega not given, nil option: %v, want nil", p)
+	}
+}
