@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
 	"html"
 	"io"
 	"math"
-	"strings"
 
 	"github.com/emicklei/dot"
 
@@ -146,22 +144,9 @@ func writeSITreeDOT(w io.Writer, tr *si.Tree, m *pomdp.Model, steps, now int) er
 		if total > siCountLimit {
 			note = fmt.Sprintf("%d of %d steps drawn (--dot-depth %d): %d nodes of a tree of more than %d", steps, tr.Depth(), steps, count, siCountLimit)
 		}
-		d.Attr("label", note)
-		d.Attr("labelloc", "b")
-		d.Attr("fontsize", "9")
+		return writeTreeFigure(w, d, note)
 	}
-	var buf bytes.Buffer
-	d.Write(&buf)
-	bw := bufio.NewWriter(w)
-	for _, line := range strings.Split(buf.String(), "\n") {
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
-		if _, err := bw.WriteString(line + "\n"); err != nil {
-			return err
-		}
-	}
-	return bw.Flush()
+	return writeTreeFigure(w, d, "")
 }
 
 // siNum formats an expected free energy for a label: four significant

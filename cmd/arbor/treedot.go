@@ -69,12 +69,23 @@ func writeTreeDOT(w io.Writer, tr *btai.Tree, m *pomdp.Model, now int, v treeVie
 			e.Attr("penwidth", "2.5")
 		}
 	})
+	note := ""
 	if left > 0 {
 		view := fmt.Sprintf("--dot-depth %d", v.depth)
 		if v.top > 0 {
 			view += fmt.Sprintf(", --dot-top %d", v.top)
 		}
-		d.Attr("label", fmt.Sprintf("%d more nodes not drawn (%s)", left, view))
+		note = fmt.Sprintf("%d more nodes not drawn (%s)", left, view)
+	}
+	return writeTreeFigure(w, d, note)
+}
+
+// writeTreeFigure writes the DOT text of a planning or search tree to w
+// without its blank lines, with note (when not "") as the figure's label
+// at the bottom: what the view left out.
+func writeTreeFigure(w io.Writer, d *dot.Graph, note string) error {
+	if note != "" {
+		d.Attr("label", note)
 		d.Attr("labelloc", "b")
 		d.Attr("fontsize", "9")
 	}
