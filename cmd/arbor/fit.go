@@ -261,29 +261,11 @@ type fitGroupJSON struct {
 }
 
 func (r *fitRun) run(stdout io.Writer) error {
-	f, err := openInput(r.data)
+	recs, file, err := readSubjects(r.data, r.m)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	limit, err := maxInput()
-	if err != nil {
-		return err
-	}
-	var recs []pomdp.SubjectRecord
-	sum := output.NewHash()
-	br := pomdp.NewBehaviourReader(io.TeeReader(f, sum), r.data, r.m, &pomdp.BehaviourOptions{MaxBytes: limit})
-	for {
-		rec, err := br.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return badInput("--data %s", strings.TrimPrefix(err.Error(), "pomdp: "))
-		}
-		recs = append(recs, *rec)
-	}
-	r.prov.Files = append(r.prov.Files, output.File{Flag: "--data", Path: r.data, SHA256: sum.Sum()})
+	r.prov.Files = append(r.prov.Files, file)
 	// A subject without choices is refused before any fit.
 	for _, rec := range recs {
 		n := 0

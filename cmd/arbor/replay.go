@@ -64,31 +64,13 @@ func (r *replayRun) run(stdout io.Writer) error {
 			return err
 		}
 	}
-	f, err := openInput(r.data)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	limit, err := maxInput()
-	if err != nil {
-		return err
-	}
 	// Every subject is read before the first is replayed: the file is
 	// bounded by the input limit (ARBOR_MAX_INPUT).
-	var recs []pomdp.SubjectRecord
-	sum := output.NewHash()
-	br := pomdp.NewBehaviourReader(io.TeeReader(f, sum), r.data, r.m, &pomdp.BehaviourOptions{MaxBytes: limit})
-	for {
-		rec, err := br.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return badInput("--data %s", strings.TrimPrefix(err.Error(), "pomdp: "))
-		}
-		recs = append(recs, *rec)
+	recs, file, err := readSubjects(r.data, r.m)
+	if err != nil {
+		return err
 	}
-	r.prov.Files = append(r.prov.Files, output.File{Flag: "--data", Path: r.data, SHA256: sum.Sum()})
+	r.prov.Files = append(r.prov.Files, file)
 	if shardJob != nil {
 		return r.sharded(stdout, recs) // --shard, or arbor merge (shard.go)
 	}
@@ -300,4 +282,34 @@ func (r *replayRun) writeJSON(enc *json.Encoder, s *replaySubject) error {
 		}
 	}
 	return enc.Encode(replaySubjectJSON{Subject: s.rec.Subject, LogLikelihood: output.Float(s.ll), NChoices: s.n})
+}
+
+// readSubjects reads every subject of the recorded-behaviour file path
+// (--data) for model m, within the input limit (ARBOR_MAX_INPUT), and
+// returns them with the file's provenance entry (its SHA-256). A fault of
+// the file is bad input naming --data and the line.
+func readSubjects(path string, m *pomdp.Model) ([]pomdp.SubjectRecord, output.File, error) {
+	f, err := openInput(path)
+	if err != nil {
+		return nil, output.File{}, err
+	}
+	defer f.Close()
+	limit, err := maxInput()
+	if err != nil {
+		return nil, output.File{}, err
+	}
+	var recs []pomdp.SubjectRecord
+	sum := output.NewHash()
+	br := pomdp.NewBehaviourReader(io.TeeReader(f, sum), path, m, &pomdp.BehaviourOptions{MaxBytes: limit})
+	for {
+		rec, err := br.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, output.File{}, badInput("--data %s", strings.TrimPrefix(err.Error(), "pomdp: "))
+		}
+		recs = append(recs, *rec)
+	}
+	return recs, output.File{Flag: "--data", Path: path, SHA256: sum.Sum()}, nil
 }
