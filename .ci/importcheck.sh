@@ -16,7 +16,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mod=github.com/arbor-ai/arbor
-libs=" expfam messages nodes ffg schedule model pomdp aci btai si envs fit "
+libs=" expfam messages nodes ffg schedule model pomdp behaviour agent aci btai si envs fit "
 
 # dag_allows FROM TO: is the library edge FROM -> TO (top-level package
 # names) in the DAG of docs/architecture.md?
@@ -31,11 +31,13 @@ dag_allows() {
     schedule) [[ $t == ffg || $t == messages ]] ;;
     model)    [[ $t == ffg || $t == nodes || $t == schedule || $t == expfam || $t == messages ]] ;;
     pomdp)    [[ $t == ffg || $t == nodes || $t == schedule || $t == expfam || $t == messages ]] ;;
-    aci)      [[ $t == pomdp || $t == ffg || $t == nodes || $t == schedule || $t == expfam ]] ;;
-    btai)     [[ $t == pomdp || $t == ffg || $t == nodes || $t == schedule || $t == expfam ]] ;;
-    si)       [[ $t == pomdp || $t == expfam ]] ;;
-    envs)     [[ $t == pomdp ]] ;;
-    fit)      [[ $t == pomdp || $t == expfam ]] ;;
+    behaviour) [[ $t == pomdp ]] ;;
+    agent)    [[ $t == pomdp || $t == behaviour || $t == expfam ]] ;;
+    aci)      [[ $t == agent || $t == pomdp || $t == ffg || $t == nodes || $t == schedule || $t == expfam ]] ;;
+    btai)     [[ $t == agent || $t == pomdp || $t == ffg || $t == nodes || $t == schedule || $t == expfam ]] ;;
+    si)       [[ $t == agent || $t == pomdp || $t == expfam ]] ;;
+    envs)     [[ $t == pomdp || $t == agent ]] ;;
+    fit)      [[ $t == agent || $t == behaviour || $t == pomdp || $t == expfam ]] ;;
     internal) [[ $libs == *" $t "* ]] ;;
     cmd|examples) [[ $libs == *" $t "* ]] ;;
     *) return 1 ;;
@@ -109,6 +111,16 @@ selftest() {
 0;$mod/examples/hmm|$mod/ffg $mod/nodes $mod/model|
 0;$mod/model|$mod/ffg $mod/nodes $mod/schedule|
 0;$mod/expfam|gonum.org/v1/gonum/mathext|github.com/google/go-cmp/cmp
+0;$mod/aci|$mod/agent $mod/pomdp|
+0;$mod/btai|$mod/agent $mod/pomdp $mod/ffg|$mod/envs
+0;$mod/si|$mod/agent $mod/pomdp $mod/expfam|
+0;$mod/envs|$mod/pomdp $mod/agent|
+0;$mod/agent|$mod/pomdp $mod/behaviour $mod/expfam|
+0;$mod/behaviour|$mod/pomdp|
+0;$mod/fit|$mod/agent $mod/behaviour $mod/pomdp $mod/expfam|$mod/aci
+0;$mod/cmd/arbor|$mod/agent $mod/behaviour $mod/pomdp|
+0;$mod/internal/output|$mod/agent $mod/behaviour|
+0;$mod/pomdp||$mod/agent $mod/behaviour
 1;$mod/aci|$mod/messages|
 1;$mod/btai|$mod/messages|
 1;$mod/schedule|$mod/expfam|
@@ -138,6 +150,15 @@ selftest() {
 1;$mod/model|$mod/cmd/arbor|
 1;$mod/newpkg|$mod/expfam|
 1;$mod/expfam|github.com/google/go-cmp/cmp|
+1;$mod/behaviour|$mod/agent|
+1;$mod/pomdp|$mod/agent|
+1;$mod/pomdp|$mod/behaviour|
+1;$mod/agent|$mod/aci|
+1;$mod/agent|$mod/ffg|
+1;$mod/behaviour|$mod/ffg|
+1;$mod/envs|$mod/behaviour|
+1;$mod/si|$mod/behaviour|
+1;$mod/agent||$mod/cmd/arbor
 EOF
   if [ $fail = 0 ]; then echo "importcheck selftest: ok"; fi
   return $fail

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/arbor-ai/arbor/aci"
+	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/pomdp"
 )
 
@@ -33,7 +34,7 @@ func twoControlModel(t *testing.T) *pomdp.Model {
 func TestActionFactorsIndependent(t *testing.T) {
 	m := twoControlModel(t)
 	ctx := context.Background()
-	decide := func(alpha float64, af pomdp.ActionFactors) *pomdp.Decision {
+	decide := func(alpha float64, af agent.ActionFactors) *agent.Decision {
 		ag, err := aci.NewAgent(m, &aci.AgentOptions{Horizon: 2, Gamma: 4, ActionPrecision: &alpha, ActionFactors: af})
 		if err != nil {
 			t.Fatal(err)
@@ -41,13 +42,13 @@ func TestActionFactorsIndependent(t *testing.T) {
 		if err := ag.Reset(ctx, 0); err != nil {
 			t.Fatal(err)
 		}
-		d, err := ag.Decide(ctx, pomdp.StepRand(1, 0, 0, 0))
+		d, err := ag.Decide(ctx, agent.StepRand(1, 0, 0, 0))
 		if err != nil {
 			t.Fatal(err)
 		}
 		return d
 	}
-	P := decide(1, pomdp.JointActions).Probs
+	P := decide(1, agent.JointActions).Probs
 	var px, py [2]float64
 	var ctrl []int
 	for u, p := range P {
@@ -56,8 +57,8 @@ func TestActionFactorsIndependent(t *testing.T) {
 		py[ctrl[1]] += p
 	}
 	for _, alpha := range []float64{1, 3} {
-		ind := decide(alpha, pomdp.IndependentActions).Probs
-		joint := decide(alpha, pomdp.JointActions).Probs
+		ind := decide(alpha, agent.IndependentActions).Probs
+		joint := decide(alpha, agent.JointActions).Probs
 		zx := math.Pow(px[0], alpha) + math.Pow(px[1], alpha)
 		zy := math.Pow(py[0], alpha) + math.Pow(py[1], alpha)
 		differs := false
@@ -73,7 +74,7 @@ func TestActionFactorsIndependent(t *testing.T) {
 			t.Errorf("α %v: independent %v equals joint %v (the model average here is not a product)", alpha, ind, joint)
 		}
 	}
-	if _, err := aci.NewAgent(m, &aci.AgentOptions{Horizon: 1, ActionFactors: pomdp.ActionFactors(5)}); err == nil {
+	if _, err := aci.NewAgent(m, &aci.AgentOptions{Horizon: 1, ActionFactors: agent.ActionFactors(5)}); err == nil {
 		t.Error("ActionFactors(5): no error")
 	}
 }

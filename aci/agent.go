@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/expfam"
 	"github.com/arbor-ai/arbor/ffg"
 	"github.com/arbor-ai/arbor/nodes"
@@ -90,11 +91,11 @@ type AgentOptions struct {
 	// the past; docs/pomdp.md, "Past inference").
 	Past pomdp.PastInference
 	// ActionFactors is how a model with several controllable factors
-	// chooses: pomdp.JointActions (the default: P(u) ∝ P_marginal(u)^α
-	// over the joint actions) or pomdp.IndependentActions (each factor's
+	// chooses: agent.JointActions (the default: P(u) ∝ P_marginal(u)^α
+	// over the joint actions) or agent.IndependentActions (each factor's
 	// control from σ(α ln P_f), P_f its marginal, as pymdp samples; the
 	// product is what a recorded choice is scored with).
-	ActionFactors pomdp.ActionFactors
+	ActionFactors agent.ActionFactors
 }
 
 // resolve returns the options with defaults filled in, or an error naming
@@ -134,7 +135,7 @@ func (o *AgentOptions) resolve(m *pomdp.Model) (AgentOptions, error) {
 	}
 	r.LearningRate, r.Forgetting = clonePtr(o.LearningRate), clonePtr(o.Forgetting)
 	if !r.ActionFactors.Valid() {
-		return r, fmt.Errorf("AgentOptions.ActionFactors: %v, want pomdp.JointActions or pomdp.IndependentActions", r.ActionFactors)
+		return r, fmt.Errorf("AgentOptions.ActionFactors: %v, want agent.JointActions or agent.IndependentActions", r.ActionFactors)
 	}
 	if r.Habits != nil {
 		if len(r.Habits) != m.NumActions() {
@@ -269,7 +270,7 @@ type Agent struct {
 	probs  []float64 // the choice distribution of the last Act
 }
 
-var _ pomdp.Agent = (*Agent)(nil)
+var _ agent.Agent = (*Agent)(nil)
 
 // NewAgent returns an agent for the POMDP m. A nil opts means the
 // documented defaults (see AgentOptions). When m has concentrations a, b
@@ -389,7 +390,7 @@ func (a *Agent) Reset(ctx context.Context, obs int) error {
 // AdvanceMixed is Advance after an action that is not known (a missed
 // response), taken with the distribution probs over joint actions: the
 // belief is carried forward under that mixture of transitions
-// (pomdp.Past.GrowMixed; pomdp.MixedAdvancer). History lists the action as
+// (pomdp.Past.GrowMixed; agent.MixedAdvancer). History lists the action as
 // -1.
 func (a *Agent) AdvanceMixed(ctx context.Context, probs []float64, obs int) error {
 	if a.past == nil {
@@ -410,7 +411,7 @@ func (a *Agent) AdvanceMixed(ctx context.Context, probs []float64, obs int) erro
 	return err
 }
 
-var _ pomdp.MixedAdvancer = (*Agent)(nil)
+var _ agent.MixedAdvancer = (*Agent)(nil)
 
 // Advance records the action taken at the present step and the
 // observation that followed (Observe), and infers the new present state
@@ -503,13 +504,13 @@ func (a *Agent) Act(ctx context.Context) (int, error) {
 	return a.plan.Action, nil
 }
 
-// Decide is Act with the choice drawn from rng (pomdp.Agent): the
+// Decide is Act with the choice drawn from rng (agent.Agent): the
 // decision's Probs is the choice distribution σ(α ln P_marginal(u))
 // (AgentOptions.ActionPrecision), its Values the G, risk, ambiguity and
 // q(pi) of the policies held by pi (Plan.Policies) and the model average
 // P_marginal, and its Detail the *Plan. A nil rng is an error, whatever the
 // choice rule.
-func (a *Agent) Decide(ctx context.Context, rng *rand.Rand) (*pomdp.Decision, error) {
+func (a *Agent) Decide(ctx context.Context, rng *rand.Rand) (*agent.Decision, error) {
 	if rng == nil && a.past != nil {
 		return nil, errors.New("aci: Decide with a nil random stream")
 	}
@@ -517,12 +518,12 @@ func (a *Agent) Decide(ctx context.Context, rng *rand.Rand) (*pomdp.Decision, er
 		return nil, err
 	}
 	p := a.plan
-	d := &pomdp.Decision{Probs: clone(a.probs), Action: p.Action, Detail: p}
+	d := &agent.Decision{Probs: clone(a.probs), Action: p.Action, Detail: p}
 	G, risk, amb := make([]float64, len(p.Policies)), make([]float64, len(p.Policies)), make([]float64, len(p.Policies))
 	for i, rp := range p.Policies {
 		G[i], risk[i], amb[i] = rp.G, rp.Risk, rp.Ambiguity
 	}
-	d.Values = []pomdp.NamedValues{
+	d.Values = []agent.NamedValues{
 		{Name: "G", Values: G}, {Name: "risk", Values: risk}, {Name: "ambiguity", Values: amb},
 		{Name: "q_pi", Values: clone(p.QPi)}, {Name: "action_marginal", Values: clone(p.ActionProbs)},
 	}
@@ -562,8 +563,8 @@ func (a *Agent) act(ctx context.Context, rng *rand.Rand) error {
 	if a.opts.ActionPrecision != nil {
 		al = *a.opts.ActionPrecision
 	}
-	if al != 1 || a.opts.ActionFactors != pomdp.JointActions {
-		if probs, err = pomdp.ChoiceProbs(nil, model, plan.ActionProbs, al, a.opts.ActionFactors); err != nil {
+	if al != 1 || a.opts.ActionFactors != agent.JointActions {
+		if probs, err = agent.ChoiceProbs(nil, model, plan.ActionProbs, al, a.opts.ActionFactors); err != nil {
 			return fmt.Errorf("AgentOptions.ActionPrecision: %w", err)
 		}
 	}
@@ -763,7 +764,7 @@ func (a *Agent) inferPolicy(ctx context.Context, plan *Plan, G []float64) error 
 // (SelectSample), or the most probable action under the model average p.
 func (a *Agent) choose(rng *rand.Rand, p, probs []float64) int {
 	if a.opts.Select == SelectSample {
-		return pomdp.Sample(rng, probs)
+		return agent.Sample(rng, probs)
 	}
 	best := 0
 	for u, q := range p {

@@ -10,11 +10,12 @@ import (
 	"testing"
 
 	"github.com/arbor-ai/arbor/aci"
+	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/pomdp"
 )
 
 // TestRunAgents: a batch of agents gives, in order, the episodes that each
-// agent gives when run one after the other with pomdp.RunEpisode and the
+// agent gives when run one after the other with agent.RunEpisode and the
 // same streams, with 1 or 3 workers (sampled actions and a sampled process,
 // so the seed matters); a cancelled context and a failing environment are
 // errors, the latter naming the agent and trial.
@@ -24,8 +25,8 @@ func TestRunAgents(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := &aci.AgentOptions{Horizon: 2, Select: aci.SelectSample}
-	newAgent := func() (pomdp.Agent, error) { return aci.NewAgent(m, opts) }
-	newEnv := func(u pomdp.Unit) (pomdp.Environment, error) {
+	newAgent := func() (agent.Agent, error) { return aci.NewAgent(m, opts) }
+	newEnv := func(u agent.Unit) (agent.Environment, error) {
 		return pomdp.NewProcess(m, rand.New(rand.NewPCG(uint64(u.Agent), 1))), nil
 	}
 	const agents, seed = 6, 5
@@ -33,8 +34,8 @@ func TestRunAgents(t *testing.T) {
 	distinct := map[string]bool{}
 	for a := range agents {
 		ag, _ := newAgent()
-		env, _ := newEnv(pomdp.Unit{Agent: a})
-		ep, err := pomdp.RunEpisode(context.Background(), ag, env, &pomdp.EpisodeSettings{MaxSteps: 8, Seed: seed, Agent: a})
+		env, _ := newEnv(agent.Unit{Agent: a})
+		ep, err := agent.RunEpisode(context.Background(), ag, env, &agent.EpisodeSettings{MaxSteps: 8, Seed: seed, Agent: a})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -46,8 +47,8 @@ func TestRunAgents(t *testing.T) {
 	}
 	for _, workers := range []int{1, 3} {
 		var got []string
-		err := pomdp.RunAgents(context.Background(), &pomdp.Runs{Agents: agents, Workers: workers, MaxSteps: 8, Seed: seed},
-			newAgent, newEnv, func(u pomdp.Unit, ep *pomdp.Episode) error {
+		err := agent.RunAgents(context.Background(), &agent.Runs{Agents: agents, Workers: workers, MaxSteps: 8, Seed: seed},
+			newAgent, newEnv, func(u agent.Unit, ep *agent.Episode) error {
 				if u.Agent != len(got) || u.Trial != 0 {
 					t.Errorf("unit %+v out of order", u)
 				}
@@ -63,17 +64,17 @@ func TestRunAgents(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	err = pomdp.RunAgents(ctx, &pomdp.Runs{Agents: agents, Workers: 2}, newAgent, newEnv, func(pomdp.Unit, *pomdp.Episode) error { return nil })
+	err = agent.RunAgents(ctx, &agent.Runs{Agents: agents, Workers: 2}, newAgent, newEnv, func(agent.Unit, *agent.Episode) error { return nil })
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled context: %v, want context.Canceled", err)
 	}
-	badEnv := func(u pomdp.Unit) (pomdp.Environment, error) {
+	badEnv := func(u agent.Unit) (agent.Environment, error) {
 		if u.Agent == 2 {
 			return nil, errors.New("no environment")
 		}
 		return newEnv(u)
 	}
-	err = pomdp.RunAgents(context.Background(), &pomdp.Runs{Agents: agents, Workers: 2, MaxSteps: 3}, newAgent, badEnv, func(pomdp.Unit, *pomdp.Episode) error { return nil })
+	err = agent.RunAgents(context.Background(), &agent.Runs{Agents: agents, Workers: 2, MaxSteps: 3}, newAgent, badEnv, func(agent.Unit, *agent.Episode) error { return nil })
 	if err == nil || !strings.Contains(err.Error(), "agent 3 trial 1: no environment") {
 		t.Errorf("a unit without an environment: %v", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/arbor-ai/arbor/aci"
+	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/pomdp"
 )
 
@@ -340,7 +341,7 @@ func TestFactorisedSpellingIdentical(t *testing.T) {
 			t.Fatal(err)
 		}
 		env := pomdp.NewProcess(m, rand.New(rand.NewPCG(7, 7)))
-		ep, err := pomdp.RunEpisode(context.Background(), ag, env, &pomdp.EpisodeSettings{MaxSteps: 6})
+		ep, err := agent.RunEpisode(context.Background(), ag, env, &agent.EpisodeSettings{MaxSteps: 6})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/arbor-ai/arbor/aci"
+	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/pomdp"
 )
 
@@ -425,7 +426,7 @@ func TestMisuse(t *testing.T) {
 }
 
 // TestAgentsShareModel runs two agents on one model (with concentrations
-// a, b and d, and novelty) on two goroutines at once, as pomdp.RunAgents
+// a, b and d, and novelty) on two goroutines at once, as agent.RunAgents
 // does with several workers; under -race it finds any write to what they
 // share, and without it the model is checked unchanged.
 func TestAgentsShareModel(t *testing.T) {
@@ -434,15 +435,15 @@ func TestAgentsShareModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	newAgent := func() (pomdp.Agent, error) {
+	newAgent := func() (agent.Agent, error) {
 		return aci.NewAgent(m, &aci.AgentOptions{Novelty: true, Select: aci.SelectSample, Horizon: 2})
 	}
-	newEnv := func(u pomdp.Unit) (pomdp.Environment, error) {
-		return pomdp.NewProcess(m, pomdp.WorldRand(5, u.Index(3))), nil
+	newEnv := func(u agent.Unit) (agent.Environment, error) {
+		return pomdp.NewProcess(m, agent.WorldRand(5, u.Index(3))), nil
 	}
 	episodes := 0
-	err = pomdp.RunAgents(context.Background(), &pomdp.Runs{Agents: 2, Trials: 3, Workers: 2, MaxSteps: 4, Seed: 5, Carry: true},
-		newAgent, newEnv, func(pomdp.Unit, *pomdp.Episode) error { episodes++; return nil })
+	err = agent.RunAgents(context.Background(), &agent.Runs{Agents: 2, Trials: 3, Workers: 2, MaxSteps: 4, Seed: 5, Carry: true},
+		newAgent, newEnv, func(agent.Unit, *agent.Episode) error { episodes++; return nil })
 	if err != nil {
 		t.Fatal(err)
 	}

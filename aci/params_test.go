@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/arbor-ai/arbor/aci"
+	"github.com/arbor-ai/arbor/agent"
+	"github.com/arbor-ai/arbor/behaviour"
 	"github.com/arbor-ai/arbor/pomdp"
 )
 
@@ -24,7 +26,7 @@ func TestFactory(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	subjects, err := pomdp.ReadBehaviour(f, "subjects.csv", m)
+	subjects, err := behaviour.Read(f, "subjects.csv", m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,10 +48,10 @@ func TestFactory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ll := func(ag pomdp.Agent) float64 {
+	ll := func(ag agent.Agent) float64 {
 		s := 0.0
 		for i, tr := range subjects[0].Trials {
-			rt, err := pomdp.Replay(context.Background(), ag, tr.Obs, tr.Actions, &pomdp.EpisodeSettings{Trial: i})
+			rt, err := agent.Replay(context.Background(), ag, tr.Obs, tr.Actions, &agent.EpisodeSettings{Trial: i})
 			if err != nil {
 				t.Fatal(err)
 			}

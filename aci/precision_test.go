@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/arbor-ai/arbor/aci"
+	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/pomdp"
 )
 
@@ -21,7 +22,7 @@ func TestActionPrecision(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	decide := func(alpha *float64) *pomdp.Decision {
+	decide := func(alpha *float64) *agent.Decision {
 		ag, err := aci.NewAgent(m, &aci.AgentOptions{Horizon: 2, Gamma: 4, ActionPrecision: alpha})
 		if err != nil {
 			t.Fatal(err)
@@ -29,7 +30,7 @@ func TestActionPrecision(t *testing.T) {
 		if err := ag.Reset(ctx, 1); err != nil {
 			t.Fatal(err)
 		}
-		d, err := ag.Decide(ctx, pomdp.StepRand(1, 0, 0, 0))
+		d, err := ag.Decide(ctx, agent.StepRand(1, 0, 0, 0))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/arbor-ai/arbor/aci"
+	"github.com/arbor-ai/arbor/agent"
+	"github.com/arbor-ai/arbor/behaviour"
 	"github.com/arbor-ai/arbor/pomdp"
 )
 
@@ -54,7 +56,7 @@ func TestReplayMatchesPymdp(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	subjects, err := pomdp.ReadBehaviour(f, "subjects.csv", m)
+	subjects, err := behaviour.Read(f, "subjects.csv", m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,8 +76,8 @@ func TestReplayMatchesPymdp(t *testing.T) {
 		ll, n := 0.0, 0
 		for i, tr := range sub.Trials {
 			step := 0
-			rt, err := pomdp.Replay(ctx, ag, tr.Obs, tr.Actions, &pomdp.EpisodeSettings{Seed: 1, Agent: k, Trial: i,
-				OnStep: func(st *pomdp.Step) error {
+			rt, err := agent.Replay(ctx, ag, tr.Obs, tr.Actions, &agent.EpisodeSettings{Seed: 1, Agent: k, Trial: i,
+				OnStep: func(st *agent.Step) error {
 					defer func() { step++ }()
 					if k != 0 || st.Decision == nil {
 						return nil

@@ -7,11 +7,12 @@ import (
 	"testing"
 
 	"github.com/arbor-ai/arbor/aci"
+	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/pomdp"
 )
 
-// TestRunEpisodeMatchesManualLoop: pomdp.RunEpisode is Reset, then Decide
-// (with the step's stream pomdp.StepRand), env.Step and Advance per step,
+// TestRunEpisodeMatchesManualLoop: agent.RunEpisode is Reset, then Decide
+// (with the step's stream agent.StepRand), env.Step and Advance per step,
 // then EndTrial; on the reference model used as its own process
 // (pomdp.Process, same seed) it takes the same actions, sees the same
 // observations and learns the same concentrations as that loop written
@@ -36,9 +37,9 @@ func TestRunEpisodeMatchesManualLoop(t *testing.T) {
 		t.Fatal(err)
 	}
 	calls := 0
-	ep, err := pomdp.RunEpisode(ctx, a1, pomdp.NewProcess(m, rand.New(rand.NewPCG(9, 9))), &pomdp.EpisodeSettings{
+	ep, err := agent.RunEpisode(ctx, a1, pomdp.NewProcess(m, rand.New(rand.NewPCG(9, 9))), &agent.EpisodeSettings{
 		MaxSteps: 6, Seed: seed,
-		OnStep: func(st *pomdp.Step) error {
+		OnStep: func(st *agent.Step) error {
 			if st.T != calls {
 				t.Errorf("OnStep step %d, want %d", st.T, calls)
 			}
@@ -60,7 +61,7 @@ func TestRunEpisodeMatchesManualLoop(t *testing.T) {
 		t.Fatal(err)
 	}
 	for step := range 6 {
-		d, err := a2.Decide(ctx, pomdp.StepRand(seed, 0, 0, step))
+		d, err := a2.Decide(ctx, agent.StepRand(seed, 0, 0, step))
 		if err != nil {
 			t.Fatal(err)
 		}

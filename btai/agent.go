@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/ffg"
 	"github.com/arbor-ai/arbor/nodes"
 	"github.com/arbor-ai/arbor/pomdp"
@@ -173,7 +174,7 @@ func NewAgent(m *pomdp.Model, opts *Options, rng *rand.Rand) (*Agent, error) {
 
 // SetRand makes rng drive the action sampling and roll-outs of Plan and
 // SelectAction from now on (nil: a fixed seed of 1). Decide draws from the
-// stream it is given instead (pomdp.StepRand in the episode and replay
+// stream it is given instead (agent.StepRand in the episode and replay
 // drivers).
 func (a *Agent) SetRand(rng *rand.Rand) {
 	if rng == nil {
@@ -323,16 +324,16 @@ func (a *Agent) inferPast(ctx context.Context) error {
 	return nil
 }
 
-var _ pomdp.Agent = (*Agent)(nil)
+var _ agent.Agent = (*Agent)(nil)
 
 // Decide plans from the present (Plan) with rng driving the roll-outs and
 // the choice, and picks an action with the configured rule
-// (pomdp.Agent). The decision's Probs is the distribution the action is
+// (agent.Agent). The decision's Probs is the distribution the action is
 // drawn from (Softmax: σ(-α ḡ) over the root children's average costs;
 // Visits: N_u^α normalised), one-hot for the deterministic rules
 // (Decision.Deterministic); its Values are the root children's average
 // costs and visit counts, and its Detail the *Tree.
-func (a *Agent) Decide(ctx context.Context, rng *rand.Rand) (*pomdp.Decision, error) {
+func (a *Agent) Decide(ctx context.Context, rng *rand.Rand) (*agent.Decision, error) {
 	if a.past == nil {
 		return nil, errZero
 	}
@@ -345,21 +346,21 @@ func (a *Agent) Decide(ctx context.Context, rng *rand.Rand) (*pomdp.Decision, er
 	if err := a.Plan(ctx); err != nil {
 		return nil, err
 	}
-	d := &pomdp.Decision{Probs: make([]float64, a.nu), Deterministic: a.opts.ActionSelection.Deterministic(), Detail: &a.tree}
+	d := &agent.Decision{Probs: make([]float64, a.nu), Deterministic: a.opts.ActionSelection.Deterministic(), Detail: &a.tree}
 	d.Action = a.tree.SelectAction(a.opts.ActionSelection, *a.opts.ActionPrecision, rng, d.Probs)
 	costs, visits := make([]float64, a.nu), make([]float64, a.nu)
 	for u := range a.nu {
 		n := &a.tree.Nodes[a.tree.Child(0, u)]
 		costs[u], visits[u] = n.Average(), float64(n.Visits)
 	}
-	d.Values = []pomdp.NamedValues{{Name: "average_cost", Values: costs}, {Name: "visits", Values: visits}}
+	d.Values = []agent.NamedValues{{Name: "average_cost", Values: costs}, {Name: "visits", Values: visits}}
 	return d, nil
 }
 
 // AdvanceMixed is Step after an action that is not known (a missed
 // response), taken with the distribution probs over joint actions: the
 // past grows with the action hidden, distributed as probs
-// (pomdp.Past.GrowMixed; pomdp.MixedAdvancer).
+// (pomdp.Past.GrowMixed; agent.MixedAdvancer).
 func (a *Agent) AdvanceMixed(ctx context.Context, probs []float64, obs int) error {
 	if a.past == nil {
 		return errZero
@@ -385,12 +386,12 @@ func (a *Agent) AdvanceMixed(ctx context.Context, probs []float64, obs int) erro
 	return nil
 }
 
-var _ pomdp.MixedAdvancer = (*Agent)(nil)
+var _ agent.MixedAdvancer = (*Agent)(nil)
 
-// Advance is Step (pomdp.Agent).
+// Advance is Step (agent.Agent).
 func (a *Agent) Advance(ctx context.Context, action, obs int) error { return a.Step(ctx, action, obs) }
 
-// EndTrial closes the episode (pomdp.Agent): the Dirichlet posteriors of
+// EndTrial closes the episode (agent.Agent): the Dirichlet posteriors of
 // the episode become the priors of the next one (Reset does it otherwise).
 // The episode's graph stays available until the next Reset. EndTrial
 // before Reset, or a second time, is an error.

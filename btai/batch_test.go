@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/btai"
 	"github.com/arbor-ai/arbor/pomdp"
 )
@@ -18,19 +19,19 @@ func ptr(x float64) *float64 { return &x }
 // runSeedEpisodes runs seeds 0..seeds-1 of the agent for model p with
 // options o, one episode each in a fresh environment, on workers
 // goroutines: seed k is trial k of a batch with seed 0, whose decisions
-// draw from pomdp.StepRand(0, 0, k, t) = the streams of a run with seed k
+// draw from agent.StepRand(0, 0, k, t) = the streams of a run with seed k
 // (what arbor btai run --seed k draws).
-func runSeedEpisodes(ctx context.Context, p *pomdp.Model, o *btai.Options, env func() pomdp.Environment, seeds, maxSteps, workers int) ([]*pomdp.Episode, error) {
-	eps := make([]*pomdp.Episode, 0, seeds)
-	err := pomdp.RunAgents(ctx, &pomdp.Runs{Trials: seeds, Workers: workers, MaxSteps: maxSteps},
-		func() (pomdp.Agent, error) { return btai.NewAgent(p, o, nil) },
-		func(pomdp.Unit) (pomdp.Environment, error) { return env(), nil },
-		func(_ pomdp.Unit, ep *pomdp.Episode) error { eps = append(eps, ep); return nil })
+func runSeedEpisodes(ctx context.Context, p *pomdp.Model, o *btai.Options, env func() agent.Environment, seeds, maxSteps, workers int) ([]*agent.Episode, error) {
+	eps := make([]*agent.Episode, 0, seeds)
+	err := agent.RunAgents(ctx, &agent.Runs{Trials: seeds, Workers: workers, MaxSteps: maxSteps},
+		func() (agent.Agent, error) { return btai.NewAgent(p, o, nil) },
+		func(agent.Unit) (agent.Environment, error) { return env(), nil },
+		func(_ agent.Unit, ep *agent.Episode) error { eps = append(eps, ep); return nil })
 	return eps, err
 }
 
 // TestRunSeeds: a batch of seeds gives, in order, the episodes that one
-// agent per seed gives run one after the other with pomdp.RunEpisode and
+// agent per seed gives run one after the other with agent.RunEpisode and
 // seed k, with 1 or 3 workers; a cancelled context is an error.
 func TestRunSeeds(t *testing.T) {
 	mz, p := mazeModel(t, "1.maze")
@@ -43,14 +44,14 @@ func TestRunSeeds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ep, err := pomdp.RunEpisode(context.Background(), ag, mz.Clone(), &pomdp.EpisodeSettings{MaxSteps: 12, Seed: uint64(k)})
+		ep, err := agent.RunEpisode(context.Background(), ag, mz.Clone(), &agent.EpisodeSettings{MaxSteps: 12, Seed: uint64(k)})
 		if err != nil {
 			t.Fatal(err)
 		}
 		want[k] = ep.Actions()
 	}
 	for _, workers := range []int{1, 3} {
-		eps, err := runSeedEpisodes(context.Background(), p, &o, func() pomdp.Environment { return mz.Clone() }, seeds, 12, workers)
+		eps, err := runSeedEpisodes(context.Background(), p, &o, func() agent.Environment { return mz.Clone() }, seeds, 12, workers)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,7 +63,7 @@ func TestRunSeeds(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := runSeedEpisodes(ctx, p, &o, func() pomdp.Environment { return mz.Clone() }, seeds, 12, 2); !errors.Is(err, context.Canceled) {
+	if _, err := runSeedEpisodes(ctx, p, &o, func() agent.Environment { return mz.Clone() }, seeds, 12, 2); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled context: %v, want context.Canceled", err)
 	}
 }
@@ -79,8 +80,8 @@ func TestDecisionCosts(t *testing.T) {
 		t.Fatal(err)
 	}
 	steps := 0
-	_, err = pomdp.RunEpisode(context.Background(), ag, mz.Clone(), &pomdp.EpisodeSettings{MaxSteps: 6, Seed: 1,
-		OnStep: func(st *pomdp.Step) error {
+	_, err = agent.RunEpisode(context.Background(), ag, mz.Clone(), &agent.EpisodeSettings{MaxSteps: 6, Seed: 1,
+		OnStep: func(st *agent.Step) error {
 			if st.Decision == nil {
 				return nil
 			}
@@ -128,7 +129,7 @@ func TestVisitsRule(t *testing.T) {
 		if err := ag.Reset(ctx, 9); err != nil {
 			t.Fatal(err)
 		}
-		d, err := ag.Decide(ctx, pomdp.StepRand(1, 0, 0, 0))
+		d, err := ag.Decide(ctx, agent.StepRand(1, 0, 0, 0))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/btai"
 	"github.com/arbor-ai/arbor/pomdp"
 )
@@ -170,7 +171,7 @@ func TestDeterministicBEpisode(t *testing.T) {
 				t.Fatal(err)
 			}
 			env := &pomdpEnv{m: m, s: 1}
-			if _, err := pomdp.RunEpisode(ctx, ag, env, &pomdp.EpisodeSettings{MaxSteps: 8}); err != nil {
+			if _, err := agent.RunEpisode(ctx, ag, env, &agent.EpisodeSettings{MaxSteps: 8}); err != nil {
 				t.Errorf("%v, global %v: %v", inf, global, err)
 			}
 		}
@@ -241,7 +242,7 @@ func TestConcentrationsCarryOver(t *testing.T) {
 	env := pomdp.NewProcess(m, rand.New(rand.NewPCG(1, 2)))
 	sum := func(x []float64) float64 { return x[0] + x[1] + x[2] }
 	for ep, want := range []float64{7, 8} {
-		if _, err := pomdp.RunEpisode(context.Background(), ag, env, &pomdp.EpisodeSettings{MaxSteps: 1}); err != nil {
+		if _, err := agent.RunEpisode(context.Background(), ag, env, &agent.EpisodeSettings{MaxSteps: 1}); err != nil {
 			t.Fatal(err)
 		}
 		cd := ag.Concentrations().D[0]

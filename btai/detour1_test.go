@@ -5,9 +5,9 @@ import (
 	"math"
 	"testing"
 
+	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/btai"
 	"github.com/arbor-ai/arbor/envs"
-	"github.com/arbor-ai/arbor/pomdp"
 )
 
 // TestDetour1StartTree pins why the default preset without novelty solves
@@ -38,7 +38,7 @@ func TestDetour1StartTree(t *testing.T) {
 		if err := ag.Reset(context.Background(), env.Reset()); err != nil {
 			t.Fatal(err)
 		}
-		d, err := ag.Decide(context.Background(), pomdp.StepRand(0, 0, 0, 0))
+		d, err := ag.Decide(context.Background(), agent.StepRand(0, 0, 0, 0))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -28,14 +28,14 @@
 // After planning, an action is chosen from the root's children (softmax of
 // -α ḡ, visit counts N^α, most visited, or lowest average cost), the
 // planning sub-tree is removed from the graph, and the past grows by one
-// step (Algorithm 2). Agent implements pomdp.Agent (Reset, Decide, Advance,
-// EndTrial), so pomdp.RunEpisode, pomdp.RunAgents and pomdp.Replay drive
+// step (Algorithm 2). Agent implements agent.Agent (Reset, Decide, Advance,
+// EndTrial), so agent.RunEpisode, agent.RunAgents and agent.Replay drive
 // it like any other planner.
 //
 // Presets set every planning option at once: PresetScaleFree (the default,
 // DefaultOptions), PresetPaper (the paper's literal algorithm) and PresetHP
 // (the paper author's C++ implementation); PresetByName finds them by name.
-// Every decision draws from its own random stream, pomdp.StepRand(seed,
+// Every decision draws from its own random stream, agent.StepRand(seed,
 // agent, trial, step), so that runs of the library and of arbor btai run
 // --seed k agree and a replay of a run repeats its decisions.
 //

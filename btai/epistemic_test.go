@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/arbor-ai/arbor/aci"
+	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/btai"
 	"github.com/arbor-ai/arbor/pomdp"
 )
@@ -19,12 +20,12 @@ type epistemicTask struct {
 	Name  string
 	File  string
 	Steps int
-	Score func(m *pomdp.Model, ep *pomdp.Episode) float64
+	Score func(m *pomdp.Model, ep *agent.Episode) float64
 }
 
 // outcomeSeen is 1 when some observation after the first has outcome name
 // in modality mod (the last modality when mod < 0), else 0.
-func outcomeSeen(m *pomdp.Model, ep *pomdp.Episode, mod int, name string) float64 {
+func outcomeSeen(m *pomdp.Model, ep *agent.Episode, mod int, name string) float64 {
 	if mod < 0 {
 		mod = m.NumModalities() - 1
 	}
@@ -47,17 +48,17 @@ func outcomeName(m *pomdp.Model, o, mod int) string {
 var epistemicTasks = []epistemicTask{
 	// The T-maze with a uniform context prior: reach the reward within two
 	// moves (the cue first, then the arm it points to).
-	{"t-maze", "../examples/pomdp/tmaze-uniform.json", 2, func(m *pomdp.Model, ep *pomdp.Episode) float64 {
+	{"t-maze", "../examples/pomdp/tmaze-uniform.json", 2, func(m *pomdp.Model, ep *agent.Episode) float64 {
 		return outcomeSeen(m, ep, -1, "reward")
 	}},
 	// The tiger problem: find the treasure within three actions (listen,
 	// then open).
-	{"tiger", "../examples/pomdp/tiger.json", 3, func(m *pomdp.Model, ep *pomdp.Episode) float64 {
+	{"tiger", "../examples/pomdp/tiger.json", 3, func(m *pomdp.Model, ep *agent.Episode) float64 {
 		return outcomeSeen(m, ep, 0, "treasure")
 	}},
 	// The cue bandit: wins per action over six actions (the hint first,
 	// then the arm it points to).
-	{"cue bandit", "../examples/pomdp/cue-bandit.json", 6, func(m *pomdp.Model, ep *pomdp.Episode) float64 {
+	{"cue bandit", "../examples/pomdp/cue-bandit.json", 6, func(m *pomdp.Model, ep *agent.Episode) float64 {
 		wins := 0.0
 		for _, o := range ep.Observations()[1:] {
 			if outcomeName(m, o, 2) == "win" {
@@ -69,17 +70,17 @@ var epistemicTasks = []epistemicTask{
 }
 
 // taskRate runs trials fresh trials of task with agents from newAgent,
-// trial i's world drawn from pomdp.WorldRand(1, i) (the same worlds for
+// trial i's world drawn from agent.WorldRand(1, i) (the same worlds for
 // every agent), and returns the mean score.
-func taskRate(t *testing.T, task epistemicTask, m *pomdp.Model, trials int, newAgent func() (pomdp.Agent, error)) float64 {
+func taskRate(t *testing.T, task epistemicTask, m *pomdp.Model, trials int, newAgent func() (agent.Agent, error)) float64 {
 	t.Helper()
 	sum := 0.0
-	err := pomdp.RunAgents(context.Background(), &pomdp.Runs{Trials: trials, Workers: runtime.GOMAXPROCS(0), MaxSteps: task.Steps, Seed: 1},
+	err := agent.RunAgents(context.Background(), &agent.Runs{Trials: trials, Workers: runtime.GOMAXPROCS(0), MaxSteps: task.Steps, Seed: 1},
 		newAgent,
-		func(u pomdp.Unit) (pomdp.Environment, error) {
-			return pomdp.NewProcess(m, pomdp.WorldRand(1, u.Trial)), nil
+		func(u agent.Unit) (agent.Environment, error) {
+			return pomdp.NewProcess(m, agent.WorldRand(1, u.Trial)), nil
 		},
-		func(_ pomdp.Unit, ep *pomdp.Episode) error { sum += task.Score(m, ep); return nil })
+		func(_ agent.Unit, ep *agent.Episode) error { sum += task.Score(m, ep); return nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,8 +109,8 @@ func TestEpistemicTasks(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ref := taskRate(t, task, m, trials, func() (pomdp.Agent, error) { return aci.NewAgent(m, &aci.AgentOptions{Horizon: 2}) })
-			got := taskRate(t, task, m, trials, func() (pomdp.Agent, error) { return btai.NewAgent(m, nil, nil) })
+			ref := taskRate(t, task, m, trials, func() (agent.Agent, error) { return aci.NewAgent(m, &aci.AgentOptions{Horizon: 2}) })
+			got := taskRate(t, task, m, trials, func() (agent.Agent, error) { return btai.NewAgent(m, nil, nil) })
 			t.Logf("%s, %d trials: aci (horizon 2) %.3f, btai (defaults) %.3f", task.Name, trials, ref, got)
 			if got < ref-0.05 {
 				t.Errorf("%s: btai %.3f, want at least aci's %.3f - 0.05", task.Name, got, ref)

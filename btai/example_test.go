@@ -6,9 +6,9 @@ import (
 	"log"
 	"strings"
 
+	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/btai"
 	"github.com/arbor-ai/arbor/envs"
-	"github.com/arbor-ai/arbor/pomdp"
 )
 
 // A BTAI agent with the default options (100 planning iterations per
@@ -29,7 +29,7 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	ep, err := pomdp.RunEpisode(context.Background(), ag, mz, &pomdp.EpisodeSettings{MaxSteps: 10, Seed: 1})
+	ep, err := agent.RunEpisode(context.Background(), ag, mz, &agent.EpisodeSettings{MaxSteps: 10, Seed: 1})
 	if err != nil {
 		log.Fatal(err)
 	}

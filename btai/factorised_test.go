@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/btai"
 	"github.com/arbor-ai/arbor/expfam"
 	"github.com/arbor-ai/arbor/ffg"
@@ -339,7 +340,7 @@ func TestFactorisedEveryOption(t *testing.T) {
 					t.Fatal(err)
 				}
 				env := pomdp.NewProcess(m, rand.New(rand.NewPCG(3, 4)))
-				ep, err := pomdp.RunEpisode(context.Background(), ag, env, &pomdp.EpisodeSettings{MaxSteps: 4})
+				ep, err := agent.RunEpisode(context.Background(), ag, env, &agent.EpisodeSettings{MaxSteps: 4})
 				if err != nil {
 					t.Fatalf("%v/%v/%v: %v", cost, prop, inf, err)
 				}

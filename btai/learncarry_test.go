@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/pomdp"
 )
 
@@ -101,7 +102,7 @@ func tmazeWithPrior(t *testing.T, pl float64) *pomdp.Model {
 
 // firstDecision is the decision of a new agent of col at the T-maze's
 // start (observation start, no cue, no reward).
-func firstDecision(t *testing.T, m *pomdp.Model, col shortColumn) *pomdp.Decision {
+func firstDecision(t *testing.T, m *pomdp.Model, col shortColumn) *agent.Decision {
 	t.Helper()
 	ag, err := col.newAgent(m)
 	if err != nil {
@@ -114,7 +115,7 @@ func firstDecision(t *testing.T, m *pomdp.Model, col shortColumn) *pomdp.Decisio
 	if err := ag.Reset(context.Background(), o0); err != nil {
 		t.Fatal(err)
 	}
-	d, err := ag.Decide(context.Background(), pomdp.StepRand(0, 0, 0, 0))
+	d, err := ag.Decide(context.Background(), agent.StepRand(0, 0, 0, 0))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/btai"
 	"github.com/arbor-ai/arbor/envs"
 	"github.com/arbor-ai/arbor/pomdp"
@@ -55,7 +56,7 @@ func runSeeds(t testing.TB, mz *envs.Maze, p *pomdp.Model, opts *btai.Options, s
 	r := mazeResult{seeds: seeds}
 	steps := 0
 	// On every core (the same episodes as one after the other).
-	eps, err := runSeedEpisodes(context.Background(), p, opts, func() pomdp.Environment { return mz.Clone() }, seeds, maxSteps, runtime.GOMAXPROCS(0))
+	eps, err := runSeedEpisodes(context.Background(), p, opts, func() agent.Environment { return mz.Clone() }, seeds, maxSteps, runtime.GOMAXPROCS(0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +278,7 @@ func TestRunDeterministic(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ep, err := pomdp.RunEpisode(context.Background(), ag, mz, &pomdp.EpisodeSettings{MaxSteps: 8, Seed: seed})
+		ep, err := agent.RunEpisode(context.Background(), ag, mz, &agent.EpisodeSettings{MaxSteps: 8, Seed: seed})
 		if err != nil {
 			t.Fatal(err)
 		}

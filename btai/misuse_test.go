@@ -16,6 +16,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/btai"
 	"github.com/arbor-ai/arbor/pomdp"
 )
@@ -507,7 +508,7 @@ func TestMisuse(t *testing.T) {
 }
 
 // TestAgentsShareModel runs two agents on one model on two goroutines at
-// once, as pomdp.RunAgents does with several workers: a model with
+// once, as agent.RunAgents does with several workers: a model with
 // concentrations a, b and d (learnt, with novelty) and a factorised one.
 // Under -race it finds any write to what they share, and without it each
 // model is checked unchanged.
@@ -526,13 +527,13 @@ func TestAgentsShareModel(t *testing.T) {
 		if la, _, _ := m.Learnable(); la {
 			o.Novelty = true
 		}
-		newAgent := func() (pomdp.Agent, error) { return btai.NewAgent(m, &o, nil) }
-		newEnv := func(u pomdp.Unit) (pomdp.Environment, error) {
-			return pomdp.NewProcess(m, pomdp.WorldRand(5, u.Index(3))), nil
+		newAgent := func() (agent.Agent, error) { return btai.NewAgent(m, &o, nil) }
+		newEnv := func(u agent.Unit) (agent.Environment, error) {
+			return pomdp.NewProcess(m, agent.WorldRand(5, u.Index(3))), nil
 		}
 		episodes := 0
-		err = pomdp.RunAgents(context.Background(), &pomdp.Runs{Agents: 2, Trials: 3, Workers: 2, MaxSteps: 4, Seed: 5, Carry: true},
-			newAgent, newEnv, func(pomdp.Unit, *pomdp.Episode) error { episodes++; return nil })
+		err = agent.RunAgents(context.Background(), &agent.Runs{Agents: 2, Trials: 3, Workers: 2, MaxSteps: 4, Seed: 5, Carry: true},
+			newAgent, newEnv, func(agent.Unit, *agent.Episode) error { episodes++; return nil })
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/btai"
 	"github.com/arbor-ai/arbor/envs"
 	"github.com/arbor-ai/arbor/pomdp"
@@ -145,7 +146,7 @@ func TestTrialStepsEffect(t *testing.T) {
 			o := btai.DefaultOptions()
 			o.TrialSteps = limit
 			start := time.Now()
-			rate := taskRate(t, task, m, trials, func() (pomdp.Agent, error) { return btai.NewAgent(m, &o, nil) })
+			rate := taskRate(t, task, m, trials, func() (agent.Agent, error) { return btai.NewAgent(m, &o, nil) })
 			ms := time.Since(start).Seconds() * 1e3 / float64(trials*task.Steps) * float64(runtime.GOMAXPROCS(0))
 			t.Logf("%s, trial steps %d: rate %.3f, %.2f ms per action (%d trials)", task.Name, limit, rate, ms, trials)
 		}

@@ -1,9 +1,12 @@
 package btai
 
-import "github.com/arbor-ai/arbor/pomdp"
+import (
+	"github.com/arbor-ai/arbor/agent"
+	"github.com/arbor-ai/arbor/pomdp"
+)
 
 // Factory builds BTAI agents whose fittable parameters take given values
-// (pomdp.AgentFactory), for fitting agents to behaviour: every agent has
+// (agent.Factory), for fitting agents to behaviour: every agent has
 // Options (resolved: nil means the default preset), except the parameters
 // it is given, and a fixed stream for its own draws (Decide draws from the
 // stream the driver gives it).
@@ -18,7 +21,7 @@ type Factory struct {
 	Options *Options
 }
 
-var _ pomdp.AgentFactory = Factory{}
+var _ agent.Factory = Factory{}
 
 func (f Factory) resolved() Options {
 	if f.Options == nil {
@@ -32,15 +35,15 @@ func (f Factory) resolved() Options {
 // eta and omega (when m has concentrations to learn), pref and conc
 // (pomdp.ScaleModel; conc when m has concentrations). BTAI has no policy
 // precision γ. The defaults are those of Options.
-func (f Factory) Params(m *pomdp.Model) []pomdp.Param {
+func (f Factory) Params(m *pomdp.Model) []agent.Param {
 	o := f.resolved()
-	var ps []pomdp.Param
+	var ps []agent.Param
 	if !o.ActionSelection.Deterministic() {
-		ps = append(ps, pomdp.Param{Name: pomdp.ParamAlpha, Domain: pomdp.Positive, Default: *o.ActionPrecision, About: "action precision α of the choice rule (" + o.ActionSelection.String() + ")"})
+		ps = append(ps, agent.Param{Name: agent.ParamAlpha, Domain: agent.Positive, Default: *o.ActionPrecision, About: "action precision α of the choice rule (" + o.ActionSelection.String() + ")"})
 	}
 	n := len(ps)
-	ps = append(ps, pomdp.LearningParams(m, pomdp.Learning{Rate: o.LearningRate, Forgetting: o.Forgetting})...)
-	ps = append(ps, pomdp.ModelParams(m)...)
+	ps = append(ps, agent.LearningParams(m, pomdp.Learning{Rate: o.LearningRate, Forgetting: o.Forgetting})...)
+	ps = append(ps, agent.ModelParams(m)...)
 	for i := n; i < len(ps); i++ {
 		ps[i].Stepped = true // they change the planning tree
 	}
@@ -50,17 +53,17 @@ func (f Factory) Params(m *pomdp.Model) []pomdp.Param {
 // NewAgent returns a BTAI agent on m (scaled by pref and conc when given)
 // with Options and the parameters of values. Errors name the parameter or
 // the option at fault.
-func (f Factory) NewAgent(m *pomdp.Model, values map[string]float64) (pomdp.Agent, error) {
+func (f Factory) NewAgent(m *pomdp.Model, values map[string]float64) (agent.Agent, error) {
 	if err := pomdp.Check(m); err != nil {
 		return nil, err
 	}
-	sm, err := pomdp.ApplyParams(m, f.Params(m), values, pomdp.ClosedLearning)
+	sm, err := agent.ApplyParams(m, f.Params(m), values, agent.ClosedLearning)
 	if err != nil {
 		return nil, err
 	}
 	o := f.resolved()
-	o.ActionPrecision = pomdp.Override(o.ActionPrecision, values, pomdp.ParamAlpha)
-	o.LearningRate = pomdp.Override(o.LearningRate, values, pomdp.ParamEta)
-	o.Forgetting = pomdp.Override(o.Forgetting, values, pomdp.ParamOmega)
+	o.ActionPrecision = agent.Override(o.ActionPrecision, values, agent.ParamAlpha)
+	o.LearningRate = agent.Override(o.LearningRate, values, agent.ParamEta)
+	o.Forgetting = agent.Override(o.Forgetting, values, agent.ParamOmega)
 	return NewAgent(sm, &o, nil)
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/btai"
 	"github.com/arbor-ai/arbor/pomdp"
 )
@@ -15,7 +16,7 @@ func TestFactory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	names := func(ps []pomdp.Param) string {
+	names := func(ps []agent.Param) string {
 		var out []string
 		for _, p := range ps {
 			out = append(out, p.Name)

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/btai"
 	"github.com/arbor-ai/arbor/envs"
 	"github.com/arbor-ai/arbor/pomdp"
@@ -60,7 +61,7 @@ type seedResult struct {
 func runTable(mz *envs.Maze, p *pomdp.Model, sp int, cfg resultsConfig) (seedResult, error) {
 	o := cfg.opts()
 	var r seedResult
-	eps, err := runSeedEpisodes(context.Background(), p, &o, func() pomdp.Environment { return mz.Clone() }, 20, cfg.limit(sp), 1)
+	eps, err := runSeedEpisodes(context.Background(), p, &o, func() agent.Environment { return mz.Clone() }, 20, cfg.limit(sp), 1)
 	if err != nil {
 		return r, err
 	}

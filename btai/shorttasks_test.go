@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/arbor-ai/arbor/aci"
+	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/btai"
 	"github.com/arbor-ai/arbor/pomdp"
 )
@@ -34,17 +35,17 @@ const carryTrials = 10
 // shortColumn is one planner of the short-task table.
 type shortColumn struct {
 	name     string
-	newAgent func(m *pomdp.Model) (pomdp.Agent, error)
+	newAgent func(m *pomdp.Model) (agent.Agent, error)
 }
 
 // btaiColumn is a BTAI planner with options o.
 func btaiColumn(name string, o btai.Options) shortColumn {
-	return shortColumn{name, func(m *pomdp.Model) (pomdp.Agent, error) { return btai.NewAgent(m, &o, nil) }}
+	return shortColumn{name, func(m *pomdp.Model) (agent.Agent, error) { return btai.NewAgent(m, &o, nil) }}
 }
 
 // aciColumn is classic active inference at its defaults with horizon h.
 func aciColumn(h int) shortColumn {
-	return shortColumn{fmt.Sprintf("aci, horizon %d", h), func(m *pomdp.Model) (pomdp.Agent, error) {
+	return shortColumn{fmt.Sprintf("aci, horizon %d", h), func(m *pomdp.Model) (agent.Agent, error) {
 		return aci.NewAgent(m, &aci.AgentOptions{Horizon: h})
 	}}
 }
@@ -100,18 +101,18 @@ type taskResult struct {
 }
 
 // runTask runs a planner on task: agents × trials episodes from model m,
-// agent a's trial i in the world pomdp.WorldRand(1, a*trials+i) (the same
+// agent a's trial i in the world agent.WorldRand(1, a*trials+i) (the same
 // worlds for every planner). With carry, each agent runs its trials in a
-// row and learns between them (pomdp.Runs.Carry); otherwise every trial
+// row and learns between them (agent.Runs.Carry); otherwise every trial
 // is a fresh one. Rate is the mean score over all trials.
 func runTask(ctx context.Context, task epistemicTask, m *pomdp.Model, col shortColumn, agents, trials, workers int, carry bool) (taskResult, error) {
 	sum, secs, actions := 0.0, 0.0, 0
-	err := pomdp.RunAgents(ctx, &pomdp.Runs{Agents: agents, Trials: trials, Workers: workers, MaxSteps: task.Steps, Seed: 1, Carry: carry},
-		func() (pomdp.Agent, error) { return col.newAgent(m) },
-		func(u pomdp.Unit) (pomdp.Environment, error) {
-			return pomdp.NewProcess(m, pomdp.WorldRand(1, u.Index(trials))), nil
+	err := agent.RunAgents(ctx, &agent.Runs{Agents: agents, Trials: trials, Workers: workers, MaxSteps: task.Steps, Seed: 1, Carry: carry},
+		func() (agent.Agent, error) { return col.newAgent(m) },
+		func(u agent.Unit) (agent.Environment, error) {
+			return pomdp.NewProcess(m, agent.WorldRand(1, u.Index(trials))), nil
 		},
-		func(_ pomdp.Unit, ep *pomdp.Episode) error {
+		func(_ agent.Unit, ep *agent.Episode) error {
 			sum += task.Score(m, ep)
 			secs += ep.PlanningSeconds
 			actions += ep.NumActions()

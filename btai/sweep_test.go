@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/btai"
 	"github.com/arbor-ai/arbor/envs"
 	"github.com/arbor-ai/arbor/pomdp"
@@ -169,7 +170,7 @@ func TestMazeSweep(t *testing.T) {
 					if o.Novelty {
 						limit = 4*sp + 10
 					}
-					ep, err := pomdp.RunEpisode(context.Background(), ag, m.mz, &pomdp.EpisodeSettings{MaxSteps: limit, Seed: seed})
+					ep, err := agent.RunEpisode(context.Background(), ag, m.mz, &agent.EpisodeSettings{MaxSteps: limit, Seed: seed})
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -5,8 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/ffg"
-	"github.com/arbor-ai/arbor/pomdp"
 )
 
 // Propagation is the scheme that propagates the cost of newly expanded
@@ -538,14 +538,14 @@ func (t *Tree) selectAction(fn string, r ActionSelection, precision float64, rng
 		for a := range children {
 			n[a] = float64(children[a].Visits)
 		}
-		if _, err := pomdp.PowerProbs(p, n, precision); err != nil {
+		if _, err := agent.PowerProbs(p, n, precision); err != nil {
 			// No child visited (cannot happen after an expansion with at
 			// least one iteration): uniform.
 			for a := range p {
 				p[a] = 1 / float64(len(p))
 			}
 		}
-		return pomdp.Sample(rng, p)
+		return agent.Sample(rng, p)
 	default:
 		// softmax(-precision ḡ), computed stably.
 		m := math.Inf(1)

@@ -8,7 +8,7 @@
 //
 // # Environments
 //
-// Every environment implements pomdp.Environment: Reset starts an episode and
+// Every environment implements agent.Environment: Reset starts an episode and
 // returns the first observation, Step performs one action and returns the
 // next observation, Done reports that the goal is reached.
 //

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/arbor-ai/arbor/pomdp"
+	"github.com/arbor-ai/arbor/agent"
 )
 
 // Maze actions (docs/formats.md). They index the first axis of
@@ -544,4 +544,4 @@ func (m *Maze) String() string {
 }
 
 // Maze is an environment of the agents.
-var _ pomdp.Environment = (*Maze)(nil)
+var _ agent.Environment = (*Maze)(nil)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/arbor-ai/arbor/pomdp"
+	"github.com/arbor-ai/arbor/agent"
 )
 
 // mazeDir holds the reference mazes (examples/mazes holds the same files).
@@ -245,10 +245,10 @@ func TestMazeNext(t *testing.T) {
 }
 
 // TestMazeEpisode walks the 9-action shortest path of 1.maze (4 up, 5
-// right) through the pomdp.Environment interface.
+// right) through the agent.Environment interface.
 func TestMazeEpisode(t *testing.T) {
 	m := loadTestMaze(t, "1.maze")
-	var env pomdp.Environment = m
+	var env agent.Environment = m
 	if o := env.Reset(); o != 9 {
 		t.Errorf("Reset = %d, want 9 (distance from (5,1) to (1,6))", o)
 	}

@@ -6,7 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/arbor-ai/arbor/pomdp"
+	"github.com/arbor-ai/arbor/agent"
 )
 
 // T-maze locations. The T-maze actions are the same indices: action u
@@ -373,4 +373,4 @@ func (t *TMaze) Done() bool {
 func (t *TMaze) InArm() bool { return t.location == TMazeLeft || t.location == TMazeRight }
 
 // TMaze is an environment of the agents.
-var _ pomdp.Environment = (*TMaze)(nil)
+var _ agent.Environment = (*TMaze)(nil)

@@ -4,16 +4,16 @@
 // (posterior SDs and correlations, the log model evidence), AIC and BIC;
 // for many subjects, the same in parallel with results in input order.
 //
-// The likelihood is that of replay: a fresh agent, built by a
-// pomdp.AgentFactory with the parameters' values, is driven along the
-// subject's trials in order (pomdp.Replay; what it learns in one trial it
+// The likelihood is that of replay: a fresh agent, built by an
+// agent.Factory with the parameters' values, is driven along the
+// subject's trials in order (agent.Replay; what it learns in one trial it
 // carries to the next), and every recorded choice is scored by the
 // probability the agent's choice rule gives it:
 //
 //	ln P(choices | θ) = Σ_trials Σ_t ln P(u_t | o_0..t, u_0..t-1; θ)
 //
 // Parameters are fitted on a transformed scale θ where they are
-// unconstrained (pomdp.Domain.Transform: ln for positive parameters such as
+// unconstrained (agent.Domain.Transform: ln for positive parameters such as
 // the precisions γ and α and the learning rate η, logit for ω in (0, 1)),
 // with independent Gaussian priors on that scale. The default prior
 // (DefaultPrior) is SPM's in spm_dcm_mdp: mean 0 on the log scale of a
@@ -22,7 +22,7 @@
 //
 // The optimiser (Settings.Method) is gonum's BFGS with finite-difference
 // gradients, or gonum's Nelder-Mead for agents whose likelihood is
-// piecewise constant in a free parameter (pomdp.Param.Stepped: BTAI's
+// piecewise constant in a free parameter (agent.Param.Stepped: BTAI's
 // planning tree changes shape in steps as its preferences or learning
 // move). Settings.Restarts starts are tried (the prior means first, then
 // draws from the priors, deterministic from Settings.Seed) and the best

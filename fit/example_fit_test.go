@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/arbor-ai/arbor/aci"
+	"github.com/arbor-ai/arbor/behaviour"
 	"github.com/arbor-ai/arbor/fit"
 	"github.com/arbor-ai/arbor/pomdp"
 )
@@ -26,7 +27,7 @@ func ExampleSubjects() {
 		return
 	}
 	defer f.Close()
-	subjects, err := pomdp.ReadBehaviour(f, "subjects.csv", m)
+	subjects, err := behaviour.Read(f, "subjects.csv", m)
 	if err != nil {
 		fmt.Println(err)
 		return

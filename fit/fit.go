@@ -12,6 +12,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize"
 
+	"github.com/arbor-ai/arbor/agent"
+	"github.com/arbor-ai/arbor/behaviour"
 	"github.com/arbor-ai/arbor/pomdp"
 )
 
@@ -103,7 +105,7 @@ const maxTheta = 25
 // not an error but a result with LogLikelihood -Inf, Converged false and a
 // Reason. A nil ctx is context.Background(); a cancelled ctx stops the fit
 // with ctx.Err().
-func Subject(ctx context.Context, f pomdp.AgentFactory, m *pomdp.Model, rec *pomdp.SubjectRecord, index int, s *Settings) (*Result, error) {
+func Subject(ctx context.Context, f agent.Factory, m *pomdp.Model, rec *behaviour.SubjectRecord, index int, s *Settings) (*Result, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -430,7 +432,7 @@ func fmtFloats(x []float64) string {
 // is a *SubjectError (wrapping ErrNoChoices for a subject with no choice).
 // When ctx is done, the results finished before are still emitted and
 // ctx.Err() is returned.
-func Subjects(ctx context.Context, f pomdp.AgentFactory, m *pomdp.Model, recs []pomdp.SubjectRecord, s *Settings, emit func(r *Result) error) error {
+func Subjects(ctx context.Context, f agent.Factory, m *pomdp.Model, recs []behaviour.SubjectRecord, s *Settings, emit func(r *Result) error) error {
 	if emit == nil {
 		return errors.New("fit: Subjects: nil emit")
 	}
@@ -444,10 +446,10 @@ func Subjects(ctx context.Context, f pomdp.AgentFactory, m *pomdp.Model, recs []
 	if err := set.Validate(f.Params(m)); err != nil {
 		return err
 	}
-	err := pomdp.RunOrdered(ctx, len(recs), 1, set.Jobs, func(ctx context.Context, _, k int) (*Result, error) {
+	err := agent.RunOrdered(ctx, len(recs), 1, set.Jobs, func(ctx context.Context, _, k int) (*Result, error) {
 		return Subject(ctx, f, m, &recs[k], k, &set)
 	}, func(_ int, r *Result) error { return emit(r) })
-	var ue *pomdp.UnitError
+	var ue *agent.UnitError
 	if errors.As(err, &ue) {
 		err = ue.Err
 	}

@@ -10,6 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/arbor-ai/arbor/agent"
+	"github.com/arbor-ai/arbor/behaviour"
 	"github.com/arbor-ai/arbor/btai"
 	"github.com/arbor-ai/arbor/fit"
 	"github.com/arbor-ai/arbor/pomdp"
@@ -81,10 +83,10 @@ func TestSettingsErrors(t *testing.T) {
 	}
 	// A recorded action out of range is a fault of the data at its step.
 	bad := recs[0]
-	bad.Trials = append([]pomdp.TrialRecord(nil), recs[0].Trials...)
+	bad.Trials = append([]behaviour.TrialRecord(nil), recs[0].Trials...)
 	bad.Trials[2].Actions = []int{0, 9}
 	_, err = fit.Subject(context.Background(), pymdpFactory, m, &bad, 0, &fit.Settings{Free: []string{"alpha"}})
-	var step *pomdp.StepError
+	var step *agent.StepError
 	if !errors.As(err, &se) || se.Trial != 2 || !errors.As(err, &step) || step.Step != 1 {
 		t.Errorf("action 9: %v, want a SubjectError at trial index 2, step 1", err)
 	}

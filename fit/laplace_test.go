@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/arbor-ai/arbor/aci"
+	"github.com/arbor-ai/arbor/behaviour"
 	"github.com/arbor-ai/arbor/fit"
-	"github.com/arbor-ai/arbor/pomdp"
 )
 
 // quadrature is a dense 1-D grid of the log posterior of one free
@@ -88,7 +88,7 @@ func TestLaplaceAgainstQuadrature(t *testing.T) {
 	many := simulate(t, m, sampler, []map[string]float64{{"alpha": 2}}, 60, 2, 7)
 	cases := []struct {
 		name     string
-		rec      *pomdp.SubjectRecord
+		rec      *behaviour.SubjectRecord
 		index    int
 		seed     uint64
 		evidence bool // near Gaussian: compare the evidence

@@ -6,13 +6,15 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/arbor-ai/arbor/agent"
+	"github.com/arbor-ai/arbor/behaviour"
 	"github.com/arbor-ai/arbor/pomdp"
 )
 
 // SubjectError is an error in one subject's data or in the agent on it:
 // the subject's name and, when the fault is at a recorded step, the trial
 // (its index in SubjectRecord.Trials, from 0) and the error of
-// pomdp.Replay, which wraps a *pomdp.StepError naming the step.
+// agent.Replay, which wraps a *agent.StepError naming the step.
 type SubjectError struct {
 	Subject string
 	Index   int // the subject's position in its data, from 0
@@ -44,14 +46,14 @@ type ZeroChoice struct {
 // LogLikelihood returns the log-probability that the agents of f give the
 // recorded choices of rec with the parameters values (the others at their
 // defaults): a fresh agent from f.NewAgent(m, values) replays the
-// subject's trials in order (pomdp.Replay; learning carries from one trial
+// subject's trials in order (agent.Replay; learning carries from one trial
 // to the next, as in a run), the decisions of trial i at step t drawing
-// from pomdp.StepRand(seed, index, i, t), index being the subject's
+// from agent.StepRand(seed, index, i, t), index being the subject's
 // position in its file (from 0). n is the number of scored choices. A
 // recorded choice of probability 0 makes the log-likelihood -Inf and zero
 // locates the first such choice (nil otherwise); it is not an error.
 // Errors (a *SubjectError) are faults of the data or the agent.
-func LogLikelihood(ctx context.Context, f pomdp.AgentFactory, m *pomdp.Model, rec *pomdp.SubjectRecord, index int, seed uint64, values map[string]float64) (ll float64, n int, zero *ZeroChoice, err error) {
+func LogLikelihood(ctx context.Context, f agent.Factory, m *pomdp.Model, rec *behaviour.SubjectRecord, index int, seed uint64, values map[string]float64) (ll float64, n int, zero *ZeroChoice, err error) {
 	if f == nil {
 		return 0, 0, nil, errors.New("fit: nil agent factory")
 	}
@@ -66,16 +68,16 @@ func LogLikelihood(ctx context.Context, f pomdp.AgentFactory, m *pomdp.Model, re
 		return 0, 0, nil, &SubjectError{Subject: rec.Subject, Index: index, Trial: -1, Err: err}
 	}
 	for i, tr := range rec.Trials {
-		set := &pomdp.EpisodeSettings{Seed: seed, Agent: index, Trial: i}
+		set := &agent.EpisodeSettings{Seed: seed, Agent: index, Trial: i}
 		if zero == nil {
-			set.OnStep = func(st *pomdp.Step) error {
+			set.OnStep = func(st *agent.Step) error {
 				if zero == nil && st.Decision != nil && !st.Missed && st.PAction == 0 {
 					zero = &ZeroChoice{Trial: i, TrialNumber: tr.Trial, Step: st.T}
 				}
 				return nil
 			}
 		}
-		rt, err := pomdp.Replay(ctx, ag, tr.Obs, tr.Actions, set)
+		rt, err := agent.Replay(ctx, ag, tr.Obs, tr.Actions, set)
 		if err != nil {
 			if ctx.Err() != nil {
 				return 0, 0, nil, ctx.Err()
@@ -95,12 +97,12 @@ func LogLikelihood(ctx context.Context, f pomdp.AgentFactory, m *pomdp.Model, re
 // callers who want the whole posterior (a grid, a sampler) evaluate it.
 // An Objective is not safe for concurrent use.
 type Objective struct {
-	f      pomdp.AgentFactory
+	f      agent.Factory
 	m      *pomdp.Model
-	rec    *pomdp.SubjectRecord
+	rec    *behaviour.SubjectRecord
 	index  int
 	seed   uint64
-	free   []pomdp.Param
+	free   []agent.Param
 	priors []Prior
 	n      int // scored choices, known after the first evaluation
 	evals  int
@@ -114,7 +116,7 @@ type Objective struct {
 // parameter the agent does not have (listing those it has), one given
 // twice, a prior with SD <= 0 or a mean that is not finite, a prior for a
 // parameter that is not free.
-func NewObjective(f pomdp.AgentFactory, m *pomdp.Model, rec *pomdp.SubjectRecord, index int, s *Settings) (*Objective, error) {
+func NewObjective(f agent.Factory, m *pomdp.Model, rec *behaviour.SubjectRecord, index int, s *Settings) (*Objective, error) {
 	if f == nil {
 		return nil, errors.New("fit: nil agent factory")
 	}
@@ -134,7 +136,7 @@ func NewObjective(f pomdp.AgentFactory, m *pomdp.Model, rec *pomdp.SubjectRecord
 }
 
 // Params returns the free parameters in the order of θ.
-func (o *Objective) Params() []pomdp.Param { return append([]pomdp.Param(nil), o.free...) }
+func (o *Objective) Params() []agent.Param { return append([]agent.Param(nil), o.free...) }
 
 // Priors returns the prior of each free parameter on the transformed scale.
 func (o *Objective) Priors() []Prior { return append([]Prior(nil), o.priors...) }

@@ -8,13 +8,14 @@ import (
 	"testing"
 
 	"github.com/arbor-ai/arbor/aci"
+	"github.com/arbor-ai/arbor/behaviour"
 	"github.com/arbor-ai/arbor/fit"
 	"github.com/arbor-ai/arbor/pomdp"
 )
 
 // pymdpTMaze loads testdata/pymdp-tmaze: the model, the subjects and
 // pymdp's numbers for them (testdata/pymdp-tmaze/README.md).
-func pymdpTMaze(t testing.TB) (*pomdp.Model, []pomdp.SubjectRecord, map[string]float64, map[string]float64) {
+func pymdpTMaze(t testing.TB) (*pomdp.Model, []behaviour.SubjectRecord, map[string]float64, map[string]float64) {
 	t.Helper()
 	m, err := pomdp.Load("testdata/pymdp-tmaze/tmaze.json")
 	if err != nil {
@@ -25,7 +26,7 @@ func pymdpTMaze(t testing.TB) (*pomdp.Model, []pomdp.SubjectRecord, map[string]f
 		t.Fatal(err)
 	}
 	defer f.Close()
-	recs, err := pomdp.ReadBehaviour(f, "subjects.csv", m)
+	recs, err := behaviour.Read(f, "subjects.csv", m)
 	if err != nil {
 		t.Fatal(err)
 	}

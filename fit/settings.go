@@ -7,11 +7,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/arbor-ai/arbor/pomdp"
+	"github.com/arbor-ai/arbor/agent"
 )
 
 // Prior is a Gaussian prior N(Mean, SD²) of a parameter on its transformed
-// scale θ (pomdp.Domain.Transform: ln x for a positive parameter, logit x
+// scale θ (agent.Domain.Transform: ln x for a positive parameter, logit x
 // for one in (0, 1)).
 type Prior struct {
 	Mean, SD float64
@@ -26,7 +26,7 @@ const DefaultPriorSD = 0.25
 // mean 0 of a log-scaling of the model's value), or θ_0 = 0 where the
 // default lies on the domain's edge (ω = 1: the logit's middle, 1/2, which
 // is SPM's prior mean for η and ω).
-func DefaultPrior(p pomdp.Param) Prior {
+func DefaultPrior(p agent.Param) Prior {
 	mean := p.Domain.Transform(p.Default)
 	if math.IsNaN(mean) || math.IsInf(mean, 0) {
 		mean = 0
@@ -39,7 +39,7 @@ type Method int
 
 const (
 	// Auto is BFGS, unless a free parameter is stepped
-	// (pomdp.Param.Stepped), then NelderMead.
+	// (agent.Param.Stepped), then NelderMead.
 	Auto Method = iota
 	// BFGS is gonum's quasi-Newton BFGS with gradients by forward
 	// differences, followed by the Laplace approximation.
@@ -89,9 +89,10 @@ const (
 // parameters are needed (there is no default for Free); a zero field means
 // its default.
 type Settings struct {
-	// Free names the parameters to fit (pomdp.ParamGamma, ...), in the
-	// order of the output; the agent must declare each (AgentFactory.Params).
-	// The others stay at their defaults (the factory's options).
+	// Free names the parameters to fit (agent.ParamGamma, ...), in the
+	// order of the output; the agent must declare each
+	// (agent.Factory.Params). The others stay at their defaults (the
+	// factory's options).
 	Free []string
 	// Priors holds the prior of a free parameter on its transformed scale
 	// by name; a free parameter without one has DefaultPrior.
@@ -102,7 +103,7 @@ type Settings struct {
 	// Default 3.
 	Restarts int
 	// Seed seeds the restarts' draws and the random streams of the
-	// agents' decisions (pomdp.StepRand(Seed, subject index, trial,
+	// agents' decisions (agent.StepRand(Seed, subject index, trial,
 	// step), as replay and run draw them).
 	Seed uint64
 	// Method is the optimiser (default Auto).
@@ -136,7 +137,7 @@ func (s *Settings) resolved() Settings {
 
 // Validate checks the settings against the parameters ps an agent
 // declares: errors name the field and the parameter.
-func (s *Settings) Validate(ps []pomdp.Param) error {
+func (s *Settings) Validate(ps []agent.Param) error {
 	r := s.resolved()
 	_, _, err := r.resolveParams(ps)
 	return err
@@ -144,7 +145,7 @@ func (s *Settings) Validate(ps []pomdp.Param) error {
 
 // resolveParams returns the free parameters and their priors, or an error
 // naming the field at fault.
-func (s *Settings) resolveParams(ps []pomdp.Param) ([]pomdp.Param, []Prior, error) {
+func (s *Settings) resolveParams(ps []agent.Param) ([]agent.Param, []Prior, error) {
 	switch {
 	case len(s.Free) == 0:
 		return nil, nil, errors.New("fit: Settings.Free: no free parameter")
@@ -157,15 +158,15 @@ func (s *Settings) resolveParams(ps []pomdp.Param) ([]pomdp.Param, []Prior, erro
 	case s.Method < Auto || s.Method > NelderMead:
 		return nil, nil, fmt.Errorf("fit: Settings.Method: %d, want Auto, BFGS or NelderMead", int(s.Method))
 	}
-	free := make([]pomdp.Param, len(s.Free))
+	free := make([]agent.Param, len(s.Free))
 	priors := make([]Prior, len(s.Free))
 	for i, name := range s.Free {
 		if j := slices.Index(s.Free, name); j < i {
 			return nil, nil, fmt.Errorf("fit: Settings.Free: %s given twice", name)
 		}
-		p, err := pomdp.FindParam(ps, name)
+		p, err := agent.FindParam(ps, name)
 		if err != nil {
-			return nil, nil, fmt.Errorf("fit: Settings.Free: %s", strings.TrimPrefix(err.Error(), "pomdp: "))
+			return nil, nil, fmt.Errorf("fit: Settings.Free: %s", strings.TrimPrefix(err.Error(), "agent: "))
 		}
 		free[i] = p
 		priors[i] = DefaultPrior(p)
@@ -193,11 +194,11 @@ func (s *Settings) resolveParams(ps []pomdp.Param) ([]pomdp.Param, []Prior, erro
 }
 
 // scaleName names the transformed scale of a domain.
-func scaleName(d pomdp.Domain) string {
+func scaleName(d agent.Domain) string {
 	switch d {
-	case pomdp.Positive:
+	case agent.Positive:
 		return "log"
-	case pomdp.UnitInterval:
+	case agent.UnitInterval:
 		return "logit"
 	}
 	return "natural"
@@ -205,4 +206,4 @@ func scaleName(d pomdp.Domain) string {
 
 // ScaleName returns the name of the transformed scale of d: "log",
 // "logit" or "natural".
-func ScaleName(d pomdp.Domain) string { return scaleName(d) }
+func ScaleName(d agent.Domain) string { return scaleName(d) }

@@ -4,19 +4,21 @@ import (
 	"context"
 	"testing"
 
+	"github.com/arbor-ai/arbor/agent"
+	"github.com/arbor-ai/arbor/behaviour"
 	"github.com/arbor-ai/arbor/pomdp"
 )
 
 // simulate runs one agent per entry of values (built by f with those
 // parameter values; its choice rule must sample) for trials trials of at
 // most steps actions each in the model's own process, and returns their
-// records: subject k draws its decisions from pomdp.StepRand(seed, k,
+// records: subject k draws its decisions from agent.StepRand(seed, k,
 // trial, step), as a fit with Settings.Seed = seed replays them, and its
-// world from pomdp.WorldRand(seed, k·trials + trial).
-func simulate(t testing.TB, m *pomdp.Model, f pomdp.AgentFactory, values []map[string]float64, trials, steps int, seed uint64) []pomdp.SubjectRecord {
+// world from agent.WorldRand(seed, k·trials + trial).
+func simulate(t testing.TB, m *pomdp.Model, f agent.Factory, values []map[string]float64, trials, steps int, seed uint64) []behaviour.SubjectRecord {
 	t.Helper()
 	ctx := context.Background()
-	recs := make([]pomdp.SubjectRecord, len(values))
+	recs := make([]behaviour.SubjectRecord, len(values))
 	for k, v := range values {
 		ag, err := f.NewAgent(m, v)
 		if err != nil {
@@ -24,13 +26,13 @@ func simulate(t testing.TB, m *pomdp.Model, f pomdp.AgentFactory, values []map[s
 		}
 		recs[k].Subject = subjectName(k)
 		for i := range trials {
-			env := pomdp.NewProcess(m, pomdp.WorldRand(seed, k*trials+i))
-			ep, err := pomdp.RunEpisode(ctx, ag, env, &pomdp.EpisodeSettings{MaxSteps: steps, Seed: seed, Agent: k, Trial: i})
+			env := pomdp.NewProcess(m, agent.WorldRand(seed, k*trials+i))
+			ep, err := agent.RunEpisode(ctx, ag, env, &agent.EpisodeSettings{MaxSteps: steps, Seed: seed, Agent: k, Trial: i})
 			if err != nil {
 				t.Fatal(err)
 			}
 			obs := ep.Observations()
-			recs[k].Trials = append(recs[k].Trials, pomdp.TrialRecord{Trial: i + 1, Obs: obs, Actions: ep.Actions(), Lines: make([]int, len(obs))})
+			recs[k].Trials = append(recs[k].Trials, behaviour.TrialRecord{Trial: i + 1, Obs: obs, Actions: ep.Actions(), Lines: make([]int, len(obs))})
 		}
 	}
 	return recs

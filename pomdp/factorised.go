@@ -383,6 +383,13 @@ func (m *Model) ControlName(f, c int) string {
 	return name(fa.controls, c)
 }
 
+// ControlNames returns the names of factor f's controls (a copy), or nil
+// when the model does not name them. It panics if f is out of range [0,
+// NumFactors()).
+func (m *Model) ControlNames(f int) []string {
+	return cloneStrings(m.factorAt("ControlNames", f).controls)
+}
+
 // ModalityName returns the name of modality i ("" in a single-factor
 // model). It panics if i is out of range [0, NumModalities()).
 func (m *Model) ModalityName(i int) string { return m.modalityAt("ModalityName", i).name }
@@ -396,6 +403,13 @@ func (m *Model) ModalitySize(i int) int { return m.modalityAt("ModalitySize", i)
 // NumModalities()).
 func (m *Model) OutcomeName(i, o int) string {
 	return name(m.modalityAt("OutcomeName", i).outcomes, o)
+}
+
+// OutcomeNames returns the names of modality i's outcomes (a copy), or
+// nil when the model does not name them. It panics if i is out of range
+// [0, NumModalities()).
+func (m *Model) OutcomeNames(i int) []string {
+	return cloneStrings(m.modalityAt("OutcomeNames", i).outcomes)
 }
 
 // DependsOn returns the factors that modality i depends on, in the order of
@@ -425,6 +439,28 @@ func (m *Model) DecodeAction(dst []int, u int) []int {
 		dst[i] = (u / f.stride) % f.nu
 	}
 	return dst
+}
+
+// EncodeControls returns the joint action index of one control per factor
+// (controls in factor order; 0 for a factor that is not controllable), or
+// an error naming the factor whose control is out of range: the inverse of
+// DecodeAction. A nil or zero model is Check's error.
+func (m *Model) EncodeControls(controls []int) (int, error) {
+	if err := Check(m); err != nil {
+		return 0, err
+	}
+	if len(controls) != len(m.factors) {
+		return 0, fmt.Errorf("pomdp: %d controls, want %d (one per factor)", len(controls), len(m.factors))
+	}
+	u := 0
+	for i, f := range m.factors {
+		c := controls[i]
+		if c < 0 || c >= f.nu {
+			return 0, fmt.Errorf("pomdp: control %d of factor %s: out of range [0, %d)", c, quote(f.name), f.nu)
+		}
+		u += c * f.stride
+	}
+	return u, nil
 }
 
 // EncodeObs returns the observation index of one outcome per modality

@@ -1,7 +1,6 @@
 package pomdp_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,7 +8,6 @@ import (
 	"go/doc"
 	"go/parser"
 	"go/token"
-	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
@@ -141,12 +139,6 @@ func packageDocs(t *testing.T) map[string]string {
 	return docsMap
 }
 
-// nilDecider is an agent whose Decide returns neither a decision nor an
-// error.
-type nilDecider struct{ fakeAgent }
-
-func (*nilDecider) Decide(context.Context, *rand.Rand) (*pomdp.Decision, error) { return nil, nil }
-
 // TestMisuse runs every misuse of the package's API that the package
 // refuses: with an error, or with the panic that a doc comment documents
 // (a programming error, as the standard library panics on), or gives a
@@ -161,14 +153,7 @@ func TestMisuse(t *testing.T) {
 	rng := func() *rand.Rand { return rand.New(rand.NewPCG(1, 2)) }
 	ctx := context.Background()
 	var nilModel *pomdp.Model
-	var nilCtx context.Context // a nil context, as a caller may pass one
 	call := func(f func()) func() error { return func() error { f(); return nil } }
-	runOK := func(context.Context, int) (int, error) { return 0, nil }
-	ordOK := func(context.Context, int, int) (int, error) { return 0, nil }
-	emitOK := func(int, int) error { return nil }
-	agent := func() (pomdp.Agent, error) { return &fakeAgent{probs: [][]float64{{0.5, 0.5}}}, nil }
-	env := func(pomdp.Unit) (pomdp.Environment, error) { return pomdp.NewProcess(m, rng()), nil }
-	emit := func(pomdp.Unit, *pomdp.Episode) error { return nil }
 
 	runMisuse(t, "pomdp: ", []misuse{
 		// The kernels of the expected free energy: documented panics.
@@ -189,9 +174,6 @@ func TestMisuse(t *testing.T) {
 		{name: "FromNPU short", call: call(func() { pomdp.FromNPU([]float64{1}, 2, 2) }), panics: "FromNPU", want: "pomdp: FromNPU: len(y) = 1, want 8"},
 		{name: "FloorColumns bad dims", call: call(func() { pomdp.FloorColumns([]float64{1}, 2, 2) }), panics: "FloorColumns", want: "pomdp: FloorColumns: len(x) = 1, want 4"},
 		{name: "FloorColumns negative", call: call(func() { pomdp.FloorColumns(nil, -1, -2) }), panics: "FloorColumns", want: "negative dimension"},
-		{name: "Sample nil rng", call: call(func() { pomdp.Sample(nil, []float64{1}) }), panics: "Sample", want: "pomdp: Sample: nil rng"},
-		{name: "Sample empty", call: call(func() { pomdp.Sample(rng(), nil) }), panics: "Sample", want: "no positive entry"},
-		{name: "Sample zeros", call: call(func() { pomdp.Sample(rng(), []float64{0, 0}) }), panics: "Sample", want: "no positive entry"},
 
 		// Model's accessors: an index out of range, a nil model.
 		{name: "FactorSize out of range", call: call(func() { m.FactorSize(5) }), panics: "Model.FactorSize", want: "pomdp: FactorSize: factor 5 out of range [0, 1)"},
@@ -224,20 +206,6 @@ func TestMisuse(t *testing.T) {
 		{name: "AgentView nil model", call: func() error { _, err := nilModel.AgentView(); return err }, want: "model: nil"},
 		{name: "NewPast nil model", call: func() error { _, err := pomdp.NewPast(nil, 0); return err }, want: "model: nil"},
 		{name: "NewProcess nil model", call: call(func() { pomdp.NewProcess(nil, nil) }), panics: "NewProcess", want: "pomdp: NewProcess: model: nil"},
-
-		// Choice rules.
-		{name: "PowerProbs empty", call: func() error { _, err := pomdp.PowerProbs(nil, nil, 1); return err }, want: "no weights"},
-		{name: "PowerProbs empty alpha 0", call: func() error { _, err := pomdp.PowerProbs(nil, nil, 0); return err }, want: "no weights"},
-		{name: "PowerProbs NaN weight", call: func() error { _, err := pomdp.PowerProbs(nil, []float64{1, math.NaN()}, 1); return err }, want: "weight 1: NaN"},
-		{name: "PowerProbs negative weight", call: func() error { _, err := pomdp.PowerProbs(nil, []float64{-1, 2}, 1); return err }, want: "weight 0: -1"},
-		{name: "PowerProbs infinite weight", call: func() error { _, err := pomdp.PowerProbs(nil, []float64{1, math.Inf(1)}, 1); return err }, want: "weight 1: +Inf"},
-		{name: "PowerProbs no positive weight", call: func() error { _, err := pomdp.PowerProbs(nil, []float64{0, 0}, 1); return err }, want: "positive weight"},
-		{name: "PowerProbs NaN precision", call: func() error { _, err := pomdp.PowerProbs(nil, []float64{1}, math.NaN()); return err }, want: "precision NaN"},
-		{name: "FactorProbs wrong length", call: func() error {
-			_, err := (&pomdp.Decision{Probs: []float64{0.5, 0.5, 0.1}}).FactorProbs(fm)
-			return err
-		}, want: "pomdp: FactorProbs: Probs: 3 entries, want 6"},
-		{name: "FactorProbs nil model", call: func() error { _, err := (&pomdp.Decision{Probs: []float64{1}}).FactorProbs(nil); return err }, want: "model: nil"},
 
 		// The true process.
 		{name: "Process.Step before Reset", call: func() error { _, err := pomdp.NewProcess(m, rng()).Step(0); return err }, want: "pomdp: Process.Step before Reset"},
@@ -285,84 +253,7 @@ func TestMisuse(t *testing.T) {
 		}, ok: "Past.Belief"},
 		{name: "Past.FactorStates out of range", call: call(func() { p, _ := pomdp.NewPast(m, 0); p.FactorStates(1) }), panics: "Past.FactorStates", want: "factor 1"},
 
-		// The drivers.
-		{name: "RunEpisode nil agent", call: func() error { _, err := pomdp.RunEpisode(ctx, nil, pomdp.NewProcess(m, rng()), nil); return err }, want: "pomdp: RunEpisode: nil agent"},
-		{name: "RunEpisode nil environment", call: func() error { _, err := pomdp.RunEpisode(ctx, &fakeAgent{}, nil, nil); return err }, want: "pomdp: RunEpisode: nil environment"},
-		{name: "RunEpisode negative MaxSteps", call: func() error {
-			_, err := pomdp.RunEpisode(ctx, &fakeAgent{}, pomdp.NewProcess(m, rng()), &pomdp.EpisodeSettings{MaxSteps: -1})
-			return err
-		}, want: "MaxSteps -1"},
-		{name: "RunEpisode nil decision", call: func() error {
-			_, err := pomdp.RunEpisode(ctx, &nilDecider{}, pomdp.NewProcess(m, rng()), &pomdp.EpisodeSettings{MaxSteps: 1})
-			return err
-		}, field: "step 0: ", want: "pomdp: the agent's Decide returned no decision"},
-		{name: "RunEpisode nil settings and context", call: func() error {
-			ep, err := pomdp.RunEpisode(nilCtx, &fakeAgent{probs: [][]float64{{1, 0}}}, pomdp.NewProcess(m, rng()), nil)
-			if err == nil && ep.NumActions() != 0 {
-				err = errors.New("actions without MaxSteps")
-			}
-			return err
-		}, ok: "RunEpisode"},
-		{name: "Replay nil agent", call: func() error { _, err := pomdp.Replay(ctx, nil, []int{0}, nil, nil); return err }, want: "pomdp: Replay: nil agent"},
-		{name: "Replay no observations", call: func() error { _, err := pomdp.Replay(ctx, &fakeAgent{}, nil, nil, nil); return err }, want: "without observations"},
-		{name: "Replay actions for observations", call: func() error { _, err := pomdp.Replay(ctx, &fakeAgent{}, []int{0, 1}, nil, nil); return err }, want: "0 actions for 2 observations"},
-		{name: "Replay action below -1", call: func() error {
-			_, err := pomdp.Replay(ctx, &fakeAgent{probs: [][]float64{{0.5, 0.5}}}, []int{0, 1}, []int{-5}, nil)
-			var se *pomdp.StepError
-			if !errors.As(err, &se) || se.Step != 0 {
-				return fmt.Errorf("not a StepError of step 0: %w", err)
-			}
-			return err
-		}, field: "step 0: pomdp: Replay: ", want: "action -5 out of range [0, 2)"},
-		{name: "Replay nil decision", call: func() error { _, err := pomdp.Replay(ctx, &nilDecider{}, []int{0, 1}, []int{0}, nil); return err }, field: "step 0: ", want: "no decision"},
-		{name: "Replay nil context", call: func() error {
-			_, err := pomdp.Replay(nilCtx, &fakeAgent{probs: [][]float64{{0.5, 0.5}}}, []int{0, 1}, []int{1}, nil)
-			return err
-		}, ok: "Replay"},
-		{name: "RunAgents nil newAgent", call: func() error { return pomdp.RunAgents(ctx, nil, nil, env, emit) }, want: "pomdp: RunAgents: nil newAgent"},
-		{name: "RunAgents nil newEnv", call: func() error { return pomdp.RunAgents(ctx, nil, agent, nil, emit) }, want: "pomdp: RunAgents: nil newEnv"},
-		{name: "RunAgents nil emit", call: func() error { return pomdp.RunAgents(ctx, nil, agent, env, nil) }, want: "pomdp: RunAgents: nil emit"},
-		{name: "RunAgents nil agent made", call: func() error {
-			return pomdp.RunAgents(ctx, nil, func() (pomdp.Agent, error) { return nil, nil }, env, emit)
-		}, field: "agent 1 trial 1: ", want: "pomdp: RunAgents: newAgent returned a nil agent"},
-		{name: "RunAgents nil environment made", call: func() error {
-			return pomdp.RunAgents(ctx, nil, agent, func(pomdp.Unit) (pomdp.Environment, error) { return nil, nil }, emit)
-		}, field: "agent 1 trial 1: ", want: "newEnv returned a nil environment"},
-		{name: "RunAgents negative agents", call: func() error { return pomdp.RunAgents(ctx, &pomdp.Runs{Agents: -1}, agent, env, emit) }, want: "Runs.Agents -1"},
-		{name: "RunAgents negative workers", call: func() error { return pomdp.RunAgents(ctx, &pomdp.Runs{Workers: -2}, agent, env, emit) }, want: "Runs.Workers -2"},
-		{name: "RunAgents nil context and runs", call: func() error { return pomdp.RunAgents(nilCtx, nil, agent, env, emit) }, ok: "RunAgents"},
-		{name: "RunBatch negative n", call: func() error { _, _, err := pomdp.RunBatch(ctx, -1, 1, runOK); return err }, want: "pomdp: RunBatch: n = -1"},
-		{name: "RunBatch nil run", call: func() error { _, _, err := pomdp.RunBatch[int](ctx, 3, 2, nil); return err }, want: "pomdp: RunBatch: nil run"},
-		{name: "RunBatch no workers, nil context", call: func() error { _, _, err := pomdp.RunBatch(nilCtx, 3, 0, runOK); return err }, ok: "RunBatch"},
-		{name: "RunOrdered negative n", call: func() error { return pomdp.RunOrdered(ctx, -1, 1, 1, ordOK, emitOK) }, want: "pomdp: RunOrdered: n = -1"},
-		{name: "RunOrdered nil run", call: func() error { return pomdp.RunOrdered[int](ctx, 2, 1, 1, nil, emitOK) }, want: "pomdp: RunOrdered: nil run"},
-		{name: "RunOrdered nil emit", call: func() error { return pomdp.RunOrdered(ctx, 2, 1, 1, ordOK, nil) }, want: "pomdp: RunOrdered: nil emit"},
-		{name: "RunOrdered negative per and workers, nil context", call: func() error { return pomdp.RunOrdered(nilCtx, 3, -3, -1, ordOK, emitOK) }, ok: "RunOrdered"},
-
 		// Recorded behaviour.
-		{name: "zero BehaviourReader", call: func() error { _, err := new(pomdp.BehaviourReader).Next(); return err }, want: "zero BehaviourReader"},
-		{name: "BehaviourReader nil reader", call: func() error { _, err := pomdp.NewBehaviourReader(nil, "", m, nil).Next(); return err }, want: "nil reader"},
-		{name: "BehaviourReader nil model", call: func() error {
-			_, err := pomdp.NewBehaviourReader(strings.NewReader("x"), "", nil, nil).Next()
-			return err
-		}, want: "nil model"},
-		{name: "zero BehaviourWriter", call: func() error { return new(pomdp.BehaviourWriter).WriteStep("s", 1, 0, 0, -1, false) }, want: "zero BehaviourWriter"},
-		{name: "zero BehaviourWriter Flush", call: func() error { return new(pomdp.BehaviourWriter).Flush() }, want: "zero BehaviourWriter"},
-		{name: "BehaviourWriter nil writer", call: func() error { _, err := pomdp.NewBehaviourWriter(nil, m, nil); return err }, want: "nil writer"},
-		{name: "WriteSubject nil record", call: func() error {
-			w, err := pomdp.NewBehaviourWriter(new(bytes.Buffer), m, nil)
-			if err != nil {
-				return err
-			}
-			return w.WriteSubject(nil)
-		}, want: "pomdp: WriteSubject: nil record"},
-		{name: "WriteStep observation out of range", call: func() error {
-			w, err := pomdp.NewBehaviourWriter(new(bytes.Buffer), m, nil)
-			if err != nil {
-				return err
-			}
-			return w.WriteStep("s", 1, 0, 9, -1, false)
-		}, want: "observation 9 out of range"},
 	})
 }
 

@@ -5,12 +5,13 @@ import (
 	"math"
 	"testing"
 
+	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/pomdp"
 	"github.com/arbor-ai/arbor/si"
 )
 
 // TestActionFactorsIndependent: two factors with two controls each and one
-// modality over both. With pomdp.IndependentActions the decision is
+// modality over both. With agent.IndependentActions the decision is
 // Π_f σ(α ln Q_f(u_f)), Q_f the marginals of the joint Q = σ(−γ G) that the
 // default agent reports (summed here over the other factor's controls).
 func TestActionFactorsIndependent(t *testing.T) {
@@ -23,7 +24,7 @@ func TestActionFactorsIndependent(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	decide := func(alpha float64, af pomdp.ActionFactors) []float64 {
+	decide := func(alpha float64, af agent.ActionFactors) []float64 {
 		ag, err := si.NewAgent(m, &si.Options{Depth: 2, Gamma: 3, ActionPrecision: &alpha, ActionFactors: af})
 		if err != nil {
 			t.Fatal(err)
@@ -31,13 +32,13 @@ func TestActionFactorsIndependent(t *testing.T) {
 		if err := ag.Reset(ctx, 0); err != nil {
 			t.Fatal(err)
 		}
-		d, err := ag.Decide(ctx, pomdp.StepRand(1, 0, 0, 0))
+		d, err := ag.Decide(ctx, agent.StepRand(1, 0, 0, 0))
 		if err != nil {
 			t.Fatal(err)
 		}
 		return d.Probs
 	}
-	Q := decide(1, pomdp.JointActions)
+	Q := decide(1, agent.JointActions)
 	var qx, qy [2]float64
 	var ctrl []int
 	for u, q := range Q {
@@ -46,7 +47,7 @@ func TestActionFactorsIndependent(t *testing.T) {
 		qy[ctrl[1]] += q
 	}
 	const alpha = 2.0
-	got := decide(alpha, pomdp.IndependentActions)
+	got := decide(alpha, agent.IndependentActions)
 	zx, zy := qx[0]*qx[0]+qx[1]*qx[1], qy[0]*qy[0]+qy[1]*qy[1]
 	for u := range got {
 		ctrl = m.DecodeAction(ctrl, u)
@@ -55,7 +56,7 @@ func TestActionFactorsIndependent(t *testing.T) {
 			t.Errorf("u %d %v: %v, want %v", u, ctrl, got[u], want)
 		}
 	}
-	if _, err := si.NewAgent(m, &si.Options{Depth: 1, ActionFactors: pomdp.ActionFactors(9)}); err == nil {
+	if _, err := si.NewAgent(m, &si.Options{Depth: 1, ActionFactors: agent.ActionFactors(9)}); err == nil {
 		t.Error("ActionFactors(9): no error")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/pomdp"
 )
 
@@ -13,8 +14,8 @@ import (
 // exact filtering of its past (pomdp.Past with pomdp.PastFilter, as aci
 // does by default), plans from that belief with the recursive search of
 // Plan at every step, and learns its Dirichlet concentrations at the end
-// of every trial (pomdp.Past.CarryOver). It implements pomdp.Agent,
-// pomdp.MixedAdvancer and pomdp.Learner. An Agent is not safe for
+// of every trial (pomdp.Past.CarryOver). It implements agent.Agent,
+// agent.MixedAdvancer and agent.Learner. An Agent is not safe for
 // concurrent use.
 type Agent struct {
 	m       *pomdp.Model
@@ -27,9 +28,9 @@ type Agent struct {
 }
 
 var (
-	_ pomdp.Agent         = (*Agent)(nil)
-	_ pomdp.MixedAdvancer = (*Agent)(nil)
-	_ pomdp.Learner       = (*Agent)(nil)
+	_ agent.Agent         = (*Agent)(nil)
+	_ agent.MixedAdvancer = (*Agent)(nil)
+	_ agent.Learner       = (*Agent)(nil)
 )
 
 // NewAgent returns an agent for model m with opts (nil: the defaults).
@@ -58,7 +59,7 @@ func NewAgent(m *pomdp.Model, opts *Options) (*Agent, error) {
 // Options returns the agent's resolved options.
 func (a *Agent) Options() Options { return a.o.Resolved() }
 
-// Reset starts a trial with the first observation obs (pomdp.Agent).
+// Reset starts a trial with the first observation obs (agent.Agent).
 func (a *Agent) Reset(ctx context.Context, obs int) error {
 	if err := a.past.Reset(obs); err != nil {
 		return err
@@ -74,12 +75,12 @@ func (a *Agent) infer(ctx context.Context) error {
 	return nil
 }
 
-// Decide plans from the present belief and chooses (pomdp.Agent). The
+// Decide plans from the present belief and chooses (agent.Agent). The
 // decision's Probs is σ(α ln Q(u)) (Options.ActionPrecision; Q when α is
 // 1), Q(u) = σ(−γ G)(u) the root's distribution over joint actions; its
 // Values are "G" (Result.G), "risk", "ambiguity" (the first step's),
 // "novelty" (with Options.Novelty) and "q_u" (Q); its Detail the *Result.
-func (a *Agent) Decide(ctx context.Context, rng *rand.Rand) (*pomdp.Decision, error) {
+func (a *Agent) Decide(ctx context.Context, rng *rand.Rand) (*agent.Decision, error) {
 	if !a.inTrial {
 		return nil, errors.New("Decide: no trial in progress (call Reset)")
 	}
@@ -102,14 +103,14 @@ func (a *Agent) Decide(ctx context.Context, rng *rand.Rand) (*pomdp.Decision, er
 	if a.o.ActionPrecision != nil {
 		al = *a.o.ActionPrecision
 	}
-	if al != 1 || a.o.ActionFactors != pomdp.JointActions {
-		if probs, err = pomdp.ChoiceProbs(nil, model, res.ActionProbs, al, a.o.ActionFactors); err != nil {
+	if al != 1 || a.o.ActionFactors != agent.JointActions {
+		if probs, err = agent.ChoiceProbs(nil, model, res.ActionProbs, al, a.o.ActionFactors); err != nil {
 			return nil, fmt.Errorf("Options.ActionPrecision: %w", err)
 		}
 	}
-	d := &pomdp.Decision{Probs: clone(probs), Detail: res}
+	d := &agent.Decision{Probs: clone(probs), Detail: res}
 	if a.o.Select == SelectSample {
-		d.Action = pomdp.Sample(rng, d.Probs)
+		d.Action = agent.Sample(rng, d.Probs)
 	} else {
 		for u, q := range res.ActionProbs {
 			if q > res.ActionProbs[d.Action] {
@@ -117,21 +118,21 @@ func (a *Agent) Decide(ctx context.Context, rng *rand.Rand) (*pomdp.Decision, er
 			}
 		}
 	}
-	d.Values = []pomdp.NamedValues{
+	d.Values = []agent.NamedValues{
 		{Name: "G", Values: clone(res.G)},
 		{Name: "risk", Values: clone(res.Risk)},
 		{Name: "ambiguity", Values: clone(res.Ambiguity)},
 	}
 	if res.Novelty != nil {
-		d.Values = append(d.Values, pomdp.NamedValues{Name: "novelty", Values: clone(res.Novelty)})
+		d.Values = append(d.Values, agent.NamedValues{Name: "novelty", Values: clone(res.Novelty)})
 	}
-	d.Values = append(d.Values, pomdp.NamedValues{Name: "q_u", Values: clone(res.ActionProbs)})
+	d.Values = append(d.Values, agent.NamedValues{Name: "q_u", Values: clone(res.ActionProbs)})
 	a.last = res
 	return d, nil
 }
 
 // Advance records the action taken and the observation that followed,
-// and filters the present state (pomdp.Agent).
+// and filters the present state (agent.Agent).
 func (a *Agent) Advance(ctx context.Context, action, obs int) error {
 	if !a.inTrial {
 		return errors.New("Advance: no trial in progress (call Reset)")
@@ -143,7 +144,7 @@ func (a *Agent) Advance(ctx context.Context, action, obs int) error {
 }
 
 // AdvanceMixed is Advance after an action that is not known, distributed
-// as probs over joint actions (pomdp.MixedAdvancer, pomdp.Past.GrowMixed).
+// as probs over joint actions (agent.MixedAdvancer, pomdp.Past.GrowMixed).
 func (a *Agent) AdvanceMixed(ctx context.Context, probs []float64, obs int) error {
 	if !a.inTrial {
 		return errors.New("AdvanceMixed: no trial in progress (call Reset)")
@@ -177,7 +178,7 @@ func (a *Agent) Belief() []float64 {
 }
 
 // Concentrations returns the prior concentrations of every learned
-// parameter (pomdp.Learner).
+// parameter (agent.Learner).
 func (a *Agent) Concentrations() pomdp.Concentrations { return a.past.Concentrations() }
 
 // Tree returns the search tree of the last Decide (Planner.Tree): valid

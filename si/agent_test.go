@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/expfam"
 	"github.com/arbor-ai/arbor/pomdp"
 	"github.com/arbor-ai/arbor/si"
@@ -32,14 +33,14 @@ func tmazeWorld(t *testing.T) *pomdp.Model {
 
 // TestAgentTMaze: as in the notebook's rollout, the agent (depth 2,
 // gamma 3) goes to the cue, then to the arm the cue names, and stays. The
-// world's stream pomdp.WorldRand(0, 0) draws a valid cue.
+// world's stream agent.WorldRand(0, 0) draws a valid cue.
 func TestAgentTMaze(t *testing.T) {
 	m, qs := tmazeRoot(t)
 	ag, err := si.NewAgent(m, &si.Options{Depth: 2, Gamma: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ep, err := pomdp.RunEpisode(context.Background(), ag, pomdp.NewProcess(tmazeWorld(t), pomdp.WorldRand(0, 0)), &pomdp.EpisodeSettings{MaxSteps: 3})
+	ep, err := agent.RunEpisode(context.Background(), ag, pomdp.NewProcess(tmazeWorld(t), agent.WorldRand(0, 0)), &agent.EpisodeSettings{MaxSteps: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +80,7 @@ func TestAgentReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	obs := []int{mustObs(t, m, 0, 0), mustObs(t, m, 3, 0), mustObs(t, m, 1, 1)}
-	rt, err := pomdp.Replay(context.Background(), ag, obs, []int{goCue, goLeft}, nil)
+	rt, err := agent.Replay(context.Background(), ag, obs, []int{goCue, goLeft}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +97,7 @@ func TestAgentReplay(t *testing.T) {
 	}
 	// A missed response: the agent carries its belief under its own
 	// distribution (AdvanceMixed).
-	rt, err = pomdp.Replay(context.Background(), ag, obs, []int{-1, goLeft}, nil)
+	rt, err = agent.Replay(context.Background(), ag, obs, []int{-1, goLeft}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +126,7 @@ func TestAgentLearning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ep, err := pomdp.RunEpisode(context.Background(), ag, pomdp.NewProcess(world, pomdp.WorldRand(0, 0)), &pomdp.EpisodeSettings{MaxSteps: 2})
+	ep, err := agent.RunEpisode(context.Background(), ag, pomdp.NewProcess(world, agent.WorldRand(0, 0)), &agent.EpisodeSettings{MaxSteps: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +153,7 @@ func TestAgentLearning(t *testing.T) {
 func TestAgentChoice(t *testing.T) {
 	m, _ := tmazeRoot(t)
 	o0 := mustObs(t, m, 0, 0)
-	decide := func(o *si.Options, seed uint64) *pomdp.Decision {
+	decide := func(o *si.Options, seed uint64) *agent.Decision {
 		ag, err := si.NewAgent(m, o)
 		if err != nil {
 			t.Fatal(err)
@@ -175,7 +176,7 @@ func TestAgentChoice(t *testing.T) {
 	}
 	q := d.Value("q_u")
 	d2 := decide(&si.Options{Depth: 2, Gamma: 3, ActionPrecision: &two}, 1)
-	want, err := pomdp.PowerProbs(nil, q, 2)
+	want, err := agent.PowerProbs(nil, q, 2)
 	if err != nil {
 		t.Fatal(err)
 	}

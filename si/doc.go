@@ -26,7 +26,7 @@
 //   - Planner.Tree (and Agent.Tree) shows the last search as a tree: every
 //     belief with its actions' G and probability, and after each action the
 //     outcomes kept and the beliefs they lead to.
-//   - Agent implements pomdp.Agent (and pomdp.MixedAdvancer, pomdp.Learner)
+//   - Agent implements agent.Agent (and agent.MixedAdvancer, agent.Learner)
 //     with exact filtering of the past and Dirichlet learning (pomdp.Past).
 //
 // Identical beliefs reached by different paths, or at different depths, are

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/pomdp"
 	"github.com/arbor-ai/arbor/si"
 )
@@ -175,7 +176,7 @@ func TestMazeAgent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ep, err := pomdp.RunEpisode(context.Background(), ag, pomdp.NewProcess(m, pomdp.WorldRand(0, 0)), &pomdp.EpisodeSettings{MaxSteps: 15})
+	ep, err := agent.RunEpisode(context.Background(), ag, pomdp.NewProcess(m, agent.WorldRand(0, 0)), &agent.EpisodeSettings{MaxSteps: 15})
 	if err != nil {
 		t.Fatal(err)
 	}

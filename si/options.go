@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/pomdp"
 )
 
@@ -121,10 +122,10 @@ type Options struct {
 	// nil means 1 (P = Q); 0 is uniform over every action.
 	ActionPrecision *float64
 	// ActionFactors is how a model with several controllable factors
-	// chooses, as aci's AgentOptions.ActionFactors: pomdp.JointActions
-	// (the default) or pomdp.IndependentActions (each factor's control
+	// chooses, as aci's AgentOptions.ActionFactors: agent.JointActions
+	// (the default) or agent.IndependentActions (each factor's control
 	// from σ(α ln Q_f), Q_f its marginal, as pymdp samples).
-	ActionFactors pomdp.ActionFactors
+	ActionFactors agent.ActionFactors
 	// Select is SelectArgmax (the default: the most probable action under
 	// Q, lowest index on ties) or SelectSample (a draw from P with the
 	// decision's random stream).
@@ -192,7 +193,7 @@ func (o *Options) validate(m *pomdp.Model) error {
 	case o.Select != SelectArgmax && o.Select != SelectSample:
 		return fmt.Errorf("Options.Select: %q, want %q or %q", o.Select, SelectArgmax, SelectSample)
 	case !o.ActionFactors.Valid():
-		return fmt.Errorf("Options.ActionFactors: %v, want pomdp.JointActions or pomdp.IndependentActions", o.ActionFactors)
+		return fmt.Errorf("Options.ActionFactors: %v, want agent.JointActions or agent.IndependentActions", o.ActionFactors)
 	}
 	if o.LearningRate != nil && (!finite(*o.LearningRate) || *o.LearningRate < 0) {
 		return fmt.Errorf("Options.LearningRate: %v, want a finite η >= 0", *o.LearningRate)

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/arbor-ai/arbor/aci"
+	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/envs"
 	"github.com/arbor-ai/arbor/ffg"
 	"github.com/arbor-ai/arbor/internal/output"
@@ -482,7 +483,7 @@ func (f *aciAgentFlags) options(m *pomdp.Model) (*aci.AgentOptions, error) {
 	if err != nil {
 		return nil, badInput("--past: %v", err)
 	}
-	af, err := pomdp.ParseActionFactors(*f.actionFactors)
+	af, err := agent.ParseActionFactors(*f.actionFactors)
 	if err != nil {
 		return nil, badInput("--action-factors: %v", err)
 	}
@@ -618,8 +619,8 @@ func runACIRun(args []string, stdout io.Writer) error {
 	// and the output is written in trial order, the same as with one
 	// worker.
 	la, lb, ld := m.Learnable()
-	r.runs = pomdp.Runs{Agents: *agents, Trials: *episodes, Workers: *jobsFlag, MaxSteps: *steps, Seed: *seed, Carry: la || lb || ld}
-	r.newAg = func() (pomdp.Agent, error) { return aci.NewAgent(m, opts) }
+	r.runs = agent.Runs{Agents: *agents, Trials: *episodes, Workers: *jobsFlag, MaxSteps: *steps, Seed: *seed, Carry: la || lb || ld}
+	r.newAg = func() (agent.Agent, error) { return aci.NewAgent(m, opts) }
 	nPol, _ := aci.NumPolicies(m.NumActions(), *af.horizon, math.MaxInt)
 	r.prog = startProgress(*progressFlag, *agents**episodes, int64(nPol), "policies scored")
 	defer r.prog.end()
@@ -627,7 +628,7 @@ func runACIRun(args []string, stdout io.Writer) error {
 		r.plot = plotFlags.newRunPlot(plotSel, "lowest G of the action taken", r.mz, m, *agents, *episodes)
 		// The lowest G among the policies that start with the action
 		// taken.
-		r.cost = func(d *pomdp.Decision) float64 {
+		r.cost = func(d *agent.Decision) float64 {
 			best := math.Inf(1)
 			for _, p := range d.Detail.(*aci.Plan).Policies {
 				if len(p.Policy) > 0 && p.Policy[0] == d.Action {
@@ -638,7 +639,7 @@ func runACIRun(args []string, stdout io.Writer) error {
 		}
 	}
 	if *dotFile != "" {
-		r.dot = func(ctx context.Context, ag pomdp.Agent, _ *pomdp.Decision) error {
+		r.dot = func(ctx context.Context, ag agent.Agent, _ *agent.Decision) error {
 			g, err := ag.(*aci.Agent).FigureGraph()
 			if err != nil {
 				return err
@@ -653,7 +654,7 @@ func runACIRun(args []string, stdout io.Writer) error {
 			return writeFigure(ctx, "--dot", *dotFile, b.Bytes())
 		}
 	}
-	r.extra = func(rec *runRecord, ep *pomdp.Episode) {
+	r.extra = func(rec *runRecord, ep *agent.Episode) {
 		for _, st := range ep.Steps {
 			if st.Decision == nil {
 				continue
@@ -668,7 +669,7 @@ func runACIRun(args []string, stdout io.Writer) error {
 			rec.Policies = nPol
 		}
 	}
-	r.human = func(w io.Writer, label string, ep *pomdp.Episode, positions [][2]int) {
+	r.human = func(w io.Writer, label string, ep *agent.Episode, positions [][2]int) {
 		aciPrintEpisode(w, label, ep, m, r.mz, positions, nPol, *af.horizon)
 	}
 	r.summary = func(s *runSummary) any {
@@ -708,7 +709,7 @@ func (s stringer) String() string { return string(s) }
 // aciPrintEpisode is the human output of one episode: a summary line, the
 // actions, and for a maze the maze with the path drawn (envs.Maze.Render,
 // as arbor btai run).
-func aciPrintEpisode(w io.Writer, label string, ep *pomdp.Episode, m *pomdp.Model, mz *envs.Maze, positions [][2]int, policies, horizon int) {
+func aciPrintEpisode(w io.Writer, label string, ep *agent.Episode, m *pomdp.Model, mz *envs.Maze, positions [][2]int, policies, horizon int) {
 	status := "ran"
 	if mz != nil {
 		status = "did not reach the exit"
@@ -784,7 +785,7 @@ func runACIReplay(args []string, stdout io.Writer) error {
 		return badInput("--model %s: %v", *model, err)
 	}
 	r := &replayRun{m: m, data: *data, subjects: *subjects, seed: *seed, jobs: *jobs, asJSON: *asJSON, asCSV: *asCSV, beliefs: *beliefs,
-		newAg: func() (pomdp.Agent, error) { return aci.NewAgent(m, opts) }}
+		newAg: func() (agent.Agent, error) { return aci.NewAgent(m, opts) }}
 	if r.prov, err = provenance("aci replay", fset, [2]string{"--model", *model}); err != nil {
 		return err
 	}

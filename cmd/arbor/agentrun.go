@@ -10,6 +10,8 @@ import (
 	"math"
 	"strings"
 
+	"github.com/arbor-ai/arbor/agent"
+	"github.com/arbor-ai/arbor/behaviour"
 	"github.com/arbor-ai/arbor/envs"
 	"github.com/arbor-ai/arbor/internal/output"
 	"github.com/arbor-ai/arbor/pomdp"
@@ -23,17 +25,17 @@ type agentRun struct {
 	m       *pomdp.Model // the agent's model (--model, or the maze's)
 	world   *pomdp.Model // the true process (--process, or --model); nil for a maze
 	mz      *envs.Maze   // the maze (the world), or nil
-	runs    pomdp.Runs   // agents, trials, workers, steps, seed, carry
+	runs    agent.Runs   // agents, trials, workers, steps, seed, carry
 	prov    output.Provenance
 	asJSON  bool
 	asCSV   bool
 	plot    *runPlot  // --plot: nil when not asked (nothing is kept then)
 	prog    *progress // nil: no report
-	newAg   func() (pomdp.Agent, error)
-	dot     func(ctx context.Context, ag pomdp.Agent, d *pomdp.Decision) error // after the first decision of the first trial (--dot), or nil
-	cost    func(d *pomdp.Decision) float64                                    // the planning cost of the action taken, for --plot
-	extra   func(rec *runRecord, ep *pomdp.Episode)                            // agent-specific fields of a record
-	human   func(w io.Writer, label string, ep *pomdp.Episode, positions [][2]int)
+	newAg   func() (agent.Agent, error)
+	dot     func(ctx context.Context, ag agent.Agent, d *agent.Decision) error // after the first decision of the first trial (--dot), or nil
+	cost    func(d *agent.Decision) float64                                    // the planning cost of the action taken, for --plot
+	extra   func(rec *runRecord, ep *agent.Episode)                            // agent-specific fields of a record
+	human   func(w io.Writer, label string, ep *agent.Episode, positions [][2]int)
 	summary func(s *runSummary) any // the last JSON line
 }
 
@@ -72,7 +74,7 @@ type runSummary struct {
 // positions returns the maze cells of an episode, from the start: the
 // maze is deterministic, so a fresh copy walked along the actions visits
 // them again.
-func (r *agentRun) positions(ep *pomdp.Episode) [][2]int {
+func (r *agentRun) positions(ep *agent.Episode) [][2]int {
 	if r.mz == nil {
 		return nil
 	}
@@ -91,18 +93,18 @@ func (r *agentRun) positions(ep *pomdp.Episode) [][2]int {
 }
 
 // env returns the world of unit u: a fresh copy of the maze, or the
-// process drawing from the unit's world stream (pomdp.WorldRand).
-func (r *agentRun) env(u pomdp.Unit) (pomdp.Environment, error) {
+// process drawing from the unit's world stream (agent.WorldRand).
+func (r *agentRun) env(u agent.Unit) (agent.Environment, error) {
 	if r.mz != nil {
 		mz := r.mz.Clone()
 		return mz, nil
 	}
-	return pomdp.NewProcess(r.world, pomdp.WorldRand(r.runs.Seed, u.Index(r.runs.Trials))), nil
+	return pomdp.NewProcess(r.world, agent.WorldRand(r.runs.Seed, u.Index(r.runs.Trials))), nil
 }
 
 // label names unit u for humans: "episode k", or with several agents
 // "agent a episode e".
-func (r *agentRun) label(u pomdp.Unit) string {
+func (r *agentRun) label(u agent.Unit) string {
 	if r.runs.Agents == 1 {
 		return fmt.Sprintf("episode %d", u.Trial+1)
 	}
@@ -110,7 +112,7 @@ func (r *agentRun) label(u pomdp.Unit) string {
 }
 
 // record builds the JSON record of a finished trial.
-func (r *agentRun) record(u pomdp.Unit, ep *pomdp.Episode, positions [][2]int) *runRecord {
+func (r *agentRun) record(u agent.Unit, ep *agent.Episode, positions [][2]int) *runRecord {
 	m := r.m
 	obs, acts := ep.Observations(), ep.Actions()
 	rec := &runRecord{Episode: u.Trial + 1, Steps: ep.NumActions(), Actions: acts, ActionNames: output.ActionNames(m, acts),
@@ -151,15 +153,15 @@ func (r *agentRun) run(stdout io.Writer) error {
 			return err
 		}
 	}
-	var csvw *pomdp.BehaviourWriter
+	var csvw *behaviour.Writer
 	if r.asCSV {
 		var err error
-		if csvw, err = pomdp.NewBehaviourWriter(stdout, r.m, &pomdp.BehaviourWriterOptions{Extra: r.csvExtra()}); err != nil {
+		if csvw, err = behaviour.NewWriter(stdout, r.m, &behaviour.WriterOptions{Extra: r.csvExtra()}); err != nil {
 			return err
 		}
 	}
 	set := r.runs
-	set.OnStep = func(u pomdp.Unit, ag pomdp.Agent, st *pomdp.Step) error {
+	set.OnStep = func(u agent.Unit, ag agent.Agent, st *agent.Step) error {
 		if st.Decision == nil {
 			return nil
 		}
@@ -170,7 +172,7 @@ func (r *agentRun) run(stdout io.Writer) error {
 		return nil
 	}
 	var sum runSummary
-	err := pomdp.RunAgents(ctx, &set, r.newAg, r.env, func(u pomdp.Unit, ep *pomdp.Episode) error {
+	err := agent.RunAgents(ctx, &set, r.newAg, r.env, func(u agent.Unit, ep *agent.Episode) error {
 		sum.Episodes++
 		r.prog.episode()
 		sum.PlanningSeconds += ep.PlanningSeconds
@@ -241,7 +243,7 @@ func (r *agentRun) csvExtra() []string {
 // writeCSV writes one trial in the recorded-behaviour format, subject
 // being the agent (from 1) and trial the agent's trial (from 1), with the
 // action probabilities of every decision.
-func (r *agentRun) writeCSV(w *pomdp.BehaviourWriter, u pomdp.Unit, ep *pomdp.Episode) error {
+func (r *agentRun) writeCSV(w *behaviour.Writer, u agent.Unit, ep *agent.Episode) error {
 	subject := fmt.Sprint(u.Agent + 1)
 	extra := make([]string, r.m.NumActions())
 	for _, st := range ep.Steps {
@@ -331,7 +333,7 @@ func mazeStates(mz *envs.Maze, positions [][2]int) []int {
 
 // printActions is the human output of an episode's actions and, with
 // observations set (a model without a maze), of its observations, by name.
-func printActions(w io.Writer, m *pomdp.Model, ep *pomdp.Episode, observations bool) {
+func printActions(w io.Writer, m *pomdp.Model, ep *agent.Episode, observations bool) {
 	fmt.Fprintf(w, "actions: %s\n", strings.Join(output.ActionNames(m, ep.Actions()), " "))
 	if !observations {
 		return

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/arbor-ai/arbor/aci"
+	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/btai"
 	"github.com/arbor-ai/arbor/pomdp"
 	"github.com/google/go-cmp/cmp"
@@ -60,7 +61,7 @@ func runLines(t *testing.T, args ...string) []map[string]any {
 // output with 1 and 3 jobs; the lines name the agent and its episode;
 // agent 1's episodes are those of a single agent run alone with the same
 // seed; every agent starts from the model's priors and learns over its own
-// episodes, its episode e drawing its decisions from pomdp.StepRand(seed,
+// episodes, its episode e drawing its decisions from agent.StepRand(seed,
 // a-1, e-1, t) and the process from seed + (a-1)·episodes + e-1, which
 // the library reproduces; bad values exit 2.
 func TestRunAgents(t *testing.T) {
@@ -71,12 +72,12 @@ func TestRunAgents(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		cmd      []string
-		newAgent func() (pomdp.Agent, error) // the agent the command runs
+		newAgent func() (agent.Agent, error) // the agent the command runs
 	}{
 		{[]string{"aci", "run", "--model", model, "--horizon", "2", "--steps", "2"},
-			func() (pomdp.Agent, error) { return aci.NewAgent(m, &aci.AgentOptions{Horizon: 2}) }},
+			func() (agent.Agent, error) { return aci.NewAgent(m, &aci.AgentOptions{Horizon: 2}) }},
 		{[]string{"btai", "run", "--model", model, "--steps", "2", "--iterations", "50"},
-			func() (pomdp.Agent, error) {
+			func() (agent.Agent, error) {
 				o, err := btai.PresetByName(btai.PresetScaleFreeName)
 				if err != nil {
 					return nil, err
@@ -116,7 +117,7 @@ func TestRunAgents(t *testing.T) {
 					}
 				}
 				proc := pomdp.NewProcess(m, rand.New(rand.NewPCG(1+uint64((a-1)*2+e-1), 0xe1)))
-				ep, err := pomdp.RunEpisode(context.Background(), ag, proc, &pomdp.EpisodeSettings{MaxSteps: 2, Seed: 1, Agent: a - 1, Trial: e - 1})
+				ep, err := agent.RunEpisode(context.Background(), ag, proc, &agent.EpisodeSettings{MaxSteps: 2, Seed: 1, Agent: a - 1, Trial: e - 1})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/btai"
 	"github.com/arbor-ai/arbor/envs"
 	"github.com/arbor-ai/arbor/internal/output"
@@ -894,7 +895,7 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 	learn := la || lb || ld || opts.NoveltyCarry
 	tree := btai.TreeBytes(opts.Iterations, m.NumStates(), m.NumObs(), m.NumActions(), opts.GlobalInference || *dotFile != "")
 	jobs := max(1, min(*jobsFlag, int(btaiMaxTreeBytes/max(tree, 1)), 1+int((btaiMaxBytes-memOne)/max(memMore, 1))))
-	r.runs = pomdp.Runs{Agents: *agents, Trials: *episodes, Workers: jobs, MaxSteps: *steps, Seed: *seed, Carry: learn}
+	r.runs = agent.Runs{Agents: *agents, Trials: *episodes, Workers: jobs, MaxSteps: *steps, Seed: *seed, Carry: learn}
 	r.newAg = btaiAgents(firstAg, m, &opts)
 	settings := btaiSettings(bf.preset, opts, true)
 	if !*asJSON && !*asCSV {
@@ -904,15 +905,15 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 	defer r.prog.end()
 	if *plotFile != "" {
 		r.plot = plotFlags.newRunPlot(plotSel, "average cost of the action taken", r.mz, m, *agents, *episodes)
-		r.cost = func(d *pomdp.Decision) float64 { return d.Value("average_cost")[d.Action] }
+		r.cost = func(d *agent.Decision) float64 { return d.Value("average_cost")[d.Action] }
 	}
 	if *dotFile != "" {
-		r.dot = func(ctx context.Context, ag pomdp.Agent, d *pomdp.Decision) error {
+		r.dot = func(ctx context.Context, ag agent.Agent, d *agent.Decision) error {
 			return btaiWriteDOT(ctx, ag.(*btai.Agent), m, "dot", *dotFile, view, d.Action)
 		}
 	}
-	r.extra = func(rec *runRecord, ep *pomdp.Episode) { rec.PlanIterations = ep.NumActions() * opts.Iterations }
-	r.human = func(w io.Writer, label string, ep *pomdp.Episode, positions [][2]int) {
+	r.extra = func(rec *runRecord, ep *agent.Episode) { rec.PlanIterations = ep.NumActions() * opts.Iterations }
+	r.human = func(w io.Writer, label string, ep *agent.Episode, positions [][2]int) {
 		btaiPrintEpisode(w, label, ep, m, r.mz, positions, opts.Iterations)
 	}
 	r.summary = func(s *runSummary) any {
@@ -956,7 +957,7 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 // btaiPrintEpisode prints one episode for humans: the outcome, the actions
 // and, for a maze, the positions visited and the maze with the visited
 // cells marked '*' (S and E keep their letters).
-func btaiPrintEpisode(w io.Writer, label string, ep *pomdp.Episode, m *pomdp.Model, mz *envs.Maze, positions [][2]int, iterations int) {
+func btaiPrintEpisode(w io.Writer, label string, ep *agent.Episode, m *pomdp.Model, mz *envs.Maze, positions [][2]int, iterations int) {
 	status := "ran"
 	if mz != nil {
 		status = "did not reach the exit in"
@@ -1099,9 +1100,9 @@ func runBTAIReplay(args []string, stdout io.Writer) error {
 // the others new agents. An agent holds its own copy of the past's
 // transition tensor (42 MB on a maze of 1,024 states), so the check does
 // not cost one more.
-func btaiAgents(first *btai.Agent, m *pomdp.Model, opts *btai.Options) func() (pomdp.Agent, error) {
+func btaiAgents(first *btai.Agent, m *pomdp.Model, opts *btai.Options) func() (agent.Agent, error) {
 	var mu sync.Mutex
-	return func() (pomdp.Agent, error) {
+	return func() (agent.Agent, error) {
 		mu.Lock()
 		ag := first
 		first = nil

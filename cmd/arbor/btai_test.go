@@ -17,9 +17,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/btai"
 	"github.com/arbor-ai/arbor/envs"
-	"github.com/arbor-ai/arbor/pomdp"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
@@ -1530,7 +1530,7 @@ func TestBTAITreeBytes(t *testing.T) {
 }
 
 // TestBTAIRunSeedsMatchLibrary: episode i of `--seed k` is seed k+i-1 of
-// the library's tables (one episode of pomdp.RunEpisode with that seed),
+// the library's tables (one episode of agent.RunEpisode with that seed),
 // so every success table reproduces from the command line. At
 // action precision 1 the sampling, and so the seed, decides the actions.
 func TestBTAIRunSeedsMatchLibrary(t *testing.T) {
@@ -1554,7 +1554,7 @@ func TestBTAIRunSeedsMatchLibrary(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := pomdp.RunEpisode(context.Background(), ag, mz, &pomdp.EpisodeSettings{MaxSteps: 12, Seed: 4 + uint64(i)})
+			want, err := agent.RunEpisode(context.Background(), ag, mz, &agent.EpisodeSettings{MaxSteps: 12, Seed: 4 + uint64(i)})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -14,6 +14,8 @@ import (
 	"strings"
 
 	"github.com/arbor-ai/arbor/aci"
+	"github.com/arbor-ai/arbor/agent"
+	"github.com/arbor-ai/arbor/behaviour"
 	"github.com/arbor-ai/arbor/btai"
 	"github.com/arbor-ai/arbor/fit"
 	"github.com/arbor-ai/arbor/internal/output"
@@ -29,7 +31,7 @@ const (
 )
 
 // fitParamNames are the names of the fittable parameters of every agent.
-var fitParamNames = []string{pomdp.ParamGamma, pomdp.ParamAlpha, pomdp.ParamEta, pomdp.ParamOmega, pomdp.ParamPref, pomdp.ParamConc}
+var fitParamNames = []string{agent.ParamGamma, agent.ParamAlpha, agent.ParamEta, agent.ParamOmega, agent.ParamPref, agent.ParamConc}
 
 // fitPriors are the values of --prior, in order (a repeatable flag).
 type fitPriors []string
@@ -94,7 +96,7 @@ func (f *fitFlags) check() error {
 
 // settings builds the fit's settings for the agent's declared parameters
 // ps, with errors that name the flag.
-func (f *fitFlags) settings(agent string, ps []pomdp.Param) (*fit.Settings, error) {
+func (f *fitFlags) settings(agent string, ps []agent.Param) (*fit.Settings, error) {
 	s := &fit.Settings{Restarts: *f.restarts, Seed: *f.seed, Method: f.method, Jobs: *f.jobs}
 	has := make([]string, len(ps))
 	for i, p := range ps {
@@ -146,8 +148,8 @@ func (f *fitFlags) settings(agent string, ps []pomdp.Param) (*fit.Settings, erro
 	return s, nil
 }
 
-func fitScale(ps []pomdp.Param, name string) string {
-	p, err := pomdp.FindParam(ps, name)
+func fitScale(ps []agent.Param, name string) string {
+	p, err := agent.FindParam(ps, name)
 	if err != nil {
 		return "natural"
 	}
@@ -166,7 +168,7 @@ type fitRun struct {
 	command string // "aci fit"
 	agent   string // "aci"
 	m       *pomdp.Model
-	fac     pomdp.AgentFactory
+	fac     agent.Factory
 	set     *fit.Settings
 	data    string
 	asJSON  bool
@@ -177,7 +179,7 @@ type fitRun struct {
 
 // runFit is what every fit command does after parsing its flags: setup
 // checks the agent's flags and returns its model and factory.
-func runFit(command, agent, synopsis string, fs *flag.FlagSet, ff *fitFlags, args []string, stdout io.Writer, setup func() (*pomdp.Model, pomdp.AgentFactory, error)) error {
+func runFit(command, agent, synopsis string, fs *flag.FlagSet, ff *fitFlags, args []string, stdout io.Writer, setup func() (*pomdp.Model, agent.Factory, error)) error {
 	pos, err := parseFlags(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, helpText(fs, synopsis))
@@ -428,7 +430,7 @@ func fitRow(res *fit.Result) fitRowJSON {
 
 // fitError turns an error of the fits into the command's error: a fault of
 // the data names the file, its line and the subject (exit 2).
-func fitError(err error, data string, recs []pomdp.SubjectRecord) error {
+func fitError(err error, data string, recs []behaviour.SubjectRecord) error {
 	var ue *usageError
 	if errors.As(err, &ue) {
 		return ue
@@ -440,10 +442,10 @@ func fitError(err error, data string, recs []pomdp.SubjectRecord) error {
 	if errors.Is(se.Err, fit.ErrNoChoices) {
 		return badInput("--data %s: subject %s has no choices to fit (every response is missing)", data, se.Subject)
 	}
-	if errors.Is(se.Err, pomdp.ErrDeterministic) {
+	if errors.Is(se.Err, agent.ErrDeterministic) {
 		return badInput("the agent's choice rule is deterministic: it gives no probability to score a recorded choice with")
 	}
-	var st *pomdp.StepError
+	var st *agent.StepError
 	if errors.As(se.Err, &st) && se.Index >= 0 && se.Index < len(recs) && se.Trial >= 0 && se.Trial < len(recs[se.Index].Trials) {
 		tr := recs[se.Index].Trials[se.Trial]
 		if st.Step < len(tr.Lines) {
@@ -461,7 +463,7 @@ func runACIFit(args []string, stdout io.Writer) error {
 	var ff fitFlags
 	ff.register(fs)
 	maxMin := fs.Float64("max-minutes", 10, aciMaxMinutesUsage)
-	return runFit("aci fit", "aci", aciFitSynopsis, fs, &ff, args, stdout, func() (*pomdp.Model, pomdp.AgentFactory, error) {
+	return runFit("aci fit", "aci", aciFitSynopsis, fs, &ff, args, stdout, func() (*pomdp.Model, agent.Factory, error) {
 		m, err := loadPOMDP(*ff.model)
 		if err != nil {
 			return nil, nil, err
@@ -490,7 +492,7 @@ func runBTAIFit(args []string, stdout io.Writer) error {
 	act.register(fs)
 	var ff fitFlags
 	ff.register(fs)
-	return runFit("btai fit", "btai", btaiFitSynopsis, fs, &ff, args, stdout, func() (*pomdp.Model, pomdp.AgentFactory, error) {
+	return runFit("btai fit", "btai", btaiFitSynopsis, fs, &ff, args, stdout, func() (*pomdp.Model, agent.Factory, error) {
 		opts, err := bf.options()
 		if err != nil {
 			return nil, nil, err
@@ -544,7 +546,7 @@ type siFitFactory struct {
 	si.Factory
 }
 
-func (f siFitFactory) NewAgent(m *pomdp.Model, values map[string]float64) (pomdp.Agent, error) {
+func (f siFitFactory) NewAgent(m *pomdp.Model, values map[string]float64) (agent.Agent, error) {
 	ag, err := f.Factory.NewAgent(m, values)
 	if err != nil {
 		return nil, err
@@ -561,7 +563,7 @@ func runSIFit(args []string, stdout io.Writer) error {
 	af.register(fs, false)
 	var ff fitFlags
 	ff.register(fs)
-	return runFit("si fit", "si", siFitSynopsis, fs, &ff, args, stdout, func() (*pomdp.Model, pomdp.AgentFactory, error) {
+	return runFit("si fit", "si", siFitSynopsis, fs, &ff, args, stdout, func() (*pomdp.Model, agent.Factory, error) {
 		opts, err := sf.options()
 		if err != nil {
 			return nil, nil, err
@@ -674,7 +676,7 @@ type fitBMSJSON struct {
 
 // compareModels runs random-effects Bayesian model selection over this
 // fit (model 1) and those of --compare, on the subjects of this fit.
-func (r *fitRun) compareModels(stdout io.Writer, enc *json.Encoder, recs []pomdp.SubjectRecord, evidence []float64) error {
+func (r *fitRun) compareModels(stdout io.Writer, enc *json.Encoder, recs []behaviour.SubjectRecord, evidence []float64) error {
 	labels := []string{r.command + " --free " + strings.Join(r.set.Free, ",")}
 	for _, c := range r.compare {
 		labels = append(labels, c.label+" ("+c.path+")")

@@ -20,6 +20,7 @@ import (
 	"gonum.org/v1/plot/vg/vgpdf"
 	"gonum.org/v1/plot/vg/vgsvg"
 
+	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/envs"
 	"github.com/arbor-ai/arbor/internal/output"
 	"github.com/arbor-ai/arbor/pomdp"
@@ -206,7 +207,7 @@ type runPlot struct {
 }
 
 // add records a finished episode of unit u.
-func (rp *runPlot) add(u pomdp.Unit, ep *pomdp.Episode, cost func(*pomdp.Decision) float64, positions [][2]int) {
+func (rp *runPlot) add(u agent.Unit, ep *agent.Episode, cost func(*agent.Decision) float64, positions [][2]int) {
 	if u.Trial < 0 || u.Trial >= rp.episodes {
 		return // not an episode of this run's --episodes
 	}
@@ -239,7 +240,7 @@ func (rp *runPlot) add(u pomdp.Unit, ep *pomdp.Episode, cost func(*pomdp.Decisio
 // preferredRate returns the share of the outcomes after each action that
 // are a most preferred outcome of their modality, over the modalities
 // with preferences: NaN with no action or no preference.
-func (rp *runPlot) preferredRate(ep *pomdp.Episode) float64 {
+func (rp *runPlot) preferredRate(ep *agent.Episode) float64 {
 	hit, n := 0, 0
 	for _, st := range ep.Steps[min(1, len(ep.Steps)):] {
 		rp.outcomes = rp.m.DecodeObs(rp.outcomes, st.Obs)

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/pomdp"
 )
 
@@ -358,18 +359,18 @@ func TestPreferredRate(t *testing.T) {
 	start := obs(map[string]string{"where": "start", "reward": "none"})
 	cue := obs(map[string]string{"where": "cue", "cue": "cue-left", "reward": "none"})
 	won := obs(map[string]string{"where": "left", "reward": "reward"})
-	ep := &pomdp.Episode{Steps: []pomdp.Step{{Obs: start}, {Obs: cue}, {Obs: won}}}
+	ep := &agent.Episode{Steps: []agent.Step{{Obs: start}, {Obs: cue}, {Obs: won}}}
 	if r := rp.preferredRate(ep); r != 0.5 {
 		t.Errorf("start, cue, reward: rate %v, want 0.5", r)
 	}
-	if r := rp.preferredRate(&pomdp.Episode{Steps: []pomdp.Step{{Obs: won}}}); !math.IsNaN(r) {
+	if r := rp.preferredRate(&agent.Episode{Steps: []agent.Step{{Obs: won}}}); !math.IsNaN(r) {
 		t.Errorf("no action: rate %v, want NaN", r)
 	}
 }
 
 // tmazeEpisode returns the T-maze model and an episode of it: start, cue,
 // reward.
-func tmazeEpisode(b testing.TB) (*pomdp.Model, *pomdp.Episode) {
+func tmazeEpisode(b testing.TB) (*pomdp.Model, *agent.Episode) {
 	m, err := loadPOMDP("../../examples/pomdp/tmaze.json")
 	if err != nil {
 		b.Fatal(err)
@@ -388,9 +389,9 @@ func tmazeEpisode(b testing.TB) (*pomdp.Model, *pomdp.Episode) {
 		}
 	}
 	probs := []float64{0.1, 0.6, 0.2, 0.1}
-	ep := &pomdp.Episode{Steps: []pomdp.Step{
-		{Obs: enc(0, 0, 0), Belief: qs, Decision: &pomdp.Decision{Probs: probs, Action: 1}, Action: 1},
-		{Obs: enc(1, 1, 0), Belief: qs, Decision: &pomdp.Decision{Probs: probs, Action: 2}, Action: 2},
+	ep := &agent.Episode{Steps: []agent.Step{
+		{Obs: enc(0, 0, 0), Belief: qs, Decision: &agent.Decision{Probs: probs, Action: 1}, Action: 1},
+		{Obs: enc(1, 1, 0), Belief: qs, Decision: &agent.Decision{Probs: probs, Action: 2}, Action: 2},
 		{T: 2, Obs: enc(2, 0, 1), Belief: qs, Action: -1},
 	}}
 	return m, ep
@@ -406,7 +407,7 @@ func BenchmarkRunPlotAdd(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
-		rp.add(pomdp.Unit{Agent: 1, Trial: i % 100_000}, ep, nil, nil)
+		rp.add(agent.Unit{Agent: 1, Trial: i % 100_000}, ep, nil, nil)
 	}
 }
 
@@ -420,7 +421,7 @@ func BenchmarkRunPlotWrite(b *testing.B) {
 			pf := &runPlotFlags{file: &file, dpi: &dpi, episode: &sel}
 			rp := pf.newRunPlot(0, "G", nil, m, 1, 100)
 			for i := range 100 {
-				rp.add(pomdp.Unit{Trial: i}, ep, func(*pomdp.Decision) float64 { return 1 }, nil)
+				rp.add(agent.Unit{Trial: i}, ep, func(*agent.Decision) float64 { return 1 }, nil)
 			}
 			b.ReportAllocs()
 			for b.Loop() {

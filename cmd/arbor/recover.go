@@ -22,9 +22,9 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/fit"
 	"github.com/arbor-ai/arbor/internal/output"
-	"github.com/arbor-ai/arbor/pomdp"
 )
 
 // recoverModel is one model of a recovery: it generates subjects, and
@@ -33,7 +33,7 @@ type recoverModel struct {
 	name string // the file's base name
 	path string
 	sim  *simulation
-	free []pomdp.Param // the free parameters as the model's agent declares them
+	free []agent.Param // the free parameters as the model's agent declares them
 }
 
 // recoverSubject is one simulated subject and its fit by every model.
@@ -323,11 +323,11 @@ func runACIRecover(args []string, stdout io.Writer) error {
 		models[i] = recoverModel{name: name, path: p, sim: sim}
 		ps := sim.factory.Params(sim.m)
 		for _, n := range free {
-			fp, err := pomdp.FindParam(ps, n)
+			fp, err := agent.FindParam(ps, n)
 			if err != nil {
-				return badInput("--free %s: %s: %s", *freeFlag, p, strings.TrimPrefix(err.Error(), "pomdp: "))
+				return badInput("--free %s: %s: %s", *freeFlag, p, strings.TrimPrefix(err.Error(), "agent: "))
 			}
-			if slices.ContainsFunc(models[i].free, func(q pomdp.Param) bool { return q.Name == n }) {
+			if slices.ContainsFunc(models[i].free, func(q agent.Param) bool { return q.Name == n }) {
 				return badInput("--free %s: %s given twice", *freeFlag, n)
 			}
 			models[i].free = append(models[i].free, fp)
@@ -429,7 +429,7 @@ func recoverRun(stdout io.Writer, models []recoverModel, set *fit.Settings, jobs
 	}
 	fitStart := time.Now()
 	var finished []*recoverSubject
-	err := pomdp.RunOrdered(ctx, len(subs)*nm, 1, jobs, func(ctx context.Context, _, u int) (*fit.Result, error) {
+	err := agent.RunOrdered(ctx, len(subs)*nm, 1, jobs, func(ctx context.Context, _, u int) (*fit.Result, error) {
 		s, h := subs[u/nm], u%nm
 		return fit.Subject(ctx, models[h].sim.factory, models[h].sim.m, &s.sub.rec, index[u/nm], set)
 	}, func(u int, r *fit.Result) error {
@@ -444,7 +444,7 @@ func recoverRun(stdout io.Writer, models []recoverModel, set *fit.Settings, jobs
 		}
 		return nil
 	})
-	var ue *pomdp.UnitError
+	var ue *agent.UnitError
 	if errors.As(err, &ue) {
 		s, h := subs[ue.Unit/nm], ue.Unit%nm
 		err = badInput("fitting subject %s of %s with %s: %s", s.sub.name, models[s.gen].name, models[h].path, strings.TrimPrefix(ue.Err.Error(), "fit: "))

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/fit"
-	"github.com/arbor-ai/arbor/pomdp"
 )
 
 const simUniform = "../../examples/pomdp/tmaze-uniform.json"
@@ -248,7 +248,7 @@ func TestRecoverConfusion(t *testing.T) {
 // second (0.5 > 0.392), and the third has no Laplace approximation:
 // coverage 2/3 over 3.
 func TestRecoveryStatsByHand(t *testing.T) {
-	alpha := pomdp.Param{Name: "alpha", Domain: pomdp.Positive, Default: 1}
+	alpha := agent.Param{Name: "alpha", Domain: agent.Positive, Default: 1}
 	truth := []float64{0, 1, 0.5, -1}
 	est := []float64{0.1, 1.5, 0.5, -1}
 	sd := []float64{0.1, 0.2, math.NaN(), 0.5}
@@ -260,7 +260,7 @@ func TestRecoveryStatsByHand(t *testing.T) {
 		}
 		subs = append(subs, &recoverSubject{sub: &simSubject{values: map[string]float64{"alpha": math.Exp(truth[i])}}, fits: []*fit.Result{r}})
 	}
-	st := recoveryStats([]recoverModel{{name: "m", free: []pomdp.Param{alpha}}}, 0, subs)[0]
+	st := recoveryStats([]recoverModel{{name: "m", free: []agent.Param{alpha}}}, 0, subs)[0]
 	for _, c := range []struct {
 		name      string
 		got, want float64

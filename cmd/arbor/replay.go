@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/arbor-ai/arbor/agent"
+	"github.com/arbor-ai/arbor/behaviour"
 	"github.com/arbor-ai/arbor/internal/output"
 	"github.com/arbor-ai/arbor/pomdp"
 )
@@ -29,14 +31,14 @@ type replayRun struct {
 	asCSV    bool
 	beliefs  bool
 	prov     output.Provenance
-	newAg    func() (pomdp.Agent, error)
+	newAg    func() (agent.Agent, error)
 }
 
 // replaySubject is one subject's replay: its step records and its
 // log-likelihood.
 type replaySubject struct {
-	rec    pomdp.SubjectRecord
-	trials []*pomdp.ReplayTrial
+	rec    behaviour.SubjectRecord
+	trials []*agent.ReplayTrial
 	ll     float64
 	n      int
 }
@@ -96,14 +98,14 @@ func (r *replayRun) run(stdout io.Writer) error {
 			return err
 		}
 	}
-	var csvw *pomdp.BehaviourWriter
+	var csvw *behaviour.Writer
 	if r.asCSV {
-		if csvw, err = pomdp.NewBehaviourWriter(stdout, r.m, &pomdp.BehaviourWriterOptions{Extra: r.csvExtra()}); err != nil {
+		if csvw, err = behaviour.NewWriter(stdout, r.m, &behaviour.WriterOptions{Extra: r.csvExtra()}); err != nil {
 			return err
 		}
 	}
 	total, choices := 0.0, 0
-	err = pomdp.RunOrdered(ctx, len(recs), 1, r.jobs, func(ctx context.Context, _, k int) (*replaySubject, error) {
+	err = agent.RunOrdered(ctx, len(recs), 1, r.jobs, func(ctx context.Context, _, k int) (*replaySubject, error) {
 		return r.subject(ctx, k, recs[k])
 	}, func(k int, s *replaySubject) error {
 		total += s.ll
@@ -126,7 +128,7 @@ func (r *replayRun) run(stdout io.Writer) error {
 	if errors.Is(err, context.Canceled) {
 		interrupted, err = context.Cause(ctx), nil
 	}
-	var ue *pomdp.UnitError
+	var ue *agent.UnitError
 	if errors.As(err, &ue) {
 		err = ue.Err
 	}
@@ -166,22 +168,22 @@ func (r *replayRun) csvExtra() []string {
 }
 
 // subject replays subject k (from 0).
-func (r *replayRun) subject(ctx context.Context, k int, rec pomdp.SubjectRecord) (*replaySubject, error) {
+func (r *replayRun) subject(ctx context.Context, k int, rec behaviour.SubjectRecord) (*replaySubject, error) {
 	ag, err := r.newAg()
 	if err != nil {
 		return nil, err
 	}
 	s := &replaySubject{rec: rec}
 	for i, tr := range rec.Trials {
-		rt, err := pomdp.Replay(ctx, ag, tr.Obs, tr.Actions, &pomdp.EpisodeSettings{Seed: r.seed, Agent: k, Trial: i})
+		rt, err := agent.Replay(ctx, ag, tr.Obs, tr.Actions, &agent.EpisodeSettings{Seed: r.seed, Agent: k, Trial: i})
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err() // stopped (an interrupt), not a fault of the data
 			}
-			if errors.Is(err, pomdp.ErrDeterministic) {
+			if errors.Is(err, agent.ErrDeterministic) {
 				return nil, badInput("the agent's choice rule is deterministic: it gives no probability to score a recorded choice with (use --action-select softmax or visits)")
 			}
-			var se *pomdp.StepError
+			var se *agent.StepError
 			if errors.As(err, &se) && se.Step < len(tr.Lines) {
 				return nil, badInput("--data %s:%d: subject %s, trial %d, step %d: %v", r.data, tr.Lines[se.Step], rec.Subject, tr.Trial, se.Step, se.Err)
 			}
@@ -210,7 +212,7 @@ func beliefColumns(m *pomdp.Model) []string {
 	return cols
 }
 
-func (r *replayRun) writeCSV(w *pomdp.BehaviourWriter, s *replaySubject) error {
+func (r *replayRun) writeCSV(w *behaviour.Writer, s *replaySubject) error {
 	for i, rt := range s.trials {
 		tr := s.rec.Trials[i]
 		for _, st := range rt.Steps {
@@ -288,7 +290,7 @@ func (r *replayRun) writeJSON(enc *json.Encoder, s *replaySubject) error {
 // (--data) for model m, within the input limit (ARBOR_MAX_INPUT), and
 // returns them with the file's provenance entry (its SHA-256). A fault of
 // the file is bad input naming --data and the line.
-func readSubjects(path string, m *pomdp.Model) ([]pomdp.SubjectRecord, output.File, error) {
+func readSubjects(path string, m *pomdp.Model) ([]behaviour.SubjectRecord, output.File, error) {
 	f, err := openInput(path)
 	if err != nil {
 		return nil, output.File{}, err
@@ -298,16 +300,16 @@ func readSubjects(path string, m *pomdp.Model) ([]pomdp.SubjectRecord, output.Fi
 	if err != nil {
 		return nil, output.File{}, err
 	}
-	var recs []pomdp.SubjectRecord
+	var recs []behaviour.SubjectRecord
 	sum := output.NewHash()
-	br := pomdp.NewBehaviourReader(io.TeeReader(f, sum), path, m, &pomdp.BehaviourOptions{MaxBytes: limit})
+	br := behaviour.NewReader(io.TeeReader(f, sum), path, m, &behaviour.Options{MaxBytes: limit})
 	for {
 		rec, err := br.Next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return nil, output.File{}, badInput("--data %s", strings.TrimPrefix(err.Error(), "pomdp: "))
+			return nil, output.File{}, badInput("--data %s", strings.TrimPrefix(err.Error(), "behaviour: "))
 		}
 		recs = append(recs, *rec)
 	}

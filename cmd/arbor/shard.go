@@ -14,10 +14,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/arbor-ai/arbor/agent"
+	"github.com/arbor-ai/arbor/behaviour"
 	"github.com/arbor-ai/arbor/fit"
 	"github.com/arbor-ai/arbor/internal/output"
 	"github.com/arbor-ai/arbor/internal/shard"
-	"github.com/arbor-ai/arbor/pomdp"
 )
 
 // shardPlan is a sharded run (--shard, --out) or a merge of one (merge
@@ -324,12 +325,12 @@ func (r *agentRun) sharded(stdout io.Writer) error {
 		}
 		return r.merged(stdout)
 	}
-	var csvw *pomdp.BehaviourWriter
+	var csvw *behaviour.Writer
 	var rows bytes.Buffer
 	var head []string
 	if r.asCSV {
 		var err error
-		if csvw, err = pomdp.NewBehaviourWriter(&rows, r.m, &pomdp.BehaviourWriterOptions{Extra: r.csvExtra()}); err != nil {
+		if csvw, err = behaviour.NewWriter(&rows, r.m, &behaviour.WriterOptions{Extra: r.csvExtra()}); err != nil {
 			return err
 		}
 		if err := csvw.Flush(); err != nil {
@@ -342,15 +343,15 @@ func (r *agentRun) sharded(stdout io.Writer) error {
 		return err
 	}
 	ctx := commandContext()
-	unit := func(i int) pomdp.Unit {
+	unit := func(i int) agent.Unit {
 		if per == 1 {
 			x := out.units[i]
-			return pomdp.Unit{Agent: x / set.Trials, Trial: x % set.Trials}
+			return agent.Unit{Agent: x / set.Trials, Trial: x % set.Trials}
 		}
-		return pomdp.Unit{Agent: out.units[i/per], Trial: i % per}
+		return agent.Unit{Agent: out.units[i/per], Trial: i % per}
 	}
-	workers := make([]pomdp.Agent, max(1, min(max(1, set.Workers), len(out.units))))
-	err = pomdp.RunOrdered(ctx, len(out.units)*per, per, len(workers), func(ctx context.Context, w, i int) (*pomdp.Episode, error) {
+	workers := make([]agent.Agent, max(1, min(max(1, set.Workers), len(out.units))))
+	err = agent.RunOrdered(ctx, len(out.units)*per, per, len(workers), func(ctx context.Context, w, i int) (*agent.Episode, error) {
 		u := unit(i)
 		if workers[w] == nil || (set.Carry && u.Trial == 0) {
 			ag, err := r.newAg()
@@ -363,18 +364,18 @@ func (r *agentRun) sharded(stdout io.Writer) error {
 		if err != nil {
 			return nil, err
 		}
-		es := &pomdp.EpisodeSettings{MaxSteps: set.MaxSteps, Seed: set.Seed, Agent: u.Agent, Trial: u.Trial}
+		es := &agent.EpisodeSettings{MaxSteps: set.MaxSteps, Seed: set.Seed, Agent: u.Agent, Trial: u.Trial}
 		if es.MaxSteps == 0 {
-			es.MaxSteps = pomdp.DefaultMaxSteps
+			es.MaxSteps = agent.DefaultMaxSteps
 		}
-		es.OnStep = func(st *pomdp.Step) error {
+		es.OnStep = func(st *agent.Step) error {
 			if st.Decision != nil {
 				r.prog.step()
 			}
 			return nil
 		}
-		return pomdp.RunEpisode(ctx, workers[w], env, es)
-	}, func(i int, ep *pomdp.Episode) error {
+		return agent.RunEpisode(ctx, workers[w], env, es)
+	}, func(i int, ep *agent.Episode) error {
 		r.prog.episode()
 		u := unit(i)
 		if csvw != nil {
@@ -389,7 +390,7 @@ func (r *agentRun) sharded(stdout io.Writer) error {
 		}
 		return out.line(out.units[i/per], r.record(u, ep, r.positions(ep)))
 	})
-	var ue *pomdp.UnitError
+	var ue *agent.UnitError
 	if errors.As(err, &ue) {
 		u := unit(ue.Unit)
 		err = fmt.Errorf("agent %d trial %d: %w", u.Agent+1, u.Trial+1, ue.Err)
@@ -552,7 +553,7 @@ func topFields(line []byte, fn func(key, val []byte)) error {
 
 // sharded fits the slice of the subjects (--shard), or merges (merge).
 // Units are the subjects in the order of --data.
-func (r *fitRun) sharded(stdout io.Writer, recs []pomdp.SubjectRecord) error {
+func (r *fitRun) sharded(stdout io.Writer, recs []behaviour.SubjectRecord) error {
 	p := shardJob
 	switch {
 	case !r.asJSON && !r.asCSV:
@@ -585,7 +586,7 @@ func (r *fitRun) sharded(stdout io.Writer, recs []pomdp.SubjectRecord) error {
 		return err
 	}
 	ctx := commandContext()
-	err = pomdp.RunOrdered(ctx, len(out.units), 1, max(1, r.set.Jobs), func(ctx context.Context, _, i int) (*fit.Result, error) {
+	err = agent.RunOrdered(ctx, len(out.units), 1, max(1, r.set.Jobs), func(ctx context.Context, _, i int) (*fit.Result, error) {
 		return fit.Subject(ctx, r.fac, r.m, &recs[out.units[i]], out.units[i], r.set)
 	}, func(i int, res *fit.Result) error {
 		if !r.asCSV {
@@ -599,7 +600,7 @@ func (r *fitRun) sharded(stdout io.Writer, recs []pomdp.SubjectRecord) error {
 		}
 		return out.text(out.units[i], rows.Bytes())
 	})
-	var ue *pomdp.UnitError
+	var ue *agent.UnitError
 	if errors.As(err, &ue) {
 		err = ue.Err
 	}
@@ -654,7 +655,7 @@ func (r *fitRun) merged(stdout io.Writer) error {
 // sharded replays the slice of the subjects (--shard), or merges
 // (merge). Units are the subjects in the order of --data; a subject's
 // lines (its steps, then its own line) stay together.
-func (r *replayRun) sharded(stdout io.Writer, recs []pomdp.SubjectRecord) error {
+func (r *replayRun) sharded(stdout io.Writer, recs []behaviour.SubjectRecord) error {
 	p := shardJob
 	switch {
 	case !r.asJSON && !r.asCSV:
@@ -689,11 +690,11 @@ func (r *replayRun) sharded(stdout io.Writer, recs []pomdp.SubjectRecord) error 
 		return nil
 	}
 	var buf bytes.Buffer
-	var csvw *pomdp.BehaviourWriter
+	var csvw *behaviour.Writer
 	var head []string
 	if r.asCSV {
 		var err error
-		if csvw, err = pomdp.NewBehaviourWriter(&buf, r.m, &pomdp.BehaviourWriterOptions{Extra: r.csvExtra()}); err != nil {
+		if csvw, err = behaviour.NewWriter(&buf, r.m, &behaviour.WriterOptions{Extra: r.csvExtra()}); err != nil {
 			return err
 		}
 		if err := csvw.Flush(); err != nil {
@@ -707,7 +708,7 @@ func (r *replayRun) sharded(stdout io.Writer, recs []pomdp.SubjectRecord) error 
 	}
 	ctx := commandContext()
 	enc := json.NewEncoder(&buf)
-	err = pomdp.RunOrdered(ctx, len(out.units), 1, max(1, r.jobs), func(ctx context.Context, _, i int) (*replaySubject, error) {
+	err = agent.RunOrdered(ctx, len(out.units), 1, max(1, r.jobs), func(ctx context.Context, _, i int) (*replaySubject, error) {
 		return r.subject(ctx, out.units[i], recs[out.units[i]])
 	}, func(i int, s *replaySubject) error {
 		buf.Reset()
@@ -733,7 +734,7 @@ func (r *replayRun) sharded(stdout io.Writer, recs []pomdp.SubjectRecord) error 
 		}
 		return nil
 	})
-	var ue *pomdp.UnitError
+	var ue *agent.UnitError
 	if errors.As(err, &ue) {
 		err = ue.Err
 	}

@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/envs"
 	"github.com/arbor-ai/arbor/internal/output"
 	"github.com/arbor-ai/arbor/pomdp"
@@ -299,7 +300,7 @@ func (f *siActFlags) apply(o *si.Options, m *pomdp.Model) error {
 			}
 		}
 	}
-	af, err := pomdp.ParseActionFactors(*f.actionFactors)
+	af, err := agent.ParseActionFactors(*f.actionFactors)
 	if err != nil {
 		return badInput("--action-factors: %v", err)
 	}
@@ -432,16 +433,16 @@ func runSIRun(args []string, stdout io.Writer) error {
 	// in parallel. Every trial draws from its own streams, and the output
 	// is written in trial order, the same as with one worker.
 	la, lb, ld := m.Learnable()
-	r.runs = pomdp.Runs{Agents: *agents, Trials: *episodes, Workers: *jobsFlag, MaxSteps: *steps, Seed: *seed, Carry: la || lb || ld}
-	r.newAg = func() (pomdp.Agent, error) { return si.NewAgent(m, opts) }
+	r.runs = agent.Runs{Agents: *agents, Trials: *episodes, Workers: *jobsFlag, MaxSteps: *steps, Seed: *seed, Carry: la || lb || ld}
+	r.newAg = func() (agent.Agent, error) { return si.NewAgent(m, opts) }
 	r.prog = startProgress(*progressFlag, *agents**episodes, 1, "searches")
 	defer r.prog.end()
 	if *plotFile != "" {
 		r.plot = plotFlags.newRunPlot(plotSel, "G of the action taken", r.mz, m, *agents, *episodes)
-		r.cost = func(d *pomdp.Decision) float64 { return d.Value("G")[d.Action] }
+		r.cost = func(d *agent.Decision) float64 { return d.Value("G")[d.Action] }
 	}
 	if *dotFile != "" {
-		r.dot = func(ctx context.Context, ag pomdp.Agent, d *pomdp.Decision) error {
+		r.dot = func(ctx context.Context, ag agent.Agent, d *agent.Decision) error {
 			tr, err := ag.(*si.Agent).Tree()
 			if err != nil {
 				return err
@@ -450,7 +451,7 @@ func runSIRun(args []string, stdout io.Writer) error {
 		}
 	}
 	truncated := 0 // searches the node budget cut short, in the episodes written
-	r.extra = func(rec *runRecord, ep *pomdp.Episode) {
+	r.extra = func(rec *runRecord, ep *agent.Episode) {
 		rec.SearchNodes = []int{}
 		for _, st := range ep.Steps {
 			if st.Decision == nil {
@@ -464,7 +465,7 @@ func runSIRun(args []string, stdout io.Writer) error {
 		}
 		truncated += len(rec.TruncatedSteps)
 	}
-	r.human = func(w io.Writer, label string, ep *pomdp.Episode, positions [][2]int) {
+	r.human = func(w io.Writer, label string, ep *agent.Episode, positions [][2]int) {
 		var rec runRecord
 		r.extra(&rec, ep)
 		siPrintEpisode(w, label, ep, m, r.mz, positions, opts, &rec)
@@ -502,7 +503,7 @@ func runSIRun(args []string, stdout io.Writer) error {
 // siPrintEpisode is the human output of one episode of si run: a summary
 // line, the searches the node budget cut short, the actions (and the
 // observations of a model), and for a maze the maze with the path.
-func siPrintEpisode(w io.Writer, label string, ep *pomdp.Episode, m *pomdp.Model, mz *envs.Maze, positions [][2]int, o *si.Options, rec *runRecord) {
+func siPrintEpisode(w io.Writer, label string, ep *agent.Episode, m *pomdp.Model, mz *envs.Maze, positions [][2]int, o *si.Options, rec *runRecord) {
 	status := "ran"
 	if mz != nil {
 		status = "did not reach the exit"
@@ -535,7 +536,7 @@ type siReplayAgent struct {
 	maxNodes int
 }
 
-func (a siReplayAgent) Decide(ctx context.Context, rng *rand.Rand) (*pomdp.Decision, error) {
+func (a siReplayAgent) Decide(ctx context.Context, rng *rand.Rand) (*agent.Decision, error) {
 	d, err := a.Agent.Decide(ctx, rng)
 	if err != nil {
 		return nil, err
@@ -600,7 +601,7 @@ func runSIReplay(args []string, stdout io.Writer) error {
 		return badInput("%s", siOptionError(err, "--model "+*model))
 	}
 	r := &replayRun{m: m, data: *data, subjects: *subjects, seed: *seed, jobs: *jobs, asJSON: *asJSON, asCSV: *asCSV, beliefs: *beliefs,
-		newAg: func() (pomdp.Agent, error) {
+		newAg: func() (agent.Agent, error) {
 			ag, err := si.NewAgent(m, opts)
 			if err != nil {
 				return nil, err

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/arbor-ai/arbor/aci"
+	"github.com/arbor-ai/arbor/agent"
+	"github.com/arbor-ai/arbor/behaviour"
 	"github.com/arbor-ai/arbor/btai"
 	"github.com/arbor-ai/arbor/internal/output"
 	"github.com/arbor-ai/arbor/pomdp"
@@ -25,7 +27,7 @@ import (
 
 // paramDraw is the distribution of one parameter over subjects (--draw).
 type paramDraw struct {
-	param pomdp.Param
+	param agent.Param
 	kind  string  // lognormal, logitnormal, uniform, fixed
 	a, b  float64 // lognormal and logitnormal: mean and SD on the fitting scale; uniform: bounds; fixed: a
 }
@@ -54,14 +56,14 @@ func (d *paramDraw) String() string {
 
 // parseDraw reads one --draw NAME=KIND:ARGS against the agent's declared
 // parameters ps.
-func parseDraw(s string, ps []pomdp.Param) (paramDraw, error) {
+func parseDraw(s string, ps []agent.Param) (paramDraw, error) {
 	name, spec, ok := strings.Cut(s, "=")
 	if !ok {
 		return paramDraw{}, badInput("--draw %q: want NAME=DISTRIBUTION, e.g. alpha=lognormal:0,0.5 (%s)", s, drawKinds)
 	}
-	p, err := pomdp.FindParam(ps, strings.TrimSpace(name))
+	p, err := agent.FindParam(ps, strings.TrimSpace(name))
 	if err != nil {
-		return paramDraw{}, badInput("--draw %s: %s", s, strings.TrimPrefix(err.Error(), "pomdp: "))
+		return paramDraw{}, badInput("--draw %s: %s", s, strings.TrimPrefix(err.Error(), "agent: "))
 	}
 	kind, args, _ := strings.Cut(spec, ":")
 	d := paramDraw{param: p, kind: strings.TrimSpace(kind)}
@@ -89,11 +91,11 @@ func parseDraw(s string, ps []pomdp.Param) (paramDraw, error) {
 	if want == 2 {
 		d.b = nums[1]
 	}
-	inDomain := func(x float64) bool { return p.Domain.Contains(x) || pomdp.ClosedLearning(p.Name, x) }
+	inDomain := func(x float64) bool { return p.Domain.Contains(x) || agent.ClosedLearning(p.Name, x) }
 	switch {
-	case d.kind == "lognormal" && p.Domain != pomdp.Positive:
+	case d.kind == "lognormal" && p.Domain != agent.Positive:
 		return paramDraw{}, badInput("--draw %s: lognormal is for a positive parameter; %s is in the %s domain (use logitnormal or uniform)", s, p.Name, p.Domain)
-	case d.kind == "logitnormal" && p.Domain != pomdp.UnitInterval:
+	case d.kind == "logitnormal" && p.Domain != agent.UnitInterval:
 		return paramDraw{}, badInput("--draw %s: logitnormal is for a parameter in (0, 1); %s is in the %s domain (use lognormal or uniform)", s, p.Name, p.Domain)
 	case (d.kind == "lognormal" || d.kind == "logitnormal") && d.b < 0:
 		return paramDraw{}, badInput("--draw %s: SIGMA %v, want >= 0", s, d.b)
@@ -118,7 +120,7 @@ func (l *stringList) Set(s string) error { *l = append(*l, s); return nil }
 type simSubject struct {
 	name   string
 	values map[string]float64
-	rec    pomdp.SubjectRecord
+	rec    behaviour.SubjectRecord
 }
 
 // simulation is a group of simulated subjects: each an agent with its own
@@ -126,7 +128,7 @@ type simSubject struct {
 // world.
 type simulation struct {
 	m, world *pomdp.Model
-	factory  pomdp.AgentFactory
+	factory  agent.Factory
 	names    []string             // the parameters that vary (columns of the truth table), in declared order
 	draws    []paramDraw          // --draw, in declared order
 	table    []map[string]float64 // --params: one row per subject
@@ -160,39 +162,52 @@ func (s *simulation) values(k int) (string, map[string]float64) {
 
 // run simulates every subject, subjects in parallel (--jobs), and emits
 // them in order. Subject k's trial i (from 0) draws its decisions from
-// pomdp.StepRand(seed, k, i, t) and its world from pomdp.WorldRand(seed,
+// agent.StepRand(seed, k, i, t) and its world from agent.WorldRand(seed,
 // k·trials + i), as `aci run --agents N --episodes T` does, so that a
 // replay of the output with --seed repeats each decision.
 func (s *simulation) run(ctx context.Context, emit func(k int, sub *simSubject) error) error {
-	err := pomdp.RunOrdered(ctx, s.subjects, 1, s.jobs, func(ctx context.Context, _, k int) (*simSubject, error) {
+	err := agent.RunOrdered(ctx, s.subjects, 1, s.jobs, func(ctx context.Context, _, k int) (*simSubject, error) {
 		name, v := s.values(k)
-		sub := &simSubject{name: name, values: v, rec: pomdp.SubjectRecord{Subject: name}}
+		sub := &simSubject{name: name, values: v, rec: behaviour.SubjectRecord{Subject: name}}
 		ag, err := s.factory.NewAgent(s.m, v)
 		if err != nil {
 			// A draw the agent refuses (a lognormal far in its tail
 			// rounds to 0 or +Inf): bad input, naming the subject.
-			return nil, badInput("subject %s: its parameters %v: %s", name, v, strings.TrimPrefix(err.Error(), "pomdp: "))
+			return nil, badInput("subject %s: its parameters %v: %s", name, v, trimLibPrefix(err))
 		}
 		for i := range s.trials {
-			env := pomdp.NewProcess(s.world, pomdp.WorldRand(s.seed, k*s.trials+i))
-			ep, err := pomdp.RunEpisode(ctx, ag, env, &pomdp.EpisodeSettings{MaxSteps: s.steps, Seed: s.seed, Agent: k, Trial: i})
+			env := pomdp.NewProcess(s.world, agent.WorldRand(s.seed, k*s.trials+i))
+			ep, err := agent.RunEpisode(ctx, ag, env, &agent.EpisodeSettings{MaxSteps: s.steps, Seed: s.seed, Agent: k, Trial: i})
 			if err != nil {
 				return nil, fmt.Errorf("subject %s trial %d: %w", name, i+1, err)
 			}
-			sub.rec.Trials = append(sub.rec.Trials, pomdp.TrialRecord{Trial: i + 1, Obs: ep.Observations(), Actions: ep.Actions()})
+			sub.rec.Trials = append(sub.rec.Trials, behaviour.TrialRecord{Trial: i + 1, Obs: ep.Observations(), Actions: ep.Actions()})
 		}
 		return sub, nil
 	}, emit)
-	var ue *pomdp.UnitError
+	var ue *agent.UnitError
 	if errors.As(err, &ue) {
 		return ue.Err
 	}
 	return err
 }
 
+// trimLibPrefix returns err's message without the "agent: " or "pomdp: "
+// that starts the errors of those packages (a factory's NewAgent returns
+// both: a parameter refused, a model that cannot be scaled).
+func trimLibPrefix(err error) string {
+	msg := err.Error()
+	for _, p := range []string{"agent: ", "pomdp: "} {
+		if rest, ok := strings.CutPrefix(msg, p); ok {
+			return rest
+		}
+	}
+	return msg
+}
+
 // readParamsTable reads --params FILE: a CSV with a header subject,NAME...
 // (NAME among the agent's parameters ps) and one row per subject.
-func readParamsTable(path string, ps []pomdp.Param) (names []string, subjects []string, rows []map[string]float64, err error) {
+func readParamsTable(path string, ps []agent.Param) (names []string, subjects []string, rows []map[string]float64, err error) {
 	data, err := readInput("params", path)
 	if err != nil {
 		return nil, nil, nil, err
@@ -212,8 +227,8 @@ func readParamsTable(path string, ps []pomdp.Param) (names []string, subjects []
 	seen := map[string]bool{}
 	for _, h := range head[1:] {
 		h = strings.TrimSpace(h)
-		if _, err := pomdp.FindParam(ps, h); err != nil {
-			return nil, nil, nil, badInput("--params %s:1: column %s: %s", path, h, strings.TrimPrefix(err.Error(), "pomdp: "))
+		if _, err := agent.FindParam(ps, h); err != nil {
+			return nil, nil, nil, badInput("--params %s:1: column %s: %s", path, h, strings.TrimPrefix(err.Error(), "agent: "))
 		}
 		if seen[h] {
 			return nil, nil, nil, badInput("--params %s:1: column %s appears twice", path, h)
@@ -250,8 +265,8 @@ func readParamsTable(path string, ps []pomdp.Param) (names []string, subjects []
 			}
 			v[n] = x
 		}
-		if err := pomdp.CheckParams(ps, v, pomdp.ClosedLearning); err != nil {
-			return nil, nil, nil, badInput("--params %s:%d: %s", path, line, strings.TrimPrefix(err.Error(), "pomdp: "))
+		if err := agent.CheckParams(ps, v, agent.ClosedLearning); err != nil {
+			return nil, nil, nil, badInput("--params %s:%d: %s", path, line, strings.TrimPrefix(err.Error(), "agent: "))
 		}
 		subjects = append(subjects, rec[0])
 		rows = append(rows, v)
@@ -284,13 +299,13 @@ func (f *simFlags) register(fs *flag.FlagSet) {
 
 // simulation checks the flags and builds the simulation of factory's
 // agents; given holds the flags set on the command line.
-func (f *simFlags) simulation(factory func(m *pomdp.Model) (pomdp.AgentFactory, error), given map[string]bool) (*simulation, error) {
+func (f *simFlags) simulation(factory func(m *pomdp.Model) (agent.Factory, error), given map[string]bool) (*simulation, error) {
 	return f.simulationOf(*f.model, "--model", factory, given)
 }
 
 // simulationOf is simulation with the agents' model read from path (named
 // by flagName in errors).
-func (f *simFlags) simulationOf(path, flagName string, factory func(m *pomdp.Model) (pomdp.AgentFactory, error), given map[string]bool) (*simulation, error) {
+func (f *simFlags) simulationOf(path, flagName string, factory func(m *pomdp.Model) (agent.Factory, error), given map[string]bool) (*simulation, error) {
 	switch {
 	case path == "":
 		return nil, badInput("--model: missing (the agents' POMDP file)")
@@ -360,8 +375,8 @@ func (f *simFlags) simulationOf(path, flagName string, factory func(m *pomdp.Mod
 }
 
 // aciFactory returns the classic agents of the agent flags af.
-func aciFactory(af *aciAgentFlags) func(m *pomdp.Model) (pomdp.AgentFactory, error) {
-	return func(m *pomdp.Model) (pomdp.AgentFactory, error) {
+func aciFactory(af *aciAgentFlags) func(m *pomdp.Model) (agent.Factory, error) {
+	return func(m *pomdp.Model) (agent.Factory, error) {
 		opts, err := af.options(m)
 		if err != nil {
 			return nil, err
@@ -468,7 +483,7 @@ func simulateWrite(stdout io.Writer, sim *simulation, prov output.Provenance, ou
 		return cannotCreate("--truth", truth, err)
 	}
 	defer tf.Abort()
-	w, err := pomdp.NewBehaviourWriter(bw, sim.m, nil)
+	w, err := behaviour.NewWriter(bw, sim.m, nil)
 	if err != nil {
 		return err
 	}
@@ -564,7 +579,7 @@ func runBTAISimulate(args []string, stdout io.Writer) error {
 			return badInput("--%s: btai simulate draws no figure (the flag belongs to btai plan and btai run with --dot)", name)
 		}
 	}
-	factory := func(m *pomdp.Model) (pomdp.AgentFactory, error) {
+	factory := func(m *pomdp.Model) (agent.Factory, error) {
 		opts, err := bf.options()
 		if err != nil {
 			return nil, err
@@ -659,7 +674,7 @@ func runSISimulate(args []string, stdout io.Writer) error {
 	if !given["select"] {
 		*act.sel = si.SelectSample // behaviour is drawn from P(u)
 	}
-	factory := func(m *pomdp.Model) (pomdp.AgentFactory, error) {
+	factory := func(m *pomdp.Model) (agent.Factory, error) {
 		opts, err := search.options()
 		if err != nil {
 			return nil, err

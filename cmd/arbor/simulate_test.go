@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/arbor-ai/arbor/aci"
-	"github.com/arbor-ai/arbor/pomdp"
+	"github.com/arbor-ai/arbor/agent"
 )
 
 const (
@@ -37,7 +37,7 @@ func readCSV(t *testing.T, path string) [][]string {
 
 // With every subject at the same parameters, simulate is `aci run
 // --agents N --episodes T --select sample --csv` without its probability
-// columns: the same streams (pomdp.StepRand, WorldRand) and the same
+// columns: the same streams (agent.StepRand, WorldRand) and the same
 // learning between trials.
 func TestSimulateEqualsRun(t *testing.T) {
 	dir := t.TempDir()
@@ -301,7 +301,7 @@ func FuzzParseDraw(f *testing.F) {
 		rng := paramRand(1, 0)
 		for range 20 {
 			x := d.sample(rng)
-			if !(d.param.Domain.Contains(x) || pomdp.ClosedLearning(d.param.Name, x)) {
+			if !(d.param.Domain.Contains(x) || agent.ClosedLearning(d.param.Name, x)) {
 				// A lognormal far in a tail may round to 0 or +Inf: the
 				// agent then refuses it with an error naming the
 				// parameter, which is not a crash.
@@ -345,7 +345,7 @@ func FuzzParamsTable(f *testing.F) {
 			if len(v) != len(names) {
 				t.Fatalf("%q: row %v for columns %v", s, v, names)
 			}
-			if err := pomdp.CheckParams(ps, v, pomdp.ClosedLearning); err != nil {
+			if err := agent.CheckParams(ps, v, agent.ClosedLearning); err != nil {
 				t.Fatalf("%q: %v", s, err)
 			}
 		}

@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/arbor-ai/arbor/aci"
+	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/btai"
 	"github.com/arbor-ai/arbor/pomdp"
 )
@@ -121,7 +122,7 @@ func run(asJSON bool) error {
 	fmt.Println("classic active inference (policies of 3 actions):")
 	for seed := range uint64(6) {
 		world := pomdp.NewProcess(m, rand.New(rand.NewPCG(seed, 7)))
-		ep, err := pomdp.RunEpisode(ctx, classic, world, &pomdp.EpisodeSettings{MaxSteps: Steps})
+		ep, err := agent.RunEpisode(ctx, classic, world, &agent.EpisodeSettings{MaxSteps: Steps})
 		if err != nil {
 			return err
 		}
@@ -135,7 +136,7 @@ func run(asJSON bool) error {
 			return err
 		}
 		world := pomdp.NewProcess(m, rand.New(rand.NewPCG(seed, 7)))
-		ep, err := pomdp.RunEpisode(ctx, planner, world, &pomdp.EpisodeSettings{MaxSteps: Steps, Seed: seed})
+		ep, err := agent.RunEpisode(ctx, planner, world, &agent.EpisodeSettings{MaxSteps: Steps, Seed: seed})
 		if err != nil {
 			return err
 		}

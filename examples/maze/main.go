@@ -5,9 +5,9 @@
 //  2. Maze.POMDP builds the agent's noisy generative model of it (A, B, C,
 //     D) as a validated *pomdp.Model, the form both agents take;
 //  3. btai.NewAgent creates the agent with the planning options, and
-//     Agent.RunEpisode runs the action-perception cycle of paper
+//     agent.RunEpisode runs the action-perception cycle of paper
 //     Algorithm 2 (observe, infer the present state, plan by growing the
-//     tree, act) in the maze, which is a pomdp.Environment.
+//     tree, act) in the maze, which is an agent.Environment.
 //
 // It prints the actions, the positions visited and the maze with the path
 // drawn. The output depends only on the flags: the same -seed gives the
@@ -27,9 +27,9 @@ import (
 	"os"
 	"strings"
 
+	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/btai"
 	"github.com/arbor-ai/arbor/envs"
-	"github.com/arbor-ai/arbor/pomdp"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -122,15 +122,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	// 3. The agent, with the options above; the episode driver gives each
 	// decision its own random stream, derived from the seed.
-	agent, err := btai.NewAgent(model, &opts, nil)
+	ag, err := btai.NewAgent(model, &opts, nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "maze: %v\n", err)
 		return 2
 	}
 	states := []int{mz.Start()}
-	ep, err := pomdp.RunEpisode(context.Background(), agent, mz, &pomdp.EpisodeSettings{
+	ep, err := agent.RunEpisode(context.Background(), ag, mz, &agent.EpisodeSettings{
 		MaxSteps: *steps, Seed: *seed,
-		OnStep: func(st *pomdp.Step) error {
+		OnStep: func(st *agent.Step) error {
 			if st.Decision != nil {
 				states = append(states, mz.State())
 			}

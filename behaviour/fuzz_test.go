@@ -1,4 +1,4 @@
-package pomdp
+package behaviour
 
 import (
 	"bytes"
@@ -6,21 +6,22 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/arbor-ai/arbor/pomdp"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
-// FuzzReadBehaviour reads arbitrary input for one of four models (which,
-// modulo 4: the T-maze of testdata/behaviour, namedSingle, twoControls,
-// testdata/tiny-pomdp.json). It must never panic; its errors start with
-// "pomdp: " and are one line; what it reads, written back by a
-// BehaviourWriter as CSV and as JSON lines, reads back the same.
-func FuzzReadBehaviour(f *testing.F) {
-	tiny, err := Load("testdata/tiny-pomdp.json")
+// FuzzRead reads arbitrary input for one of four models (which, modulo
+// 4: the T-maze of testdata, namedSingle, twoControls,
+// ../pomdp/testdata/tiny-pomdp.json). It must never panic; its errors
+// start with "behaviour: " and are one line; what it reads, written back
+// by a Writer as CSV and as JSON lines, reads back the same.
+func FuzzRead(f *testing.F) {
+	tiny, err := pomdp.Load("../pomdp/testdata/tiny-pomdp.json")
 	if err != nil {
 		f.Fatal(err)
 	}
-	models := []*Model{loadBehaviourTMaze(f), namedSingle(f), twoControls(f), tiny}
+	models := []*pomdp.Model{loadBehaviourTMaze(f), namedSingle(f), twoControls(f), tiny}
 
 	// Small seeds keep every run, and the minimising of what it finds,
 	// fast: the header and s01's first 4 trials of 3 rows (13 lines),
@@ -45,10 +46,10 @@ func FuzzReadBehaviour(f *testing.F) {
 
 	f.Fuzz(func(t *testing.T, data []byte, which uint8) {
 		m := models[int(which)%len(models)]
-		recs, err := ReadBehaviour(bytes.NewReader(data), "fuzz", m)
+		recs, err := Read(bytes.NewReader(data), "fuzz", m)
 		if err != nil {
-			if msg := err.Error(); !strings.HasPrefix(msg, "pomdp: fuzz") || strings.ContainsAny(msg, "\r\n") {
-				t.Fatalf("error %q: want one line starting \"pomdp: fuzz\"", msg)
+			if msg := err.Error(); !strings.HasPrefix(msg, "behaviour: fuzz") || strings.ContainsAny(msg, "\r\n") {
+				t.Fatalf("error %q: want one line starting \"behaviour: fuzz\"", msg)
 			}
 			return
 		}
@@ -74,14 +75,14 @@ func FuzzReadBehaviour(f *testing.F) {
 			crlf = crlf || strings.Contains(name, "\r\n")
 		}
 		for _, jsonl := range []bool{false, true} {
-			if (!jsonl && crlf) || (jsonl && (len(recs) == 0 || len(names) > MaxBehaviourJSONExtra)) {
+			if (!jsonl && crlf) || (jsonl && (len(recs) == 0 || len(names) > MaxJSONExtra)) {
 				// CSV turns \r\n into \n; JSON lines without a row are an
-				// empty file, and hold at most MaxBehaviourJSONExtra
+				// empty file, and hold at most MaxJSONExtra
 				// extra keys.
 				continue
 			}
-			out := writeAll(t, m, recs, &BehaviourWriterOptions{JSONLines: jsonl, Extra: names})
-			back, err := ReadBehaviour(bytes.NewReader(out), "written", m)
+			out := writeAll(t, m, recs, &WriterOptions{JSONLines: jsonl, Extra: names})
+			back, err := Read(bytes.NewReader(out), "written", m)
 			if err != nil {
 				t.Fatalf("JSON lines %v: reading back %q: %v", jsonl, out, err)
 			}

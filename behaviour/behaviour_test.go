@@ -1,4 +1,4 @@
-package pomdp
+package behaviour
 
 import (
 	"bytes"
@@ -10,11 +10,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/arbor-ai/arbor/pomdp"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
-// The T-maze of testdata/behaviour (README.md there): factors location (4
+// The T-maze of testdata (README.md there): factors location (4
 // states, controls go-centre, go-right-arm, go-left-arm, go-cue) and
 // context (2 states, uncontrollable); modalities location (centre,
 // right-arm, left-arm, cue), reward (none, reward, loss) and cue
@@ -24,9 +25,9 @@ import (
 // joint action is the location control.
 const tmazeHeader = "subject,trial,step,o_location,o_reward,o_cue,u_location\n"
 
-func loadBehaviourTMaze(tb testing.TB) *Model {
+func loadBehaviourTMaze(tb testing.TB) *pomdp.Model {
 	tb.Helper()
-	m, err := Load("testdata/behaviour/tmaze.json")
+	m, err := pomdp.Load("testdata/tmaze.json")
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -35,7 +36,7 @@ func loadBehaviourTMaze(tb testing.TB) *Model {
 
 func readReference(tb testing.TB) []byte {
 	tb.Helper()
-	data, err := os.ReadFile("testdata/behaviour/subjects.csv")
+	data, err := os.ReadFile("testdata/subjects.csv")
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -48,10 +49,10 @@ func readReference(tb testing.TB) []byte {
 // the writer writes by its index. Its numbers are any valid ones: columns
 // of A summing to 1, actions 0 and 1 keeping the state and 2 swapping it,
 // uniform C and D.
-func namedSingle(tb testing.TB) *Model {
+func namedSingle(tb testing.TB) *pomdp.Model {
 	tb.Helper()
 	third := 1.0 / 3
-	m, err := New(Spec{
+	m, err := pomdp.New(pomdp.Spec{
 		NumStates: 2, NumObs: 3, NumActions: 3,
 		A: []float64{0.5, 0.2, 0.3, 0.3, 0.2, 0.5},
 		B: []float64{1, 0, 0, 1, 1, 0, 0, 1, 0, 1, 1, 0},
@@ -68,16 +69,16 @@ func namedSingle(tb testing.TB) *Model {
 // twoControls has two controllable factors around an uncontrollable one:
 // hand (left, right), weather (one control), gaze (up, down). Joint
 // actions vary gaze fastest: u = 2·hand + gaze.
-func twoControls(tb testing.TB) *Model {
+func twoControls(tb testing.TB) *pomdp.Model {
 	tb.Helper()
 	id2 := []float64{1, 0, 0, 1}
-	m, err := NewFactorised(FactorisedSpec{
-		Factors: []Factor{
+	m, err := pomdp.NewFactorised(pomdp.FactorisedSpec{
+		Factors: []pomdp.Factor{
 			{Name: "hand", NumStates: 2, Controls: []string{"left", "right"}, B: append(append([]float64(nil), id2...), id2...), D: []float64{1, 0}},
 			{Name: "weather", NumStates: 2, B: id2, D: []float64{0.5, 0.5}},
 			{Name: "gaze", NumStates: 2, Controls: []string{"up", "down"}, B: append(append([]float64(nil), id2...), id2...), D: []float64{1, 0}},
 		},
-		Modalities: []Modality{{Name: "light", NumOutcomes: 2, Outcomes: []string{"dark", "bright"}, DependsOn: []string{"hand"}, A: id2}},
+		Modalities: []pomdp.Modality{{Name: "light", NumOutcomes: 2, Outcomes: []string{"dark", "bright"}, DependsOn: []string{"hand"}, A: id2}},
 	})
 	if err != nil {
 		tb.Fatal(err)
@@ -85,14 +86,14 @@ func twoControls(tb testing.TB) *Model {
 	return m
 }
 
-func TestReadBehaviourReference(t *testing.T) {
+func TestReadReference(t *testing.T) {
 	m := loadBehaviourTMaze(t)
-	recs, err := ReadBehaviour(bytes.NewReader(readReference(t)), "subjects.csv", m)
+	recs, err := Read(bytes.NewReader(readReference(t)), "subjects.csv", m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// README.md of testdata/behaviour: subjects s01..s03, 8 trials of 3
-	// steps, 2 choices per trial, so 16 per subject.
+	// testdata/README.md: subjects s01..s03, 8 trials of 3 steps, 2
+	// choices per trial, so 16 per subject.
 	const subjects, trials, steps, choices = 3, 8, 3, 16
 	if len(recs) != subjects {
 		t.Fatalf("%d subjects, want %d", len(recs), subjects)
@@ -153,10 +154,10 @@ func TestReadBehaviourReference(t *testing.T) {
 	}
 }
 
-// TestBehaviourReaderNext reads one subject at a time, then io.EOF for
+// TestReaderNext reads one subject at a time, then io.EOF for
 // good.
-func TestBehaviourReaderNext(t *testing.T) {
-	r := NewBehaviourReader(bytes.NewReader(readReference(t)), "subjects.csv", loadBehaviourTMaze(t), nil)
+func TestReaderNext(t *testing.T) {
+	r := NewReader(bytes.NewReader(readReference(t)), "subjects.csv", loadBehaviourTMaze(t), nil)
 	var got []string
 	for {
 		rec, err := r.Next()
@@ -177,10 +178,10 @@ func TestBehaviourReaderNext(t *testing.T) {
 }
 
 // writeAll writes recs with a writer of opts and returns the output.
-func writeAll(tb testing.TB, m *Model, recs []SubjectRecord, opts *BehaviourWriterOptions) []byte {
+func writeAll(tb testing.TB, m *pomdp.Model, recs []SubjectRecord, opts *WriterOptions) []byte {
 	tb.Helper()
 	var buf bytes.Buffer
-	w, err := NewBehaviourWriter(&buf, m, opts)
+	w, err := NewWriter(&buf, m, opts)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -197,10 +198,10 @@ func writeAll(tb testing.TB, m *Model, recs []SubjectRecord, opts *BehaviourWrit
 
 var ignoreLines = cmpopts.IgnoreFields(TrialRecord{}, "Lines")
 
-func TestBehaviourRoundTripReference(t *testing.T) {
+func TestRoundTripReference(t *testing.T) {
 	m := loadBehaviourTMaze(t)
 	ref := readReference(t)
-	recs, err := ReadBehaviour(bytes.NewReader(ref), "subjects.csv", m)
+	recs, err := Read(bytes.NewReader(ref), "subjects.csv", m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,8 +211,8 @@ func TestBehaviourRoundTripReference(t *testing.T) {
 	if d := cmp.Diff(string(ref), string(out)); d != "" {
 		t.Errorf("written CSV mismatch (-reference +written):\n%s", d)
 	}
-	js := writeAll(t, m, recs, &BehaviourWriterOptions{JSONLines: true})
-	back, err := ReadBehaviour(bytes.NewReader(js), "subjects.jsonl", m)
+	js := writeAll(t, m, recs, &WriterOptions{JSONLines: true})
+	back, err := Read(bytes.NewReader(js), "subjects.jsonl", m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,9 +225,9 @@ func TestBehaviourRoundTripReference(t *testing.T) {
 	}
 }
 
-// TestBehaviourRoundTrip writes steps by hand (missed responses, extra
+// TestRoundTrip writes steps by hand (missed responses, extra
 // columns, names that need quoting) in both formats and reads them back.
-func TestBehaviourRoundTrip(t *testing.T) {
+func TestRoundTrip(t *testing.T) {
 	type step struct {
 		subject          string
 		trial, step, obs int
@@ -239,7 +240,7 @@ func TestBehaviourRoundTrip(t *testing.T) {
 	// outcomes and 4 joint actions in twoControls.
 	for _, tc := range []struct {
 		name  string
-		m     *Model
+		m     *pomdp.Model
 		steps []step
 	}{
 		{"single-factor", namedSingle(t), []step{
@@ -259,9 +260,9 @@ func TestBehaviourRoundTrip(t *testing.T) {
 		}},
 	} {
 		for _, jsonl := range []bool{false, true} {
-			opts := &BehaviourWriterOptions{JSONLines: jsonl, Extra: []string{"rt", "note, \"free\""}}
+			opts := &WriterOptions{JSONLines: jsonl, Extra: []string{"rt", "note, \"free\""}}
 			var buf bytes.Buffer
-			w, err := NewBehaviourWriter(&buf, tc.m, opts)
+			w, err := NewWriter(&buf, tc.m, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -288,7 +289,7 @@ func TestBehaviourRoundTrip(t *testing.T) {
 			if err := w.Flush(); err != nil {
 				t.Fatal(err)
 			}
-			got, err := ReadBehaviour(&buf, "written", tc.m)
+			got, err := Read(&buf, "written", tc.m)
 			if err != nil {
 				t.Fatalf("%s, JSON lines %v: %v", tc.name, jsonl, err)
 			}
@@ -299,11 +300,11 @@ func TestBehaviourRoundTrip(t *testing.T) {
 	}
 }
 
-// TestReadBehaviourSingleFactor reads a single-factor model's o and u
-// columns: testdata/tiny-pomdp.json names its actions (stay, move) but not
-// its 2 observations.
-func TestReadBehaviourSingleFactor(t *testing.T) {
-	m, err := Load("testdata/tiny-pomdp.json")
+// TestReadSingleFactor reads a single-factor model's o and u
+// columns: ../pomdp/testdata/tiny-pomdp.json names its actions (stay,
+// move) but not its 2 observations.
+func TestReadSingleFactor(t *testing.T) {
+	m, err := pomdp.Load("../pomdp/testdata/tiny-pomdp.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -317,7 +318,7 @@ func TestReadBehaviourSingleFactor(t *testing.T) {
 			`{"subject":"a","trial":1,"step":1,"o":"1","u":1}` + "\n\n" +
 			`{"subject":"a","trial":1,"step":2,"o":1,"u":null}`,
 	} {
-		recs, err := ReadBehaviour(strings.NewReader(data), "tiny", m)
+		recs, err := Read(strings.NewReader(data), "tiny", m)
 		if err != nil {
 			t.Fatalf("%q: %v", data, err)
 		}
@@ -332,12 +333,12 @@ func TestReadBehaviourSingleFactor(t *testing.T) {
 	}
 }
 
-// TestReadBehaviourJointAction checks that the u columns of two
+// TestReadJointAction checks that the u columns of two
 // controllable factors make DecodeAction's joint action.
-func TestReadBehaviourJointAction(t *testing.T) {
+func TestReadJointAction(t *testing.T) {
 	m := twoControls(t)
 	data := "subject,trial,step,o_light,u_gaze,u_hand\ns,1,0,dark,down,right\ns,1,1,bright,0,0\ns,1,2,bright,,\n"
-	recs, err := ReadBehaviour(strings.NewReader(data), "two", m)
+	recs, err := Read(strings.NewReader(data), "two", m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -355,7 +356,7 @@ func TestReadBehaviourJointAction(t *testing.T) {
 // k0, k1, ...
 func manyKeys() string {
 	var b strings.Builder
-	for i := range MaxBehaviourJSONExtra + 1 {
+	for i := range MaxJSONExtra + 1 {
 		fmt.Fprintf(&b, `{"subject":"s","trial":%d,"step":0,"o":{"location":0,"reward":0,"cue":0},"k%d":1}`+"\n", i+1, i)
 	}
 	return b.String()
@@ -404,7 +405,7 @@ func endlessRows(i int) string {
 // blankLines is 4 KiB lines of spaces: no format is ever detected.
 func blankLines(int) string { return strings.Repeat(" ", 4095) + "\n" }
 
-func TestReadBehaviourErrors(t *testing.T) {
+func TestReadErrors(t *testing.T) {
 	tmaze, single, two := loadBehaviourTMaze(t), namedSingle(t), twoControls(t)
 	// Line numbers count the header as line 1; "fields" and "bytes" count
 	// from 1 along a line.
@@ -413,11 +414,11 @@ func TestReadBehaviourErrors(t *testing.T) {
 	ok1 := "s01,1,1,cue,none,cue-left,go-left-arm\n" // line 3
 	last2 := "s01,1,2,left-arm,reward,cue-left,\n"   // line 4
 	json0 := `{"subject":"s01","trial":1,"step":0,"o":{"location":"centre","reward":"none","cue":0},"u":{"location":"go-cue"}}` + "\n"
-	long := strings.Repeat("x", DefaultBehaviourMaxLineBytes)
+	long := strings.Repeat("x", DefaultMaxLineBytes)
 	for _, tc := range []struct {
 		name   string
-		m      *Model
-		opts   *BehaviourOptions
+		m      *pomdp.Model
+		opts   *Options
 		data   string
 		in     io.Reader // instead of data
 		line   int
@@ -468,10 +469,10 @@ func TestReadBehaviourErrors(t *testing.T) {
 		// 1048576 and 67108864 bytes: the default limits, 1 MiB and 64 MiB.
 		{name: "line too long", data: h + "s01,1,0,centre,none,cue-left," + long + "\n", line: 2, want: "line longer than 1048576 bytes"},
 		// The header has 55 bytes before its newline; the row 69.
-		{name: "line too long (option)", opts: &BehaviourOptions{MaxLineBytes: 60}, data: h + "s01,1,0,centre,none,cue-left," + strings.Repeat("x", 40) + "\n", line: 2, want: "line longer than 60 bytes"},
+		{name: "line too long (option)", opts: &Options{MaxLineBytes: 60}, data: h + "s01,1,0,centre,none,cue-left," + strings.Repeat("x", 40) + "\n", line: 2, want: "line longer than 60 bytes"},
 		// 1000: any limit a few rows long.
-		{name: "endless file", opts: &BehaviourOptions{MaxBytes: 1000}, in: &endless{line: endlessRows}, line: tooLarge(endlessRows, 1000), want: "file larger than 1000 bytes"},
-		{name: "endless blank file (default limit)", in: &endless{line: blankLines}, line: tooLarge(blankLines, DefaultBehaviourMaxBytes), want: "file larger than 67108864 bytes"},
+		{name: "endless file", opts: &Options{MaxBytes: 1000}, in: &endless{line: endlessRows}, line: tooLarge(endlessRows, 1000), want: "file larger than 1000 bytes"},
+		{name: "endless blank file (default limit)", in: &endless{line: blankLines}, line: tooLarge(blankLines, DefaultMaxBytes), want: "file larger than 67108864 bytes"},
 		// The quote is byte 12 of "s01,1,0,cen\"tre"; the line of the
 		// unterminated quote has 32 bytes with its newline.
 		{name: "CSV syntax", data: h + "s01,1,0,cen\"tre,none,cue-left,\n", line: 2, want: `CSV: bare " in non-quoted-field`},
@@ -492,7 +493,7 @@ func TestReadBehaviourErrors(t *testing.T) {
 		{name: "JSON trailing data", data: `{"subject":"s01"} {}`, line: 1, want: "trailing data"},
 		{name: "JSON action on the last row", data: json0, line: 1, column: "field u.location", want: `"go-cue" on the last row of trial 1`},
 		{name: "JSON control a float", data: `{"subject":"s01","trial":1,"step":0,"o":{"location":0,"reward":0,"cue":0},"u":{"location":1.5}}`, line: 1, column: "field u.location", want: "1.5, want a control"},
-		{name: "JSON too many extra keys", data: manyKeys(), line: MaxBehaviourJSONExtra + 1, column: "field k64", want: "more than 64 distinct extra keys"},
+		{name: "JSON too many extra keys", data: manyKeys(), line: MaxJSONExtra + 1, column: "field k64", want: "more than 64 distinct extra keys"},
 		{name: "JSON single-factor u object", m: single, data: `{"subject":"s","trial":1,"step":0,"o":0,"u":{"x":1}}`, line: 1, column: "field u", want: "want a control"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -504,7 +505,7 @@ func TestReadBehaviourErrors(t *testing.T) {
 			if in == nil {
 				in = strings.NewReader(tc.data)
 			}
-			r := NewBehaviourReader(in, "data.csv", m, tc.opts)
+			r := NewReader(in, "data.csv", m, tc.opts)
 			var err error
 			for err == nil {
 				_, err = r.Next()
@@ -514,13 +515,13 @@ func TestReadBehaviourErrors(t *testing.T) {
 			}
 			msg := err.Error()
 			t.Log(msg)
-			var be *BehaviourError
+			var be *Error
 			if !errors.As(err, &be) {
-				t.Errorf("%T %q, want a *BehaviourError", err, msg)
+				t.Errorf("%T %q, want an *Error", err, msg)
 			}
-			prefix := "pomdp: data.csv: "
+			prefix := "behaviour: data.csv: "
 			if tc.line > 0 {
-				prefix = "pomdp: data.csv:" + strconv.Itoa(tc.line) + ": "
+				prefix = "behaviour: data.csv:" + strconv.Itoa(tc.line) + ": "
 			}
 			if tc.column != "" {
 				prefix += tc.column + ": "
@@ -536,30 +537,30 @@ func TestReadBehaviourErrors(t *testing.T) {
 	}
 }
 
-func TestBehaviourWriterErrors(t *testing.T) {
+func TestWriterErrors(t *testing.T) {
 	tmaze := loadBehaviourTMaze(t)
-	if _, err := NewBehaviourWriter(io.Discard, nil, nil); err == nil || !strings.HasPrefix(err.Error(), "pomdp: ") {
-		t.Errorf("nil model: %v, want a pomdp: error", err)
+	if _, err := NewWriter(io.Discard, nil, nil); err == nil || !strings.HasPrefix(err.Error(), "behaviour: ") {
+		t.Errorf("nil model: %v, want a behaviour: error", err)
 	}
 	for _, extra := range [][]string{{"o_x"}, {"subject"}, {""}, {"rt", "rt"}, {"a\r\nb"}, {"\xff"}} {
-		if _, err := NewBehaviourWriter(io.Discard, tmaze, &BehaviourWriterOptions{Extra: extra}); err == nil || !strings.HasPrefix(err.Error(), "pomdp: ") {
-			t.Errorf("extra columns %q: %v, want a pomdp: error", extra, err)
+		if _, err := NewWriter(io.Discard, tmaze, &WriterOptions{Extra: extra}); err == nil || !strings.HasPrefix(err.Error(), "behaviour: ") {
+			t.Errorf("extra columns %q: %v, want a behaviour: error", extra, err)
 		}
 	}
 	// A control named NA whose index is another control's name cannot be
 	// written so as to read back.
 	id := []float64{1, 0, 0, 1}
-	clash, err := NewFactorised(FactorisedSpec{
-		Factors:    []Factor{{Name: "f", NumStates: 2, Controls: []string{"1", "NA"}, B: append(append([]float64(nil), id...), id...), D: []float64{1, 0}}},
-		Modalities: []Modality{{Name: "m", NumOutcomes: 2, DependsOn: []string{"f"}, A: id}},
+	clash, err := pomdp.NewFactorised(pomdp.FactorisedSpec{
+		Factors:    []pomdp.Factor{{Name: "f", NumStates: 2, Controls: []string{"1", "NA"}, B: append(append([]float64(nil), id...), id...), D: []float64{1, 0}}},
+		Modalities: []pomdp.Modality{{Name: "m", NumOutcomes: 2, DependsOn: []string{"f"}, A: id}},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := NewBehaviourWriter(io.Discard, clash, nil); err == nil || !strings.Contains(err.Error(), `control "NA"`) {
+	if _, err := NewWriter(io.Discard, clash, nil); err == nil || !strings.Contains(err.Error(), `control "NA"`) {
 		t.Errorf("NA clash: %v, want an error naming control \"NA\"", err)
 	}
-	w, err := NewBehaviourWriter(io.Discard, tmaze, nil)
+	w, err := NewWriter(io.Discard, tmaze, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -582,8 +583,8 @@ func TestBehaviourWriterErrors(t *testing.T) {
 		{"a\r\nb", 1, 0, 0, -1, false, nil},
 		{"\xff", 1, 0, 0, -1, false, nil},
 	} {
-		if err := w.WriteStep(tc.subject, tc.trial, tc.step, tc.obs, tc.action, tc.missed, tc.extra...); err == nil || !strings.HasPrefix(err.Error(), "pomdp: ") {
-			t.Errorf("WriteStep%+v: %v, want a pomdp: error", tc, err)
+		if err := w.WriteStep(tc.subject, tc.trial, tc.step, tc.obs, tc.action, tc.missed, tc.extra...); err == nil || !strings.HasPrefix(err.Error(), "behaviour: ") {
+			t.Errorf("WriteStep%+v: %v, want a behaviour: error", tc, err)
 		}
 	}
 	bad := SubjectRecord{Subject: "s", Trials: []TrialRecord{{Trial: 1, Obs: []int{0, 1}}}}
@@ -592,13 +593,13 @@ func TestBehaviourWriterErrors(t *testing.T) {
 	}
 }
 
-// BenchmarkReadBehaviour reads the reference file (3 subjects, 72 rows)
+// BenchmarkRead reads the reference file (3 subjects, 72 rows)
 // and the same rows for 300 subjects (7,200 rows): the cost of a reader,
 // and the cost of a row.
-func BenchmarkReadBehaviour(b *testing.B) {
+func BenchmarkRead(b *testing.B) {
 	m := loadBehaviourTMaze(b)
 	ref := readReference(b)
-	recs, err := ReadBehaviour(bytes.NewReader(ref), "subjects.csv", m)
+	recs, err := Read(bytes.NewReader(ref), "subjects.csv", m)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -617,7 +618,7 @@ func BenchmarkReadBehaviour(b *testing.B) {
 			b.SetBytes(int64(len(bc.data)))
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := ReadBehaviour(bytes.NewReader(bc.data), "subjects.csv", m); err != nil {
+				if _, err := Read(bytes.NewReader(bc.data), "subjects.csv", m); err != nil {
 					b.Fatal(err)
 				}
 			}

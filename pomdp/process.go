@@ -6,37 +6,14 @@ import (
 	"math/rand/v2"
 )
 
-// Environment is the true generative process an agent acts in. Both agents
-// (aci and btai) drive an Environment through the action-perception cycle:
-// Reset once per episode, then Step with one action per time step until
-// Done reports that the goal is reached or the agent's step budget runs out.
-//
-// Actions are indices 0..NumActions()-1 and observations are indices
-// 0..NumObservations()-1, matching the columns and rows of the agent's
-// generative model. Implementations are not safe for concurrent use.
-type Environment interface {
-	// Reset puts the environment back at its start and returns the first
-	// observation index.
-	Reset() int
-	// Step performs action and returns the resulting observation index.
-	// An action outside 0..NumActions()-1 is an error and leaves the
-	// environment unchanged.
-	Step(action int) (obs int, err error)
-	// NumActions is the number of actions Step accepts.
-	NumActions() int
-	// NumObservations is the number of distinct observation indices.
-	NumObservations() int
-	// Done reports whether the goal is reached (in an envs.Maze: the agent
-	// stands on E; in an envs.TMaze: the agent is in the rewarded arm).
-	Done() bool
-}
-
 // Process is a Model used as the true generative process, as arbor aci run
 // and arbor btai run --model use it: Reset draws the first state of every
 // factor from its D, Step the next state of every factor from its B given
 // the action's control, and each modality's outcome from its A given the
 // states, with the generator given to NewProcess (factors first, then
 // modalities, in model order). It never ends an episode (Done is false).
+// Its methods are those of agent.Environment, the world that the episode
+// drivers of package agent act in, which it satisfies.
 //
 // A Process is not safe for concurrent use; several processes may share a
 // model. The zero Process is not usable (it has no model): make one with
@@ -51,24 +28,25 @@ type Process struct {
 }
 
 // NewProcess returns the process of model m drawing from rng; a nil rng
-// stands for WorldRand(0, 0). It panics if m is nil or not a valid model
-// (Check): a programming error, since New, NewFactorised, Parse and Load
-// return an error instead of an invalid model.
+// stands for PCG(0, 0xe1), the world's stream agent.WorldRand(0, 0). It
+// panics if m is nil or not a valid model (Check): a programming error,
+// since New, NewFactorised, Parse and Load return an error instead of an
+// invalid model.
 func NewProcess(m *Model, rng *rand.Rand) *Process {
 	if Check(m) != nil {
 		panic("pomdp: NewProcess: " + noModel)
 	}
 	if rng == nil {
-		rng = WorldRand(0, 0)
+		rng = defaultRand()
 	}
 	return &Process{m: m, rng: rng, s: make([]int, len(m.factors)), outs: make([]int, len(m.mods))}
 }
 
 // SetRand makes the process draw from rng from now on; a nil rng stands
-// for WorldRand(0, 0).
+// for PCG(0, 0xe1), as in NewProcess.
 func (p *Process) SetRand(rng *rand.Rand) {
 	if rng == nil {
-		rng = WorldRand(0, 0)
+		rng = defaultRand()
 	}
 	p.rng = rng
 }
@@ -170,4 +148,6 @@ func (p *Process) NumObservations() int {
 	return p.m.NumObs()
 }
 
-var _ Environment = (*Process)(nil)
+// defaultRand is the stream of a Process given no generator: PCG(0, 0xe1),
+// agent.WorldRand(0, 0).
+func defaultRand() *rand.Rand { return rand.New(rand.NewPCG(0, 0xe1)) }

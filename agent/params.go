@@ -1,10 +1,11 @@
-package pomdp
+package agent
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/arbor-ai/arbor/pomdp"
 )
 
 // Names of the agent parameters that can be fitted to behaviour. They are
@@ -13,10 +14,10 @@ import (
 const (
 	ParamGamma = "gamma" // policy precision γ
 	ParamAlpha = "alpha" // action precision α of the choice rule
-	ParamEta   = "eta"   // learning rate η (Learning.Rate)
-	ParamOmega = "omega" // forgetting ω (Learning.Forgetting)
-	ParamPref  = "pref"  // preference precision: multiplies ln C (ScaleModel)
-	ParamConc  = "conc"  // scale of the prior concentrations a, b, d (ScaleModel)
+	ParamEta   = "eta"   // learning rate η (pomdp.Learning.Rate)
+	ParamOmega = "omega" // forgetting ω (pomdp.Learning.Forgetting)
+	ParamPref  = "pref"  // preference precision: multiplies ln C (pomdp.ScaleModel)
+	ParamConc  = "conc"  // scale of the prior concentrations a, b, d (pomdp.ScaleModel)
 )
 
 // Domain is the set of values a parameter takes; fitting maps it onto the
@@ -99,8 +100,7 @@ func (d Domain) Jacobian(theta float64) float64 {
 	return 1
 }
 
-// Param declares one parameter of an agent that can be fitted to
-// behaviour.
+// Param declares one parameter of an agent that can be fitted to behaviour.
 type Param struct {
 	// Name is one of the Param* names.
 	Name string
@@ -119,22 +119,22 @@ type Param struct {
 	Stepped bool
 }
 
-// AgentFactory builds fresh agents whose fittable parameters take given
-// values; the fitting package asks it which parameters an agent has and
-// calls it once per evaluation of the likelihood. A factory holds the
-// agent's other options; it is safe for concurrent use when its NewAgent
-// is (those of aci, btai and si are).
-type AgentFactory interface {
+// Factory builds fresh agents whose fittable parameters take given values;
+// the fitting package asks it which parameters an agent has and calls it
+// once per evaluation of the likelihood. A factory holds the agent's other
+// options; it is safe for concurrent use when its NewAgent is (those of
+// aci, btai and si are).
+type Factory interface {
 	// Params returns the parameters an agent on model m has, in a fixed
 	// order, with their defaults. It may depend on the model: η, ω and
 	// conc only where the model has concentrations to learn.
-	Params(m *Model) []Param
+	Params(m *pomdp.Model) []Param
 	// NewAgent returns a fresh agent on model m in which each named
 	// parameter of values takes its value and the others their defaults.
 	// A name the agent does not have, or a value outside the parameter's
 	// domain (Param.Domain, and its closure where the agent accepts it),
 	// is an error naming the parameter.
-	NewAgent(m *Model, values map[string]float64) (Agent, error)
+	NewAgent(m *pomdp.Model, values map[string]float64) (Agent, error)
 }
 
 // FindParam returns the parameter called name among ps, or an error that
@@ -150,9 +150,9 @@ func FindParam(ps []Param, name string) (Param, error) {
 		names[i] = p.Name
 	}
 	if len(names) == 0 {
-		return Param{}, fmt.Errorf("pomdp: parameter %q: the agent has no fittable parameter", name)
+		return Param{}, fmt.Errorf("agent: parameter %q: the agent has no fittable parameter", name)
 	}
-	return Param{}, fmt.Errorf("pomdp: parameter %q: the agent has %s", name, joinNames(names))
+	return Param{}, fmt.Errorf("agent: parameter %q: the agent has %s", name, joinNames(names))
 }
 
 func joinNames(names []string) string {
@@ -189,7 +189,7 @@ func CheckParams(ps []Param, values map[string]float64, closed func(name string,
 		if p.Domain.Contains(x) || (closed != nil && !math.IsNaN(x) && !math.IsInf(x, 0) && closed(n, x)) {
 			continue
 		}
-		return fmt.Errorf("pomdp: parameter %s: %v, want a value in the %s domain", n, x, p.Domain)
+		return fmt.Errorf("agent: parameter %s: %v, want a value in the %s domain", n, x, p.Domain)
 	}
 	return nil
 }
@@ -197,7 +197,7 @@ func CheckParams(ps []Param, values map[string]float64, closed func(name string,
 // ModelParams returns the declarations of pref and conc for model m:
 // pref always, conc when m has concentrations a, b or d. Both default to 1
 // (the model as it is).
-func ModelParams(m *Model) []Param {
+func ModelParams(m *pomdp.Model) []Param {
 	ps := []Param{{Name: ParamPref, Domain: Positive, Default: 1, About: "preference precision: multiplies ln C"}}
 	if la, lb, ld := m.Learnable(); la || lb || ld {
 		ps = append(ps, Param{Name: ParamConc, Domain: Positive, Default: 1, About: "scale of the prior concentrations a, b, d"})
@@ -207,7 +207,7 @@ func ModelParams(m *Model) []Param {
 
 // LearningParams returns the declarations of η and ω for model m with the
 // defaults of l, or none when m has no concentrations to learn.
-func LearningParams(m *Model, l Learning) []Param {
+func LearningParams(m *pomdp.Model, l pomdp.Learning) []Param {
 	if la, lb, ld := m.Learnable(); !la && !lb && !ld {
 		return nil
 	}
@@ -218,116 +218,12 @@ func LearningParams(m *Model, l Learning) []Param {
 	}
 }
 
-// ScaleModel returns a copy of m with its preferences sharpened by pref
-// and its prior concentrations scaled by conc:
-//
-//	C'_m = σ(pref · ln C_m)  for every modality m (and C_states likewise)
-//	a' = conc · a,  b' = conc · b,  d' = conc · d
-//
-// pref is the preference precision: pref = 1 is the model's C, pref = 2
-// doubles every log-preference (ln C is defined up to a constant, which
-// the softmax removes), and an outcome of C = 0 stays at 0. conc scales
-// the concentrations without changing their expectations (A, B and D are
-// unchanged when the model gave them as concentrations): it is how firmly
-// the agent holds its priors, the inverse of how fast it learns. With
-// pref = conc = 1 it returns m itself. pref and conc must be finite and >
-// 0; conc must keep every concentration finite and > 0; m must be valid
-// (Check).
-func ScaleModel(m *Model, pref, conc float64) (*Model, error) {
-	if err := Check(m); err != nil {
-		return nil, err
-	}
-	if !Positive.Contains(pref) {
-		return nil, fmt.Errorf("pomdp: ScaleModel: pref %v, want finite > 0", pref)
-	}
-	if !Positive.Contains(conc) {
-		return nil, fmt.Errorf("pomdp: ScaleModel: conc %v, want finite > 0", conc)
-	}
-	if pref == 1 && conc == 1 {
-		return m, nil
-	}
-	c := *m
-	c.factors = slices.Clone(m.factors)
-	c.mods = slices.Clone(m.mods)
-	if pref != 1 {
-		for i := range c.mods {
-			c.mods[i].c = sharpen(c.mods[i].c, pref)
-		}
-		for i := range c.factors {
-			if c.factors[i].cStates != nil {
-				c.factors[i].cStates = sharpen(c.factors[i].cStates, pref)
-			}
-		}
-	}
-	if conc != 1 {
-		for i := range c.mods {
-			var err error
-			if c.mods[i].concA, err = scaleConc(c.mods[i].concA, conc); err != nil {
-				return nil, err
-			}
-		}
-		for i := range c.factors {
-			var err error
-			if c.factors[i].concB, err = scaleConc(c.factors[i].concB, conc); err != nil {
-				return nil, err
-			}
-			if c.factors[i].concD, err = scaleConc(c.factors[i].concD, conc); err != nil {
-				return nil, err
-			}
-		}
-	}
-	c.work, c.valid = 0, false
-	if err := c.finish(); err != nil {
-		return nil, err
-	}
-	return &c, nil
-}
-
-// sharpen returns σ(k ln x) for a distribution x (zeros stay zero).
-func sharpen(x []float64, k float64) []float64 {
-	hi := math.Inf(-1)
-	for _, v := range x {
-		if v > 0 {
-			hi = math.Max(hi, math.Log(v))
-		}
-	}
-	out := make([]float64, len(x))
-	z := 0.0
-	for i, v := range x {
-		if v > 0 {
-			out[i] = math.Exp(k * (math.Log(v) - hi))
-			z += out[i]
-		}
-	}
-	for i := range out {
-		out[i] /= z
-	}
-	return out
-}
-
-var errConcRange = errors.New("pomdp: ScaleModel: conc makes a concentration 0 or infinite")
-
-// scaleConc returns k·x (nil for nil).
-func scaleConc(x []float64, k float64) ([]float64, error) {
-	if x == nil {
-		return nil, nil
-	}
-	out := make([]float64, len(x))
-	for i, v := range x {
-		out[i] = k * v
-		if !(out[i] > 0) || math.IsInf(out[i], 0) {
-			return nil, errConcRange
-		}
-	}
-	return out, nil
-}
-
-// ApplyParams is the common part of an AgentFactory's NewAgent: it checks
-// values against the agent's declared parameters ps (CheckParams, with
-// closed as there) and returns the model with pref and conc applied
-// (ScaleModel; m itself when values has neither). The factory then sets
-// the agent's own parameters (γ, α, η, ω) from values.
-func ApplyParams(m *Model, ps []Param, values map[string]float64, closed func(name string, x float64) bool) (*Model, error) {
+// ApplyParams is the common part of a Factory's NewAgent: it checks values
+// against the agent's declared parameters ps (CheckParams, with closed as
+// there) and returns the model with pref and conc applied
+// (pomdp.ScaleModel; m itself when values has neither). The factory then
+// sets the agent's own parameters (γ, α, η, ω) from values.
+func ApplyParams(m *pomdp.Model, ps []Param, values map[string]float64, closed func(name string, x float64) bool) (*pomdp.Model, error) {
 	if err := CheckParams(ps, values, closed); err != nil {
 		return nil, err
 	}
@@ -338,7 +234,7 @@ func ApplyParams(m *Model, ps []Param, values map[string]float64, closed func(na
 	if v, ok := values[ParamConc]; ok {
 		conc = v
 	}
-	return ScaleModel(m, pref, conc)
+	return pomdp.ScaleModel(m, pref, conc)
 }
 
 // Override returns a pointer to a copy of values[name] when values has it,

@@ -1,4 +1,4 @@
-package pomdp
+package agent
 
 import (
 	"context"
@@ -23,9 +23,9 @@ import (
 func RunBatch[T any](ctx context.Context, n, workers int, run func(ctx context.Context, i int) (T, error)) (results []T, failed int, err error) {
 	switch {
 	case n < 0:
-		return nil, -1, fmt.Errorf("pomdp: RunBatch: n = %d, want >= 0", n)
+		return nil, -1, fmt.Errorf("agent: RunBatch: n = %d, want >= 0", n)
 	case run == nil:
-		return nil, -1, errors.New("pomdp: RunBatch: nil run")
+		return nil, -1, errors.New("agent: RunBatch: nil run")
 	}
 	if ctx == nil {
 		ctx = context.Background()
@@ -103,11 +103,11 @@ feed:
 func RunOrdered[R any](ctx context.Context, n, per, workers int, run func(ctx context.Context, w, i int) (R, error), emit func(i int, r R) error) error {
 	switch {
 	case n < 0:
-		return fmt.Errorf("pomdp: RunOrdered: n = %d, want >= 0", n)
+		return fmt.Errorf("agent: RunOrdered: n = %d, want >= 0", n)
 	case run == nil:
-		return errors.New("pomdp: RunOrdered: nil run")
+		return errors.New("agent: RunOrdered: nil run")
 	case emit == nil:
-		return errors.New("pomdp: RunOrdered: nil emit")
+		return errors.New("agent: RunOrdered: nil emit")
 	}
 	if ctx == nil {
 		ctx = context.Background()

@@ -1,8 +1,10 @@
-package pomdp
+package agent
 
 import (
 	"math"
 	"testing"
+
+	"github.com/arbor-ai/arbor/pomdp"
 )
 
 // TestChoiceProbs: two controllable factors x (2 controls) and y (3
@@ -18,7 +20,7 @@ import (
 //
 // P(cx = 0, cy = 2) = 0.6 · 0.5 = 0.3 and P(cx = 1, cy = 1) = 0.4 · 0.25 = 0.1.
 func TestChoiceProbs(t *testing.T) {
-	m, err := Parse([]byte(`{"factors": [
+	m, err := pomdp.Parse([]byte(`{"factors": [
 	  {"name": "x", "controls": ["a", "b"], "B": [[[1]], [[1]]], "D": [1]},
 	  {"name": "y", "controls": ["p", "q", "r"], "B": [[[1]], [[1]], [[1]]], "D": [1]}],
 	  "modalities": [{"name": "o", "depends_on": ["x"], "A": [[1]]}]}`))

@@ -1,4 +1,4 @@
-package pomdp_test
+package agent_test
 
 import (
 	"context"
@@ -10,8 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/pomdp"
 )
+
+// The model used as the true process is an environment of the drivers.
+var _ agent.Environment = (*pomdp.Process)(nil)
 
 // TestPowerProbs: P(u) ∝ x_u^α by hand. x = (0.5, 0.25, 0.25, 0):
 // α = 2 gives (0.25, 0.0625, 0.0625, 0)/0.375 = (2/3, 1/6, 1/6, 0);
@@ -30,7 +34,7 @@ func TestPowerProbs(t *testing.T) {
 		// Huge α on tiny probabilities: no overflow, the largest wins.
 		{[]float64{1e-300, 2e-300}, 1e6, []float64{0, 1}},
 	} {
-		got, err := pomdp.PowerProbs(nil, c.x, c.alpha)
+		got, err := agent.PowerProbs(nil, c.x, c.alpha)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -42,11 +46,11 @@ func TestPowerProbs(t *testing.T) {
 		}
 	}
 	for _, alpha := range []float64{-1, math.NaN(), math.Inf(1)} {
-		if _, err := pomdp.PowerProbs(nil, []float64{1}, alpha); err == nil {
+		if _, err := agent.PowerProbs(nil, []float64{1}, alpha); err == nil {
 			t.Errorf("α = %v: no error", alpha)
 		}
 	}
-	if _, err := pomdp.PowerProbs(nil, []float64{0, 0}, 1); err == nil {
+	if _, err := agent.PowerProbs(nil, []float64{0, 0}, 1); err == nil {
 		t.Error("no positive weight: no error")
 	}
 }
@@ -59,7 +63,7 @@ func TestSampleNeverDrawsZero(t *testing.T) {
 	p := []float64{0.2, 0, 0.8}
 	n0 := 0
 	for range 10000 {
-		switch pomdp.Sample(rng, p) {
+		switch agent.Sample(rng, p) {
 		case 0:
 			n0++
 		case 1:
@@ -75,8 +79,8 @@ func TestSampleNeverDrawsZero(t *testing.T) {
 // step, and on nothing else; agent 0's trial i of seed s is trial 0 of
 // seed s + i (a run's episode i repeats seed s + i of the tables).
 func TestStepRand(t *testing.T) {
-	draw := func(seed uint64, agent, trial, step int) uint64 {
-		return pomdp.StepRand(seed, agent, trial, step).Uint64()
+	draw := func(seed uint64, ag, trial, step int) uint64 {
+		return agent.StepRand(seed, ag, trial, step).Uint64()
 	}
 	if a, b := draw(3, 1, 2, 4), draw(3, 1, 2, 4); a != b {
 		t.Error("equal arguments, different streams")
@@ -98,7 +102,7 @@ func TestStepRand(t *testing.T) {
 // 3 controls (joint actions: the first factor slowest).
 func TestFactorProbs(t *testing.T) {
 	m := twoControlModel(t)
-	d := &pomdp.Decision{Probs: []float64{0.1, 0.2, 0.3, 0.05, 0.15, 0.2}}
+	d := &agent.Decision{Probs: []float64{0.1, 0.2, 0.3, 0.05, 0.15, 0.2}}
 	got, err := d.FactorProbs(m)
 	if err != nil {
 		t.Fatal(err)
@@ -154,9 +158,9 @@ func (a *fakeAgent) Reset(_ context.Context, obs int) error {
 	a.told = append(a.told, obs)
 	return nil
 }
-func (a *fakeAgent) Decide(_ context.Context, rng *rand.Rand) (*pomdp.Decision, error) {
+func (a *fakeAgent) Decide(_ context.Context, rng *rand.Rand) (*agent.Decision, error) {
 	p := a.probs[a.t%len(a.probs)]
-	return &pomdp.Decision{Probs: p, Action: pomdp.Sample(rng, p), Deterministic: a.deterministic}, nil
+	return &agent.Decision{Probs: p, Action: agent.Sample(rng, p), Deterministic: a.deterministic}, nil
 }
 func (a *fakeAgent) Advance(_ context.Context, u, obs int) error {
 	a.t++
@@ -184,7 +188,7 @@ func TestReplayScores(t *testing.T) {
 	ctx := context.Background()
 	probs := [][]float64{{0.25, 0.75}, {0.6, 0.4}, {0.5, 0.5}}
 	ag := &fakeAgent{probs: probs}
-	rt, err := pomdp.Replay(ctx, ag, []int{7, 8, 9}, []int{1, 0}, nil)
+	rt, err := agent.Replay(ctx, ag, []int{7, 8, 9}, []int{1, 0}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +203,7 @@ func TestReplayScores(t *testing.T) {
 	}
 
 	mx := &mixedAgent{fakeAgent{probs: probs}}
-	rt, err = pomdp.Replay(ctx, mx, []int{7, 8, 9}, []int{-1, 1}, nil)
+	rt, err = agent.Replay(ctx, mx, []int{7, 8, 9}, []int{-1, 1}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,19 +211,19 @@ func TestReplayScores(t *testing.T) {
 		t.Errorf("missed response: log-likelihood %v over %d choices, %d mixed advances", rt.LogLikelihood, rt.Choices, mx.mixed)
 	}
 	plain := &fakeAgent{probs: probs}
-	if _, err := pomdp.Replay(ctx, plain, []int{7, 8, 9}, []int{-1, 1}, nil); err != nil || plain.told[1] < 0 {
+	if _, err := agent.Replay(ctx, plain, []int{7, 8, 9}, []int{-1, 1}, nil); err != nil || plain.told[1] < 0 {
 		t.Errorf("missed response without AdvanceMixed: %v, told %v (want the agent's own draw)", err, plain.told)
 	}
 
 	det := &fakeAgent{probs: [][]float64{{1, 0}}, deterministic: true}
-	if _, err := pomdp.Replay(ctx, det, []int{0, 0}, []int{0}, nil); !errors.Is(err, pomdp.ErrDeterministic) {
+	if _, err := agent.Replay(ctx, det, []int{0, 0}, []int{0}, nil); !errors.Is(err, agent.ErrDeterministic) {
 		t.Errorf("deterministic agent: %v, want ErrDeterministic", err)
 	}
-	if _, err := pomdp.Replay(ctx, ag, []int{0, 0}, []int{0, 1}, nil); err == nil {
+	if _, err := agent.Replay(ctx, ag, []int{0, 0}, []int{0, 1}, nil); err == nil {
 		t.Error("2 actions for 2 observations: no error")
 	}
-	var se *pomdp.StepError
-	if _, err := pomdp.Replay(ctx, ag, []int{0, 0}, []int{5}, nil); !errors.As(err, &se) || se.Step != 0 {
+	var se *agent.StepError
+	if _, err := agent.Replay(ctx, ag, []int{0, 0}, []int{5}, nil); !errors.As(err, &se) || se.Step != 0 {
 		t.Errorf("an action out of range: %v, want a StepError at step 0", err)
 	}
 }
@@ -233,7 +237,7 @@ func TestRunOrdered(t *testing.T) {
 		for _, per := range []int{1, 3} {
 			var got []int
 			owner := make([]int, 10)
-			err := pomdp.RunOrdered(context.Background(), 10, per, workers, func(_ context.Context, w, i int) (int, error) {
+			err := agent.RunOrdered(context.Background(), 10, per, workers, func(_ context.Context, w, i int) (int, error) {
 				owner[i] = w
 				return i * i, nil
 			}, func(i, r int) error {
@@ -254,19 +258,19 @@ func TestRunOrdered(t *testing.T) {
 		}
 	}
 	boom := errors.New("boom")
-	err := pomdp.RunOrdered(context.Background(), 10, 1, 2, func(_ context.Context, _, i int) (int, error) {
+	err := agent.RunOrdered(context.Background(), 10, 1, 2, func(_ context.Context, _, i int) (int, error) {
 		if i == 4 {
 			return 0, boom
 		}
 		return i, nil
 	}, func(int, int) error { return nil })
-	var ue *pomdp.UnitError
+	var ue *agent.UnitError
 	if !errors.As(err, &ue) || ue.Unit != 4 || !errors.Is(err, boom) {
 		t.Errorf("error: %v, want unit 4's", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	n := 0
-	err = pomdp.RunOrdered(ctx, 10, 1, 1, func(ctx context.Context, _, i int) (int, error) {
+	err = agent.RunOrdered(ctx, 10, 1, 1, func(ctx context.Context, _, i int) (int, error) {
 		if i == 3 {
 			cancel()
 		}
@@ -285,7 +289,7 @@ func TestRunOrderedBounded(t *testing.T) {
 		const workers = 3
 		var mu sync.Mutex
 		started, emitted, most := 0, 0, 0
-		err := pomdp.RunOrdered(context.Background(), 200, per, workers, func(_ context.Context, _, i int) (int, error) {
+		err := agent.RunOrdered(context.Background(), 200, per, workers, func(_ context.Context, _, i int) (int, error) {
 			mu.Lock()
 			started++
 			if ahead := started - emitted; ahead > most {

@@ -1,4 +1,4 @@
-package pomdp_test
+package agent_test
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/arbor-ai/arbor/pomdp"
+	"github.com/arbor-ai/arbor/agent"
 )
 
 // TestRunBatch: results come back in index order for any number of
@@ -17,7 +17,7 @@ import (
 func TestRunBatch(t *testing.T) {
 	for _, workers := range []int{-1, 1, 2, 5, 100} {
 		var running, peak atomic.Int32
-		got, i, err := pomdp.RunBatch(context.Background(), 40, workers, func(_ context.Context, i int) (int, error) {
+		got, i, err := agent.RunBatch(context.Background(), 40, workers, func(_ context.Context, i int) (int, error) {
 			n := running.Add(1)
 			for {
 				p := peak.Load()
@@ -41,7 +41,7 @@ func TestRunBatch(t *testing.T) {
 		}
 	}
 	boom := errors.New("boom")
-	_, i, err := pomdp.RunBatch(context.Background(), 10, 1, func(_ context.Context, i int) (int, error) {
+	_, i, err := agent.RunBatch(context.Background(), 10, 1, func(_ context.Context, i int) (int, error) {
 		if i >= 3 {
 			return 0, fmt.Errorf("call %d: %w", i, boom)
 		}
@@ -52,7 +52,7 @@ func TestRunBatch(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, i, err := pomdp.RunBatch(ctx, 10, 2, func(ctx context.Context, i int) (int, error) { return i, nil }); i != -1 || !errors.Is(err, context.Canceled) {
+	if _, i, err := agent.RunBatch(ctx, 10, 2, func(ctx context.Context, i int) (int, error) { return i, nil }); i != -1 || !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: index %d, %v", i, err)
 	}
 }

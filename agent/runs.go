@@ -1,4 +1,4 @@
-package pomdp
+package agent
 
 import (
 	"context"
@@ -60,13 +60,13 @@ func (r *Runs) resolve() (Runs, error) {
 	}
 	switch {
 	case o.Agents < 0:
-		return o, fmt.Errorf("pomdp: Runs.Agents %d, want >= 1", o.Agents)
+		return o, fmt.Errorf("agent: Runs.Agents %d, want >= 1", o.Agents)
 	case o.Trials < 0:
-		return o, fmt.Errorf("pomdp: Runs.Trials %d, want >= 1", o.Trials)
+		return o, fmt.Errorf("agent: Runs.Trials %d, want >= 1", o.Trials)
 	case o.Workers < 0:
-		return o, fmt.Errorf("pomdp: Runs.Workers %d, want >= 1", o.Workers)
+		return o, fmt.Errorf("agent: Runs.Workers %d, want >= 1", o.Workers)
 	case o.MaxSteps < 0:
-		return o, fmt.Errorf("pomdp: Runs.MaxSteps %d, want >= 1", o.MaxSteps)
+		return o, fmt.Errorf("agent: Runs.MaxSteps %d, want >= 1", o.MaxSteps)
 	}
 	return o, nil
 }
@@ -88,11 +88,11 @@ func RunAgents(ctx context.Context, r *Runs, newAgent func() (Agent, error), new
 	}
 	switch {
 	case newAgent == nil:
-		return errors.New("pomdp: RunAgents: nil newAgent")
+		return errors.New("agent: RunAgents: nil newAgent")
 	case newEnv == nil:
-		return errors.New("pomdp: RunAgents: nil newEnv")
+		return errors.New("agent: RunAgents: nil newEnv")
 	case emit == nil:
-		return errors.New("pomdp: RunAgents: nil emit")
+		return errors.New("agent: RunAgents: nil emit")
 	}
 	if ctx == nil {
 		ctx = context.Background()
@@ -108,7 +108,7 @@ func RunAgents(ctx context.Context, r *Runs, newAgent func() (Agent, error), new
 		if workers[w] == nil || (o.Carry && u.Trial == 0) {
 			ag, err := newAgent()
 			if err == nil && ag == nil {
-				err = errors.New("pomdp: RunAgents: newAgent returned a nil agent")
+				err = errors.New("agent: RunAgents: newAgent returned a nil agent")
 			}
 			if err != nil {
 				return nil, err
@@ -118,7 +118,7 @@ func RunAgents(ctx context.Context, r *Runs, newAgent func() (Agent, error), new
 		ag := workers[w]
 		env, err := newEnv(u)
 		if err == nil && env == nil {
-			err = errors.New("pomdp: RunAgents: newEnv returned a nil environment")
+			err = errors.New("agent: RunAgents: newEnv returned a nil environment")
 		}
 		if err != nil {
 			return nil, err

@@ -1,4 +1,4 @@
-package pomdp
+package agent
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/arbor-ai/arbor/pomdp"
 )
 
 // Step is the record of one time step of a trial: the observation o_t, the
@@ -14,8 +16,8 @@ import (
 type Step struct {
 	// T is the observation index t within the trial (from 0).
 	T int
-	// Obs is o_t, a joint observation index (Model.DecodeObs gives the
-	// outcome of each modality).
+	// Obs is o_t, a joint observation index (pomdp.Model.DecodeObs gives
+	// the outcome of each modality).
 	Obs int
 	// Belief is Q(S_t) after o_t (every factor's marginal, one after the
 	// other): what the decision planned from.
@@ -49,19 +51,11 @@ type Episode struct {
 	PlanningSeconds float64
 	// Learned holds the concentrations the agent learned, after EndTrial
 	// (nil when the agent learns nothing or is not a Learner).
-	Learned *Concentrations
-}
-
-// Learner is an Agent that learns Dirichlet concentrations across trials;
-// the drivers record them after every trial.
-type Learner interface {
-	// Concentrations returns the concentrations of every learned
-	// parameter (copies): after EndTrial, those the next trial starts from.
-	Concentrations() Concentrations
+	Learned *pomdp.Concentrations
 }
 
 // learned returns ag's concentrations, or nil when it learns nothing.
-func learned(ag Agent) *Concentrations {
+func learned(ag Agent) *pomdp.Concentrations {
 	l, ok := ag.(Learner)
 	if !ok {
 		return nil
@@ -137,11 +131,11 @@ func RunEpisode(ctx context.Context, ag Agent, env Environment, s *EpisodeSettin
 	}
 	switch {
 	case ag == nil:
-		return nil, errors.New("pomdp: RunEpisode: nil agent")
+		return nil, errors.New("agent: RunEpisode: nil agent")
 	case env == nil:
-		return nil, errors.New("pomdp: RunEpisode: nil environment")
+		return nil, errors.New("agent: RunEpisode: nil environment")
 	case set.MaxSteps < 0:
-		return nil, fmt.Errorf("pomdp: EpisodeSettings.MaxSteps %d, want >= 0", set.MaxSteps)
+		return nil, fmt.Errorf("agent: EpisodeSettings.MaxSteps %d, want >= 0", set.MaxSteps)
 	}
 	if ctx == nil {
 		ctx = context.Background()
@@ -206,16 +200,16 @@ type ReplayTrial struct {
 	Choices int
 	// Learned holds the concentrations the agent learned, after EndTrial
 	// (see Episode.Learned).
-	Learned *Concentrations
+	Learned *pomdp.Concentrations
 }
 
 // ErrDeterministic is returned by Replay when the agent's choice rule is
 // deterministic: it gives no probability to score a recorded choice with.
-var ErrDeterministic = errors.New("pomdp: the agent's choice rule is deterministic and cannot score recorded choices")
+var ErrDeterministic = errors.New("agent: the agent's choice rule is deterministic and cannot score recorded choices")
 
 // errNoDecision is the error of a Decide that returned neither a decision
 // nor an error.
-var errNoDecision = errors.New("pomdp: the agent's Decide returned no decision and no error")
+var errNoDecision = errors.New("agent: the agent's Decide returned no decision and no error")
 
 // StepError is an error of Replay at one recorded step.
 type StepError struct {
@@ -251,13 +245,13 @@ func Replay(ctx context.Context, ag Agent, obs, actions []int, s *EpisodeSetting
 		ctx = context.Background()
 	}
 	if ag == nil {
-		return nil, errors.New("pomdp: Replay: nil agent")
+		return nil, errors.New("agent: Replay: nil agent")
 	}
 	if len(obs) == 0 {
-		return nil, errors.New("pomdp: Replay: a trial without observations")
+		return nil, errors.New("agent: Replay: a trial without observations")
 	}
 	if len(actions) != len(obs)-1 {
-		return nil, fmt.Errorf("pomdp: Replay: %d actions for %d observations, want %d", len(actions), len(obs), len(obs)-1)
+		return nil, fmt.Errorf("agent: Replay: %d actions for %d observations, want %d", len(actions), len(obs), len(obs)-1)
 	}
 	rt := &ReplayTrial{}
 	if err := ag.Reset(ctx, obs[0]); err != nil {
@@ -286,7 +280,7 @@ func Replay(ctx context.Context, ag Agent, obs, actions []int, s *EpisodeSetting
 		st.Decision = d
 		u := actions[t]
 		if u < -1 || u >= len(d.Probs) {
-			return rt, &StepError{t, fmt.Errorf("pomdp: Replay: action %d out of range [0, %d) (-1: a missed response)", u, len(d.Probs))}
+			return rt, &StepError{t, fmt.Errorf("agent: Replay: action %d out of range [0, %d) (-1: a missed response)", u, len(d.Probs))}
 		}
 		if u < 0 {
 			st.Missed = true
@@ -326,12 +320,4 @@ func Replay(ctx context.Context, ag Agent, obs, actions []int, s *EpisodeSetting
 	}
 	rt.Learned = learned(ag)
 	return rt, nil
-}
-
-// MixedAdvancer is an Agent that can be told an observation after an
-// action it does not know, drawn from the distribution probs over joint
-// actions: its belief is carried forward under that mixture of
-// transitions. Replay uses it after a missed response.
-type MixedAdvancer interface {
-	AdvanceMixed(ctx context.Context, probs []float64, obs int) error
 }

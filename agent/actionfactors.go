@@ -1,8 +1,10 @@
-package pomdp
+package agent
 
 import (
 	"errors"
 	"fmt"
+
+	"github.com/arbor-ai/arbor/pomdp"
 )
 
 // ActionFactors says how a planner with several controllable factors turns
@@ -57,16 +59,16 @@ func (a ActionFactors) Valid() bool { return a == JointActions || a == Independe
 // It returns an error when m is not a valid model, probs does not have one
 // entry per joint action, α is negative or not finite, probs is not a set of
 // non-negative weights with a positive entry, or a is not a declared value.
-func ChoiceProbs(dst []float64, m *Model, probs []float64, alpha float64, a ActionFactors) ([]float64, error) {
+func ChoiceProbs(dst []float64, m *pomdp.Model, probs []float64, alpha float64, a ActionFactors) ([]float64, error) {
 	switch a {
 	case JointActions:
 		return PowerProbs(dst, probs, alpha)
 	case IndependentActions:
 	default:
-		return nil, fmt.Errorf("pomdp: ChoiceProbs: %v is not a declared ActionFactors", a)
+		return nil, fmt.Errorf("agent: ChoiceProbs: %v is not a declared ActionFactors", a)
 	}
-	if Check(m) != nil {
-		return nil, errors.New("pomdp: ChoiceProbs: " + noModel)
+	if pomdp.Check(m) != nil {
+		return nil, errors.New("agent: ChoiceProbs: " + noModel)
 	}
 	d := Decision{Probs: probs}
 	marg, err := d.FactorProbs(m)

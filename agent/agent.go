@@ -1,0 +1,133 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/arbor-ai/arbor/pomdp"
+)
+
+// Agent is the contract every planner of arbor implements (classic active
+// inference, Branching Time Active Inference and any later one), so that one
+// episode driver (RunEpisode), one replay driver (Replay) and one batch
+// runner serve them all, from Go and from the command line.
+//
+// A trial runs as
+//
+//	Reset(o_0); then for t = 0, 1, ...: Decide, Advance(u_t, o_(t+1)); EndTrial
+//
+// where u_t is the agent's own choice (Decision.Action) when it acts in an
+// environment, or an action given from outside when it is driven along a
+// recorded trajectory. An Agent is not safe for concurrent use.
+type Agent interface {
+	// Reset starts a trial with its first observation o_0 (a joint
+	// observation index, pomdp.Model.EncodeObs). What the agent learned in
+	// earlier trials (EndTrial) is kept.
+	Reset(ctx context.Context, obs int) error
+	// Decide plans at the present step and returns the distribution over
+	// joint actions and the agent's choice. Every random draw of planning
+	// and choice comes from rng, so that equal inputs and equal streams
+	// give equal decisions.
+	Decide(ctx context.Context, rng *rand.Rand) (*Decision, error)
+	// Advance records the action taken at the present step (the agent's
+	// or one given from outside) and the observation that followed.
+	Advance(ctx context.Context, action, obs int) error
+	// EndTrial closes the trial: a last inference over the whole trial and
+	// the learning of the Dirichlet concentrations, which become the next
+	// trial's priors.
+	EndTrial(ctx context.Context) error
+	// Belief returns Q(S_t), the posterior over the present state after
+	// the last Reset, Advance or EndTrial (every factor's marginal, one
+	// after the other; a copy).
+	Belief() []float64
+}
+
+// Decision is what an agent decided at one step.
+type Decision struct {
+	// Probs[u] is the probability of joint action u under the agent's
+	// choice rule: the number a recorded choice is scored with (Replay).
+	// With a deterministic rule (Deterministic) it is one-hot on Action.
+	Probs []float64
+	// Deterministic reports that the choice rule picks Action without a
+	// distribution to score other choices with (such as the most visited
+	// action of a planning tree); Replay refuses such an agent.
+	Deterministic bool
+	// Action is the agent's choice: a draw from Probs with the step's
+	// random stream, or what a deterministic rule picked.
+	Action int
+	// Values are what the planner computed for its choice, by name, in a
+	// fixed order (for example the expected free energy G of every policy,
+	// or the average cost of every action): records carry them as they
+	// are.
+	Values []NamedValues
+	// Detail is the planner's own record of the step (for example
+	// *aci.Plan), for Go callers that know the agent's type.
+	Detail any
+}
+
+// NamedValues is one named vector of a Decision.
+type NamedValues struct {
+	Name   string
+	Values []float64
+}
+
+// Value returns the values called name (nil when the decision has none).
+func (d *Decision) Value(name string) []float64 {
+	for _, v := range d.Values {
+		if v.Name == name {
+			return v.Values
+		}
+	}
+	return nil
+}
+
+// Learner is an Agent that learns Dirichlet concentrations across trials;
+// the drivers record them after every trial.
+type Learner interface {
+	// Concentrations returns the concentrations of every learned
+	// parameter (copies): after EndTrial, those the next trial starts from.
+	Concentrations() pomdp.Concentrations
+}
+
+// MixedAdvancer is an Agent that can be told an observation after an
+// action it does not know, drawn from the distribution probs over joint
+// actions: its belief is carried forward under that mixture of
+// transitions. Replay uses it after a missed response.
+type MixedAdvancer interface {
+	AdvanceMixed(ctx context.Context, probs []float64, obs int) error
+}
+
+// FactorProbs returns the marginal distribution of each controllable
+// factor's controls under Probs (one slice per factor of the model, nil for
+// a factor that is not controllable). It returns an error when m is not a
+// valid model (pomdp.Check) or Probs does not have one entry per joint
+// action of m.
+func (d *Decision) FactorProbs(m *pomdp.Model) ([][]float64, error) {
+	if pomdp.Check(m) != nil {
+		return nil, errors.New("agent: FactorProbs: " + noModel)
+	}
+	if len(d.Probs) != m.NumActions() {
+		return nil, fmt.Errorf("agent: FactorProbs: Probs: %d entries, want %d (one per joint action)", len(d.Probs), m.NumActions())
+	}
+	out := make([][]float64, m.NumFactors())
+	for f := range out {
+		if nu := m.FactorControls(f); nu > 1 {
+			out[f] = make([]float64, nu)
+		}
+	}
+	var ctrl []int
+	for u, p := range d.Probs {
+		ctrl = m.DecodeAction(ctrl, u)
+		for f, c := range ctrl {
+			if out[f] != nil {
+				out[f][c] += p
+			}
+		}
+	}
+	return out, nil
+}
+
+// noModel is the fault of a nil or zero model (one pomdp.Check refuses).
+const noModel = "model: nil or not built by pomdp.New, NewFactorised, Parse or Load"
