@@ -186,7 +186,7 @@ func (r *agentRun) run(stdout io.Writer) error {
 			// The shown episodes in full, every episode by the numbers of
 			// its curves in a fixed number of points: the figure's data
 			// stay bounded by the shown episodes.
-			r.plot.add(u, ep, r.cost, positions)
+			r.plot.fig.Add(u, ep, r.cost, positions)
 		}
 		switch {
 		case r.asJSON:

@@ -5,15 +5,11 @@ import (
 	"encoding/xml"
 	"image/png"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/arbor-ai/arbor/agent"
-	"github.com/arbor-ai/arbor/pomdp"
 )
 
 // svgTexts parses an SVG file with encoding/xml and returns the text of
@@ -290,175 +286,9 @@ func TestRunPlotBadFlags(t *testing.T) {
 	}
 }
 
-// TestRunPlotBounded: the curves over episodes keep at most plotMaxBins
-// points, however many episodes run (10^5: 1,000 points of 100 episodes).
-func TestRunPlotBounded(t *testing.T) {
-	m, err := loadPOMDP("../../examples/pomdp/tmaze.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	file, dpi, ep := "p.svg", plotDefaultDPI, "1"
-	pf := &runPlotFlags{file: &file, dpi: &dpi, episode: &ep}
-	rp := pf.newRunPlot(0, "G", nil, m, 1, 100_000)
-	if len(rp.bins) != 1000 || rp.binWidth != 100 {
-		t.Errorf("10^5 episodes: %d points of %d episodes, want 1000 of 100", len(rp.bins), rp.binWidth)
-	}
-	rp = pf.newRunPlot(0, "G", nil, m, 1, 7)
-	if len(rp.bins) != 7 || rp.binWidth != 1 {
-		t.Errorf("7 episodes: %d points of %d, want 7 of 1", len(rp.bins), rp.binWidth)
-	}
-}
-
-// TestPreferredRate checks the rate of preferred outcomes on the T-maze:
-// C prefers "reward" in the reward modality only (location and cue
-// modalities have uniform C), so an episode that sees the cue and then a
-// reward has one preferred outcome in two after its actions: 0.5.
-func TestPreferredRate(t *testing.T) {
-	m, err := loadPOMDP("../../examples/pomdp/tmaze.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rp := &runPlot{m: m, preferred: preferredOutcomes(m)}
-	with := 0
-	reward := -1
-	for i, p := range rp.preferred {
-		if p == nil {
-			continue
-		}
-		with++
-		if m.ModalityName(i) != "reward" {
-			t.Errorf("modality %s has preferences, want reward only", m.ModalityName(i))
-		}
-		for o, ok := range p {
-			if ok {
-				if m.OutcomeName(i, o) != "reward" {
-					t.Errorf("preferred outcome %s, want reward", m.OutcomeName(i, o))
-				}
-				reward = o
-			}
-		}
-	}
-	if with != 1 || reward < 0 {
-		t.Fatalf("%d modalities with preferences, want 1 with reward preferred", with)
-	}
-	obs := func(named map[string]string) int {
-		outcomes := make([]int, m.NumModalities())
-		for i := range outcomes {
-			for o := range m.ModalitySize(i) {
-				if m.OutcomeName(i, o) == named[m.ModalityName(i)] {
-					outcomes[i] = o
-				}
-			}
-		}
-		j, err := m.EncodeObs(outcomes)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return j
-	}
-	start := obs(map[string]string{"where": "start", "reward": "none"})
-	cue := obs(map[string]string{"where": "cue", "cue": "cue-left", "reward": "none"})
-	won := obs(map[string]string{"where": "left", "reward": "reward"})
-	ep := &agent.Episode{Steps: []agent.Step{{Obs: start}, {Obs: cue}, {Obs: won}}}
-	if r := rp.preferredRate(ep); r != 0.5 {
-		t.Errorf("start, cue, reward: rate %v, want 0.5", r)
-	}
-	if r := rp.preferredRate(&agent.Episode{Steps: []agent.Step{{Obs: won}}}); !math.IsNaN(r) {
-		t.Errorf("no action: rate %v, want NaN", r)
-	}
-}
-
-// tmazeEpisode returns the T-maze model and an episode of it: start, cue,
-// reward.
-func tmazeEpisode(b testing.TB) (*pomdp.Model, *agent.Episode) {
-	m, err := loadPOMDP("../../examples/pomdp/tmaze.json")
-	if err != nil {
-		b.Fatal(err)
-	}
-	enc := func(where, cue, reward int) int {
-		o, err := m.EncodeObs([]int{where, cue, reward})
-		if err != nil {
-			b.Fatal(err)
-		}
-		return o
-	}
-	qs := make([]float64, 0, m.NumStates()) // uniform over each factor
-	for f := range m.NumFactors() {
-		for range m.FactorSize(f) {
-			qs = append(qs, 1/float64(m.FactorSize(f)))
-		}
-	}
-	probs := []float64{0.1, 0.6, 0.2, 0.1}
-	ep := &agent.Episode{Steps: []agent.Step{
-		{Obs: enc(0, 0, 0), Belief: qs, Decision: &agent.Decision{Probs: probs, Action: 1}, Action: 1},
-		{Obs: enc(1, 1, 0), Belief: qs, Decision: &agent.Decision{Probs: probs, Action: 2}, Action: 2},
-		{T: 2, Obs: enc(2, 0, 1), Belief: qs, Action: -1},
-	}}
-	return m, ep
-}
-
-// BenchmarkRunPlotAdd measures what --plot costs each episode it does not
-// draw (the numbers of the curves over episodes): no allocation.
-func BenchmarkRunPlotAdd(b *testing.B) {
-	m, ep := tmazeEpisode(b)
-	file, dpi, sel := "p.svg", plotDefaultDPI, "1"
-	pf := &runPlotFlags{file: &file, dpi: &dpi, episode: &sel}
-	rp := pf.newRunPlot(0, "G", nil, m, 2, 100_000)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; b.Loop(); i++ {
-		rp.add(agent.Unit{Agent: 1, Trial: i % 100_000}, ep, nil, nil)
-	}
-}
-
-// BenchmarkRunPlotWrite measures drawing and writing the figure of one
-// T-maze episode and 100 episodes' curves, in each format.
-func BenchmarkRunPlotWrite(b *testing.B) {
-	m, ep := tmazeEpisode(b)
-	for _, format := range []string{"svg", "pdf", "png"} {
-		b.Run(format, func(b *testing.B) {
-			file, dpi, sel := filepath.Join(b.TempDir(), "p."+format), plotDefaultDPI, "1"
-			pf := &runPlotFlags{file: &file, dpi: &dpi, episode: &sel}
-			rp := pf.newRunPlot(0, "G", nil, m, 1, 100)
-			for i := range 100 {
-				rp.add(agent.Unit{Trial: i}, ep, func(*agent.Decision) float64 { return 1 }, nil)
-			}
-			b.ReportAllocs()
-			for b.Loop() {
-				if err := rp.write(); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
-}
-
-// TestPlotScale: the heat maps' scale is white at probability 0 and dark
-// at 1 (white for 0, as docs/figures.md says).
-func TestPlotScale(t *testing.T) {
-	cm := probabilityMap()
-	if cm.Min() != 0 || cm.Max() != 1 {
-		t.Errorf("scale %v..%v, want 0..1", cm.Min(), cm.Max())
-	}
-	c0, err := cm.At(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r, g, b, _ := c0.RGBA(); r < 0xfe00 || g < 0xfe00 || b < 0xfe00 {
-		t.Errorf("colour of 0: %v, want white", c0)
-	}
-	c1, err := cm.At(1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r, g, b, _ := c1.RGBA(); (r+g+b)/3 > 0x6000 {
-		t.Errorf("colour of 1: %v, want dark", c1)
-	}
-}
-
 // TestRunPlotLong: an episode of 5,001 steps on the tiger problem (four
-// states, three actions: 20,008 and 15,003 cells, past plotMaxCells)
-// draws its two heat maps as images of a pixel per cell, not a rectangle
+// states, three actions: 20,008 and 15,003 cells, past the 5,000 that
+// internal/runplot draws cell by cell) draws its two heat maps as images of a pixel per cell, not a rectangle
 // per cell (about 90 bytes each in SVG), and its lines without a marker
 // per point: the SVG has 4 images (2 heat maps, 2 colour bars) and stays
 // under 1 MB (measured 0.16 MB; a rectangle per cell alone would be over

@@ -25,6 +25,7 @@ import (
 	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/fit"
 	"github.com/arbor-ai/arbor/internal/output"
+	"github.com/arbor-ai/arbor/internal/runplot"
 )
 
 // recoverModel is one model of a recovery: it generates subjects, and
@@ -748,7 +749,7 @@ func recoverPlot(path string, models []recoverModel, subs []*recoverSubject, cou
 	if err != nil {
 		return err
 	}
-	img := newPlotCanvas(format, vg.Points(300*float64(cols)), vg.Points(280*float64(rows)), plotDefaultDPI)
+	img := runplot.NewCanvas(format, vg.Points(300*float64(cols)), vg.Points(280*float64(rows)), runplot.DefaultDPI)
 	dc := draw.New(img)
 	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Millimeter * 6, PadY: vg.Millimeter * 6,
 		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 3}
