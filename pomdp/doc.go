@@ -17,6 +17,8 @@
 //     logarithms mean-field inference takes.
 //   - Process: the model used as the true generative process, and
 //     Environment, what the agents' action-perception cycles act on.
+//   - Model.FigureGraph: the generative model as a factor graph to draw
+//     (arbor dot on a POMDP file).
 //
 // # Misuse
 //
