@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
 	"html"
 	"io"
 	"math"
+	"strings"
 
 	"github.com/emicklei/dot"
 
@@ -186,4 +188,27 @@ func siWriteDOT(ctx context.Context, tr *si.Tree, m *pomdp.Model, path string, s
 		return fmt.Errorf("--dot %s: %w", path, err)
 	}
 	return writeFigure(ctx, "--dot", path, b.Bytes())
+}
+
+// writeTreeFigure writes the DOT text of a planning or search tree to w
+// without its blank lines, with note (when not "") as the figure's label
+// at the bottom: what the view left out.
+func writeTreeFigure(w io.Writer, d *dot.Graph, note string) error {
+	if note != "" {
+		d.Attr("label", note)
+		d.Attr("labelloc", "b")
+		d.Attr("fontsize", "9")
+	}
+	var buf bytes.Buffer
+	d.Write(&buf)
+	bw := bufio.NewWriter(w)
+	for _, line := range strings.Split(buf.String(), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		if _, err := bw.WriteString(line + "\n"); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
 }
