@@ -147,7 +147,7 @@ func runSIPlan(args []string, stdout io.Writer) error {
 	model := fs.String("model", "", "POMDP file (docs/formats.md; required)")
 	obsRaw := fs.String("obs", "", "the first observation O0: its index, or one outcome index per modality, comma-separated (0,2) (required)")
 	dotFile := fs.String("dot", "", "draw the search tree (beliefs as ellipses, actions as boxes with G and Q(u)) into this file: SVG, PDF or PNG by its ending, DOT otherwise")
-	dotDepth := fs.Int("dot-depth", 0, fmt.Sprintf("with --dot: draw this many steps (>= 1; default the most that keep the figure within %d nodes)", siDotPageNodes))
+	dotDepth := fs.Int("dot-depth", 0, fmt.Sprintf("with --dot: draw this many steps (>= 1; default the most that keep the figure within %d nodes)", si.DOTPageNodes))
 	asJSON := fs.Bool("json", false, "print G, the action distribution and the node count as JSON")
 	pos, err := parseFlags(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
@@ -222,7 +222,7 @@ func runSIPlan(args []string, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if err := siWriteDOT(ctx, tr, m, *dotFile, *dotDepth, best); err != nil {
+		if err := siWriteDOT(ctx, tr, *dotFile, *dotDepth, best); err != nil {
 			return err
 		}
 	}
@@ -446,7 +446,7 @@ func runSIRun(args []string, stdout io.Writer) error {
 			if err != nil {
 				return err
 			}
-			return siWriteDOT(ctx, tr, m, *dotFile, 0, d.Action)
+			return siWriteDOT(ctx, tr, *dotFile, 0, d.Action)
 		}
 	}
 	truncated := 0 // searches the node budget cut short, in the episodes written
