@@ -61,6 +61,11 @@
 // that leads to it (Theorem 1); TestTheorem1 checks this against a brute
 // force computation.
 //
+// Tree.WriteDOT draws the planning tree as the paper does (states only,
+// each node with its visits and average cost, the action taken bold), all
+// of it or the view of TreeDOTOptions: a depth, the K most visited
+// children of each node, or by default what fits a page.
+//
 // # Misuse
 //
 // Faults of data and of calls in the wrong order (Plan, Iterate, Decide or

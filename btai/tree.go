@@ -1,6 +1,7 @@
 package btai
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -488,6 +489,22 @@ func (t *Tree) SelectAction(r ActionSelection, precision float64, rng *rand.Rand
 	return t.selectAction("SelectAction", r, precision, rng, probs)
 }
 
+// cmpVisits orders two nodes as MostVisited ranks the root's children:
+// the more visited first, on a tie the lower average cost first; 0 when
+// neither comes first (the caller then takes the lower action). The
+// figure's top-K children (Tree.WriteDOT) are ranked by the same rule.
+func cmpVisits(a, b *Node) int {
+	switch {
+	case a.Visits != b.Visits:
+		return cmp.Compare(b.Visits, a.Visits)
+	case a.Average() < b.Average():
+		return -1
+	case b.Average() < a.Average():
+		return 1
+	}
+	return 0
+}
+
 // selectAction is SelectAction for method fn.
 func (t *Tree) selectAction(fn string, r ActionSelection, precision float64, rng *rand.Rand, probs []float64) int {
 	if len(t.Nodes) == 0 || t.Nodes[0].FirstChild < 0 {
@@ -515,8 +532,7 @@ func (t *Tree) selectAction(fn string, r ActionSelection, precision float64, rng
 	case MostVisited:
 		best := 0
 		for a := 1; a < len(children); a++ {
-			c, b := &children[a], &children[best]
-			if c.Visits > b.Visits || (c.Visits == b.Visits && c.Average() < b.Average()) {
+			if cmpVisits(&children[a], &children[best]) < 0 {
 				best = a
 			}
 		}

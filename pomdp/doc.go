@@ -37,6 +37,8 @@
 //     logarithms mean-field inference takes.
 //   - Process: the model used as the true generative process, which the
 //     drivers of package agent act in (it satisfies agent.Environment).
+//   - Model.FigureGraph: the generative model as a factor graph to draw
+//     (arbor dot on a POMDP file).
 //
 // # Misuse
 //

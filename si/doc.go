@@ -25,7 +25,8 @@
 //   - EstimatePlan bounds the nodes and seconds of a search before it runs.
 //   - Planner.Tree (and Agent.Tree) shows the last search as a tree: every
 //     belief with its actions' G and probability, and after each action the
-//     outcomes kept and the beliefs they lead to.
+//     outcomes kept and the beliefs they lead to; Tree.WriteDOT draws it
+//     as Graphviz DOT text.
 //   - Agent implements agent.Agent (and agent.MixedAdvancer, agent.Learner)
 //     with exact filtering of the past and Dirichlet learning (pomdp.Past).
 //

@@ -513,7 +513,7 @@ func runACIRun(args []string, stdout io.Writer) error {
 	steps := fset.Int("steps", 50, "maximum actions per episode")
 	episodes := fset.Int("episodes", 1, "episodes (trials; per agent with --agents); with concentrations a, b, d in --model the agent learns between them")
 	agents := fset.Int("agents", 1, "independent agents, each running --episodes episodes from the model's priors (1..1024); agents that learn run in parallel under --jobs")
-	seed := fset.Uint64("seed", 1, "random seed: agent a's episode e draws its decisions from the streams of seed + e-1 (pomdp.StepRand) and a --model process from seed + (a-1)*episodes + e-1")
+	seed := fset.Uint64("seed", 1, "random seed: agent a's episode e draws its decisions from the streams of seed + e-1 (agent.StepRand) and a --model process from seed + (a-1)*episodes + e-1")
 	maxMin := fset.Float64("max-minutes", 10, aciMaxMinutesUsage)
 	progressFlag := fset.Bool("progress", false, "report progress on standard error once a second (always on a terminal)")
 	jobsFlag := fset.Int("jobs", runtime.GOMAXPROCS(0), "episodes run in parallel (1..1024; the output is the same as with 1); "+

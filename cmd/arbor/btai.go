@@ -346,7 +346,7 @@ func (s btaiSettingsJSON) String() string {
 // figure says whether a figure is asked for; need names the flags that ask
 // for one.
 func (b *btaiFlags) dotView(figure bool, need string) (btaiDotView, error) {
-	v := btaiDotView{factors: b.dotFactors, tree: treeView{depth: b.dotDepth, top: b.dotTop}}
+	v := btaiDotView{factors: b.dotFactors, tree: btai.TreeDOTOptions{Depth: b.dotDepth, Top: b.dotTop, Note: treeNote}}
 	for _, f := range []struct {
 		name string
 		val  int
@@ -370,7 +370,7 @@ func (b *btaiFlags) dotView(figure bool, need string) (btaiDotView, error) {
 // btaiDotView is what --dot draws.
 type btaiDotView struct {
 	factors bool
-	tree    treeView
+	tree    btai.TreeDOTOptions
 }
 
 // checkModel refuses the novelty flags that do not apply to model m: a
@@ -605,18 +605,28 @@ func btaiVec(x []float64) string {
 // (every iteration expands all the actions of a leaf), its factor graph
 // (--dot-factors) about four times as many nodes and edges. A depth limit
 // of at least the iterations (no node is deeper) draws the whole tree, and
-// is checked here; the default view draws what fits a page (fitView, at
-// most pageLevelNodes a level and pageLevels deep) and a smaller depth
-// limit or a top-K draws fewer, counted when drawing (btaiWriteDOT).
+// is checked here; the default view draws what fits a page
+// (btai.TreeDOTOptions) and a smaller depth limit or a top-K draws fewer,
+// counted when drawing (btaiWriteDOT).
 func btaiTreeFigure(flagName, path string, iterations int, m *pomdp.Model, v btaiDotView) error {
 	nodes := 1 + iterations*m.NumActions()
 	switch {
 	case v.factors:
 		return checkFigureSize(flagName, path, figureSize{nodes: 2 * nodes, edges: 2 * nodes}, true, btaiFactorsRemedy(path))
-	case v.tree.top == 0 && v.tree.depth >= iterations:
+	case v.tree.Top == 0 && v.tree.Depth >= iterations:
 		return checkFigureSize(flagName, path, figureSize{nodes: nodes, edges: nodes - 1}, true, btaiTreeRemedy(path))
 	}
 	return nil
+}
+
+// treeNote is the note of a planning-tree figure (btai.TreeDOTOptions.Note):
+// the number of nodes left out and the flags of the view drawn.
+func treeNote(left, depth, top int) string {
+	view := fmt.Sprintf("--dot-depth %d", depth)
+	if top > 0 {
+		view += fmt.Sprintf(", --dot-top %d", top)
+	}
+	return fmt.Sprintf("%d more nodes not drawn (%s)", left, view)
 }
 
 // btaiTreeRemedy says how to draw less of a tree too large for path.
@@ -639,7 +649,7 @@ func btaiFactorsRemedy(path string) string {
 }
 
 // btaiWriteDOT writes the planning figure to path: the tree of states
-// (writeTreeDOT) or, with --dot-factors, the agent's graph with the
+// (btai.Tree.WriteDOT) or, with --dot-factors, the agent's graph with the
 // planning tree labelled (visits n and average cost g per node); SVG, PDF
 // or PNG by the file's ending (writeFigure), DOT otherwise. The root's
 // child of action now is drawn bold (-1: none). A figure over the limits
@@ -658,11 +668,11 @@ func btaiWriteDOT(ctx context.Context, ag *btai.Agent, m *pomdp.Model, flagName,
 		}
 	} else {
 		tr := ag.Tree()
-		n := treeDrawnNodes(tr, v.tree)
+		n := tr.DOTNodes(&v.tree)
 		if err := checkFigureSize(flagName, path, figureSize{nodes: n, edges: n - 1}, true, btaiTreeRemedy(path)); err != nil {
 			return err
 		}
-		if err := writeTreeDOT(&b, tr, m, now, v.tree); err != nil {
+		if err := tr.WriteDOT(&b, m, now, &v.tree); err != nil {
 			return fmt.Errorf("%s %s: %w", flagName, path, err)
 		}
 	}
@@ -759,7 +769,7 @@ func runBTAIRun(args []string, stdout io.Writer) error {
 	steps := fs.Int("steps", 50, "maximum actions per episode (1..1000000)")
 	episodes := fs.Int("episodes", 1, "episodes (1..100000; per agent with --agents)")
 	agents := fs.Int("agents", 1, "independent agents, each running --episodes episodes from the model's priors (1..1024); agents that learn run in parallel under --jobs")
-	seed := fs.Uint64("seed", 1, "random seed: agent a's episode e draws its decisions from the streams of seed + e-1 (pomdp.StepRand; --seed k --episodes 1 repeats seed k of the test tables) and a --model process from seed + (a-1)*episodes + e-1")
+	seed := fs.Uint64("seed", 1, "random seed: agent a's episode e draws its decisions from the streams of seed + e-1 (agent.StepRand; --seed k --episodes 1 repeats seed k of the test tables) and a --model process from seed + (a-1)*episodes + e-1")
 	noise := fs.Float64("noise", envs.DefaultNoise, "maze model noise on A, B and D, in [0, 1) (--maze only)")
 	pref := fs.Float64("pref-precision", envs.DefaultPrefPrecision, "maze preference precision, finite (--maze only)")
 	plotFlags := addRunPlotFlags(fs, "the average cost of each action taken")

@@ -319,8 +319,9 @@ func dotTextSize(text []byte) figureSize {
 
 // dotGraph builds the graph arbor dot draws from a file's text: a model
 // file's factor graph (with the values of data set line of dataFile
-// observed, when given), or a POMDP file's generative model. A file of
-// neither kind is bad input saying which kinds arbor dot takes.
+// observed, when given), or a POMDP file's generative model
+// (pomdp.Model.FigureGraph). A file of neither kind is bad input saying
+// which kinds arbor dot takes.
 func dotGraph(file string, data []byte, dataFile string, line int, opts *ffg.DOTOptions) (*ffg.Graph, error) {
 	kind := fileKind(data)
 	if kind == "pomdp" {
@@ -331,7 +332,21 @@ func dotGraph(file string, data []byte, dataFile string, line int, opts *ffg.DOT
 		if err != nil {
 			return nil, badInput("%s: a POMDP file: %v", file, err)
 		}
-		return pomdpGraph(m, opts)
+		// Drawn compact; with --unroll K, K transitions in full, otherwise
+		// pomdp.FigureSteps, folded into a plate "t = 1 … T" (or drawn in
+		// full with --unroll all).
+		steps := pomdp.FigureSteps
+		opts.Compact = true
+		switch opts.Fold {
+		case ffg.FoldUnroll:
+			steps, opts.Fold = opts.Unroll, ffg.FoldNone
+			if steps > 50 {
+				return nil, badInput("--unroll %d: a POMDP file is drawn over at most 50 time steps", steps)
+			}
+		case ffg.FoldPlates:
+			opts.OpenRange = true
+		}
+		return m.FigureGraph(steps)
 	}
 	m, err := model.Parse(file, data)
 	if err != nil {

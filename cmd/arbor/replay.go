@@ -48,7 +48,7 @@ func registerReplay(fs *flag.FlagSet) (model, data, subjects *string, seed *uint
 	model = fs.String("model", "", "POMDP file (docs/formats.md): the agent's beliefs (required)")
 	data = fs.String("data", "", "recorded behaviour, CSV or JSON lines (docs/behaviour.md): subject,trial,step,o_<modality>...,u_<factor>... (required)")
 	subjects = fs.String("subjects", "", "also write the per-subject table (subject,log_likelihood,n_choices) as CSV to this file")
-	seed = fs.Uint64("seed", 1, "random seed: subject k's trial i draws each step's decision from pomdp.StepRand(seed, k-1, i-1, step), as run draws agent k's episode i")
+	seed = fs.Uint64("seed", 1, "random seed: subject k's trial i draws each step's decision from agent.StepRand(seed, k-1, i-1, step), as run draws agent k's episode i")
 	jobs = fs.Int("jobs", 1, "subjects replayed in parallel (1..1024; the output is the same as with 1)")
 	asJSON = fs.Bool("json", false, "a provenance line, one JSON object per step and one per subject (the only lines with log_likelihood)")
 	asCSV = fs.Bool("csv", false, "one CSV row per step: the row's keys, p_action, log_p_action and the probability of every action")

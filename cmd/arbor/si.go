@@ -148,7 +148,7 @@ func runSIPlan(args []string, stdout io.Writer) error {
 	model := fs.String("model", "", "POMDP file (docs/formats.md; required)")
 	obsRaw := fs.String("obs", "", "the first observation O0: its index, or one outcome index per modality, comma-separated (0,2) (required)")
 	dotFile := fs.String("dot", "", "draw the search tree (beliefs as ellipses, actions as boxes with G and Q(u)) into this file: SVG, PDF or PNG by its ending, DOT otherwise")
-	dotDepth := fs.Int("dot-depth", 0, fmt.Sprintf("with --dot: draw this many steps (>= 1; default the most that keep the figure within %d nodes)", siDotPageNodes))
+	dotDepth := fs.Int("dot-depth", 0, fmt.Sprintf("with --dot: draw this many steps (>= 1; default the most that keep the figure within %d nodes)", si.DOTPageNodes))
 	asJSON := fs.Bool("json", false, "print G, the action distribution and the node count as JSON")
 	pos, err := parseFlags(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
@@ -223,7 +223,7 @@ func runSIPlan(args []string, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if err := siWriteDOT(ctx, tr, m, *dotFile, *dotDepth, best); err != nil {
+		if err := siWriteDOT(ctx, tr, *dotFile, *dotDepth, best); err != nil {
 			return err
 		}
 	}
@@ -332,7 +332,7 @@ func runSIRun(args []string, stdout io.Writer) error {
 	steps := fs.Int("steps", 50, "maximum actions per episode (1..1000000)")
 	episodes := fs.Int("episodes", 1, "episodes (trials; per agent with --agents); with concentrations a, b, d in --model the agent learns between them")
 	agents := fs.Int("agents", 1, "independent agents, each running --episodes episodes from the model's priors (1..1024); agents that learn run in parallel under --jobs")
-	seed := fs.Uint64("seed", 1, "random seed: agent a's episode e draws its decisions from the streams of seed + e-1 (pomdp.StepRand) and a --model process from seed + (a-1)*episodes + e-1")
+	seed := fs.Uint64("seed", 1, "random seed: agent a's episode e draws its decisions from the streams of seed + e-1 (agent.StepRand) and a --model process from seed + (a-1)*episodes + e-1")
 	progressFlag := fs.Bool("progress", false, "report progress on standard error once a second (always on a terminal)")
 	jobsFlag := fs.Int("jobs", runtime.GOMAXPROCS(0), "episodes run in parallel (1..1024; the output is the same as with 1); "+
 		"an agent that learns (concentrations a, b, d) runs its episodes in order")
@@ -447,7 +447,7 @@ func runSIRun(args []string, stdout io.Writer) error {
 			if err != nil {
 				return err
 			}
-			return siWriteDOT(ctx, tr, m, *dotFile, 0, d.Action)
+			return siWriteDOT(ctx, tr, *dotFile, 0, d.Action)
 		}
 	}
 	truncated := 0 // searches the node budget cut short, in the episodes written

@@ -293,7 +293,7 @@ func (f *simFlags) register(fs *flag.FlagSet) {
 	f.subjects = fs.Int("subjects", 20, "subjects simulated (1..100000), each an agent with its own parameters")
 	f.trials = fs.Int("trials", 10, "trials per subject (1..100000), run in order: a model with concentrations a, b, d learns between them")
 	f.steps = fs.Int("steps", 50, "maximum actions per trial (the world may end a trial earlier)")
-	f.seed = fs.Uint64("seed", 1, "random seed: subject k's parameters, decisions (pomdp.StepRand(seed, k-1, trial-1, step), as run --agents) and world")
+	f.seed = fs.Uint64("seed", 1, "random seed: subject k's parameters, decisions (agent.StepRand(seed, k-1, trial-1, step), as run --agents) and world")
 	f.jobs = fs.Int("jobs", runtime.GOMAXPROCS(0), "subjects simulated in parallel (1..1024; the output is the same as with 1)")
 }
 

@@ -1,4 +1,4 @@
-package main
+package pomdp
 
 import (
 	"fmt"
@@ -6,41 +6,36 @@ import (
 	"github.com/arbor-ai/arbor/expfam"
 	"github.com/arbor-ai/arbor/ffg"
 	"github.com/arbor-ai/arbor/nodes"
-	"github.com/arbor-ai/arbor/pomdp"
 )
 
-// pomdpSteps is the number of transitions of a POMDP's generative model
-// that arbor dot builds to draw it in a plate (--unroll plates or all):
-// enough for the steps to be found as repeated slices (ffg.MinRepeat).
-const pomdpSteps = 3
+// FigureSteps is the number of transitions of the generative model that
+// arbor dot draws of a POMDP file by default: enough for the steps to be
+// found as repeated slices (ffg.MinRepeat) and folded into a plate.
+const FigureSteps = 3
 
-// pomdpGraph builds the generative model of a POMDP file as a factor
-// graph to draw (the structure only: every table is uniform, since the
-// figure shows no numbers):
+// FigureGraph returns a new factor graph to draw the generative model of m
+// over the given number of transitions (steps >= 0: the states and
+// outcomes of t = 0 … steps). It is the structure only: every table is
+// uniform, since the figure shows no numbers; draw it, do not infer on it.
 //
 //   - per factor f, the states f₀, f₁, ... (labelled with the factor's
 //     name), D[f] over f₀ and B[f] from f_{t−1} to f_t;
-//   - per modality m, the outcomes m_t (gray; o[m]_t for a modality named
-//     as a factor) with A[m] over the factors of its depends_on, and C[m] over them when the modality has
-//     preferences (a C that is not uniform);
+//   - per modality m, the outcomes m_t (observed, drawn gray; o[m]_t for a
+//     modality named as a factor) with A[m] over the factors of its
+//     depends_on, and C[m] over them when the modality has preferences (a
+//     C that is not uniform);
 //   - the policy π, with its prior σ(−G), joined to the transition of
-//     every factor that has controls;
-//   - the Dirichlet concentrations a[m], b[f], d[f] when the file gives
-//     them, as variables with their priors, shared by every step.
+//     every factor that has controls (none when m has one action);
+//   - the Dirichlet concentrations a[m], b[f], d[f] when m has them, as
+//     variables with their priors, shared by every step.
 //
-// With --unroll K, K transitions are drawn in full; otherwise pomdpSteps,
-// folded into a plate "t = 1 … T" (or drawn in full with --unroll all).
-func pomdpGraph(m *pomdp.Model, opts *ffg.DOTOptions) (*ffg.Graph, error) {
-	steps := pomdpSteps
-	opts.Compact = true
-	switch opts.Fold {
-	case ffg.FoldUnroll:
-		steps, opts.Fold = opts.Unroll, ffg.FoldNone
-		if steps > 50 {
-			return nil, badInput("--unroll %d: a POMDP file is drawn over at most 50 time steps", steps)
-		}
-	case ffg.FoldPlates:
-		opts.OpenRange = true
+// arbor dot draws it with ffg.DOTOptions.Compact, and by default
+// FigureSteps transitions folded into a plate "t = 1 … T" (FoldPlates with
+// OpenRange). m must be a valid model (from New, NewFactorised, Parse or
+// Load); a negative steps is an error.
+func (m *Model) FigureGraph(steps int) (*ffg.Graph, error) {
+	if steps < 0 {
+		return nil, fmt.Errorf("pomdp: FigureGraph: steps %d, want >= 0", steps)
 	}
 	spec := m.FactorisedSpec()
 	g := ffg.New()
@@ -232,7 +227,7 @@ func pomdpGraph(m *pomdp.Model, opts *ffg.DOTOptions) (*ffg.Graph, error) {
 			if err := o.Observe(0); err != nil {
 				return nil, fail(md.Name, err)
 			}
-			if preferences(md.C) {
+			if hasPreferences(md.C) {
 				c, err := nodes.NewCategorical(uniform(md.NumOutcomes))
 				if err != nil {
 					return nil, fail("C["+md.Name+"]", err)
@@ -249,8 +244,8 @@ func pomdpGraph(m *pomdp.Model, opts *ffg.DOTOptions) (*ffg.Graph, error) {
 	return g, nil
 }
 
-// preferences reports whether a modality's C is not uniform.
-func preferences(c []float64) bool {
+// hasPreferences reports whether a modality's C is not uniform.
+func hasPreferences(c []float64) bool {
 	for _, x := range c {
 		if x != c[0] {
 			return true
