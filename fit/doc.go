@@ -39,6 +39,18 @@
 // log-likelihood −Inf: reported in the result, with where it is, not an
 // error.
 //
+// For parameter and model recovery (simulate subjects with known
+// parameters, fit them back, compare), Draw describes the distribution of
+// a parameter over subjects (ParseDraw, ParseDraws read it from text such
+// as "alpha=lognormal:0,0.5") and DrawParams draws a subject's values from
+// the subject's own stream, ParamRand(seed, subject), beside the decisions'
+// agent.StepRand and the world's agent.WorldRand. Recovery and
+// ParamsRecovery measure how well the estimates recover the true values:
+// Pearson's r, bias and RMSE on the fitting and the natural scale, the
+// coverage of the Laplace 95% intervals and the mean posterior
+// correlations; Confusion counts the model that wins each subject by log
+// evidence and gives BMS its rows.
+//
 // Group-level (hierarchical) priors are not part of the package: every
 // subject is fitted with the same fixed priors.
 package fit

@@ -411,7 +411,7 @@ func FuzzJSONPathAt(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var v struct{}
 		var se *json.SyntaxError
-		ends := []int64{-1, 0, int64(len(data) / 2), int64(len(data))}
+		ends := []int64{-1, 0, int64(len(data) / 2), int64(len(data)), int64(len(data)) + 5}
 		if errors.As(json.Unmarshal(data, &v), &se) {
 			ends = append(ends, se.Offset-1)
 		}

@@ -12,7 +12,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/arbor-ai/arbor/aci"
 	"github.com/arbor-ai/arbor/agent"
@@ -51,98 +50,6 @@ func aciFlagsGiven(fset *flag.FlagSet) map[string]bool {
 	given := make(map[string]bool)
 	fset.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	return given
-}
-
-// aciJSONPath returns the path (e.g. "A[0][1]" or "B[1]") of the JSON
-// value being read at byte offset end of data, which holds valid JSON up to
-// there, or "" at the top level.
-func aciJSONPath(data []byte, end int64) string {
-	type frame struct {
-		obj     bool
-		key     string
-		n       int // array: values completed so far
-		wantKey bool
-	}
-	var stack []frame
-	done := func() { // a value completed in the innermost container
-		if len(stack) == 0 {
-			return
-		}
-		f := &stack[len(stack)-1]
-		if f.obj {
-			f.wantKey = true
-		} else {
-			f.n++
-		}
-	}
-	if end < 0 || end > int64(len(data)) {
-		return ""
-	}
-	dec := json.NewDecoder(bytes.NewReader(data[:end]))
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			break
-		}
-		switch t := tok.(type) {
-		case json.Delim:
-			switch t {
-			case '{':
-				stack = append(stack, frame{obj: true, wantKey: true})
-			case '[':
-				stack = append(stack, frame{})
-			default:
-				stack = stack[:len(stack)-1]
-				done()
-			}
-		case string:
-			if f := len(stack) - 1; f >= 0 && stack[f].obj && stack[f].wantKey {
-				stack[f].key, stack[f].wantKey = t, false
-				continue
-			}
-			done()
-		default:
-			done()
-		}
-	}
-	var b strings.Builder
-	for depth, f := range stack {
-		if depth == aciMaxPathDepth {
-			// JSON nests up to 10,000 levels: name the first few and
-			// count the rest, so that the error stays one short line.
-			fmt.Fprintf(&b, "...(%d levels deep)", len(stack))
-			break
-		}
-		switch {
-		case f.obj && f.wantKey:
-			return b.String()
-		case f.obj:
-			if b.Len() > 0 {
-				b.WriteByte('.')
-			}
-			b.WriteString(aciShorten(f.key))
-		default:
-			fmt.Fprintf(&b, "[%d]", f.n)
-		}
-	}
-	return b.String()
-}
-
-// aciMaxPathDepth is the number of levels aciJSONPath spells out.
-const aciMaxPathDepth = 8
-
-// aciShorten cuts a key quoted in an error to 40 bytes (at a rune
-// boundary), noting the full length.
-func aciShorten(s string) string {
-	const max = 40
-	if len(s) <= max {
-		return s
-	}
-	cut := max
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%s...(%d bytes)", s[:cut], len(s))
 }
 
 // aciEvalFlags are the flags of arbor aci eval.

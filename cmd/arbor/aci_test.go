@@ -569,26 +569,6 @@ func TestACIBadInput(t *testing.T) {
 	}
 }
 
-// TestACIJSONPath checks the field paths given to JSON syntax errors.
-func TestACIJSONPath(t *testing.T) {
-	for _, tc := range []struct {
-		data string
-		want string
-	}{
-		{`{"A": [[0.5, N`, "A[0][1]"},
-		{`{"A": [[1]], "B": [[[1]], [[0.5, I`, "B[1][0][1]"},
-		{`{"A": [[1], [2]], "x": {"y": [1, 2, }`, "x.y[2]"},
-		{`{"A": [1], `, ""},
-		{`{"A": `, "A"},
-		{``, ""},
-	} {
-		// The offset is that of the last byte, the one at fault.
-		if got := aciJSONPath([]byte(tc.data), int64(len(tc.data))-1); got != tc.want {
-			t.Errorf("aciJSONPath(%q) = %q, want %q", tc.data, got, tc.want)
-		}
-	}
-}
-
 // aciMazeGrid reads a maze file's grid (docs/formats.md) without the envs
 // package: grid[r][c] is the character, short lines padded with W.
 func aciMazeGrid(t *testing.T, path string) []string {
@@ -800,10 +780,6 @@ func FuzzACILoadModel(f *testing.F) {
 		}
 		if msg := err.Error(); !strings.HasPrefix(msg, "--model "+path) {
 			t.Fatalf("error %q does not name --model and the file", msg)
-		}
-		// The path locator accepts any offset.
-		for _, off := range []int64{-1, 0, int64(len(data) / 2), int64(len(data)), int64(len(data)) + 5} {
-			aciJSONPath(data, off)
 		}
 	})
 }

@@ -61,144 +61,41 @@ type paramStats struct {
 	PostCorr []output.Float `json:"posterior_correlation"` // mean over subjects of the Laplace correlation with each free parameter
 }
 
-// pearson returns the Pearson correlation of x and y (NaN when either is
-// constant or there are fewer than 2 pairs).
-func pearson(x, y []float64) float64 {
-	n := float64(len(x))
-	if len(x) < 2 {
-		return math.NaN()
-	}
-	var mx, my float64
-	for i := range x {
-		mx += x[i]
-		my += y[i]
-	}
-	mx /= n
-	my /= n
-	var sxy, sxx, syy float64
-	for i := range x {
-		dx, dy := x[i]-mx, y[i]-my
-		sxy += dx * dy
-		sxx += dx * dx
-		syy += dy * dy
-	}
-	if sxx == 0 || syy == 0 {
-		return math.NaN()
-	}
-	return sxy / math.Sqrt(sxx*syy)
-}
-
-// biasRMSE returns the mean error and the root mean square error of est
-// against truth.
-func biasRMSE(est, truth []float64) (bias, rmse float64) {
-	if len(est) == 0 {
-		return math.NaN(), math.NaN()
-	}
-	for i := range est {
-		d := est[i] - truth[i]
-		bias += d
-		rmse += d * d
-	}
-	n := float64(len(est))
-	return bias / n, math.Sqrt(rmse / n)
-}
-
-// recoveryStats computes the recovery of every free parameter of model g
-// from the subjects it generated, fitted by itself: the estimates against
-// the true values on the fitting scale and the natural one, and the
-// coverage of the Laplace 95% intervals θ̂ ± 1.96 SD_θ on the fitting
-// scale, over the subjects with a Laplace approximation.
+// recoveryStats is the recovery (fit.ParamsRecovery) of every free
+// parameter of model g from the subjects it generated, fitted by itself.
 func recoveryStats(models []recoverModel, g int, subs []*recoverSubject) []paramStats {
 	mod := models[g]
+	var truth []map[string]float64
+	var fits []*fit.Result
+	for _, s := range subs {
+		if s.gen == g {
+			truth = append(truth, s.sub.values)
+			fits = append(fits, s.fits[g])
+		}
+	}
 	var out []paramStats
-	for j, p := range mod.free {
-		st := paramStats{Model: mod.name, Param: p.Name, Scale: fit.ScaleName(p.Domain)}
-		var tt, et, tx, ex []float64
-		covered := 0
-		corr := make([]float64, len(mod.free))
-		for _, s := range subs {
-			if s.gen != g {
-				continue
-			}
-			r := s.fits[g]
-			truth := p.Default
-			if v, ok := s.sub.values[p.Name]; ok {
-				truth = v
-			}
-			e := r.Params[j]
-			if math.IsNaN(e.Theta) || math.IsInf(e.Theta, 0) {
-				continue
-			}
-			tt = append(tt, p.Domain.Transform(truth))
-			et = append(et, e.Theta)
-			tx = append(tx, truth)
-			ex = append(ex, e.Value)
-			if r.Laplace {
-				st.Laplace++
-				if math.Abs(e.Theta-p.Domain.Transform(truth)) <= 1.96*e.SDTheta {
-					covered++
-				}
-				for k := range corr {
-					corr[k] += r.Corr[j][k]
-				}
-			}
-		}
-		st.N = len(tt)
-		st.RTheta, st.R = output.Float(pearson(tt, et)), output.Float(pearson(tx, ex))
-		b, rm := biasRMSE(et, tt)
-		st.BiasT, st.RMSET = output.Float(b), output.Float(rm)
-		b, rm = biasRMSE(ex, tx)
-		st.Bias, st.RMSE = output.Float(b), output.Float(rm)
-		st.Coverage = output.Float(math.NaN())
-		if st.Laplace > 0 {
-			st.Coverage = output.Float(float64(covered) / float64(st.Laplace))
-		}
-		for k := range corr {
-			v := math.NaN()
-			if st.Laplace > 0 {
-				v = corr[k] / float64(st.Laplace)
-			}
-			st.PostCorr = append(st.PostCorr, output.Float(v))
-		}
-		out = append(out, st)
+	for _, r := range fit.ParamsRecovery(mod.free, truth, fits) {
+		out = append(out, paramStats{Model: mod.name, Param: r.Param.Name, Scale: fit.ScaleName(r.Param.Domain), N: r.Theta.N,
+			RTheta: output.Float(r.Theta.R), R: output.Float(r.Value.R), BiasT: output.Float(r.Theta.Bias), Bias: output.Float(r.Value.Bias),
+			RMSET: output.Float(r.Theta.RMSE), RMSE: output.Float(r.Value.RMSE), Laplace: r.Theta.Laplace, Coverage: output.Float(r.Theta.Coverage),
+			PostCorr: output.Floats(r.PostCorr)})
 	}
 	return out
 }
 
-// confusion counts, for the subjects of each generating model (rows),
-// the model with the highest log evidence (columns); undecided counts the
-// subjects for whom some model has no log evidence (no Laplace
-// approximation) or every model's is -Inf. lme holds, per generating model, the subjects' log
-// evidences under every model, for BMS.
-func confusion(n int, subs []*recoverSubject) (counts [][]int, undecided []int, lme [][][]float64) {
-	counts = make([][]int, n)
-	for g := range counts {
-		counts[g] = make([]int, n)
-	}
-	undecided = make([]int, n)
-	lme = make([][][]float64, n)
-	for _, s := range subs {
-		row := make([]float64, n)
-		best, ok := 0, true
+// confusion is the confusion matrix (fit.Confusion) of n models over subs,
+// each fitted by every model.
+func confusion(n int, subs []*recoverSubject) fit.ConfusionMatrix {
+	gen := make([]int, len(subs))
+	lme := make([][]float64, len(subs))
+	for i, s := range subs {
+		gen[i] = s.gen
+		lme[i] = make([]float64, len(s.fits))
 		for h, r := range s.fits {
-			row[h] = r.LogEvidence
-			if math.IsNaN(r.LogEvidence) || math.IsInf(r.LogEvidence, 1) {
-				ok = false
-			}
-			if row[h] > row[best] {
-				best = h
-			}
+			lme[i][h] = r.LogEvidence
 		}
-		if !ok || math.IsInf(row[best], -1) {
-			// No evidence to compare, or none of the models can
-			// produce the subject's choices.
-			undecided[s.gen]++
-			continue
-		}
-		counts[s.gen][best]++
-		lme[s.gen] = append(lme[s.gen], row)
 	}
-	return counts, undecided, lme
+	return fit.Confusion(n, gen, lme)
 }
 
 // parsePriors reads --prior NAME=MEAN,SD (on the fitting scale).
@@ -344,11 +241,11 @@ func runACIRecover(args []string, stdout io.Writer) error {
 	// The priors: --prior, else the drawing distribution where it is
 	// Gaussian on the fitting scale.
 	for _, d := range models[0].sim.draws {
-		if _, ok := priors[d.param.Name]; ok || !slices.Contains(free, d.param.Name) {
+		if _, ok := priors[d.Param.Name]; ok || !slices.Contains(free, d.Param.Name) {
 			continue
 		}
-		if (d.kind == "lognormal" || d.kind == "logitnormal") && d.b > 0 {
-			priors[d.param.Name] = fit.Prior{Mean: d.a, SD: d.b}
+		if (d.Kind == "lognormal" || d.Kind == "logitnormal") && d.B > 0 {
+			priors[d.Param.Name] = fit.Prior{Mean: d.A, SD: d.B}
 		}
 	}
 	set := &fit.Settings{Free: free, Priors: priors, Restarts: *restarts, Seed: *sf.seed}
@@ -467,12 +364,12 @@ func recoverRun(stdout io.Writer, models []recoverModel, set *fit.Settings, jobs
 	var undecided []int
 	var bms []*fit.BMSResult
 	if nm > 1 {
-		var lme [][][]float64
-		counts, undecided, lme = confusion(nm, finished)
+		c := confusion(nm, finished)
+		counts, undecided = c.Counts, c.Undecided
 		for g := range models {
 			var r *fit.BMSResult
-			if len(lme[g]) > 0 {
-				r, _ = fit.BMS(lme[g], nil) // the rows are checked: finite or -Inf, one per model
+			if len(c.LME[g]) > 0 {
+				r, _ = fit.BMS(c.LME[g], nil) // the rows are checked: finite or -Inf, one per model
 			}
 			bms = append(bms, r)
 		}

@@ -3,16 +3,11 @@ package main
 import (
 	"encoding/json"
 	"encoding/xml"
-	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/arbor-ai/arbor/agent"
-	"github.com/arbor-ai/arbor/fit"
 )
 
 const simUniform = "../../examples/pomdp/tmaze-uniform.json"
@@ -194,89 +189,6 @@ func TestRecoverBadInput(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr, c.want) || strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "arbor aci recover: ") || out != "" {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q, want 2 and %q", c.args[2:], code, out, stderr, c.want)
 		}
-	}
-}
-
-// The statistics of the report against hand values.
-func TestRecoverStatistics(t *testing.T) {
-	// y = 2x + 1 exactly: r = 1; y = -x: r = -1; constant: undefined.
-	if r := pearson([]float64{1, 2, 3, 4}, []float64{3, 5, 7, 9}); math.Abs(r-1) > 1e-15 {
-		t.Errorf("r = %v, want 1", r)
-	}
-	if r := pearson([]float64{1, 2, 3}, []float64{-1, -2, -3}); math.Abs(r+1) > 1e-15 {
-		t.Errorf("r = %v, want -1", r)
-	}
-	if r := pearson([]float64{1, 2, 3}, []float64{4, 4, 4}); !math.IsNaN(r) {
-		t.Errorf("r = %v, want NaN", r)
-	}
-	// x = (1, 2, 4), y = (2, 1, 3) by hand: means 7/3 and 2, deviations
-	// (-4/3, -1/3, 5/3) and (0, -1, 1): Sxy = 0 + 1/3 + 5/3 = 2, Sxx =
-	// 16/9 + 1/9 + 25/9 = 42/9, Syy = 2; r = 2 / sqrt(84/9) = 0.654653...
-	if r := pearson([]float64{1, 2, 4}, []float64{2, 1, 3}); math.Abs(r-2/math.Sqrt(84.0/9)) > 1e-15 {
-		t.Errorf("r = %v, want %v", r, 2/math.Sqrt(84.0/9))
-	}
-	// Errors (1, -1, 3): bias 1, RMSE sqrt(11/3).
-	b, rm := biasRMSE([]float64{2, 1, 6}, []float64{1, 2, 3})
-	if math.Abs(b-1) > 1e-15 || math.Abs(rm-math.Sqrt(11.0/3)) > 1e-15 {
-		t.Errorf("bias %v RMSE %v, want 1 and %v", b, rm, math.Sqrt(11.0/3))
-	}
-}
-
-// The confusion matrix counts each subject's winner by log evidence; a
-// subject without evidence under some model, or with -Inf under all, is
-// undecided and left out of BMS.
-func TestRecoverConfusion(t *testing.T) {
-	nan, inf := math.NaN(), math.Inf(-1)
-	res := func(le float64) *fit.Result { return &fit.Result{LogEvidence: le} }
-	subs := []*recoverSubject{
-		{gen: 0, fits: []*fit.Result{res(-10), res(-12)}},
-		{gen: 0, fits: []*fit.Result{res(-10), res(-9)}},
-		{gen: 0, fits: []*fit.Result{res(nan), res(-9)}},
-		{gen: 1, fits: []*fit.Result{res(inf), res(-3)}},
-		{gen: 1, fits: []*fit.Result{res(inf), res(inf)}},
-	}
-	counts, undecided, lme := confusion(2, subs)
-	if got := fmt.Sprint(counts, undecided, len(lme[0]), len(lme[1])); got != "[[1 1] [0 1]] [1 1] 2 1" {
-		t.Errorf("counts, undecided, BMS rows: %s", got)
-	}
-}
-
-// recoveryStats by hand: four subjects, ln α true (0, 1, 0.5, -1) and
-// estimated (0.1, 1.5, 0.5, -1) with Laplace SDs (0.1, 0.2, none, 0.5):
-// errors (0.1, 0.5, 0, 0), bias 0.15, RMSE sqrt(0.26/4); the 95%
-// intervals ±1.96 SD cover the first (0.1 <= 0.196) and the last, not the
-// second (0.5 > 0.392), and the third has no Laplace approximation:
-// coverage 2/3 over 3.
-func TestRecoveryStatsByHand(t *testing.T) {
-	alpha := agent.Param{Name: "alpha", Domain: agent.Positive, Default: 1}
-	truth := []float64{0, 1, 0.5, -1}
-	est := []float64{0.1, 1.5, 0.5, -1}
-	sd := []float64{0.1, 0.2, math.NaN(), 0.5}
-	var subs []*recoverSubject
-	for i := range truth {
-		r := &fit.Result{Params: []fit.Estimate{{Name: "alpha", Theta: est[i], Value: math.Exp(est[i]), SDTheta: sd[i]}}}
-		if !math.IsNaN(sd[i]) {
-			r.Laplace, r.Corr = true, [][]float64{{1}}
-		}
-		subs = append(subs, &recoverSubject{sub: &simSubject{values: map[string]float64{"alpha": math.Exp(truth[i])}}, fits: []*fit.Result{r}})
-	}
-	st := recoveryStats([]recoverModel{{name: "m", free: []agent.Param{alpha}}}, 0, subs)[0]
-	for _, c := range []struct {
-		name      string
-		got, want float64
-	}{
-		{"bias", float64(st.BiasT), 0.15},
-		{"rmse", float64(st.RMSET), math.Sqrt(0.26 / 4)},
-		{"coverage", float64(st.Coverage), 2.0 / 3},
-		{"r", float64(st.RTheta), pearson(truth, est)},
-		{"posterior correlation", float64(st.PostCorr[0]), 1},
-	} {
-		if math.Abs(c.got-c.want) > 1e-12 {
-			t.Errorf("%s %v, want %v", c.name, c.got, c.want)
-		}
-	}
-	if st.N != 4 || st.Laplace != 3 || st.Scale != "log" {
-		t.Errorf("n %d, n_laplace %d, scale %s", st.N, st.Laplace, st.Scale)
 	}
 }
 

@@ -8,8 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
-	"math/rand/v2"
 	"runtime"
 	"slices"
 	"strconv"
@@ -20,94 +18,11 @@ import (
 	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/behaviour"
 	"github.com/arbor-ai/arbor/btai"
+	"github.com/arbor-ai/arbor/fit"
 	"github.com/arbor-ai/arbor/internal/output"
 	"github.com/arbor-ai/arbor/pomdp"
 	"github.com/arbor-ai/arbor/si"
 )
-
-// paramDraw is the distribution of one parameter over subjects (--draw).
-type paramDraw struct {
-	param agent.Param
-	kind  string  // lognormal, logitnormal, uniform, fixed
-	a, b  float64 // lognormal and logitnormal: mean and SD on the fitting scale; uniform: bounds; fixed: a
-}
-
-// drawKinds lists the distributions of --draw, as its help says them.
-const drawKinds = "lognormal:MU,SIGMA (positive: ln x ~ N(MU, SIGMA)), logitnormal:MU,SIGMA (in (0, 1): logit x ~ N(MU, SIGMA)), uniform:LO,HI or fixed:X"
-
-// sample draws the parameter's value with rng.
-func (d *paramDraw) sample(rng *rand.Rand) float64 {
-	switch d.kind {
-	case "lognormal", "logitnormal":
-		return d.param.Domain.Inverse(d.a + d.b*rng.NormFloat64())
-	case "uniform":
-		return d.a + (d.b-d.a)*rng.Float64()
-	}
-	return d.a
-}
-
-// String writes the draw as --draw reads it.
-func (d *paramDraw) String() string {
-	if d.kind == "fixed" {
-		return fmt.Sprintf("%s=fixed:%v", d.param.Name, d.a)
-	}
-	return fmt.Sprintf("%s=%s:%v,%v", d.param.Name, d.kind, d.a, d.b)
-}
-
-// parseDraw reads one --draw NAME=KIND:ARGS against the agent's declared
-// parameters ps.
-func parseDraw(s string, ps []agent.Param) (paramDraw, error) {
-	name, spec, ok := strings.Cut(s, "=")
-	if !ok {
-		return paramDraw{}, badInput("--draw %q: want NAME=DISTRIBUTION, e.g. alpha=lognormal:0,0.5 (%s)", s, drawKinds)
-	}
-	p, err := agent.FindParam(ps, strings.TrimSpace(name))
-	if err != nil {
-		return paramDraw{}, badInput("--draw %s: %s", s, strings.TrimPrefix(err.Error(), "agent: "))
-	}
-	kind, args, _ := strings.Cut(spec, ":")
-	d := paramDraw{param: p, kind: strings.TrimSpace(kind)}
-	var nums []float64
-	for _, f := range strings.Split(args, ",") {
-		x, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-			return paramDraw{}, badInput("--draw %s: %q is not a finite number (want %s)", s, f, drawKinds)
-		}
-		nums = append(nums, x)
-	}
-	want := 2
-	if d.kind == "fixed" {
-		want = 1
-	}
-	switch d.kind {
-	case "lognormal", "logitnormal", "uniform", "fixed":
-	default:
-		return paramDraw{}, badInput("--draw %s: unknown distribution %q (want %s)", s, d.kind, drawKinds)
-	}
-	if len(nums) != want {
-		return paramDraw{}, badInput("--draw %s: %s takes %d numbers, got %d", s, d.kind, want, len(nums))
-	}
-	d.a = nums[0]
-	if want == 2 {
-		d.b = nums[1]
-	}
-	inDomain := func(x float64) bool { return p.Domain.Contains(x) || agent.ClosedLearning(p.Name, x) }
-	switch {
-	case d.kind == "lognormal" && p.Domain != agent.Positive:
-		return paramDraw{}, badInput("--draw %s: lognormal is for a positive parameter; %s is in the %s domain (use logitnormal or uniform)", s, p.Name, p.Domain)
-	case d.kind == "logitnormal" && p.Domain != agent.UnitInterval:
-		return paramDraw{}, badInput("--draw %s: logitnormal is for a parameter in (0, 1); %s is in the %s domain (use lognormal or uniform)", s, p.Name, p.Domain)
-	case (d.kind == "lognormal" || d.kind == "logitnormal") && d.b < 0:
-		return paramDraw{}, badInput("--draw %s: SIGMA %v, want >= 0", s, d.b)
-	case d.kind == "uniform" && !(d.a < d.b):
-		return paramDraw{}, badInput("--draw %s: LO %v >= HI %v", s, d.a, d.b)
-	case d.kind == "uniform" && !(inDomain(d.a) && inDomain(d.b)):
-		return paramDraw{}, badInput("--draw %s: the bounds must be in the %s domain of %s", s, p.Domain, p.Name)
-	case d.kind == "fixed" && !inDomain(d.a):
-		return paramDraw{}, badInput("--draw %s: %v is not in the %s domain of %s", s, d.a, p.Domain, p.Name)
-	}
-	return d, nil
-}
 
 // stringList is a repeatable string flag.
 type stringList []string
@@ -130,7 +45,7 @@ type simulation struct {
 	m, world *pomdp.Model
 	factory  agent.Factory
 	names    []string             // the parameters that vary (columns of the truth table), in declared order
-	draws    []paramDraw          // --draw, in declared order
+	draws    []fit.Draw           // --draw, in declared order
 	table    []map[string]float64 // --params: one row per subject
 	tnames   []string             // --params: the subjects' names
 	subjects int
@@ -140,24 +55,12 @@ type simulation struct {
 	jobs     int
 }
 
-// paramRand returns the stream of subject k's parameter draws (from 0):
-// its own PCG stream, apart from the decisions' and the world's, so that
-// the draws do not depend on --jobs or on how many draws a subject makes.
-func paramRand(seed uint64, subject int) *rand.Rand {
-	return rand.New(rand.NewPCG(seed+uint64(subject), 0x9a4a3e7f))
-}
-
 // values returns subject k's parameters and name.
 func (s *simulation) values(k int) (string, map[string]float64) {
 	if s.table != nil {
 		return s.tnames[k], s.table[k]
 	}
-	rng := paramRand(s.seed, k)
-	v := make(map[string]float64, len(s.draws))
-	for i := range s.draws {
-		v[s.draws[i].param.Name] = s.draws[i].sample(rng)
-	}
-	return strconv.Itoa(k + 1), v
+	return strconv.Itoa(k + 1), fit.DrawParams(s.draws, s.seed, k)
 }
 
 // run simulates every subject, subjects in parallel (--jobs), and emits
@@ -289,7 +192,7 @@ func (f *simFlags) register(fs *flag.FlagSet) {
 	f.model = fs.String("model", "", "POMDP file (docs/formats.md): the agents' beliefs, and the world unless --process gives another (required)")
 	f.process = fs.String("process", "", "POMDP file used as the world, with the actions and observations of --model")
 	f.params = fs.String("params", "", "CSV of each subject's true parameters: subject,NAME... (instead of --draw and --subjects)")
-	fs.Var(&f.draws, "draw", "a parameter's distribution over subjects, NAME=DIST (repeat for several): "+drawKinds+"; the other parameters keep the values of the agent flags")
+	fs.Var(&f.draws, "draw", "a parameter's distribution over subjects, NAME=DIST (repeat for several): "+fit.DrawSyntax+"; the other parameters keep the values of the agent flags")
 	f.subjects = fs.Int("subjects", 20, "subjects simulated (1..100000), each an agent with its own parameters")
 	f.trials = fs.Int("trials", 10, "trials per subject (1..100000), run in order: a model with concentrations a, b, d learns between them")
 	f.steps = fs.Int("steps", 50, "maximum actions per trial (the world may end a trial earlier)")
@@ -347,22 +250,11 @@ func (f *simFlags) simulationOf(path, flagName string, factory func(m *pomdp.Mod
 		}
 		s.subjects = len(s.table)
 	} else {
-		byName := map[string]paramDraw{}
-		for _, d := range f.draws {
-			pd, err := parseDraw(d, ps)
-			if err != nil {
-				return nil, err
-			}
-			if _, dup := byName[pd.param.Name]; dup {
-				return nil, badInput("--draw %s: %s is drawn twice", d, pd.param.Name)
-			}
-			byName[pd.param.Name] = pd
+		if s.draws, err = fit.ParseDraws(f.draws, ps); err != nil {
+			return nil, badInput("--draw %s", strings.TrimPrefix(err.Error(), "fit: draw "))
 		}
-		for _, p := range ps { // declared order
-			if d, ok := byName[p.Name]; ok {
-				s.draws = append(s.draws, d)
-				s.names = append(s.names, p.Name)
-			}
+		for _, d := range s.draws {
+			s.names = append(s.names, d.Param.Name)
 		}
 	}
 	// One agent with the first subject's values: a fault of the options

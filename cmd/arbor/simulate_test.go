@@ -13,6 +13,7 @@ import (
 
 	"github.com/arbor-ai/arbor/aci"
 	"github.com/arbor-ai/arbor/agent"
+	"github.com/arbor-ai/arbor/fit"
 )
 
 const (
@@ -227,11 +228,11 @@ func BenchmarkSimulate(b *testing.B) {
 		b.Fatal(err)
 	}
 	fac := aci.Factory{Options: aci.AgentOptions{Horizon: 2, Gamma: 1, Select: aci.SelectSample}}
-	d, err := parseDraw("alpha=lognormal:0,0.5", fac.Params(m))
+	d, err := fit.ParseDraw("alpha=lognormal:0,0.5", fac.Params(m))
 	if err != nil {
 		b.Fatal(err)
 	}
-	sim := &simulation{m: m, world: world, factory: fac, names: []string{"alpha"}, draws: []paramDraw{d},
+	sim := &simulation{m: m, world: world, factory: fac, names: []string{"alpha"}, draws: []fit.Draw{d},
 		subjects: 4, trials: 10, steps: 2, seed: 1, jobs: 1}
 	b.ReportAllocs()
 	for b.Loop() {
@@ -278,39 +279,6 @@ func TestBTAISimulateEqualsRun(t *testing.T) {
 	if code != 2 || !strings.Contains(stderr, "arbor btai simulate: --action-select most-visited: simulated behaviour is drawn from a stochastic rule") {
 		t.Errorf("deterministic rule: exit %d, %q", code, stderr)
 	}
-}
-
-// FuzzParseDraw: any --draw text is refused with an error or gives a
-// distribution whose draws lie in the parameter's domain (its closure for
-// α, η = 0 and ω = 1, as the agents accept).
-func FuzzParseDraw(f *testing.F) {
-	for _, s := range []string{"alpha=lognormal:0,0.5", "omega=logitnormal:2,0.1", "eta=uniform:0,2", "pref=fixed:1.5",
-		"gamma=lognormal:1e308,1e308", "omega=uniform:0.5,1", "alpha=uniform:-0,1", "x", "alpha=", "=lognormal:0,1"} {
-		f.Add(s)
-	}
-	m, err := loadPOMDP(simModel)
-	if err != nil {
-		f.Fatal(err)
-	}
-	ps := aci.Factory{}.Params(m)
-	f.Fuzz(func(t *testing.T, s string) {
-		d, err := parseDraw(s, ps)
-		if err != nil {
-			return
-		}
-		rng := paramRand(1, 0)
-		for range 20 {
-			x := d.sample(rng)
-			if !(d.param.Domain.Contains(x) || agent.ClosedLearning(d.param.Name, x)) {
-				// A lognormal far in a tail may round to 0 or +Inf: the
-				// agent then refuses it with an error naming the
-				// parameter, which is not a crash.
-				if _, err := (aci.Factory{}).NewAgent(m, map[string]float64{d.param.Name: x}); err == nil {
-					t.Fatalf("%q drew %v outside the %s domain and the agent took it", s, x, d.param.Domain)
-				}
-			}
-		}
-	})
 }
 
 // FuzzParamsTable: any --params file is refused with bad input or read
