@@ -12,7 +12,9 @@
 # gonum. Test files may in addition import any arbor library package (tests
 # build fixtures with the public API; nothing imports a test, so this adds no
 # edge to the dependency graph), but never cmd/ or examples/, and internal/
-# only under the rule above.
+# only under the rule above. internal/misusetest, the harness of the
+# misuse tables, is the exception: the test files of any package may import
+# it, no library code may, and it imports the standard library only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mod=github.com/arbor-ai/arbor
@@ -50,6 +52,8 @@ allowed() {
   local from=$1 to=$2 kind=$3
   local f=${from%%/*} t=${to%%/*}
   [ "$from" = "$to" ] && return 0
+  [ "$to" = internal/misusetest ] && { [ "$kind" = test ]; return; }
+  [ "$from" = internal/misusetest ] && [ "$kind" = lib ] && return 1
   case "$t" in
     cmd|examples) return 1 ;;   # nothing imports a command or an example
     internal) [[ $f == cmd || $f == examples || $f == internal ]]; return ;;
@@ -78,6 +82,9 @@ check() {
           *.*/*)
             if [[ ${from%%/*} == expfam && $kind == lib && $imp != gonum.org/* ]]; then
               echo "expfam may import gonum only: $from -> $imp"; bad=1
+            fi
+            if [[ $from == internal/misusetest && $kind == lib ]]; then
+              echo "internal/misusetest may import the standard library only: $from -> $imp"; bad=1
             fi ;;
         esac
       done
@@ -159,6 +166,16 @@ selftest() {
 1;$mod/envs|$mod/behaviour|
 1;$mod/si|$mod/behaviour|
 1;$mod/agent||$mod/cmd/arbor
+0;$mod/ffg||$mod/internal/misusetest
+0;$mod/expfam||$mod/internal/misusetest
+0;$mod/cmd/arbor||$mod/internal/misusetest
+0;$mod/internal/misusetest|fmt go/doc testing|
+1;$mod/ffg|$mod/internal/misusetest|
+1;$mod/cmd/arbor|$mod/internal/misusetest|
+1;$mod/internal/shard|$mod/internal/misusetest|
+1;$mod/internal/misusetest|$mod/ffg|
+1;$mod/internal/misusetest|$mod/internal/output|
+1;$mod/internal/misusetest|github.com/google/go-cmp/cmp|
 EOF
   if [ $fail = 0 ]; then echo "importcheck selftest: ok"; fi
   return $fail

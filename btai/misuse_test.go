@@ -5,142 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"go/ast"
-	"go/doc"
-	"go/parser"
-	"go/token"
 	"math"
 	"math/rand/v2"
-	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
 
 	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/btai"
+	"github.com/arbor-ai/arbor/internal/misusetest"
 	"github.com/arbor-ai/arbor/pomdp"
 )
-
-// misuse is one wrong use of the package's API. The call must either
-// return an error (err: its message starts with "btai: ", or with field
-// for the errors that come from package pomdp, and contains want) or panic with a message containing want, as the doc comment named
-// by panics says it does; or, for ok, be accepted with the meaning that
-// the doc comment named by ok gives it (call returns nil).
-type misuse struct {
-	name   string
-	call   func() error
-	want   string // a substring of the error or panic message
-	panics string // doc comment that documents the panic ("Tree.SelectAction")
-	ok     string // doc comment that gives the call its meaning
-	field  string // the error starts with this instead of "btai: "
-}
-
-// runMisuse runs every case with recover() and checks the outcome against
-// the package's doc comments, read from its source.
-func runMisuse(t *testing.T, prefix string, cases []misuse) {
-	t.Helper()
-	docs := packageDocs(t)
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			panicked, msg, err := protect(c.call)
-			switch {
-			case c.panics != "":
-				if !panicked {
-					t.Fatalf("no panic (error %v); %s documents one", err, c.panics)
-				}
-				if !strings.Contains(msg, c.want) {
-					t.Errorf("panic %q, want it to contain %q", msg, c.want)
-				}
-				if d, ok := docs[c.panics]; !ok || !strings.Contains(d, "panic") {
-					t.Errorf("the doc comment of %s does not document the panic %q", c.panics, msg)
-				}
-			case panicked:
-				t.Fatalf("undocumented panic: %s", msg)
-			case c.ok != "":
-				if err != nil {
-					t.Fatalf("error %v; %s gives the call a meaning", err, c.ok)
-				}
-				if _, ok := docs[c.ok]; !ok {
-					t.Errorf("no doc comment %s", c.ok)
-				}
-			case err == nil:
-				t.Fatal("accepted without an error")
-			default:
-				start := prefix
-				if c.field != "" {
-					start = c.field
-				}
-				if !strings.HasPrefix(err.Error(), start) || !strings.Contains(err.Error(), c.want) {
-					t.Errorf("error %q, want one starting with %q and containing %q", err, start, c.want)
-				}
-			}
-		})
-	}
-}
-
-// protect calls f, turning a panic into its message.
-func protect(f func() error) (panicked bool, msg string, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			panicked, msg = true, fmt.Sprint(r)
-		}
-	}()
-	return false, "", f()
-}
-
-var (
-	docsOnce sync.Once
-	docsMap  map[string]string
-	docsErr  error
-)
-
-// packageDocs returns the doc comments of the package in the current
-// directory by name: "Func", "Type" and "Type.Method".
-func packageDocs(t *testing.T) map[string]string {
-	t.Helper()
-	docsOnce.Do(func() {
-		names, err := filepath.Glob("*.go")
-		if err != nil {
-			docsErr = err
-			return
-		}
-		fset := token.NewFileSet()
-		var files []*ast.File
-		for _, n := range names {
-			if strings.HasSuffix(n, "_test.go") {
-				continue
-			}
-			f, err := parser.ParseFile(fset, n, nil, parser.ParseComments)
-			if err != nil {
-				docsErr = err
-				return
-			}
-			files = append(files, f)
-		}
-		p, err := doc.NewFromFiles(fset, files, "pkg")
-		if err != nil {
-			docsErr = err
-			return
-		}
-		docsMap = map[string]string{}
-		for _, f := range p.Funcs {
-			docsMap[f.Name] = f.Doc
-		}
-		for _, ty := range p.Types {
-			docsMap[ty.Name] = ty.Doc
-			for _, f := range ty.Funcs {
-				docsMap[f.Name] = f.Doc
-			}
-			for _, m := range ty.Methods {
-				docsMap[ty.Name+"."+m.Name] = m.Doc
-			}
-		}
-	})
-	if docsErr != nil {
-		t.Fatal(docsErr)
-	}
-	return docsMap
-}
 
 // impossibleModel has states 0 and 1, emitting observations 0 and 1, and
 // an observation 2 that no state emits; it starts in 0 and stays put under
@@ -233,30 +106,30 @@ func TestMisuse(t *testing.T) {
 	call := func(f func()) func() error { return func() error { f(); return nil } }
 	small := btai.DefaultOptions()
 	small.Iterations = 20
-	cases := []misuse{
-		{name: "EstimatePlanSeconds nil model", call: call(func() { btai.EstimatePlanSeconds(nil, btai.Options{}) }), panics: "EstimatePlanSeconds", want: "btai: EstimatePlanSeconds: pomdp: model: nil"},
-		{name: "EstimatePlanSeconds zero options", call: func() error {
+	cases := []misusetest.Case{
+		{Name: "EstimatePlanSeconds nil model", Call: call(func() { btai.EstimatePlanSeconds(nil, btai.Options{}) }), Panics: "EstimatePlanSeconds", Msg: "btai: EstimatePlanSeconds: pomdp: model: nil"},
+		{Name: "EstimatePlanSeconds zero options", Call: func() error {
 			if got, want := btai.EstimatePlanSeconds(m, btai.Options{}), btai.EstimatePlanSeconds(m, btai.DefaultOptions()); got != want || !(got > 0) {
 				return fmt.Errorf("%v s for the zero options, %v s for the defaults", got, want)
 			}
 			return nil
-		}, ok: "EstimatePlanSeconds"},
-		{name: "EstimatePlanSeconds invalid options", call: func() error {
+		}, OK: "EstimatePlanSeconds"},
+		{Name: "EstimatePlanSeconds invalid options", Call: func() error {
 			if s := btai.EstimatePlanSeconds(m, btai.Options{Iterations: -5}); !math.IsInf(s, 1) {
 				return fmt.Errorf("%v s, want +Inf", s)
 			}
 			return nil
-		}, ok: "EstimatePlanSeconds"},
-		{name: "TreeBytes negative", call: func() error {
+		}, OK: "EstimatePlanSeconds"},
+		{Name: "TreeBytes negative", Call: func() error {
 			if b := btai.TreeBytes(-1, -1, -1, -1, true); b != 0 {
 				return fmt.Errorf("%v bytes, want 0", b)
 			}
 			return nil
-		}, ok: "TreeBytes"},
-		{name: "Validate nil options", call: func() error { var o *btai.Options; return o.Validate() }, ok: "Options.Validate"},
-		{name: "NewAgent nil model", call: func() error { _, err := btai.NewAgent(nil, nil, nil); return err }, want: "btai: pomdp: model: nil"},
-		{name: "NewAgent invalid options", call: func() error { _, err := btai.NewAgent(m, &btai.Options{Iterations: -1}, nil); return err }, want: "btai: iterations -1"},
-		{name: "NewAgent nil rng", call: func() error {
+		}, OK: "TreeBytes"},
+		{Name: "Validate nil options", Call: func() error { var o *btai.Options; return o.Validate() }, OK: "Options.Validate"},
+		{Name: "NewAgent nil model", Call: func() error { _, err := btai.NewAgent(nil, nil, nil); return err }, Msg: "btai: pomdp: model: nil"},
+		{Name: "NewAgent invalid options", Call: func() error { _, err := btai.NewAgent(m, &btai.Options{Iterations: -1}, nil); return err }, Msg: "btai: iterations -1"},
+		{Name: "NewAgent nil rng", Call: func() error {
 			a, err := btai.NewAgent(m, &small, nil)
 			if err != nil {
 				return err
@@ -268,54 +141,54 @@ func TestMisuse(t *testing.T) {
 				err = nil
 			}
 			return err
-		}, ok: "NewAgent"},
+		}, OK: "NewAgent"},
 
 		// The planning tree: documented panics.
-		{name: "zero Tree Select", call: call(func() { new(btai.Tree).Select(1, btai.UCT) }), panics: "Tree.Select", want: "btai: Tree.Select: node 0 of a tree without a root"},
-		{name: "zero Tree SelectAction", call: call(func() { new(btai.Tree).SelectAction(btai.MinCost, 1, nil, nil) }), panics: "Tree.SelectAction", want: "btai: Tree.SelectAction: the root is not expanded"},
-		{name: "Tree.SelectAction unexpanded root", call: call(func() {
+		{Name: "zero Tree Select", Call: call(func() { new(btai.Tree).Select(1, btai.UCT) }), Panics: "Tree.Select", Msg: "btai: Tree.Select: node 0 of a tree without a root"},
+		{Name: "zero Tree SelectAction", Call: call(func() { new(btai.Tree).SelectAction(btai.MinCost, 1, nil, nil) }), Panics: "Tree.SelectAction", Msg: "btai: Tree.SelectAction: the root is not expanded"},
+		{Name: "Tree.SelectAction unexpanded root", Call: call(func() {
 			var tr btai.Tree
 			tr.Reset(2, nil)
 			tr.SelectAction(btai.Softmax, 1, rng, nil)
-		}), panics: "Tree.SelectAction", want: "the root is not expanded"},
-		{name: "Tree.BestAction unexpanded root", call: call(func() {
+		}), Panics: "Tree.SelectAction", Msg: "the root is not expanded"},
+		{Name: "Tree.BestAction unexpanded root", Call: call(func() {
 			var tr btai.Tree
 			tr.Reset(2, nil)
 			tr.BestAction(btai.MostVisited)
-		}), panics: "Tree.BestAction", want: "btai: Tree.BestAction: the root is not expanded"},
-		{name: "Tree.SelectAction nil rng", call: call(func() { planned().SelectAction(btai.Softmax, 1, nil, nil) }), panics: "Tree.SelectAction", want: "nil rng for softmax"},
-		{name: "Tree.SelectAction NaN precision", call: call(func() { planned().SelectAction(btai.Visits, math.NaN(), rng, nil) }), panics: "Tree.SelectAction", want: "precision NaN"},
-		{name: "Tree.SelectAction unknown rule", call: call(func() { planned().SelectAction(9, 1, rng, nil) }), panics: "Tree.SelectAction", want: "ActionSelection(9)"},
-		{name: "Tree.BestAction unknown rule", call: call(func() { planned().BestAction(-1) }), panics: "Tree.BestAction", want: "ActionSelection(-1)"},
-		{name: "Tree.Child unexpanded", call: call(func() { planned().Child(1, 0) }), panics: "Tree.Child", want: "node 1 is not expanded"},
-		{name: "Tree.Child action out of range", call: call(func() { planned().Child(0, 7) }), panics: "Tree.Child", want: "action 7 out of range [0, 2)"},
-		{name: "Tree.AddChildren short costs", call: call(func() { planned().AddChildren(1, []float64{1}) }), panics: "Tree.AddChildren", want: "len(costs) = 1, want 2"},
-		{name: "Tree.AddChildren twice", call: call(func() { planned().AddChildren(0, []float64{1, 2}) }), panics: "Tree.AddChildren", want: "node 0 is already expanded"},
-		{name: "Tree.AddChildren node out of range", call: call(func() { planned().AddChildren(5, []float64{1, 2}) }), panics: "Tree.AddChildren", want: "node 5 out of range [0, 3)"},
-		{name: "Tree.Propagate unexpanded", call: call(func() { planned().Propagate(2, btai.Backward) }), panics: "Tree.Propagate", want: "node 2 is not expanded"},
-		{name: "Tree.Propagate unknown scheme", call: call(func() { planned().Propagate(0, -1) }), panics: "Tree.Propagate", want: "Propagation(-1)"},
-		{name: "Tree.Select unknown rule", call: call(func() { planned().Select(1, 99) }), panics: "Tree.Select", want: "Selection(99)"},
-		{name: "Tree.Path out of range", call: call(func() { planned().Path(nil, 99) }), panics: "Tree.Path", want: "node 99 out of range"},
-		{name: "Tree.Reset no actions", call: call(func() { new(btai.Tree).Reset(0, nil) }), panics: "Tree.Reset", want: "0 actions"},
+		}), Panics: "Tree.BestAction", Msg: "btai: Tree.BestAction: the root is not expanded"},
+		{Name: "Tree.SelectAction nil rng", Call: call(func() { planned().SelectAction(btai.Softmax, 1, nil, nil) }), Panics: "Tree.SelectAction", Msg: "nil rng for softmax"},
+		{Name: "Tree.SelectAction NaN precision", Call: call(func() { planned().SelectAction(btai.Visits, math.NaN(), rng, nil) }), Panics: "Tree.SelectAction", Msg: "precision NaN"},
+		{Name: "Tree.SelectAction unknown rule", Call: call(func() { planned().SelectAction(9, 1, rng, nil) }), Panics: "Tree.SelectAction", Msg: "ActionSelection(9)"},
+		{Name: "Tree.BestAction unknown rule", Call: call(func() { planned().BestAction(-1) }), Panics: "Tree.BestAction", Msg: "ActionSelection(-1)"},
+		{Name: "Tree.Child unexpanded", Call: call(func() { planned().Child(1, 0) }), Panics: "Tree.Child", Msg: "node 1 is not expanded"},
+		{Name: "Tree.Child action out of range", Call: call(func() { planned().Child(0, 7) }), Panics: "Tree.Child", Msg: "action 7 out of range [0, 2)"},
+		{Name: "Tree.AddChildren short costs", Call: call(func() { planned().AddChildren(1, []float64{1}) }), Panics: "Tree.AddChildren", Msg: "len(costs) = 1, want 2"},
+		{Name: "Tree.AddChildren twice", Call: call(func() { planned().AddChildren(0, []float64{1, 2}) }), Panics: "Tree.AddChildren", Msg: "node 0 is already expanded"},
+		{Name: "Tree.AddChildren node out of range", Call: call(func() { planned().AddChildren(5, []float64{1, 2}) }), Panics: "Tree.AddChildren", Msg: "node 5 out of range [0, 3)"},
+		{Name: "Tree.Propagate unexpanded", Call: call(func() { planned().Propagate(2, btai.Backward) }), Panics: "Tree.Propagate", Msg: "node 2 is not expanded"},
+		{Name: "Tree.Propagate unknown scheme", Call: call(func() { planned().Propagate(0, -1) }), Panics: "Tree.Propagate", Msg: "Propagation(-1)"},
+		{Name: "Tree.Select unknown rule", Call: call(func() { planned().Select(1, 99) }), Panics: "Tree.Select", Msg: "Selection(99)"},
+		{Name: "Tree.Path out of range", Call: call(func() { planned().Path(nil, 99) }), Panics: "Tree.Path", Msg: "node 99 out of range"},
+		{Name: "Tree.Reset no actions", Call: call(func() { new(btai.Tree).Reset(0, nil) }), Panics: "Tree.Reset", Msg: "0 actions"},
 
 		// The zero Agent.
-		{name: "zero Agent Reset", call: func() error { return new(btai.Agent).Reset(ctx, 0) }, want: "btai: the zero Agent"},
-		{name: "zero Agent Plan", call: func() error { return new(btai.Agent).Plan(ctx) }, want: "btai: the zero Agent"},
-		{name: "zero Agent Iterate", call: func() error { return new(btai.Agent).Iterate(ctx) }, want: "btai: the zero Agent"},
-		{name: "zero Agent Decide", call: func() error { _, err := new(btai.Agent).Decide(ctx, rng); return err }, want: "btai: the zero Agent"},
-		{name: "zero Agent SelectAction", call: func() error { _, err := new(btai.Agent).SelectAction(); return err }, want: "btai: the zero Agent"},
-		{name: "zero Agent Step", call: func() error { return new(btai.Agent).Step(ctx, 0, 0) }, want: "btai: the zero Agent"},
-		{name: "zero Agent AdvanceMixed", call: func() error { return new(btai.Agent).AdvanceMixed(ctx, nil, 0) }, want: "btai: the zero Agent"},
-		{name: "zero Agent EndTrial", call: func() error { return new(btai.Agent).EndTrial(ctx) }, want: "btai: the zero Agent"},
-		{name: "zero Agent LearnedModel", call: func() error { _, err := new(btai.Agent).LearnedModel(); return err }, want: "btai: the zero Agent"},
-		{name: "zero Agent views", call: func() error {
+		{Name: "zero Agent Reset", Call: func() error { return new(btai.Agent).Reset(ctx, 0) }, Msg: "btai: the zero Agent"},
+		{Name: "zero Agent Plan", Call: func() error { return new(btai.Agent).Plan(ctx) }, Msg: "btai: the zero Agent"},
+		{Name: "zero Agent Iterate", Call: func() error { return new(btai.Agent).Iterate(ctx) }, Msg: "btai: the zero Agent"},
+		{Name: "zero Agent Decide", Call: func() error { _, err := new(btai.Agent).Decide(ctx, rng); return err }, Msg: "btai: the zero Agent"},
+		{Name: "zero Agent SelectAction", Call: func() error { _, err := new(btai.Agent).SelectAction(); return err }, Msg: "btai: the zero Agent"},
+		{Name: "zero Agent Step", Call: func() error { return new(btai.Agent).Step(ctx, 0, 0) }, Msg: "btai: the zero Agent"},
+		{Name: "zero Agent AdvanceMixed", Call: func() error { return new(btai.Agent).AdvanceMixed(ctx, nil, 0) }, Msg: "btai: the zero Agent"},
+		{Name: "zero Agent EndTrial", Call: func() error { return new(btai.Agent).EndTrial(ctx) }, Msg: "btai: the zero Agent"},
+		{Name: "zero Agent LearnedModel", Call: func() error { _, err := new(btai.Agent).LearnedModel(); return err }, Msg: "btai: the zero Agent"},
+		{Name: "zero Agent views", Call: func() error {
 			var a btai.Agent
 			a.LabelTree(nil)
 			if a.Belief() != nil || a.Time() != 0 || a.Concentrations().Learned() || a.Graph() != nil || len(a.Tree().Nodes) != 0 {
 				return errors.New("the zero Agent has a belief, a tree or concentrations")
 			}
 			return nil
-		}, ok: "Agent"},
+		}, OK: "Agent"},
 	}
 	// Calls in the wrong order, with a single-factor and a factorised model.
 	for _, mm := range []struct {
@@ -371,14 +244,14 @@ func TestMisuse(t *testing.T) {
 		}
 		p := mm.name + ": "
 		cases = append(cases,
-			misuse{name: p + "Plan before Reset", call: func() error { return fresh().Plan(ctx) }, want: "btai: Plan before Reset"},
-			misuse{name: p + "Iterate before Reset", call: func() error { return fresh().Iterate(ctx) }, want: "btai: Iterate before Plan"},
-			misuse{name: p + "Decide before Reset", call: func() error { _, err := fresh().Decide(ctx, rng); return err }, want: "btai: Plan before Reset"},
-			misuse{name: p + "SelectAction before Reset", call: func() error { _, err := fresh().SelectAction(); return err }, want: "btai: SelectAction before Plan"},
-			misuse{name: p + "Advance before Reset", call: func() error { return fresh().Advance(ctx, 0, 0) }, want: "btai: Step before Reset"},
-			misuse{name: p + "AdvanceMixed before Reset", call: func() error { return fresh().AdvanceMixed(ctx, uniform, 0) }, want: "btai: AdvanceMixed before Reset"},
-			misuse{name: p + "EndTrial before Reset", call: func() error { return fresh().EndTrial(ctx) }, want: "btai: EndTrial before Reset"},
-			misuse{name: p + "views before Reset", call: func() error {
+			misusetest.Case{Name: p + "Plan before Reset", Call: func() error { return fresh().Plan(ctx) }, Msg: "btai: Plan before Reset"},
+			misusetest.Case{Name: p + "Iterate before Reset", Call: func() error { return fresh().Iterate(ctx) }, Msg: "btai: Iterate before Plan"},
+			misusetest.Case{Name: p + "Decide before Reset", Call: func() error { _, err := fresh().Decide(ctx, rng); return err }, Msg: "btai: Plan before Reset"},
+			misusetest.Case{Name: p + "SelectAction before Reset", Call: func() error { _, err := fresh().SelectAction(); return err }, Msg: "btai: SelectAction before Plan"},
+			misusetest.Case{Name: p + "Advance before Reset", Call: func() error { return fresh().Advance(ctx, 0, 0) }, Msg: "btai: Step before Reset"},
+			misusetest.Case{Name: p + "AdvanceMixed before Reset", Call: func() error { return fresh().AdvanceMixed(ctx, uniform, 0) }, Msg: "btai: AdvanceMixed before Reset"},
+			misusetest.Case{Name: p + "EndTrial before Reset", Call: func() error { return fresh().EndTrial(ctx) }, Msg: "btai: EndTrial before Reset"},
+			misusetest.Case{Name: p + "views before Reset", Call: func() error {
 				a := fresh()
 				a.LabelTree(nil)
 				if a.Belief() != nil || a.Graph() != nil || len(a.Tree().Nodes) != 0 {
@@ -389,23 +262,23 @@ func TestMisuse(t *testing.T) {
 					return errors.New("NodePosteriors before Reset accepted")
 				}
 				return nil
-			}, ok: "Agent.Belief"},
-			misuse{name: p + "Iterate after Reset before Plan", call: func() error { return started().Iterate(ctx) }, want: "btai: Iterate before Plan"},
-			misuse{name: p + "SelectAction after Reset before Plan", call: func() error { _, err := started().SelectAction(); return err }, want: "btai: SelectAction before Plan"},
-			misuse{name: p + "Iterate after Step", call: func() error { return stepped().Iterate(ctx) }, want: "btai: Iterate before Plan"},
-			misuse{name: p + "SelectAction after Step", call: func() error { _, err := stepped().SelectAction(); return err }, want: "btai: SelectAction before Plan"},
-			misuse{name: p + "Plan after EndTrial", call: func() error { return ended().Plan(ctx) }, want: "btai: Plan after EndTrial"},
-			misuse{name: p + "Iterate after EndTrial", call: func() error { return ended().Iterate(ctx) }, want: "btai: Iterate before Plan"},
-			misuse{name: p + "Decide after EndTrial", call: func() error { _, err := ended().Decide(ctx, rng); return err }, want: "btai: Plan after EndTrial"},
-			misuse{name: p + "SelectAction after EndTrial", call: func() error { _, err := ended().SelectAction(); return err }, want: "btai: SelectAction before Plan"},
-			misuse{name: p + "Advance after EndTrial", call: func() error { return ended().Advance(ctx, 0, 0) }, want: "btai: Step after EndTrial"},
-			misuse{name: p + "AdvanceMixed after EndTrial", call: func() error { return ended().AdvanceMixed(ctx, uniform, 0) }, want: "btai: AdvanceMixed after EndTrial"},
-			misuse{name: p + "EndTrial after EndTrial", call: func() error { return ended().EndTrial(ctx) }, want: "btai: EndTrial after EndTrial"},
-			misuse{name: p + "Reset observation out of range", call: func() error { return fresh().Reset(ctx, mm.m.NumObs()) }, want: "btai: observation"},
-			misuse{name: p + "Step action out of range", call: func() error { return started().Step(ctx, nu, 0) }, want: "btai: action"},
-			misuse{name: p + "AdvanceMixed short probs", call: func() error { return started().AdvanceMixed(ctx, []float64{1}, 0) }, want: "btai: pomdp: GrowMixed: probs: 1 entries"},
-			misuse{name: p + "Decide nil rng", call: func() error { _, err := started().Decide(ctx, nil); return err }, want: "btai: Decide with a nil random stream"},
-			misuse{name: p + "nil context", call: func() error {
+			}, OK: "Agent.Belief"},
+			misusetest.Case{Name: p + "Iterate after Reset before Plan", Call: func() error { return started().Iterate(ctx) }, Msg: "btai: Iterate before Plan"},
+			misusetest.Case{Name: p + "SelectAction after Reset before Plan", Call: func() error { _, err := started().SelectAction(); return err }, Msg: "btai: SelectAction before Plan"},
+			misusetest.Case{Name: p + "Iterate after Step", Call: func() error { return stepped().Iterate(ctx) }, Msg: "btai: Iterate before Plan"},
+			misusetest.Case{Name: p + "SelectAction after Step", Call: func() error { _, err := stepped().SelectAction(); return err }, Msg: "btai: SelectAction before Plan"},
+			misusetest.Case{Name: p + "Plan after EndTrial", Call: func() error { return ended().Plan(ctx) }, Msg: "btai: Plan after EndTrial"},
+			misusetest.Case{Name: p + "Iterate after EndTrial", Call: func() error { return ended().Iterate(ctx) }, Msg: "btai: Iterate before Plan"},
+			misusetest.Case{Name: p + "Decide after EndTrial", Call: func() error { _, err := ended().Decide(ctx, rng); return err }, Msg: "btai: Plan after EndTrial"},
+			misusetest.Case{Name: p + "SelectAction after EndTrial", Call: func() error { _, err := ended().SelectAction(); return err }, Msg: "btai: SelectAction before Plan"},
+			misusetest.Case{Name: p + "Advance after EndTrial", Call: func() error { return ended().Advance(ctx, 0, 0) }, Msg: "btai: Step after EndTrial"},
+			misusetest.Case{Name: p + "AdvanceMixed after EndTrial", Call: func() error { return ended().AdvanceMixed(ctx, uniform, 0) }, Msg: "btai: AdvanceMixed after EndTrial"},
+			misusetest.Case{Name: p + "EndTrial after EndTrial", Call: func() error { return ended().EndTrial(ctx) }, Msg: "btai: EndTrial after EndTrial"},
+			misusetest.Case{Name: p + "Reset observation out of range", Call: func() error { return fresh().Reset(ctx, mm.m.NumObs()) }, Msg: "btai: observation"},
+			misusetest.Case{Name: p + "Step action out of range", Call: func() error { return started().Step(ctx, nu, 0) }, Msg: "btai: action"},
+			misusetest.Case{Name: p + "AdvanceMixed short probs", Call: func() error { return started().AdvanceMixed(ctx, []float64{1}, 0) }, Msg: "btai: pomdp: GrowMixed: probs: 1 entries"},
+			misusetest.Case{Name: p + "Decide nil rng", Call: func() error { _, err := started().Decide(ctx, nil); return err }, Msg: "btai: Decide with a nil random stream"},
+			misusetest.Case{Name: p + "nil context", Call: func() error {
 				a, world := fresh(), pomdp.NewProcess(mm.m, rand.New(rand.NewPCG(4, 4)))
 				if err := a.Reset(nilCtx, world.Reset()); err != nil {
 					return err
@@ -435,8 +308,8 @@ func TestMisuse(t *testing.T) {
 					}
 				}
 				return a.EndTrial(nilCtx)
-			}, ok: "Agent"},
-			misuse{name: p + "SetRand nil", call: func() error {
+			}, OK: "Agent"},
+			misusetest.Case{Name: p + "SetRand nil", Call: func() error {
 				a := started()
 				a.SetRand(nil)
 				if err := a.Plan(ctx); err != nil {
@@ -444,7 +317,7 @@ func TestMisuse(t *testing.T) {
 				}
 				_, err := a.SelectAction()
 				return err
-			}, ok: "Agent.SetRand"},
+			}, OK: "Agent.SetRand"},
 		)
 	}
 	// An observation the model cannot explain, at Reset and after the past,
@@ -482,29 +355,29 @@ func TestMisuse(t *testing.T) {
 			}
 			p := fmt.Sprintf("%s, %v: ", mm.name, past)
 			cases = append(cases,
-				misuse{name: p + "Reset impossible observation", call: func() error {
+				misusetest.Case{Name: p + "Reset impossible observation", Call: func() error {
 					a, err := newAgent()
 					if err != nil {
 						return err
 					}
 					return impossible(a.Reset(ctx, mm.byB))
-				}, want: "btai: pomdp: step 0", field: "btai: pomdp: step 0"},
-				misuse{name: p + "Step observation that A excludes", call: func() error { return step(mm.never) }, field: "btai: pomdp: step 1", want: "probability 0"},
+				}, Msg: "btai: pomdp: step 0", Prefix: "btai: pomdp: step 0"},
+				misusetest.Case{Name: p + "Step observation that A excludes", Call: func() error { return step(mm.never) }, Prefix: "btai: pomdp: step 1", Msg: "probability 0"},
 			)
 			if past == pomdp.PastFilter {
-				cases = append(cases, misuse{name: p + "Step observation that B excludes", call: func() error { return step(mm.byB) },
-					field: "btai: pomdp: step 1", want: "probability 0"})
+				cases = append(cases, misusetest.Case{Name: p + "Step observation that B excludes", Call: func() error { return step(mm.byB) },
+					Prefix: "btai: pomdp: step 1", Msg: "probability 0"})
 			} else {
-				cases = append(cases, misuse{name: p + "Step observation that B excludes", call: func() error {
+				cases = append(cases, misusetest.Case{Name: p + "Step observation that B excludes", Call: func() error {
 					if err := step(mm.byB); err != nil {
 						return err
 					}
 					return nil
-				}, ok: "Agent.Step"})
+				}, OK: "Agent.Step"})
 			}
 		}
 	}
-	runMisuse(t, "btai: ", cases)
+	misusetest.Run(t, "btai: ", cases)
 }
 
 // TestAgentsShareModel runs two agents on one model on two goroutines at

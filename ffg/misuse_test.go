@@ -3,137 +3,17 @@ package ffg_test
 import (
 	"errors"
 	"fmt"
-	"go/ast"
-	"go/doc"
-	"go/parser"
-	"go/token"
 	"io"
 	"math"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/arbor-ai/arbor/expfam"
 	"github.com/arbor-ai/arbor/ffg"
+	"github.com/arbor-ai/arbor/internal/misusetest"
 	"github.com/arbor-ai/arbor/messages"
 	"github.com/arbor-ai/arbor/nodes"
 )
-
-// The outcomes a misuse may have.
-const (
-	wantError  = iota // an error with the package's prefix
-	wantPanic         // a panic that a doc comment documents
-	wantAccept        // accepted, with the behaviour a doc comment documents
-)
-
-// misuse is one wrong call from outside the package and what it must do.
-// For wantPanic and wantAccept, doc names the doc comment (a function,
-// type, or Type.Method) that documents the behaviour, and says is a phrase
-// of that comment, so that the documentation cannot silently go away.
-// call returns the error of the misuse or, for wantAccept, a failed check
-// of the documented behaviour.
-type misuse struct {
-	name      string
-	want      int
-	doc, says string
-	call      func() error
-}
-
-// runMisuses runs every case with recover and checks its outcome against
-// the documentation of the package in the current directory.
-func runMisuses(t *testing.T, prefix string, cases []misuse) {
-	t.Helper()
-	docs := packageDocs(t)
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			var err error
-			var recovered any
-			func() {
-				defer func() { recovered = recover() }()
-				err = c.call()
-			}()
-			switch c.want {
-			case wantError:
-				switch {
-				case recovered != nil:
-					t.Fatalf("panicked: %v; want an error", recovered)
-				case err == nil:
-					t.Fatal("no error")
-				case !strings.HasPrefix(err.Error(), prefix):
-					t.Fatalf("error %q, want the prefix %q", err, prefix)
-				}
-				t.Log(err)
-				return
-			case wantPanic:
-				if recovered == nil {
-					t.Fatalf("no panic (err %v); %s documents one", err, c.doc)
-				}
-				t.Log(recovered)
-			case wantAccept:
-				if recovered != nil || err != nil {
-					t.Fatalf("panic %v, error %v; want the behaviour %s documents", recovered, err, c.doc)
-				}
-			}
-			d, ok := docs[c.doc]
-			if !ok {
-				t.Fatalf("no doc comment for %s", c.doc)
-			}
-			if !strings.Contains(strings.Join(strings.Fields(d), " "), c.says) {
-				t.Errorf("the doc comment of %s does not say %q:\n%s", c.doc, c.says, d)
-			}
-		})
-	}
-}
-
-// packageDocs returns the doc comments of the package in the current
-// directory by name: "F", "T", "T.M", constants by their name.
-func packageDocs(t *testing.T) map[string]string {
-	t.Helper()
-	names, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
-	var files []*ast.File
-	for _, name := range names {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, name, nil, parser.ParseComments)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, f)
-	}
-	p, err := doc.NewFromFiles(fset, files, "pkg")
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]string{}
-	values := func(vs []*doc.Value) {
-		for _, v := range vs {
-			for _, n := range v.Names {
-				out[n] = v.Doc
-			}
-		}
-	}
-	values(p.Consts)
-	values(p.Vars)
-	for _, f := range p.Funcs {
-		out[f.Name] = f.Doc
-	}
-	for _, ty := range p.Types {
-		out[ty.Name] = ty.Doc
-		values(ty.Consts)
-		for _, f := range ty.Funcs {
-			out[f.Name] = f.Doc
-		}
-		for _, m := range ty.Methods {
-			out[ty.Name+"."+m.Name] = m.Doc
-		}
-	}
-	return out
-}
 
 // noInterfaces is a factor that declares no interfaces.
 type noInterfaces struct{}
@@ -168,8 +48,8 @@ func misuseGraph() (g *ffg.Graph, s, o, x *ffg.Variable, emit *ffg.FactorNode) {
 func TestMisuse(t *testing.T) {
 	var nilGraph *ffg.Graph
 	_, s0, _, _, _ := misuseGraph()
-	cases := []misuse{
-		{"zero Graph{} AddVariable, AddFactor, Update", wantAccept, "Graph", "The zero Graph is an empty graph ready to use", func() error {
+	cases := []misusetest.Case{
+		{Name: "zero Graph{} AddVariable, AddFactor, Update", OK: "Graph", Says: "The zero Graph is an empty graph ready to use", Call: func() error {
 			var g ffg.Graph
 			s, err := g.AddVariable("s", expfam.CategoricalFamily, 2)
 			if err != nil {
@@ -190,53 +70,53 @@ func TestMisuse(t *testing.T) {
 			}
 			return nil
 		}},
-		{"AddVariable categorical of 1<<30 entries", wantError, "", "", func() error {
+		{Name: "AddVariable categorical of 1<<30 entries", Call: func() error {
 			_, err := ffg.New().AddVariable("x", expfam.CategoricalFamily, 1<<30)
 			if want := `ffg: variable "x": categorical shape [1073741824] has 1073741824 entries, more than ffg.MaxElements (8388608)`; err != nil && err.Error() != want {
 				return fmt.Errorf("ffg: error %q, want %q", err, want)
 			}
 			return err
 		}},
-		{"AddVariable categorical of MaxElements+1 entries", wantError, "", "", func() error {
+		{Name: "AddVariable categorical of MaxElements+1 entries", Call: func() error {
 			_, err := ffg.New().AddVariable("", expfam.CategoricalFamily, ffg.MaxElements+1)
 			return err
 		}},
-		{"AddVariable dirichlet of more than MaxElements entries", wantError, "", "", func() error {
+		{Name: "AddVariable dirichlet of more than MaxElements entries", Call: func() error {
 			_, err := ffg.New().AddVariable("A", expfam.DirichletFamily, 2, ffg.MaxElements/2+1)
 			if err != nil && !strings.Contains(err.Error(), "8388610 entries, more than ffg.MaxElements (8388608)") {
 				return fmt.Errorf("ffg: %v does not give the size and the cap", err)
 			}
 			return err
 		}},
-		{"AddVariable dirichlet whose entries overflow int", wantError, "", "", func() error {
+		{Name: "AddVariable dirichlet whose entries overflow int", Call: func() error {
 			_, err := ffg.New().AddVariable("A", expfam.DirichletFamily, 1<<30, 1<<30, 1<<30)
 			return err
 		}},
-		{"AddFactor of a factor without interfaces", wantError, "", "", func() error {
+		{Name: "AddFactor of a factor without interfaces", Call: func() error {
 			_, err := ffg.New().AddFactor("f", noInterfaces{})
 			return err
 		}},
-		{"Update(nil)", wantError, "", "", func() error {
+		{Name: "Update(nil)", Call: func() error {
 			g, _, _, _, _ := misuseGraph()
 			return g.Update(nil)
 		}},
-		{"UpdateStructured(nil)", wantError, "", "", func() error {
+		{Name: "UpdateStructured(nil)", Call: func() error {
 			g, _, _, _, _ := misuseGraph()
 			if _, err := g.SumProduct(); err != nil {
 				return err
 			}
 			return g.UpdateStructured(nil)
 		}},
-		{"Update of a variable of another graph", wantError, "", "", func() error {
+		{Name: "Update of a variable of another graph", Call: func() error {
 			g, _, _, _, _ := misuseGraph()
 			return g.Update(s0)
 		}},
-		{"Update of a removed variable", wantError, "", "", func() error {
+		{Name: "Update of a removed variable", Call: func() error {
 			g, s, _, _, _ := misuseGraph()
 			g.RemoveVariables(s)
 			return g.Update(s)
 		}},
-		{"Update of a variable without factors", wantAccept, "Graph.Update", "A variable bound to no factor gets the default posterior", func() error {
+		{Name: "Update of a variable without factors", OK: "Graph.Update", Says: "A variable bound to no factor gets the default posterior", Call: func() error {
 			g, _, _, x, _ := misuseGraph()
 			if err := x.SetProbs([]float64{0.9, 0.1}); err != nil {
 				return err
@@ -249,7 +129,7 @@ func TestMisuse(t *testing.T) {
 			}
 			return nil
 		}},
-		{"RemoveFactor(nil)", wantAccept, "Graph.RemoveFactor", "removing a nil factor", func() error {
+		{Name: "RemoveFactor(nil)", OK: "Graph.RemoveFactor", Says: "removing a nil factor", Call: func() error {
 			g, _, _, _, _ := misuseGraph()
 			g.RemoveFactor(nil)
 			if n := len(g.Factors()); n != 2 {
@@ -257,7 +137,7 @@ func TestMisuse(t *testing.T) {
 			}
 			return nil
 		}},
-		{"RemoveFactor twice", wantAccept, "Graph.RemoveFactor", "Removal is idempotent", func() error {
+		{Name: "RemoveFactor twice", OK: "Graph.RemoveFactor", Says: "Removal is idempotent", Call: func() error {
 			g, s, _, _, emit := misuseGraph()
 			g.RemoveFactor(emit)
 			g.RemoveFactor(emit)
@@ -266,7 +146,7 @@ func TestMisuse(t *testing.T) {
 			}
 			return nil
 		}},
-		{"RemoveFactor of another graph's factor", wantAccept, "Graph.RemoveFactor", "one of another graph does nothing", func() error {
+		{Name: "RemoveFactor of another graph's factor", OK: "Graph.RemoveFactor", Says: "one of another graph does nothing", Call: func() error {
 			g, _, _, _, _ := misuseGraph()
 			h, _, _, _, emit := misuseGraph()
 			g.RemoveFactor(emit)
@@ -275,7 +155,7 @@ func TestMisuse(t *testing.T) {
 			}
 			return nil
 		}},
-		{"RemoveVariables(nil)", wantAccept, "Graph.RemoveVariables", "Nil variables, variables already removed and those of another graph are skipped", func() error {
+		{Name: "RemoveVariables(nil)", OK: "Graph.RemoveVariables", Says: "Nil variables, variables already removed and those of another graph are skipped", Call: func() error {
 			g, _, _, _, _ := misuseGraph()
 			g.RemoveVariables(nil)
 			g.RemoveVariables()
@@ -285,7 +165,7 @@ func TestMisuse(t *testing.T) {
 			}
 			return nil
 		}},
-		{"RemoveVariables still bound to a factor", wantAccept, "Graph.RemoveVariables", "A factor that also binds a variable that stays is removed all the same", func() error {
+		{Name: "RemoveVariables still bound to a factor", OK: "Graph.RemoveVariables", Says: "A factor that also binds a variable that stays is removed all the same", Call: func() error {
 			g, s, o, _, emit := misuseGraph()
 			g.RemoveVariables(o)
 			switch {
@@ -304,26 +184,26 @@ func TestMisuse(t *testing.T) {
 			g.RemoveVariables(o) // again: nothing
 			return nil
 		}},
-		{"SumProduct of an empty graph", wantAccept, "Graph.SumProduct", "A graph without hidden categorical variables has no tree: ln Z is 0", func() error {
+		{Name: "SumProduct of an empty graph", OK: "Graph.SumProduct", Says: "A graph without hidden categorical variables has no tree: ln Z is 0", Call: func() error {
 			logZ, err := ffg.New().SumProduct()
 			if err == nil && logZ != 0 {
 				return fmt.Errorf("ln Z = %v, want 0", logZ)
 			}
 			return err
 		}},
-		{"SumProductLoopy with negative iterations", wantError, "", "", func() error {
+		{Name: "SumProductLoopy with negative iterations", Call: func() error {
 			_, _, err := ffg.New().SumProductLoopy(ffg.LoopyOptions{Iterations: -1})
 			return err
 		}},
-		{"SumProductLoopy with a NaN tolerance", wantError, "", "", func() error {
+		{Name: "SumProductLoopy with a NaN tolerance", Call: func() error {
 			_, _, err := ffg.New().SumProductLoopy(ffg.LoopyOptions{Tolerance: math.NaN()})
 			return err
 		}},
-		{"WriteDOT(nil)", wantError, "", "", func() error {
+		{Name: "WriteDOT(nil)", Call: func() error {
 			g, _, _, _, _ := misuseGraph()
 			return g.WriteDOT(nil)
 		}},
-		{"LocalFreeEnergy(nil)", wantAccept, "Graph.LocalFreeEnergy", "no variables give 0", func() error {
+		{Name: "LocalFreeEnergy(nil)", OK: "Graph.LocalFreeEnergy", Says: "no variables give 0", Call: func() error {
 			g, _, _, _, _ := misuseGraph()
 			if f := g.LocalFreeEnergy(nil); f != 0 {
 				return fmt.Errorf("LocalFreeEnergy(nil) = %v, want 0", f)
@@ -333,51 +213,51 @@ func TestMisuse(t *testing.T) {
 			}
 			return nil
 		}},
-		{"zero Variable Observe", wantError, "", "", func() error {
+		{Name: "zero Variable Observe", Call: func() error {
 			var v ffg.Variable
 			return v.Observe(0)
 		}},
-		{"zero Variable SetProbs", wantError, "", "", func() error {
+		{Name: "zero Variable SetProbs", Call: func() error {
 			var v ffg.Variable
 			return v.SetProbs([]float64{1})
 		}},
-		{"zero Variable Entropy", wantAccept, "Variable", "Entropy is NaN", func() error {
+		{Name: "zero Variable Entropy", OK: "Variable", Says: "Entropy is NaN", Call: func() error {
 			var v ffg.Variable
 			if h := v.Entropy(); !math.IsNaN(h) {
 				return fmt.Errorf("entropy %v, want NaN", h)
 			}
 			return nil
 		}},
-		{"zero Variable Probs", wantPanic, "Variable", "Probs, Alpha and Gamma panic", func() error {
+		{Name: "zero Variable Probs", Panics: "Variable", Says: "Probs, Alpha and Gamma panic", Call: func() error {
 			var v ffg.Variable
 			_ = v.Probs()
 			return nil
 		}},
-		{"Gamma of a categorical variable", wantPanic, "Variable.Gamma", "It panics for another family", func() error {
+		{Name: "Gamma of a categorical variable", Panics: "Variable.Gamma", Says: "It panics for another family", Call: func() error {
 			_ = s0.Gamma()
 			return nil
 		}},
-		{"nil *Variable Observe", wantPanic, "Variable", "The methods of a nil *Variable panic", func() error {
+		{Name: "nil *Variable Observe", Panics: "Variable", Says: "The methods of a nil *Variable panic", Call: func() error {
 			var v *ffg.Variable
 			return v.Observe(0)
 		}},
-		{"zero FactorNode Message", wantError, "", "", func() error {
+		{Name: "zero FactorNode Message", Call: func() error {
 			var f ffg.FactorNode
 			return f.Message(make([]float64, 2), 0)
 		}},
-		{"zero FactorNode AverageEnergy", wantAccept, "FactorNode", "its AverageEnergy NaN", func() error {
+		{Name: "zero FactorNode AverageEnergy", OK: "FactorNode", Says: "its AverageEnergy NaN", Call: func() error {
 			var f ffg.FactorNode
 			if e := f.AverageEnergy(); !math.IsNaN(e) {
 				return fmt.Errorf("average energy %v, want NaN", e)
 			}
 			return nil
 		}},
-		{"nil *FactorNode AverageEnergy", wantPanic, "FactorNode", "The methods of a nil *FactorNode panic", func() error {
+		{Name: "nil *FactorNode AverageEnergy", Panics: "FactorNode", Says: "The methods of a nil *FactorNode panic", Call: func() error {
 			var f *ffg.FactorNode
 			_ = f.AverageEnergy()
 			return nil
 		}},
-		{"PrettyName of odd names", wantAccept, "PrettyName", "Other names are unchanged", func() error {
+		{Name: "PrettyName of odd names", OK: "PrettyName", Says: "Other names are unchanged", Call: func() error {
 			for _, name := range []string{"", "_", "_1", "0", "9x", "é1", "γ2", "\xff3", "gamma_"} {
 				_ = ffg.PrettyName(name)
 			}
@@ -407,13 +287,13 @@ func TestMisuse(t *testing.T) {
 		{"StructuredFreeEnergy", func() { _ = nilGraph.StructuredFreeEnergy(0) }},
 		{"WriteDOT", func() { _ = nilGraph.WriteDOT(io.Discard) }},
 	} {
-		cases = append(cases, misuse{"nil *Graph " + m.name, wantPanic, "Graph", "A nil *Graph is not a graph: calling its methods is a programming error, and they panic", func() error {
+		cases = append(cases, misusetest.Case{Name: "nil *Graph " + m.name, Panics: "Graph", Says: "A nil *Graph is not a graph: calling its methods is a programming error, and they panic", Call: func() error {
 			m.call()
 			return nil
 		}})
 	}
-	runMisuses(t, "ffg: ", cases)
-	if d := packageDocs(t)["Graph"]; !strings.Contains(d, "not safe for concurrent use") {
+	misusetest.Run(t, "ffg: ", cases)
+	if d := misusetest.Docs(t)["Graph"]; !strings.Contains(d, "not safe for concurrent use") {
 		t.Errorf("the doc comment of Graph does not say it is not safe for concurrent use")
 	}
 }

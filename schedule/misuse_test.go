@@ -4,136 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"go/ast"
-	"go/doc"
-	"go/parser"
-	"go/token"
 	"math"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/arbor-ai/arbor/expfam"
 	"github.com/arbor-ai/arbor/ffg"
+	"github.com/arbor-ai/arbor/internal/misusetest"
 	"github.com/arbor-ai/arbor/nodes"
 	"github.com/arbor-ai/arbor/schedule"
 )
-
-// The outcomes a misuse may have.
-const (
-	wantError  = iota // an error with the package's prefix
-	wantPanic         // a panic that a doc comment documents
-	wantAccept        // accepted, with the behaviour a doc comment documents
-)
-
-// misuse is one wrong call from outside the package and what it must do.
-// For wantPanic and wantAccept, doc names the doc comment (a function,
-// type, or Type.Method) that documents the behaviour, and says is a phrase
-// of that comment, so that the documentation cannot silently go away.
-// call returns the error of the misuse or, for wantAccept, a failed check
-// of the documented behaviour.
-type misuse struct {
-	name      string
-	want      int
-	doc, says string
-	call      func() error
-}
-
-// runMisuses runs every case with recover and checks its outcome against
-// the documentation of the package in the current directory.
-func runMisuses(t *testing.T, prefix string, cases []misuse) {
-	t.Helper()
-	docs := packageDocs(t)
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			var err error
-			var recovered any
-			func() {
-				defer func() { recovered = recover() }()
-				err = c.call()
-			}()
-			switch c.want {
-			case wantError:
-				switch {
-				case recovered != nil:
-					t.Fatalf("panicked: %v; want an error", recovered)
-				case err == nil:
-					t.Fatal("no error")
-				case !strings.HasPrefix(err.Error(), prefix):
-					t.Fatalf("error %q, want the prefix %q", err, prefix)
-				}
-				t.Log(err)
-				return
-			case wantPanic:
-				if recovered == nil {
-					t.Fatalf("no panic (err %v); %s documents one", err, c.doc)
-				}
-				t.Log(recovered)
-			case wantAccept:
-				if recovered != nil || err != nil {
-					t.Fatalf("panic %v, error %v; want the behaviour %s documents", recovered, err, c.doc)
-				}
-			}
-			d, ok := docs[c.doc]
-			if !ok {
-				t.Fatalf("no doc comment for %s", c.doc)
-			}
-			if !strings.Contains(strings.Join(strings.Fields(d), " "), c.says) {
-				t.Errorf("the doc comment of %s does not say %q:\n%s", c.doc, c.says, d)
-			}
-		})
-	}
-}
-
-// packageDocs returns the doc comments of the package in the current
-// directory by name: "F", "T", "T.M", constants by their name.
-func packageDocs(t *testing.T) map[string]string {
-	t.Helper()
-	names, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
-	var files []*ast.File
-	for _, name := range names {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, name, nil, parser.ParseComments)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, f)
-	}
-	p, err := doc.NewFromFiles(fset, files, "pkg")
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]string{}
-	values := func(vs []*doc.Value) {
-		for _, v := range vs {
-			for _, n := range v.Names {
-				out[n] = v.Doc
-			}
-		}
-	}
-	values(p.Consts)
-	values(p.Vars)
-	for _, f := range p.Funcs {
-		out[f.Name] = f.Doc
-	}
-	for _, ty := range p.Types {
-		out[ty.Name] = ty.Doc
-		values(ty.Consts)
-		for _, f := range ty.Funcs {
-			out[f.Name] = f.Doc
-		}
-		for _, m := range ty.Methods {
-			out[ty.Name+"."+m.Name] = m.Doc
-		}
-	}
-	return out
-}
 
 // misuseGraph is s ~ Cat(0.5, 0.5) and an observed o | s.
 func misuseGraph() (*ffg.Graph, *ffg.Variable) {
@@ -166,21 +45,21 @@ func converged(res *schedule.Result, f float64) error {
 func TestMisuse(t *testing.T) {
 	ctx := context.Background()
 	sp := func(s schedule.Settings) *schedule.Settings { s.Method = schedule.MethodSumProduct; return &s }
-	cases := []misuse{
-		{"Run(ctx, nil, nil)", wantError, "", "", func() error {
+	cases := []misusetest.Case{
+		{Name: "Run(ctx, nil, nil)", Call: func() error {
 			_, err := schedule.Run(ctx, nil, nil)
 			return err
 		}},
-		{"Run(ctx, nil, sum-product)", wantError, "", "", func() error {
+		{Name: "Run(ctx, nil, sum-product)", Call: func() error {
 			_, err := schedule.Run(ctx, nil, sp(schedule.Settings{}))
 			return err
 		}},
-		{"Local(ctx, nil, vars, nil)", wantError, "", "", func() error {
+		{Name: "Local(ctx, nil, vars, nil)", Call: func() error {
 			_, s := misuseGraph()
 			_, err := schedule.Local(ctx, nil, []*ffg.Variable{s}, nil)
 			return err
 		}},
-		{"Run(nil ctx, g, nil)", wantAccept, "Run", "a nil ctx is taken as context.Background()", func() error {
+		{Name: "Run(nil ctx, g, nil)", OK: "Run", Says: "a nil ctx is taken as context.Background()", Call: func() error {
 			g, _ := misuseGraph()
 			//lint:ignore SA1012 a nil context is the misuse under test
 			res, err := schedule.Run(nil, g, nil)
@@ -189,47 +68,47 @@ func TestMisuse(t *testing.T) {
 			}
 			return err
 		}},
-		{"Run(nil ctx, g, sum-product)", wantAccept, "Run", "a nil ctx is taken as context.Background()", func() error {
+		{Name: "Run(nil ctx, g, sum-product)", OK: "Run", Says: "a nil ctx is taken as context.Background()", Call: func() error {
 			g, _ := misuseGraph()
 			//lint:ignore SA1012 a nil context is the misuse under test
 			_, err := schedule.Run(nil, g, sp(schedule.Settings{}))
 			return err
 		}},
-		{"Local(nil ctx, g, vars, nil)", wantAccept, "Local", "a nil ctx is taken as context.Background()", func() error {
+		{Name: "Local(nil ctx, g, vars, nil)", OK: "Local", Says: "a nil ctx is taken as context.Background()", Call: func() error {
 			g, s := misuseGraph()
 			//lint:ignore SA1012 a nil context is the misuse under test
 			_, err := schedule.Local(nil, g, []*ffg.Variable{s}, nil)
 			return err
 		}},
-		{"Run of a cancelled ctx", wantError, "", "", func() error {
+		{Name: "Run of a cancelled ctx", Call: func() error {
 			g, _ := misuseGraph()
 			c, cancel := context.WithCancel(ctx)
 			cancel()
 			_, err := schedule.Run(c, g, nil)
 			return err
 		}},
-		{"Run of an empty graph", wantAccept, "Run", "A graph without hidden variables converges after one sweep", func() error {
+		{Name: "Run of an empty graph", OK: "Run", Says: "A graph without hidden variables converges after one sweep", Call: func() error {
 			res, err := schedule.Run(ctx, ffg.New(), nil)
 			if err != nil {
 				return err
 			}
 			return converged(res, 0)
 		}},
-		{"Run of an empty graph, sum-product", wantAccept, "Run", "A graph without hidden variables converges after one sweep", func() error {
+		{Name: "Run of an empty graph, sum-product", OK: "Run", Says: "A graph without hidden variables converges after one sweep", Call: func() error {
 			res, err := schedule.Run(ctx, ffg.New(), sp(schedule.Settings{}))
 			if err != nil {
 				return err
 			}
 			return converged(res, 0)
 		}},
-		{"Run of a zero Graph", wantAccept, "Run", "A graph without hidden variables converges after one sweep", func() error {
+		{Name: "Run of a zero Graph", OK: "Run", Says: "A graph without hidden variables converges after one sweep", Call: func() error {
 			res, err := schedule.Run(ctx, &ffg.Graph{}, nil)
 			if err != nil {
 				return err
 			}
 			return converged(res, 0)
 		}},
-		{"Local(nil vars)", wantAccept, "Local", "No vars is a run that converges after one sweep at a local free energy of 0", func() error {
+		{Name: "Local(nil vars)", OK: "Local", Says: "No vars is a run that converges after one sweep at a local free energy of 0", Call: func() error {
 			g, _ := misuseGraph()
 			res, err := schedule.Local(ctx, g, nil, nil)
 			if err != nil {
@@ -237,92 +116,92 @@ func TestMisuse(t *testing.T) {
 			}
 			return converged(res, 0)
 		}},
-		{"Local with a nil variable", wantError, "", "", func() error {
+		{Name: "Local with a nil variable", Call: func() error {
 			g, _ := misuseGraph()
 			_, err := schedule.Local(ctx, g, []*ffg.Variable{nil}, nil)
 			return err
 		}},
-		{"Local with a removed variable", wantError, "", "", func() error {
+		{Name: "Local with a removed variable", Call: func() error {
 			g, s := misuseGraph()
 			g.RemoveVariables(s)
 			_, err := schedule.Local(ctx, g, []*ffg.Variable{s}, nil)
 			return err
 		}},
-		{"Local with a variable of another graph", wantError, "", "", func() error {
+		{Name: "Local with a variable of another graph", Call: func() error {
 			g, _ := misuseGraph()
 			_, s := misuseGraph()
 			_, err := schedule.Local(ctx, g, []*ffg.Variable{s}, nil)
 			return err
 		}},
-		{"Local with sum-product", wantError, "", "", func() error {
+		{Name: "Local with sum-product", Call: func() error {
 			g, s := misuseGraph()
 			_, err := schedule.Local(ctx, g, []*ffg.Variable{s}, sp(schedule.Settings{}))
 			return err
 		}},
-		{"Local with an Order", wantError, "", "", func() error {
+		{Name: "Local with an Order", Call: func() error {
 			g, s := misuseGraph()
 			_, err := schedule.Local(ctx, g, []*ffg.Variable{s}, &schedule.Settings{Order: []*ffg.Variable{s}})
 			return err
 		}},
-		{"Order with a nil variable", wantError, "", "", func() error {
+		{Name: "Order with a nil variable", Call: func() error {
 			g, _ := misuseGraph()
 			_, err := schedule.Run(ctx, g, &schedule.Settings{Order: []*ffg.Variable{nil}})
 			return err
 		}},
-		{"Order with a nil variable, sum-product", wantError, "", "", func() error {
+		{Name: "Order with a nil variable, sum-product", Call: func() error {
 			g, _ := misuseGraph()
 			_, err := schedule.Run(ctx, g, sp(schedule.Settings{Order: []*ffg.Variable{nil}}))
 			return err
 		}},
-		{"Order with a variable of another graph", wantError, "", "", func() error {
+		{Name: "Order with a variable of another graph", Call: func() error {
 			g, _ := misuseGraph()
 			_, s := misuseGraph()
 			_, err := schedule.Run(ctx, g, &schedule.Settings{Order: []*ffg.Variable{s}})
 			return err
 		}},
-		{"negative iterations", wantError, "", "", func() error {
+		{Name: "negative iterations", Call: func() error {
 			g, _ := misuseGraph()
 			_, err := schedule.Run(ctx, g, &schedule.Settings{Iterations: -1})
 			return err
 		}},
-		{"NaN tolerance", wantError, "", "", func() error {
+		{Name: "NaN tolerance", Call: func() error {
 			g, _ := misuseGraph()
 			_, err := schedule.Run(ctx, g, &schedule.Settings{Tolerance: math.NaN()})
 			return err
 		}},
-		{"unknown method", wantError, "", "", func() error {
+		{Name: "unknown method", Call: func() error {
 			g, _ := misuseGraph()
 			_, err := schedule.Run(ctx, g, &schedule.Settings{Method: "gibbs"})
 			return err
 		}},
-		{"loopy under VMP", wantError, "", "", func() error {
+		{Name: "loopy under VMP", Call: func() error {
 			g, _ := misuseGraph()
 			_, err := schedule.Run(ctx, g, &schedule.Settings{Loopy: true})
 			return err
 		}},
-		{"damping without loopy", wantError, "", "", func() error {
+		{Name: "damping without loopy", Call: func() error {
 			g, _ := misuseGraph()
 			_, err := schedule.Run(ctx, g, sp(schedule.Settings{Damping: 0.3}))
 			return err
 		}},
-		{"damping NaN", wantError, "", "", func() error {
+		{Name: "damping NaN", Call: func() error {
 			g, _ := misuseGraph()
 			_, err := schedule.Run(ctx, g, sp(schedule.Settings{Loopy: true, Damping: math.NaN()}))
 			return err
 		}},
-		{"EstimateSeconds(nil, nil)", wantAccept, "EstimateSeconds", "A nil graph takes 0 seconds", func() error {
+		{Name: "EstimateSeconds(nil, nil)", OK: "EstimateSeconds", Says: "A nil graph takes 0 seconds", Call: func() error {
 			if s := schedule.EstimateSeconds(nil, nil); s != 0 {
 				return fmt.Errorf("%v seconds, want 0", s)
 			}
 			return nil
 		}},
-		{"SweepWork(nil)", wantAccept, "SweepWork", "A nil graph, as an empty one, has no work", func() error {
+		{Name: "SweepWork(nil)", OK: "SweepWork", Says: "A nil graph, as an empty one, has no work", Call: func() error {
 			if w := schedule.SweepWork(nil); w != 0 {
 				return fmt.Errorf("work %v, want 0", w)
 			}
 			return nil
 		}},
-		{"Final of the nil result of a refused run", wantAccept, "Result.Final", "NaN when no sweep ran, or r is nil", func() error {
+		{Name: "Final of the nil result of a refused run", OK: "Result.Final", Says: "NaN when no sweep ran, or r is nil", Call: func() error {
 			res, err := schedule.Run(ctx, nil, nil)
 			if err == nil || res != nil {
 				return fmt.Errorf("Run(nil graph) = %v, %v; want nil and an error", res, err)
@@ -332,7 +211,7 @@ func TestMisuse(t *testing.T) {
 			}
 			return nil
 		}},
-		{"MaxSweeps of nil settings", wantAccept, "Settings.MaxSweeps", "when it is 0 or s is nil", func() error {
+		{Name: "MaxSweeps of nil settings", OK: "Settings.MaxSweeps", Says: "when it is 0 or s is nil", Call: func() error {
 			var s *schedule.Settings
 			if n := s.MaxSweeps(); n != schedule.DefaultIterations {
 				return fmt.Errorf("MaxSweeps() = %d", n)
@@ -340,5 +219,5 @@ func TestMisuse(t *testing.T) {
 			return nil
 		}},
 	}
-	runMisuses(t, "schedule: ", cases)
+	misusetest.Run(t, "schedule: ", cases)
 }

@@ -1,0 +1,4 @@
+package widget
+
+// Hidden is in a test file, whose doc comments are not read.
+func Hidden() {}
