@@ -13,6 +13,9 @@
 # build fixtures with the public API; nothing imports a test, so this adds no
 # edge to the dependency graph), but never cmd/ or examples/, and internal/
 # only under the rule above.
+#
+# The one exception under internal/ is internal/jsonread, a leaf that any
+# package may import: its library code imports the standard library only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mod=github.com/arbor-ai/arbor
@@ -48,9 +51,10 @@ allowed() {
   local from=$1 to=$2 kind=$3
   local f=${from%%/*} t=${to%%/*}
   [ "$from" = "$to" ] && return 0
+  [[ $from == internal/jsonread && $kind == lib ]] && return 1   # a leaf
   case "$t" in
     cmd|examples) return 1 ;;   # nothing imports a command or an example
-    internal) [[ $f == cmd || $f == examples || $f == internal ]]; return ;;
+    internal) [[ $to == internal/jsonread || $f == cmd || $f == examples || $f == internal ]]; return ;;
   esac
   dag_allows "$f" "$t" && return 0
   [ "$kind" = test ] && [[ $libs == *" $t "* ]] && [[ $f != expfam ]]
@@ -76,6 +80,9 @@ check() {
           *.*/*)
             if [[ ${from%%/*} == expfam && $kind == lib && $imp != gonum.org/* ]]; then
               echo "expfam may import gonum only: $from -> $imp"; bad=1
+            fi
+            if [[ $from == internal/jsonread && $kind == lib ]]; then
+              echo "internal/jsonread may import the standard library only: $from -> $imp"; bad=1
             fi ;;
         esac
       done
@@ -138,6 +145,16 @@ selftest() {
 1;$mod/model|$mod/cmd/arbor|
 1;$mod/newpkg|$mod/expfam|
 1;$mod/expfam|github.com/google/go-cmp/cmp|
+0;$mod/model|$mod/internal/jsonread|
+0;$mod/pomdp|$mod/internal/jsonread|
+0;$mod/expfam|$mod/internal/jsonread|
+0;$mod/cmd/arbor|$mod/internal/jsonread $mod/internal/output|
+1;$mod/model|$mod/internal/output|
+1;$mod/pomdp|$mod/internal/shard|
+1;$mod/model||$mod/internal/output
+1;$mod/internal/jsonread|$mod/expfam|
+1;$mod/internal/jsonread|$mod/internal/output|
+1;$mod/internal/jsonread|github.com/google/go-cmp/cmp|
 EOF
   if [ $fail = 0 ]; then echo "importcheck selftest: ok"; fi
   return $fail
