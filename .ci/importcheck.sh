@@ -15,6 +15,9 @@
 # only under the rule above. internal/misusetest, the harness of the
 # misuse tables, is the exception: the test files of any package may import
 # it, no library code may, and it imports the standard library only.
+#
+# internal/jsonread is a leaf that any package may import: its library code
+# imports the standard library only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mod=github.com/arbor-ai/arbor
@@ -54,9 +57,10 @@ allowed() {
   [ "$from" = "$to" ] && return 0
   [ "$to" = internal/misusetest ] && { [ "$kind" = test ]; return; }
   [ "$from" = internal/misusetest ] && [ "$kind" = lib ] && return 1
+  [[ $from == internal/jsonread && $kind == lib ]] && return 1   # a leaf
   case "$t" in
     cmd|examples) return 1 ;;   # nothing imports a command or an example
-    internal) [[ $f == cmd || $f == examples || $f == internal ]]; return ;;
+    internal) [[ $to == internal/jsonread || $f == cmd || $f == examples || $f == internal ]]; return ;;
   esac
   dag_allows "$f" "$t" && return 0
   [ "$kind" = test ] && [[ $libs == *" $t "* ]] && [[ $f != expfam ]]
@@ -83,8 +87,8 @@ check() {
             if [[ ${from%%/*} == expfam && $kind == lib && $imp != gonum.org/* ]]; then
               echo "expfam may import gonum only: $from -> $imp"; bad=1
             fi
-            if [[ $from == internal/misusetest && $kind == lib ]]; then
-              echo "internal/misusetest may import the standard library only: $from -> $imp"; bad=1
+            if [[ ($from == internal/misusetest || $from == internal/jsonread) && $kind == lib ]]; then
+              echo "${from} may import the standard library only: $from -> $imp"; bad=1
             fi ;;
         esac
       done
@@ -176,6 +180,16 @@ selftest() {
 1;$mod/internal/misusetest|$mod/ffg|
 1;$mod/internal/misusetest|$mod/internal/output|
 1;$mod/internal/misusetest|github.com/google/go-cmp/cmp|
+0;$mod/model|$mod/internal/jsonread|
+0;$mod/pomdp|$mod/internal/jsonread|
+0;$mod/expfam|$mod/internal/jsonread|
+0;$mod/cmd/arbor|$mod/internal/jsonread $mod/internal/output|
+1;$mod/model|$mod/internal/output|
+1;$mod/pomdp|$mod/internal/shard|
+1;$mod/model||$mod/internal/output
+1;$mod/internal/jsonread|$mod/expfam|
+1;$mod/internal/jsonread|$mod/internal/output|
+1;$mod/internal/jsonread|github.com/google/go-cmp/cmp|
 EOF
   if [ $fail = 0 ]; then echo "importcheck selftest: ok"; fi
   return $fail

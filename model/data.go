@@ -10,6 +10,7 @@ import (
 	"sort"
 
 	"github.com/arbor-ai/arbor/expfam"
+	"github.com/arbor-ai/arbor/internal/jsonread"
 	"github.com/arbor-ai/arbor/schedule"
 )
 
@@ -36,38 +37,38 @@ type Data map[string]Evidence
 func ParseData(where string, line []byte) (Data, error) {
 	bad := func(err error) error { return &Error{File: where, Err: err} }
 	const want = "want a JSON object from variable names to observed values"
-	switch fault, _ := jsonCheck(line); fault {
-	case jsonValid:
-	case jsonEmpty:
+	switch fault, _ := jsonread.Check(line); fault {
+	case jsonread.Valid:
+	case jsonread.Empty:
 		return nil, bad(fmt.Errorf("%s: %v", want, io.EOF))
-	case jsonTruncated:
+	case jsonread.Truncated:
 		return nil, bad(fmt.Errorf("%s: %v", want, io.ErrUnexpectedEOF))
-	case jsonTrailing:
+	case jsonread.Trailing:
 		return nil, bad(errors.New("trailing data after the JSON object"))
 	default:
 		var v struct{}
 		return nil, bad(fmt.Errorf("%s: %v", want, json.Unmarshal(line, &v)))
 	}
-	r := &jsonReader{data: line}
-	switch r.peek() {
+	r := &jsonread.Reader{Data: line}
+	switch r.Peek() {
 	case '{':
 	case 'n':
 		return nil, bad(errors.New("want a JSON object, got null"))
 	default:
-		return nil, bad(fmt.Errorf("%s, got JSON %s", want, r.kind()))
+		return nil, bad(fmt.Errorf("%s, got JSON %s", want, r.Kind()))
 	}
 	d := Data{}
 	faults := map[string]error{} // the fault of each name, reported in sorted order
 	seen := map[string]bool{}
-	err := r.object(func(name string, _ int) error {
+	err := r.Object(func(name string, _ int) error {
 		if seen[name] {
 			return bad(fmt.Errorf("duplicate key %q", shortName(name)))
 		}
 		seen[name] = true
-		switch c := r.peek(); {
+		switch c := r.Peek(); {
 		case c == '-' || '0' <= c && c <= '9':
-			lit := r.number()
-			x, ok := jsonFloat(lit)
+			lit := r.ReadNumber()
+			x, ok := jsonread.Float(lit)
 			switch {
 			case !ok:
 				faults[name] = fmt.Errorf("%s is not a finite number (want an outcome index, a probability vector or a number)", shorten(string(lit)))
@@ -79,21 +80,21 @@ func ParseData(where string, line []byte) (Data, error) {
 				d[name] = Evidence{Index: int(x), Value: &x}
 			}
 		case c == '[':
-			start := r.pos
-			t := r.readTensor(1)
-			if t.fault != nil {
+			start := r.Pos
+			t := r.ReadTensor(1)
+			if t.Fault != nil {
 				faults[name] = errors.New("want an outcome index or a probability vector")
-				r.pos = start
-				r.skip()
+				r.Pos = start
+				r.Skip()
 				break
 			}
-			probs := t.data
+			probs := t.Data
 			if probs == nil {
 				probs = []float64{} // [] is a vector of no probabilities
 			}
 			d[name] = Evidence{Index: -1, Probs: probs}
 		default:
-			r.skip()
+			r.Skip()
 			faults[name] = errors.New("want an outcome index or a probability vector")
 		}
 		return nil

@@ -6,13 +6,15 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/arbor-ai/arbor/internal/jsonread"
 )
 
 // The decoder of model files (docs/formats.md, "Generic model file"):
-// readModel walks the text once (after jsonCheck) and keeps its values,
-// refusing a wrong type, an unknown or a repeated key at its first token;
-// Parse then checks and builds them. Keys match case-insensitively, as
-// they did through encoding/json. Numbers are read flat at their final
+// readModel walks the text once (after jsonread.Check) and keeps its
+// values, refusing a wrong type, an unknown or a repeated key at its first
+// token; Parse then checks and builds them. Keys match case-insensitively,
+// as they did through encoding/json. Numbers are read flat at their final
 // size (8 bytes each); a fault inside a literal tensor (ragged, not
 // finite, not a number) is kept with the tensor and reported where Parse
 // uses it, with the factor's name and node.
@@ -33,7 +35,7 @@ type modelJSON struct {
 type varSpec struct {
 	Name, Family string
 	Shape        []int
-	Observed     *jsonTensor // nil: absent or null
+	Observed     *jsonread.Tensor // nil: absent or null
 }
 
 type factorSpec struct {
@@ -82,8 +84,8 @@ var (
 // set when the key is given (whatever its value).
 type jsonValue struct {
 	set  bool
-	name *string     // the value is a string
-	t    *jsonTensor // the value read as numbers (a string or null is its fault)
+	name *string          // the value is a string
+	t    *jsonread.Tensor // the value read as numbers (a string or null is its fault)
 }
 
 // varName returns the variable name the value gives: a string, or "" for
@@ -92,7 +94,7 @@ func (v jsonValue) varName() (string, bool) {
 	switch {
 	case v.name != nil:
 		return *v.name, true
-	case v.t != nil && v.t.null:
+	case v.t != nil && v.t.Null:
 		return "", true
 	}
 	return "", false
@@ -101,12 +103,12 @@ func (v jsonValue) varName() (string, bool) {
 // numbers returns the value's numbers and shape, or its fault as an error
 // naming field and the index.
 func (v jsonValue) numbers(field string) ([]float64, []int, error) {
-	return v.t.numbers(field)
+	return tensorNumbers(v.t, field)
 }
 
 // scalar returns the value's number, which must be finite.
 func (v jsonValue) scalar(field string) (float64, error) {
-	data, shape, err := v.t.numbers(field)
+	data, shape, err := tensorNumbers(v.t, field)
 	if err != nil {
 		return 0, err
 	}
@@ -116,29 +118,30 @@ func (v jsonValue) scalar(field string) (float64, error) {
 	return data[0], nil
 }
 
-// numbers returns the numbers and the shape of the tensor (a number has
-// shape []), or its fault: "factors[1] (transition).matrix[1]: 1 entries,
-// want 2 (ragged array)".
-func (t *jsonTensor) numbers(field string) ([]float64, []int, error) {
-	f := t.fault
+// tensorNumbers returns the numbers and the shape of the tensor t (a
+// number has shape []), or its fault as an error naming field and the
+// index: "factors[1] (transition).matrix[1]: 1 entries, want 2 (ragged
+// array)".
+func tensorNumbers(t *jsonread.Tensor, field string) ([]float64, []int, error) {
+	f := t.Fault
 	if f == nil {
-		return t.data, t.shape(), nil
+		return t.Data, t.Shape(), nil
 	}
-	at := field + jsonIndices(f.path)
-	switch f.kind {
-	case tensorNumber:
+	at := field + jsonread.Indices(f.Path)
+	switch f.Kind {
+	case jsonread.TensorNumber:
 		return nil, nil, fmt.Errorf("%s: number where an array was expected (ragged array)", at)
-	case tensorRange:
-		return nil, nil, fmt.Errorf("%s: %s is not a finite number", at, shorten(string(t.src[f.off:jsonWordEnd(t.src, f.off)])))
-	case tensorEmpty:
+	case jsonread.TensorRange:
+		return nil, nil, fmt.Errorf("%s: %s is not a finite number", at, shorten(string(t.Src[f.Off:jsonread.WordEnd(t.Src, f.Off)])))
+	case jsonread.TensorEmpty:
 		return nil, nil, fmt.Errorf("%s: empty array", at)
-	case tensorArray:
+	case jsonread.TensorArray:
 		return nil, nil, fmt.Errorf("%s: array where a number was expected (ragged array)", at)
-	case tensorLength:
-		return nil, nil, fmt.Errorf("%s: %d entries, want %d (ragged array)", at, f.n, f.want)
+	case jsonread.TensorLength:
+		return nil, nil, fmt.Errorf("%s: %d entries, want %d (ragged array)", at, f.Len, f.Want)
 	}
 	kind := "an object"
-	switch jsonKindAt(t.src, f.off) {
+	switch jsonread.KindAt(t.Src, f.Off) {
 	case "null":
 		kind = "null"
 	case "string":
@@ -152,7 +155,7 @@ func (t *jsonTensor) numbers(field string) ([]float64, []int, error) {
 // decoder reads one model file, named file in errors.
 type decoder struct {
 	file string
-	r    *jsonReader
+	r    *jsonread.Reader
 }
 
 // fail is the *Error of the file for field.
@@ -163,7 +166,7 @@ func (d *decoder) fail(field string, format string, args ...any) error {
 // at writes the line and column of offset off, for faults of the whole
 // file.
 func (d *decoder) at(off int) string {
-	l, c := lineCol(d.r.data, int64(off))
+	l, c := lineCol(d.r.Data, int64(off))
 	return fmt.Sprintf(" (line %d, column %d)", l, c)
 }
 
@@ -171,25 +174,25 @@ func (d *decoder) at(off int) string {
 // the reader: after the bracket of an array or object, after any other
 // value.
 func (d *decoder) typeOffset() int {
-	i := jsonSpace(d.r.data, d.r.pos)
-	if i < len(d.r.data) && (d.r.data[i] == '[' || d.r.data[i] == '{') {
+	i := jsonread.Space(d.r.Data, d.r.Pos)
+	if i < len(d.r.Data) && (d.r.Data[i] == '[' || d.r.Data[i] == '{') {
 		return i + 1
 	}
-	return jsonSkip(d.r.data, i)
+	return jsonread.Skip(d.r.Data, i)
 }
 
 // readModel reads the model file data (named file in errors). Its errors
 // are those of the file as a whole: its syntax, its top-level keys and the
 // types of variables and factors.
 func readModel(file string, data []byte) (*modelJSON, error) {
-	d := &decoder{file: file, r: &jsonReader{data: data}}
-	switch fault, off := jsonCheck(data); fault {
-	case jsonValid:
-	case jsonEmpty:
+	d := &decoder{file: file, r: &jsonread.Reader{Data: data}}
+	switch fault, off := jsonread.Check(data); fault {
+	case jsonread.Valid:
+	case jsonread.Empty:
 		return nil, d.fail("", "malformed JSON: empty file")
-	case jsonTruncated:
+	case jsonread.Truncated:
 		return nil, d.fail("", "malformed JSON: unexpected end of file")
-	case jsonTrailing:
+	case jsonread.Trailing:
 		// The faults of the object come first, as when it is decoded
 		// before the rest is looked at.
 		if _, err := readModel(file, data[:off]); err != nil {
@@ -203,21 +206,21 @@ func readModel(file string, data []byte) (*modelJSON, error) {
 			l, c := lineCol(data, se.Offset)
 			return nil, d.fail("", "malformed JSON at line %d, column %d: %v", l, c, se)
 		}
-		return nil, d.fail("", "malformed JSON") // not reached: jsonCheck agrees with encoding/json
+		return nil, d.fail("", "malformed JSON") // not reached: jsonread.Check agrees with encoding/json
 	}
 	m := &modelJSON{}
-	switch d.r.peek() {
+	switch d.r.Peek() {
 	case '{':
 	case 'n':
-		d.r.skip()
+		d.r.Skip()
 		return m, nil
 	default:
-		return nil, d.fail("", "want a JSON object, got JSON %s%s", d.r.kind(), d.at(d.typeOffset()))
+		return nil, d.fail("", "want a JSON object, got JSON %s%s", d.r.Kind(), d.at(d.typeOffset()))
 	}
 	err := d.object("", fileFields, func(k int) error {
 		switch k {
 		case 0:
-			if d.r.peek() == '[' {
+			if d.r.Peek() == '[' {
 				m.variables = []varSpec{} // [] is no variables, but not null (for ParseSpec)
 			}
 			return d.elements("variables", &m.varErr, func(i int) error {
@@ -228,7 +231,7 @@ func readModel(file string, data []byte) (*modelJSON, error) {
 				return err
 			})
 		case 1:
-			if d.r.peek() == '[' {
+			if d.r.Peek() == '[' {
 				m.factors = []factorSpec{}
 			}
 			return d.elements("factors", &m.factorErr, func(i int) error {
@@ -239,11 +242,11 @@ func readModel(file string, data []byte) (*modelJSON, error) {
 				return err
 			})
 		}
-		start := jsonSpace(d.r.data, d.r.pos)
+		start := jsonread.Space(d.r.Data, d.r.Pos)
 		m.settings, m.settingsErr = d.settings()
 		if m.settingsErr != nil {
 			m.settings = nil
-			d.r.pos = jsonSkip(d.r.data, start)
+			d.r.Pos = jsonread.Skip(d.r.Data, start)
 		}
 		return nil
 	})
@@ -276,7 +279,7 @@ func (d *decoder) object(field string, fields []string, f func(k int) error) err
 		}
 		return d.fail(field, "duplicate key %s", quoted)
 	}
-	return d.r.object(func(key string, at int) error {
+	return d.r.Object(func(key string, at int) error {
 		k := index(key)
 		if k < 0 {
 			return d.fail(join(field, strings.Trim(strconv.Quote(shorten(key)), `"`)), "unknown field (fields: %s)", strings.Join(fields, ", "))
@@ -285,25 +288,25 @@ func (d *decoder) object(field string, fields []string, f func(k int) error) err
 			return duplicate(key, at)
 		}
 		seen[k] = true
-		start := jsonSpace(d.r.data, d.r.pos)
+		start := jsonread.Space(d.r.Data, d.r.Pos)
 		err := f(k)
 		if err == nil {
 			return nil
 		}
 		// A later key equal to one so far?
-		r := &jsonReader{data: d.r.data, pos: jsonSkip(d.r.data, start)}
-		for r.peek() == ',' {
-			r.pos++
-			at := jsonSpace(r.data, r.pos)
-			key := r.str()
+		r := &jsonread.Reader{Data: d.r.Data, Pos: jsonread.Skip(d.r.Data, start)}
+		for r.Peek() == ',' {
+			r.Pos++
+			at := jsonread.Space(r.Data, r.Pos)
+			key := r.ReadString()
 			if j := index(key); j >= 0 && seen[j] {
 				return duplicate(key, at)
 			}
-			if r.peek() != ':' {
+			if r.Peek() != ':' {
 				break
 			}
-			r.pos++
-			r.skip()
+			r.Pos++
+			r.Skip()
 		}
 		return err
 	})
@@ -323,25 +326,25 @@ func join(field, sub string) string {
 // reading: its error goes to *elemErr and the rest of the array is
 // skipped.
 func (d *decoder) elements(field string, elemErr *error, f func(i int) error) error {
-	switch d.r.peek() {
+	switch d.r.Peek() {
 	case '[':
 	case 'n':
-		d.r.skip()
+		d.r.Skip()
 		return nil
 	default:
-		return d.fail(field, "want an array, got JSON %s%s", d.r.kind(), d.at(d.typeOffset()))
+		return d.fail(field, "want an array, got JSON %s%s", d.r.Kind(), d.at(d.typeOffset()))
 	}
-	start := jsonSpace(d.r.data, d.r.pos)
-	err := d.r.array(func(i int) error {
-		switch d.r.peek() {
+	start := jsonread.Space(d.r.Data, d.r.Pos)
+	err := d.r.Array(func(i int) error {
+		switch d.r.Peek() {
 		case '{', 'n':
 			return f(i)
 		}
-		return d.fail(fmt.Sprintf("%s[%d]", field, i), "want a JSON object, got JSON %s", d.r.kind())
+		return d.fail(fmt.Sprintf("%s[%d]", field, i), "want a JSON object, got JSON %s", d.r.Kind())
 	})
 	if err != nil {
 		*elemErr = err
-		d.r.pos = jsonSkip(d.r.data, start)
+		d.r.Pos = jsonread.Skip(d.r.Data, start)
 	}
 	return nil
 }
@@ -349,8 +352,8 @@ func (d *decoder) elements(field string, elemErr *error, f func(i int) error) er
 // null skips a null at the reader (an element or field given as null,
 // which reads as its zero value).
 func (d *decoder) null() bool {
-	if d.r.peek() == 'n' {
-		d.r.skip()
+	if d.r.Peek() == 'n' {
+		d.r.Skip()
 		return true
 	}
 	return false
@@ -358,32 +361,32 @@ func (d *decoder) null() bool {
 
 // str reads a string field (null is "").
 func (d *decoder) str(field string) (string, error) {
-	switch d.r.peek() {
+	switch d.r.Peek() {
 	case '"':
-		return d.r.str(), nil
+		return d.r.ReadString(), nil
 	case 'n':
-		d.r.skip()
+		d.r.Skip()
 		return "", nil
 	}
-	return "", d.fail(field, "want a string, got JSON %s", d.r.kind())
+	return "", d.fail(field, "want a string, got JSON %s", d.r.Kind())
 }
 
 // strs reads an array of strings (null is nil).
 func (d *decoder) strs(field string) ([]string, error) {
-	switch d.r.peek() {
+	switch d.r.Peek() {
 	case '[':
 	case 'n':
-		d.r.skip()
+		d.r.Skip()
 		return nil, nil
 	default:
-		return nil, d.fail(field, "want an array, got JSON %s", d.r.kind())
+		return nil, d.fail(field, "want an array, got JSON %s", d.r.Kind())
 	}
 	out := []string{}
-	err := d.r.array(func(i int) error {
-		if d.r.peek() != '"' {
-			return d.fail(fmt.Sprintf("%s[%d]", field, i), "want a string, got JSON %s", d.r.kind())
+	err := d.r.Array(func(i int) error {
+		if d.r.Peek() != '"' {
+			return d.fail(fmt.Sprintf("%s[%d]", field, i), "want a string, got JSON %s", d.r.Kind())
 		}
-		out = append(out, d.r.str())
+		out = append(out, d.r.ReadString())
 		return nil
 	})
 	return out, err
@@ -393,15 +396,15 @@ func (d *decoder) strs(field string) ([]string, error) {
 // is an empty list).
 func (d *decoder) list(field string) (jsonList, error) {
 	l := jsonList{set: true}
-	switch d.r.peek() {
+	switch d.r.Peek() {
 	case '[':
 	case 'n':
-		d.r.skip()
+		d.r.Skip()
 		return l, nil
 	default:
-		return l, d.fail(field, "want an array of variable names and numbers, got JSON %s", d.r.kind())
+		return l, d.fail(field, "want an array of variable names and numbers, got JSON %s", d.r.Kind())
 	}
-	err := d.r.array(func(i int) error {
+	err := d.r.Array(func(i int) error {
 		l.items = append(l.items, d.value())
 		return nil
 	})
@@ -411,14 +414,14 @@ func (d *decoder) list(field string) (jsonList, error) {
 // value reads a field of numbers or a variable's name.
 func (d *decoder) value() jsonValue {
 	v := jsonValue{set: true}
-	if d.r.peek() == '"' {
-		off := d.r.pos
-		name := d.r.str()
+	if d.r.Peek() == '"' {
+		off := d.r.Pos
+		name := d.r.ReadString()
 		v.name = &name
-		v.t = &jsonTensor{src: d.r.data, depth: -1, num: -1, fault: &jsonTensorFault{kind: tensorValue, off: off}}
+		v.t = &jsonread.Tensor{Src: d.r.Data, Depth: -1, NumAt: -1, Fault: &jsonread.TensorFault{Kind: jsonread.TensorValue, Off: off}}
 		return v
 	}
-	v.t = d.r.readTensor(-1)
+	v.t = d.r.ReadTensor(-1)
 	return v
 }
 
@@ -439,7 +442,7 @@ func (d *decoder) variable(i int) (varSpec, error) {
 			vs.Shape, err = d.ints(field + ".shape")
 		case 3:
 			if !d.null() {
-				vs.Observed = d.r.readTensor(-1)
+				vs.Observed = d.r.ReadTensor(-1)
 			}
 		}
 		return err
@@ -449,22 +452,22 @@ func (d *decoder) variable(i int) (varSpec, error) {
 
 // ints reads an array of whole numbers (null is nil).
 func (d *decoder) ints(field string) ([]int, error) {
-	switch d.r.peek() {
+	switch d.r.Peek() {
 	case '[':
 	case 'n':
-		d.r.skip()
+		d.r.Skip()
 		return nil, nil
 	default:
-		return nil, d.fail(field, "want an array, got JSON %s", d.r.kind())
+		return nil, d.fail(field, "want an array, got JSON %s", d.r.Kind())
 	}
 	out := []int{}
-	err := d.r.array(func(i int) error {
+	err := d.r.Array(func(i int) error {
 		sub := fmt.Sprintf("%s[%d]", field, i)
-		if c := d.r.peek(); c != '-' && (c < '0' || c > '9') {
-			return d.fail(sub, "want a number, got JSON %s", d.r.kind())
+		if c := d.r.Peek(); c != '-' && (c < '0' || c > '9') {
+			return d.fail(sub, "want a number, got JSON %s", d.r.Kind())
 		}
-		lit := d.r.number()
-		n, ok := jsonInt(lit)
+		lit := d.r.ReadNumber()
+		n, ok := jsonread.Int(lit)
 		if !ok {
 			return d.fail(sub, "want a whole number, got JSON number %s", shorten(string(lit)))
 		}
@@ -503,7 +506,7 @@ func (d *decoder) factor(i int) (factorSpec, error) {
 		case 8:
 			fs.Rate = d.value()
 		case 9:
-			if c := d.r.peek(); c == '"' || c == 'n' {
+			if c := d.r.Peek(); c == '"' || c == 'n' {
 				fs.Precision, err = d.str(sub)
 			} else {
 				fs.PrecisionNum = d.value()
@@ -514,7 +517,7 @@ func (d *decoder) factor(i int) (factorSpec, error) {
 			fs.Update, err = d.str(sub)
 		case 12:
 			fs.Mean.set = true
-			if d.r.peek() != '{' {
+			if d.r.Peek() != '{' {
 				fs.Mean.v = d.value()
 				break
 			}
@@ -547,8 +550,8 @@ func (d *decoder) settings() (*settingsSpec, error) {
 	if d.null() {
 		return nil, nil
 	}
-	if d.r.peek() != '{' {
-		return nil, d.fail("settings", "want a JSON object, got JSON %s", d.r.kind())
+	if d.r.Peek() != '{' {
+		return nil, d.fail("settings", "want a JSON object, got JSON %s", d.r.Kind())
 	}
 	ss := &settingsSpec{}
 	err := d.object("settings", settingsFields, func(k int) error {
@@ -566,15 +569,15 @@ func (d *decoder) settings() (*settingsSpec, error) {
 			ss.Method = &s
 			return err
 		case 3:
-			switch d.r.peek() {
+			switch d.r.Peek() {
 			case 't', 'f':
-				b := d.r.peek() == 't'
-				d.r.skip()
+				b := d.r.Peek() == 't'
+				d.r.Skip()
 				ss.Loopy = &b
 			case 'n':
-				d.r.skip()
+				d.r.Skip()
 			default:
-				return d.fail(sub, "want a boolean, got JSON %s", d.r.kind())
+				return d.fail(sub, "want a boolean, got JSON %s", d.r.Kind())
 			}
 		case 4:
 			ss.Damping = d.value()
@@ -582,31 +585,4 @@ func (d *decoder) settings() (*settingsSpec, error) {
 		return nil
 	})
 	return ss, err
-}
-
-// number reads the number at the reader and returns its text.
-func (r *jsonReader) number() []byte {
-	start := jsonSpace(r.data, r.pos)
-	r.pos = jsonWordEnd(r.data, start)
-	return r.data[start:r.pos]
-}
-
-// jsonInt converts the text of a JSON number to an int as encoding/json
-// does: an integer literal (no fraction, no exponent) in range.
-func jsonInt(lit []byte) (int, bool) {
-	n, err := strconv.ParseInt(string(lit), 10, 0)
-	return int(n), err == nil
-}
-
-// shape returns the lengths of the first arrays at every depth: the
-// tensor's shape when it is rectangular.
-func (t *jsonTensor) shape() []int {
-	var s []int
-	for _, a := range t.first {
-		if a == nil {
-			break
-		}
-		s = append(s, a.n)
-	}
-	return s
 }

@@ -16,25 +16,6 @@ import (
 	"time"
 )
 
-// TestJSONReadSame: jsonread.go is the same file in packages model and
-// pomdp, apart from the package clause.
-func TestJSONReadSame(t *testing.T) {
-	body := func(path string) []byte {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, rest, ok := bytes.Cut(data, []byte("\n"))
-		if !ok {
-			t.Fatalf("%s: one line", path)
-		}
-		return rest
-	}
-	if !bytes.Equal(body("jsonread.go"), body("../pomdp/jsonread.go")) {
-		t.Error("model/jsonread.go and pomdp/jsonread.go differ: copy one to the other (changing only the package clause)")
-	}
-}
-
 // oldDecodeTensor is how a literal tensor was read before the streaming
 // reader: through encoding/json's tree of interfaces. It is the reference
 // for decodeTensor (with long literals cut in errors, as now).

@@ -11,6 +11,7 @@ import (
 
 	"github.com/arbor-ai/arbor/expfam"
 	"github.com/arbor-ai/arbor/ffg"
+	"github.com/arbor-ai/arbor/internal/jsonread"
 	"github.com/arbor-ai/arbor/nodes"
 	"github.com/arbor-ai/arbor/schedule"
 )
@@ -159,7 +160,7 @@ func Parse(name string, data []byte) (*Model, error) {
 		}
 		ev := Evidence{Index: -1}
 		if vs.Observed != nil && fam == expfam.NormalFamily {
-			vals, shape, err := vs.Observed.numbers(field + ".observed")
+			vals, shape, err := tensorNumbers(vs.Observed, field+".observed")
 			if err != nil {
 				return nil, &Error{File: name, Err: err}
 			}
@@ -175,7 +176,7 @@ func Parse(name string, data []byte) (*Model, error) {
 			if fam != expfam.CategoricalFamily {
 				return nil, fail(field+".observed", "only categorical and normal variables can be observed")
 			}
-			vals, shape, err := vs.Observed.numbers(field + ".observed")
+			vals, shape, err := tensorNumbers(vs.Observed, field+".observed")
 			if err != nil {
 				return nil, &Error{File: name, Err: err}
 			}
@@ -647,13 +648,13 @@ func lineCol(data []byte, off int64) (int, int) {
 }
 
 // checkName refuses an empty name and one that is unfit to print
-// (nameFault: control characters, bidirectional overrides; a newline in a
-// name would break every line-based output).
+// (jsonread.NameFault: control characters, bidirectional overrides; a
+// newline in a name would break every line-based output).
 func checkName(name string) error {
 	if name == "" {
 		return errors.New("missing")
 	}
-	if fault := nameFault(name); fault != "" {
+	if fault := jsonread.NameFault(name); fault != "" {
 		return fmt.Errorf("%q %s", shorten(name), fault)
 	}
 	return nil

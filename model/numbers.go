@@ -3,6 +3,8 @@ package model
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/arbor-ai/arbor/internal/jsonread"
 )
 
 // decodeTensor parses a JSON number or nested array of numbers into a flat
@@ -10,7 +12,7 @@ import (
 // numbers that are not finite float64 values. field names the JSON field
 // in errors.
 func decodeTensor(raw json.RawMessage, field string) ([]float64, []int, error) {
-	if fault, off := jsonCheck(raw); fault != jsonValid {
+	if fault, off := jsonread.Check(raw); fault != jsonread.Valid {
 		var v any
 		err := json.Unmarshal(raw, &v)
 		if err == nil {
@@ -18,8 +20,8 @@ func decodeTensor(raw json.RawMessage, field string) ([]float64, []int, error) {
 		}
 		return nil, nil, fmt.Errorf("%s: %v", field, err)
 	}
-	r := &jsonReader{data: raw}
-	return r.readTensor(-1).numbers(field)
+	r := &jsonread.Reader{Data: raw}
+	return tensorNumbers(r.ReadTensor(-1), field)
 }
 
 // nest turns a flat row-major slice into nested []any of the given shape,

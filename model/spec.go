@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/arbor-ai/arbor/internal/jsonread"
 )
 
 // Spec is the Go value of a model file (docs/formats.md, "Generic model
@@ -298,13 +300,13 @@ func ParseSpec(data []byte) (Spec, error) {
 		v := VariableSpec{Name: vs.Name, Family: vs.Family, Shape: vs.Shape}
 		if t := vs.Observed; t != nil {
 			field := fmt.Sprintf("variables[%d].observed", i)
-			vals, shape, err := t.numbers(field)
+			vals, shape, err := tensorNumbers(t, field)
 			if err != nil {
 				return fail(err)
 			}
 			switch {
 			case len(shape) == 0 && isInt(t):
-				idx, _ := jsonInt(t.src[t.num:jsonWordEnd(t.src, t.num)])
+				idx, _ := jsonread.Int(t.Src[t.NumAt:jsonread.WordEnd(t.Src, t.NumAt)])
 				x := vals[0]
 				v.Observed = &Evidence{Index: idx, Value: &x}
 			case len(shape) == 0:
@@ -329,9 +331,9 @@ func ParseSpec(data []byte) (Spec, error) {
 			v   jsonValue
 			dst **Value
 		}{{"p", fs.P, &f.P}, {"matrix", fs.Matrix, &f.Matrix}} {
-			if name, ok := p.v.varName(); ok && !p.v.t.null {
+			if name, ok := p.v.varName(); ok && !p.v.t.Null {
 				*p.dst = &Value{Var: name}
-			} else if p.v.set && !p.v.t.null {
+			} else if p.v.set && !p.v.t.Null {
 				data, shape, err := p.v.numbers(field + p.key)
 				if err != nil {
 					return fail(err)
@@ -344,7 +346,7 @@ func ParseSpec(data []byte) (Spec, error) {
 			v   jsonValue
 			dst **Tensor
 		}{{"alpha", fs.Alpha, &f.Alpha}, {"values", fs.Values, &f.Values}} {
-			if p.v.set && !p.v.t.null {
+			if p.v.set && !p.v.t.Null {
 				data, shape, err := p.v.numbers(field + p.key)
 				if err != nil {
 					return fail(err)
@@ -357,7 +359,7 @@ func ParseSpec(data []byte) (Spec, error) {
 			v   jsonValue
 			dst **float64
 		}{{"shape", fs.Shape, &f.Shape}, {"rate", fs.Rate, &f.Rate}} {
-			if p.v.set && !p.v.t.null {
+			if p.v.set && !p.v.t.Null {
 				x, err := p.v.scalar(field + p.key)
 				if err != nil {
 					return fail(err)
@@ -380,7 +382,7 @@ func ParseSpec(data []byte) (Spec, error) {
 			v   jsonValue
 			dst *float64
 		}{{"tolerance", ss.Tolerance, &sp.Settings.Tolerance}, {"damping", ss.Damping, &sp.Settings.Damping}} {
-			if p.v.set && !p.v.t.null {
+			if p.v.set && !p.v.t.Null {
 				x, err := p.v.scalar("settings." + p.key)
 				if err != nil {
 					return fail(err)
@@ -388,7 +390,7 @@ func ParseSpec(data []byte) (Spec, error) {
 				*p.dst = x
 			}
 		}
-		if v := ss.Iterations; v.set && !v.t.null {
+		if v := ss.Iterations; v.set && !v.t.Null {
 			x, err := v.scalar("settings.iterations")
 			if err != nil {
 				return fail(err)
@@ -404,11 +406,11 @@ func ParseSpec(data []byte) (Spec, error) {
 
 // isInt reports whether the number t is written as an integer in the
 // range of int, as encoding/json wants for an int.
-func isInt(t *jsonTensor) bool {
-	if t.num < 0 {
+func isInt(t *jsonread.Tensor) bool {
+	if t.NumAt < 0 {
 		return false
 	}
-	_, ok := jsonInt(t.src[t.num:jsonWordEnd(t.src, t.num)])
+	_, ok := jsonread.Int(t.Src[t.NumAt:jsonread.WordEnd(t.Src, t.NumAt)])
 	return ok
 }
 
@@ -445,7 +447,7 @@ func FromSpec(name string, sp Spec) (*Model, error) {
 // factor fs into f.
 func normalSpec(f *FactorSpec, fs factorSpec, field string) error {
 	scalar := func(sub string, v jsonValue) (*float64, error) {
-		if !v.set || v.t.null {
+		if !v.set || v.t.Null {
 			return nil, nil
 		}
 		x, err := v.scalar(field + sub)
@@ -471,7 +473,7 @@ func normalSpec(f *FactorSpec, fs factorSpec, field string) error {
 			if nm.Offset, err = scalar("mean.offset", m.offset); err != nil {
 				return err
 			}
-		} else if m.v.t == nil || !m.v.t.null {
+		} else if m.v.t == nil || !m.v.t.Null {
 			o, err := operand("mean", m.v)
 			if err != nil {
 				return err

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/arbor-ai/arbor/internal/jsonread"
 )
 
 // MaxDependsOn is the largest number of factors one modality may depend on.
@@ -104,7 +106,7 @@ func newFactorised(fs FactorisedSpec) (*Model, error) {
 		if sf.Name == "" {
 			return nil, fmt.Errorf("factors[%d]: name: missing", i)
 		}
-		if f := nameFault(sf.Name); f != "" {
+		if f := jsonread.NameFault(sf.Name); f != "" {
 			return nil, fmt.Errorf("factors[%d]: name: %s %s", i, quote(sf.Name), f)
 		}
 		if j, ok := index[sf.Name]; ok {
@@ -122,7 +124,7 @@ func newFactorised(fs FactorisedSpec) (*Model, error) {
 		if sm.Name == "" {
 			return nil, fmt.Errorf("modalities[%d]: name: missing", i)
 		}
-		if f := nameFault(sm.Name); f != "" {
+		if f := jsonread.NameFault(sm.Name); f != "" {
 			return nil, fmt.Errorf("modalities[%d]: name: %s %s", i, quote(sm.Name), f)
 		}
 		if j, ok := seen[sm.Name]; ok {

@@ -7,12 +7,15 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/arbor-ai/arbor/internal/jsonread"
 )
 
 // The decoder of POMDP files (docs/formats.md, both formats): readFile
-// walks the text once (after jsonCheck) and keeps what it holds, checking
-// types, keys and names as it goes; spec (load.go) and parseFactorised
-// (loadf.go) then check the shapes and New or NewFactorised the values.
+// walks the text once (after jsonread.Check) and keeps what it holds,
+// checking types, keys and names as it goes; spec (load.go) and
+// parseFactorised (loadf.go) then check the shapes and New or
+// NewFactorised the values.
 //
 // Memory: beyond the text, reading keeps 8 bytes per number (each array
 // is allocated once at its final size) and small bookkeeping; New then
@@ -31,9 +34,9 @@ type fileJSON struct {
 // pomdpJSON holds the fields of a single-factor file (nil: absent or
 // null).
 type pomdpJSON struct {
-	A, ConcA                          *jsonTensor // [o][s]
-	B, ConcB                          *jsonTensor // [u][next][prev]
-	C, D, CStates, LogC, LogCS, ConcD *jsonTensor
+	A, ConcA                          *jsonread.Tensor // [o][s]
+	B, ConcB                          *jsonread.Tensor // [u][next][prev]
+	C, D, CStates, LogC, LogCS, ConcD *jsonread.Tensor
 
 	Actions, Observations, States []string
 }
@@ -43,9 +46,9 @@ type pomdpJSON struct {
 type factorJSON struct {
 	name                     string
 	states, controls         []string
-	B, ConcB                 *jsonTensor
+	B, ConcB                 *jsonread.Tensor
 	hasB, hasCB              bool
-	D, CStates, LogCS, ConcD *jsonTensor
+	D, CStates, LogCS, ConcD *jsonread.Tensor
 }
 
 // modalityJSON is one object of "modalities". A and a are read with a
@@ -53,21 +56,21 @@ type factorJSON struct {
 type modalityJSON struct {
 	name                string
 	outcomes, dependsOn []string
-	A, ConcA            *jsonTensor
+	A, ConcA            *jsonread.Tensor
 	hasA, hasCA         bool
-	C, LogC             *jsonTensor
+	C, LogC             *jsonread.Tensor
 }
 
 // readFile reads the valid JSON text of r, which holds an object.
-func readFile(r *jsonReader) (*fileJSON, error) {
+func readFile(r *jsonread.Reader) (*fileJSON, error) {
 	f := &fileJSON{}
 	var keys []string // the keys so far
 	valueAt := 0      // where the value of the last key starts
 	seen := map[string]bool{}
 	single, fact := false, false // a key of either format seen
-	err := r.object(func(key string, _ int) error {
+	err := r.Object(func(key string, _ int) error {
 		keys = append(keys, key)
-		valueAt = jsonSpace(r.data, r.pos)
+		valueAt = jsonread.Space(r.Data, r.Pos)
 		isFact := key == "factors" || key == "modalities"
 		if !knownKeys[key] && !isFact || isFact && single || !isFact && fact {
 			return errUnknownKey
@@ -129,7 +132,7 @@ func readFile(r *jsonReader) (*fileJSON, error) {
 	if err != nil {
 		if valueAt > 0 && len(keys) > 0 {
 			// The keys after the value at fault, which is skipped.
-			keys = append(keys, keysAfter(r.data, jsonSkip(r.data, valueAt))...)
+			keys = append(keys, keysAfter(r.Data, jsonread.Skip(r.Data, valueAt))...)
 		}
 		if kerr := topKeysError(keys); kerr != nil {
 			return nil, kerr
@@ -143,16 +146,16 @@ func readFile(r *jsonReader) (*fileJSON, error) {
 // after one of its values.
 func keysAfter(data []byte, i int) []string {
 	var keys []string
-	r := &jsonReader{data: data, pos: i}
-	for r.peek() == ',' {
-		r.pos++
-		r.peek()
-		keys = append(keys, r.str())
-		if r.peek() != ':' {
+	r := &jsonread.Reader{Data: data, Pos: i}
+	for r.Peek() == ',' {
+		r.Pos++
+		r.Peek()
+		keys = append(keys, r.ReadString())
+		if r.Peek() != ':' {
 			break
 		}
-		r.pos++
-		r.skip()
+		r.Pos++
+		r.Skip()
 	}
 	return keys
 }
@@ -223,51 +226,51 @@ func unknownKey(where string, keys, known []string) error {
 // rank (1 for a vector); null is nil, as an absent field. A value of
 // another type is refused at its first token, named as encoding/json
 // names it: "A: cannot use JSON number as []float64 (at A[0])".
-func readVector(r *jsonReader, field string, rank int) (*jsonTensor, error) {
-	t := r.readTensor(rank)
-	if t.null {
+func readVector(r *jsonread.Reader, field string, rank int) (*jsonread.Tensor, error) {
+	t := r.ReadTensor(rank)
+	if t.Null {
 		return nil, nil
 	}
-	if f := t.fault; f != nil {
-		lit := jsonKindAt(t.src, f.off)
-		if lit == "null" && len(f.path) == 1 && strings.HasPrefix(field, "log_C") {
+	if f := t.Fault; f != nil {
+		lit := jsonread.KindAt(t.Src, f.Off)
+		if lit == "null" && len(f.Path) == 1 && strings.HasPrefix(field, "log_C") {
 			// It would have been 0 to encoding/json; the user probably
 			// meant -Inf.
-			return nil, fmt.Errorf("%s[%d]: null, want a number (JSON has no -Inf: write a very negative log-preference such as -1e6, or use C with a 0)", field, f.path[0])
+			return nil, fmt.Errorf("%s[%d]: null, want a number (JSON has no -Inf: write a very negative log-preference such as -1e6, or use C with a 0)", field, f.Path[0])
 		}
-		if f.kind == tensorRange {
-			lit = "number " + string(r.text(f.off))
+		if f.Kind == jsonread.TensorRange {
+			lit = "number " + string(r.Text(f.Off))
 		}
 		at := ""
-		if len(f.path) > 0 {
-			at = fmt.Sprintf(" (at %s%s)", field, jsonIndices(f.path))
+		if len(f.Path) > 0 {
+			at = fmt.Sprintf(" (at %s%s)", field, jsonread.Indices(f.Path))
 		}
-		return nil, fmt.Errorf("%s: cannot use JSON %s as %sfloat64%s", field, shorten(lit), strings.Repeat("[]", rank-len(f.path)), at)
+		return nil, fmt.Errorf("%s: cannot use JSON %s as %sfloat64%s", field, shorten(lit), strings.Repeat("[]", rank-len(f.Path)), at)
 	}
 	return t, nil
 }
 
 // readNames reads an array of names (null is nil). Each must be a string
-// fit to print (nameFault); check is false for references to names
+// fit to print (jsonread.NameFault); check is false for references to names
 // (depends_on), which must match a checked name anyway.
-func readNames(r *jsonReader, field string, check bool) ([]string, error) {
-	switch c := r.peek(); c {
+func readNames(r *jsonread.Reader, field string, check bool) ([]string, error) {
+	switch c := r.Peek(); c {
 	case 'n':
-		r.skip()
+		r.Skip()
 		return nil, nil
 	case '[':
 	default:
-		kind := r.kind()
-		r.skip()
+		kind := r.Kind()
+		r.Skip()
 		return nil, fmt.Errorf("%s: cannot use JSON %s as []string", field, kind)
 	}
 	names := []string{}
-	err := r.array(func(i int) error {
-		if r.peek() != '"' {
-			return fmt.Errorf("%s: cannot use JSON %s as string (at %s[%d])", field, r.kind(), field, i)
+	err := r.Array(func(i int) error {
+		if r.Peek() != '"' {
+			return fmt.Errorf("%s: cannot use JSON %s as string (at %s[%d])", field, r.Kind(), field, i)
 		}
-		s := r.str()
-		if fault := nameFault(s); fault != "" && check {
+		s := r.ReadString()
+		if fault := jsonread.NameFault(s); fault != "" && check {
 			return fmt.Errorf("%s[%d]: %s %s", field, i, quote(s), fault)
 		}
 		names = append(names, s)
@@ -278,22 +281,22 @@ func readNames(r *jsonReader, field string, check bool) ([]string, error) {
 
 // readObjects reads the array of objects of field ("factors",
 // "modalities"), calling f with the reader at each object.
-func readObjects(r *jsonReader, field string, f func(i int) error) error {
-	if c := r.peek(); c != '[' {
+func readObjects(r *jsonread.Reader, field string, f func(i int) error) error {
+	if c := r.Peek(); c != '[' {
 		if c == 'n' {
-			r.skip()
+			r.Skip()
 			return nil
 		}
-		return fmt.Errorf("%s: want an array of objects, got JSON %s", field, r.kind())
+		return fmt.Errorf("%s: want an array of objects, got JSON %s", field, r.Kind())
 	}
-	return r.array(func(i int) error {
-		switch c := r.peek(); c {
+	return r.Array(func(i int) error {
+		switch c := r.Peek(); c {
 		case '{':
 			return f(i)
 		case 'n':
 			return fmt.Errorf("%s[%d]: null, want an object", field, i)
 		default:
-			return fmt.Errorf("%s[%d]: want an object, got JSON %s", field, i, r.kind())
+			return fmt.Errorf("%s[%d]: want an object, got JSON %s", field, i, r.Kind())
 		}
 	})
 }
@@ -308,26 +311,26 @@ func objectError(data []byte, start int, field, kind string, i int, known []stri
 	where := fmt.Sprintf("%s[%d]: ", field, i)
 	var keys []string
 	var nameErr error
-	r := &jsonReader{data: data, pos: start}
-	_ = r.object(func(key string, _ int) error {
+	r := &jsonread.Reader{Data: data, Pos: start}
+	_ = r.Object(func(key string, _ int) error {
 		keys = append(keys, key)
 		if key != "name" || len(keys) > 1 && slices.Contains(keys[:len(keys)-1], "name") {
-			r.skip()
+			r.Skip()
 			return nil
 		}
-		switch c := r.peek(); c {
+		switch c := r.Peek(); c {
 		case '"':
-			name := r.str()
-			if fault := nameFault(name); fault != "" {
+			name := r.ReadString()
+			if fault := jsonread.NameFault(name); fault != "" {
 				nameErr = fmt.Errorf("%sname: %s %s", where, quote(name), fault)
 			} else if name != "" {
 				where = fmt.Sprintf("%s %s: ", kind, quote(name))
 			}
 		case 'n':
-			r.skip()
+			r.Skip()
 		default:
-			nameErr = fmt.Errorf("%sname: cannot use JSON %s as string", where, r.kind())
-			r.skip()
+			nameErr = fmt.Errorf("%sname: cannot use JSON %s as string", where, r.Kind())
+			r.Skip()
 		}
 		return nil
 	})
@@ -358,10 +361,10 @@ var errUnknownKey = errors.New("unknown key")
 // readObject reads the object at r (the i-th of field) with the keys
 // known, calling f with each key and the reader at its value; a duplicate
 // or unknown key is an error. Errors are completed by objectError.
-func readObject(r *jsonReader, field, kind string, i int, known []string, f func(key string) error) error {
-	start := jsonSpace(r.data, r.pos)
+func readObject(r *jsonread.Reader, field, kind string, i int, known []string, f func(key string) error) error {
+	start := jsonread.Space(r.Data, r.Pos)
 	var seen []string
-	err := r.object(func(key string, _ int) error {
+	err := r.Object(func(key string, _ int) error {
 		if !slices.Contains(known, key) {
 			return errUnknownKey
 		}
@@ -372,28 +375,28 @@ func readObject(r *jsonReader, field, kind string, i int, known []string, f func
 		return f(key)
 	})
 	if err != nil {
-		return objectError(r.data, start, field, kind, i, known, err)
+		return objectError(r.Data, start, field, kind, i, known, err)
 	}
 	return nil
 }
 
 // readName reads an optional name (null is "").
-func readName(r *jsonReader) (string, error) {
-	switch r.peek() {
+func readName(r *jsonread.Reader) (string, error) {
+	switch r.Peek() {
 	case '"':
-		name := r.str()
-		if fault := nameFault(name); fault != "" {
+		name := r.ReadString()
+		if fault := jsonread.NameFault(name); fault != "" {
 			return "", fmt.Errorf("name: %s %s", quote(name), fault)
 		}
 		return name, nil
 	case 'n':
-		r.skip()
+		r.Skip()
 		return "", nil
 	}
-	return "", fmt.Errorf("name: cannot use JSON %s as string", r.kind())
+	return "", fmt.Errorf("name: cannot use JSON %s as string", r.Kind())
 }
 
-func readFactor(r *jsonReader, i int) (factorJSON, error) {
+func readFactor(r *jsonread.Reader, i int) (factorJSON, error) {
 	var f factorJSON
 	err := readObject(r, "factors", "factor", i, factorKeys, func(key string) error {
 		var err error
@@ -424,7 +427,7 @@ func readFactor(r *jsonReader, i int) (factorJSON, error) {
 	return f, err
 }
 
-func readModality(r *jsonReader, i int) (modalityJSON, error) {
+func readModality(r *jsonread.Reader, i int) (modalityJSON, error) {
 	var md modalityJSON
 	err := readObject(r, "modalities", "modality", i, modalityKeys, func(key string) error {
 		var err error
@@ -437,10 +440,10 @@ func readModality(r *jsonReader, i int) (modalityJSON, error) {
 			md.dependsOn, err = readNames(r, key, false)
 		case "A":
 			md.hasA = true
-			md.A = r.readTensor(-1) // checked against depends_on later (tensorFit)
+			md.A = r.ReadTensor(-1) // checked against depends_on later (tensorFit)
 		case "a":
 			md.hasCA = true
-			md.ConcA = r.readTensor(-1)
+			md.ConcA = r.ReadTensor(-1)
 		case "C":
 			md.C, err = readVector(r, key, 1)
 		case "log_C":
@@ -451,14 +454,14 @@ func readModality(r *jsonReader, i int) (modalityJSON, error) {
 	return md, err
 }
 
-// syntaxError is the error for a text that jsonCheck refused: that of
+// syntaxError is the error for a text that jsonread.Check refused: that of
 // encoding/json (same offset and wording), after the path of the value it
 // is in ("A[0][1]: invalid JSON at byte 14: ...").
 func syntaxError(data []byte, off int) error {
 	var se *json.SyntaxError
 	var v struct{}
 	if err := json.Unmarshal(data, &v); !errors.As(err, &se) {
-		// Not reached: jsonCheck accepts what encoding/json accepts.
+		// Not reached: jsonread.Check accepts what encoding/json accepts.
 		return fmt.Errorf("invalid JSON at byte %d", off+1)
 	}
 	at := ""
@@ -502,7 +505,7 @@ func jsonPathAt(data []byte, end int64) string {
 		return ""
 	}
 	d := data[:end]
-	for i := jsonSpace(d, 0); i < len(d); i = jsonSpace(d, i) {
+	for i := jsonread.Space(d, 0); i < len(d); i = jsonread.Space(d, i) {
 		switch c := d[i]; c {
 		case '{':
 			stack = append(stack, frame{obj: true, wantKey: true})
@@ -519,36 +522,36 @@ func jsonPathAt(data []byte, end int64) string {
 		case ',', ':':
 			i++
 		case '"':
-			j, f := jsonCheckString(d, i)
-			if f != jsonValid {
+			j, f := jsonread.CheckString(d, i)
+			if f != jsonread.Valid {
 				i = len(d) // an unfinished string is no token
 				continue
 			}
 			if f := len(stack) - 1; f >= 0 && stack[f].obj && stack[f].wantKey {
-				r := &jsonReader{data: d, pos: i}
-				stack[f].key, stack[f].wantKey = r.str(), false
+				r := &jsonread.Reader{Data: d, Pos: i}
+				stack[f].key, stack[f].wantKey = r.ReadString(), false
 			} else {
 				done()
 			}
 			i = j
 		default:
-			var f jsonFault
-			j := jsonWordEnd(d, i)
+			var f jsonread.Fault
+			j := jsonread.WordEnd(d, i)
 			switch c {
 			case 't':
-				_, f = jsonCheckWord(d, i, "true")
+				_, f = jsonread.CheckWord(d, i, "true")
 			case 'f':
-				_, f = jsonCheckWord(d, i, "false")
+				_, f = jsonread.CheckWord(d, i, "false")
 			case 'n':
-				_, f = jsonCheckWord(d, i, "null")
+				_, f = jsonread.CheckWord(d, i, "null")
 			default:
 				var k int
-				k, f = jsonCheckNumber(d, i)
-				if f == jsonValid && k != j {
-					f = jsonBadByte
+				k, f = jsonread.CheckNumber(d, i)
+				if f == jsonread.Valid && k != j {
+					f = jsonread.BadByte
 				}
 			}
-			if f == jsonValid {
+			if f == jsonread.Valid {
 				done()
 			}
 			i = j
@@ -575,19 +578,4 @@ func jsonPathAt(data []byte, end int64) string {
 		}
 	}
 	return b.String()
-}
-
-// text returns the text of the value at offset i.
-func (r *jsonReader) text(i int) []byte {
-	i = jsonSpace(r.data, i)
-	return r.data[i:jsonSkip(r.data, i)]
-}
-
-// n returns the length of the tensor's outer array (0 for null or a
-// number).
-func (t *jsonTensor) n() int {
-	if t == nil || len(t.first) == 0 || t.first[0] == nil {
-		return 0
-	}
-	return t.first[0].n
 }

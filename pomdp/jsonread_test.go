@@ -19,6 +19,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/arbor-ai/arbor/internal/jsonread"
 	modelfile "github.com/arbor-ai/arbor/model"
 )
 
@@ -43,87 +44,6 @@ func jsonSeeds(f *testing.F) [][]byte {
 		out = append(out, []byte(s))
 	}
 	return out
-}
-
-// FuzzJSONCheck: jsonCheck accepts exactly what encoding/json accepts and
-// finds a fault where encoding/json's syntax error is (its Offset counts
-// the byte at fault).
-func FuzzJSONCheck(f *testing.F) {
-	for _, s := range jsonSeeds(f) {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		fault, off := jsonCheck(data)
-		var v struct{}
-		err := json.Unmarshal(data, &v)
-		var se *json.SyntaxError
-		isSyntax := errors.As(err, &se)
-		if (fault == jsonValid) == isSyntax {
-			t.Fatalf("jsonCheck: %d at %d; encoding/json: %v", fault, off, err)
-		}
-		switch fault {
-		case jsonEmpty, jsonTruncated:
-			// A number or word cut at the end is "invalid character ' '"
-			// to encoding/json, at the end too.
-			if off != len(data) || se.Offset != int64(len(data)) && se.Error() != "unexpected end of JSON input" {
-				t.Fatalf("jsonCheck: %d at %d; encoding/json: %v at %d", fault, off, se, se.Offset)
-			}
-		case jsonBadByte, jsonTrailing:
-			if se.Offset != int64(off)+1 || (fault == jsonTrailing) != strings.HasSuffix(se.Error(), "after top-level value") {
-				t.Fatalf("jsonCheck: %d at %d; encoding/json: %v at %d", fault, off, se, se.Offset)
-			}
-		}
-		if fault != jsonValid {
-			return
-		}
-		// Skipping and counting agree with encoding/json's view of the
-		// value.
-		i := jsonSpace(data, 0)
-		if end := jsonSpace(data, jsonSkip(data, i)); end != len(data) {
-			t.Fatalf("jsonSkip ends at %d of %d", end, len(data))
-		}
-		want := 0
-		dec := json.NewDecoder(bytes.NewReader(data))
-		dec.UseNumber()
-		for {
-			tok, err := dec.Token()
-			if err != nil {
-				break
-			}
-			if _, ok := tok.(json.Number); ok {
-				want++
-			}
-		}
-		if got := jsonCountNumbers(data, i); got != want {
-			t.Fatalf("jsonCountNumbers = %d, want %d", got, want)
-		}
-	})
-}
-
-func TestJSONCheck(t *testing.T) {
-	for _, tc := range []struct {
-		data  string
-		fault jsonFault
-		off   int
-	}{
-		{`{"A": [[1, 2], [3]]}`, jsonValid, 20},
-		{"  \n", jsonEmpty, 3},
-		{`{"A": [1, 2`, jsonTruncated, 11},
-		{`{"A": 1} {}`, jsonTrailing, 9},
-		{`{"A": [1, 2,]}`, jsonBadByte, 12},
-		{`{"A": [0.5, NaN]}`, jsonBadByte, 12},
-		{`{"A": 01}`, jsonBadByte, 7},
-		{`[1e]`, jsonBadByte, 3},
-		{"[\"a\tb\"]", jsonBadByte, 3},
-		{`["\x"]`, jsonBadByte, 3},
-		{strings.Repeat("[", 10000) + strings.Repeat("]", 10000), jsonValid, 20000},
-		{strings.Repeat("[", 10001), jsonBadByte, 10000},
-	} {
-		fault, off := jsonCheck([]byte(tc.data))
-		if fault != tc.fault || off != tc.off {
-			t.Errorf("jsonCheck(%.40q) = %d at %d, want %d at %d", tc.data, fault, off, tc.fault, tc.off)
-		}
-	}
 }
 
 // oldTensor is how Parse read a modality's A before the streaming reader
@@ -172,7 +92,7 @@ func oldTensor(field string, raw json.RawMessage, shape []int, deps []string) ([
 }
 
 // FuzzTensorFit: a modality's A read in one pass and checked against its
-// shape afterwards (readTensor, tensorFit) gives the numbers or the error
+// shape afterwards (ReadTensor, tensorFit) gives the numbers or the error
 // of a walk of the decoded tree against the shape (oldTensor), whatever the
 // text.
 func FuzzTensorFit(f *testing.F) {
@@ -184,7 +104,7 @@ func FuzzTensorFit(f *testing.F) {
 	f.Add([]byte(`[[[1, 0], [0, 1]], [[0, 1], "x"]]`), uint8(2), uint8(2), uint8(2), int8(2))
 	f.Add([]byte(`[[], [1]]`), uint8(1), uint8(1), uint8(1), int8(-1))
 	f.Fuzz(func(t *testing.T, data []byte, rank, n1, n2 uint8, n0 int8) {
-		if fault, _ := jsonCheck(data); fault != jsonValid {
+		if fault, _ := jsonread.Check(data); fault != jsonread.Valid {
 			return
 		}
 		deps := []string{"f1", "f2", "f3"}[:rank%4]
@@ -193,13 +113,13 @@ func FuzzTensorFit(f *testing.F) {
 			shape = append(shape, 1+int([]uint8{n1, n2, n1 ^ n2}[i]%4))
 		}
 		want, wantErr := oldTensor("A", data, slices.Clone(shape), deps)
-		r := &jsonReader{data: data}
-		got, err := tensorFit("A", r.readTensor(-1), slices.Clone(shape), deps)
+		r := &jsonread.Reader{Data: data}
+		got, err := tensorFit("A", r.ReadTensor(-1), slices.Clone(shape), deps)
 		if fmt.Sprint(err) != fmt.Sprint(wantErr) || !slices.Equal(got, want) {
 			t.Fatalf("shape %v: got %v, %v; want %v, %v", shape, got, err, want, wantErr)
 		}
-		if err == nil && jsonSpace(data, r.pos) != len(data) {
-			t.Fatalf("reader at %d of %d after the tensor", r.pos, len(data))
+		if err == nil && jsonread.Space(data, r.Pos) != len(data) {
+			t.Fatalf("reader at %d of %d after the tensor", r.Pos, len(data))
 		}
 	})
 }
@@ -241,14 +161,14 @@ func FuzzMatrixShape(f *testing.F) {
 	f.Add([]byte(`[[], [1]]`), false, int8(-1))
 	f.Add([]byte(`[[[1]], [], [[1, 2]]]`), true, int8(1))
 	f.Fuzz(func(t *testing.T, data []byte, three bool, ns int8) {
-		if fault, _ := jsonCheck(data); fault != jsonValid {
+		if fault, _ := jsonread.Check(data); fault != jsonread.Valid {
 			return
 		}
 		rank := 2
 		if three {
 			rank = 3
 		}
-		r := &jsonReader{data: data}
+		r := &jsonread.Reader{Data: data}
 		tt, err := readVector(r, "B", rank)
 		var old2 [][]float64
 		var old3 [][][]float64
@@ -288,7 +208,7 @@ func FuzzMatrixShape(f *testing.F) {
 				if fmt.Sprint(got) != fmt.Sprint(want) {
 					t.Fatalf("matrixShape(%v): %v, want %v", c, got, want)
 				}
-				if got == nil && !slices.Equal(tt.values(), slices.Concat(old2...)) {
+				if got == nil && !slices.Equal(tt.Values(), slices.Concat(old2...)) {
 					t.Fatal("numbers differ")
 				}
 			}
@@ -306,7 +226,7 @@ func FuzzMatrixShape(f *testing.F) {
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Fatalf("matricesShape(%d): %v, want %v", ns, got, want)
 		}
-		if got == nil && len(flat) > 0 && !slices.Equal(tt.values(), flat) {
+		if got == nil && len(flat) > 0 && !slices.Equal(tt.Values(), flat) {
 			t.Fatal("numbers differ")
 		}
 	})
@@ -417,7 +337,7 @@ func FuzzJSONPathAt(f *testing.F) {
 		}
 		for _, end := range ends {
 			if end >= 0 && end <= int64(len(data)) {
-				if f, _ := jsonCheck(data[:end]); f != jsonValid && f != jsonTruncated && f != jsonEmpty {
+				if f, _ := jsonread.Check(data[:end]); f != jsonread.Valid && f != jsonread.Truncated && f != jsonread.Empty {
 					continue // the path is asked for valid text only
 				}
 			}
@@ -523,8 +443,8 @@ func TestNameRuleAsModel(t *testing.T) {
 		quoted, _ := json.Marshal(name)
 		_, perr := Parse([]byte(model(okA, okB, okC, okD, `"states": [`+string(quoted)+`, "y", "z"]`)))
 		_, merr := modelfile.Parse("m.json", []byte(`{"variables": [{"name": `+string(quoted)+`, "family": "categorical", "shape": [2]}]}`))
-		if (perr == nil) != (merr == nil) || (perr == nil) != (nameFault(name) == "") {
-			t.Errorf("U+%04X: pomdp %v, model %v, nameFault %q", r, perr, merr, nameFault(name))
+		if (perr == nil) != (merr == nil) || (perr == nil) != (jsonread.NameFault(name) == "") {
+			t.Errorf("U+%04X: pomdp %v, model %v, jsonread.NameFault %q", r, perr, merr, jsonread.NameFault(name))
 		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+
+	"github.com/arbor-ai/arbor/internal/jsonread"
 )
 
 // knownKeys are the exact (case-sensitive) keys of the file format.
@@ -57,16 +59,16 @@ func Load(path string) (*Model, error) {
 // size (the expectation E[a] when A is not given): a file of "a":
 // [[1,1,1,1],...] peaks at about 7.7 times its size.
 func Parse(data []byte) (*Model, error) {
-	if fault, off := jsonCheck(data); fault != jsonValid {
+	if fault, off := jsonread.Check(data); fault != jsonread.Valid {
 		return nil, syntaxError(data, off)
 	}
-	r := &jsonReader{data: data}
-	switch r.peek() {
+	r := &jsonread.Reader{Data: data}
+	switch r.Peek() {
 	case '{':
 	case 'n':
 		return nil, errors.New("want a JSON object, got null")
 	default:
-		return nil, fmt.Errorf("invalid JSON: cannot use JSON %s as an object (a POMDP file is one JSON object)", r.kind())
+		return nil, fmt.Errorf("invalid JSON: cannot use JSON %s as an object (a POMDP file is one JSON object)", r.Kind())
 	}
 	f, err := readFile(r)
 	if err != nil {
@@ -93,12 +95,12 @@ func (f *pomdpJSON) spec() (Spec, error) {
 		if err := matrixShape("A", f.A, "", -1, -1); err != nil {
 			return sp, err
 		}
-		sp.NumObs, sp.NumStates = f.A.n(), f.A.first[1].n
+		sp.NumObs, sp.NumStates = f.A.Len(), f.A.First[1].Len
 	case f.ConcA != nil:
 		if err := matrixShape("a", f.ConcA, "", -1, -1); err != nil {
 			return sp, err
 		}
-		sp.NumObs, sp.NumStates = f.ConcA.n(), f.ConcA.first[1].n
+		sp.NumObs, sp.NumStates = f.ConcA.Len(), f.ConcA.First[1].Len
 	default:
 		return sp, errors.New("A: missing (give A or its concentrations a)")
 	}
@@ -115,28 +117,28 @@ func (f *pomdpJSON) spec() (Spec, error) {
 
 	switch {
 	case f.B != nil:
-		if f.B.n() == 0 {
+		if f.B.Len() == 0 {
 			return sp, errors.New("B: empty, want one matrix per action")
 		}
-		sp.NumActions = f.B.n()
+		sp.NumActions = f.B.Len()
 	case f.ConcB != nil:
-		if f.ConcB.n() == 0 {
+		if f.ConcB.Len() == 0 {
 			return sp, errors.New("b: empty, want one matrix per action")
 		}
-		sp.NumActions = f.ConcB.n()
+		sp.NumActions = f.ConcB.Len()
 	default:
 		return sp, errors.New("B: missing (give B or its concentrations b)")
 	}
 	states := "number of states, from " + src
 	for _, t := range []struct {
 		field string
-		x     *jsonTensor
+		x     *jsonread.Tensor
 	}{{"B", f.B}, {"b", f.ConcB}} {
 		if t.x == nil {
 			continue
 		}
-		if t.x.n() != sp.NumActions {
-			return sp, fmt.Errorf("%s: %d matrices, want %d (number of actions, from B)", t.field, t.x.n(), sp.NumActions)
+		if t.x.Len() != sp.NumActions {
+			return sp, fmt.Errorf("%s: %d matrices, want %d (number of actions, from B)", t.field, t.x.Len(), sp.NumActions)
 		}
 		if err := matricesShape(t.field, t.x, states, ns); err != nil {
 			return sp, fmt.Errorf("%w; arbor's layout is %s[u][next][prev], one matrix per action (pymdp's B[next][prev][u] must be transposed)", err, t.field)
@@ -144,7 +146,7 @@ func (f *pomdpJSON) spec() (Spec, error) {
 	}
 	for _, t := range []struct {
 		field string
-		x     *jsonTensor
+		x     *jsonread.Tensor
 		n     int
 		what  string
 	}{
@@ -158,43 +160,34 @@ func (f *pomdpJSON) spec() (Spec, error) {
 		if t.x == nil {
 			continue
 		}
-		if t.x.n() == 0 {
+		if t.x.Len() == 0 {
 			return sp, fmt.Errorf("%s: empty, want %d entries (%s)", t.field, t.n, t.what)
 		}
-		if t.x.n() != t.n {
-			return sp, fmt.Errorf("%s: %d entries, want %d (%s)", t.field, t.x.n(), t.n, t.what)
+		if t.x.Len() != t.n {
+			return sp, fmt.Errorf("%s: %d entries, want %d (%s)", t.field, t.x.Len(), t.n, t.what)
 		}
 	}
 
-	sp.A, sp.ConcA = f.A.values(), f.ConcA.values()
-	sp.B, sp.ConcB = f.B.values(), f.ConcB.values()
-	sp.C, sp.D, sp.ConcD, sp.CStates = f.C.values(), f.D.values(), f.ConcD.values(), f.CStates.values()
-	sp.LogC, sp.LogCStates = f.LogC.values(), f.LogCS.values()
+	sp.A, sp.ConcA = f.A.Values(), f.ConcA.Values()
+	sp.B, sp.ConcB = f.B.Values(), f.ConcB.Values()
+	sp.C, sp.D, sp.ConcD, sp.CStates = f.C.Values(), f.D.Values(), f.ConcD.Values(), f.CStates.Values()
+	sp.LogC, sp.LogCStates = f.LogC.Values(), f.LogCS.Values()
 	sp.Actions, sp.Observations, sp.States = f.Actions, f.Observations, f.States
 	return sp, nil
-}
-
-// values returns the numbers of a rectangular tensor, flat and row-major
-// (nil for nil).
-func (t *jsonTensor) values() []float64 {
-	if t == nil {
-		return nil
-	}
-	return t.data
 }
 
 // matrixShape checks that the matrix x (read with rank 2) is not empty and
 // rectangular; when rows or cols are >= 0 it also checks those sizes,
 // explaining them with why. The error names the first row at fault.
-func matrixShape(field string, x *jsonTensor, why string, rows, cols int) error {
-	n := x.n()
+func matrixShape(field string, x *jsonread.Tensor, why string, rows, cols int) error {
+	n := x.Len()
 	if n == 0 {
 		return fmt.Errorf("%s: empty", field)
 	}
 	if rows >= 0 && n != rows {
 		return fmt.Errorf("%s: %d rows, want %d (%s)", field, n, rows, why)
 	}
-	row0 := x.first[1].n
+	row0 := x.First[1].Len
 	if cols < 0 {
 		cols = row0
 		if cols == 0 {
@@ -205,8 +198,8 @@ func matrixShape(field string, x *jsonTensor, why string, rows, cols int) error 
 	if row0 != cols {
 		return fmt.Errorf("%s: row 0 has %d entries, want %d (%s)", field, row0, cols, why)
 	}
-	if odd := x.odd[1]; odd != nil {
-		return fmt.Errorf("%s: row %d has %d entries, want %d (%s)", field, odd.path[0], odd.n, cols, why)
+	if odd := x.Odd[1]; odd != nil {
+		return fmt.Errorf("%s: row %d has %d entries, want %d (%s)", field, odd.Path[0], odd.Len, cols, why)
 	}
 	return nil
 }
@@ -215,13 +208,13 @@ func matrixShape(field string, x *jsonTensor, why string, rows, cols int) error 
 // ns, as matrixShape(field[u], x[u], why, ns, ns) for u = 0, 1, ... would:
 // the error names the first matrix or row at fault in the order of the
 // text.
-func matricesShape(field string, x *jsonTensor, why string, ns int) error {
+func matricesShape(field string, x *jsonread.Tensor, why string, ns int) error {
 	// The first array at fault at each depth is the first array there or
 	// the first of another length (odd); of those, the first in the text.
-	var bad *jsonArray
-	for d := 1; d <= 2 && d < len(x.first); d++ {
-		for _, a := range []*jsonArray{x.first[d], x.odd[d]} {
-			if a != nil && a.n != ns && (bad == nil || a.seq < bad.seq) {
+	var bad *jsonread.Array
+	for d := 1; d <= 2 && d < len(x.First); d++ {
+		for _, a := range []*jsonread.Array{x.First[d], x.Odd[d]} {
+			if a != nil && a.Len != ns && (bad == nil || a.Seq < bad.Seq) {
 				bad = a
 			}
 		}
@@ -229,10 +222,10 @@ func matricesShape(field string, x *jsonTensor, why string, ns int) error {
 	switch {
 	case bad == nil:
 		return nil
-	case len(bad.path) == 1 && bad.n == 0:
-		return fmt.Errorf("%s[%d]: empty", field, bad.path[0])
-	case len(bad.path) == 1:
-		return fmt.Errorf("%s[%d]: %d rows, want %d (%s)", field, bad.path[0], bad.n, ns, why)
+	case len(bad.Path) == 1 && bad.Len == 0:
+		return fmt.Errorf("%s[%d]: empty", field, bad.Path[0])
+	case len(bad.Path) == 1:
+		return fmt.Errorf("%s[%d]: %d rows, want %d (%s)", field, bad.Path[0], bad.Len, ns, why)
 	}
-	return fmt.Errorf("%s[%d]: row %d has %d entries, want %d (%s)", field, bad.path[0], bad.path[1], bad.n, ns, why)
+	return fmt.Errorf("%s[%d]: row %d has %d entries, want %d (%s)", field, bad.Path[0], bad.Path[1], bad.Len, ns, why)
 }

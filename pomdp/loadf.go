@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/arbor-ai/arbor/internal/jsonread"
 )
 
 // The factorised file format (docs/formats.md, "Factorised"):
@@ -64,27 +66,27 @@ func parseFactor(i int, fj factorJSON) (Factor, error) {
 	if !fj.hasB && !fj.hasCB {
 		return f, fmt.Errorf("%sB: missing (give B or its concentrations b)", where)
 	}
-	if x.n() == 0 {
+	if x.Len() == 0 {
 		return f, fmt.Errorf("%s%s: empty, want one matrix per control", where, src)
 	}
-	ns := x.first[1].n
+	ns := x.First[1].Len
 	if ns == 0 {
 		return f, fmt.Errorf("%s%s[0]: empty", where, src)
 	}
-	f.NumStates, f.NumControls = ns, x.n()
-	if f.Controls != nil && len(f.Controls) != x.n() {
-		return f, fmt.Errorf("%s%s: %d matrices, want %d (one per control)", where, src, x.n(), len(f.Controls))
+	f.NumStates, f.NumControls = ns, x.Len()
+	if f.Controls != nil && len(f.Controls) != x.Len() {
+		return f, fmt.Errorf("%s%s: %d matrices, want %d (one per control)", where, src, x.Len(), len(f.Controls))
 	}
 	for _, t := range []struct {
 		field string
-		x     *jsonTensor
+		x     *jsonread.Tensor
 		ok    bool
 	}{{"B", fj.B, fj.hasB}, {"b", fj.ConcB, fj.hasCB}} {
 		if !t.ok {
 			continue
 		}
-		if t.x.n() != x.n() {
-			return f, fmt.Errorf("%s%s: %d matrices, want %d (as in %s)", where, t.field, t.x.n(), x.n(), src)
+		if t.x.Len() != x.Len() {
+			return f, fmt.Errorf("%s%s: %d matrices, want %d (as in %s)", where, t.field, t.x.Len(), x.Len(), src)
 		}
 		if err := matricesShape(t.field, t.x, "number of states, from "+src+"[0]", ns); err != nil {
 			return f, fmt.Errorf("%s%w; arbor's layout is %s[u][next][prev], one matrix per control", where, err, t.field)
@@ -92,15 +94,15 @@ func parseFactor(i int, fj factorJSON) (Factor, error) {
 	}
 	for _, t := range []struct {
 		field string
-		x     *jsonTensor
+		x     *jsonread.Tensor
 	}{{"D", fj.D}, {"d", fj.ConcD}, {"C_states", fj.CStates}, {"log_C_states", fj.LogCS}} {
-		if t.x != nil && t.x.n() != ns {
-			return f, fmt.Errorf("%s%s: %d entries, want %d (number of states, from %s[0])", where, t.field, t.x.n(), ns, src)
+		if t.x != nil && t.x.Len() != ns {
+			return f, fmt.Errorf("%s%s: %d entries, want %d (number of states, from %s[0])", where, t.field, t.x.Len(), ns, src)
 		}
 	}
-	f.B, f.ConcB = fj.B.values(), fj.ConcB.values()
-	f.D, f.ConcD = fj.D.values(), fj.ConcD.values()
-	f.CStates, f.LogCStates = fj.CStates.values(), fj.LogCS.values()
+	f.B, f.ConcB = fj.B.Values(), fj.ConcB.Values()
+	f.D, f.ConcD = fj.D.Values(), fj.ConcD.Values()
+	f.CStates, f.LogCStates = fj.CStates.Values(), fj.LogCS.Values()
 	if f.D == nil && f.ConcD == nil {
 		return f, fmt.Errorf("%sD: missing (give D or its concentrations d)", where)
 	}
@@ -113,7 +115,7 @@ func parseModality(i int, mj modalityJSON, sizes map[string]int) (Modality, erro
 	if md.Name != "" {
 		where = fmt.Sprintf("modality %s: ", quote(md.Name))
 	}
-	md.C, md.LogC = mj.C.values(), mj.LogC.values()
+	md.C, md.LogC = mj.C.Values(), mj.LogC.Values()
 	if md.DependsOn == nil {
 		return md, fmt.Errorf("%sdepends_on: missing (the factors A depends on)", where)
 	}
@@ -157,7 +159,7 @@ func parseModality(i int, mj modalityJSON, sizes map[string]int) (Modality, erro
 		field string
 		x     []float64
 		n     int
-	}{{"C", md.C, mj.C.n()}, {"log_C", md.LogC, mj.LogC.n()}} {
+	}{{"C", md.C, mj.C.Len()}, {"log_C", md.LogC, mj.LogC.Len()}} {
 		if t.x != nil && t.n != shape[0] {
 			return md, fmt.Errorf("%s%s: %d entries, want %d (number of outcomes, rows of A)", where, t.field, t.n, shape[0])
 		}
@@ -170,13 +172,13 @@ func parseModality(i int, mj modalityJSON, sizes map[string]int) (Modality, erro
 // flat and row-major. The error names the first index that does not fit,
 // in the order of the text, as a walk of the nested arrays from the top
 // against shape would find it: the first array of every depth, then the
-// first number, then the fault readTensor met (which, once those fit, is
+// first number, then the fault ReadTensor met (which, once those fit, is
 // also the first that does not fit shape).
-func tensorFit(field string, t *jsonTensor, shape []int, deps []string) ([]float64, error) {
+func tensorFit(field string, t *jsonread.Tensor, shape []int, deps []string) ([]float64, error) {
 	got := func(off int) string {
-		return shorten(string(t.src[jsonSpace(t.src, off):jsonSkip(t.src, jsonSpace(t.src, off))]))
+		return shorten(string(t.Src[jsonread.Space(t.Src, off):jsonread.Skip(t.Src, jsonread.Space(t.Src, off))]))
 	}
-	path := func(p []int) string { return field + jsonIndices(p) }
+	path := func(p []int) string { return field + jsonread.Indices(p) }
 	wantArray := func(p []int, off int) error {
 		return fmt.Errorf("%s: want an array (%s is indexed [outcome]%s), got %s", path(p), field, axesText(deps), got(off))
 	}
@@ -204,37 +206,37 @@ func tensorFit(field string, t *jsonTensor, shape []int, deps []string) ([]float
 	rank := len(shape)
 	// The first path: the first array at every depth, then a number.
 	d := 0
-	for ; d < len(t.first) && t.first[d] != nil; d++ {
-		a := t.first[d]
+	for ; d < len(t.First) && t.First[d] != nil; d++ {
+		a := t.First[d]
 		if d == rank {
-			return nil, wantNumber(a.path, a.off)
+			return nil, wantNumber(a.Path, a.Off)
 		}
-		if err := length(a.path, a.n); err != nil {
+		if err := length(a.Path, a.Len); err != nil {
 			return nil, err
 		}
 	}
-	if t.num >= 0 && t.depth == d && d < rank {
-		return nil, wantArray(make([]int, d), t.num)
+	if t.NumAt >= 0 && t.Depth == d && d < rank {
+		return nil, wantArray(make([]int, d), t.NumAt)
 	}
-	if f := t.fault; f != nil {
-		k := len(f.path)
-		switch f.kind {
-		case tensorEmpty, tensorLength:
+	if f := t.Fault; f != nil {
+		k := len(f.Path)
+		switch f.Kind {
+		case jsonread.TensorEmpty, jsonread.TensorLength:
 			if k < rank {
-				if err := length(f.path, f.n); err != nil {
+				if err := length(f.Path, f.Len); err != nil {
 					return nil, err
 				}
 			}
-			return nil, wantNumber(f.path, f.off)
-		case tensorArray:
-			return nil, wantNumber(f.path, f.off)
+			return nil, wantNumber(f.Path, f.Off)
+		case jsonread.TensorArray:
+			return nil, wantNumber(f.Path, f.Off)
 		}
 		if k < rank {
-			return nil, wantArray(f.path, f.off)
+			return nil, wantArray(f.Path, f.Off)
 		}
-		return nil, wantNumber(f.path, f.off)
+		return nil, wantNumber(f.Path, f.Off)
 	}
-	return t.data, nil
+	return t.Data, nil
 }
 
 func axesText(deps []string) string {

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/arbor-ai/arbor/expfam"
+	"github.com/arbor-ai/arbor/internal/jsonread"
 )
 
 // Private validation helpers. expfam.ValidateDistribution and friends were
@@ -198,7 +199,7 @@ func checkNames(field string, names []string, n int, what string) ([]string, err
 		if s == "" {
 			return nil, fmt.Errorf("%s[%d]: empty name", field, i)
 		}
-		if f := nameFault(s); f != "" {
+		if f := jsonread.NameFault(s); f != "" {
 			return nil, fmt.Errorf("%s[%d]: %s %s", field, i, quote(s), f)
 		}
 		if j, ok := seen[s]; ok {
