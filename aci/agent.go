@@ -508,7 +508,9 @@ func (a *Agent) Act(ctx context.Context) (int, error) {
 // decision's Probs is the choice distribution σ(α ln P_marginal(u))
 // (AgentOptions.ActionPrecision), its Values the G, risk, ambiguity and
 // q(pi) of the policies held by pi (Plan.Policies) and the model average
-// P_marginal, and its Detail the *Plan. A nil rng is an error, whatever the
+// P_marginal, its Cost the lowest G among the held policies that start
+// with the action taken, its Work the policies scored, its Precision E[γ]
+// when the precision is inferred, and its Detail the *Plan. A nil rng is an error, whatever the
 // choice rule.
 func (a *Agent) Decide(ctx context.Context, rng *rand.Rand) (*agent.Decision, error) {
 	if rng == nil && a.past != nil {
@@ -526,6 +528,15 @@ func (a *Agent) Decide(ctx context.Context, rng *rand.Rand) (*agent.Decision, er
 	d.Values = []agent.NamedValues{
 		{Name: "G", Values: G}, {Name: "risk", Values: risk}, {Name: "ambiguity", Values: amb},
 		{Name: "q_pi", Values: clone(p.QPi)}, {Name: "action_marginal", Values: clone(p.ActionProbs)},
+	}
+	d.Cost, d.Work = math.Inf(1), p.NumPolicies
+	for _, rp := range p.Policies {
+		if len(rp.Policy) > 0 && rp.Policy[0] == d.Action {
+			d.Cost = math.Min(d.Cost, rp.G)
+		}
+	}
+	if a.opts.InferGamma {
+		d.Precision = p.GammaMean
 	}
 	return d, nil
 }

@@ -62,6 +62,22 @@ type Decision struct {
 	// or the average cost of every action): records carry them as they
 	// are.
 	Values []NamedValues
+	// Cost is the planner's cost of the action chosen, lower being
+	// better: what figures of a run plot for every step (the lowest
+	// expected free energy G among the policies that start with the
+	// action, its average cost in a planning tree, its G in a search).
+	Cost float64
+	// Work counts what planning did for this decision, in the unit that
+	// Planner.WorkUnit names (policies scored, planning iterations,
+	// beliefs scored).
+	Work int
+	// Truncated reports a plan that a budget cut short of what its
+	// options asked for (a search stopped by its node budget above the
+	// depth asked for).
+	Truncated bool
+	// Precision is the posterior mean of the policy precision γ where the
+	// planner infers it, else 0.
+	Precision float64
 	// Detail is the planner's own record of the step (for example
 	// *aci.Plan), for Go callers that know the agent's type.
 	Detail any

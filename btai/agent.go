@@ -332,7 +332,8 @@ var _ agent.Agent = (*Agent)(nil)
 // drawn from (Softmax: σ(-α ḡ) over the root children's average costs;
 // Visits: N_u^α normalised), one-hot for the deterministic rules
 // (Decision.Deterministic); its Values are the root children's average
-// costs and visit counts, and its Detail the *Tree.
+// costs and visit counts, its Cost the average cost of the action taken,
+// its Work the planning iterations, and its Detail the *Tree.
 func (a *Agent) Decide(ctx context.Context, rng *rand.Rand) (*agent.Decision, error) {
 	if a.past == nil {
 		return nil, errZero
@@ -354,6 +355,7 @@ func (a *Agent) Decide(ctx context.Context, rng *rand.Rand) (*agent.Decision, er
 		costs[u], visits[u] = n.Average(), float64(n.Visits)
 	}
 	d.Values = []agent.NamedValues{{Name: "average_cost", Values: costs}, {Name: "visits", Values: visits}}
+	d.Cost, d.Work = costs[d.Action], a.opts.Iterations
 	return d, nil
 }
 

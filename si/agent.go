@@ -127,6 +127,7 @@ func (a *Agent) Decide(ctx context.Context, rng *rand.Rand) (*agent.Decision, er
 		d.Values = append(d.Values, agent.NamedValues{Name: "novelty", Values: clone(res.Novelty)})
 	}
 	d.Values = append(d.Values, agent.NamedValues{Name: "q_u", Values: clone(res.ActionProbs)})
+	d.Cost, d.Work, d.Truncated = res.G[d.Action], res.Nodes, res.Truncated
 	a.last = res
 	return d, nil
 }

@@ -10,6 +10,12 @@ import (
 // every agent has Options, except the parameters it is given.
 type Factory struct {
 	Options Options
+	// Strict makes a search that the node budget (Options.MaxNodes) cuts
+	// short an error of Decide (an *agent.FlagError naming the depth
+	// reached), so that every choice is scored at the depth asked for:
+	// the rule of replay and fitting (Description sets it for every verb
+	// that scores choices).
+	Strict bool
 }
 
 var _ agent.Factory = Factory{}
@@ -50,5 +56,12 @@ func (f Factory) NewAgent(m *pomdp.Model, values map[string]float64) (agent.Agen
 	o.ActionPrecision = agent.Override(o.ActionPrecision, values, agent.ParamAlpha)
 	o.LearningRate = agent.Override(o.LearningRate, values, agent.ParamEta)
 	o.Forgetting = agent.Override(o.Forgetting, values, agent.ParamOmega)
-	return NewAgent(sm, &o)
+	ag, err := NewAgent(sm, &o)
+	if err != nil {
+		return nil, err
+	}
+	if f.Strict {
+		return strictAgent{ag}, nil
+	}
+	return ag, nil
 }
