@@ -2,11 +2,13 @@ package si_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"sort"
 	"testing"
 
+	"github.com/arbor-ai/arbor/internal/misusetest"
 	"github.com/arbor-ai/arbor/pomdp"
 	"github.com/arbor-ai/arbor/si"
 )
@@ -120,10 +122,19 @@ func TestTreeMisuse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Tree(); err == nil {
-		t.Error("Tree before Plan: no error")
+	fresh, err := si.NewPlanner(m, &si.Options{Depth: 2})
+	if err != nil {
+		t.Fatal(err)
 	}
 	qs := []float64{1, 0, 0, 0, 0.5, 0.5}
+	if _, err := p.Plan(context.Background(), qs); err != nil {
+		t.Fatal(err)
+	}
+	stale, err := p.Tree()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := stale.Root()
 	if _, err := p.Plan(context.Background(), qs); err != nil {
 		t.Fatal(err)
 	}
@@ -131,26 +142,22 @@ func TestTreeMisuse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	root := tr.Root()
-	if _, err := p.Plan(context.Background(), qs); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tr.Actions(root); err == nil {
-		t.Error("a Tree kept past the next Plan: no error")
-	}
-	tr, _ = p.Tree()
-	if _, err := tr.Actions(si.Node{}); err != nil {
-		t.Errorf("the zero Node is node 0 at the horizon, which has no actions: %v", err)
-	}
-	var nilTree *si.Tree
-	if _, err := nilTree.Actions(root); err == nil {
-		t.Error("nil Tree: no error")
-	}
 	ag, err := si.NewAgent(m, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ag.Tree(); err == nil {
-		t.Error("Agent.Tree before Decide: no error")
-	}
+	var nilTree *si.Tree
+	misusetest.Run(t, "si: ", []misusetest.Case{
+		{Name: "Tree before Plan", Call: func() error { _, err := fresh.Tree(); return err }, Msg: "call Plan first"},
+		{Name: "a Tree kept past the next Plan", Call: func() error { _, err := stale.Actions(root); return err }, Msg: "searched again"},
+		{Name: "the zero Node", Call: func() error {
+			acts, err := tr.Actions(si.Node{})
+			if err == nil && len(acts) != 0 {
+				err = fmt.Errorf("%d actions at node 0 at the horizon, want none", len(acts))
+			}
+			return err
+		}, OK: "Node.Remaining", Says: "a node at the horizon has 0 and no actions"},
+		{Name: "nil Tree", Call: func() error { _, err := nilTree.Actions(root); return err }, Msg: "nil Tree"},
+		{Name: "Agent.Tree before Decide", Call: func() error { _, err := ag.Tree(); return err }, Msg: "call Decide first"},
+	})
 }
