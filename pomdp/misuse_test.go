@@ -125,7 +125,6 @@ func TestMisuse(t *testing.T) {
 		}, OK: "Past.Belief"},
 		{Name: "Past.FactorStates out of range", Call: call(func() { p, _ := pomdp.NewPast(m, 0); p.FactorStates(1) }), Panics: "Past.FactorStates", Msg: "factor 1"},
 
-		// Recorded behaviour.
 	})
 }
 
