@@ -66,6 +66,14 @@
 // of it or the view of TreeDOTOptions: a depth, the K most visited
 // children of each node, or by default what fits a page.
 //
+// Description describes the planner to the drivers of every verb
+// (agent.Planner: run, replay, fit, simulate, recover), as aci.Description
+// and si.Description do: RegisterVerbFlags registers a verb's flags with
+// the defaults that verb uses, and its VerbFlags checks them (Check,
+// Factory, with the bounds MaxTreeBytes and MaxBytes) and makes the verb's
+// agents. PlanFlags are the planning flags alone, which arbor btai plan
+// shares; ResolvedSettings states the options a command ran with.
+//
 // # Misuse
 //
 // Faults of data and of calls in the wrong order (Plan, Iterate, Decide or
