@@ -15,7 +15,8 @@ import (
 // (agent.Planner): its flags, their defaults per verb, and its factory.
 var Description = &agent.Planner{
 	Name:     "aci",
-	Doc:      "classic active inference: every policy of length T scored by its expected free energy",
+	Doc:      "classic active inference",
+	Synopsis: "--horizon T [--gamma 16 | --infer-gamma [--beta 1]] [--habits E] [--novelty] [--past filter|vmp] [--action-precision α] [--action-factors joint|independent] [--eta η] [--omega ω] [--max-minutes 10]",
 	WorkUnit: "policies scored",
 	Flags:    registerFlags,
 }

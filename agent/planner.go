@@ -50,6 +50,9 @@ type Planner struct {
 	Name string
 	// Doc says in one line what the planner is.
 	Doc string
+	// Synopsis shows the planner's main flags as a usage line does
+	// ("--horizon T [--gamma 16] ..."); every verb's synopsis has it.
+	Synopsis string
 	// Draws reports that the planner's decisions draw random numbers
 	// besides the choice itself (a tree search does): replay and fit then
 	// take a seed, whose streams are StepRand's.

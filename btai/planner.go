@@ -20,6 +20,7 @@ var Description = &agent.Planner{
 	Name:     "btai",
 	Doc:      "branching time active inference: planning as the growth of a tree of futures by Monte Carlo tree search",
 	Draws:    true,
+	Synopsis: "[--preset scale-free|paper|hp] [--iterations K] [--cost classic|pcost|feef] [--propagation min-backward|backward|forward] [--inference vmp|predictive] [--selection normalized-uct|unexplored-first|uct] [--exploration C] [--trial-steps N] [--novelty] [--action-select RULE] [--action-precision α] [--eta η] [--omega ω] [--max-minutes 10]",
 	WorkUnit: "planning iterations",
 	Flags:    func(fs *flag.FlagSet, v agent.Verb) agent.Options { return RegisterVerbFlags(fs, v) },
 }

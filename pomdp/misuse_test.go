@@ -124,7 +124,6 @@ func TestMisuse(t *testing.T) {
 			return nil
 		}, OK: "Past.Belief"},
 		{Name: "Past.FactorStates out of range", Call: call(func() { p, _ := pomdp.NewPast(m, 0); p.FactorStates(1) }), Panics: "Past.FactorStates", Msg: "factor 1"},
-
 	})
 }
 

@@ -19,7 +19,8 @@ import (
 // a choice is always scored at the depth asked for.
 var Description = &agent.Planner{
 	Name:     "si",
-	Doc:      "sophisticated inference: the recursive expected free energy over actions and outcomes, searched to a depth",
+	Doc:      "sophisticated inference",
+	Synopsis: "--depth D [--gamma 1] [--branch joint|marginal] [--prune-actions x [--prune-relative]] [--prune-outcomes p] [--max-branches K] [--max-nodes N] [--novelty] [--action-precision α] [--action-factors joint|independent] [--eta η] [--omega ω] [--max-minutes 10]",
 	WorkUnit: "beliefs scored",
 	Flags:    registerFlags,
 }

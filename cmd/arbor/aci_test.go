@@ -525,7 +525,7 @@ func TestACIBadInput(t *testing.T) {
 		{"run: --gamma negative", runArgs("--maze", maze, "--gamma", "-1"), []string{"--gamma: -1"}},
 		{"run: --beta NaN", runArgs("--maze", maze, "--beta", "NaN"), []string{"--beta: NaN"}},
 		{"run: --select unknown", runArgs("--maze", maze, "--select", "best"), []string{`--select: "best"`}},
-		{"run: --noise out of range", runArgs("--maze", maze, "--noise", "1"), []string{"--noise 1", "noise"}},
+		{"run: --noise out of range", runArgs("--maze", maze, "--noise", "1"), []string{"--noise: 1, want a number in [0, 1)"}},
 		{"run: --maze and --model", runArgs("--maze", maze, "--model", good), []string{"exactly one of --maze"}},
 		{"run: neither", runArgs(), []string{"exactly one of --maze"}},
 		{"run: bad --model", runArgs("--model", write("runbad.json", strings.Replace(aciValidModel, `[0.7, 0.3]`, `[0.7, 0.4]`, 1))), []string{"runbad.json", "C: not a distribution"}},

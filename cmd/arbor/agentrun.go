@@ -21,22 +21,22 @@ import (
 // read: the agent's model, the world it acts in, how to make an agent, and
 // the agent-specific parts of the output.
 type agentRun struct {
-	command string       // "aci run"
-	m       *pomdp.Model // the agent's model (--model, or the maze's)
-	world   *pomdp.Model // the true process (--process, or --model); nil for a maze
-	mz      *envs.Maze   // the maze (the world), or nil
-	runs    agent.Runs   // agents, trials, workers, steps, seed, carry
-	prov    output.Provenance
-	asJSON  bool
-	asCSV   bool
-	plot    *runPlot  // --plot: nil when not asked (nothing is kept then)
-	prog    *progress // nil: no report
-	newAg   func() (agent.Agent, error)
-	dot     func(ctx context.Context, ag agent.Agent, d *agent.Decision) error // after the first decision of the first trial (--dot), or nil
-	cost    func(d *agent.Decision) float64                                    // the planning cost of the action taken, for --plot
-	extra   func(rec *runRecord, ep *agent.Episode)                            // agent-specific fields of a record
-	human   func(w io.Writer, label string, ep *agent.Episode, positions [][2]int)
-	summary func(s *runSummary) any // the last JSON line
+	command  string        // "aci run"
+	view     *runView      // how the planner's episodes are shown
+	fs       *flag.FlagSet // the command's flags, which the view reads
+	m        *pomdp.Model  // the agent's model (--model, or the maze's)
+	world    *pomdp.Model  // the true process (--process, or --model); nil for a maze
+	mz       *envs.Maze    // the maze (the world), or nil
+	runs     agent.Runs    // agents, trials, workers, steps, seed, carry
+	settings fmt.Stringer  // the planner's resolved settings (agent.Settler), or nil
+	prov     output.Provenance
+	asJSON   bool
+	asCSV    bool
+	plot     *runPlot  // --plot: nil when not asked (nothing is kept then)
+	prog     *progress // nil: no report
+	newAg    func() (agent.Agent, error)
+	dot      func(ctx context.Context, ag agent.Agent, d *agent.Decision) error // after the first decision of the first trial (--dot), or nil
+	cost     func(d *agent.Decision) float64                                    // the planning cost of the action taken, for --plot
 }
 
 // runRecord is one trial of `aci run --json` and `btai run --json`. The
@@ -69,6 +69,8 @@ type runRecord struct {
 type runSummary struct {
 	Episodes, Solved, StepsSolved, Actions int
 	PlanningSeconds                        float64
+	Truncated                              int // decisions whose plan a budget cut short
+	Work                                   int // Decision.Work summed over the decisions
 }
 
 // positions returns the maze cells of an episode, from the start: the
@@ -132,8 +134,8 @@ func (r *agentRun) record(u agent.Unit, ep *agent.Episode, positions [][2]int) *
 			rec.ActionProbs = append(rec.ActionProbs, output.Floats(st.Decision.Probs))
 		}
 	}
-	if r.extra != nil {
-		r.extra(rec, ep)
+	if r.view.extra != nil {
+		r.view.extra(r, rec, ep)
 	}
 	return rec
 }
@@ -165,7 +167,7 @@ func (r *agentRun) run(stdout io.Writer) error {
 		if st.Decision == nil {
 			return nil
 		}
-		r.prog.step()
+		r.prog.step(st.Decision.Work)
 		if r.dot != nil && u.Agent == 0 && u.Trial == 0 && st.T == 0 {
 			return r.dot(ctx, ag, st.Decision)
 		}
@@ -177,6 +179,14 @@ func (r *agentRun) run(stdout io.Writer) error {
 		r.prog.episode()
 		sum.PlanningSeconds += ep.PlanningSeconds
 		sum.Actions += ep.NumActions()
+		for _, st := range ep.Steps {
+			if st.Decision != nil {
+				sum.Work += st.Decision.Work
+				if st.Decision.Truncated {
+					sum.Truncated++
+				}
+			}
+		}
 		if ep.Solved {
 			sum.Solved++
 			sum.StepsSolved += ep.NumActions()
@@ -194,7 +204,7 @@ func (r *agentRun) run(stdout io.Writer) error {
 		case r.asCSV:
 			return r.writeCSV(csvw, u, ep)
 		}
-		r.human(stdout, r.label(u), ep, positions)
+		r.printEpisode(stdout, r.label(u), ep, positions)
 		return nil
 	})
 	var interrupted error
@@ -217,7 +227,7 @@ func (r *agentRun) run(stdout io.Writer) error {
 	if r.asCSV {
 		return interrupted
 	}
-	line := r.summary(&sum)
+	line := r.view.summary(r, &sum)
 	if r.asJSON {
 		if err := enc.Encode(line); err != nil {
 			return err
@@ -329,6 +339,39 @@ func mazeStates(mz *envs.Maze, positions [][2]int) []int {
 		}
 	}
 	return states
+}
+
+// printEpisode is the human output of one episode: a summary line (the
+// view's), the actions (and the observations of a model), and for a maze
+// the maze with the path drawn (envs.Maze.Render).
+func (r *agentRun) printEpisode(w io.Writer, label string, ep *agent.Episode, positions [][2]int) {
+	status := "ran"
+	if r.mz != nil {
+		status = "did not reach the exit"
+		if ep.Solved {
+			status = "reached the exit"
+		}
+	}
+	var rec runRecord // the planner's fields of the episode
+	if r.view.extra != nil {
+		r.view.extra(r, &rec, ep)
+	}
+	fmt.Fprintf(w, "%s: %s\n", label, r.view.episode(r, status, ep, &rec))
+	printActions(w, r.m, ep, r.mz == nil)
+	if r.mz == nil {
+		return
+	}
+	if r.view.path {
+		var b strings.Builder
+		for i, p := range positions {
+			if i > 0 {
+				b.WriteByte(' ')
+			}
+			fmt.Fprintf(&b, "(%d,%d)", p[0], p[1])
+		}
+		fmt.Fprintf(w, "path: %s\n", b.String())
+	}
+	fmt.Fprint(w, r.mz.Render(mazeStates(r.mz, positions)))
 }
 
 // printActions is the human output of an episode's actions and, with

@@ -1521,10 +1521,10 @@ func TestBTAITreeBytes(t *testing.T) {
 	// tiny-pomdp (3 states, 2 observations, 2 actions): 5M iterations
 	// would be 5M x 2 x 1.18 KB = 11.8 GB materialized, refused; compact
 	// 3.5 x 5M x (160 + 24) + 19 MiB = 3.24 GB, admitted.
-	if err := btaiCheckTree(5_000_000, m, true); err == nil {
+	if err := btai.CheckTree(5_000_000, m, true); err == nil {
 		t.Error("5M iterations materialized: admitted, want refused")
 	}
-	if err := btaiCheckTree(5_000_000, m, false); err != nil {
+	if err := btai.CheckTree(5_000_000, m, false); err != nil {
 		t.Errorf("5M iterations compact: %v", err)
 	}
 }

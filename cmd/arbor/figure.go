@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/expfam"
 	"github.com/arbor-ai/arbor/ffg"
 	"github.com/arbor-ai/arbor/internal/output"
@@ -258,7 +259,7 @@ func runDot(args []string, stdout io.Writer) error {
 	if *line != 0 && *dataFile == "" {
 		return badInput("--line %d: applies with --data (the data set to draw)", *line)
 	}
-	if *line < 0 || (*line == 0 && btaiFlagSet(fs, "line")) {
+	if *line < 0 || (*line == 0 && agent.Given(fs)["line"]) {
 		return badInput("--line %d: want a line number >= 1", *line)
 	}
 	if *outFile != "" && *asJSON {

@@ -13,21 +13,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/arbor-ai/arbor/aci"
 	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/behaviour"
-	"github.com/arbor-ai/arbor/btai"
 	"github.com/arbor-ai/arbor/fit"
 	"github.com/arbor-ai/arbor/internal/output"
 	"github.com/arbor-ai/arbor/pomdp"
-	"github.com/arbor-ai/arbor/si"
-)
-
-const (
-	fitCommonSynopsis = "--model M --data D.csv --free NAME[,NAME...] [--prior NAME=MEAN,SD ...] [--restarts 3] [--method auto|bfgs|nelder-mead] [--jobs 1] [--seed 1] [--json | --csv]"
-	aciFitSynopsis    = "arbor aci fit " + fitCommonSynopsis + " --horizon T [agent flags]"
-	btaiFitSynopsis   = "arbor btai fit " + fitCommonSynopsis + " [--preset ...] [planning flags] [--action-select softmax|visits] [--action-precision α]"
-	siFitSynopsis     = "arbor si fit " + fitCommonSynopsis + " --depth D [search flags] [--action-precision α] [--eta η] [--omega ω]"
 )
 
 // fitParamNames are the names of the fittable parameters of every agent.
@@ -179,38 +169,43 @@ type fitRun struct {
 
 // runFit is what every fit command does after parsing its flags: setup
 // checks the agent's flags and returns its model and factory.
-func runFit(command, agent, synopsis string, fs *flag.FlagSet, ff *fitFlags, args []string, stdout io.Writer, setup func() (*pomdp.Model, agent.Factory, error)) error {
-	pos, err := parseFlags(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stdout, helpText(fs, synopsis))
-		return nil
-	}
-	if err != nil {
+func runFitVerb(c *plannerCmd, args []string, stdout io.Writer) error {
+	command := c.p.Name + " fit"
+	synopsis := verbSynopsis(c.p, agent.VerbFit)
+	fs := flag.NewFlagSet(command, flag.ContinueOnError)
+	opts := c.p.Flags(fs, agent.VerbFit)
+	var ff fitFlags
+	ff.register(fs)
+	if done, err := parseVerb(fs, args, synopsis, refusals(c.p, agent.VerbFit, opts), stdout); done || err != nil {
 		return err
-	}
-	if len(pos) > 0 {
-		return badInput("unexpected argument %q (usage: %s)", pos[0], synopsis)
 	}
 	if err := ff.check(); err != nil {
 		return err
 	}
-	m, fac, err := setup()
+	if err := opts.Check(); err != nil {
+		return asInput(err)
+	}
+	m, err := loadPOMDP(*ff.model)
 	if err != nil {
 		return err
 	}
-	set, err := ff.settings(agent, fac.Params(m))
+	fac, err := opts.Factory(m, "--model "+*ff.model)
+	if err != nil {
+		return asInput(err)
+	}
+	set, err := ff.settings(c.p.Name, fac.Params(m))
 	if err != nil {
 		return err
 	}
-	r := &fitRun{command: command, agent: agent, m: m, fac: fac, set: set, data: *ff.data, asJSON: *ff.asJSON, asCSV: *ff.asCSV}
+	r := &fitRun{command: command, agent: c.p.Name, m: m, fac: fac, set: set, data: *ff.data, asJSON: *ff.asJSON, asCSV: *ff.asCSV}
 	files := [][2]string{{"--model", *ff.model}}
 	if *ff.compare != "" {
 		for _, path := range strings.Split(*ff.compare, ",") {
-			c, err := readFitOutput(path)
+			fc, err := readFitOutput(path)
 			if err != nil {
 				return err
 			}
-			r.compare = append(r.compare, c)
+			r.compare = append(r.compare, fc)
 			files = append(files, [2]string{"--compare", path})
 		}
 	}
@@ -453,146 +448,6 @@ func fitError(err error, data string, recs []behaviour.SubjectRecord) error {
 		}
 	}
 	return badInput("--data %s: subject %s: %v", data, se.Subject, se.Err)
-}
-
-// runACIFit fits the classic agent to recorded behaviour.
-func runACIFit(args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("aci fit", flag.ContinueOnError)
-	var af aciAgentFlags
-	af.register(fs)
-	var ff fitFlags
-	ff.register(fs)
-	maxMin := fs.Float64("max-minutes", 10, aciMaxMinutesUsage)
-	return runFit("aci fit", "aci", aciFitSynopsis, fs, &ff, args, stdout, func() (*pomdp.Model, agent.Factory, error) {
-		m, err := loadPOMDP(*ff.model)
-		if err != nil {
-			return nil, nil, err
-		}
-		opts, err := af.options(m)
-		if err != nil {
-			return nil, nil, err
-		}
-		if err := aciCheckPlanTime(m, *af.horizon, *maxMin); err != nil {
-			return nil, nil, err
-		}
-		if _, err := aci.NewAgent(m, opts); err != nil {
-			return nil, nil, badInput("--model %s: %v", *ff.model, err)
-		}
-		return m, aci.Factory{Options: *opts}, nil
-	})
-}
-
-// runBTAIFit fits the BTAI agent to recorded behaviour, with its stochastic
-// choice rule (visits by default, as replay).
-func runBTAIFit(args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("btai fit", flag.ContinueOnError)
-	var bf btaiFlags
-	bf.register(fs)
-	var act btaiActFlags
-	act.register(fs)
-	var ff fitFlags
-	ff.register(fs)
-	return runFit("btai fit", "btai", btaiFitSynopsis, fs, &ff, args, stdout, func() (*pomdp.Model, agent.Factory, error) {
-		opts, err := bf.options()
-		if err != nil {
-			return nil, nil, err
-		}
-		if !btaiFlagSet(fs, "action-select") {
-			opts.ActionSelection, opts.ActionPrecision = btai.Visits, nil
-		}
-		if err := act.apply(&opts); err != nil {
-			return nil, nil, err
-		}
-		if opts.ActionSelection.Deterministic() {
-			return nil, nil, badInput("--action-select %s: a deterministic rule gives no probability to score a recorded choice with (want softmax or visits)", opts.ActionSelection)
-		}
-		for _, name := range []string{"dot-factors", "dot-depth", "dot-top"} {
-			if bf.set(name) {
-				return nil, nil, badInput("--%s: btai fit draws no figure (the flag belongs to btai plan and btai run with --dot)", name)
-			}
-		}
-		if err := opts.Validate(); err != nil {
-			return nil, nil, badInput("%v", err)
-		}
-		m, err := loadPOMDP(*ff.model)
-		if err != nil {
-			return nil, nil, err
-		}
-		if err := btaiFactorisedFlags(m, *ff.model, opts.GlobalInference, opts.Novelty, false); err != nil {
-			return nil, nil, err
-		}
-		if err := bf.checkModel(m); err != nil {
-			return nil, nil, err
-		}
-		if err := act.checkModel(m); err != nil {
-			return nil, nil, err
-		}
-		if err := btaiCheckTree(opts.Iterations, m, opts.GlobalInference); err != nil {
-			return nil, nil, err
-		}
-		if err := bf.checkPlanTime(m, opts); err != nil {
-			return nil, nil, err
-		}
-		if _, err := btai.NewAgent(m, &opts, nil); err != nil {
-			return nil, nil, badInput("%v", err)
-		}
-		return m, btai.Factory{Options: &opts}, nil
-	})
-}
-
-// siFitFactory makes the agents of si fit: a search that the node budget
-// cuts short is an error, as in si replay.
-type siFitFactory struct {
-	si.Factory
-}
-
-func (f siFitFactory) NewAgent(m *pomdp.Model, values map[string]float64) (agent.Agent, error) {
-	ag, err := f.Factory.NewAgent(m, values)
-	if err != nil {
-		return nil, err
-	}
-	return siReplayAgent{Agent: ag.(*si.Agent), maxNodes: f.Options.Resolved().MaxNodes}, nil
-}
-
-// runSIFit fits the sophisticated-inference agent to recorded behaviour.
-func runSIFit(args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("si fit", flag.ContinueOnError)
-	var sf siSearchFlags
-	sf.register(fs)
-	var af siActFlags
-	af.register(fs, false)
-	var ff fitFlags
-	ff.register(fs)
-	return runFit("si fit", "si", siFitSynopsis, fs, &ff, args, stdout, func() (*pomdp.Model, agent.Factory, error) {
-		opts, err := sf.options()
-		if err != nil {
-			return nil, nil, err
-		}
-		m, err := loadPOMDP(*ff.model)
-		if err != nil {
-			return nil, nil, err
-		}
-		if err := af.apply(opts, m); err != nil {
-			return nil, nil, err
-		}
-		if err := sf.check(m, opts, "--model "+*ff.model); err != nil {
-			return nil, nil, err
-		}
-		if _, err := si.NewAgent(m, opts); err != nil {
-			return nil, nil, badInput("%s", siOptionError(err, "--model "+*ff.model))
-		}
-		return m, siFitFactory{si.Factory{Options: *opts}}, nil
-	})
-}
-
-// withFit adds the subcommand fit to an agent's command run.
-func withFit(run, fitRun func(args []string, stdout io.Writer) error) func(args []string, stdout io.Writer) error {
-	return func(args []string, stdout io.Writer) error {
-		if len(args) > 0 && args[0] == "fit" {
-			return inSubcommand("fit", fitRun(args[1:], stdout))
-		}
-		return run(args, stdout)
-	}
 }
 
 // fitCompared is the output of another fit (--compare): its label and the

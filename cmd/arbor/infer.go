@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/model"
 	"github.com/arbor-ai/arbor/schedule"
 )
@@ -56,7 +57,7 @@ func runInfer(args []string, stdout io.Writer) error {
 	if *digits < 1 || *digits > 17 {
 		return badInput("--digits: %d, want 1..17", *digits)
 	}
-	if *asJSON && btaiFlagSet(fs, "digits") {
+	if *asJSON && agent.Given(fs)["digits"] {
 		return badInput("--digits: applies to the human output, not to --json (which writes every number in full precision)")
 	}
 	if !(*maxMin > 0) || math.IsInf(*maxMin, 0) {
@@ -64,7 +65,7 @@ func runInfer(args []string, stdout io.Writer) error {
 	}
 	if est := schedule.EstimateSeconds(m.Graph, &m.Settings); est > 60**maxMin {
 		return badInput("%s: %d sweeps of %.3g multiply-adds would take about %s (estimated from the factors' sizes), over --max-minutes %g; raise --max-minutes or lower settings.iterations to run it anyway",
-			file, m.Settings.MaxSweeps(), schedule.SweepWork(m.Graph), durationText(est), *maxMin)
+			file, m.Settings.MaxSweeps(), schedule.SweepWork(m.Graph), agent.Duration(est), *maxMin)
 	}
 	if *dataFile != "" {
 		return inferData(m, *dataFile, *asJSON, *digits, *maxMin, stdout)
@@ -89,7 +90,7 @@ func inferData(m *model.Model, file string, asJSON bool, digits int, maxMin floa
 	perSet := schedule.EstimateSeconds(m.Graph, &m.Settings)
 	refuse := func(n int) error {
 		return badInput("--data %s: %d data sets of about %s each would take about %s (estimated from the factors' sizes), over --max-minutes %g; raise --max-minutes or split the file",
-			file, n, durationText(perSet), durationText(perSet*float64(n)), maxMin)
+			file, n, agent.Duration(perSet), agent.Duration(perSet*float64(n)), maxMin)
 	}
 	if st, err := os.Stat(file); err == nil && st.Mode().IsRegular() {
 		n, err := countDataLines(file, limit)

@@ -2,9 +2,9 @@
 //
 //	arbor infer MODEL.json [--json]        variational message passing on a model file
 //	arbor dot MODEL.json [--json]          the model's factor graph in Graphviz DOT
-//	arbor aci eval|run|replay|fit ...      classic active inference
-//	arbor btai plan|run|replay|fit ...     branching time active inference
-//	arbor si plan|run|replay|fit ...       sophisticated inference
+//	arbor aci eval|run|replay|fit|simulate|recover ...   classic active inference
+//	arbor btai plan|run|replay|fit|simulate|recover ...  branching time active inference
+//	arbor si plan|run|replay|fit|simulate|recover ...    sophisticated inference
 //	arbor merge DIR                        the shards of a run (--shard k/n --out DIR) put together
 //	arbor sweep GRID.json                  a command at every point of a grid of settings
 //	arbor version                          the version
@@ -41,6 +41,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -82,16 +83,18 @@ type command struct {
 }
 
 func commands() []command {
-	return []command{
+	cmds := []command{
 		{"infer", "run variational message passing on a model file", runInfer},
 		{"dot", "write a model's factor graph in Graphviz DOT", runDot},
-		{"aci", "classic active inference: aci eval | aci run | aci replay | aci fit | aci simulate | aci recover", withShard("aci", withFit(runACI, runACIFit))},
-		{"btai", "branching time active inference: btai plan | btai run | btai replay | btai fit | btai simulate", withShard("btai", withFit(withSimulate(runBTAI, runBTAISimulate), runBTAIFit))},
-		{"si", "sophisticated inference: si plan | si run | si replay | si fit | si simulate", withShard("si", withFit(withSimulate(runSI, runSISimulate), runSIFit))},
-		{"merge", "put the shard files of a sharded run together (arbor merge DIR)", runMerge},
-		{"sweep", "run a command at every point of a grid of settings (arbor sweep GRID.json)", runSweep},
-		{"version", "print arbor's version", runVersion},
 	}
+	for _, c := range plannerCmds() {
+		cmds = append(cmds, command{c.p.Name, c.summary(), withShard(c.p.Name, c.run)})
+	}
+	return append(cmds,
+		command{"merge", "put the shard files of a sharded run together (arbor merge DIR)", runMerge},
+		command{"sweep", "run a command at every point of a grid of settings (arbor sweep GRID.json)", runSweep},
+		command{"version", "print arbor's version", runVersion},
+	)
 }
 
 func main() {
@@ -227,12 +230,14 @@ func report(stderr io.Writer, prefix string, err error) int {
 	return 1
 }
 
-// subcommandName returns the subcommand of aci, btai and si named in args
-// ("run" of arbor btai run), or "".
+// subcommandName returns the subcommand of a planner's command named in
+// args ("run" of arbor btai run), or "".
 func subcommandName(args []string) string {
-	if len(args) > 1 && (args[0] == "aci" || args[0] == "btai" || args[0] == "si") {
-		switch args[1] {
-		case "eval", "run", "replay", "plan", "simulate", "recover", "fit":
+	if len(args) < 2 {
+		return ""
+	}
+	for _, c := range plannerCmds() {
+		if c.p.Name == args[0] && slices.Contains(c.names(), args[1]) {
 			return args[1]
 		}
 	}

@@ -36,11 +36,11 @@ type progress struct {
 	w        io.Writer
 	tty      bool
 	total    int
-	perStep  int64 // planning iterations (btai) or policies (aci) per action
-	unit     string
+	unit     string // what Decision.Work counts (agent.Planner.WorkUnit)
 	start    time.Time
 	episodes atomic.Int64
 	steps    atomic.Int64
+	work     atomic.Int64 // Decision.Work summed over the actions
 	stop     chan struct{}
 	wg       sync.WaitGroup
 }
@@ -48,12 +48,12 @@ type progress struct {
 // startProgress starts reporting when on is set (--progress) or standard
 // error is a terminal; it returns nil otherwise (a nil *progress does
 // nothing).
-func startProgress(on bool, total int, perStep int64, unit string) *progress {
+func startProgress(on bool, total int, unit string) *progress {
 	tty := isTerminal(stderrOut)
 	if !on && !tty {
 		return nil
 	}
-	p := &progress{w: stderrOut, tty: tty, total: total, perStep: perStep, unit: unit, start: time.Now(), stop: make(chan struct{})}
+	p := &progress{w: stderrOut, tty: tty, total: total, unit: unit, start: time.Now(), stop: make(chan struct{})}
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
@@ -71,10 +71,11 @@ func startProgress(on bool, total int, perStep int64, unit string) *progress {
 	return p
 }
 
-// step counts one action.
-func (p *progress) step() {
+// step counts one action, whose planning did work (Decision.Work).
+func (p *progress) step(work int) {
 	if p != nil {
 		p.steps.Add(1)
+		p.work.Add(int64(work))
 	}
 }
 
@@ -88,7 +89,7 @@ func (p *progress) episode() {
 func (p *progress) report() {
 	el := time.Since(p.start).Seconds()
 	e, s := p.episodes.Load(), p.steps.Load()
-	line := fmt.Sprintf("progress: %d/%d episodes, %d actions, %.0f %s per second", e, p.total, s, float64(s*p.perStep)/max(el, 1e-9), p.unit)
+	line := fmt.Sprintf("progress: %d/%d episodes, %d actions, %.0f %s per second", e, p.total, s, float64(p.work.Load())/max(el, 1e-9), p.unit)
 	if e > 0 && int(e) < p.total {
 		line += fmt.Sprintf(", about %.0f s left", el/float64(e)*float64(int64(p.total)-e))
 	}

@@ -124,15 +124,14 @@ func parsePriors(list []string) (map[string]fit.Prior, error) {
 	return out, nil
 }
 
-const aciRecoverSynopsis = "arbor aci recover --model M | --models A.json,B.json [--process W] --horizon T --free NAME,... [--draw NAME=DIST ... | --params FILE] [--prior NAME=MEAN,SD ...] [--subjects 20] [--trials 10] [--steps 50] [--restarts 3] [--seed 1] [--jobs N] [--plot FILE.svg|.pdf|.png] [agent flags] [--json]"
-
 // runACIRecover simulates subjects with known parameters, fits them back
 // and reports how well the parameters (and, with several models, the
 // models) are recovered.
-func runACIRecover(args []string, stdout io.Writer) error {
-	fset := flag.NewFlagSet("aci recover", flag.ContinueOnError)
-	var af aciAgentFlags
-	af.register(fset)
+func runRecover(c *plannerCmd, args []string, stdout io.Writer) error {
+	command := c.p.Name + " recover"
+	synopsis := verbSynopsis(c.p, agent.VerbRecover)
+	fset := flag.NewFlagSet(command, flag.ContinueOnError)
+	opts := c.p.Flags(fset, agent.VerbRecover)
 	var sf simFlags
 	sf.register(fset)
 	modelsFlag := fset.String("models", "", "several POMDP files, comma-separated: each generates --subjects subjects and every one fits them all (model recovery: a confusion matrix and BMS); instead of --model")
@@ -141,20 +140,11 @@ func runACIRecover(args []string, stdout io.Writer) error {
 	fset.Var(&priorFlags, "prior", "a free parameter's Gaussian prior on the fitting scale, NAME=MEAN,SD (repeat for several); default: the --draw distribution where it is lognormal or logitnormal, else fit's default N(θ_0, 1/16)")
 	restarts := fset.Int("restarts", fit.DefaultRestarts, "optimisations per subject and model, the best kept (1..100)")
 	plotFile := fset.String("plot", "", "draw true against estimated values of each free parameter (fitting scale) and, with --models, the confusion matrix into this file: SVG, PDF or PNG by its ending")
-	maxMin := fset.Float64("max-minutes", 10, aciMaxMinutesUsage)
 	asJSON := fset.Bool("json", false, "a provenance line, one line per subject, one per parameter, the confusion and BMS lines with --models, and a summary line")
-	pos, err := parseFlags(fset, args)
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stdout, helpText(fset, aciRecoverSynopsis))
-		return nil
-	}
-	if err != nil {
+	if done, err := parseVerb(fset, args, synopsis, refusals(c.p, agent.VerbRecover, opts), stdout); done || err != nil {
 		return err
 	}
-	if len(pos) > 0 {
-		return badInput("unexpected argument %q (usage: %s)", pos[0], aciRecoverSynopsis)
-	}
-	given := aciFlagsGiven(fset)
+	given := agent.Given(fset)
 	var paths []string
 	switch {
 	case *modelsFlag != "" && *sf.model != "":
@@ -196,8 +186,8 @@ func runACIRecover(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if !given["select"] {
-		*af.sel = "sample" // behaviour is drawn from P(u)
+	if err := opts.Check(); err != nil {
+		return asInput(err)
 	}
 	models := make([]recoverModel, len(paths))
 	names := map[string]bool{}
@@ -206,11 +196,8 @@ func runACIRecover(args []string, stdout io.Writer) error {
 		if len(paths) > 1 {
 			flagName = "--models"
 		}
-		sim, err := sf.simulationOf(p, flagName, aciFactory(&af), given)
+		sim, err := sf.simulationOf(p, flagName, plannerFactory(opts, flagName+" "+p), given)
 		if err != nil {
-			return err
-		}
-		if err := aciCheckPlanTime(sim.m, *af.horizon, *maxMin); err != nil {
 			return err
 		}
 		name := filepath.Base(p)
@@ -258,7 +245,7 @@ func runACIRecover(args []string, stdout io.Writer) error {
 	for _, p := range paths {
 		files = append(files, [2]string{"--model", p})
 	}
-	prov, err := provenance("aci recover", fset, files...)
+	prov, err := provenance(command, fset, files...)
 	if err != nil {
 		return err
 	}

@@ -43,17 +43,83 @@ type replaySubject struct {
 	n      int
 }
 
-// registerReplay registers the flags every replay has.
-func registerReplay(fs *flag.FlagSet) (model, data, subjects *string, seed *uint64, jobs *int, asJSON, asCSV, beliefs *bool) {
-	model = fs.String("model", "", "POMDP file (docs/formats.md): the agent's beliefs (required)")
-	data = fs.String("data", "", "recorded behaviour, CSV or JSON lines (docs/behaviour.md): subject,trial,step,o_<modality>...,u_<factor>... (required)")
-	subjects = fs.String("subjects", "", "also write the per-subject table (subject,log_likelihood,n_choices) as CSV to this file")
-	seed = fs.Uint64("seed", 1, "random seed: subject k's trial i draws each step's decision from agent.StepRand(seed, k-1, i-1, step), as run draws agent k's episode i")
-	jobs = fs.Int("jobs", 1, "subjects replayed in parallel (1..1024; the output is the same as with 1)")
-	asJSON = fs.Bool("json", false, "a provenance line, one JSON object per step and one per subject (the only lines with log_likelihood)")
-	asCSV = fs.Bool("csv", false, "one CSV row per step: the row's keys, p_action, log_p_action and the probability of every action")
-	beliefs = fs.Bool("beliefs", false, "add the agent's belief Q(S_t) over each factor's states to every step")
-	return
+// runReplay is `arbor X replay` for any planner: each subject's trials
+// in order, every recorded action scored by the agent's choice
+// distribution and taken.
+func runReplay(c *plannerCmd, args []string, stdout io.Writer) error {
+	command := c.p.Name + " replay"
+	synopsis := verbSynopsis(c.p, agent.VerbReplay)
+	fs := flag.NewFlagSet(command, flag.ContinueOnError)
+	opts := c.p.Flags(fs, agent.VerbReplay)
+	model := fs.String("model", "", "POMDP file (docs/formats.md): the agent's beliefs (required)")
+	data := fs.String("data", "", "recorded behaviour, CSV or JSON lines (docs/behaviour.md): subject,trial,step,o_<modality>...,u_<factor>... (required)")
+	subjects := fs.String("subjects", "", "also write the per-subject table (subject,log_likelihood,n_choices) as CSV to this file")
+	seed := seedFlag(fs, c.p, "random seed: subject k's trial i draws each step's decision from agent.StepRand(seed, k-1, i-1, step), as run draws agent k's episode i")
+	jobs := fs.Int("jobs", 1, "subjects replayed in parallel (1..1024; the output is the same as with 1)")
+	asJSON := fs.Bool("json", false, "a provenance line, one JSON object per step and one per subject (the only lines with log_likelihood)")
+	asCSV := fs.Bool("csv", false, "one CSV row per step: the row's keys, p_action, log_p_action and the probability of every action")
+	beliefs := fs.Bool("beliefs", false, "add the agent's belief Q(S_t) over each factor's states to every step")
+	if done, err := parseVerb(fs, args, synopsis, refusals(c.p, agent.VerbReplay, opts), stdout); done || err != nil {
+		return err
+	}
+	switch {
+	case *model == "":
+		return badInput("--model: missing (the agent's POMDP file)")
+	case *data == "":
+		return badInput("--data: missing (the recorded behaviour)")
+	case *jobs < 1 || *jobs > 1024:
+		return badInput("--jobs: %d, want 1..1024", *jobs)
+	case *asJSON && *asCSV:
+		return badInput("--json and --csv: give one")
+	case *beliefs && !*asJSON && !*asCSV:
+		return badInput("--beliefs: applies to --json and --csv (the human output has one line per subject)")
+	}
+	if err := opts.Check(); err != nil {
+		return asInput(err)
+	}
+	m, err := loadPOMDP(*model)
+	if err != nil {
+		return err
+	}
+	fac, err := opts.Factory(m, "--model "+*model)
+	if err != nil {
+		return asInput(err)
+	}
+	r := &replayRun{m: m, data: *data, subjects: *subjects, seed: *seed, jobs: *jobs, asJSON: *asJSON, asCSV: *asCSV, beliefs: *beliefs,
+		newAg: func() (agent.Agent, error) { return fac.NewAgent(m, nil) }}
+	if r.prov, err = provenance(command, fs, [2]string{"--model", *model}); err != nil {
+		return err
+	}
+	return r.run(stdout)
+}
+
+// seedFlag registers --seed where planner p's agents draw random numbers
+// in the verb (a tree search does; a planner that draws nothing but its
+// choice has no use for a seed where choices are given), and returns its
+// value (a fixed 1 without the flag: the streams are then unused).
+func seedFlag(fs *flag.FlagSet, p *agent.Planner, usage string) *uint64 {
+	if !p.Draws {
+		one := uint64(1)
+		return &one
+	}
+	return fs.Uint64("seed", 1, usage)
+}
+
+// refusals explains the flags a verb of planner p leaves out: the
+// planner's own (agent.Refuser), and --seed where it draws nothing.
+func refusals(p *agent.Planner, v agent.Verb, opts agent.Options) func(name string) string {
+	own := refuser(opts)
+	return func(name string) string {
+		if own != nil {
+			if why := own(name); why != "" {
+				return why
+			}
+		}
+		if name == "seed" && !p.Draws && v == agent.VerbReplay {
+			return p.Name + " replay draws nothing (it takes the recorded choices, and carries a missed one forward under the agent's action distribution)"
+		}
+		return ""
+	}
 }
 
 // run replays every subject of the data, in order: a fresh agent per

@@ -370,7 +370,7 @@ func (r *agentRun) sharded(stdout io.Writer) error {
 		}
 		es.OnStep = func(st *agent.Step) error {
 			if st.Decision != nil {
-				r.prog.step()
+				r.prog.step(st.Decision.Work)
 			}
 			return nil
 		}
@@ -409,14 +409,8 @@ func (r *agentRun) merged(stdout io.Writer) error {
 	if err != nil {
 		return badInput("%v", err)
 	}
-	line := r.summary(&sum)
-	if m, ok := line.(map[string]any); ok {
-		// si run counts the searches cut short as it runs them.
-		if _, ok := m["truncated_searches"]; ok {
-			m["truncated_searches"] = truncated
-		}
-	}
-	return enc.Encode(line)
+	sum.Truncated = truncated
+	return enc.Encode(r.view.summary(r, &sum))
 }
 
 // mergeRunRecords writes the records of the shards in dir to w in unit
@@ -444,6 +438,10 @@ func mergeRunRecords(dir string, w io.Writer) (runSummary, int, error) {
 				if len(val) > 2 && val[0] == '[' {
 					truncated += bytes.Count(val, []byte{','}) + 1
 				}
+			case "planning_iterations":
+				var n int
+				n, err = strconv.Atoi(string(val))
+				sum.Work += n
 			}
 			if err != nil && bad == nil {
 				bad = fmt.Errorf("%s: %v", key, err)

@@ -20,12 +20,12 @@ import (
 
 const siTMazeFile = "../../examples/pomdp/si-tmaze.json"
 
-// siRun runs arbor si in-process (runSI, reported as the command line
-// reports it) and returns its exit status, stdout and stderr.
+// siRun runs arbor si in-process (reported as the command line reports
+// it) and returns its exit status, stdout and stderr.
 func siRun(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := report(&errb, "arbor si", runSI(args, &out))
+	code := report(&errb, "arbor si", plannerCmdNamed(t, "si").run(args, &out))
 	return code, out.String(), errb.String()
 }
 
@@ -141,7 +141,7 @@ func TestSIPlanBadInput(t *testing.T) {
 		want string
 	}{
 		{nil, "want a subcommand"},
-		{[]string{"simulate"}, "unknown subcommand \"simulate\" (want plan, run, replay or fit)"},
+		{[]string{"simulation"}, "unknown subcommand \"simulation\" (want plan, run, replay, fit, simulate or recover)"},
 		{[]string{"plan", "--model", siTMazeFile, "--obs", "0,0"}, "--depth: missing"},
 		{append(base, "--depth", "0"), "--depth: 0, want 1..256"},
 		{append(base, "--depth", "-2"), "--depth"},
@@ -518,4 +518,16 @@ func TestSIRunDot(t *testing.T) {
 	if string(a) != string(b) || !strings.Contains(string(a), `penwidth="2.5"`) {
 		t.Errorf("run --dot and plan --dot differ:\n%s\n---\n%s", a, b)
 	}
+}
+
+// plannerCmdNamed returns the command of the planner called name.
+func plannerCmdNamed(t *testing.T, name string) *plannerCmd {
+	t.Helper()
+	for _, c := range plannerCmds() {
+		if c.p.Name == name {
+			return c
+		}
+	}
+	t.Fatalf("no planner %q", name)
+	return nil
 }

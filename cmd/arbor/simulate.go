@@ -14,14 +14,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/arbor-ai/arbor/aci"
 	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/behaviour"
-	"github.com/arbor-ai/arbor/btai"
 	"github.com/arbor-ai/arbor/fit"
 	"github.com/arbor-ai/arbor/internal/output"
 	"github.com/arbor-ai/arbor/pomdp"
-	"github.com/arbor-ai/arbor/si"
 )
 
 // stringList is a repeatable string flag.
@@ -266,17 +263,6 @@ func (f *simFlags) simulationOf(path, flagName string, factory func(m *pomdp.Mod
 	return s, nil
 }
 
-// aciFactory returns the classic agents of the agent flags af.
-func aciFactory(af *aciAgentFlags) func(m *pomdp.Model) (agent.Factory, error) {
-	return func(m *pomdp.Model) (agent.Factory, error) {
-		opts, err := af.options(m)
-		if err != nil {
-			return nil, err
-		}
-		return aci.Factory{Options: *opts}, nil
-	}
-}
-
 // writeTruth writes the true parameters of subjects as CSV: subject, then
 // one column per parameter of names, in the shortest form that reads back
 // the same number.
@@ -297,56 +283,6 @@ func writeTruth(w io.Writer, names []string, subjects []*simSubject) error {
 	}
 	cw.Flush()
 	return cw.Error()
-}
-
-const aciSimulateSynopsis = "arbor aci simulate --model M [--process W] --horizon T --truth FILE [--draw NAME=DIST ... | --params FILE] [--subjects 20] [--trials 10] [--steps 50] [--seed 1] [--jobs N] [agent flags] [-o FILE] [--json]"
-
-// runACISimulate simulates subjects, each a classic agent with parameters
-// drawn from given distributions, and writes their behaviour in the
-// recorded-behaviour format and their true parameters in a side file.
-func runACISimulate(args []string, stdout io.Writer) error {
-	fset := flag.NewFlagSet("aci simulate", flag.ContinueOnError)
-	var af aciAgentFlags
-	af.register(fset)
-	var sf simFlags
-	sf.register(fset)
-	out := fset.String("o", "", "write the behaviour (CSV, docs/behaviour.md) to this file instead of standard output")
-	truth := fset.String("truth", "", "write each subject's true parameters to this CSV file: subject, one column per drawn parameter (required)")
-	maxMin := fset.Float64("max-minutes", 10, aciMaxMinutesUsage)
-	asJSON := fset.Bool("json", false, "with -o: a provenance line and a summary line on standard output")
-	pos, err := parseFlags(fset, args)
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stdout, helpText(fset, aciSimulateSynopsis))
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if len(pos) > 0 {
-		return badInput("unexpected argument %q (usage: %s)", pos[0], aciSimulateSynopsis)
-	}
-	given := aciFlagsGiven(fset)
-	switch {
-	case *truth == "":
-		return badInput("--truth: missing (the CSV file of each subject's true parameters)")
-	case *asJSON && *out == "":
-		return badInput("--json: needs -o FILE (standard output holds the behaviour otherwise)")
-	}
-	if !given["select"] {
-		*af.sel = aci.SelectSample // behaviour is drawn from P(u)
-	}
-	sim, err := sf.simulation(aciFactory(&af), given)
-	if err != nil {
-		return err
-	}
-	if err := aciCheckPlanTime(sim.m, *af.horizon, *maxMin); err != nil {
-		return err
-	}
-	prov, err := provenance("aci simulate", fset, [2]string{"--model", *sf.model}, [2]string{"--process", *sf.process}, [2]string{"--params", *sf.params})
-	if err != nil {
-		return err
-	}
-	return simulateWrite(stdout, sim, prov, *out, *truth, *asJSON)
 }
 
 // simulateWrite runs sim and writes the behaviour (to out, or stdout when
@@ -433,32 +369,22 @@ func simulateWrite(stdout io.Writer, sim *simulation, prov output.Provenance, ou
 	return interrupted
 }
 
-const btaiSimulateSynopsis = "arbor btai simulate --model M [--process W] --truth FILE [--draw NAME=DIST ... | --params FILE] [--subjects 20] [--trials 10] [--steps 50] [--seed 1] [--jobs N] [planning flags] [--action-select visits|softmax] [--action-precision α] [-o FILE] [--json]"
-
-// runBTAISimulate is arbor btai simulate: as aci simulate, with BTAI
-// agents choosing by a stochastic rule (visits unless --action-select
-// softmax is given).
-func runBTAISimulate(args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("btai simulate", flag.ContinueOnError)
-	var bf btaiFlags
-	bf.register(fs)
-	var act btaiActFlags
-	act.register(fs)
+// runSimulate is `arbor X simulate` for any planner: subjects whose
+// parameters are drawn (--draw) or given (--params), each an agent whose
+// choices are drawn from its choice distribution, written as recorded
+// behaviour, with the true parameters in --truth.
+func runSimulate(c *plannerCmd, args []string, stdout io.Writer) error {
+	command := c.p.Name + " simulate"
+	synopsis := verbSynopsis(c.p, agent.VerbSimulate)
+	fs := flag.NewFlagSet(command, flag.ContinueOnError)
+	opts := c.p.Flags(fs, agent.VerbSimulate)
 	var sf simFlags
 	sf.register(fs)
 	out := fs.String("o", "", "write the behaviour (CSV, docs/behaviour.md) to this file instead of standard output")
 	truth := fs.String("truth", "", "write each subject's true parameters to this CSV file: subject, one column per drawn parameter (required)")
 	asJSON := fs.Bool("json", false, "with -o: a provenance line and a summary line on standard output")
-	pos, err := parseFlags(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stdout, helpText(fs, btaiSimulateSynopsis))
-		return nil
-	}
-	if err != nil {
+	if done, err := parseVerb(fs, args, synopsis, refusals(c.p, agent.VerbSimulate, opts), stdout); done || err != nil {
 		return err
-	}
-	if len(pos) > 0 {
-		return badInput("unexpected argument %q (usage: %s)", pos[0], btaiSimulateSynopsis)
 	}
 	switch {
 	case *truth == "":
@@ -466,130 +392,25 @@ func runBTAISimulate(args []string, stdout io.Writer) error {
 	case *asJSON && *out == "":
 		return badInput("--json: needs -o FILE (standard output holds the behaviour otherwise)")
 	}
-	for _, name := range []string{"dot-factors", "dot-depth", "dot-top"} {
-		if bf.set(name) {
-			return badInput("--%s: btai simulate draws no figure (the flag belongs to btai plan and btai run with --dot)", name)
-		}
+	if err := opts.Check(); err != nil {
+		return asInput(err)
 	}
-	factory := func(m *pomdp.Model) (agent.Factory, error) {
-		opts, err := bf.options()
-		if err != nil {
-			return nil, err
-		}
-		if !btaiFlagSet(fs, "action-select") {
-			opts.ActionSelection, opts.ActionPrecision = btai.Visits, nil
-		}
-		if err := act.apply(&opts); err != nil {
-			return nil, err
-		}
-		if opts.ActionSelection.Deterministic() {
-			return nil, badInput("--action-select %s: simulated behaviour is drawn from a stochastic rule (want softmax or visits)", opts.ActionSelection)
-		}
-		if err := opts.Validate(); err != nil {
-			return nil, badInput("%v", err)
-		}
-		if err := btaiFactorisedFlags(m, *sf.model, opts.GlobalInference, opts.Novelty, false); err != nil {
-			return nil, err
-		}
-		if err := bf.checkModel(m); err != nil {
-			return nil, err
-		}
-		if err := act.checkModel(m); err != nil {
-			return nil, err
-		}
-		if err := btaiCheckTree(opts.Iterations, m, opts.GlobalInference); err != nil {
-			return nil, err
-		}
-		if err := bf.checkPlanTime(m, opts); err != nil {
-			return nil, err
-		}
-		if _, err := btai.NewAgent(m, &opts, nil); err != nil {
-			return nil, badInput("%v", err)
-		}
-		return btai.Factory{Options: &opts}, nil
-	}
-	sim, err := sf.simulation(factory, aciFlagsGiven(fs))
+	sim, err := sf.simulation(plannerFactory(opts, "--model "+*sf.model), agent.Given(fs))
 	if err != nil {
 		return err
 	}
-	prov, err := provenance("btai simulate", fs, [2]string{"--model", *sf.model}, [2]string{"--process", *sf.process}, [2]string{"--params", *sf.params})
+	prov, err := provenance(command, fs, [2]string{"--model", *sf.model}, [2]string{"--process", *sf.process}, [2]string{"--params", *sf.params})
 	if err != nil {
 		return err
 	}
 	return simulateWrite(stdout, sim, prov, *out, *truth, *asJSON)
 }
 
-// withSimulate adds the subcommand simulate to an agent's command run.
-func withSimulate(run, simulate func(args []string, stdout io.Writer) error) func(args []string, stdout io.Writer) error {
-	return func(args []string, stdout io.Writer) error {
-		if len(args) > 0 && args[0] == "simulate" {
-			return inSubcommand("simulate", simulate(args[1:], stdout))
-		}
-		return run(args, stdout)
+// plannerFactory returns the factory of opts for a model read from
+// source, its errors bad input.
+func plannerFactory(opts agent.Options, source string) func(m *pomdp.Model) (agent.Factory, error) {
+	return func(m *pomdp.Model) (agent.Factory, error) {
+		fac, err := opts.Factory(m, source)
+		return fac, asInput(err)
 	}
-}
-
-const siSimulateSynopsis = "arbor si simulate --model M [--process W] --truth FILE [--draw NAME=DIST ... | --params FILE] [--subjects 20] [--trials 10] [--steps 50] [--seed 1] [--jobs N] [search flags] [--action-precision α] [-o FILE] [--json]"
-
-// runSISimulate is arbor si simulate: as aci simulate, with
-// sophisticated-inference agents (--select sample unless --select argmax
-// is given).
-func runSISimulate(args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("si simulate", flag.ContinueOnError)
-	var search siSearchFlags
-	search.register(fs)
-	var act siActFlags
-	act.register(fs, true)
-	var sf simFlags
-	sf.register(fs)
-	out := fs.String("o", "", "write the behaviour (CSV, docs/behaviour.md) to this file instead of standard output")
-	truth := fs.String("truth", "", "write each subject's true parameters to this CSV file: subject, one column per drawn parameter (required)")
-	asJSON := fs.Bool("json", false, "with -o: a provenance line and a summary line on standard output")
-	pos, err := parseFlags(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stdout, helpText(fs, siSimulateSynopsis))
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if len(pos) > 0 {
-		return badInput("unexpected argument %q (usage: %s)", pos[0], siSimulateSynopsis)
-	}
-	given := aciFlagsGiven(fs)
-	switch {
-	case *truth == "":
-		return badInput("--truth: missing (the CSV file of each subject's true parameters)")
-	case *asJSON && *out == "":
-		return badInput("--json: needs -o FILE (standard output holds the behaviour otherwise)")
-	}
-	if !given["select"] {
-		*act.sel = si.SelectSample // behaviour is drawn from P(u)
-	}
-	factory := func(m *pomdp.Model) (agent.Factory, error) {
-		opts, err := search.options()
-		if err != nil {
-			return nil, err
-		}
-		if err := act.apply(opts, m); err != nil {
-			return nil, err
-		}
-		source := "--model " + *sf.model
-		if err := search.check(m, opts, source); err != nil {
-			return nil, err
-		}
-		if _, err := si.NewAgent(m, opts); err != nil {
-			return nil, badInput("%s", siOptionError(err, source))
-		}
-		return si.Factory{Options: *opts}, nil
-	}
-	sim, err := sf.simulation(factory, given)
-	if err != nil {
-		return err
-	}
-	prov, err := provenance("si simulate", fs, [2]string{"--model", *sf.model}, [2]string{"--process", *sf.process}, [2]string{"--params", *sf.params})
-	if err != nil {
-		return err
-	}
-	return simulateWrite(stdout, sim, prov, *out, *truth, *asJSON)
 }
