@@ -10,7 +10,10 @@
 //     action-perception cycle of one trial. A Decision holds the
 //     distribution over joint actions that the choice rule draws from
 //     (Probs, what a recorded choice is scored with), the choice, and the
-//     planner's values by name (NamedValues) and own record (Detail).
+//     planner's values by name (NamedValues), what a driver shows of the
+//     plan without knowing the planner (Cost of the action chosen, Work
+//     done, a Truncated plan, the Precision E[γ]) and its own record
+//     (Detail).
 //     Learner (the learned Dirichlet concentrations, recorded after every
 //     trial) and MixedAdvancer (advance after an action that is not known,
 //     under a distribution over actions) are optional.
@@ -39,6 +42,19 @@
 //     and how a fitting package builds an agent with given values
 //     (FindParam, CheckParams, ModelParams, LearningParams, ApplyParams,
 //     Override, ClosedLearning).
+//   - Planner: a planner described as a value, so that one driver per
+//     verb (Verb: VerbRun, VerbReplay, VerbFit, VerbSimulate, VerbRecover)
+//     serves every planner. Planner.Flags registers the planner's options
+//     for a verb on a flag.FlagSet, with the defaults that verb uses, and
+//     returns them as Options: Check (what needs no model), Factory (the
+//     checks against a model and the Factory of the verb's agents).
+//     Optional interfaces say more where a planner has it: Refuser (why a
+//     verb leaves a flag out), Settler (resolved settings), Limiter (how
+//     many agents fit in memory at once), Carrier (learning carried
+//     between trials beyond the model's concentrations). FlagError is an
+//     option given wrongly; Given, CheckLearningFlags and Duration are
+//     what the planners' flag code shares. aci.Description,
+//     btai.Description and si.Description are the three planners.
 //
 // # Misuse
 //

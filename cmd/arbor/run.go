@@ -42,6 +42,15 @@ type runView struct {
 	counts bool
 }
 
+// defaultView shows the episodes of a planner without a view of its own.
+var defaultView = &runView{
+	cost: "planning cost",
+	episode: func(r *agentRun, status string, ep *agent.Episode, _ *runRecord) string {
+		return fmt.Sprintf("%s in %d steps (%.3f s planning)", status, ep.NumActions(), ep.PlanningSeconds)
+	},
+	summary: planningSummary,
+}
+
 // viewSetup checks the view's flags against the run (its model and
 // --dot file) before any work, and returns the figure of --dot.
 type viewSetup func(r *agentRun, opts agent.Options, dotFile string) (dot func(ctx context.Context, ag agent.Agent, d *agent.Decision) error, err error)
@@ -51,6 +60,10 @@ type viewSetup func(r *agentRun, opts agent.Options, dotFile string) (dot func(c
 func runRun(c *plannerCmd, args []string, stdout io.Writer) error {
 	command := c.p.Name + " run"
 	synopsis := verbSynopsis(c.p, agent.VerbRun)
+	view := c.view
+	if view == nil {
+		view = defaultView
+	}
 	fs := flag.NewFlagSet(command, flag.ContinueOnError)
 	opts := c.p.Flags(fs, agent.VerbRun)
 	mazeFile := fs.String("maze", "", "maze file (docs/formats.md); exactly one of --maze and --model")
@@ -62,15 +75,18 @@ func runRun(c *plannerCmd, args []string, stdout io.Writer) error {
 	seed := fs.Uint64("seed", 1, "random seed: agent a's episode e draws its decisions from the streams of seed + e-1 (agent.StepRand; --seed k --episodes 1 repeats seed k of the test tables) and a --model process from seed + (a-1)*episodes + e-1")
 	progressFlag := fs.Bool("progress", false, "report progress on standard error once a second (always on a terminal)")
 	jobsFlag := fs.Int("jobs", runtime.GOMAXPROCS(0), "episodes run in parallel (1..1024; the output is the same as with 1); an agent that learns runs its episodes in order")
-	dotFile := fs.String("dot", "", c.view.dotHelp)
-	plotFlags := addRunPlotFlags(fs, "the "+c.view.cost+" of each action taken")
+	dotFile := new(string)
+	if view.dotHelp != "" {
+		dotFile = fs.String("dot", "", view.dotHelp)
+	}
+	plotFlags := addRunPlotFlags(fs, "the "+view.cost+" of each action taken")
 	noise := fs.Float64("noise", envs.DefaultNoise, "maze model noise on A, B and D, in [0, 1) (--maze only)")
 	pref := fs.Float64("pref-precision", envs.DefaultPrefPrecision, "maze preference precision, finite (--maze only)")
 	asJSON := fs.Bool("json", false, "a provenance line, one JSON object per episode and a summary line")
 	asCSV := fs.Bool("csv", false, "one CSV row per time step in the recorded-behaviour format (docs/behaviour.md), with the action probabilities")
 	var setup viewSetup
-	if c.view.flags != nil {
-		setup = c.view.flags(fs)
+	if view.flags != nil {
+		setup = view.flags(fs)
 	}
 	if done, err := parseVerb(fs, args, synopsis, refuser(opts), stdout); done || err != nil {
 		return err
@@ -106,7 +122,7 @@ func runRun(c *plannerCmd, args []string, stdout io.Writer) error {
 		// A maze is deterministic, and so is the argmax rule.
 		return badInput("--seed: a --maze run with --select argmax draws nothing (the maze is deterministic; --select sample draws the actions)")
 	}
-	r := &agentRun{command: command, view: c.view, fs: fs, asJSON: *asJSON, asCSV: *asCSV}
+	r := &agentRun{command: command, view: view, fs: fs, asJSON: *asJSON, asCSV: *asCSV}
 	source := "--maze " + *mazeFile
 	var err error
 	if *mazeFile != "" {
@@ -174,7 +190,7 @@ func runRun(c *plannerCmd, args []string, stdout io.Writer) error {
 	r.prog = startProgress(*progressFlag, *agents**episodes, c.p.WorkUnit)
 	defer r.prog.end()
 	if *plotFlags.file != "" {
-		r.plot = plotFlags.newRunPlot(plotSel, c.view.cost+" of the action taken", r.mz, m, *agents, *episodes)
+		r.plot = plotFlags.newRunPlot(plotSel, view.cost+" of the action taken", r.mz, m, *agents, *episodes)
 		r.cost = func(d *agent.Decision) float64 { return d.Cost }
 	}
 	return r.run(stdout)
