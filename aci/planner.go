@@ -28,21 +28,18 @@ const MaxMinutesUsage = "refuse when one scoring of every policy is estimated to
 
 // flags are the classic agent's options as one verb reads them.
 type flags struct {
-	fs            *flag.FlagSet
-	verb          agent.Verb
-	horizon       *int
-	gamma         *float64
-	inferGamma    *bool
-	beta          *float64
-	habits        *string
-	novelty       *bool
-	past          *string
-	sel           *string // nil where the verb scores choices
-	alpha         *float64
-	actionFactors *string
-	eta           *float64
-	omega         *float64
-	maxMin        *float64
+	fs         *flag.FlagSet
+	verb       agent.Verb
+	horizon    *int
+	gamma      *float64
+	inferGamma *bool
+	beta       *float64
+	habits     *string
+	novelty    *bool
+	past       *string
+	sel        *string // nil where the verb scores choices
+	choice     *agent.ChoiceFlags
+	maxMin     *float64
 }
 
 func registerFlags(fs *flag.FlagSet, v agent.Verb) agent.Options {
@@ -61,10 +58,7 @@ func registerFlags(fs *flag.FlagSet, v agent.Verb) agent.Options {
 	case agent.VerbSimulate, agent.VerbRecover:
 		f.sel = fs.String("select", SelectSample, "action selection: sample (a draw from P(u) = σ(α ln P_marginal(u)): simulated behaviour is drawn) or argmax (the most probable action of the model average)")
 	}
-	f.alpha = fs.Float64("action-precision", 1, "action precision α of P(u) = σ(α ln P_marginal(u)): what --select sample draws from and what a recorded choice is scored with (1: the model average itself; pymdp's default is 16, SPM's 512)")
-	f.actionFactors = fs.String("action-factors", agent.JointActions.String(), "with several controllable factors: joint (P(u) over the joint actions, the model average) or independent (each factor's control from σ(α ln P_f) of its marginal, as pymdp samples)")
-	f.eta = fs.Float64("eta", 1, "learning rate η of the Dirichlet counts at the end of every trial: c' = ω c + η Δc (finite, >= 0)")
-	f.omega = fs.Float64("omega", 1, "forgetting ω of the Dirichlet counts at the end of every trial: c' = ω c + η Δc (0 < ω <= 1)")
+	f.choice = agent.RegisterChoiceFlags(fs, "P_marginal(u)", "the model average itself; pymdp's default is 16, SPM's 512", "P_f")
 	f.maxMin = fs.Float64("max-minutes", 10, MaxMinutesUsage)
 	return f
 }
@@ -121,12 +115,10 @@ func (f *flags) options(m *pomdp.Model) (*AgentOptions, error) {
 		return nil, agent.Flagf("beta", "%v, want finite > 0", *f.beta)
 	case f.sel != nil && *f.sel != SelectArgmax && *f.sel != SelectSample:
 		return nil, agent.Flagf("select", "%q, want %s or %s", *f.sel, SelectArgmax, SelectSample)
-	case math.IsNaN(*f.alpha) || math.IsInf(*f.alpha, 0) || *f.alpha < 0:
-		return nil, agent.Flagf("action-precision", "%v, want finite >= 0", *f.alpha)
-	case math.IsNaN(*f.eta) || math.IsInf(*f.eta, 0) || *f.eta < 0:
-		return nil, agent.Flagf("eta", "%v, want finite >= 0", *f.eta)
-	case !(*f.omega > 0 && *f.omega <= 1):
-		return nil, agent.Flagf("omega", "%v, want 0 < ω <= 1", *f.omega)
+	}
+	choice, err := f.choice.Choice(m)
+	if err != nil {
+		return nil, err
 	}
 	// Flags the agent would ignore are refused.
 	switch {
@@ -134,9 +126,6 @@ func (f *flags) options(m *pomdp.Model) (*AgentOptions, error) {
 		return nil, agent.Flagf("gamma", "the fixed precision, unused with --infer-gamma (whose prior is Gamma(1, --beta))")
 	case !*f.inferGamma && given["beta"]:
 		return nil, agent.Flagf("beta", "the rate of the precision's prior, which needs --infer-gamma")
-	}
-	if err := agent.CheckLearningFlags(m, given); err != nil {
-		return nil, err
 	}
 	if _, err := NumPolicies(m.NumActions(), *f.horizon, math.MaxInt); err != nil {
 		return nil, &agent.FlagError{Msg: "--" + err.Error()}
@@ -152,25 +141,13 @@ func (f *flags) options(m *pomdp.Model) (*AgentOptions, error) {
 	if err != nil {
 		return nil, agent.Flagf("past", "%v", err)
 	}
-	af, err := agent.ParseActionFactors(*f.actionFactors)
-	if err != nil {
-		return nil, agent.Flagf("action-factors", "%v", err)
-	}
 	o := &AgentOptions{
 		Horizon: *f.horizon, Gamma: *f.gamma, InferGamma: *f.inferGamma, Beta: *f.beta,
-		Novelty: *f.novelty, Habits: habits, Past: past, ActionFactors: af,
+		Novelty: *f.novelty, Habits: habits, Past: past, ActionFactors: choice.ActionFactors,
+		ActionPrecision: choice.ActionPrecision, LearningRate: choice.LearningRate, Forgetting: choice.Forgetting,
 	}
 	if f.sel != nil {
 		o.Select = *f.sel
-	}
-	if given["action-precision"] {
-		o.ActionPrecision = f.alpha
-	}
-	if given["eta"] {
-		o.LearningRate = f.eta
-	}
-	if given["omega"] {
-		o.Forgetting = f.omega
 	}
 	return o, nil
 }

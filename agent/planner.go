@@ -110,60 +110,6 @@ type Carrier interface {
 	Carries() bool
 }
 
-// FlagError is an option given wrongly on the command line.
-type FlagError struct {
-	Flag string // the flag without dashes, or "" for a rule between flags
-	Msg  string
-}
-
-func (e *FlagError) Error() string {
-	if e.Flag == "" {
-		return e.Msg
-	}
-	return "--" + e.Flag + ": " + e.Msg
-}
-
-// Flagf returns a *FlagError for flag name.
-func Flagf(name, format string, args ...any) error {
-	return &FlagError{Flag: name, Msg: fmt.Sprintf(format, args...)}
-}
-
-// CheckLearningFlags refuses --eta and --omega, given on the command line
-// (given holds the flags set), for a model without concentrations a, b
-// or d, which has nothing for them to act on.
-func CheckLearningFlags(m *pomdp.Model, given map[string]bool) error {
-	if la, lb, ld := m.Learnable(); la || lb || ld {
-		return nil
-	}
-	for _, name := range []string{"eta", "omega"} {
-		if given[name] {
-			return Flagf(name, "the model has no concentrations a, b or d to learn (--eta and --omega apply to a model that learns)")
-		}
-	}
-	return nil
-}
-
-// Duration writes s seconds for a refusal's estimate: "42 s", "13
-// minutes", "1.9 hours" or "3.1e+05 days".
-func Duration(s float64) string {
-	switch {
-	case s < 120:
-		return fmt.Sprintf("%.2g s", s)
-	case s < 2*3600:
-		return fmt.Sprintf("%.0f minutes", s/60)
-	case s < 3*86400:
-		return fmt.Sprintf("%.2g hours", s/3600)
-	}
-	return fmt.Sprintf("%.2g days", s/86400)
-}
-
-// Given returns the flags of fs set on the command line.
-func Given(fs *flag.FlagSet) map[string]bool {
-	given := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	return given
-}
-
 // FindPlanner returns the planner called name among ps, or an error that
 // lists their names.
 func FindPlanner(ps []*Planner, name string) (*Planner, error) {

@@ -134,14 +134,11 @@ func FlagError(err error, source string) error {
 // flags are the options of one verb: the search's and how the agent acts
 // and learns.
 type flags struct {
-	search        *SearchFlags
-	verb          agent.Verb
-	opts          *Options
-	sel           *string // nil where the verb scores choices
-	alpha         *float64
-	actionFactors *string
-	eta           *float64
-	omega         *float64
+	search *SearchFlags
+	verb   agent.Verb
+	opts   *Options
+	sel    *string // nil where the verb scores choices
+	choice *agent.ChoiceFlags
 }
 
 func registerFlags(fs *flag.FlagSet, v agent.Verb) agent.Options {
@@ -152,10 +149,7 @@ func registerFlags(fs *flag.FlagSet, v agent.Verb) agent.Options {
 	case agent.VerbSimulate, agent.VerbRecover:
 		f.sel = fs.String("select", SelectSample, "action selection: sample (a draw from P(u) = σ(α ln Q(u)): simulated behaviour is drawn) or argmax (the most probable action of Q(u) = σ(−γ G))")
 	}
-	f.alpha = fs.Float64("action-precision", 1, "action precision α of P(u) = σ(α ln Q(u)): what --select sample draws from and what a recorded choice is scored with (1: Q itself)")
-	f.actionFactors = fs.String("action-factors", agent.JointActions.String(), "with several controllable factors: joint (P(u) over the joint actions) or independent (each factor's control from σ(α ln Q_f) of its marginal, as pymdp samples)")
-	f.eta = fs.Float64("eta", 1, "learning rate η of the Dirichlet counts at the end of every trial: c' = ω c + η Δc (finite, >= 0)")
-	f.omega = fs.Float64("omega", 1, "forgetting ω of the Dirichlet counts at the end of every trial: c' = ω c + η Δc (0 < ω <= 1)")
+	f.choice = agent.RegisterChoiceFlags(fs, "Q(u)", "Q itself", "Q_f")
 	return f
 }
 
@@ -183,36 +177,16 @@ func (f *flags) Factory(m *pomdp.Model, source string) (agent.Factory, error) {
 		}
 	}
 	o := *f.opts
-	given := agent.Given(f.search.fs)
-	switch {
-	case f.sel != nil && *f.sel != SelectArgmax && *f.sel != SelectSample:
+	if f.sel != nil && *f.sel != SelectArgmax && *f.sel != SelectSample {
 		return nil, agent.Flagf("select", "%q, want %s or %s", *f.sel, SelectArgmax, SelectSample)
-	case math.IsNaN(*f.alpha) || math.IsInf(*f.alpha, 0) || *f.alpha < 0:
-		return nil, agent.Flagf("action-precision", "%v, want finite >= 0", *f.alpha)
-	case math.IsNaN(*f.eta) || math.IsInf(*f.eta, 0) || *f.eta < 0:
-		return nil, agent.Flagf("eta", "%v, want finite >= 0", *f.eta)
-	case !(*f.omega > 0 && *f.omega <= 1):
-		return nil, agent.Flagf("omega", "%v, want 0 < ω <= 1", *f.omega)
 	}
-	if err := agent.CheckLearningFlags(m, given); err != nil {
+	choice, err := f.choice.Choice(m)
+	if err != nil {
 		return nil, err
 	}
-	af, err := agent.ParseActionFactors(*f.actionFactors)
-	if err != nil {
-		return nil, agent.Flagf("action-factors", "%v", err)
-	}
-	o.ActionFactors = af
+	o.ActionFactors, o.ActionPrecision, o.LearningRate, o.Forgetting = choice.ActionFactors, choice.ActionPrecision, choice.LearningRate, choice.Forgetting
 	if f.sel != nil {
 		o.Select = *f.sel
-	}
-	if given["action-precision"] {
-		o.ActionPrecision = f.alpha
-	}
-	if given["eta"] {
-		o.LearningRate = f.eta
-	}
-	if given["omega"] {
-		o.Forgetting = f.omega
 	}
 	if err := f.search.Check(m, &o, source); err != nil {
 		return nil, err
