@@ -82,4 +82,10 @@
 // docs/aci.md maps every equation of paper section 4 to the code, explains
 // why the policy-conditioned future is walked rather than held in the graph,
 // and describes the agent's options; examples/tmaze runs the T-maze.
+//
+// Description describes the planner to the drivers of every verb
+// (agent.Planner: run, replay, fit, simulate, recover): its flags per
+// verb, their checks (CheckPlanTime refuses a horizon whose policy walk
+// would take longer than --max-minutes) and its Factory of agents with
+// fitted parameters.
 package aci

@@ -58,7 +58,7 @@ func registerFlags(fs *flag.FlagSet, v agent.Verb) agent.Options {
 	case agent.VerbSimulate, agent.VerbRecover:
 		f.sel = fs.String("select", SelectSample, "action selection: sample (a draw from P(u) = σ(α ln P_marginal(u)): simulated behaviour is drawn) or argmax (the most probable action of the model average)")
 	}
-	f.choice = agent.RegisterChoiceFlags(fs, "P_marginal(u)", "the model average itself; pymdp's default is 16, SPM's 512", "P_f")
+	f.choice = agent.RegisterChoiceFlags(fs, "P_marginal(u)", "the model average itself; pymdp's default is 16, SPM's 512", "P_f", f.sel != nil)
 	f.maxMin = fs.Float64("max-minutes", 10, MaxMinutesUsage)
 	return f
 }

@@ -51,9 +51,14 @@
 //     Optional interfaces say more where a planner has it: Refuser (why a
 //     verb leaves a flag out), Settler (resolved settings), Limiter (how
 //     many agents fit in memory at once), Carrier (learning carried
-//     between trials beyond the model's concentrations). FlagError is an
-//     option given wrongly; Given, CheckLearningFlags and Duration are
-//     what the planners' flag code shares. aci.Description,
+//     between trials beyond the model's concentrations); Workers bounds
+//     the agents run at once by Limiter, Scoring returns a factory's
+//     scoring agents (ScoringFactory). FlagError (Flagf) is an option
+//     given wrongly; ChoiceFlags (RegisterChoiceFlags, Choice: the action
+//     precision, the choice over factors, the learning rate and
+//     forgetting), Given, CheckLearningFlags and Duration are what the
+//     planners' flag code shares; FindPlanner looks one up by name.
+//     aci.Description,
 //     btai.Description and si.Description are the three planners.
 //
 // # Misuse

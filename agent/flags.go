@@ -24,11 +24,16 @@ type ChoiceFlags struct {
 // RegisterChoiceFlags registers the choice flags on fs. dist names the
 // distribution the choice sharpens ("P_marginal(u)"), itself says what
 // α = 1 gives, and factorDist names a factor's marginal ("P_f"), for the
-// help.
-func RegisterChoiceFlags(fs *flag.FlagSet, dist, itself, factorDist string) *ChoiceFlags {
+// help; selects says whether the verb has --select (whose sample rule
+// draws from P).
+func RegisterChoiceFlags(fs *flag.FlagSet, dist, itself, factorDist string, selects bool) *ChoiceFlags {
+	use := "what a recorded choice is scored with"
+	if selects {
+		use = "what --select sample draws from and " + use
+	}
 	return &ChoiceFlags{
 		fs:    fs,
-		alpha: fs.Float64("action-precision", 1, "action precision α of P(u) = σ(α ln "+dist+"): what --select sample draws from and what a recorded choice is scored with (1: "+itself+")"),
+		alpha: fs.Float64("action-precision", 1, "action precision α of P(u) = σ(α ln "+dist+"): "+use+" (1: "+itself+")"),
 		factors: fs.String("action-factors", JointActions.String(), "with several controllable factors: joint (P(u) over the joint actions) or independent "+
 			"(each factor's control from σ(α ln "+factorDist+") of its marginal, as pymdp samples)"),
 		eta:   fs.Float64("eta", 1, "learning rate η of the Dirichlet counts at the end of every trial: c' = ω c + η Δc (finite, >= 0)"),
@@ -59,7 +64,9 @@ func (f *ChoiceFlags) Choice(m *pomdp.Model) (Choice, error) {
 		return c, Flagf("omega", "%v, want 0 < ω <= 1", *f.omega)
 	}
 	given := Given(f.fs)
-	if err := CheckLearningFlags(m, given); err != nil {
+	// --eta 1 and --omega 1 are the defaults, which change nothing: only
+	// another value is refused on a model that does not learn.
+	if err := CheckLearningFlags(m, map[string]bool{"eta": given["eta"] && *f.eta != 1, "omega": given["omega"] && *f.omega != 1}); err != nil {
 		return c, err
 	}
 	af, err := ParseActionFactors(*f.factors)
@@ -112,12 +119,14 @@ func CheckLearningFlags(m *pomdp.Model, given map[string]bool) error {
 	return nil
 }
 
-// Duration writes s seconds for a refusal's estimate: "42 s", "13
-// minutes", "1.9 hours" or "3.1e+05 days".
+// Duration writes s seconds for a refusal's estimate: "0.012 s", "42 s",
+// "13 minutes", "1.9 hours" or "3.1e+05 days".
 func Duration(s float64) string {
 	switch {
-	case s < 120:
+	case s < 10:
 		return fmt.Sprintf("%.2g s", s)
+	case s < 120:
+		return fmt.Sprintf("%.0f s", s)
 	case s < 2*3600:
 		return fmt.Sprintf("%.0f minutes", s/60)
 	case s < 3*86400:

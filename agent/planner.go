@@ -54,8 +54,8 @@ type Planner struct {
 	// ("--horizon T [--gamma 16] ..."); every verb's synopsis has it.
 	Synopsis string
 	// Draws reports that the planner's decisions draw random numbers
-	// besides the choice itself (a tree search does): replay and fit then
-	// take a seed, whose streams are StepRand's.
+	// besides the choice itself (a tree search does): replay then takes
+	// a seed, whose streams are StepRand's.
 	Draws bool
 	// WorkUnit names what Decision.Work counts ("policies scored").
 	WorkUnit string
@@ -100,6 +100,32 @@ type Settler interface {
 // planner's memory bound, at most jobs and at least 1.
 type Limiter interface {
 	MaxWorkers(m *pomdp.Model, jobs int) int
+}
+
+// ScoringFactory is a Factory whose agents follow stricter rules where they
+// score recorded choices than where they act (a search must reach the
+// depth asked for): Scoring returns the factory of the scoring agents.
+// A driver that both simulates and fits (recover) fits with it.
+type ScoringFactory interface {
+	Scoring() Factory
+}
+
+// Scoring returns fac's factory of scoring agents (ScoringFactory), or
+// fac itself.
+func Scoring(fac Factory) Factory {
+	if s, ok := fac.(ScoringFactory); ok {
+		return s.Scoring()
+	}
+	return fac
+}
+
+// Workers returns how many agents of opts on model m may run at once when
+// jobs are asked for: jobs, or fewer where opts bound it (Limiter).
+func Workers(opts Options, m *pomdp.Model, jobs int) int {
+	if l, ok := opts.(Limiter); ok {
+		return l.MaxWorkers(m, jobs)
+	}
+	return jobs
 }
 
 // Carrier is an Options whose agents carry something from one trial to

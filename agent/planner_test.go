@@ -16,7 +16,7 @@ func choiceFlags(t *testing.T, args ...string) *agent.ChoiceFlags {
 	t.Helper()
 	fs := flag.NewFlagSet("test", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	f := agent.RegisterChoiceFlags(fs, "Q(u)", "Q itself", "Q_f")
+	f := agent.RegisterChoiceFlags(fs, "Q(u)", "Q itself", "Q_f", true)
 	if err := fs.Parse(args); err != nil {
 		t.Fatal(err)
 	}
@@ -39,6 +39,10 @@ func TestChoiceFlags(t *testing.T) {
 	if err != nil || c.ActionPrecision != nil || c.LearningRate != nil || c.Forgetting != nil || c.ActionFactors != agent.JointActions {
 		t.Errorf("no flags: %+v, %v; want every value left to the agent, joint actions", c, err)
 	}
+	// The defaults given explicitly change nothing, on any model.
+	if c, err := choiceFlags(t, "--eta", "1", "--omega", "1").Choice(fixed); err != nil || *c.LearningRate != 1 || *c.Forgetting != 1 {
+		t.Errorf("--eta 1 --omega 1 on a model that does not learn: %+v, %v", c, err)
+	}
 	c, err = choiceFlags(t, "--action-precision", "4", "--eta", "0.5", "--omega", "0.9", "--action-factors", "independent").Choice(learns)
 	if err != nil || *c.ActionPrecision != 4 || *c.LearningRate != 0.5 || *c.Forgetting != 0.9 || c.ActionFactors != agent.IndependentActions {
 		t.Errorf("every flag: %+v, %v", c, err)
@@ -53,7 +57,7 @@ func TestChoiceFlags(t *testing.T) {
 		{learns, []string{"--eta", "-0.1"}, "--eta: -0.1, want finite >= 0"},
 		{learns, []string{"--omega", "0"}, "--omega: 0, want 0 < ω <= 1"},
 		{learns, []string{"--omega", "1.5"}, "--omega: 1.5, want 0 < ω <= 1"},
-		{fixed, []string{"--eta", "1"}, "--eta: the model has no concentrations a, b or d to learn"},
+		{fixed, []string{"--eta", "0.5"}, "--eta: the model has no concentrations a, b or d to learn"},
 		{fixed, []string{"--omega", "0.5"}, "--omega: the model has no concentrations a, b or d to learn"},
 		{fixed, []string{"--action-factors", "both"}, "--action-factors: "},
 	} {
@@ -71,7 +75,7 @@ func TestDuration(t *testing.T) {
 	for _, tc := range []struct {
 		s    float64
 		want string
-	}{{42, "42 s"}, {0.0123, "0.012 s"}, {119, "1.2e+02 s"}, {120, "2 minutes"}, {780, "13 minutes"}, {7200, "2 hours"}, {6840, "114 minutes"}, {3 * 86400, "3 days"}, {3.1e5 * 86400, "3.1e+05 days"}} {
+	}{{42, "42 s"}, {0.0123, "0.012 s"}, {119, "119 s"}, {9.5, "9.5 s"}, {120, "2 minutes"}, {780, "13 minutes"}, {7200, "2 hours"}, {6840, "114 minutes"}, {3 * 86400, "3 days"}, {3.1e5 * 86400, "3.1e+05 days"}} {
 		if got := agent.Duration(tc.s); got != tc.want {
 			t.Errorf("Duration(%v) = %q, want %q", tc.s, got, tc.want)
 		}

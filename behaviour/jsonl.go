@@ -184,9 +184,7 @@ func (r *Reader) readJSONRow() (bool, error) {
 	for _, kv := range extras {
 		if _, ok := r.extraIndex[kv.key]; !ok {
 			if len(r.extraNames) == MaxJSONExtra {
-				// The name in the message is the one arbor's error
-				// lines have always shown (MaxJSONExtra here).
-				return false, r.fault(line, kv.key, "more than %d distinct extra keys (MaxBehaviourJSONExtra)", MaxJSONExtra)
+				return false, r.fault(line, kv.key, "more than %d distinct extra keys (behaviour.MaxJSONExtra)", MaxJSONExtra)
 			}
 			r.extraIndex[kv.key] = len(r.extraNames)
 			r.extraNames = append(r.extraNames, kv.key)

@@ -53,10 +53,8 @@ func (l *lineReader) next() ([]byte, error) {
 		l.err = &Error{File: l.name, Line: l.line, Msg: fmt.Sprintf(format, args...)}
 		return nil, l.err
 	}
-	// The limits' names in these messages are those arbor's error lines
-	// have always shown (Options.MaxBytes and MaxLineBytes here).
 	if l.total > l.max {
-		return fault("file larger than %d bytes (BehaviourOptions.MaxBytes)", l.max)
+		return fault("file larger than %d bytes (behaviour.Options.MaxBytes)", l.max)
 	}
 	n := len(line)
 	if n > 0 && line[n-1] == '\n' {
@@ -66,7 +64,7 @@ func (l *lineReader) next() ([]byte, error) {
 		}
 	}
 	if n > l.maxLine {
-		return fault("line longer than %d bytes (BehaviourOptions.MaxLineBytes)", l.maxLine)
+		return fault("line longer than %d bytes (behaviour.Options.MaxLineBytes)", l.maxLine)
 	}
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 		return fault("read: %v", err)

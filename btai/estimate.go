@@ -53,7 +53,7 @@ const (
 // cost per unit (vmp sweeps included), plus a fixed cost per node. With
 // global inference every iteration runs VMP over the whole tree, so the
 // work grows with the square of the iterations. It errs on the high side;
-// cmd/arbor refuses work whose estimate is above --max-minutes.
+// PlanFlags.CheckPlanTime refuses work whose estimate is above --max-minutes.
 //
 // Zero fields of o take their defaults (Resolved). Options that Validate
 // refuses give +Inf: no such plan can run, and a caller comparing the
@@ -130,7 +130,7 @@ func factorisedSweepWork(m *pomdp.Model) float64 {
 // EstimateBytes estimates the peak memory of a process that holds model m
 // and runs agents agents on it at once with options o, their planning
 // trees included (TreeBytes, in compact form unless o.GlobalInference):
-// what cmd/arbor checks before it runs. With d = 8·|U|·Σ_f |S_f|² bytes,
+// what CheckMemory checks before a command runs. With d = 8·|U|·Σ_f |S_f|² bytes,
 // the size of a dense transition tensor, it counts
 //
 //   - the model: its B (d) and A, and one more copy of each while it is

@@ -240,7 +240,7 @@ const ringFloats = 3 << 17
 
 // TreeBytes estimates the peak memory of one planning tree of iterations
 // expansions for a model of ns states, no observations and nu actions;
-// cmd/arbor refuses --iterations beyond a bound with it.
+// CheckTree refuses --iterations beyond a bound with it.
 //
 // A materialized tree (Agent.Tree, as arbor btai plan and --dot use it, or
 // GlobalInference, whose nodes go into the graph at expansion) holds nu

@@ -18,7 +18,7 @@ import (
 // --action-select softmax is given, and refuse a deterministic rule.
 var Description = &agent.Planner{
 	Name:     "btai",
-	Doc:      "branching time active inference: planning as the growth of a tree of futures by Monte Carlo tree search",
+	Doc:      "branching time active inference",
 	Draws:    true,
 	Synopsis: "[--preset scale-free|paper|hp] [--iterations K] [--cost classic|pcost|feef] [--propagation min-backward|backward|forward] [--inference vmp|predictive] [--selection normalized-uct|unexplored-first|uct] [--exploration C] [--trial-steps N] [--novelty] [--action-select RULE] [--action-precision α] [--eta η] [--omega ω] [--max-minutes 10]",
 	WorkUnit: "planning iterations",
@@ -217,7 +217,7 @@ func (f *VerbFlags) MaxWorkers(m *pomdp.Model, jobs int) int {
 	}
 	memOne := EstimateBytes(m, *o, 1)
 	memMore := EstimateBytes(m, *o, 2) - memOne
-	tree := TreeBytes(o.Iterations, m.NumStates(), m.NumObs(), m.NumActions(), o.GlobalInference || f.materialized)
+	tree := TreeBytes(o.Iterations, m.NumStates(), m.ObsLen(), m.NumActions(), o.GlobalInference || f.materialized)
 	return max(1, min(jobs, int(MaxTreeBytes/max(tree, 1)), 1+int((MaxBytes-memOne)/max(memMore, 1))))
 }
 

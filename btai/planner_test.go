@@ -85,7 +85,7 @@ func helpDefaults(fs *flag.FlagSet) map[string]string {
 func TestDescription(t *testing.T) {
 	d := btai.Description
 	if d.Name != "btai" || !d.Draws || d.WorkUnit != "planning iterations" ||
-		d.Doc != "branching time active inference: planning as the growth of a tree of futures by Monte Carlo tree search" {
+		d.Doc != "branching time active inference" || !strings.Contains(d.Synopsis, "--iterations K") {
 		t.Errorf("Description %+v", *d)
 	}
 	want := []string{"action-precision", "action-select", "cost", "eta", "exploration", "global", "inference", "iterations",

@@ -33,4 +33,10 @@
 // Identical beliefs reached by different paths, or at different depths, are
 // scored once, and the value of a belief a given number of steps from the
 // horizon is computed once (memoised on the belief's bits).
+//
+// Description describes the planner to the drivers of every verb
+// (agent.Planner): the search's flags (SearchFlags, shared with `si plan`)
+// and the acting ones, their checks (FlagError names the flag of an option
+// refused), and its Factory, strict where choices are scored (a search
+// the node budget cuts short is an error there).
 package si

@@ -65,3 +65,12 @@ func (f Factory) NewAgent(m *pomdp.Model, values map[string]float64) (agent.Agen
 	}
 	return ag, nil
 }
+
+// Scoring returns the factory whose agents score recorded choices: Strict
+// (agent.ScoringFactory).
+func (f Factory) Scoring() agent.Factory {
+	f.Strict = true
+	return f
+}
+
+var _ agent.ScoringFactory = Factory{}

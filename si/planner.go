@@ -2,7 +2,6 @@ package si
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -14,9 +13,10 @@ import (
 )
 
 // Description describes sophisticated inference to the drivers of every verb
-// (agent.Planner). Where a verb scores recorded choices (replay, fit,
-// recover), a search that the node budget cuts short is an error, so that
-// a choice is always scored at the depth asked for.
+// (agent.Planner). Where a verb scores recorded choices (replay, fit, and
+// the fits of recover through Factory.Scoring), a search that the node
+// budget cuts short is an error, so that a choice is always scored at the
+// depth asked for.
 var Description = &agent.Planner{
 	Name:     "si",
 	Doc:      "sophisticated inference",
@@ -143,13 +143,16 @@ type flags struct {
 
 func registerFlags(fs *flag.FlagSet, v agent.Verb) agent.Options {
 	f := &flags{search: RegisterSearchFlags(fs), verb: v}
+	if v == agent.VerbReplay || v == agent.VerbFit || v == agent.VerbRecover {
+		fs.Lookup("max-nodes").Usage = "score at most this many beliefs per search; a search it cuts short of --depth is an error here, so that every choice is scored at the depth asked for"
+	}
 	switch v {
 	case agent.VerbRun:
 		f.sel = fs.String("select", SelectArgmax, "action selection: argmax (the most probable action of Q(u) = σ(−γ G)) or sample (a draw from P(u) = σ(α ln Q(u)))")
 	case agent.VerbSimulate, agent.VerbRecover:
 		f.sel = fs.String("select", SelectSample, "action selection: sample (a draw from P(u) = σ(α ln Q(u)): simulated behaviour is drawn) or argmax (the most probable action of Q(u) = σ(−γ G))")
 	}
-	f.choice = agent.RegisterChoiceFlags(fs, "Q(u)", "Q itself", "Q_f")
+	f.choice = agent.RegisterChoiceFlags(fs, "Q(u)", "Q itself", "Q_f", f.sel != nil)
 	return f
 }
 
@@ -194,7 +197,7 @@ func (f *flags) Factory(m *pomdp.Model, source string) (agent.Factory, error) {
 	if _, err := NewAgent(m, &o); err != nil {
 		return nil, FlagError(err, source)
 	}
-	return Factory{Options: o, Strict: f.verb.Scores()}, nil
+	return Factory{Options: o, Strict: f.verb == agent.VerbReplay || f.verb == agent.VerbFit}, nil
 }
 
 // strictAgent is an agent whose search must reach the depth asked for
@@ -217,5 +220,3 @@ func (a strictAgent) Decide(ctx context.Context, rng *rand.Rand) (*agent.Decisio
 	}
 	return d, nil
 }
-
-var _ = errors.New

@@ -17,9 +17,9 @@ import (
 	"github.com/arbor-ai/arbor/pomdp"
 )
 
-// agentRun is what `aci run` and `btai run` share once their flags are
-// read: the agent's model, the world it acts in, how to make an agent, and
-// the agent-specific parts of the output.
+// agentRun is a run of any planner (runRun) once its flags are read: the
+// agent's model, the world it acts in, how to make an agent, and how the
+// planner's episodes are shown (its runView).
 type agentRun struct {
 	command  string        // "aci run"
 	view     *runView      // how the planner's episodes are shown

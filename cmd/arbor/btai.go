@@ -230,7 +230,7 @@ func registerBTAIDotFlags(fs *flag.FlagSet) *btaiDotFlags {
 	}
 }
 
-// dotView checks the --dot-* flags and returns the tree view they ask for.
+// view checks the --dot-* flags and returns the tree view they ask for.
 // figure says whether a figure is asked for; need names the flags that ask
 // for one.
 func (b *btaiDotFlags) view(figure bool, need string) (btaiDotView, error) {

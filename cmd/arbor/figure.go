@@ -224,7 +224,7 @@ func untilDone[T any](ctx context.Context, f func() (T, error)) (T, error) {
 const dotSynopsis = "arbor dot MODEL.json [--unroll plates|K|all] [--data FILE.jsonl [--line N]] [--edge-labels] [-o FILE.svg|.pdf|.png|.dot] [--json]"
 
 // runDot draws a model file's factor graph, or a POMDP file's generative
-// model (pomdpdot.go).
+// model (pomdp.Model.FigureGraph).
 func runDot(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("dot", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, `print {"dot": "..."} instead of the bare DOT text`)

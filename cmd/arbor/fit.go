@@ -52,12 +52,12 @@ type fitFlags struct {
 func (f *fitFlags) register(fs *flag.FlagSet) {
 	f.model = fs.String("model", "", "POMDP file (docs/formats.md): the agent's beliefs (required)")
 	f.data = fs.String("data", "", "recorded behaviour, CSV or JSON lines (docs/behaviour.md): subject,trial,step,o_<modality>...,u_<factor>... (required)")
-	f.free = fs.String("free", "", "the parameters to fit, comma-separated: gamma (policy precision), alpha (action precision), eta (learning rate), omega (forgetting), pref (preference precision: multiplies ln C), conc (scale of the prior concentrations); the agent flags fix the others and give the free ones' prior means (required)")
+	f.free = fs.String("free", "", "the parameters to fit, comma-separated, among those the agent has: gamma (policy precision; aci and si), alpha (action precision), eta (learning rate), omega (forgetting), pref (preference precision: multiplies ln C), conc (scale of the prior concentrations); the agent flags fix the others and give the free ones' prior means (required)")
 	fs.Var(&f.priors, "prior", "Gaussian prior of a free parameter on its fitting scale (ln for gamma, alpha, eta, pref, conc; logit for omega): NAME=MEAN,SD (repeatable; default: mean at the agent flag's value, SD 0.25, SPM's variance 1/16)")
 	f.restarts = fs.Int("restarts", fit.DefaultRestarts, "optimisations per subject, the best kept: the first from the prior means, the others from draws of the priors at twice their SD (1..1000)")
 	fs.TextVar(&f.method, "method", fit.Auto, "optimiser: bfgs (quasi-Newton, then the Laplace approximation), nelder-mead (derivative-free) or auto (nelder-mead when a free parameter changes the agent's plan in steps, as btai's pref, conc, eta and omega; bfgs otherwise)")
 	f.jobs = fs.Int("jobs", 1, "subjects fitted in parallel (1..1024; the output is the same as with 1)")
-	f.seed = fs.Uint64("seed", 1, "random seed of the restarts and of the agents' decisions (subject k's trial i draws each step from agent.StepRand(seed, k-1, i-1, step), as replay)")
+	f.seed = fs.Uint64("seed", 1, "random seed of the restarts and of the agents' decisions (subject k's trial i draws each step from agent.StepRand(seed, k-1, i-1, step), as run draws agent k's episode i)")
 	f.asJSON = fs.Bool("json", false, "a provenance line, one JSON object per subject and a group summary line")
 	f.asCSV = fs.Bool("csv", false, "one CSV row per subject: subject, each parameter and its SD, log_likelihood, log_evidence, aic, bic, n_choices, converged, reason")
 	f.compare = fs.String("compare", "", "compare this fit with the fits of other models or settings to the same subjects: comma-separated outputs of fit --json (random-effects Bayesian model selection over the subjects' log evidences: expected model frequencies, exceedance and protected exceedance probabilities)")
@@ -167,8 +167,9 @@ type fitRun struct {
 	compare []fitCompared
 }
 
-// runFit is what every fit command does after parsing its flags: setup
-// checks the agent's flags and returns its model and factory.
+// runFitVerb is `arbor X fit` for any planner: each subject's parameters
+// estimated from its recorded behaviour (package fit), the planner's
+// options checked against the model first.
 func runFitVerb(c *plannerCmd, args []string, stdout io.Writer) error {
 	command := c.p.Name + " fit"
 	synopsis := verbSynopsis(c.p, agent.VerbFit)
@@ -197,6 +198,7 @@ func runFitVerb(c *plannerCmd, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	set.Jobs = agent.Workers(opts, m, set.Jobs)
 	r := &fitRun{command: command, agent: c.p.Name, m: m, fac: fac, set: set, data: *ff.data, asJSON: *ff.asJSON, asCSV: *ff.asCSV}
 	files := [][2]string{{"--model", *ff.model}}
 	if *ff.compare != "" {

@@ -19,9 +19,12 @@ import (
 	"github.com/arbor-ai/arbor/schedule"
 )
 
+// isInputError reports whether err is bad input that the library found: a
+// model file's fault, or a planner's option given wrongly.
 func isInputError(err error) bool {
 	var me *model.Error
-	return errors.As(err, &me)
+	var fe *agent.FlagError
+	return errors.As(err, &me) || errors.As(err, &fe)
 }
 
 func loadModelArg(name string, fs *flag.FlagSet, args []string, stdout io.Writer, synopsis string) (*model.Model, string, error) {

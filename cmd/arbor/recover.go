@@ -124,7 +124,7 @@ func parsePriors(list []string) (map[string]fit.Prior, error) {
 	return out, nil
 }
 
-// runACIRecover simulates subjects with known parameters, fits them back
+// runRecover is `arbor X recover` for any planner: it simulates subjects with known parameters, fits them back
 // and reports how well the parameters (and, with several models, the
 // models) are recovered.
 func runRecover(c *plannerCmd, args []string, stdout io.Writer) error {
@@ -134,6 +134,7 @@ func runRecover(c *plannerCmd, args []string, stdout io.Writer) error {
 	opts := c.p.Flags(fset, agent.VerbRecover)
 	var sf simFlags
 	sf.register(fset)
+	fset.Lookup("jobs").Usage = "subjects simulated, then fits, run in parallel (1..1024; the output is the same as with 1)"
 	modelsFlag := fset.String("models", "", "several POMDP files, comma-separated: each generates --subjects subjects and every one fits them all (model recovery: a confusion matrix and BMS); instead of --model")
 	freeFlag := fset.String("free", "", "the parameters to fit, comma-separated (required): gamma, alpha, eta, omega, pref, conc, as the agent has them")
 	var priorFlags stringList
@@ -249,7 +250,7 @@ func runRecover(c *plannerCmd, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return recoverRun(stdout, models, set, *sf.jobs, prov, *plotFile, *asJSON)
+	return recoverRun(stdout, models, set, agent.Workers(opts, models[0].sim.m, *sf.jobs), prov, *plotFile, *asJSON)
 }
 
 // recoverLine is one subject of recover --json.
@@ -316,7 +317,7 @@ func recoverRun(stdout io.Writer, models []recoverModel, set *fit.Settings, jobs
 	var finished []*recoverSubject
 	err := agent.RunOrdered(ctx, len(subs)*nm, 1, jobs, func(ctx context.Context, _, u int) (*fit.Result, error) {
 		s, h := subs[u/nm], u%nm
-		return fit.Subject(ctx, models[h].sim.factory, models[h].sim.m, &s.sub.rec, index[u/nm], set)
+		return fit.Subject(ctx, agent.Scoring(models[h].sim.factory), models[h].sim.m, &s.sub.rec, index[u/nm], set)
 	}, func(u int, r *fit.Result) error {
 		s := subs[u/nm]
 		s.fits[u%nm] = r

@@ -18,8 +18,8 @@ import (
 	"github.com/arbor-ai/arbor/pomdp"
 )
 
-// replayRun is what `aci replay` and `btai replay` share once their flags
-// are read: the agent's model, the recorded behaviour, how to make an
+// replayRun is a replay of any planner (runReplay) once its flags are
+// read: the agent's model, the recorded behaviour, how to make an
 // agent.
 type replayRun struct {
 	m        *pomdp.Model
@@ -85,7 +85,7 @@ func runReplay(c *plannerCmd, args []string, stdout io.Writer) error {
 	if err != nil {
 		return asInput(err)
 	}
-	r := &replayRun{m: m, data: *data, subjects: *subjects, seed: *seed, jobs: *jobs, asJSON: *asJSON, asCSV: *asCSV, beliefs: *beliefs,
+	r := &replayRun{m: m, data: *data, subjects: *subjects, seed: *seed, jobs: agent.Workers(opts, m, *jobs), asJSON: *asJSON, asCSV: *asCSV, beliefs: *beliefs,
 		newAg: func() (agent.Agent, error) { return fac.NewAgent(m, nil) }}
 	if r.prov, err = provenance(command, fs, [2]string{"--model", *model}); err != nil {
 		return err

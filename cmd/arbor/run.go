@@ -14,16 +14,16 @@ import (
 )
 
 // runView is how `arbor X run` shows one planner's episodes: the parts of
-// run's output that differ between planners. A field left nil takes the
-// default.
+// run's output that differ between planners. A field left empty takes
+// defaultView's (withDefaults); a view without dotHelp has no --dot.
 type runView struct {
 	// cost names the planning cost of the action taken (Decision.Cost)
 	// that --plot draws.
 	cost string
 	// dotHelp is the help of --dot.
 	dotHelp string
-	// setup reads the view's own flags (registered by flags) once the
-	// model is known, checks them and returns the hooks of the run.
+	// flags registers the view's own flags and returns what checks them
+	// once the model is known and makes the --dot figure.
 	flags func(fs *flag.FlagSet) viewSetup
 	// episode is the first line of an episode's human output, after its
 	// label ("reached the exit in 5 steps (...)"); rec holds the
@@ -51,6 +51,26 @@ var defaultView = &runView{
 	summary: planningSummary,
 }
 
+// withDefaults returns v (nil: none) with every empty field taken from
+// defaultView.
+func (v *runView) withDefaults() *runView {
+	w := *defaultView
+	if v == nil {
+		return &w
+	}
+	out := *v
+	if out.cost == "" {
+		out.cost = w.cost
+	}
+	if out.episode == nil {
+		out.episode = w.episode
+	}
+	if out.summary == nil {
+		out.summary = w.summary
+	}
+	return &out
+}
+
 // viewSetup checks the view's flags against the run (its model and
 // --dot file) before any work, and returns the figure of --dot.
 type viewSetup func(r *agentRun, opts agent.Options, dotFile string) (dot func(ctx context.Context, ag agent.Agent, d *agent.Decision) error, err error)
@@ -60,10 +80,7 @@ type viewSetup func(r *agentRun, opts agent.Options, dotFile string) (dot func(c
 func runRun(c *plannerCmd, args []string, stdout io.Writer) error {
 	command := c.p.Name + " run"
 	synopsis := verbSynopsis(c.p, agent.VerbRun)
-	view := c.view
-	if view == nil {
-		view = defaultView
-	}
+	view := c.view.withDefaults()
 	fs := flag.NewFlagSet(command, flag.ContinueOnError)
 	opts := c.p.Flags(fs, agent.VerbRun)
 	mazeFile := fs.String("maze", "", "maze file (docs/formats.md); exactly one of --maze and --model")
@@ -178,10 +195,7 @@ func runRun(c *plannerCmd, args []string, stdout io.Writer) error {
 	if cr, ok := opts.(agent.Carrier); ok && cr.Carries() {
 		carry = true
 	}
-	jobs := *jobsFlag
-	if l, ok := opts.(agent.Limiter); ok {
-		jobs = l.MaxWorkers(m, jobs)
-	}
+	jobs := agent.Workers(opts, m, *jobsFlag)
 	r.runs = agent.Runs{Agents: *agents, Trials: *episodes, Workers: jobs, MaxSteps: *steps, Seed: *seed, Carry: carry}
 	r.newAg = func() (agent.Agent, error) { return fac.NewAgent(m, nil) }
 	if r.settings != nil && !*asJSON && !*asCSV {

@@ -131,7 +131,7 @@ func (f *shardFlags) plan(getenv func(string) string) (*shardPlan, error) {
 	return &shardPlan{res: res, dir: f.out, resume: f.resume}, nil
 }
 
-// withShard gives the run, replay and fit subcommands of run (the aci, btai or si
+// withShard gives the run, replay and fit subcommands of run (a planner's
 // command) the shard flags.
 func withShard(name string, run func(args []string, stdout io.Writer) error) func(args []string, stdout io.Writer) error {
 	return func(args []string, stdout io.Writer) error {

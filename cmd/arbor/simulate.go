@@ -63,8 +63,9 @@ func (s *simulation) values(k int) (string, map[string]float64) {
 // run simulates every subject, subjects in parallel (--jobs), and emits
 // them in order. Subject k's trial i (from 0) draws its decisions from
 // agent.StepRand(seed, k, i, t) and its world from agent.WorldRand(seed,
-// k·trials + i), as `aci run --agents N --episodes T` does, so that a
-// replay of the output with --seed repeats each decision.
+// k·trials + i), as `run --agents N --episodes T` does, so that a replay
+// of the output (with --seed, for a planner whose decisions draw) repeats
+// each decision.
 func (s *simulation) run(ctx context.Context, emit func(k int, sub *simSubject) error) error {
 	err := agent.RunOrdered(ctx, s.subjects, 1, s.jobs, func(ctx context.Context, _, k int) (*simSubject, error) {
 		name, v := s.values(k)
@@ -399,6 +400,7 @@ func runSimulate(c *plannerCmd, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	sim.jobs = agent.Workers(opts, sim.m, sim.jobs)
 	prov, err := provenance(command, fs, [2]string{"--model", *sf.model}, [2]string{"--process", *sf.process}, [2]string{"--params", *sf.params})
 	if err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/arbor-ai/arbor/internal/output"
@@ -50,8 +51,12 @@ func readGrid(path string) (*sweepGrid, error) {
 	if err := dec.Decode(&g); err != nil {
 		return nil, badInput("%s: %v (want {\"command\": [\"btai\", \"run\", ...], \"grid\": [{\"flag\": \"seed\", \"values\": [1, 2]}, ...]})", path, err)
 	}
-	if len(g.Command) < 2 || (g.Command[0] != "aci" && g.Command[0] != "btai" && g.Command[0] != "si") || (g.Command[1] != "run" && g.Command[1] != "fit") {
-		return nil, badInput("%s: command %q: want aci, btai or si, then run or fit, then its flags", path, g.Command)
+	var planners []string
+	for _, c := range plannerCmds() {
+		planners = append(planners, c.p.Name)
+	}
+	if len(g.Command) < 2 || !slices.Contains(planners, g.Command[0]) || (g.Command[1] != "run" && g.Command[1] != "fit") {
+		return nil, badInput("%s: command %q: want %s, then run or fit, then its flags", path, g.Command, orList(planners))
 	}
 	for _, a := range g.Command[2:] {
 		name := strings.SplitN(strings.TrimLeft(a, "-"), "=", 2)[0]

@@ -19,7 +19,7 @@ import (
 type plannerCmd struct {
 	p       *agent.Planner
 	own     []subcommand // before the shared verbs
-	example string       // an example of the first subcommand, for the error of a missing one
+	example string       // an example of a subcommand, for the error of a missing one
 	view    *runView     // how run shows the planner's episodes
 }
 
@@ -149,15 +149,19 @@ func verbSynopsis(p *agent.Planner, v agent.Verb) string {
 	head := "arbor " + p.Name + " " + string(v) + " "
 	switch v {
 	case agent.VerbRun:
-		return head + "--maze FILE | --model M [--process W] " + p.Synopsis + " [--steps 50] [--episodes 1] [--agents 1] [--seed 1] [--jobs N] [--progress] [--dot FILE] [--plot FILE.svg|.pdf|.png [--plot-dpi N] [--plot-episode N|all]] [--json | --csv]"
+		return head + "(--maze FILE [--noise 0.1] [--pref-precision 3] | --model M [--process W]) " + p.Synopsis + " [--steps 50] [--episodes 1] [--agents 1] [--seed 1] [--jobs N] [--progress] [--dot FILE] [--plot FILE.svg|.pdf|.png [--plot-dpi N] [--plot-episode N|all]] [--json | --csv]"
 	case agent.VerbReplay:
-		return head + "--model M --data D.csv " + p.Synopsis + " [--beliefs] [--subjects FILE] [--jobs 1] [--json | --csv]"
+		seed := ""
+		if p.Draws {
+			seed = " [--seed 1]"
+		}
+		return head + "--model M --data D.csv " + p.Synopsis + " [--beliefs] [--subjects FILE]" + seed + " [--jobs 1] [--json | --csv]"
 	case agent.VerbFit:
 		return head + "--model M --data D.csv --free NAMES [--prior NAME=MEAN,SD ...] [--restarts N] [--method auto|bfgs|nelder-mead] " + p.Synopsis + " [--jobs 1] [--seed 1] [--compare FIT.jsonl,...] [--json | --csv]"
 	case agent.VerbSimulate:
 		return head + "--model M [--process W] --truth FILE [--draw NAME=DIST ... | --params FILE] [--subjects 20] [--trials 10] [--steps 50] [--seed 1] [--jobs N] " + p.Synopsis + " [-o FILE] [--json]"
 	case agent.VerbRecover:
-		return head + "--model M | --models M1,M2,... --free NAMES [--draw NAME=DIST ...] [--prior NAME=MEAN,SD ...] [--subjects 20] [--trials 10] [--steps 50] [--seed 1] [--jobs N] [--restarts N] " + p.Synopsis + " [--plot FILE] [--json]"
+		return head + "(--model M | --models M1,M2,...) [--process W] --free NAMES [--draw NAME=DIST ... | --params FILE] [--prior NAME=MEAN,SD ...] [--subjects 20] [--trials 10] [--steps 50] [--seed 1] [--jobs N] [--restarts N] " + p.Synopsis + " [--plot FILE] [--json]"
 	}
 	return head + p.Synopsis
 }

@@ -68,9 +68,16 @@ var aciView = &runView{
 var siView = &runView{
 	cost:    "G",
 	dotHelp: "draw the search tree of the first step into this file (as si plan --dot, to the default depth): SVG, PDF or PNG by its ending, DOT otherwise",
-	flags: func(*flag.FlagSet) viewSetup {
+	flags: func(fs *flag.FlagSet) viewSetup {
+		depth := fs.Int("dot-depth", 0, fmt.Sprintf("with --dot: draw this many steps of the first search (>= 1; default the most that keep the figure within %d nodes)", si.DOTPageNodes))
 		return func(r *agentRun, _ agent.Options, dotFile string) (func(context.Context, agent.Agent, *agent.Decision) error, error) {
-			if dotFile == "" {
+			given := agent.Given(r.fs)["dot-depth"]
+			switch {
+			case given && dotFile == "":
+				return nil, badInput("--dot-depth: needs --dot FILE")
+			case given && *depth < 1:
+				return nil, badInput("--dot-depth: %d, want >= 1", *depth)
+			case dotFile == "":
 				return nil, nil
 			}
 			return func(ctx context.Context, ag agent.Agent, d *agent.Decision) error {
@@ -78,7 +85,7 @@ var siView = &runView{
 				if err != nil {
 					return err
 				}
-				return siWriteDOT(ctx, tr, dotFile, 0, d.Action)
+				return siWriteDOT(ctx, tr, dotFile, *depth, d.Action)
 			}, nil
 		}
 	},
