@@ -531,3 +531,20 @@ func plannerCmdNamed(t *testing.T, name string) *plannerCmd {
 	t.Fatalf("no planner %q", name)
 	return nil
 }
+
+// TestSISimulateTruncated: simulate draws behaviour from the searches the
+// node budget allows (a search cut short acts on the depth it reached, as
+// si run does), while fitting that behaviour asks for the full depth.
+func TestSISimulateTruncated(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "b.csv")
+	args := []string{"si", "simulate", "--model", "../../examples/pomdp/tmaze.json", "--depth", "4", "--max-nodes", "5",
+		"--subjects", "2", "--trials", "1", "--steps", "2", "--draw", "alpha=fixed:1", "--truth", filepath.Join(dir, "t.csv"), "-o", data}
+	if code, _, errs := runArgs(args...); code != 0 {
+		t.Fatalf("si simulate with a small node budget: exit %d: %s", code, errs)
+	}
+	code, _, errs := runArgs("si", "fit", "--model", "../../examples/pomdp/tmaze.json", "--depth", "4", "--max-nodes", "5", "--data", data, "--free", "alpha")
+	if code != 2 || !strings.Contains(errs, "--max-nodes 5: the search stopped at depth") {
+		t.Errorf("si fit of a search cut short: exit %d, %q; want 2 and the node budget named", code, errs)
+	}
+}
