@@ -108,10 +108,10 @@ func seedFlag(fs *flag.FlagSet, p *agent.Planner, usage string) *uint64 {
 // refusals explains the flags a verb of planner p leaves out: the
 // planner's own (agent.Refuser), and --seed where it draws nothing.
 func refusals(p *agent.Planner, v agent.Verb, opts agent.Options) func(name string) string {
-	own := refuser(opts)
+	own, _ := opts.(agent.Refuser)
 	return func(name string) string {
 		if own != nil {
-			if why := own(name); why != "" {
+			if why := own.Refused(name); why != "" {
 				return why
 			}
 		}

@@ -105,7 +105,7 @@ func runRun(c *plannerCmd, args []string, stdout io.Writer) error {
 	if view.flags != nil {
 		setup = view.flags(fs)
 	}
-	if done, err := parseVerb(fs, args, synopsis, refuser(opts), stdout); done || err != nil {
+	if done, err := parseVerb(fs, args, synopsis, refusals(c.p, agent.VerbRun, opts), stdout); done || err != nil {
 		return err
 	}
 	if err := opts.Check(); err != nil {
@@ -208,14 +208,6 @@ func runRun(c *plannerCmd, args []string, stdout io.Writer) error {
 		r.cost = func(d *agent.Decision) float64 { return d.Cost }
 	}
 	return r.run(stdout)
-}
-
-// refuser returns the Refused method of opts, or nil.
-func refuser(opts agent.Options) func(name string) string {
-	if r, ok := opts.(agent.Refuser); ok {
-		return r.Refused
-	}
-	return nil
 }
 
 // asInput makes err, an error of a planner's options (which names the
