@@ -10,12 +10,41 @@ import (
 
 // Param is a mean or a precision of a normal node in the Builder: a number
 // (Num), a variable (Of) or, for a mean, an affine function of a normal
-// variable (Affine).
+// variable (Affine) or a linear predictor over normal variables (Linear).
 type Param struct {
 	v             Var
 	x             float64
 	scale, offset float64
 	isVar, affine bool
+	linear        bool
+	terms         []Term
+	off           *Param // the offset of a linear predictor
+}
+
+// Term is one term s·v of a linear predictor (Linear): a normal variable
+// times a number; v.Times(s) makes it.
+type Term struct {
+	v Var
+	s float64
+}
+
+// Times is the term s·v of a linear predictor (Linear): the normal
+// variable v, a weight of a regression, times the number s, its covariate.
+func (v Var) Times(s float64) Term { return Term{v: v, s: s} }
+
+// Linear is the mean Σ_k s_k·v_k + offset of a normal node, a linear
+// predictor over the normal variables v_k with numeric scales s_k (the
+// terms, v.Times(s)); the offset is a number (Num), a normal variable (Of)
+// or an affine function of one (Affine). An observation of a linear
+// regression with weights w, covariates x, intercept b and noise
+// precision τ is
+//
+//	y.ObserveValue(y_n).NormalFrom(model.Linear(model.Of(b), w0.Times(x_n0), w1.Times(x_n1)), model.Of(tau))
+//
+// In the file it is the mean {"sum": [{"of": "w0", "scale": x_n0}, ...],
+// "offset": "b"} (docs/models.md, "A linear regression").
+func Linear(offset Param, terms ...Term) Param {
+	return Param{linear: true, terms: append([]Term(nil), terms...), off: &offset}
 }
 
 // Num is the parameter fixed at x.
@@ -61,6 +90,9 @@ func (b *Builder) checkParam(out, role string, p Param, wantFamily string) bool 
 	if b.err != nil {
 		return false
 	}
+	if p.linear {
+		return b.checkLinear(out, role, p, wantFamily)
+	}
 	if p.isVar {
 		if !b.own(fmt.Sprintf("variable %q: %s", out, role), p.v) {
 			return false
@@ -96,11 +128,61 @@ func (b *Builder) checkParam(out, role string, p Param, wantFamily string) bool 
 	return true
 }
 
+// checkLinear is checkParam of a linear predictor.
+func (b *Builder) checkLinear(out, role string, p Param, wantFamily string) bool {
+	if wantFamily != "normal" {
+		b.fail("variable %q: %s: a linear predictor is a mean, not a precision", out, role)
+		return false
+	}
+	for k, t := range p.terms {
+		sub := fmt.Sprintf("%s: sum[%d]", role, k)
+		if !b.own(fmt.Sprintf("variable %q: %s", out, sub), t.v) {
+			return false
+		}
+		if f := b.family(t.v); f != "normal" {
+			b.fail("variable %q: %s: %q is %s, want normal", out, sub, t.v.name, f)
+			return false
+		}
+		if err := expfam.ValidateValue(t.s); err != nil {
+			b.fail("variable %q: %s scale: %s", out, sub, strings.TrimPrefix(trimPrefix(err), "normal: "))
+			return false
+		}
+	}
+	if p.off.linear {
+		b.fail("variable %q: %s offset: a number, a normal variable or an affine function of one, not a linear predictor", out, role)
+		return false
+	}
+	return b.checkParam(out, role+" offset", *p.off, "normal")
+}
+
+// linearSpecOf writes the linear predictor p as the file's mean; an affine
+// offset a·v + c is the term a·v and the number c.
+func linearSpecOf(p Param) *NormalMean {
+	nm := &NormalMean{Sum: make([]SumTerm, 0, len(p.terms)+1)}
+	for _, t := range p.terms {
+		nm.Sum = append(nm.Sum, SumTerm{Of: t.v.name, Scale: &Operand{Value: t.s}})
+	}
+	switch off := *p.off; {
+	case off.affine:
+		nm.Sum = append(nm.Sum, SumTerm{Of: off.v.name, Scale: &Operand{Value: off.scale}})
+		c := off.offset
+		nm.Offset = &c
+	case off.isVar:
+		nm.OffsetVar = off.v.name
+	default:
+		c := off.x
+		nm.Offset = &c
+	}
+	return nm
+}
+
 // NormalFrom adds P(v | mean, precision) = N(v; mean, 1/precision), the
-// mean a number, a normal variable or an affine function of one, the
-// precision a number > 0 or a gamma variable, and returns v. With both
-// numbers it is a Normal prior on v; with Affine(prev, a, b) and a number
-// it is the linear-Gaussian transition v ~ N(a·prev + b, 1/τ).
+// mean a number, a normal variable, an affine function of one or a linear
+// predictor over several (Linear), the precision a number > 0 or a gamma
+// variable, and returns v. With both numbers it is a Normal prior on v;
+// with Affine(prev, a, b) and a number it is the linear-Gaussian
+// transition v ~ N(a·prev + b, 1/τ); with Linear, an observation of a
+// linear regression.
 func (v Var) NormalFrom(mean, precision Param) Var {
 	b := v.builder()
 	if f := b.family(v); b.err == nil && f != "normal" {
@@ -111,6 +193,8 @@ func (v Var) NormalFrom(mean, precision Param) Var {
 	}
 	f := FactorSpec{Node: "normal", Out: v.name}
 	switch {
+	case mean.linear:
+		f.Mean = linearSpecOf(mean)
 	case mean.affine:
 		a, c := mean.scale, mean.offset
 		f.Mean = &NormalMean{Var: mean.v.name, Scale: &a, Offset: &c}
@@ -154,7 +238,7 @@ func (v Var) MixtureFrom(z Var, means, precisions []Param) Var {
 	f := FactorSpec{Node: "normal-mixture", Out: v.name, Switch: z.name,
 		Means: make([]Operand, k), Precisions: make([]Operand, k)}
 	for j := range k {
-		if means[j].affine {
+		if means[j].affine || means[j].linear {
 			b.fail("variable %q: means[%d]: a mixture mean is a number or a variable (no scale or offset)", v.name, j)
 			return v
 		}

@@ -50,12 +50,14 @@ type factorSpec struct {
 }
 
 // jsonMean is a normal factor's "mean": a variable's name or a number
-// (v), or {"of": VAR, "scale": a, "offset": b} (obj).
+// (v), or {"of": VAR, "scale": a, "offset": b} (obj), or the linear
+// predictor {"sum": [...], "offset": b} (linear.go).
 type jsonMean struct {
 	set, obj      bool
 	v             jsonValue
 	of            string
 	scale, offset jsonValue
+	sum           jsonSum
 }
 
 // jsonList is an array of variable names and numbers ("means",
@@ -76,7 +78,7 @@ var (
 	fileFields     = []string{"variables", "factors", "settings"}
 	varFields      = []string{"name", "family", "shape", "observed"}
 	factorFields   = []string{"node", "name", "out", "in", "p", "matrix", "alpha", "shape", "rate", "precision", "values", "update", "mean", "switch", "means", "precisions"}
-	meanFields     = []string{"of", "scale", "offset"}
+	meanFields     = []string{"of", "scale", "offset", "sum"}
 	settingsFields = []string{"iterations", "tolerance", "method", "loopy", "damping"}
 )
 
@@ -531,6 +533,8 @@ func (d *decoder) factor(i int) (factorSpec, error) {
 					fs.Mean.scale = d.value()
 				case 2:
 					fs.Mean.offset = d.value()
+				case 3:
+					fs.Mean.sum, err = d.sum(sub + ".sum")
 				}
 				return err
 			})

@@ -79,7 +79,14 @@ func normalFactor(fs factorSpec, field string, out *ffg.Variable,
 			return nil, nil, fail("mean", "missing")
 		}
 		var mean nodes.Mean
+		var lin *linearMean
 		switch {
+		case fs.Mean.isLinear():
+			var err error
+			if lin, err = readLinear(fs.Mean, typed, number, checkMean, fail); err != nil {
+				return nil, nil, err
+			}
+			vars = append(vars, lin.vars...)
 		case fs.Mean.obj:
 			if fs.Mean.of == "" {
 				return nil, nil, fail("mean.of", "missing (the normal variable the mean is an affine function of)")
@@ -128,6 +135,13 @@ func normalFactor(fs factorSpec, field string, out *ffg.Variable,
 		}
 		if pv != nil {
 			vars = append(vars, pv)
+		}
+		if lin != nil {
+			n, err := nodes.NewNormalLinear(lin.scales, lin.offset, prec)
+			if err != nil {
+				return nil, nil, fail("", "%v", trimPrefix(err))
+			}
+			return n, vars, nil
 		}
 		n, err := nodes.NewNormal(mean, prec)
 		if err != nil {

@@ -103,27 +103,30 @@ func (o *Operand) UnmarshalJSON(data []byte) error {
 
 // NormalMean is the mean of a normal node: a normal variable (Var), with
 // optional Scale a and Offset b for the mean a·Var + b, or a number
-// (Value, when Var is ""). In a file: "m", 1.5 or
-// {"of": "m", "scale": a, "offset": b}.
+// (Value, when Var is "" and Sum is nil). In a file: "m", 1.5 or
+// {"of": "m", "scale": a, "offset": b}. A Sum (not nil) makes it the
+// linear predictor Σ_k Sum[k].Scale·Sum[k].Of + offset, in a file
+// {"sum": [{"of": "w0", "scale": 2.5}, ...], "offset": b}; the offset is
+// the number Offset or the normal variable OffsetVar (of a sum or of
+// a·Var, "offset": "b").
 type NormalMean struct {
 	Var           string
 	Value         float64
 	Scale, Offset *float64
+	OffsetVar     string
+	Sum           []SumTerm
 }
 
 // MarshalJSON writes the name, the number or the object.
 func (m NormalMean) MarshalJSON() ([]byte, error) {
 	switch {
+	case m.linear():
 	case m.Var == "":
 		return json.Marshal(m.Value)
 	case m.Scale == nil && m.Offset == nil:
 		return json.Marshal(m.Var)
 	}
-	return json.Marshal(struct {
-		Of     string   `json:"of"`
-		Scale  *float64 `json:"scale,omitempty"`
-		Offset *float64 `json:"offset,omitempty"`
-	}{m.Var, m.Scale, m.Offset})
+	return m.marshalObject()
 }
 
 // UnmarshalJSON reads a name, a number or the object.
@@ -133,15 +136,7 @@ func (m *NormalMean) UnmarshalJSON(data []byte) error {
 	case len(t) > 0 && t[0] == '"':
 		return json.Unmarshal(data, &m.Var)
 	case len(t) > 0 && t[0] == '{':
-		var o struct {
-			Of            string
-			Scale, Offset *float64
-		}
-		if err := json.Unmarshal(data, &o); err != nil {
-			return err
-		}
-		m.Var, m.Scale, m.Offset = o.Of, o.Scale, o.Offset
-		return nil
+		return m.unmarshalObject(data)
 	}
 	return json.Unmarshal(data, &m.Value)
 }
@@ -470,7 +465,12 @@ func normalSpec(f *FactorSpec, fs factorSpec, field string) error {
 			if nm.Scale, err = scalar("mean.scale", m.scale); err != nil {
 				return err
 			}
-			if nm.Offset, err = scalar("mean.offset", m.offset); err != nil {
+			if name, ok := m.offset.varName(); !ok || name == "" {
+				if nm.Offset, err = scalar("mean.offset", m.offset); err != nil {
+					return err
+				}
+			}
+			if err := linearSpec(nm, m, field); err != nil {
 				return err
 			}
 		} else if m.v.t == nil || !m.v.t.Null {

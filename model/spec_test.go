@@ -155,6 +155,23 @@ func viaBuilder(t *testing.T, sp Spec) *Builder {
 					mean = Affine(vars[m.Var], a, c)
 				}
 			}
+			if m := f.Mean; m.Sum != nil {
+				var terms []Term
+				for _, st := range m.Sum {
+					s := 1.0
+					if st.Scale != nil {
+						s = st.Scale.Value
+					}
+					terms = append(terms, vars[st.Of].Times(s))
+				}
+				off := Num(0)
+				if m.Offset != nil {
+					off = Num(*m.Offset)
+				} else if m.OffsetVar != "" {
+					off = Of(vars[m.OffsetVar])
+				}
+				mean = Linear(off, terms...)
+			}
 			prec := Operand{Var: f.Precision}
 			if f.PrecisionValue != nil {
 				prec.Value = *f.PrecisionValue

@@ -4,8 +4,11 @@
 // non-conjugate Softmax policy prior of active inference, and the
 // continuous nodes: Normal (N(x | a·m + b, 1/(s·τ)) with the mean a literal
 // or an affine function of a normal variable and the precision a literal or
-// a gamma variable) and NormalMixture (the switching Normal
-// y ~ N(m_z, 1/τ_z) selected by a categorical z).
+// a gamma variable), NormalLinear (the mean a linear predictor
+// Σ_k s_k m_k + b of normal variables m_k with numeric scales, the offset b
+// a literal or a normal variable: the likelihood of a linear regression)
+// and NormalMixture (the switching Normal y ~ N(m_z, 1/τ_z) selected by a
+// categorical z).
 //
 // Each conjugate node is nothing but its interfaces and its multilinear
 // exponential-family form (messages.Multilinear for the discrete nodes,

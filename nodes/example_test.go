@@ -88,3 +88,34 @@ func ExampleSoftmax() {
 	// to pi: [-2 -4]
 	// to gamma: [0 -0.3808]
 }
+
+// The likelihood of one observation of a linear regression,
+// y ~ N(w_0 x_0 + w_1 x_1 + b, 1/τ) with the covariates x = (2, -1) as the
+// terms' scales: its message to the weight w_0 is
+// [x_0 E τ (y - E μ + x_0 E w_0), -x_0² E τ/2], the residual of the other
+// terms, derived from the node's form like every other message.
+func ExampleNewNormalLinear() {
+	n, err := nodes.NewNormalLinear([]float64{2, -1}, nodes.VariableMean(), nodes.VariablePrecision())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	y := 1.5
+	w0 := expfam.Normal{Mean: 0.5, Var: 0.1}.ExpectedStats(nil)
+	w1 := expfam.Normal{Mean: -0.25, Var: 0.2}.ExpectedStats(nil)
+	b := expfam.Normal{Mean: 0.1, Var: 0.05}.ExpectedStats(nil)
+	tau := expfam.Gamma{Shape: 4, Rate: 2}.ExpectedStats(nil) // E τ = 2
+	stats := [][]float64{{y, y * y}, w0, w1, b, tau}
+	fmt.Println("interfaces:", n.Rules())
+	msg := make([]float64, 2)
+	_ = n.Message(msg, n.TermInterface(0), stats)
+	// E μ = 2·0.5 + 0.25 + 0.1 = 1.35: [2·2·(1.5 - 1.35 + 1), -4·2/2].
+	fmt.Printf("to w0: [%.2f %.2f]\n", msg[0], msg[1])
+	// E(y - μ)² = (y - E μ)² + Var μ = 0.15² + 4·0.1 + 0.2 + 0.05 = 0.6725.
+	_ = n.Message(msg, n.PrecisionInterface(), stats)
+	fmt.Printf("to τ: [%.2f %.5f]\n", msg[0], msg[1])
+	// Output:
+	// interfaces: [out sum[0] sum[1] offset precision]
+	// to w0: [4.60 -4.00]
+	// to τ: [0.50 -0.33625]
+}
