@@ -3,11 +3,9 @@ package main
 import (
 	"flag"
 	"fmt"
-	"image/color"
+	"io"
 	"strconv"
 	"strings"
-
-	"gonum.org/v1/plot/palette"
 
 	"github.com/arbor-ai/arbor/envs"
 	"github.com/arbor-ai/arbor/internal/output"
@@ -104,24 +102,29 @@ func (pf *runPlotFlags) newRunPlot(sel int, costLabel string, mz *envs.Maze, m *
 		Episode: sel, CostLabel: costLabel, Maze: mz, Agents: agents, Episodes: episodes})}
 }
 
-// write draws the figure into the --plot file, complete or absent: the
-// file is replaced only once the figure is written. Without an episode
-// to draw, it writes nothing.
+// write draws the figure into the --plot file (writePlot). Without an
+// episode to draw, it writes nothing.
 func (rp *runPlot) write() error {
 	c, err := rp.fig.Draw()
 	if c == nil || err != nil {
 		return err
 	}
-	f, err := output.CreateFile(rp.path)
+	return writePlot(rp.path, c)
+}
+
+// writePlot writes a figure into the --plot file path, complete or
+// absent: the file is replaced only once the figure is written.
+func writePlot(path string, c io.WriterTo) error {
+	f, err := output.CreateFile(path)
 	if err != nil {
-		return cannotCreate("--plot", rp.path, err)
+		return cannotCreate("--plot", path, err)
 	}
 	defer f.Abort()
 	if _, err := c.WriteTo(f); err != nil {
-		return fmt.Errorf("--plot %s: %w", rp.path, err)
+		return fmt.Errorf("--plot %s: %w", path, err)
 	}
 	if err := f.Commit(); err != nil {
-		return fmt.Errorf("--plot %s: %w", rp.path, err)
+		return fmt.Errorf("--plot %s: %w", path, err)
 	}
 	return nil
 }
@@ -133,20 +136,4 @@ func checkPlotFile(path string) error {
 		return badInput("--plot %s: want a .png file", path)
 	}
 	return nil
-}
-
-// reversedPalette is a palette with its colours in the opposite order.
-type reversedPalette []color.Color
-
-func (r reversedPalette) Colors() []color.Color { return r }
-
-// reversed returns p with its colours in the opposite order (white for 0
-// in palette.Heat).
-func reversed(p palette.Palette) reversedPalette {
-	c := p.Colors()
-	r := make(reversedPalette, len(c))
-	for i := range c {
-		r[len(c)-1-i] = c[i]
-	}
-	return r
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"image/color"
 	"io"
 	"math"
 	"path/filepath"
@@ -15,12 +14,6 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/palette"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/fit"
@@ -487,7 +480,7 @@ func recoverHuman(w io.Writer, models []recoverModel, subs []*recoverSubject, st
 	short := make([]string, len(models))
 	width := len("undecided")
 	for i, m := range models {
-		short[i] = shortName(strings.TrimSuffix(m.name, ".json"), 24)
+		short[i] = output.Cut(strings.TrimSuffix(m.name, ".json"), 24)
 		width = max(width, utf8.RuneCountInString(short[i]))
 	}
 	cell := func(s string) string { return strings.Repeat(" ", max(0, width-utf8.RuneCountInString(s))) + s }
@@ -522,45 +515,15 @@ func floatsText(x []float64) string {
 	return "(" + strings.Join(s, ", ") + ")"
 }
 
-// shortName cuts a name to n bytes at a rune boundary.
-func shortName(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
-
-// countGrid is a plotter.GridXYZ over (fitted model, generating model).
-type countGrid [][]int
-
-func (g countGrid) Dims() (c, r int)   { return len(g), len(g) }
-func (g countGrid) Z(c, r int) float64 { return float64(g[len(g)-1-r][c]) }
-func (g countGrid) X(c int) float64    { return float64(c) }
-func (g countGrid) Y(r int) float64    { return float64(r) }
-
-// recoverPlot draws the recovery figure: for each free parameter of the
-// first model, the true against the estimated value on the fitting scale
-// (subjects it generated and fitted), with the identity line, and with
-// several models the confusion matrix, as SVG, PDF or PNG by the
-// ending of path (PNG at the --plot default resolution). The file replaces path when
-// complete.
+// recoverPlot draws the recovery figure (runplot.Recovery) into path:
+// for each free parameter of the first model, the true against the
+// estimated value on the fitting scale (subjects it generated and
+// fitted), and with several models the confusion matrix.
 func recoverPlot(path string, models []recoverModel, subs []*recoverSubject, counts [][]int) error {
-	var plots []*plot.Plot
 	mod := models[0]
+	params := make([]runplot.RecoveryParam, len(mod.free))
 	for j, p := range mod.free {
-		pl := plot.New()
-		scale := fit.ScaleName(p.Domain)
-		lbl := p.Name
-		if scale != "natural" {
-			lbl = scale + " " + p.Name
-		}
-		pl.Title.Text = fmt.Sprintf("%s: true and estimated", p.Name)
-		pl.X.Label.Text = "true " + lbl
-		pl.Y.Label.Text = "estimated " + lbl
-		var xy plotter.XYs
+		params[j] = runplot.RecoveryParam{Name: p.Name, Scale: fit.ScaleName(p.Domain)}
 		for _, s := range subs {
 			if s.gen != 0 {
 				continue
@@ -569,100 +532,23 @@ func recoverPlot(path string, models []recoverModel, subs []*recoverSubject, cou
 			if v, ok := s.sub.values[p.Name]; ok {
 				truth = v
 			}
-			x, y := p.Domain.Transform(truth), s.fits[0].Params[j].Theta
-			if math.IsNaN(x) || math.IsInf(x, 0) || math.IsNaN(y) || math.IsInf(y, 0) {
-				continue
-			}
-			xy = append(xy, plotter.XY{X: x, Y: y})
+			params[j].True = append(params[j].True, p.Domain.Transform(truth))
+			params[j].Estimated = append(params[j].Estimated, s.fits[0].Params[j].Theta)
 		}
-		if len(xy) > 0 {
-			lo, hi := math.Inf(1), math.Inf(-1)
-			for _, v := range xy {
-				lo, hi = math.Min(lo, math.Min(v.X, v.Y)), math.Max(hi, math.Max(v.X, v.Y))
-			}
-			id, err := plotter.NewLine(plotter.XYs{{X: lo, Y: lo}, {X: hi, Y: hi}})
-			if err != nil {
-				return err
-			}
-			id.Color = color.Gray{Y: 150}
-			id.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-			sc, err := plotter.NewScatter(xy)
-			if err != nil {
-				return err
-			}
-			sc.GlyphStyle.Shape = draw.CircleGlyph{}
-			sc.GlyphStyle.Color = color.RGBA{R: 30, G: 80, B: 180, A: 255}
-			pl.Add(id, sc)
-		}
-		plots = append(plots, pl)
 	}
+	var names []string
 	if counts != nil {
-		cp := plot.New()
-		cp.Title.Text = "model recovery (subjects)"
-		cp.X.Label.Text = "model with the highest log evidence"
-		cp.Y.Label.Text = "generating model"
-		n := len(models)
-		xt, yt := make(plot.ConstantTicks, n), make(plot.ConstantTicks, n)
-		for i, m := range models {
-			name := shortName(strings.TrimSuffix(m.name, ".json"), 16)
-			xt[i] = plot.Tick{Value: float64(i), Label: name}
-			yt[n-1-i] = plot.Tick{Value: float64(n - 1 - i), Label: name}
+		for _, m := range models {
+			names = append(names, strings.TrimSuffix(m.name, ".json"))
 		}
-		cp.X.Tick.Marker, cp.Y.Tick.Marker = xt, yt
-		hm := plotter.NewHeatMap(countGrid(counts), reversed(palette.Heat(12, 1)))
-		if !(hm.Max > hm.Min) {
-			hm.Min, hm.Max = hm.Min-0.5, hm.Min+0.5
-		}
-		cp.Add(hm)
-		var labels plotter.XYLabels
-		for g, row := range counts {
-			for h, c := range row {
-				labels.XYs = append(labels.XYs, plotter.XY{X: float64(h), Y: float64(n - 1 - g)})
-				labels.Labels = append(labels.Labels, strconv.Itoa(c))
-			}
-		}
-		lb, err := plotter.NewLabels(labels)
-		if err != nil {
-			return err
-		}
-		cp.Add(lb)
-		plots = append(plots, cp)
 	}
-	cols := min(3, len(plots))
-	rows := (len(plots) + cols - 1) / cols
 	format, err := plotFormat(path)
 	if err != nil {
 		return err
 	}
-	img := runplot.NewCanvas(format, vg.Points(300*float64(cols)), vg.Points(280*float64(rows)), runplot.DefaultDPI)
-	dc := draw.New(img)
-	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Millimeter * 6, PadY: vg.Millimeter * 6,
-		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 3}
-	grid := make([][]*plot.Plot, rows)
-	for i := range grid {
-		grid[i] = make([]*plot.Plot, cols)
+	c, err := runplot.Recovery(format, params, names, counts)
+	if c == nil || err != nil {
+		return err
 	}
-	for i, p := range plots {
-		grid[i/cols][i%cols] = p
-	}
-	canvases := plot.Align(grid, tiles, dc)
-	for r := range grid {
-		for c := range grid[r] {
-			if grid[r][c] != nil {
-				grid[r][c].Draw(canvases[r][c])
-			}
-		}
-	}
-	f, err := output.CreateFile(path)
-	if err != nil {
-		return cannotCreate("--plot", path, err)
-	}
-	defer f.Abort()
-	if _, err := img.WriteTo(f); err != nil {
-		return fmt.Errorf("--plot %s: %w", path, err)
-	}
-	if err := f.Commit(); err != nil {
-		return fmt.Errorf("--plot %s: %w", path, err)
-	}
-	return nil
+	return writePlot(path, c)
 }

@@ -218,32 +218,6 @@ func (o *shardOut) line(unit int, v any) error {
 	return o.w.Line(unit, o.buf.Bytes())
 }
 
-// text writes the lines of b (CSV rows, each ending in a newline) as
-// lines of unit.
-func (o *shardOut) text(unit int, b []byte) error {
-	for _, row := range textLines(b) {
-		q, err := json.Marshal(row)
-		if err != nil {
-			return err
-		}
-		if err := o.w.Line(unit, q); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// textLines splits b into its lines, without their newlines.
-func textLines(b []byte) []string {
-	var lines []string
-	for _, l := range bytes.SplitAfter(b, []byte{'\n'}) {
-		if len(l) > 0 {
-			lines = append(lines, string(bytes.TrimSuffix(l, []byte{'\n'})))
-		}
-	}
-	return lines
-}
-
 // mergeText writes the head and the rows of the CSV shards in unit order.
 func (p *shardPlan) mergeText(w io.Writer) error {
 	for _, h := range p.merge.Head {
@@ -251,15 +225,7 @@ func (p *shardPlan) mergeText(w io.Writer) error {
 			return err
 		}
 	}
-	var row string
-	_, err := shard.Merge(p.dirIn, func(unit int, line []byte) error {
-		if err := json.Unmarshal(line, &row); err != nil {
-			return fmt.Errorf("unit %d: a line that is not a CSV row in a JSON string: %v", unit+1, err)
-		}
-		_, err := io.WriteString(w, row+"\n")
-		return err
-	})
-	if err != nil {
+	if _, err := shard.MergeRows(p.dirIn, w); err != nil {
 		return badInput("%v", err)
 	}
 	return nil
@@ -336,7 +302,7 @@ func (r *agentRun) sharded(stdout io.Writer) error {
 		if err := csvw.Flush(); err != nil {
 			return err
 		}
-		head = textLines(rows.Bytes())
+		head = shard.Lines(rows.Bytes())
 	}
 	out, err := p.start(r.command, r.prov, total, unitName, head)
 	if out == nil || err != nil {
@@ -386,7 +352,7 @@ func (r *agentRun) sharded(stdout io.Writer) error {
 			if err := csvw.Flush(); err != nil {
 				return err
 			}
-			return out.text(out.units[i/per], rows.Bytes())
+			return out.w.Rows(out.units[i/per], rows.Bytes())
 		}
 		return out.line(out.units[i/per], r.record(u, ep, r.positions(ep)))
 	})
@@ -419,11 +385,11 @@ func (r *agentRun) merged(stdout io.Writer) error {
 func mergeRunRecords(dir string, w io.Writer) (runSummary, int, error) {
 	var sum runSummary
 	truncated := 0
-	_, err := shard.Merge(dir, func(unit int, line []byte) error {
+	_, err := shard.MergeTo(dir, w, func(unit int, line []byte) error {
 		var solved bool
 		var steps int
 		var bad error
-		err := topFields(line, func(key, val []byte) {
+		err := shard.Fields(line, func(key, val []byte) {
 			var err error
 			switch string(key) {
 			case "solved":
@@ -459,94 +425,9 @@ func mergeRunRecords(dir string, w io.Writer) (runSummary, int, error) {
 			sum.Solved++
 			sum.StepsSolved += steps
 		}
-		if _, err := w.Write(line); err != nil {
-			return err
-		}
-		_, err = w.Write([]byte{'\n'})
-		return err
+		return nil
 	})
 	return sum, truncated, err
-}
-
-// topFields calls fn with every key of the JSON object line and its
-// value's text (a string's with its quotes), without decoding the values
-// (nested objects and arrays are skipped whole). It checks only what it
-// needs to find them: an object, its strings closed, its brackets
-// balanced.
-func topFields(line []byte, fn func(key, val []byte)) error {
-	i := 0
-	skipSpace := func() {
-		for i < len(line) && (line[i] == ' ' || line[i] == '\t' || line[i] == '\n' || line[i] == '\r') {
-			i++
-		}
-	}
-	str := func() ([]byte, error) { // at a '"': the string's contents
-		start := i + 1
-		for i++; i < len(line); i++ {
-			switch line[i] {
-			case '\\':
-				i++
-			case '"':
-				i++
-				return line[start : i-1], nil
-			}
-		}
-		return nil, errors.New("a string that does not end")
-	}
-	skipSpace()
-	if i >= len(line) || line[i] != '{' {
-		return errors.New("not a JSON object")
-	}
-	i++
-	for {
-		skipSpace()
-		if i < len(line) && line[i] == '}' {
-			return nil
-		}
-		if i >= len(line) || line[i] != '"' {
-			return errors.New("not a JSON object")
-		}
-		key, err := str()
-		if err != nil {
-			return err
-		}
-		skipSpace()
-		if i >= len(line) || line[i] != ':' {
-			return errors.New("not a JSON object")
-		}
-		i++
-		skipSpace()
-		start, depth := i, 0
-	value:
-		for ; i < len(line); i++ {
-			switch line[i] {
-			case '"':
-				if _, err := str(); err != nil {
-					return err
-				}
-				i--
-			case '[', '{':
-				depth++
-			case ']', '}':
-				if depth == 0 {
-					break value
-				}
-				depth--
-			case ',':
-				if depth == 0 {
-					break value
-				}
-			}
-		}
-		if i >= len(line) || depth != 0 {
-			return errors.New("not a JSON object")
-		}
-		fn(key, bytes.TrimRight(line[start:i], " \t\r\n"))
-		if line[i] == '}' {
-			return nil
-		}
-		i++
-	}
 }
 
 // sharded fits the slice of the subjects (--shard), or merges (merge).
@@ -577,7 +458,7 @@ func (r *fitRun) sharded(stdout io.Writer, recs []behaviour.SubjectRecord) error
 	if r.asCSV {
 		cw.Write(r.csvHead())
 		cw.Flush()
-		head = textLines(rows.Bytes())
+		head = shard.Lines(rows.Bytes())
 	}
 	out, err := p.start(r.command, r.prov, len(recs), "subject", head)
 	if out == nil || err != nil {
@@ -596,7 +477,7 @@ func (r *fitRun) sharded(stdout io.Writer, recs []behaviour.SubjectRecord) error
 		if err := cw.Error(); err != nil {
 			return err
 		}
-		return out.text(out.units[i], rows.Bytes())
+		return out.w.Rows(out.units[i], rows.Bytes())
 	})
 	var ue *agent.UnitError
 	if errors.As(err, &ue) {
@@ -631,18 +512,14 @@ func (r *fitRun) merged(stdout io.Writer) error {
 		}
 		return *p
 	}
-	_, err := shard.Merge(shardJob.dirIn, func(unit int, line []byte) error {
+	_, err := shard.MergeTo(shardJob.dirIn, stdout, func(unit int, line []byte) error {
 		row.LogLikelihood, row.LogEvidence, row.AIC, row.BIC = nil, nil, nil, nil
 		if err := json.Unmarshal(line, &row); err != nil {
 			return fmt.Errorf("subject %d: %v", unit+1, err)
 		}
 		g.Add(&fit.Result{LogLikelihood: num(row.LogLikelihood), LogEvidence: num(row.LogEvidence), AIC: num(row.AIC), BIC: num(row.BIC),
 			NChoices: row.NChoices, Converged: row.Converged})
-		if _, err := stdout.Write(line); err != nil {
-			return err
-		}
-		_, err := stdout.Write([]byte{'\n'})
-		return err
+		return nil
 	})
 	if err != nil {
 		return badInput("%v", err)
@@ -675,14 +552,7 @@ func (r *replayRun) sharded(stdout io.Writer, recs []behaviour.SubjectRecord) er
 		if err := p.checkMerge(enc, r.prov); err != nil {
 			return err
 		}
-		_, err := shard.Merge(p.dirIn, func(_ int, line []byte) error {
-			if _, err := stdout.Write(line); err != nil {
-				return err
-			}
-			_, err := stdout.Write([]byte{'\n'})
-			return err
-		})
-		if err != nil {
+		if _, err := shard.MergeTo(p.dirIn, stdout, nil); err != nil {
 			return badInput("%v", err)
 		}
 		return nil
@@ -698,7 +568,7 @@ func (r *replayRun) sharded(stdout io.Writer, recs []behaviour.SubjectRecord) er
 		if err := csvw.Flush(); err != nil {
 			return err
 		}
-		head = textLines(buf.Bytes())
+		head = shard.Lines(buf.Bytes())
 	}
 	out, err := p.start(r.prov.Command, r.prov, len(recs), "subject", head)
 	if out == nil || err != nil {
@@ -717,7 +587,7 @@ func (r *replayRun) sharded(stdout io.Writer, recs []behaviour.SubjectRecord) er
 			if err := csvw.Flush(); err != nil {
 				return err
 			}
-			return out.text(out.units[i], buf.Bytes())
+			return out.w.Rows(out.units[i], buf.Bytes())
 		}
 		if err := r.writeJSON(enc, s); err != nil {
 			return err

@@ -46,32 +46,3 @@ func BenchmarkMergeRun(b *testing.B) {
 		}
 	}
 }
-
-// TestTopFields: the keys and value texts of a record, as encoding/json
-// reads them (compact, so the texts are the encoder's), nested values and
-// strings holding commas, brackets and escaped quotes skipped whole; and
-// what is not an object refused.
-func TestTopFields(t *testing.T) {
-	line := `{"a":1,"s":"x,]}\"y","n":{"b":[1,{"c":"}"}]},"arr":[[1,2],[3]],"t":true,"z":null,"f":-1.5e-3}`
-	var want map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(line), &want); err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]string{}
-	if err := topFields([]byte(line), func(k, v []byte) { got[string(k)] = string(v) }); err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != len(want) {
-		t.Fatalf("got %v, want %d keys", got, len(want))
-	}
-	for k, v := range want {
-		if got[k] != string(v) {
-			t.Errorf("%s: %q, want %q", k, got[k], v)
-		}
-	}
-	for _, bad := range []string{``, `[1]`, `{"a":1`, `{"a":"x}`, `{"a":[1}`, `{a:1}`} {
-		if err := topFields([]byte(bad), func(k, v []byte) {}); err == nil {
-			t.Errorf("%q: no error", bad)
-		}
-	}
-}

@@ -203,3 +203,17 @@ func TestShorten(t *testing.T) {
 		t.Errorf("Shorten: ends %q, want %q", got[len(kept):], want)
 	}
 }
+
+// TestCut: a string of at most n bytes is kept; a longer one is cut at
+// the last character boundary at or before n bytes, with no note.
+func TestCut(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		n    int
+		want string
+	}{{"short", 10, "short"}, {"abcdef", 4, "abcd"}, {"aéé", 4, "aé"}, {"aéé", 3, "aé"}, {"aéé", 2, "a"}, {"é", 1, ""}} {
+		if got := Cut(c.s, c.n); got != c.want {
+			t.Errorf("Cut(%q, %d) = %q, want %q", c.s, c.n, got, c.want)
+		}
+	}
+}

@@ -21,3 +21,15 @@ func Shorten(s string, n int) string {
 	}
 	return fmt.Sprintf("%s… (%d bytes more)", s[:cut], len(s)-cut)
 }
+
+// Cut returns s cut to at most n bytes at a character boundary, without
+// a note of what was left out (a name in a table or on a figure's axis).
+func Cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}

@@ -32,4 +32,11 @@
 // The figure is SVG, PDF or PNG by the ending of its file (Format), a PNG
 // at Config.DPI pixels per inch. Draw lays it out three panels across, and
 // returns it ready to be written; the command line writes the file.
+//
+// Recovery draws the figure of a recovery (`arbor aci|btai|si recover
+// --plot FILE`) from plain values: for each free parameter the true
+// against the estimated value of each subject on the fitting scale, with
+// the identity line, and with several models the confusion matrix (the
+// subjects each model generated, by the model that won them). It too is
+// laid out three panels across and returned ready to be written.
 package runplot

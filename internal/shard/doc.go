@@ -17,5 +17,8 @@
 // line the unsharded command prints (a JSON value; for CSV output the row
 // as a JSON string, the header in the manifest). Merge checks that the files are the
 // shards of one job, none missing or there twice, and gives back the
-// lines in unit order.
+// lines in unit order; MergeTo writes them out, and Writer.Rows and
+// MergeRows put CSV rows in and out of their JSON strings. Fields reads
+// the top-level fields of a JSON line without decoding it, for a merge
+// that sums a few of them over millions of lines.
 package shard
