@@ -260,6 +260,8 @@ func (p *shardPlan) mergeTo(w io.Writer, prov output.Provenance, total int, csv 
 	switch {
 	case set.M.Units != total:
 		return badInput("%s: the shards hold %d %ss, the command %d", set.Dir, set.M.Units, set.M.Unit, total)
+	case csv != (set.M.Lines == "csv"):
+		return badInput("%s: the shards hold lines of format %s, the command's are not", set.Dir, set.M.Lines)
 	case !shard.SameJob(set.M.Job, job):
 		return badInput("%s: the job's files or settings are not those of the shards now (%s); run merge where the shards ran, with their files", set.Dir, shard.JobDiff(set.M.Job, job))
 	}

@@ -38,6 +38,9 @@ func fault(path string, line int64, format string, args ...any) *FileError {
 	return &FileError{Path: path, Line: line, Msg: fmt.Sprintf(format, args...)}
 }
 
+// newline is what ends a line, for the hash.
+var newline = []byte{'\n'}
+
 // shardFile is one shard file being read.
 type shardFile struct {
 	path    string
@@ -50,6 +53,7 @@ type shardFile struct {
 	lineNo  int64 // of the line last read (1: the manifest)
 	lines   int64 // unit lines read
 	buf     []byte
+	verify  bool // check that every output line is one JSON value (the first pass)
 	next    bool // a unit line is at hand: unit and line
 	unit    int
 	line    []byte
@@ -151,7 +155,7 @@ func (s *shardFile) readManifest() error {
 		return err
 	}
 	s.h.Write(line)
-	s.h.Write([]byte{'\n'})
+	s.h.Write(newline)
 	if s.head != nil {
 		if !bytes.Equal(line, s.head) {
 			return fault(s.path, 1, "the manifest changed while merge read the file")
@@ -214,13 +218,15 @@ func (s *shardFile) advance() error {
 	}
 	if u, out, ok := parseLine(line); ok {
 		s.h.Write(line)
-		s.h.Write([]byte{'\n'})
+		s.h.Write(newline)
 		s.lines++
-		if f, _ := jsonread.Check(out); f != jsonread.Valid {
-			return fault(s.path, s.lineNo, "unit %d's line is not one JSON value%s", u+1, s.again())
-		}
-		if s.m.Lines == "csv" && out[0] != '"' {
-			return fault(s.path, s.lineNo, "unit %d's line is not a CSV row in a JSON string", u+1)
+		if s.verify {
+			if f, _ := jsonread.Check(out); f != jsonread.Valid {
+				return fault(s.path, s.lineNo, "unit %d's line is not one JSON value%s", u+1, s.again())
+			}
+			if s.m.Lines == "csv" && out[0] != '"' {
+				return fault(s.path, s.lineNo, "unit %d's line is not a CSV row in a JSON string", u+1)
+			}
 		}
 		s.next, s.unit, s.line = true, u, out
 		return nil
@@ -256,12 +262,15 @@ func (s *shardFile) rewind() error {
 // is shard k's file of n, and the units from first in steps of step (every
 // unit when files holds every shard, those of one shard otherwise),
 // calling fn with each. Every file must hold its units, each with at least
-// one line, in order, and end with its checksum line. An error of fn is
-// returned as it is, or, when name is set, as a fault of the file's line.
-func walk(files []*shardFile, units, first, step int, fn func(unit int, line []byte) error, name bool) error {
+// one line, in order, and end with its checksum line. With verify, every
+// output line must be one JSON value, and an error of fn is a fault of the
+// file's line; without, the checksum alone stands for what the first pass
+// checked, and fn's errors are returned as they are.
+func walk(files []*shardFile, units, first, step int, fn func(unit int, line []byte) error, verify bool) error {
 	n := len(files)
 	for _, s := range files {
 		if s != nil {
+			s.verify = verify
 			if err := s.rewind(); err != nil {
 				return err
 			}
@@ -280,7 +289,7 @@ func walk(files []*shardFile, units, first, step int, fn func(unit int, line []b
 			if fn != nil {
 				if err := fn(u, s.line); err != nil {
 					var fe *FileError
-					if !name || errors.As(err, &fe) {
+					if !verify || errors.As(err, &fe) {
 						return err
 					}
 					return fault(s.path, s.lineNo, "%v", err)
