@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -28,8 +29,7 @@ type shardPlan struct {
 	res    shard.Resolved
 	dir    string
 	resume bool
-	merge  *shard.Manifest // merge: the job's manifest
-	dirIn  string          // merge: the shard directory
+	merge  *shard.Set // merge: the shard files, opened
 }
 
 // shardJob is the plan of the running command, nil when it is not
@@ -45,7 +45,7 @@ const shardHelp = `sharded runs (docs/cluster.md):
   -out DIR
     	write DIR/shard-k-of-n.jsonl (a manifest line, then the units' lines), renamed into place when complete; 'arbor merge DIR' prints the whole job's output
   -resume
-    	do nothing when DIR already holds this shard's complete file for the same job
+    	do nothing when DIR already holds this shard's complete file for the same job (verified: its checksum, every unit); run it again otherwise
 `
 
 // shardFlags are the flags withShard takes out of a command's arguments.
@@ -186,9 +186,19 @@ func (p *shardPlan) start(command string, prov output.Provenance, total int, uni
 	}
 	k, n := p.res.K, p.res.N
 	file := filepath.Join(p.dir, shard.FileName(k, n))
-	if p.resume && shard.Complete(p.dir, k, n, job) {
-		fmt.Fprintf(stderrOut, "arbor %s: %s: %s is complete, skipped (--resume)\n", command, p.res, file)
-		return nil, nil
+	limit, err := maxInput()
+	if err != nil {
+		return nil, err
+	}
+	if p.resume {
+		err := shard.CheckFile(p.dir, k, n, total, job, int(limit))
+		if err == nil {
+			fmt.Fprintf(stderrOut, "arbor %s: %s: %s is complete, skipped (--resume)\n", command, p.res, file)
+			return nil, nil
+		}
+		if !errors.Is(err, os.ErrNotExist) {
+			fmt.Fprintf(stderrOut, "arbor %s: %s: %s does not verify, running it again (--resume): %s\n", command, p.res, file, output.Shorten(err.Error(), 300))
+		}
 	}
 	if err := os.MkdirAll(p.dir, 0o755); err != nil {
 		return nil, badInput("--out %s: %v", p.dir, err)
@@ -202,6 +212,7 @@ func (p *shardPlan) start(command string, prov output.Provenance, total int, uni
 	if err != nil {
 		return nil, badInput("--out %s: %v", p.dir, err)
 	}
+	w.MaxLine = int(limit)
 	fmt.Fprintf(stderrOut, "arbor %s: %s: %d of %d %ss -> %s\n", command, p.res, len(units), total, unit, file)
 	o := &shardOut{w: w, units: units}
 	o.enc = json.NewEncoder(&o.buf)
@@ -218,19 +229,6 @@ func (o *shardOut) line(unit int, v any) error {
 	return o.w.Line(unit, o.buf.Bytes())
 }
 
-// mergeText writes the head and the rows of the CSV shards in unit order.
-func (p *shardPlan) mergeText(w io.Writer) error {
-	for _, h := range p.merge.Head {
-		if _, err := io.WriteString(w, h+"\n"); err != nil {
-			return err
-		}
-	}
-	if _, err := shard.MergeRows(p.dirIn, w); err != nil {
-		return badInput("%v", err)
-	}
-	return nil
-}
-
 // finish commits the file when err is nil, else discards it; an
 // interruption returns its cause.
 func (o *shardOut) finish(ctx context.Context, err error) error {
@@ -245,21 +243,52 @@ func (o *shardOut) finish(ctx context.Context, err error) error {
 	return o.w.Commit()
 }
 
-// checkMerge checks that the command being merged read the same files
-// with the same settings as the shards, and writes its provenance line
-// with enc (none when enc is nil).
-func (p *shardPlan) checkMerge(enc *json.Encoder, prov output.Provenance) error {
+// mergeTo writes the merge of the shards (p.merge) of a job of total
+// units whose provenance line is prov, once every shard file has been
+// verified (shard.Set.Verify) and the command has read the same files
+// with the same settings as the shards: the CSV header or the provenance
+// line, the lines in unit order, then, when sum is not nil, the summary
+// line sum returns. check sees every line first, in unit order, while the
+// files are verified: a fault of a line is found before anything is
+// written.
+func (p *shardPlan) mergeTo(w io.Writer, prov output.Provenance, total int, csv bool, check func(unit int, line []byte) error, sum func() any) error {
+	set := p.merge
 	job, err := json.Marshal(prov)
 	if err != nil {
 		return err
 	}
-	if !shard.Complete(p.dirIn, 1, p.merge.Of, job) {
-		return badInput("%s: the job's files or settings are not those of the shards now (%s); run merge where the shards ran, with their files", p.dirIn, shard.JobDiff(p.merge.Job, job))
+	switch {
+	case set.M.Units != total:
+		return badInput("%s: the shards hold %d %ss, the command %d", set.Dir, set.M.Units, set.M.Unit, total)
+	case csv != (set.M.Lines == "csv"):
+		return badInput("%s: the shards hold lines of format %s, the command's are not", set.Dir, set.M.Lines)
+	case !shard.SameJob(set.M.Job, job):
+		return badInput("%s: the job's files or settings are not those of the shards now (%s); run merge where the shards ran, with their files", set.Dir, shard.JobDiff(set.M.Job, job))
 	}
-	if enc == nil { // --csv: no provenance line
+	if err := set.Verify(check); err != nil {
+		return badInput("%v", err)
+	}
+	enc := json.NewEncoder(w)
+	if csv {
+		for _, h := range set.M.Head {
+			if _, err := io.WriteString(w, h+"\n"); err != nil {
+				return err
+			}
+		}
+	} else if err := enc.Encode(prov); err != nil {
+		return err
+	}
+	if err := set.WriteLines(w); err != nil {
+		var fe *shard.FileError
+		if errors.As(err, &fe) {
+			return badInput("%v", err)
+		}
+		return err
+	}
+	if sum == nil {
 		return nil
 	}
-	return enc.Encode(prov)
+	return enc.Encode(sum())
 }
 
 // sharded runs the slice of a run's units (--shard), or merges (merge).
@@ -279,17 +308,12 @@ func (r *agentRun) sharded(stdout io.Writer) error {
 	if set.Carry {
 		total, per, unitName = set.Agents, set.Trials, "agent"
 	}
+	if p.merge != nil && r.asCSV {
+		return p.mergeTo(stdout, r.prov, total, true, nil, nil)
+	}
 	if p.merge != nil {
-		if p.merge.Units != total {
-			return badInput("%s: the shards hold %d units, the command %d", p.dirIn, p.merge.Units, total)
-		}
-		if r.asCSV {
-			if err := p.checkMerge(nil, r.prov); err != nil {
-				return err
-			}
-			return p.mergeText(stdout)
-		}
-		return r.merged(stdout)
+		var sum runSummary
+		return p.mergeTo(stdout, r.prov, total, false, sum.add, func() any { return r.view.summary(r, &sum) })
 	}
 	var csvw *behaviour.Writer
 	var rows bytes.Buffer
@@ -364,70 +388,49 @@ func (r *agentRun) sharded(stdout io.Writer) error {
 	return out.finish(ctx, err)
 }
 
-// merged prints the merged records of the shards in unit order and the
-// summary of them.
-func (r *agentRun) merged(stdout io.Writer) error {
-	enc := json.NewEncoder(stdout)
-	if err := shardJob.checkMerge(enc, r.prov); err != nil {
+// add adds a record (a --json line of run) to the summary: the fields it
+// sums read without decoding the record (shard.Fields).
+func (sum *runSummary) add(_ int, line []byte) error {
+	var solved bool
+	var steps int
+	var bad error
+	err := shard.Fields(line, func(key, val []byte) {
+		var err error
+		switch string(key) {
+		case "solved":
+			solved = string(val) == "true"
+		case "steps":
+			steps, err = strconv.Atoi(string(val))
+		case "planning_seconds":
+			var s float64
+			s, err = strconv.ParseFloat(string(val), 64)
+			sum.PlanningSeconds += s
+		case "truncated_steps":
+			if len(val) > 2 && val[0] == '[' {
+				sum.Truncated += bytes.Count(val, []byte{','}) + 1
+			}
+		case "planning_iterations":
+			var n int
+			n, err = strconv.Atoi(string(val))
+			sum.Work += n
+		}
+		if err != nil && bad == nil {
+			bad = fmt.Errorf("%s: %v", key, err)
+		}
+	})
+	if err == nil {
+		err = bad
+	}
+	if err != nil {
 		return err
 	}
-	sum, truncated, err := mergeRunRecords(shardJob.dirIn, stdout)
-	if err != nil {
-		return badInput("%v", err)
+	sum.Episodes++
+	sum.Actions += steps
+	if solved {
+		sum.Solved++
+		sum.StepsSolved += steps
 	}
-	sum.Truncated = truncated
-	return enc.Encode(r.view.summary(r, &sum))
-}
-
-// mergeRunRecords writes the records of the shards in dir to w in unit
-// order and sums them up for the summary line (and the searches cut short,
-// of si run).
-func mergeRunRecords(dir string, w io.Writer) (runSummary, int, error) {
-	var sum runSummary
-	truncated := 0
-	_, err := shard.MergeTo(dir, w, func(unit int, line []byte) error {
-		var solved bool
-		var steps int
-		var bad error
-		err := shard.Fields(line, func(key, val []byte) {
-			var err error
-			switch string(key) {
-			case "solved":
-				solved = string(val) == "true"
-			case "steps":
-				steps, err = strconv.Atoi(string(val))
-			case "planning_seconds":
-				var s float64
-				s, err = strconv.ParseFloat(string(val), 64)
-				sum.PlanningSeconds += s
-			case "truncated_steps":
-				if len(val) > 2 && val[0] == '[' {
-					truncated += bytes.Count(val, []byte{','}) + 1
-				}
-			case "planning_iterations":
-				var n int
-				n, err = strconv.Atoi(string(val))
-				sum.Work += n
-			}
-			if err != nil && bad == nil {
-				bad = fmt.Errorf("%s: %v", key, err)
-			}
-		})
-		if err == nil {
-			err = bad
-		}
-		if err != nil {
-			return fmt.Errorf("unit %d: %v", unit+1, err)
-		}
-		sum.Episodes++
-		sum.Actions += steps
-		if solved {
-			sum.Solved++
-			sum.StepsSolved += steps
-		}
-		return nil
-	})
-	return sum, truncated, err
+	return nil
 }
 
 // sharded fits the slice of the subjects (--shard), or merges (merge).
@@ -441,16 +444,7 @@ func (r *fitRun) sharded(stdout io.Writer, recs []behaviour.SubjectRecord) error
 		return badInput("--shard: --compare compares whole groups; give it to the merged outputs' fits, not to a shard")
 	}
 	if p.merge != nil {
-		if p.merge.Units != len(recs) {
-			return badInput("%s: the shards hold %d subjects, --data %s %d", p.dirIn, p.merge.Units, r.data, len(recs))
-		}
-		if r.asCSV {
-			if err := p.checkMerge(nil, r.prov); err != nil {
-				return err
-			}
-			return p.mergeText(stdout)
-		}
-		return r.merged(stdout)
+		return r.merged(stdout, len(recs))
 	}
 	var rows bytes.Buffer
 	cw := csv.NewWriter(&rows)
@@ -492,10 +486,9 @@ func (r *fitRun) sharded(stdout io.Writer, recs []behaviour.SubjectRecord) error
 
 // merged prints the merged rows of the shards in subject order and the
 // group line of them.
-func (r *fitRun) merged(stdout io.Writer) error {
-	enc := json.NewEncoder(stdout)
-	if err := shardJob.checkMerge(enc, r.prov); err != nil {
-		return err
+func (r *fitRun) merged(stdout io.Writer, total int) error {
+	if r.asCSV {
+		return shardJob.mergeTo(stdout, r.prov, total, true, nil, nil)
 	}
 	var g fit.Group
 	var row struct {
@@ -512,7 +505,7 @@ func (r *fitRun) merged(stdout io.Writer) error {
 		}
 		return *p
 	}
-	_, err := shard.MergeTo(shardJob.dirIn, stdout, func(unit int, line []byte) error {
+	return shardJob.mergeTo(stdout, r.prov, total, false, func(unit int, line []byte) error {
 		row.LogLikelihood, row.LogEvidence, row.AIC, row.BIC = nil, nil, nil, nil
 		if err := json.Unmarshal(line, &row); err != nil {
 			return fmt.Errorf("subject %d: %v", unit+1, err)
@@ -520,11 +513,7 @@ func (r *fitRun) merged(stdout io.Writer) error {
 		g.Add(&fit.Result{LogLikelihood: num(row.LogLikelihood), LogEvidence: num(row.LogEvidence), AIC: num(row.AIC), BIC: num(row.BIC),
 			NChoices: row.NChoices, Converged: row.Converged})
 		return nil
-	})
-	if err != nil {
-		return badInput("%v", err)
-	}
-	return enc.Encode(r.group(&g))
+	}, func() any { return r.group(&g) })
 }
 
 // sharded replays the slice of the subjects (--shard), or merges
@@ -539,23 +528,7 @@ func (r *replayRun) sharded(stdout io.Writer, recs []behaviour.SubjectRecord) er
 		return badInput("--shard: --subjects writes the whole table; take it from the merged output's subject lines")
 	}
 	if p.merge != nil {
-		if p.merge.Units != len(recs) {
-			return badInput("%s: the shards hold %d subjects, --data %s %d", p.dirIn, p.merge.Units, r.data, len(recs))
-		}
-		if r.asCSV {
-			if err := p.checkMerge(nil, r.prov); err != nil {
-				return err
-			}
-			return p.mergeText(stdout)
-		}
-		enc := json.NewEncoder(stdout)
-		if err := p.checkMerge(enc, r.prov); err != nil {
-			return err
-		}
-		if _, err := shard.MergeTo(p.dirIn, stdout, nil); err != nil {
-			return badInput("%v", err)
-		}
-		return nil
+		return p.mergeTo(stdout, r.prov, len(recs), r.asCSV, nil, nil)
 	}
 	var buf bytes.Buffer
 	var csvw *behaviour.Writer
@@ -611,6 +584,10 @@ func (r *replayRun) sharded(stdout io.Writer, recs []behaviour.SubjectRecord) er
 
 // runMerge is arbor merge DIR: the shard files of DIR checked and put
 // together, printed as the unsharded command prints its --json output.
+// It runs no command but the sharded verbs (a planner's run, replay or
+// fit, and sweep), and the one its job names: a planner's verb with the
+// flags of the manifest, which must parse to the job's settings before
+// the verb reads a file; a sweep with the job's grid file.
 func runMerge(args []string, stdout io.Writer) error {
 	const synopsis = "arbor merge DIR   (the directory of a sharded run's shard-k-of-n.jsonl files; run it where the shards ran)"
 	if len(args) == 1 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
@@ -621,24 +598,52 @@ func runMerge(args []string, stdout io.Writer) error {
 		return badInput("want one shard directory (usage: %s)", synopsis)
 	}
 	dir := args[0]
-	m, err := shard.Check(dir)
+	limit, err := maxInput()
+	if err != nil {
+		return err
+	}
+	set, err := shard.Open(dir, int(limit))
 	if err != nil {
 		return badInput("%v", err)
 	}
-	if len(m.Args) == 0 {
-		return badInput("%s: the manifest names no command", dir)
+	defer set.Close()
+	m := set.M
+	shardJob = &shardPlan{merge: set}
+	defer func() { shardJob = nil }()
+	if m.Command() == "sweep" {
+		files := m.Files()
+		if len(files) == 0 || files[0].Flag != "GRID" || files[0].SHA256 == "" {
+			return badInput("%s: the sweep's job names no grid file that was a regular file", dir)
+		}
+		return runSweep([]string{files[0].Path}, stdout)
 	}
-	for _, c := range commands() {
-		if c.name == m.Args[0] && c.name != "merge" {
-			shardJob = &shardPlan{merge: m, dirIn: dir}
-			defer func() { shardJob = nil }()
-			err := c.run(m.Args[1:], stdout)
-			var se *subcommandError
-			if errors.As(err, &se) {
-				err = se.err
-			}
-			return err
+	var c *plannerCmd
+	for _, pc := range plannerCmds() {
+		if words := strings.Fields(m.Command()); len(words) == 2 && words[0] == pc.p.Name && (words[1] == "run" || words[1] == "replay" || words[1] == "fit") {
+			c = pc
 		}
 	}
-	return badInput("%s: the manifest's command %q is not one arbor shards", dir, m.Args[0])
+	if c == nil {
+		return badInput("%s: the job's command %q is not one arbor shards (aci, btai or si with run, replay or fit; sweep)", dir, m.Command())
+	}
+	onParsed = func(fs *flag.FlagSet) (bool, error) {
+		settings := map[string]string{}
+		fs.VisitAll(func(f *flag.Flag) { settings[f.Name] = f.Value.String() })
+		if d := shard.SettingsDiff(m.Job, fs.Name(), settings); d != "" {
+			return false, badInput("%s: the manifest's args are not its job's (%s)", dir, d)
+		}
+		for _, name := range shard.OutputFlags {
+			if f := fs.Lookup(name); f != nil && name != "json" && name != "csv" && f.Value.String() != f.DefValue {
+				return false, badInput("%s: the job writes --%s; merge writes standard output only", dir, name)
+			}
+		}
+		return false, nil
+	}
+	defer func() { onParsed = nil }()
+	err = c.run(m.Args[1:], stdout)
+	var se *subcommandError
+	if errors.As(err, &se) {
+		err = se.err
+	}
+	return err
 }

@@ -18,20 +18,6 @@ import (
 
 const sweepSynopsis = "arbor sweep GRID.json [--shard k/n|auto --out DIR [--shards n] [--resume]]"
 
-// sweepGrid is a sweep file: a command and the values of its flags to
-// cross.
-type sweepGrid struct {
-	// Command is the command's arguments after "arbor": one of aci, btai
-	// or si with run or fit, and its fixed flags.
-	Command []string `json:"command"`
-	// Grid lists the flags to vary and their values; the points are
-	// their cartesian product, the last flag varying fastest.
-	Grid []struct {
-		Flag   string            `json:"flag"`
-		Values []json.RawMessage `json:"values"`
-	} `json:"grid"`
-}
-
 // sweepPoint is one line of arbor sweep: the point's flag values and the
 // last line (the summary) of the command's --json output there.
 type sweepPoint struct {
@@ -39,100 +25,58 @@ type sweepPoint struct {
 	Summary json.RawMessage `json:"summary"`
 }
 
-// readGrid reads and checks a sweep file.
-func readGrid(path string) (*sweepGrid, error) {
-	b, err := os.ReadFile(path)
+// readGrid reads and checks a sweep file (shard.ParseGrid), its command
+// (a planner's run or fit) and the command's flags: the fixed ones, then
+// each flag of the grid with all its values, parsed by the command's own
+// flag set (an unknown name or a value the flag refuses is an error naming
+// the field) without running it.
+func readGrid(path string) (*shard.Grid, *plannerCmd, error) {
+	b, err := readFile(path, path)
 	if err != nil {
-		return nil, badInput("%v", err)
+		return nil, nil, err
 	}
-	var g sweepGrid
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&g); err != nil {
-		return nil, badInput("%s: %v (want {\"command\": [\"btai\", \"run\", ...], \"grid\": [{\"flag\": \"seed\", \"values\": [1, 2]}, ...]})", path, err)
+	g, err := shard.ParseGrid(b)
+	if err != nil {
+		return nil, nil, badInput("%s: %v", path, err)
 	}
+	var c *plannerCmd
 	var planners []string
-	for _, c := range plannerCmds() {
-		planners = append(planners, c.p.Name)
-	}
-	if len(g.Command) < 2 || !slices.Contains(planners, g.Command[0]) || (g.Command[1] != "run" && g.Command[1] != "fit") {
-		return nil, badInput("%s: command %q: want %s, then run or fit, then its flags", path, g.Command, orList(planners))
-	}
-	for _, a := range g.Command[2:] {
-		name := strings.SplitN(strings.TrimLeft(a, "-"), "=", 2)[0]
-		if strings.HasPrefix(a, "-") {
-			switch name {
-			case "shard", "shards", "out", "resume", "csv", "plot", "dot", "compare":
-				return nil, badInput("%s: command: --%s does not go in a sweep's command (the sweep is sharded with its own --shard)", path, name)
-			}
+	for _, pc := range plannerCmds() {
+		planners = append(planners, pc.p.Name)
+		if len(g.Command) >= 2 && g.Command[0] == pc.p.Name && (g.Command[1] == "run" || g.Command[1] == "fit") {
+			c = pc
 		}
 	}
-	if len(g.Grid) == 0 {
-		return nil, badInput("%s: grid: no flag to vary", path)
+	if c == nil {
+		return nil, nil, badInput("%s: command %q: want %s, then run or fit, then its flags", path, g.Command, orList(planners))
 	}
-	seen := map[string]bool{}
-	for i, ax := range g.Grid {
-		switch {
-		case ax.Flag == "" || strings.HasPrefix(ax.Flag, "-"):
-			return nil, badInput("%s: grid[%d].flag %q: want a flag's name without dashes", path, i, ax.Flag)
-		case seen[ax.Flag]:
-			return nil, badInput("%s: grid[%d].flag %q comes twice", path, i, ax.Flag)
-		case len(ax.Values) == 0:
-			return nil, badInput("%s: grid[%d] (%s): no values", path, i, ax.Flag)
+	saved := onParsed
+	onParsed = func(*flag.FlagSet) (bool, error) { return true, nil }
+	defer func() { onParsed = saved }()
+	parse := func(what string, flags []string) error {
+		err := c.run(append(append([]string(nil), g.Command[1:]...), flags...), io.Discard)
+		var se *subcommandError
+		if errors.As(err, &se) {
+			err = se.err
 		}
-		seen[ax.Flag] = true
-		for j, v := range ax.Values {
-			if _, err := flagValue(v); err != nil {
-				return nil, badInput("%s: grid[%d] (%s) value %d: %v", path, i, ax.Flag, j+1, err)
-			}
+		if err != nil {
+			return badInput("%s: %s: %v", path, what, err)
+		}
+		return nil
+	}
+	if err := parse("command", nil); err != nil {
+		return nil, nil, err
+	}
+	for i, ax := range g.Axes {
+		var flags []string
+		for _, v := range ax.Values {
+			flags = append(flags, "--"+ax.Flag+"="+v)
+		}
+		if err := parse(fmt.Sprintf("grid[%d] (%s)", i, ax.Flag), flags); err != nil {
+			return nil, nil, err
 		}
 	}
-	return &g, nil
-}
-
-// flagValue returns a grid value as a flag takes it: a string as it is, a
-// number or a boolean as written.
-func flagValue(v json.RawMessage) (string, error) {
-	var s string
-	if json.Unmarshal(v, &s) == nil {
-		return s, nil
-	}
-	var x any
-	if err := json.Unmarshal(v, &x); err != nil {
-		return "", err
-	}
-	switch x.(type) {
-	case float64, bool:
-		return string(bytes.TrimSpace(v)), nil
-	}
-	return "", fmt.Errorf("%s: want a string, a number or true/false", v)
-}
-
-// points returns the number of points.
-func (g *sweepGrid) points() int {
-	n := 1
-	for _, ax := range g.Grid {
-		n *= len(ax.Values)
-	}
-	return n
-}
-
-// point returns point i's flags and its values for the output line.
-func (g *sweepGrid) point(i int) ([]string, output.Ordered) {
-	idx := make([]int, len(g.Grid))
-	for a := len(g.Grid) - 1; a >= 0; a-- {
-		idx[a] = i % len(g.Grid[a].Values)
-		i /= len(g.Grid[a].Values)
-	}
-	var args []string
-	var o output.Ordered
-	for a, ax := range g.Grid {
-		v := ax.Values[idx[a]]
-		s, _ := flagValue(v)
-		args = append(args, "--"+ax.Flag+"="+s)
-		o.Add(ax.Flag, json.RawMessage(bytes.TrimSpace(v)))
-	}
-	return args, o
+	return g, c, nil
 }
 
 // runSweep is arbor sweep GRID.json: the command of the grid run at every
@@ -154,17 +98,18 @@ func runSweep(args []string, stdout io.Writer) error {
 	if len(pos) != 1 {
 		return badInput("want one grid file (usage: %s)", sweepSynopsis)
 	}
-	g, err := readGrid(pos[0])
+	g, c, err := readGrid(pos[0])
 	if err != nil {
 		return err
 	}
-	// The files the command reads are the job's too: a shard of the
-	// sweep run on another model is another job.
+	// The files the command reads are the job's too, those the grid
+	// varies among them: a shard of the sweep run on another model is
+	// another job.
 	files := [][2]string{{"GRID", pos[0]}}
+	isFile := func(name string) bool { return slices.Contains([]string{"model", "maze", "process", "data"}, name) }
 	for i := 2; i < len(g.Command); i++ {
 		name, val, hasVal := strings.Cut(strings.TrimLeft(g.Command[i], "-"), "=")
-		switch name {
-		case "model", "maze", "process", "data":
+		if isFile(name) {
 			if !hasVal && i+1 < len(g.Command) {
 				i++
 				val = g.Command[i]
@@ -172,31 +117,21 @@ func runSweep(args []string, stdout io.Writer) error {
 			files = append(files, [2]string{"--" + name, val})
 		}
 	}
+	for _, ax := range g.Axes {
+		for _, v := range ax.Values {
+			if isFile(ax.Flag) {
+				files = append(files, [2]string{"--" + ax.Flag, v})
+			}
+		}
+	}
 	prov, err := provenance("sweep", fs, files...)
 	if err != nil {
 		return err
 	}
-	n := g.points()
-	merging := shardJob
+	n := g.Points()
 	switch {
-	case merging != nil && merging.merge != nil:
-		if merging.merge.Units != n {
-			return badInput("%s: the shards hold %d points, %s %d", merging.dirIn, merging.merge.Units, pos[0], n)
-		}
-		enc := json.NewEncoder(stdout)
-		if err := merging.checkMerge(enc, prov); err != nil {
-			return err
-		}
-		if _, err := shard.Merge(merging.dirIn, func(_ int, line []byte) error {
-			if _, err := stdout.Write(line); err != nil {
-				return err
-			}
-			_, err := stdout.Write([]byte{'\n'})
-			return err
-		}); err != nil {
-			return badInput("%v", err)
-		}
-		return enc.Encode(map[string]int{"points": n})
+	case shardJob != nil && shardJob.merge != nil:
+		return shardJob.mergeTo(stdout, prov, n, false, nil, func() any { return map[string]int{"points": n} })
 	case sf.given:
 		plan, err := sf.plan(os.Getenv)
 		if err != nil {
@@ -208,7 +143,7 @@ func runSweep(args []string, stdout io.Writer) error {
 			return err
 		}
 		for _, i := range out.units {
-			line, err := g.run(i)
+			line, err := runPoint(g, c, i)
 			if err == nil {
 				err = out.line(i, line)
 			}
@@ -223,7 +158,7 @@ func runSweep(args []string, stdout io.Writer) error {
 		return err
 	}
 	for i := range n {
-		line, err := g.run(i)
+		line, err := runPoint(g, c, i)
 		if err != nil {
 			return err
 		}
@@ -237,22 +172,18 @@ func runSweep(args []string, stdout io.Writer) error {
 // sweepCause is why the command's context is done (a signal).
 func sweepCause() error { return context.Cause(commandContext()) }
 
-// run runs point i of the grid and returns its line.
-func (g *sweepGrid) run(i int) (*sweepPoint, error) {
+// runPoint runs point i of the grid g, of planner c's command, and returns
+// its line.
+func runPoint(g *shard.Grid, c *plannerCmd, i int) (*sweepPoint, error) {
 	if err := commandContext().Err(); err != nil {
 		return nil, sweepCause()
 	}
-	flags, o := g.point(i)
+	flags, o := g.Point(i)
 	args := append(append(append([]string(nil), g.Command[1:]...), flags...), "--json")
 	var buf bytes.Buffer
-	var err error
 	saved := shardJob
 	shardJob = nil
-	for _, c := range commands() {
-		if c.name == g.Command[0] {
-			err = c.run(args, &buf)
-		}
-	}
+	err := c.run(args, &buf)
 	shardJob = saved
 	if err != nil {
 		var se *subcommandError

@@ -111,11 +111,20 @@ func orList(names []string) string {
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
+// onParsed, when set, sees the flags of a verb once parseVerb has parsed
+// them, before the verb reads a file: merge checks them against the job
+// of the shards, and a sweep's check of its grid stops there (stop).
+var onParsed func(fs *flag.FlagSet) (stop bool, err error)
+
 // parseVerb parses the flags of a subcommand. It prints the help for -h
-// (done is then true), refuses positional arguments, and explains a flag
-// the subcommand leaves out when refused knows why (refused may be nil).
+// (done is then true; an error under onParsed), refuses positional
+// arguments, and explains a flag the subcommand leaves out when refused
+// knows why (refused may be nil).
 func parseVerb(fs *flag.FlagSet, args []string, synopsis string, refused func(name string) string, stdout io.Writer) (done bool, err error) {
 	pos, err := parseFlags(fs, args)
+	if errors.Is(err, flag.ErrHelp) && onParsed != nil {
+		return false, badInput("-h asks for help, not for a run")
+	}
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, helpText(fs, synopsis))
 		return true, nil
@@ -130,6 +139,9 @@ func parseVerb(fs *flag.FlagSet, args []string, synopsis string, refused func(na
 	}
 	if len(pos) > 0 {
 		return false, badInput("unexpected argument %q (every input is given by a flag; 'arbor %s -h' lists them)", pos[0], fs.Name())
+	}
+	if onParsed != nil {
+		return onParsed(fs)
 	}
 	return false, nil
 }

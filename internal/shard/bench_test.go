@@ -29,7 +29,7 @@ func BenchmarkStartup(b *testing.B) {
 					b.Fatal(err)
 				}
 				units := Units(100000, r.K, r.N)
-				w, err := Create(dir, &Manifest{Shard: r.K, Of: r.N, Units: 100000, Unit: "agent", Job: json.RawMessage(job)})
+				w, err := Create(dir, &Manifest{Shard: r.K, Of: r.N, Units: 100000, Unit: "agent", Job: json.RawMessage(job), Args: args})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -55,7 +55,7 @@ func BenchmarkMerge(b *testing.B) {
 	dir := b.TempDir()
 	line := []byte(`{"agent":1,"episode":1,"solved":true,"steps":9,"actions":[0,1,2,3,0,1,2,3,0],"q_s":["` + strings.Repeat("x", 110) + `"]}`)
 	for k := 1; k <= n; k++ {
-		w, err := Create(dir, &Manifest{Shard: k, Of: n, Units: units, Unit: "agent", Job: json.RawMessage(job)})
+		w, err := Create(dir, &Manifest{Shard: k, Of: n, Units: units, Unit: "agent", Job: json.RawMessage(job), Args: args})
 		if err != nil {
 			b.Fatal(err)
 		}

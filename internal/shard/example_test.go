@@ -19,7 +19,7 @@ func ExampleMerge() {
 	defer os.RemoveAll(dir)
 	job := json.RawMessage(`{"command":"btai run","settings":{"seed":"1"}}`)
 	for k := 1; k <= 2; k++ {
-		w, err := shard.Create(dir, &shard.Manifest{Shard: k, Of: 2, Units: 5, Unit: "agent", Job: job})
+		w, err := shard.Create(dir, &shard.Manifest{Shard: k, Of: 2, Units: 5, Unit: "agent", Job: job, Args: []string{"btai", "run"}})
 		if err != nil {
 			fmt.Println(err)
 			return

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
 )
 
 // Lines splits text into its lines, without their newlines: the CSV
@@ -34,39 +32,6 @@ func (w *Writer) Rows(unit int, text []byte) error {
 		}
 	}
 	return nil
-}
-
-// MergeRows is MergeTo for the shards of CSV output (Manifest.Lines
-// "csv"): it writes the rows, each held in a JSON string, as text, a
-// newline after each; the head (Manifest.Head) is the caller's to write
-// first.
-func MergeRows(dir string, w io.Writer) (*Manifest, error) {
-	var row string
-	return Merge(dir, func(unit int, line []byte) error {
-		if err := json.Unmarshal(line, &row); err != nil {
-			return fmt.Errorf("unit %d: a line that is not a CSV row in a JSON string: %v", unit+1, err)
-		}
-		_, err := io.WriteString(w, row+"\n")
-		return err
-	})
-}
-
-// MergeTo is Merge that writes every output line, with its newline, to w
-// in unit order. emit, when not nil, sees each line before it is written;
-// an error of emit, or of a write, ends the merge.
-func MergeTo(dir string, w io.Writer, emit func(unit int, line []byte) error) (*Manifest, error) {
-	return Merge(dir, func(unit int, line []byte) error {
-		if emit != nil {
-			if err := emit(unit, line); err != nil {
-				return err
-			}
-		}
-		if _, err := w.Write(line); err != nil {
-			return err
-		}
-		_, err := w.Write([]byte{'\n'})
-		return err
-	})
 }
 
 // Fields calls fn with every key of the JSON object line (an output line

@@ -37,35 +37,40 @@ func TestFields(t *testing.T) {
 	}
 }
 
-// TestMergeTo: the lines in unit order, each with its newline, emit
-// seeing each first; emit's error ends the merge before its line is
-// written.
-func TestMergeTo(t *testing.T) {
+// TestSetEach: Verify's check sees every line in unit order; Each and
+// WriteLines give the lines in unit order, each with its newline; an error of
+// Each's fn ends the reading before the next line, returned as it is.
+func TestSetEach(t *testing.T) {
 	dir := t.TempDir()
 	writeShards(t, dir, 5, 2, job, 0)
 	want, _, err := merged(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
+	set, err := Open(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer set.Close()
 	var b bytes.Buffer
 	seen := 0
-	if _, err := MergeTo(dir, &b, func(int, []byte) error { seen++; return nil }); err != nil || b.String() != want || seen != strings.Count(want, "\n") {
-		t.Errorf("MergeTo: %q (%d lines seen), %v; want %q", b.String(), seen, err, want)
+	if err := set.Verify(func(int, []byte) error { seen++; return nil }); err != nil || seen != strings.Count(want, "\n") {
+		t.Errorf("Verify: %d lines seen, %v; want %d", seen, err, strings.Count(want, "\n"))
 	}
-	b.Reset()
-	if _, err := MergeTo(dir, &b, nil); err != nil || b.String() != want {
-		t.Errorf("MergeTo without emit: %q, %v; want %q", b.String(), err, want)
+	if err := set.WriteLines(&b); err != nil || b.String() != want {
+		t.Errorf("WriteLines: %q, %v; want %q", b.String(), err, want)
 	}
 	b.Reset()
 	stop := errors.New("stop")
-	_, err = MergeTo(dir, &b, func(u int, _ []byte) error {
+	err = set.Each(func(u int, line []byte) error {
 		if u == 1 {
 			return stop
 		}
+		b.Write(line)
 		return nil
 	})
-	if !errors.Is(err, stop) || b.String() != "[0,0]\n" {
-		t.Errorf("emit refusing unit 1: %q, %v; want unit 0's line and %v", b.String(), err, stop)
+	if err != stop || b.String() != "[0,0]" {
+		t.Errorf("fn refusing unit 1: %q, %v; want unit 0's line and %v", b.String(), err, stop)
 	}
 }
 
@@ -83,7 +88,7 @@ func TestRows(t *testing.T) {
 		want.WriteString(rows(u) + rows(u))
 	}
 	for k := 1; k <= 2; k++ {
-		w, err := Create(dir, &Manifest{Shard: k, Of: 2, Units: 4, Unit: "subject", Job: json.RawMessage(job), Lines: "csv", Head: []string{"h"}})
+		w, err := Create(dir, &Manifest{Shard: k, Of: 2, Units: 4, Unit: "subject", Job: json.RawMessage(job), Args: []string{"btai", "run"}, Lines: "csv", Head: []string{"h"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -97,13 +102,25 @@ func TestRows(t *testing.T) {
 		}
 	}
 	var b strings.Builder
-	m, err := MergeRows(dir, &b)
-	if err != nil || b.String() != want.String() || m.Lines != "csv" || len(m.Head) != 1 {
-		t.Errorf("MergeRows: %q, %+v, %v; want %q", b.String(), m, err, want.String())
+	set, err := Open(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer set.Close()
+	if err := set.Verify(nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := set.WriteLines(&b); err != nil || b.String() != want.String() || set.M.Lines != "csv" || len(set.M.Head) != 1 {
+		t.Errorf("WriteLines: %q, %+v, %v; want %q", b.String(), set.M, err, want.String())
 	}
 	dir = t.TempDir()
-	writeShards(t, dir, 2, 1, job, 0)
-	if _, err := MergeRows(dir, &b); err == nil || !strings.HasPrefix(err.Error(), "unit 1: a line that is not a CSV row in a JSON string") {
+	w, err := Create(dir, &Manifest{Shard: 1, Of: 1, Units: 1, Unit: "subject", Job: json.RawMessage(job), Args: []string{"btai", "run"}, Lines: "csv"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Line(0, []byte("[1]"))
+	w.Commit()
+	if _, _, err := merged(dir); err == nil || !strings.Contains(err.Error(), "line 2: unit 1's line is not a CSV row in a JSON string") {
 		t.Errorf("lines not JSON strings: %v", err)
 	}
 }

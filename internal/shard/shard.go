@@ -7,6 +7,19 @@ import (
 	"strings"
 )
 
+// The bounds of a sharded job (docs/cluster.md, "Bounds"): a count beyond
+// them is refused before anything is allocated for it.
+const (
+	// MaxShards is the largest n of --shard k/n, --shards n and of the
+	// array variables of --shard auto.
+	MaxShards = 10000
+	// MaxUnits is the largest number of units of a job a manifest may
+	// name.
+	MaxUnits = 1 << 40
+	// maxVar bounds the value of a scheduler's array variable.
+	maxVar = 1 << 32
+)
+
 // Spec is a parsed --shard value: K of N (1 <= K <= N), or Auto.
 type Spec struct {
 	K, N int
@@ -38,6 +51,9 @@ func Parse(s string) (Spec, error) {
 	if n < 1 || k < 1 || k > n {
 		return Spec{}, fmt.Errorf("--shard %q: want 1 <= k <= n", s)
 	}
+	if n > MaxShards {
+		return Spec{}, fmt.Errorf("--shard %q: %d shards, over the limit of %d", s, n, MaxShards)
+	}
 	return Spec{K: k, N: n}, nil
 }
 
@@ -56,7 +72,9 @@ func (r Resolved) String() string { return fmt.Sprintf("shard %d/%d (from %s)", 
 // scheduler is one family of array-job variables.
 type scheduler struct {
 	name string
-	vars []string // the variables that mark it (the first one must be set)
+	// vars are the variables it reads, the first one marking it (it must
+	// be set); a step variable (stepVars) left unset is 1.
+	vars []string
 	// resolve returns k and n from the variables; shards is --shards (0
 	// when not given).
 	resolve func(get func(string) (int, error), shards int) (k, n int, err error)
@@ -79,9 +97,9 @@ var schedulers = []scheduler{
 			if err != nil {
 				return 0, 0, err
 			}
-			step := 1
-			if s, err := get("SLURM_ARRAY_TASK_STEP"); err == nil && s > 0 {
-				step = s
+			step, err := get("SLURM_ARRAY_TASK_STEP")
+			if err != nil {
+				return 0, 0, err
 			}
 			if (id-lo)%step != 0 {
 				return 0, 0, fmt.Errorf("SLURM_ARRAY_TASK_ID %d is not SLURM_ARRAY_TASK_MIN %d plus a multiple of SLURM_ARRAY_TASK_STEP %d", id, lo, step)
@@ -103,9 +121,9 @@ var schedulers = []scheduler{
 			if err != nil {
 				return 0, 0, err
 			}
-			step := 1
-			if s, err := get("SGE_TASK_STEPSIZE"); err == nil && s > 0 {
-				step = s
+			step, err := get("SGE_TASK_STEPSIZE")
+			if err != nil {
+				return 0, 0, err
 			}
 			if (id-first)%step != 0 {
 				return 0, 0, fmt.Errorf("SGE_TASK_ID %d is not SGE_TASK_FIRST %d plus a multiple of SGE_TASK_STEPSIZE %d", id, first, step)
@@ -115,6 +133,10 @@ var schedulers = []scheduler{
 	{"AWS Batch", []string{"AWS_BATCH_JOB_ARRAY_INDEX"}, fromIndex("AWS_BATCH_JOB_ARRAY_INDEX", 0)},
 	{"LSF", []string{"LSB_JOBINDEX"}, fromIndex("LSB_JOBINDEX", 1)},
 }
+
+// stepVars are the variables of a stride between array tasks: unset, the
+// stride is 1; set, it must be a whole number >= 1.
+var stepVars = map[string]bool{"SLURM_ARRAY_TASK_STEP": true, "SGE_TASK_STEPSIZE": true}
 
 // fromIndex reads k from one index variable whose first task is base; n
 // is --shards.
@@ -141,14 +163,16 @@ func fromIndex(name string, base int) func(get func(string) (int, error), shards
 // where the scheduler does not give n, shards (--shards) does, and when
 // it does, a shards other than 0 must agree. No scheduler's variables,
 // two schedulers' that disagree, a variable that is not a whole number
-// and k outside 1..n are errors naming the variables.
+// from 0 to 2^32, a step (SLURM_ARRAY_TASK_STEP, SGE_TASK_STEPSIZE) set
+// but not a whole number >= 1, k outside 1..n and n over MaxShards are
+// errors naming the variables.
 func Resolve(spec Spec, shards int, getenv func(string) string) (Resolved, error) {
-	if shards < 0 {
-		return Resolved{}, fmt.Errorf("--shards %d: want >= 1", shards)
+	if shards < 0 || shards > MaxShards {
+		return Resolved{}, fmt.Errorf("--shards %d: want 1..%d", shards, MaxShards)
 	}
 	if !spec.Auto {
-		if spec.N < 1 || spec.K < 1 || spec.K > spec.N {
-			return Resolved{}, fmt.Errorf("--shard %d/%d: want 1 <= k <= n", spec.K, spec.N)
+		if spec.N < 1 || spec.K < 1 || spec.K > spec.N || spec.N > MaxShards {
+			return Resolved{}, fmt.Errorf("--shard %d/%d: want 1 <= k <= n <= %d", spec.K, spec.N, MaxShards)
 		}
 		if shards != 0 && shards != spec.N {
 			return Resolved{}, fmt.Errorf("--shard %s and --shards %d disagree", spec, shards)
@@ -163,12 +187,20 @@ func Resolve(spec Spec, shards int, getenv func(string) string) (Resolved, error
 		var used []string
 		get := func(name string) (int, error) {
 			v := getenv(name)
+			if v == "" && stepVars[name] {
+				return 1, nil
+			}
 			if v == "" {
 				return 0, fmt.Errorf("%s is set but not %s", s.vars[0], name)
 			}
 			i, err := strconv.Atoi(strings.TrimSpace(v))
-			if err != nil {
+			switch {
+			case err != nil:
 				return 0, fmt.Errorf("%s=%q is not a whole number", name, v)
+			case stepVars[name] && i < 1:
+				return 0, fmt.Errorf("%s=%q: a step must be a whole number >= 1", name, v)
+			case i < 0 || i > maxVar:
+				return 0, fmt.Errorf("%s=%q: want a whole number from 0 to %d", name, v, maxVar)
 			}
 			used = append(used, name+"="+v)
 			return i, nil
@@ -183,6 +215,9 @@ func Resolve(spec Spec, shards int, getenv func(string) string) (Resolved, error
 		}
 		if n < 1 || k < 1 || k > n {
 			return Resolved{}, fmt.Errorf("--shard auto: %s gives shard %d of %d, want 1 <= k <= n", from, k, n)
+		}
+		if n > MaxShards {
+			return Resolved{}, fmt.Errorf("--shard auto: %s gives %d shards, over the limit of %d", from, n, MaxShards)
 		}
 		found = append(found, Resolved{K: k, N: n, From: from})
 	}

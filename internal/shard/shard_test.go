@@ -24,6 +24,8 @@ func TestParse(t *testing.T) {
 		{"2", Spec{}, "want k/n"},
 		{"a/3", Spec{}, "whole numbers"},
 		{"1/0", Spec{}, "1 <= k <= n"},
+		{"1/1000000000", Spec{}, "over the limit of 10000"},
+		{"10000/10000", Spec{K: 10000, N: 10000}, ""},
 	} {
 		got, err := Parse(c.in)
 		if c.err != "" {
@@ -71,6 +73,16 @@ func TestResolveAuto(t *testing.T) {
 		{"lsf", map[string]string{"LSB_JOBINDEX": "1"}, 3, 1, 3, ""},
 		{"none", map[string]string{}, 3, 0, 0, "no array variable"},
 		{"slurm and kubernetes agree", map[string]string{"SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_MIN": "0", "SLURM_ARRAY_TASK_COUNT": "4", "JOB_COMPLETION_INDEX": "1"}, 4, 2, 4, ""},
+		// A step that is not a whole number >= 1 is an error, not 1.
+		{"slurm step not a number", map[string]string{"SLURM_ARRAY_TASK_ID": "2", "SLURM_ARRAY_TASK_MIN": "0", "SLURM_ARRAY_TASK_COUNT": "4", "SLURM_ARRAY_TASK_STEP": "abc"}, 0, 0, 0, "SLURM_ARRAY_TASK_STEP=\"abc\""},
+		{"slurm step 0", map[string]string{"SLURM_ARRAY_TASK_ID": "2", "SLURM_ARRAY_TASK_MIN": "0", "SLURM_ARRAY_TASK_COUNT": "4", "SLURM_ARRAY_TASK_STEP": "0"}, 0, 0, 0, "SLURM_ARRAY_TASK_STEP=\"0\""},
+		{"slurm step -2", map[string]string{"SLURM_ARRAY_TASK_ID": "2", "SLURM_ARRAY_TASK_MIN": "0", "SLURM_ARRAY_TASK_COUNT": "4", "SLURM_ARRAY_TASK_STEP": "-2"}, 0, 0, 0, "SLURM_ARRAY_TASK_STEP=\"-2\""},
+		{"grid engine step not a number", map[string]string{"SGE_TASK_ID": "5", "SGE_TASK_FIRST": "1", "SGE_TASK_LAST": "9", "SGE_TASK_STEPSIZE": "abc"}, 0, 0, 0, "SGE_TASK_STEPSIZE=\"abc\""},
+		{"grid engine step 0", map[string]string{"SGE_TASK_ID": "5", "SGE_TASK_FIRST": "1", "SGE_TASK_LAST": "9", "SGE_TASK_STEPSIZE": "0"}, 0, 0, 0, "SGE_TASK_STEPSIZE=\"0\""},
+		{"grid engine without a step", map[string]string{"SGE_TASK_ID": "5", "SGE_TASK_FIRST": "1", "SGE_TASK_LAST": "9"}, 0, 5, 9, ""},
+		// More shards than MaxShards, from the scheduler or --shards.
+		{"slurm count over the bound", map[string]string{"SLURM_ARRAY_TASK_ID": "0", "SLURM_ARRAY_TASK_MIN": "0", "SLURM_ARRAY_TASK_COUNT": "1000000000"}, 0, 0, 0, "over the limit of 10000"},
+		{"kubernetes --shards over the bound", map[string]string{"JOB_COMPLETION_INDEX": "0"}, 20000, 0, 0, "--shards 20000"},
 		{"slurm and kubernetes conflict", map[string]string{"SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_MIN": "0", "SLURM_ARRAY_TASK_COUNT": "4", "JOB_COMPLETION_INDEX": "3"}, 4, 0, 0, "disagree"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -113,6 +125,9 @@ func TestUnits(t *testing.T) {
 	}
 }
 
+// args are the arguments of job's command.
+var args = []string{"btai", "run", "--model", "m.json", "--iterations", "10"}
+
 const job = `{"arbor":"test","command":"btai run","files":[{"flag":"--model","path":"m.json","sha256":"abc"}],"settings":{"iterations":"10","seed":"1"}}`
 
 // writeShards writes the n shards of a job of units units, unit u having
@@ -122,7 +137,7 @@ func writeShards(t testing.TB, dir string, units, n int, job string, skip int) {
 		if k == skip {
 			continue
 		}
-		w, err := Create(dir, &Manifest{Shard: k, Of: n, Units: units, Unit: "agent", Job: json.RawMessage(job)})
+		w, err := Create(dir, &Manifest{Shard: k, Of: n, Units: units, Unit: "agent", Job: json.RawMessage(job), Args: args})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -194,7 +209,7 @@ func TestMergeRefuses(t *testing.T) {
 	t.Run("killed while writing", func(t *testing.T) {
 		dir := t.TempDir()
 		writeShards(t, dir, 10, 3, job, 3)
-		w, err := Create(dir, &Manifest{Shard: 3, Of: 3, Units: 10, Unit: "agent", Job: json.RawMessage(job)})
+		w, err := Create(dir, &Manifest{Shard: 3, Of: 3, Units: 10, Unit: "agent", Job: json.RawMessage(job), Args: args})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -282,17 +297,17 @@ func TestSameJobIgnoresJobs(t *testing.T) {
 		s := strings.Replace(base, `"iterations":"10"`, `"iterations":"`+iter+`"`, 1)
 		return []byte(fmt.Sprintf(s, jobs, progress))
 	}
-	if !sameJob(line("10", "1", "false"), line("10", "2", "true")) {
+	if !SameJob(line("10", "1", "false"), line("10", "2", "true")) {
 		t.Error("lines differing only in jobs and progress: not one job")
 	}
-	if sameJob(line("10", "1", "false"), line("11", "1", "false")) {
+	if SameJob(line("10", "1", "false"), line("11", "1", "false")) {
 		t.Error("lines differing in iterations: one job")
 	}
 	if d := JobDiff(line("10", "1", "false"), line("11", "4", "false")); d != "--iterations 10, 11" {
 		t.Errorf("JobDiff %q, want --iterations 10, 11", d)
 	}
 	other := []byte(strings.Replace(string(line("10", "1", "false")), `"sha256":"ab"`, `"sha256":"cd"`, 1))
-	if sameJob(line("10", "1", "false"), other) {
+	if SameJob(line("10", "1", "false"), other) {
 		t.Error("lines with another model hash: one job")
 	}
 }
