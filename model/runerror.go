@@ -105,5 +105,9 @@ func (m *Model) impossibleEvidence(f *ffg.FactorNode, term float64) (int, bool) 
 
 // variableField is the field name of variable i, as in load errors.
 func (m *Model) variableField(i int) string {
-	return fmt.Sprintf("variables[%d] (%q)", i, m.Variables[i].Name())
+	j := i
+	if i < len(m.varFile) {
+		j = int(m.varFile[i]) // an element of an array: the array's index in the file
+	}
+	return fmt.Sprintf("variables[%d] (%q)", j, m.Variables[i].Name())
 }
