@@ -211,10 +211,12 @@ func (sc *scope) compileRef(g *ffg.Graph, text string, nm *names) (*ref, error) 
 		}
 		return &ref{text: text, kind: refUnknown}, nil
 	}
-	r := &ref{text: text, kind: refElem, arr: arr}
-	rank := len(arr.dims)
-	if isConst {
-		r.kind, r.arr, r.con, rank = refConst, nil, con, len(con.shape)
+	var r *ref
+	var rank int
+	if isArr {
+		r, rank = &ref{text: text, kind: refElem, arr: arr}, len(arr.dims)
+	} else {
+		r, rank = &ref{text: text, kind: refConst, con: con}, len(con.shape)
 	}
 	switch {
 	case isArr && len(idx) != rank:
@@ -324,17 +326,9 @@ func (lf *loopFactor) prepare(field string) error {
 // loops (one when it has none). field names it (without its node); names
 // holds the factor names so far.
 func (sc *scope) addFactors(m *Model, fs factorSpec, i int, field string, sumProduct bool, names map[string]bool) error {
-	withFile := func(err error) error {
-		var me *Error
-		if errors.As(err, &me) {
-			me.File = sc.file
-			return me
-		}
-		return &Error{File: sc.file, Err: err}
-	}
 	nodeField, err := checkFactor(fs, field)
 	if err != nil {
-		return withFile(err)
+		return withFile(sc.file, err)
 	}
 	lf, err := sc.compileFactor(m.Graph, fs, i, nodeField)
 	if err != nil {
@@ -366,7 +360,7 @@ func (sc *scope) addFactors(m *Model, fs factorSpec, i int, field string, sumPro
 			if !lf.failed && len(lf.levels) > 0 && errors.As(err, &me) {
 				me.Err = fmt.Errorf("%w (with %s)", me.Err, loopValues(lf.levels, lf.vals))
 			}
-			return withFile(err)
+			return withFile(sc.file, err)
 		}
 		if lf.cur.Name != "" {
 			names[lf.cur.Name] = true
@@ -376,7 +370,7 @@ func (sc *scope) addFactors(m *Model, fs factorSpec, i int, field string, sumPro
 		return nil
 	})
 	if err != nil {
-		return withFile(err)
+		return withFile(sc.file, err)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -37,6 +38,8 @@ type scope struct {
 	arrays map[string]*array
 	dims   [][]int       // per file variable: its extents (nil: a scalar)
 	loops  [][]loopLevel // per file factor: its loops (nil: none)
+
+	nVars, nFactors int // the variables and factors the file makes
 }
 
 // constant is an array of numbers of "data".
@@ -191,6 +194,7 @@ func newScope(file string, spec *modelJSON) (*scope, error) {
 			crossed = variableFieldOf(i, vs.Name)
 		}
 	}
+	sc.nVars = int(min(items, MaxItems))
 	for i, fs := range spec.factors {
 		n := int64(1)
 		field := factorFieldOf(i, fs)
@@ -212,6 +216,7 @@ func newScope(file string, spec *modelJSON) (*scope, error) {
 			crossed = field
 		}
 	}
+	sc.nFactors = int(min(items, MaxItems)) - sc.nVars
 	if crossed != "" {
 		count := thousands(items)
 		if items == math.MaxInt64 {
@@ -220,6 +225,18 @@ func newScope(file string, spec *modelJSON) (*scope, error) {
 		return nil, fail(crossed, "the model would have %s variables and factors once its arrays and loops are expanded, more than the limit of %s (model.MaxItems)", count, thousands(MaxItems))
 	}
 	return sc, nil
+}
+
+// withFile returns err as an *Error of file: err itself when it is one
+// (the fault of a field), else an *Error without a field whose message
+// names it.
+func withFile(file string, err error) error {
+	var me *Error
+	if errors.As(err, &me) {
+		me.File = file
+		return me
+	}
+	return &Error{File: file, Err: err}
 }
 
 // thousands writes n with commas: 10,000,000.
@@ -311,45 +328,66 @@ func bounds(levels []loopLevel, vals []int64, d int, field string) (int64, int64
 	return lo, hi, nil
 }
 
-// countLoops counts the factors a loop nest makes, walking its outer loops
-// (at most MaxItems steps: a nest whose outer loops take more is over the
-// cap whatever its inner loops make).
+// countLoops counts the factors a loop nest makes. A loop whose inner
+// ranges do not use its index counts as its length times the count of one
+// of its values; other loops are walked (at most MaxItems steps: a nest
+// whose outer loops take more is over the cap whatever it makes).
 func countLoops(levels []loopLevel, field string) (int64, *Error) {
-	vals := make([]int64, len(levels))
-	var n, steps int64
-	var rec func(d int) *Error
-	rec = func(d int) *Error {
+	return countFrom(levels, make([]int64, len(levels)), 0, field)
+}
+
+// countFrom counts the values of the loops from level d on, the loops
+// before at vals.
+func countFrom(levels []loopLevel, vals []int64, d int, field string) (int64, *Error) {
+	var steps int64
+	var rec func(d int) (int64, *Error)
+	rec = func(d int) (int64, *Error) {
+		if d == len(levels) {
+			return 1, nil
+		}
 		lo, hi, err := bounds(levels, vals, d, field)
 		if err != nil || hi < lo {
-			return err
+			return 0, err
 		}
-		if d == len(levels)-1 {
-			if k := uint64(hi) - uint64(lo); k >= math.MaxInt64 {
-				n = math.MaxInt64
-			} else {
-				n = satAdd(n, int64(k)+1)
-			}
-			return nil
+		length := int64(math.MaxInt64)
+		if k := uint64(hi) - uint64(lo); k < math.MaxInt64 {
+			length = int64(k) + 1
 		}
+		if !usesSlot(levels[d+1:], d) {
+			vals[d] = lo
+			n, err := rec(d + 1)
+			return satMul(length, n), err
+		}
+		var n int64
 		for v := lo; ; v++ {
 			if steps++; steps > MaxItems {
-				n = math.MaxInt64
-				return nil
+				return math.MaxInt64, nil
 			}
 			vals[d] = v
-			if err := rec(d + 1); err != nil || n == math.MaxInt64 {
-				return err
+			m, err := rec(d + 1)
+			if err != nil {
+				return 0, err
 			}
-			if v == hi {
-				return nil
+			if n = satAdd(n, m); n == math.MaxInt64 || v == hi {
+				return n, nil
 			}
 		}
 	}
-	if len(levels) == 0 {
-		return 1, nil
+	return rec(d)
+}
+
+// usesSlot reports whether a range of levels reads slot s.
+func usesSlot(levels []loopLevel, s int) bool {
+	for _, l := range levels {
+		for _, p := range []*program{l.lo, l.hi} {
+			for _, o := range p.ops {
+				if o.code == opSlot && o.n == int64(s) {
+					return true
+				}
+			}
+		}
 	}
-	err := rec(0)
-	return n, err
+	return false
 }
 
 // walk calls f once per value of the loops (in vals), the first loop
@@ -366,6 +404,18 @@ func walk(levels []loopLevel, vals []int64, field string, f func() error) error 
 		}
 		if hi < lo {
 			return nil
+		}
+		if d+1 < len(levels) && !usesSlot(levels[d+1:], d) {
+			// The inner loops are the same for every value: none at all
+			// makes this loop's values empty too (they could be many).
+			vals[d] = lo
+			n, err := countFrom(levels, vals, d+1, field)
+			if err != nil {
+				return err
+			}
+			if n == 0 {
+				return nil
+			}
 		}
 		for v := lo; ; v++ {
 			vals[d] = v
@@ -422,7 +472,7 @@ func (sc *scope) addArray(m *Model, i int, vs varSpec, fam expfam.Family) error 
 	oa := vs.ObservedArr
 	if oa != nil {
 		if err := oa.err(field + ".observed"); err != nil {
-			return &Error{File: sc.file, Err: err}
+			return withFile(sc.file, err)
 		}
 		if fam != expfam.CategoricalFamily && fam != expfam.NormalFamily {
 			return fail(".observed", "only categorical and normal variables can be observed")
@@ -464,32 +514,35 @@ func (sc *scope) addArray(m *Model, i int, vs varSpec, fam expfam.Family) error 
 		}
 		ev := Evidence{Index: -1}
 		if oa != nil && oa.kind[k] != obsNone {
-			sub := ".observed" + jsonread.Indices(idx)
+			// The element's field, written only for an error.
+			bad := func(format string, args ...any) error {
+				return fail(".observed"+jsonread.Indices(idx), format, args...)
+			}
 			switch {
 			case oa.kind[k] == obsNumber && fam == expfam.NormalFamily:
 				if err := v.ObserveValue(oa.num[k]); err != nil {
-					return fail(sub, "%v", trimPrefix(err))
+					return bad("%v", trimPrefix(err))
 				}
 				ev.Value = &oa.num[k]
 			case oa.kind[k] == obsNumber:
 				x := oa.num[k]
 				if x != math.Trunc(x) || x < 0 || x >= float64(vs.Shape[0]) {
-					return fail(sub, "index %v out of range [0, %d)", x, vs.Shape[0])
+					return bad("index %v out of range [0, %d)", x, vs.Shape[0])
 				}
 				_ = v.Observe(int(x))
 				ev.Index, ev.Value = int(x), &oa.num[k]
 			case fam == expfam.NormalFamily:
-				return fail(sub, "want a number (a normal variable's value), got an array")
+				return bad("want a number (a normal variable's value), got an array")
 			default:
-				vals, shape, err := tensorNumbers(oa.vec[k], field+sub)
+				vals, shape, err := tensorNumbers(oa.vec[k], field+".observed"+jsonread.Indices(idx))
 				if err != nil {
 					return &Error{File: sc.file, Err: err}
 				}
 				if len(shape) != 1 {
-					return fail(sub, "want an index or a probability vector, got shape %v", shape)
+					return bad("want an index or a probability vector, got shape %v", shape)
 				}
 				if err := v.ObserveSoft(vals); err != nil {
-					return fail(sub, "%v", trimPrefix(err))
+					return bad("%v", trimPrefix(err))
 				}
 				ev.Probs = append([]float64(nil), vals...)
 			}

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strconv"
@@ -76,7 +77,7 @@ func (oa *observedArray) err(field string) error {
 		_, _, err := tensorNumbers(oa.faultVec, at)
 		return err
 	}
-	return fmt.Errorf("%s: %s", at, oa.faultMsg)
+	return &Error{Field: at, Err: errors.New(oa.faultMsg)}
 }
 
 // errStop ends a reading at a fault already recorded.
@@ -106,7 +107,12 @@ func (d *decoder) observedArray(depth int) *observedArray {
 				if !ok {
 					return fault("%s is not a finite number", shorten(string(lit)))
 				}
-				_, isInt := jsonread.Int(lit)
+				// An integer literal has neither a fraction nor an exponent
+				// (checked first: jsonread.Int's error costs an allocation).
+				isInt := !bytes.ContainsAny(lit, ".eE")
+				if isInt {
+					_, isInt = jsonread.Int(lit)
+				}
 				oa.kind, oa.num, oa.isInt = append(oa.kind, obsNumber), append(oa.num, x), append(oa.isInt, isInt)
 			case c == '[':
 				t := d.r.ReadTensor(-1)
@@ -139,15 +145,26 @@ func (d *decoder) observedArray(depth int) *observedArray {
 			return err
 		}
 		switch {
-		case level == len(oa.shape):
-			oa.shape = append(oa.shape, n)
-		case level < len(oa.shape) && oa.shape[level] != n:
+		case oa.shape[level] < 0:
+			oa.shape[level] = n
+		case oa.shape[level] != n:
 			return fault("%d entries, want %d (ragged array)", n, oa.shape[level])
 		}
 		return nil
 	}
+	oa.shape = make([]int, depth)
+	for i := range oa.shape {
+		oa.shape[i] = -1
+	}
 	if err := read(0); err != nil && !oa.fault {
 		oa.fault, oa.faultMsg = true, err.Error()
+	}
+	// Below an empty array there is none.
+	for i, n := range oa.shape {
+		if n < 0 {
+			oa.shape = oa.shape[:i]
+			break
+		}
 	}
 	return oa
 }

@@ -124,6 +124,11 @@ func Parse(name string, data []byte) (*Model, error) {
 		return nil, err
 	}
 	m := &Model{Name: name, Graph: ffg.New()}
+	if sc != nil {
+		// The lengths are known: one allocation each.
+		m.Variables, m.evidence, m.varFile = make([]*ffg.Variable, 0, sc.nVars), make([]Evidence, 0, sc.nVars), make([]int32, 0, sc.nVars)
+		m.Factors, m.factorFields = make([]*ffg.FactorNode, 0, sc.nFactors), make([]string, 0, sc.nFactors)
+	}
 	g := m.Graph
 	total := 0 // entries of every variable so far, against MaxElements
 	for i, vs := range spec.variables {
