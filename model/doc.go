@@ -6,6 +6,13 @@
 //     building it, and FromSpec builds a Spec. Every fault is an error that
 //     names the file, the field (the variable or factor, by name) and what
 //     is wrong.
+//   - A file declares models of any size once: named sizes, arrays of
+//     variables (elements named "x[0]", "x[1,2]"), constant data and
+//     factors with loops ("for": {"t": "1..T-1"}, "out": "x[t]"). A Spec
+//     keeps them; they are expanded when the model is built, each
+//     factor's index expressions compiled once and evaluated per loop
+//     value, the count of variables and factors checked against MaxItems
+//     first (loops.go, docs/formats.md "Sizes, arrays and loops").
 //   - New returns a Builder: typed handles for the variables, one call per
 //     factor, and a sticky error reported by Build, so that a model with
 //     repeated structure is a loop with one error check. Build validates
