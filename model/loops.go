@@ -30,6 +30,10 @@ import (
 // entries of all the variables together stay capped by MaxElements.
 const MaxItems = 10_000_000
 
+// itemLimit is MaxItems, lowered by the fuzz tests (which would otherwise
+// build models of millions of variables).
+var itemLimit int64 = MaxItems
+
 // scope is what a file's arrays and loops may refer to.
 type scope struct {
 	file   string
@@ -185,16 +189,16 @@ func newScope(file string, spec *modelJSON) (*scope, error) {
 				n = satMul(n, x)
 			}
 			sc.dims[i] = dims
-			if items = satAdd(items, n); items > MaxItems && crossed == "" {
+			if items = satAdd(items, n); items > itemLimit && crossed == "" {
 				crossed = field
 			}
 			continue
 		}
-		if items++; items > MaxItems && crossed == "" {
+		if items++; items > itemLimit && crossed == "" {
 			crossed = variableFieldOf(i, vs.Name)
 		}
 	}
-	sc.nVars = int(min(items, MaxItems))
+	sc.nVars = int(min(items, itemLimit))
 	for i, fs := range spec.factors {
 		n := int64(1)
 		field := factorFieldOf(i, fs)
@@ -212,17 +216,17 @@ func newScope(file string, spec *modelJSON) (*scope, error) {
 			}
 			n = cn
 		}
-		if items = satAdd(items, n); items > MaxItems && crossed == "" {
+		if items = satAdd(items, n); items > itemLimit && crossed == "" {
 			crossed = field
 		}
 	}
-	sc.nFactors = int(min(items, MaxItems)) - sc.nVars
+	sc.nFactors = int(min(items, itemLimit)) - sc.nVars
 	if crossed != "" {
 		count := thousands(items)
 		if items == math.MaxInt64 {
 			count = "more than " + thousands(math.MaxInt64)
 		}
-		return nil, fail(crossed, "the model would have %s variables and factors once its arrays and loops are expanded, more than the limit of %s (model.MaxItems)", count, thousands(MaxItems))
+		return nil, fail(crossed, "the model would have %s variables and factors once its arrays and loops are expanded, more than the limit of %s (model.MaxItems)", count, thousands(itemLimit))
 	}
 	return sc, nil
 }
@@ -360,7 +364,7 @@ func countFrom(levels []loopLevel, vals []int64, d int, field string) (int64, *E
 		}
 		var n int64
 		for v := lo; ; v++ {
-			if steps++; steps > MaxItems {
+			if steps++; steps > itemLimit {
 				return math.MaxInt64, nil
 			}
 			vals[d] = v

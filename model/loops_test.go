@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"strings"
@@ -622,4 +623,57 @@ func BenchmarkBuildWrittenOut(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// FuzzParseLoops is FuzzParse's contract on files with sizes, arrays,
+// constants and loops (MaxItems lowered to 10^4 to keep models small):
+// Parse never panics, refuses in one line naming the file, and what it
+// accepts runs and draws; ParseSpec reads what Parse reads, and its Spec
+// builds through FromSpec to a model of as many variables and factors.
+func FuzzParseLoops(f *testing.F) {
+	ll, _ := os.ReadFile("../examples/models/loops/local-level.json")
+	for _, s := range []string{hmmLoops, mixtureLoops(), regressionLoops, string(ll),
+		`{"sizes": {"T": 3}, "variables": [{"name": "x", "family": "normal", "size": ["T", 2]}], "factors": [{"node": "normal", "for": {"i": "0..T-1", "j": "i-i..1"}, "out": "x[i,j]", "mean": 0, "precision": 1}]}`,
+		`{"sizes": {"T": 2}, "data": {"P": [[0.5, 0.5], [1, 0]]}, "variables": [{"name": "s", "family": "categorical", "shape": [2], "size": "T", "observed": [null, [0.1, 0.9]]}], "factors": [{"node": "categorical", "for": {"t": "0..T-1"}, "out": "s[t]", "p": "P[t]"}]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		defer func(l int64) { itemLimit = l }(itemLimit)
+		itemLimit = 10_000
+		m, err := Parse("fuzz.json", data)
+		_, serr := ParseSpec(data)
+		if err != nil {
+			msg := err.Error()
+			if _, ok := err.(*Error); !ok {
+				t.Fatalf("error %T, want *Error: %v", err, err)
+			}
+			if strings.ContainsAny(msg, "\n\r") || !strings.HasPrefix(msg, "fuzz.json: ") {
+				t.Fatalf("error %q", msg)
+			}
+			return
+		}
+		if serr != nil {
+			t.Fatalf("Parse reads it, ParseSpec: %v", serr)
+		}
+		sp, _ := ParseSpec(data)
+		m2, err := FromSpec("fuzz.json", sp)
+		if err != nil {
+			t.Fatalf("FromSpec: %v", err)
+		}
+		if len(m2.Variables) != len(m.Variables) || len(m2.Factors) != len(m.Factors) {
+			t.Fatalf("FromSpec: %d variables and %d factors, the file %d and %d", len(m2.Variables), len(m2.Factors), len(m.Variables), len(m.Factors))
+		}
+		m.Settings.Iterations = min(max(m.Settings.Iterations, 1), 3)
+		if res, err := m.Infer(context.Background(), "fuzz", nil); err == nil {
+			if _, err := json.Marshal(m.Output(res)); err != nil {
+				t.Fatalf("output does not encode: %v", err)
+			}
+		} else if _, ok := m.RunError(err).(*Error); !ok && !strings.HasPrefix(err.Error(), "fuzz.json: ") {
+			t.Fatalf("run error %v", err)
+		}
+		if err := m.Graph.WriteDOT(io.Discard); err != nil {
+			t.Fatalf("WriteDOT: %v", err)
+		}
+	})
 }
