@@ -677,3 +677,86 @@ func FuzzParseLoops(f *testing.F) {
 		}
 	})
 }
+
+// TestBuilderArrays: the Builder's arrays write the local-level model
+// element by element, and it is the file's with loops, to the last digit;
+// the HMM's observed array with a hidden element too.
+func TestBuilderArrays(t *testing.T) {
+	file, err := Load("../examples/models/loops/local-level.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, _ := ParseSpec(mustRead(t, "../examples/models/loops/local-level.json"))
+	ys := sp.Variables[2].ObservedArray.Elements
+	b := New()
+	r := b.Gamma("r", 2, 2)
+	x := b.NormalArray("x", len(ys))
+	y := b.NormalArray("y", len(ys))
+	x.At(0).NormalFrom(Num(0), Num(0.1))
+	for i := 1; i < x.Len(); i++ {
+		x.At(i).NormalFrom(Of(x.At(i-1)), Num(4))
+	}
+	for i, e := range ys {
+		y.At(i).ObserveValue(*e.Value)
+	}
+	for i := range ys {
+		y.At(i).NormalFrom(Of(x.At(i)), Of(r))
+	}
+	b.Settings(*sp.Settings)
+	m, err := b.Build("built")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, c := result(t, file), result(t, m); !bytes.Equal(a, c) {
+		t.Errorf("builder %s\nfile %s", c, a)
+	}
+
+	// A categorical array, two dimensions, an element left hidden.
+	b = New()
+	s := b.CategoricalArray("s", 2, 2, 3)
+	A := Tensor{Data: []float64{0.9, 0.2, 0.1, 0.8}, Shape: []int{2, 2}}
+	for i := range 2 {
+		for j := range 3 {
+			s.At(i, j).Prior([]float64{0.5, 0.5})
+		}
+	}
+	o := b.CategoricalArray("o", 2, 2)
+	o.At(0).Observe(1).Given(A, s.At(0, 2))
+	o.At(1).Given(A, s.At(1, 0))
+	m, err = b.Build("built")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(m.Variables); n != 8 || m.Variables[2].Name() != "s[0,2]" || !m.Variables[6].Observed() || m.Variables[7].Observed() {
+		t.Errorf("%d variables: %v", n, m.Variables)
+	}
+	data, _ := json.Marshal(b.Spec())
+	if !bytes.Contains(data, []byte(`"size":[2,3]`)) || !bytes.Contains(data, []byte(`"observed":[1,null]`)) {
+		t.Errorf("spec %s", data)
+	}
+
+	for _, c := range []struct {
+		build func(b *Builder)
+		want  string
+	}{
+		{func(b *Builder) { b.NormalArray("x", 2).At(2).NormalFrom(Num(0), Num(1)) }, `array "x": element [2] out of its size [2]`},
+		{func(b *Builder) { b.NormalArray("x", 2, 2).At(1).NormalFrom(Num(0), Num(1)) }, `array "x": element [1] out of its size [2 2]`},
+		{func(b *Builder) { b.Normal("x[0]"); b.NormalArray("x", 2).At(0).NormalFrom(Num(0), Num(1)) }, `"x[0]" added twice`},
+		{func(b *Builder) { b.NormalArray("x", -1) }, `size [-1], want extents >= 0`},
+	} {
+		b := New()
+		c.build(b)
+		if _, err := b.Build("built"); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("error %v, want %q", err, c.want)
+		}
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
