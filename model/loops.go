@@ -44,6 +44,8 @@ type scope struct {
 	loops  [][]loopLevel // per file factor: its loops (nil: none)
 
 	nVars, nFactors int // the variables and factors the file makes
+
+	skipObserved map[string]bool // arrays whose observed values a data set gives (dataarrays.go)
 }
 
 // constant is an array of numbers of "data".
@@ -131,7 +133,7 @@ func factorFieldOf(i int, fs factorSpec) string {
 // factors' loops of spec, and counts the variables and factors the file
 // makes. It returns nil for a file without sizes, constants, arrays or
 // loops.
-func newScope(file string, spec *modelJSON) (*scope, error) {
+func newScope(file string, spec *modelJSON, override *sizeSet) (*scope, error) {
 	if !usesLoops(spec) {
 		return nil, nil
 	}
@@ -140,8 +142,14 @@ func newScope(file string, spec *modelJSON) (*scope, error) {
 	fail := func(field string, format string, args ...any) error {
 		return &Error{File: file, Field: field, Err: fmt.Errorf(format, args...)}
 	}
+	if override != nil {
+		sc.skipObserved = override.skip
+	}
 	for _, s := range spec.sizes {
 		sc.names.sizes[s.name] = int64(s.n)
+		if n, ok := override.get(s.name); ok {
+			sc.names.sizes[s.name] = int64(n)
+		}
 		sc.names.sizeOrd = append(sc.names.sizeOrd, s.name)
 	}
 	for _, de := range spec.data {
@@ -474,6 +482,16 @@ func (sc *scope) addArray(m *Model, i int, vs varSpec, fam expfam.Family) error 
 		count *= d
 	}
 	oa := vs.ObservedArr
+	if sc.skipObserved[vs.Name] {
+		oa = nil
+	}
+	if m.loops != nil {
+		k := 0
+		if len(vs.Shape) > 0 {
+			k = vs.Shape[0]
+		}
+		m.loops.arrays[vs.Name] = &arrayInfo{first: len(m.Variables), dims: dims, extents: vs.Size, fam: fam, k: k}
+	}
 	if oa != nil {
 		if err := oa.err(field + ".observed"); err != nil {
 			return withFile(sc.file, err)

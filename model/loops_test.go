@@ -760,3 +760,100 @@ func mustRead(t *testing.T, path string) []byte {
 	}
 	return data
 }
+
+// TestDataArrays: a data set names an array whole, its elements' values
+// with null for a hidden element; its length sets the size its extent
+// names, for that data set (the model built again), and the next data set
+// at the file's size gets the file's build back. Each result equals a
+// fresh build of the file with those values written in.
+func TestDataArrays(t *testing.T) {
+	src := string(mustRead(t, "../examples/models/loops/local-level.json"))
+	m, err := Parse("ll.json", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// withObserved writes the file with T and y's observed values.
+	withObserved := func(T int, ys string) string {
+		i := strings.Index(src, `"observed": [`)
+		j := strings.Index(src[i:], "]") + i + 1
+		out := src[:i] + `"observed": ` + ys + src[j:]
+		return strings.Replace(out, `"T": 20`, fmt.Sprintf(`"T": %d`, T), 1)
+	}
+	fresh := func(text string) []byte {
+		f, err := Parse("ll.json", []byte(text))
+		if err != nil {
+			t.Fatalf("%v\n%s", err, text)
+		}
+		return result(t, f)
+	}
+	run := func(line string) []byte {
+		d, err := m.ReadData("d:1", []byte(line))
+		if err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		res, err := m.Infer(context.Background(), "d:1", d)
+		if err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		b, _ := json.Marshal(m.Output(res))
+		return b
+	}
+	ys20 := `[1.67, null, 0.588, -1.109, -1.453, -2.022, -1.65, 1.1, 1.61, 0.128, -2.127, 0.09, 0.204, -2.584, 0.94, 1.707, 1.553, -0.051, 0.839, -0.094]`
+	for _, c := range []struct {
+		line string
+		T    int
+		ys   string
+	}{
+		{`{"y": [0.3, null, 1.2]}`, 3, `[0.3, null, 1.2]`},
+		{`{"y[2]": 0.5}`, 20, strings.Replace(src[strings.Index(src, `"observed": [`)+12:strings.Index(src, "]}\n")+1], "0.588", "0.5", 1)},
+		{`{"y": ` + ys20 + `}`, 20, ys20},
+		{`{"y": [0.3, 0.4, 1.2, 2, 0.1]}`, 5, `[0.3, 0.4, 1.2, 2, 0.1]`},
+		{`{}`, 20, src[strings.Index(src, `"observed": [`)+12 : strings.Index(src, "]}\n")+1]},
+	} {
+		got := run(c.line)
+		text := withObserved(c.T, c.ys)
+		if want := fresh(text); !bytes.Equal(got, want) {
+			t.Errorf("%s: got %s\nwant %s", c.line, got, want)
+		}
+		if n := len(m.Variables); n != 2*c.T+1 {
+			t.Errorf("%s: %d variables, want %d", c.line, n, 2*c.T+1)
+		}
+	}
+
+	two := `{"sizes": {"T": 2, "K": 2}, "variables": [
+	  {"name": "a", "family": "normal", "size": "T"}, {"name": "b", "family": "normal", "size": ["T", "K"]},
+	  {"name": "o", "family": "categorical", "shape": [3], "size": 2}],
+	 "factors": [{"node": "normal", "for": {"t": "0..T-1"}, "out": "a[t]", "mean": 0, "precision": 1},
+	   {"node": "normal", "for": {"t": "0..T-1", "k": "0..K-1"}, "out": "b[t,k]", "mean": "a[t]", "precision": 1},
+	   {"node": "categorical", "for": {"i": "0..1"}, "out": "o[i]", "p": [0.2, 0.3, 0.5]}]}`
+	m, err = Parse("two.json", []byte(two))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ line, want string }{
+		{`{"a": [1, 2, 3], "b": [[1, 2], [3, 4]]}`, `d:1: "b": 2 entries set the size T to 2, and "a" sets it to 3`},
+		{`{"o": [0, 5]}`, `d:1: "o"[1]: index 5 out of range [0, 3)`},
+		{`{"o": [0, 1, 2]}`, `d:1: "o": 3 entries, want 2 (the variable's size)`},
+		{`{"a": [1, null], "a[1]": 2}`, `d:1: "a[1]": also given by "a", the whole array`},
+		{`{"b": [1, 2]}`, `d:1: "b"[0]: want an array (the variable's size has 2 dimensions), got JSON number`},
+		{`{"a": [1, "x"]}`, `d:1: "a"[1]: want an element's observed value`},
+	} {
+		d, err := m.ReadData("d:1", []byte(c.line))
+		if err == nil {
+			_, err = m.Infer(context.Background(), "d:1", d)
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", c.line, err, c.want)
+		}
+	}
+	d, err := m.ReadData("d:1", []byte(`{"a": [1, 2, 3], "b": [[1, null], [3, 4], [5, 6]]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Infer(context.Background(), "d:1", d); err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Variables) != 3+6+2 || m.Variables[4].Name() != "b[0,1]" || m.Variables[4].Observed() || !m.Variables[5].Observed() {
+		t.Errorf("%d variables", len(m.Variables))
+	}
+}

@@ -86,6 +86,7 @@ type Model struct {
 	factorFields []string   // "factors[i] (node)", parallel to Factors
 	evidence     []Evidence // the file's observed value of each variable (Index -1 and no Probs: none), parallel to Variables
 	varFile      []int32    // the file's variable of each variable (an array has several), parallel to Variables; nil: the same index
+	loops        *loopModel // a file with sizes, arrays or loops (dataarrays.go); nil otherwise
 }
 
 // Load reads and builds the model file at path.
@@ -107,24 +108,31 @@ func Load(path string) (*Model, error) {
 // literal tensors (each allocated once at its final size), then the graph
 // is built from them.
 func Parse(name string, data []byte) (*Model, error) {
-	fail := func(field string, format string, args ...any) error {
-		return &Error{File: name, Field: field, Err: fmt.Errorf(format, args...)}
-	}
 	spec, err := readModel(name, data)
 	if err != nil {
 		return nil, err
+	}
+	return build(name, spec, nil)
+}
+
+// build builds the model of the file read into spec; sizes, when not nil,
+// replaces the values of the file's sizes (dataarrays.go).
+func build(name string, spec *modelJSON, sizes *sizeSet) (*Model, error) {
+	fail := func(field string, format string, args ...any) error {
+		return &Error{File: name, Field: field, Err: fmt.Errorf(format, args...)}
 	}
 	if len(spec.variables) == 0 && spec.varErr == nil {
 		return nil, fail("variables", "missing or empty")
 	}
 	// Sizes, constants, arrays and loops (loops.go): sc is nil for a
 	// file without them.
-	sc, err := newScope(name, spec)
+	sc, err := newScope(name, spec, sizes)
 	if err != nil {
 		return nil, err
 	}
 	m := &Model{Name: name, Graph: ffg.New()}
 	if sc != nil {
+		m.loops = &loopModel{src: spec, scope: sc, arrays: map[string]*arrayInfo{}}
 		// The lengths are known: one allocation each.
 		m.Variables, m.evidence, m.varFile = make([]*ffg.Variable, 0, sc.nVars), make([]Evidence, 0, sc.nVars), make([]int32, 0, sc.nVars)
 		m.Factors, m.factorFields = make([]*ffg.FactorNode, 0, sc.nFactors), make([]string, 0, sc.nFactors)

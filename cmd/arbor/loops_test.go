@@ -111,3 +111,49 @@ func TestLoopsBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestLoopsDataArrays: a data line names an array whole, null hiding an
+// element, and its length sets the array's size for that data set; each
+// result is that of the file rewritten with those values.
+func TestLoopsDataArrays(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "hmm.json")
+	if err := os.WriteFile(file, []byte(loopsHMM), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lines := []string{`{"o": [1, null, 0]}`, `{"o[1]": 1}`, `{"o": [0, 1, 1, 0, 1, 1, 0]}`}
+	data := filepath.Join(dir, "d.jsonl")
+	if err := os.WriteFile(data, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := inferRun(t, "infer", file, "--data", data, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	got := strings.Split(strings.TrimSpace(stdout), "\n")
+	for i, c := range []struct {
+		T   int
+		obs string
+	}{{3, "[1, null, 0]"}, {5, "[0, 1, null, 1, 1]"}, {7, "[0, 1, 1, 0, 1, 1, 0]"}} {
+		text := strings.Replace(strings.Replace(loopsHMM, `"T": 5`, fmt.Sprintf(`"T": %d`, c.T), 1), "[0, 0, null, 1, 1]", c.obs, 1)
+		path := filepath.Join(dir, fmt.Sprintf("want%d.json", i))
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, want, stderr := inferRun(t, "infer", path, "--json")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		if i >= len(got) || got[i] != strings.TrimSpace(want) {
+			t.Errorf("line %d (%s): got\n%s\nwant\n%s", i+1, lines[i], got[min(i, len(got)-1)], want)
+		}
+	}
+	// Two arrays that set one size differently.
+	if err := os.WriteFile(data, []byte(`{"o": [1, 0], "s": [0, 1, 1]}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = inferRun(t, "infer", file, "--data", data)
+	if code != 2 || !strings.Contains(stderr, `d.jsonl:1: "s": 3 entries set the size T to 3, and "o" sets it to 2`) {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+}
