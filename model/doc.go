@@ -19,8 +19,10 @@
 //     through the file's path, so a fault gets the same message from Go
 //     and from JSON.
 //   - Model.Infer runs a built model on one data set (Data, read by
-//     ParseData) without rebuilding it: the evidence is clamped and every
-//     posterior starts again from where a fresh build starts it.
+//     ParseData, or by Model.ReadData, which also takes an array variable
+//     whole) without rebuilding it: the evidence is clamped and every
+//     posterior starts again from where a fresh build starts it. A data
+//     set whose array sets a size builds the model again for it.
 //   - Model.Output is the result by variable name: categorical
 //     probabilities, Dirichlet concentrations in the variable's shape,
 //     Gamma shape and rate, the sweeps and the F trace, as `arbor infer

@@ -116,7 +116,7 @@ func satMul(a, b int64) int64 {
 	return a * b
 }
 
-// variableField names file variable i in errors.
+// variableFieldOf names file variable i in errors.
 func variableFieldOf(i int, name string) string {
 	return fmt.Sprintf("variables[%d] (%q)", i, name)
 }
@@ -442,7 +442,7 @@ func walk(levels []loopLevel, vals []int64, field string, f func() error) error 
 	return rec(0)
 }
 
-// checkName refuses a variable's name that is also a size or a constant,
+// checkVariableName refuses a variable's name that is also a size or a constant,
 // and an array's name that would not read back in "x[i]".
 func (sc *scope) checkVariableName(i int, vs varSpec) error {
 	field := variableFieldOf(i, vs.Name) + ".name"
