@@ -24,6 +24,10 @@ type loopModel struct {
 	scope  *scope
 	arrays map[string]*arrayInfo
 	base   *modelState // the file's build, while a data set's sizes are in use
+
+	// firstFactor[j] is the position in Model.Factors of the first factor
+	// of file factor j (its loop values are found again for errors).
+	firstFactor []int
 }
 
 // arrayInfo is an array variable of the model.

@@ -330,6 +330,9 @@ func (sc *scope) addFactors(m *Model, fs factorSpec, i int, field string, sumPro
 	if err != nil {
 		return withFile(sc.file, err)
 	}
+	if m.loops != nil {
+		m.loops.firstFactor = append(m.loops.firstFactor, len(m.Factors))
+	}
 	lf, err := sc.compileFactor(m.Graph, fs, i, nodeField)
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -237,6 +238,31 @@ func newScope(file string, spec *modelJSON, override *sizeSet) (*scope, error) {
 		return nil, fail(crossed, "the model would have %s variables and factors once its arrays and loops are expanded, more than the limit of %s (model.MaxItems)", count, thousands(itemLimit))
 	}
 	return sc, nil
+}
+
+// loopValuesOf writes " with t = 5", the loop values of the factor at
+// position i of m.Factors, "" for a factor without loops.
+func (m *Model) loopValuesOf(i int) string {
+	if m.loops == nil || len(m.loops.firstFactor) == 0 {
+		return ""
+	}
+	first := m.loops.firstFactor
+	j := sort.Search(len(first), func(j int) bool { return first[j] > i }) - 1
+	if j < 0 || j >= len(m.loops.scope.loops) || len(m.loops.scope.loops[j]) == 0 {
+		return ""
+	}
+	levels := m.loops.scope.loops[j]
+	vals := make([]int64, len(levels))
+	k, out := i-first[j], ""
+	_ = walk(levels, vals, "", func() error {
+		if k == 0 {
+			out = " with " + loopValues(levels, vals)
+			return errStop
+		}
+		k--
+		return nil
+	})
+	return out
 }
 
 // withFile returns err as an *Error of file: err itself when it is one

@@ -857,3 +857,19 @@ func TestDataArrays(t *testing.T) {
 		t.Errorf("%d variables", len(m.Variables))
 	}
 }
+
+// TestLoopsRunError: a fault found while inferring names the factor of a
+// loop with its loop values.
+func TestLoopsRunError(t *testing.T) {
+	m, err := Parse("m.json", []byte(`{"sizes": {"T": 3}, "variables": [{"name": "s", "family": "categorical", "shape": [2], "size": "T", "observed": [0, 0, 1]}],
+	  "factors": [{"node": "categorical", "out": "s[0]", "p": [0.5, 0.5]},
+	    {"node": "transition", "for": {"t": "1..T-1"}, "out": "s[t]", "in": ["s[t-1]"], "matrix": [[1, 0], [0, 1]]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = m.Infer(context.Background(), "m.json", nil)
+	want := `m.json: variables[0] ("s[2]").observed: evidence has probability 0 under the model (factors[1] (transition) with t = 2 gives it probability 0)`
+	if err == nil || err.Error() != want {
+		t.Errorf("error %v, want %s", err, want)
+	}
+}

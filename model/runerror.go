@@ -59,7 +59,7 @@ func (m *Model) RunError(err error) error {
 		field := "factors"
 		for i, fn := range m.Factors {
 			if fn == ee.Factor && i < len(m.factorFields) {
-				field = m.factorFields[i]
+				field = m.factorFields[i] + m.loopValuesOf(i)
 			}
 		}
 		if out, ok := m.impossibleEvidence(ee.Factor, ee.Term); ok {
