@@ -34,6 +34,7 @@ type Builder struct {
 type Var struct {
 	b    *Builder
 	name string
+	elem int // an element of an array (Array.At): its flat index + 1; 0 for a variable of its own
 }
 
 // New returns an empty builder.
@@ -176,6 +177,10 @@ func (b *Builder) setObserved(v Var, e *Evidence) {
 		return
 	}
 	if i, ok := b.index[v.name]; ok {
+		if v.elem > 0 {
+			b.observeElement(i, v.elem-1, e)
+			return
+		}
 		b.spec.Variables[i].Observed = e
 	}
 }

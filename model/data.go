@@ -23,6 +23,11 @@ type Evidence struct {
 	Index int
 	Probs []float64
 	Value *float64
+
+	// Elements is the value of an array variable named whole in a data
+	// set (Model.ReadData): its elements' values, nil for an element left
+	// hidden.
+	Elements *Observations
 }
 
 // Data is one data set: evidence by variable name. A variable a data set
@@ -122,47 +127,63 @@ func shortName(s string) string {
 
 // CheckData validates d against the model: every name a categorical
 // variable with an index in range or a distribution of the variable's
-// size, or a normal variable with a finite number. Errors name where, the variable and the fault; a model
-// that was not built (nil or zero) is an error too.
+// size, or a normal variable with a finite number; or an array variable
+// named whole (ReadData) with its elements' values. Errors name where,
+// the variable and the fault; a model that was not built (nil or zero) is
+// an error too.
 func (m *Model) CheckData(where string, d Data) error {
 	if err := m.built("CheckData"); err != nil {
 		return err
 	}
+	if _, err := m.checkArrays(where, d); err != nil {
+		return err
+	}
 	for _, name := range sortedNames(d) {
+		if m.isArray(name) {
+			continue // checked by checkArrays
+		}
 		ev := d[name]
 		field := fmt.Sprintf("%q", shortName(name))
 		v, ok := m.Graph.Variable(name)
 		if !ok {
 			return &Error{File: where, Field: field, Err: errors.New("no variable of that name in the model")}
 		}
-		if v.Family() == expfam.NormalFamily {
-			if ev.Value == nil {
-				return &Error{File: where, Field: field, Err: errors.New("want a number (the value of a normal variable)")}
-			}
-			if err := expfam.ValidateValue(*ev.Value); err != nil {
-				return &Error{File: where, Field: field, Err: fmt.Errorf("%v", trimPrefix(err))}
-			}
-			continue
+		if err := checkEvidence(v.Family(), len(v.Stats()), ev); err != nil {
+			return &Error{File: where, Field: field, Err: err}
 		}
-		if v.Family() != expfam.CategoricalFamily {
-			return &Error{File: where, Field: field, Err: fmt.Errorf("a %s variable cannot be observed (only categorical and normal ones)", v.Family())}
+	}
+	return nil
+}
+
+// checkEvidence checks ev as the value of a variable of family fam (with k
+// outcomes, for a categorical one).
+func checkEvidence(fam expfam.Family, k int, ev Evidence) error {
+	if fam == expfam.NormalFamily {
+		if ev.Value == nil {
+			return errors.New("want a number (the value of a normal variable)")
 		}
-		k := len(v.Stats())
-		if ev.Probs == nil {
-			if ev.Index < 0 && ev.Value != nil {
-				return &Error{File: where, Field: field, Err: fmt.Errorf("%v, want an outcome index (a whole number >= 0) or a probability vector", *ev.Value)}
-			}
-			if ev.Index < 0 || ev.Index >= k {
-				return &Error{File: where, Field: field, Err: fmt.Errorf("index %d out of range [0, %d)", ev.Index, k)}
-			}
-			continue
+		if err := expfam.ValidateValue(*ev.Value); err != nil {
+			return fmt.Errorf("%v", trimPrefix(err))
 		}
-		if len(ev.Probs) != k {
-			return &Error{File: where, Field: field, Err: fmt.Errorf("%d probabilities, want %d (the variable's size)", len(ev.Probs), k)}
+		return nil
+	}
+	if fam != expfam.CategoricalFamily {
+		return fmt.Errorf("a %s variable cannot be observed (only categorical and normal ones)", fam)
+	}
+	if ev.Probs == nil {
+		if ev.Index < 0 && ev.Value != nil {
+			return fmt.Errorf("%v, want an outcome index (a whole number >= 0) or a probability vector", *ev.Value)
 		}
-		if err := expfam.ValidateDistribution(ev.Probs, 1e-6); err != nil {
-			return &Error{File: where, Field: field, Err: fmt.Errorf("%v", trimPrefix(err))}
+		if ev.Index < 0 || ev.Index >= k {
+			return fmt.Errorf("index %d out of range [0, %d)", ev.Index, k)
 		}
+		return nil
+	}
+	if len(ev.Probs) != k {
+		return fmt.Errorf("%d probabilities, want %d (the variable's size)", len(ev.Probs), k)
+	}
+	if err := expfam.ValidateDistribution(ev.Probs, 1e-6); err != nil {
+		return fmt.Errorf("%v", trimPrefix(err))
 	}
 	return nil
 }
@@ -199,6 +220,12 @@ func sortedNames(d Data) []string {
 // ("data.jsonl:3"); a data set that does not fit the model changes
 // nothing. A model that was not built (nil or zero, see Model) is an
 // error, and a nil ctx is context.Background() (schedule.Run).
+//
+// A data set that gives an array variable whole (ReadData) observes its
+// elements, null hiding one; when its length sets a size other than the
+// file's, the model is built again with that size and m's Graph,
+// Variables and Factors become that build's until a data set at the
+// file's sizes gives the file's build back.
 func (m *Model) Infer(ctx context.Context, where string, d Data) (*schedule.Result, error) {
 	if err := m.built("Infer"); err != nil {
 		return nil, err
@@ -206,9 +233,17 @@ func (m *Model) Infer(ctx context.Context, where string, d Data) (*schedule.Resu
 	if err := m.CheckData(where, d); err != nil {
 		return nil, err
 	}
+	// Arrays named whole (dataarrays.go): the sizes they set, and their
+	// elements' values.
+	over, err := m.useArrays(where, d)
+	if err != nil {
+		return nil, err
+	}
 	for i, v := range m.Variables {
 		ev := m.evidence[i]
-		if e, ok := d[v.Name()]; ok {
+		if over != nil && over[i] != nil {
+			ev = *over[i]
+		} else if e, ok := d[v.Name()]; ok {
 			ev = e
 		}
 		var err error

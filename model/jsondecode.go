@@ -29,6 +29,10 @@ type modelJSON struct {
 	factors   []factorSpec
 	settings  *settingsSpec // nil: absent or null
 
+	// Sizes, data constants (loops.go): in file order.
+	sizes []sizeEntry
+	data  []dataEntry
+
 	varErr, factorErr, settingsErr error
 }
 
@@ -36,6 +40,11 @@ type varSpec struct {
 	Name, Family string
 	Shape        []int
 	Observed     *jsonread.Tensor // nil: absent or null
+
+	// An array of variables (loops.go): its extents as written, and its
+	// elements' observed values (Observed is then nil).
+	Size        []extentSpec
+	ObservedArr *observedArray
 }
 
 type factorSpec struct {
@@ -47,6 +56,7 @@ type factorSpec struct {
 	Mean                                  jsonMean
 	Switch                                string
 	Means, Precisions                     jsonList
+	For                                   []loopSpec // the factor's loops (loops.go), in file order
 }
 
 // jsonMean is a normal factor's "mean": a variable's name or a number
@@ -75,9 +85,9 @@ type settingsSpec struct {
 
 // The fields of each object, as listed in errors.
 var (
-	fileFields     = []string{"variables", "factors", "settings"}
-	varFields      = []string{"name", "family", "shape", "observed"}
-	factorFields   = []string{"node", "name", "out", "in", "p", "matrix", "alpha", "shape", "rate", "precision", "values", "update", "mean", "switch", "means", "precisions"}
+	fileFields     = []string{"variables", "factors", "settings", "sizes", "data"}
+	varFields      = []string{"name", "family", "shape", "observed", "size"}
+	factorFields   = []string{"node", "name", "out", "in", "p", "matrix", "alpha", "shape", "rate", "precision", "values", "update", "mean", "switch", "means", "precisions", "for"}
 	meanFields     = []string{"of", "scale", "offset", "sum"}
 	settingsFields = []string{"iterations", "tolerance", "method", "loopy", "damping"}
 )
@@ -243,6 +253,14 @@ func readModel(file string, data []byte) (*modelJSON, error) {
 				}
 				return err
 			})
+		case 3:
+			var err error
+			m.sizes, err = d.sizes()
+			return err
+		case 4:
+			var err error
+			m.data, err = d.dataConstants()
+			return err
 		}
 		start := jsonread.Space(d.r.Data, d.r.Pos)
 		m.settings, m.settingsErr = d.settings()
@@ -284,7 +302,13 @@ func (d *decoder) object(field string, fields []string, f func(k int) error) err
 	return d.r.Object(func(key string, at int) error {
 		k := index(key)
 		if k < 0 {
-			return d.fail(join(field, strings.Trim(strconv.Quote(shorten(key)), `"`)), "unknown field (fields: %s)", strings.Join(fields, ", "))
+			list := strings.Join(fields, ", ")
+			if field == "" {
+				// The fields of arrays and loops come after the list that
+				// the file had before them.
+				list = strings.Join(fields[:3], ", ") + ") (also " + strings.Join(fields[3:], " and ") + ", for arrays and loops"
+			}
+			return d.fail(join(field, strings.Trim(strconv.Quote(shorten(key)), `"`)), "unknown field (fields: %s)", list)
 		}
 		if seen[k] {
 			return duplicate(key, at)
@@ -433,6 +457,7 @@ func (d *decoder) variable(i int) (varSpec, error) {
 	if d.null() {
 		return vs, nil
 	}
+	observedAt := -1
 	err := d.object(field, varFields, func(k int) error {
 		var err error
 		switch k {
@@ -443,12 +468,26 @@ func (d *decoder) variable(i int) (varSpec, error) {
 		case 2:
 			vs.Shape, err = d.ints(field + ".shape")
 		case 3:
+			// Read once "size" is known, which may come later.
 			if !d.null() {
-				vs.Observed = d.r.ReadTensor(-1)
+				observedAt = d.r.Pos
+				d.r.Skip()
 			}
+		case 4:
+			vs.Size, err = d.size(field + ".size")
 		}
 		return err
 	})
+	if err == nil && observedAt >= 0 {
+		end := d.r.Pos
+		d.r.Pos = observedAt
+		if vs.Size != nil {
+			vs.ObservedArr = d.observedArray(len(vs.Size))
+		} else {
+			vs.Observed = d.r.ReadTensor(-1)
+		}
+		d.r.Pos = end
+	}
 	return vs, err
 }
 
@@ -544,6 +583,8 @@ func (d *decoder) factor(i int) (factorSpec, error) {
 			fs.Means, err = d.list(sub)
 		case 15:
 			fs.Precisions, err = d.list(sub)
+		case 16:
+			fs.For, err = d.loops(sub)
 		}
 		return err
 	})

@@ -85,6 +85,8 @@ type Model struct {
 
 	factorFields []string   // "factors[i] (node)", parallel to Factors
 	evidence     []Evidence // the file's observed value of each variable (Index -1 and no Probs: none), parallel to Variables
+	varFile      []int32    // the file's variable of each variable (an array has several), parallel to Variables; nil: the same index
+	loops        *loopModel // a file with sizes, arrays or loops (dataarrays.go); nil otherwise
 }
 
 // Load reads and builds the model file at path.
@@ -106,17 +108,35 @@ func Load(path string) (*Model, error) {
 // literal tensors (each allocated once at its final size), then the graph
 // is built from them.
 func Parse(name string, data []byte) (*Model, error) {
-	fail := func(field string, format string, args ...any) error {
-		return &Error{File: name, Field: field, Err: fmt.Errorf(format, args...)}
-	}
 	spec, err := readModel(name, data)
 	if err != nil {
 		return nil, err
 	}
+	return build(name, spec, nil)
+}
+
+// build builds the model of the file read into spec; sizes, when not nil,
+// replaces the values of the file's sizes (dataarrays.go).
+func build(name string, spec *modelJSON, sizes *sizeSet) (*Model, error) {
+	fail := func(field string, format string, args ...any) error {
+		return &Error{File: name, Field: field, Err: fmt.Errorf(format, args...)}
+	}
 	if len(spec.variables) == 0 && spec.varErr == nil {
 		return nil, fail("variables", "missing or empty")
 	}
+	// Sizes, constants, arrays and loops (loops.go): sc is nil for a
+	// file without them.
+	sc, err := newScope(name, spec, sizes)
+	if err != nil {
+		return nil, err
+	}
 	m := &Model{Name: name, Graph: ffg.New()}
+	if sc != nil {
+		m.loops = &loopModel{src: spec, scope: sc, arrays: map[string]*arrayInfo{}}
+		// The lengths are known: one allocation each.
+		m.Variables, m.evidence, m.varFile = make([]*ffg.Variable, 0, sc.nVars), make([]Evidence, 0, sc.nVars), make([]int32, 0, sc.nVars)
+		m.Factors, m.factorFields = make([]*ffg.FactorNode, 0, sc.nFactors), make([]string, 0, sc.nFactors)
+	}
 	g := m.Graph
 	total := 0 // entries of every variable so far, against MaxElements
 	for i, vs := range spec.variables {
@@ -127,6 +147,15 @@ func Parse(name string, data []byte) (*Model, error) {
 		field = fmt.Sprintf("variables[%d] (%q)", i, vs.Name)
 		if _, dup := g.Variable(vs.Name); dup {
 			return nil, fail(field+".name", "duplicate variable name %q", vs.Name)
+		}
+		count := 1 // the elements of an array
+		if sc != nil {
+			if err := sc.checkVariableName(i, vs); err != nil {
+				return nil, err
+			}
+			for _, d := range sc.dims[i] {
+				count *= d // at most MaxItems in all (newScope)
+			}
 		}
 		fam, err := expfam.ParseFamily(vs.Family)
 		if err != nil {
@@ -151,8 +180,14 @@ func Parse(name string, data []byte) (*Model, error) {
 				return nil, fail(field+".shape", "%v has more than %d entries", vs.Shape, MaxElements)
 			}
 		}
-		if total += n; total > MaxElements {
+		if total += n * count; total > MaxElements {
 			return nil, fail(field+".shape", "the model's variables have more than %d entries in all", MaxElements)
+		}
+		if sc != nil && sc.dims[i] != nil {
+			if err := sc.addArray(m, i, vs, fam); err != nil {
+				return nil, err
+			}
+			continue
 		}
 		v, err := g.AddVariable(vs.Name, fam, vs.Shape...)
 		if err != nil {
@@ -199,6 +234,9 @@ func Parse(name string, data []byte) (*Model, error) {
 		}
 		m.Variables = append(m.Variables, v)
 		m.evidence = append(m.evidence, ev)
+		if sc != nil {
+			m.varFile = append(m.varFile, int32(i))
+		}
 	}
 	if spec.varErr != nil {
 		return nil, spec.varErr
@@ -206,18 +244,23 @@ func Parse(name string, data []byte) (*Model, error) {
 	// The method decides the default treatment of a softmax precision; the
 	// settings are checked in full below.
 	sumProduct := spec.settings != nil && spec.settings.Method != nil && *spec.settings.Method == schedule.MethodSumProduct
+	factorNames := map[string]bool{}
 	for i, fs := range spec.factors {
 		field := fmt.Sprintf("factors[%d]", i)
 		if fs.Name != "" {
 			if err := checkName(fs.Name); err != nil {
 				return nil, fail(field+".name", "%v", err)
 			}
-			for _, other := range m.Factors {
-				if other.Name() == fs.Name {
-					return nil, fail(field+".name", "duplicate factor name %q", fs.Name)
-				}
+			if factorNames[fs.Name] {
+				return nil, fail(field+".name", "duplicate factor name %q", fs.Name)
 			}
 			field = fmt.Sprintf("factors[%d] (%q)", i, fs.Name)
+		}
+		if sc != nil {
+			if err := sc.addFactors(m, fs, i, field, sumProduct, factorNames); err != nil {
+				return nil, err
+			}
+			continue
 		}
 		fn, err := addFactor(g, fs, field, sumProduct)
 		if err != nil {
@@ -230,6 +273,9 @@ func Parse(name string, data []byte) (*Model, error) {
 		}
 		m.Factors = append(m.Factors, fn)
 		m.factorFields = append(m.factorFields, fmt.Sprintf("%s (%s)", field, fs.Node))
+		if fs.Name != "" {
+			factorNames[fs.Name] = true
+		}
 	}
 	if spec.factorErr != nil {
 		return nil, spec.factorErr
@@ -337,19 +383,26 @@ func kinds() string {
 }
 
 func addFactor(g *ffg.Graph, fs factorSpec, field string, sumProduct bool) (*ffg.FactorNode, error) {
+	field, err := checkFactor(fs, field)
+	if err != nil {
+		return nil, err
+	}
+	return buildFactor(g, fs, field, sumProduct, nil)
+}
+
+// checkFactor checks that the factor's node is known and that it sets no
+// field the node does not read, and returns its field with the node:
+// "factors[2] (normal)".
+func checkFactor(fs factorSpec, field string) (string, error) {
 	fail := func(sub, format string, args ...any) error {
-		f := field
-		if sub != "" {
-			f += "." + sub
-		}
-		return &Error{Field: f, Err: fmt.Errorf(format, args...)}
+		return &Error{Field: field + "." + sub, Err: fmt.Errorf(format, args...)}
 	}
 	if fs.Node == "" {
-		return nil, fail("node", "missing")
+		return "", fail("node", "missing")
 	}
 	allowed, ok := used[fs.Node]
 	if !ok {
-		return nil, fail("node", "unknown node %q (known: %s)", fs.Node, kinds())
+		return "", fail("node", "unknown node %q (known: %s)", fs.Node, kinds())
 	}
 	field = fmt.Sprintf("%s (%s)", field, fs.Node)
 	for _, f := range setFields(fs) {
@@ -358,12 +411,33 @@ func addFactor(g *ffg.Graph, fs factorSpec, field string, sumProduct bool) (*ffg
 			found = found || a == f
 		}
 		if !found {
-			return nil, fail(f, "not a field of a %s node (fields: %s)", fs.Node, strings.Join(allowed, ", "))
+			return "", fail(f, "not a field of a %s node (fields: %s)", fs.Node, strings.Join(allowed, ", "))
 		}
+	}
+	return field, nil
+}
+
+// buildFactor builds the factor fs (checked by checkFactor; field names it
+// with its node) and adds it to g. Its variables are looked up by name in
+// g, or through env for a factor of a file with a scope (loops.go).
+func buildFactor(g *ffg.Graph, fs factorSpec, field string, sumProduct bool, env *loopFactor) (*ffg.FactorNode, error) {
+	fail := func(sub, format string, args ...any) error {
+		f := field
+		if sub != "" {
+			f += "." + sub
+		}
+		return &Error{Field: f, Err: fmt.Errorf(format, args...)}
 	}
 	lookup := func(sub, name string) (*ffg.Variable, error) {
 		if name == "" {
 			return nil, fail(sub, "missing")
+		}
+		if env != nil {
+			v, err := env.variable(name)
+			if err != nil {
+				return nil, fail(sub, "%v", err)
+			}
+			return v, nil
 		}
 		v, ok := g.Variable(name)
 		if !ok {

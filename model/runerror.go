@@ -59,7 +59,7 @@ func (m *Model) RunError(err error) error {
 		field := "factors"
 		for i, fn := range m.Factors {
 			if fn == ee.Factor && i < len(m.factorFields) {
-				field = m.factorFields[i]
+				field = m.factorFields[i] + m.loopValuesOf(i)
 			}
 		}
 		if out, ok := m.impossibleEvidence(ee.Factor, ee.Term); ok {
@@ -105,5 +105,9 @@ func (m *Model) impossibleEvidence(f *ffg.FactorNode, term float64) (int, bool) 
 
 // variableField is the field name of variable i, as in load errors.
 func (m *Model) variableField(i int) string {
-	return fmt.Sprintf("variables[%d] (%q)", i, m.Variables[i].Name())
+	j := i
+	if i < len(m.varFile) {
+		j = int(m.varFile[i]) // an element of an array: the array's index in the file
+	}
+	return fmt.Sprintf("variables[%d] (%q)", j, m.Variables[i].Name())
 }

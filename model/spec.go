@@ -19,6 +19,12 @@ type Spec struct {
 	Variables []VariableSpec `json:"variables"`
 	Factors   []FactorSpec   `json:"factors"`
 	Settings  *SettingsSpec  `json:"settings,omitempty"`
+
+	// Sizes and data constants (docs/formats.md, "Sizes, arrays and
+	// loops"): named sizes, and arrays of numbers that factors use by
+	// element ("X[n,k]").
+	Sizes map[string]int    `json:"sizes,omitempty"`
+	Data  map[string]Tensor `json:"data,omitempty"`
 }
 
 // VariableSpec is one variable: a name, a family (categorical, dirichlet,
@@ -28,6 +34,12 @@ type VariableSpec struct {
 	Family   string    `json:"family"`
 	Shape    []int     `json:"shape,omitempty"`
 	Observed *Evidence `json:"observed,omitempty"`
+	// An array of variables of that family and shape, one per element,
+	// named "x[0]", "x[1,2]" (docs/formats.md, "Sizes, arrays and
+	// loops"): its extents, and its elements' observed values (written as
+	// "observed"; Observed is then nil).
+	Size          Size          `json:"size,omitempty"`
+	ObservedArray *Observations `json:"-"`
 }
 
 // FactorSpec is one factor; which fields it uses depends on Node (see the
@@ -35,6 +47,7 @@ type VariableSpec struct {
 type FactorSpec struct {
 	Node      string   `json:"node"`
 	Name      string   `json:"name,omitempty"`
+	For       Loops    `json:"for,omitempty"` // one factor per value of the loops (docs/formats.md, "Sizes, arrays and loops")
 	Out       string   `json:"out"`
 	In        []string `json:"in,omitempty"`
 	P         *Value   `json:"p,omitempty"`
@@ -54,11 +67,20 @@ type FactorSpec struct {
 	Switch         string      `json:"switch,omitempty"`
 	Means          []Operand   `json:"means,omitempty"`
 	Precisions     []Operand   `json:"precisions,omitempty"`
+	// Number fields given as an element of a data constant ("X[n,k]"),
+	// by key: "alpha", "values", "shape", "rate", "mean.scale",
+	// "mean.offset" (written in place of the field). The fields that take
+	// a name (mean, precision, means, precisions, p, matrix) hold the text
+	// themselves.
+	DataRefs map[string]string `json:"-"`
 }
 
 // MarshalJSON writes the factor as in a model file; a PrecisionValue is
 // written as "precision".
 func (f FactorSpec) MarshalJSON() ([]byte, error) {
+	if len(f.DataRefs) > 0 {
+		return f.marshalRefs()
+	}
 	type plain FactorSpec
 	var data []byte
 	var err error
@@ -282,6 +304,9 @@ func ParseSpec(data []byte) (Spec, error) {
 			}
 		}
 	}
+	if err == nil {
+		err = specScope(m, &sp)
+	}
 	if err != nil {
 		return fail(err)
 	}
@@ -293,6 +318,9 @@ func ParseSpec(data []byte) (Spec, error) {
 	}
 	for i, vs := range m.variables {
 		v := VariableSpec{Name: vs.Name, Family: vs.Family, Shape: vs.Shape}
+		if err := arraySpec(&v, vs, fmt.Sprintf("variables[%d]", i)); err != nil {
+			return fail(err)
+		}
 		if t := vs.Observed; t != nil {
 			field := fmt.Sprintf("variables[%d].observed", i)
 			vals, shape, err := tensorNumbers(t, field)
@@ -317,6 +345,7 @@ func ParseSpec(data []byte) (Spec, error) {
 	}
 	for i, fs := range m.factors {
 		f := FactorSpec{Node: fs.Node, Name: fs.Name, Out: fs.Out, In: fs.In, Precision: fs.Precision, Update: fs.Update, Switch: fs.Switch}
+		f.For, fs = loopsSpec(fs.For), dataRefs(&f, fs, m)
 		field := fmt.Sprintf("factors[%d].", i)
 		if err := normalSpec(&f, fs, field); err != nil {
 			return fail(err)

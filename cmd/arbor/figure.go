@@ -416,7 +416,11 @@ func observeLine(m *model.Model, file string, line int) error {
 			return err
 		}
 		for name, ev := range d {
-			v, _ := m.Graph.Variable(name)
+			v, ok := m.Graph.Variable(name)
+			if !ok {
+				// CheckData passed it: an array variable named whole.
+				return badInput("--data %s: %q: an array variable; arbor dot takes its elements one by one (\"%s[0]\": ...)", where, name, name)
+			}
 			switch {
 			case v.Family() == expfam.NormalFamily:
 				err = v.ObserveValue(*ev.Value)

@@ -133,7 +133,7 @@ func inferData(m *model.Model, file string, asJSON bool, digits int, maxMin floa
 			return refuse(sets)
 		}
 		where := fmt.Sprintf("%s:%d", file, lineNo)
-		d, err := model.ParseData(where, line)
+		d, err := m.ReadData(where, line)
 		if err != nil {
 			return err
 		}
