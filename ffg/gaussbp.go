@@ -92,7 +92,11 @@ func gaussEligible(v *Variable) bool {
 // binding them form the tree.
 func (g *Graph) buildGauss() (*gState, error) {
 	st := &gState{stamp: stampCounter.Add(1)}
-	in := map[*Variable]bool{}
+	// A variable is in the tree while its gmark is the tree's stamp, and
+	// its index in st.vars is its gidx once its gstamp is: marks on the
+	// variables instead of maps keep the build linear and light for
+	// chains of 10^5 steps.
+	in := 0
 	for _, v := range g.vars {
 		if !gaussEligible(v) {
 			continue
@@ -110,10 +114,11 @@ func (g *Graph) buildGauss() (*gState, error) {
 			}
 		}
 		if ok {
-			in[v] = true
+			v.gmark = st.stamp
+			in++
 		}
 	}
-	if len(in) == 0 {
+	if in == 0 {
 		return st, nil
 	}
 	// A factor that would join more than two of them takes its normal
@@ -123,35 +128,34 @@ func (g *Graph) buildGauss() (*gState, error) {
 		for _, fn := range g.factors {
 			n := 0
 			for _, w := range fn.vars {
-				if in[w] {
+				if w.gmark == st.stamp {
 					n++
 				}
 			}
 			if n > 2 {
 				for _, w := range fn.vars {
-					delete(in, w)
+					w.gmark = 0
 				}
 				changed = true
 			}
 		}
 	}
-	index := map[*Variable]int32{}
 	for _, v := range g.vars {
-		if in[v] {
-			index[v] = int32(len(st.vars))
+		if v.gmark == st.stamp {
+			v.gidx = int32(len(st.vars))
 			st.vars = append(st.vars, v)
 			v.gstamp = st.stamp
 		}
 	}
-	var pairs, unary []gFactor
-	var pairCold, unaryCold []gCold
+	pairs, unary := make([]gFactor, 0, len(g.factors)), make([]gFactor, 0, len(g.factors))
+	pairCold, unaryCold := make([]gCold, 0, len(g.factors)), make([]gCold, 0, len(g.factors))
 	for _, fn := range g.factors {
 		gf := gFactor{v: [2]int32{-1, -1}}
 		gc := gCold{f: fn}
 		n := 0
 		for k, w := range fn.vars {
-			if i, ok := index[w]; ok {
-				gf.v[n], gc.k[n] = i, k
+			if w.gstamp == st.stamp {
+				gf.v[n], gc.k[n] = w.gidx, k
 				n++
 			}
 		}

@@ -27,6 +27,8 @@ type Variable struct {
 	removed  bool
 	mark     uint64
 	gstamp   uint64 // the Gaussian tree that holds the variable (gState.stamp)
+	gmark    uint64 // a Gaussian tree being built counts the variable in (gState.stamp)
+	gidx     int32  // the variable's index in that tree's vars, while gstamp is its stamp
 
 	// stats holds the expected sufficient statistics that factors read:
 	// probabilities (categorical), E[ln p] (dirichlet), [E ln g, E g] (gamma).
