@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/arbor-ai/arbor/expfam"
@@ -30,6 +31,24 @@ type Graph struct {
 
 // New returns an empty graph.
 func New() *Graph { return &Graph{byName: map[string]*Variable{}} }
+
+// Reserve makes room for vars more variables and factors more factors, so
+// that a graph whose size is known before it is built (a model file with
+// arrays and loops of 10^5 steps) grows without copying. It changes
+// nothing else; negative counts reserve nothing.
+func (g *Graph) Reserve(vars, factors int) {
+	if vars > 0 {
+		g.vars = slices.Grow(g.vars, vars)
+		byName := make(map[string]*Variable, len(g.byName)+vars)
+		for k, v := range g.byName {
+			byName[k] = v
+		}
+		g.byName = byName
+	}
+	if factors > 0 {
+		g.factors = slices.Grow(g.factors, factors)
+	}
+}
 
 // MaxElements caps the entries of one variable: K for a categorical of
 // shape [K], the product of the shape for a Dirichlet (a gamma has two).

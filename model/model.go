@@ -134,6 +134,7 @@ func build(name string, spec *modelJSON, sizes *sizeSet) (*Model, error) {
 	if sc != nil {
 		m.loops = &loopModel{src: spec, scope: sc, arrays: map[string]*arrayInfo{}}
 		// The lengths are known: one allocation each.
+		m.Graph.Reserve(sc.nVars, sc.nFactors)
 		m.Variables, m.evidence, m.varFile = make([]*ffg.Variable, 0, sc.nVars), make([]Evidence, 0, sc.nVars), make([]int32, 0, sc.nVars)
 		m.Factors, m.factorFields = make([]*ffg.FactorNode, 0, sc.nFactors), make([]string, 0, sc.nFactors)
 	}

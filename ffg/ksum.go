@@ -1,0 +1,24 @@
+package ffg
+
+import "math"
+
+// ksum is a compensated running sum (Neumaier's variant of Kahan's): the
+// error of adding n terms stays near one rounding of the total instead of
+// growing with n. ln Z of a Gaussian chain of 10^5 steps is a sum of
+// 3·10^5 terms of both signs, about 10^5 in size: a plain sum is off by
+// about 10^-5, the compensated one by about 10^-11.
+type ksum struct{ s, c float64 }
+
+// add adds x.
+func (k *ksum) add(x float64) {
+	t := k.s + x
+	if math.Abs(k.s) >= math.Abs(x) {
+		k.c += (k.s - t) + x
+	} else {
+		k.c += (x - t) + k.s
+	}
+	k.s = t
+}
+
+// value returns the sum.
+func (k ksum) value() float64 { return k.s + k.c }
