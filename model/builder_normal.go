@@ -42,7 +42,15 @@ func (v Var) Times(s float64) Term { return Term{v: v, s: s} }
 //	y.ObserveValue(y_n).NormalFrom(model.Linear(model.Of(b), w0.Times(x_n0), w1.Times(x_n1)), model.Of(tau))
 //
 // In the file it is the mean {"sum": [{"of": "w0", "scale": x_n0}, ...],
-// "offset": "b"} (docs/models.md, "A linear regression").
+// "offset": "b"} (docs/models.md, "A linear regression"). With the weights
+// an array (NormalArray), a Go loop over k builds the terms, as a term
+// with loops does in a file ({"for": {"k": "0..K-1"}, "of": "w[k]",
+// "scale": "X[n,k]"}); the Builder writes each sum out:
+//
+//	for k := range K {
+//		terms[k] = w.At(k).Times(X[n][k])
+//	}
+//	y.At(n).NormalFrom(model.Linear(model.Of(b), terms...), model.Of(tau))
 func Linear(offset Param, terms ...Term) Param {
 	return Param{linear: true, terms: append([]Term(nil), terms...), off: &offset}
 }

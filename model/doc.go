@@ -8,7 +8,9 @@
 //     is wrong.
 //   - A file declares models of any size once: named sizes, arrays of
 //     variables (elements named "x[0]", "x[1,2]"), constant data and
-//     factors with loops ("for": {"t": "1..T-1"}, "out": "x[t]"). A Spec
+//     factors with loops ("for": {"t": "1..T-1"}, "out": "x[t]"), and
+//     terms of a linear predictor with loops ("for": {"k": "0..K-1"},
+//     "of": "w[k]", "scale": "X[n,k]"; termloops.go). A Spec
 //     keeps them; they are expanded when the model is built, each
 //     factor's index expressions compiled once and evaluated per loop
 //     value, the count of variables and factors checked against MaxItems

@@ -14,13 +14,19 @@ import (
 // The linear predictor of a normal node's mean (docs/models.md, "A linear
 // regression"): "mean": {"sum": [{"of": VAR, "scale": NUMBER}, ...],
 // "offset": NUMBER or VAR}, the mean Σ_k scale_k·of_k + offset, built as a
-// nodes.NormalLinear.
+// nodes.NormalLinear. In a file with sizes and loops a term may carry its
+// own "for" and take a constant's element as its scale (termloops.go).
 
 // SumTerm is one term Scale·Of of a linear predictor (NormalMean.Sum): a
-// normal variable and its scale, a number (Scale.Value; nil is 1; a scale
-// given by name, Scale.Var, is refused as a file's string "scale" is). In
-// a file: {"of": "w0", "scale": 2.5}.
+// normal variable and its scale, a number (Scale.Value; nil is 1) or, in a
+// file with data constants, a constant's element (Scale.Var, "X[n,k]").
+// With loops (For, in the order of the file's keys) the term stands for
+// one term per value of its indices, which Of and Scale may use with the
+// factor's own loop indices and the sizes. In a file:
+// {"of": "w0", "scale": 2.5}, {"for": {"k": "0..K-1"}, "of": "w[k]",
+// "scale": "X[n,k]"}.
 type SumTerm struct {
+	For   Loops
 	Of    string
 	Scale *Operand
 }
@@ -28,21 +34,23 @@ type SumTerm struct {
 // MarshalJSON writes the term's object.
 func (t SumTerm) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
+		For   Loops    `json:"for,omitempty"`
 		Of    string   `json:"of"`
 		Scale *Operand `json:"scale,omitempty"`
-	}{t.Of, t.Scale})
+	}{t.For, t.Of, t.Scale})
 }
 
 // UnmarshalJSON reads the term's object.
 func (t *SumTerm) UnmarshalJSON(data []byte) error {
 	var o struct {
+		For   Loops
 		Of    string
 		Scale *Operand
 	}
 	if err := json.Unmarshal(data, &o); err != nil {
 		return err
 	}
-	t.Of, t.Scale = o.Of, o.Scale
+	t.For, t.Of, t.Scale = o.For, o.Of, o.Scale
 	return nil
 }
 
@@ -113,13 +121,21 @@ type jsonSum struct {
 	terms []jsonTerm
 }
 
-// jsonTerm is a term of a sum: {"of": VAR, "scale": NUMBER}.
+// jsonTerm is a term of a sum: {"of": VAR, "scale": NUMBER}, with its
+// loops ("for"), at its index in the file's sum. A term of a file with a
+// scope comes to readLinear resolved (termloops.go): its variable v and
+// its scale x, checked.
 type jsonTerm struct {
-	of    string
-	scale jsonValue
+	of       string
+	scale    jsonValue
+	loops    []loopSpec
+	at       int
+	resolved bool
+	v        *ffg.Variable
+	x        float64
 }
 
-var termFields = []string{"of", "scale"}
+var termFields = []string{"of", "scale", "for"}
 
 // sum reads a mean's "sum", an array of terms (null: no sum).
 func (d *decoder) sum(field string) (jsonSum, error) {
@@ -137,7 +153,7 @@ func (d *decoder) sum(field string) (jsonSum, error) {
 		if d.r.Peek() != '{' {
 			return d.fail(sub, `want a term {"of": VAR, "scale": NUMBER}, got JSON %s`, d.r.Kind())
 		}
-		var t jsonTerm
+		t := jsonTerm{at: i}
 		err := d.object(sub, termFields, func(k int) error {
 			var err error
 			switch k {
@@ -145,6 +161,8 @@ func (d *decoder) sum(field string) (jsonSum, error) {
 				t.of, err = d.str(sub + ".of")
 			case 1:
 				t.scale = d.value()
+			case 2:
+				t.loops, err = d.loops(sub + ".for")
 			}
 			return err
 		})
@@ -155,8 +173,10 @@ func (d *decoder) sum(field string) (jsonSum, error) {
 }
 
 // linearSpec copies the linear predictor of the file's mean m into nm
-// (ParseSpec): the terms and a variable offset.
-func linearSpec(nm *NormalMean, m jsonMean, field string) error {
+// (ParseSpec): the terms, with their loops, and a variable offset. A
+// term's scale given as text is kept when isConst says it names one of the
+// file's constants (an element "X[n,k]").
+func linearSpec(nm *NormalMean, m jsonMean, field string, isConst func(text string) bool) error {
 	if name, ok := m.offset.varName(); ok && name != "" {
 		nm.OffsetVar, nm.Offset = name, nil
 	}
@@ -165,7 +185,11 @@ func linearSpec(nm *NormalMean, m jsonMean, field string) error {
 	}
 	nm.Sum = make([]SumTerm, len(m.sum.terms))
 	for k, t := range m.sum.terms {
-		nm.Sum[k].Of = t.of
+		nm.Sum[k].Of, nm.Sum[k].For = t.of, loopsSpec(t.loops)
+		if t.scale.name != nil && isConst(*t.scale.name) {
+			nm.Sum[k].Scale = &Operand{Var: *t.scale.name}
+			continue
+		}
 		if t.scale.set && (t.scale.t == nil || !t.scale.t.Null) {
 			x, err := t.scale.scalar(fmt.Sprintf("%smean.sum[%d].scale", field, k))
 			if err != nil {
@@ -207,21 +231,12 @@ func readLinear(m jsonMean, typed func(sub, name string, fam expfam.Family) (*ff
 	if m.sum.set && m.scale.set {
 		return nil, fail("mean.scale", `not a field of a sum (each term has its own "scale")`)
 	}
-	type term struct {
-		sub   string
-		of    string
-		scale jsonValue
-	}
-	var terms []term
-	if m.sum.set {
-		for k, t := range m.sum.terms {
-			terms = append(terms, term{fmt.Sprintf("mean.sum[%d]", k), t.of, t.scale})
-		}
-	} else {
+	terms := m.sum.terms
+	if !m.sum.set {
 		if m.of == "" {
 			return nil, fail("mean.of", "missing (the normal variable the mean is an affine function of)")
 		}
-		terms = append(terms, term{"mean", m.of, m.scale})
+		terms = []jsonTerm{{at: -1, of: m.of, scale: m.scale}}
 	}
 	lm := &linearMean{}
 	add := func(v *ffg.Variable, s float64) {
@@ -235,17 +250,25 @@ func readLinear(m jsonMean, typed func(sub, name string, fam expfam.Family) (*ff
 		lm.scales = append(lm.scales, s)
 	}
 	for _, t := range terms {
-		v, err := typed(t.sub+".of", t.of, expfam.NormalFamily)
+		if t.resolved {
+			add(t.v, t.x)
+			continue
+		}
+		sub := "mean"
+		if t.at >= 0 {
+			sub = fmt.Sprintf("mean.sum[%d]", t.at)
+		}
+		v, err := typed(sub+".of", t.of, expfam.NormalFamily)
 		if err != nil {
 			return nil, err
 		}
 		s := 1.0
 		if t.scale.set {
-			if s, err = number(t.sub+".scale", t.scale); err != nil {
+			if s, err = number(sub+".scale", t.scale); err != nil {
 				return nil, err
 			}
 			if err := check(s); err != nil {
-				return nil, fail(t.sub+".scale", "%v", err)
+				return nil, fail(sub+".scale", "%v", err)
 			}
 		}
 		add(v, s)

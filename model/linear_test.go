@@ -174,7 +174,8 @@ func (r regression) build(settings SettingsSpec) (*Model, error) {
 	return b.Build("regression")
 }
 
-// posterior reads q(w), q(b), q(τ) from a model's output.
+// posterior reads q(w), q(b), q(τ) from a model's output, the weights
+// named w0, w1, ... or w[0], w[1], ...
 func regressionPosterior(t *testing.T, m *Model) (vbPosterior, InferOutput) {
 	t.Helper()
 	res, err := m.Infer(context.Background(), m.Name, nil)
@@ -185,6 +186,9 @@ func regressionPosterior(t *testing.T, m *Model) (vbPosterior, InferOutput) {
 	var q vbPosterior
 	for k := 0; ; k++ {
 		p, ok := out.Posteriors[fmt.Sprint("w", k)]
+		if !ok {
+			p, ok = out.Posteriors[fmt.Sprintf("w[%d]", k)]
+		}
 		if !ok {
 			break
 		}
@@ -418,7 +422,7 @@ func TestLinearFileErrors(t *testing.T) {
 	}{
 		{`{"sum": 3}`, []string{"f.json", "factors[2].mean.sum", "want an array of terms"}},
 		{`{"sum": [1]}`, []string{"factors[2].mean.sum[0]", "want a term"}},
-		{`{"sum": [{"of": "w", "sclae": 1}]}`, []string{`factors[2].mean.sum[0].sclae`, "unknown field (fields: of, scale)"}},
+		{`{"sum": [{"of": "w", "sclae": 1}]}`, []string{`factors[2].mean.sum[0].sclae`, "unknown field (fields: of, scale, for)"}},
 		{`{"sum": [{"of": "w"}, {"of": "w", "scale": "X"}]}`, []string{"factors[2] (normal).mean.sum[1].scale", "got a string"}},
 		{`{"sum": [{"of": "w"}, {"of": "w", "scale": 1e999}]}`, []string{"factors[2] (normal).mean.sum[1].scale", "not a finite number"}},
 		{`{"sum": [{"of": "w", "scale": 1e300}]}`, []string{"factors[2] (normal).mean.sum[0].scale", "want a finite number of size at most"}},

@@ -73,6 +73,12 @@ type loopFactor struct {
 	means  []jsonValue // the copy's means and precisions, when a slot writes into them
 	precs  []jsonValue
 	failed bool // a ref reported the error at hand (it names the loop values itself)
+
+	// The terms of the mean's sum (termloops.go), and the copy's terms
+	// at the loop values.
+	terms   []loopTerm
+	termBuf []jsonTerm
+	tvals   []int64
 }
 
 // splitRef splits "x[t-1, k]" into "x" and the index texts; ok is false
@@ -179,6 +185,9 @@ func (sc *scope) compileFactor(g *ffg.Graph, fs factorSpec, i int, field string)
 			*l.scratch = copied
 		}
 	}
+	if err := lf.compileTerms(i, field); err != nil {
+		return nil, err
+	}
 	return lf, nil
 }
 
@@ -241,6 +250,12 @@ func (sc *scope) compileRef(g *ffg.Graph, text string, nm *names) (*ref, error) 
 // at returns the flat index of r's indices at the loop values (for a
 // constant, of the first number of the part).
 func (lf *loopFactor) at(r *ref) (int, error) {
+	return lf.atIn(r, lf.levels, lf.vals)
+}
+
+// atIn is at for the loops levels at vals (a term's: its factor's, then
+// its own).
+func (lf *loopFactor) atIn(r *ref, levels []loopLevel, vals []int64) (int, error) {
 	var dims, str []int
 	if r.kind == refElem {
 		dims, str = r.arr.dims, r.arr.strides
@@ -249,7 +264,7 @@ func (lf *loopFactor) at(r *ref) (int, error) {
 	}
 	flat := 0
 	for j, p := range r.idx {
-		x, err := p.eval(lf.vals)
+		x, err := p.eval(vals)
 		if err == nil && (x < 0 || x >= int64(dims[j])) {
 			err = fmt.Errorf("index %d out of [0, %d)", x, dims[j])
 			if len(dims) > 1 {
@@ -258,8 +273,8 @@ func (lf *loopFactor) at(r *ref) (int, error) {
 		}
 		if err != nil {
 			lf.failed = true
-			if len(lf.levels) > 0 {
-				return 0, fmt.Errorf("%s with %s: %v", shorten(r.text), loopValues(lf.levels, lf.vals), err)
+			if len(levels) > 0 {
+				return 0, fmt.Errorf("%s with %s: %v", shorten(r.text), loopValues(levels, vals), err)
 			}
 			return 0, fmt.Errorf("%s: %v", shorten(r.text), err)
 		}
@@ -318,6 +333,9 @@ func (lf *loopFactor) prepare(field string) error {
 		} else {
 			*s.dst = v
 		}
+	}
+	if lf.terms != nil {
+		return lf.expandTerms(field)
 	}
 	return nil
 }

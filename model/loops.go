@@ -41,10 +41,12 @@ type scope struct {
 	names  names // the sizes
 	consts map[string]*constant
 	arrays map[string]*array
-	dims   [][]int       // per file variable: its extents (nil: a scalar)
-	loops  [][]loopLevel // per file factor: its loops (nil: none)
+	dims   [][]int         // per file variable: its extents (nil: a scalar)
+	loops  [][]loopLevel   // per file factor: its loops (nil: none)
+	terms  [][][]loopLevel // per file factor, per term of its mean's sum: the term's loops (nil: none; termloops.go)
 
-	nVars, nFactors int // the variables and factors the file makes
+	nVars, nFactors int   // the variables and factors the file makes
+	pairs           int64 // the pairs of terms of the sums built so far (termloops.go)
 
 	skipObserved map[string]bool // arrays whose observed values a data set gives (dataarrays.go)
 }
@@ -97,6 +99,11 @@ func usesLoops(spec *modelJSON) bool {
 		if fs.For != nil {
 			return true
 		}
+		for _, t := range fs.Mean.sum.terms {
+			if t.loops != nil {
+				return true
+			}
+		}
 	}
 	return false
 }
@@ -139,7 +146,7 @@ func newScope(file string, spec *modelJSON, override *sizeSet) (*scope, error) {
 		return nil, nil
 	}
 	sc := &scope{file: file, names: names{sizes: map[string]int64{}}, consts: map[string]*constant{}, arrays: map[string]*array{},
-		dims: make([][]int, len(spec.variables)), loops: make([][]loopLevel, len(spec.factors))}
+		dims: make([][]int, len(spec.variables)), loops: make([][]loopLevel, len(spec.factors)), terms: make([][][]loopLevel, len(spec.factors))}
 	fail := func(field string, format string, args ...any) error {
 		return &Error{File: file, Field: field, Err: fmt.Errorf(format, args...)}
 	}
@@ -208,12 +215,14 @@ func newScope(file string, spec *modelJSON, override *sizeSet) (*scope, error) {
 		}
 	}
 	sc.nVars = int(min(items, itemLimit))
+	var factors int64
+	what := "variables and factors"
 	for i, fs := range spec.factors {
 		n := int64(1)
 		field := factorFieldOf(i, fs)
 		if fs.For != nil {
 			field += ".for"
-			levels, err := sc.compileLoops(fs.For, field)
+			levels, err := sc.compileLoops(fs.For, field, nil)
 			if err != nil {
 				return nil, err
 			}
@@ -225,17 +234,43 @@ func newScope(file string, spec *modelJSON, override *sizeSet) (*scope, error) {
 			}
 			n = cn
 		}
+		factors = satAdd(factors, n)
 		if items = satAdd(items, n); items > itemLimit && crossed == "" {
 			crossed = field
 		}
+		// The terms of a sum with loops count too, one per value of the
+		// factor's loops and theirs.
+		for j, t := range fs.Mean.sum.terms {
+			if t.loops == nil {
+				continue
+			}
+			tf := fmt.Sprintf("%s.mean.sum[%d].for", factorFieldOf(i, fs), j)
+			levels, err := sc.compileLoops(t.loops, tf, sc.loops[i])
+			if err != nil {
+				return nil, err
+			}
+			if sc.terms[i] == nil {
+				sc.terms[i] = make([][]loopLevel, len(fs.Mean.sum.terms))
+			}
+			sc.terms[i][j] = levels
+			cn, cerr := countLoops(append(append([]loopLevel(nil), sc.loops[i]...), levels...), tf)
+			if cerr != nil {
+				cerr.File = file
+				return nil, cerr
+			}
+			what = "variables, factors and sum terms"
+			if items = satAdd(items, cn); items > itemLimit && crossed == "" {
+				crossed = tf
+			}
+		}
 	}
-	sc.nFactors = int(min(items, itemLimit)) - sc.nVars
+	sc.nFactors = int(min(factors, itemLimit))
 	if crossed != "" {
 		count := thousands(items)
 		if items == math.MaxInt64 {
 			count = "more than " + thousands(math.MaxInt64)
 		}
-		return nil, fail(crossed, "the model would have %s variables and factors once its arrays and loops are expanded, more than the limit of %s (model.MaxItems)", count, thousands(itemLimit))
+		return nil, fail(crossed, "the model would have %s %s once its arrays and loops are expanded, more than the limit of %s (model.MaxItems)", count, what, thousands(itemLimit))
 	}
 	return sc, nil
 }
@@ -303,9 +338,14 @@ func (sc *scope) constantExpr(text string) (int64, error) {
 	return p.eval(nil)
 }
 
-// compileLoops compiles the loops of a factor's "for" (field).
-func (sc *scope) compileLoops(loops []loopSpec, field string) ([]loopLevel, error) {
+// compileLoops compiles the loops of a factor's "for" (field), or of a
+// term's inside the loops outer of its factor (their indices come first,
+// in the slots before the term's).
+func (sc *scope) compileLoops(loops []loopSpec, field string, outer []loopLevel) ([]loopLevel, error) {
 	nm := names{sizes: sc.names.sizes, sizeOrd: sc.names.sizeOrd}
+	for _, l := range outer {
+		nm.indices = append(nm.indices, l.index)
+	}
 	levels := make([]loopLevel, 0, len(loops))
 	for _, l := range loops {
 		sub := field + "." + key(l.index)
@@ -314,6 +354,9 @@ func (sc *scope) compileLoops(loops []loopSpec, field string) ([]loopLevel, erro
 		}
 		if _, ok := sc.names.sizes[l.index]; ok {
 			return nil, fail("%q is a size; give the loop index a name of its own", l.index)
+		}
+		if nm.slot(l.index) >= 0 {
+			return nil, fail("%q is a loop index of the factor; give the term's index a name of its own", l.index)
 		}
 		lo, hi, err := parseRange(l.rng)
 		if err != nil {
@@ -431,6 +474,11 @@ func usesSlot(levels []loopLevel, s int) bool {
 // walk calls f once per value of the loops (in vals), the first loop
 // outermost.
 func walk(levels []loopLevel, vals []int64, field string, f func() error) error {
+	return walkFrom(levels, vals, 0, field, f)
+}
+
+// walkFrom is walk of the loops from level from on, those before at vals.
+func walkFrom(levels []loopLevel, vals []int64, from int, field string, f func() error) error {
 	var rec func(d int) error
 	rec = func(d int) error {
 		if d == len(levels) {
@@ -465,7 +513,7 @@ func walk(levels []loopLevel, vals []int64, field string, f func() error) error 
 			}
 		}
 	}
-	return rec(0)
+	return rec(from)
 }
 
 // checkVariableName refuses a variable's name that is also a size or a constant,

@@ -229,6 +229,8 @@ func loopModels(t *testing.T) []struct{ name, loops, twin string } {
 		{"local-level", string(ll), localLevelTwin(t)},
 		{"gaussian-mixture", mixtureLoops(), mixtureTwin()},
 		{"regression", regressionLoops, regressionTwin()},
+		{"linear-regression", string(mustRead(t, regressionLoopsExample)), exampleRegressionTwin(t)},
+		{"triangle", triangleLoops, triangleTwin()},
 	}
 }
 
@@ -626,21 +628,23 @@ func BenchmarkBuildWrittenOut(b *testing.B) {
 }
 
 // FuzzParseLoops is FuzzParse's contract on files with sizes, arrays,
-// constants and loops (MaxItems lowered to 10^4 to keep models small):
+// constants and loops (MaxItems lowered to 10^4, the pairs of terms of
+// the sums to 10^5, to keep models small):
 // Parse never panics, refuses in one line naming the file, and what it
 // accepts runs and draws; ParseSpec reads what Parse reads, and its Spec
 // builds through FromSpec to a model of as many variables and factors.
 func FuzzParseLoops(f *testing.F) {
 	ll, _ := os.ReadFile("../examples/models/loops/local-level.json")
-	for _, s := range []string{hmmLoops, mixtureLoops(), regressionLoops, string(ll),
+	lr, _ := os.ReadFile(regressionLoopsExample)
+	for _, s := range []string{hmmLoops, mixtureLoops(), regressionLoops, string(ll), string(lr), triangleLoops,
 		`{"sizes": {"T": 3}, "variables": [{"name": "x", "family": "normal", "size": ["T", 2]}], "factors": [{"node": "normal", "for": {"i": "0..T-1", "j": "i-i..1"}, "out": "x[i,j]", "mean": 0, "precision": 1}]}`,
 		`{"sizes": {"T": 2}, "data": {"P": [[0.5, 0.5], [1, 0]]}, "variables": [{"name": "s", "family": "categorical", "shape": [2], "size": "T", "observed": [null, [0.1, 0.9]]}], "factors": [{"node": "categorical", "for": {"t": "0..T-1"}, "out": "s[t]", "p": "P[t]"}]}`,
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		defer func(l int64) { itemLimit = l }(itemLimit)
-		itemLimit = 10_000
+		defer func(l, p int64) { itemLimit, pairLimit = l, p }(itemLimit, pairLimit)
+		itemLimit, pairLimit = 10_000, 100_000
 		m, err := Parse("fuzz.json", data)
 		_, serr := ParseSpec(data)
 		if err != nil {

@@ -9,6 +9,15 @@ import (
 	"github.com/arbor-ai/arbor/nodes"
 )
 
+// checkMean refuses a number a normal mean cannot carry (a mean, a scale,
+// an offset).
+func checkMean(x float64) error {
+	if math.IsNaN(x) || math.IsInf(x, 0) || math.Abs(x) > expfam.MaxNormalMagnitude {
+		return fmt.Errorf("%v, want a finite number of size at most %g", x, expfam.MaxNormalMagnitude)
+	}
+	return nil
+}
+
 // normalFactor builds the continuous nodes of a model file: "normal"
 // (out, mean, precision) and "normal-mixture" (out, switch, means,
 // precisions). It returns the node and the variables bound after out, in
@@ -52,12 +61,6 @@ func normalFactor(fs factorSpec, field string, out *ffg.Variable,
 			return nil, 0, fail(sub, "%v", err)
 		}
 		return nil, x, nil
-	}
-	checkMean := func(x float64) error {
-		if math.IsNaN(x) || math.IsInf(x, 0) || math.Abs(x) > expfam.MaxNormalMagnitude {
-			return fmt.Errorf("%v, want a finite number of size at most %g", x, expfam.MaxNormalMagnitude)
-		}
-		return nil
 	}
 	checkPrecision := func(x float64) error {
 		if !(x > 0) || math.IsInf(x, 0) || x < 1/expfam.MaxNormalMagnitude || x > expfam.MaxNormalMagnitude {

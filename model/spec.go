@@ -71,7 +71,7 @@ type FactorSpec struct {
 	// by key: "alpha", "values", "shape", "rate", "mean.scale",
 	// "mean.offset" (written in place of the field). The fields that take
 	// a name (mean, precision, means, precisions, p, matrix) hold the text
-	// themselves.
+	// themselves, and so does a term of a sum (SumTerm.Scale.Var).
 	DataRefs map[string]string `json:"-"`
 }
 
@@ -347,7 +347,7 @@ func ParseSpec(data []byte) (Spec, error) {
 		f := FactorSpec{Node: fs.Node, Name: fs.Name, Out: fs.Out, In: fs.In, Precision: fs.Precision, Update: fs.Update, Switch: fs.Switch}
 		f.For, fs = loopsSpec(fs.For), dataRefs(&f, fs, m)
 		field := fmt.Sprintf("factors[%d].", i)
-		if err := normalSpec(&f, fs, field); err != nil {
+		if err := normalSpec(&f, fs, field, m.isConstRef); err != nil {
 			return fail(err)
 		}
 		for _, p := range []struct {
@@ -468,8 +468,9 @@ func FromSpec(name string, sp Spec) (*Model, error) {
 }
 
 // normalSpec copies the fields of the continuous nodes from the file's
-// factor fs into f.
-func normalSpec(f *FactorSpec, fs factorSpec, field string) error {
+// factor fs into f; isConst tells a text that names one of the file's
+// constants.
+func normalSpec(f *FactorSpec, fs factorSpec, field string, isConst func(string) bool) error {
 	scalar := func(sub string, v jsonValue) (*float64, error) {
 		if !v.set || v.t.Null {
 			return nil, nil
@@ -499,7 +500,7 @@ func normalSpec(f *FactorSpec, fs factorSpec, field string) error {
 					return err
 				}
 			}
-			if err := linearSpec(nm, m, field); err != nil {
+			if err := linearSpec(nm, m, field, isConst); err != nil {
 				return err
 			}
 		} else if m.v.t == nil || !m.v.t.Null {

@@ -392,16 +392,10 @@ func loopsSpec(loops []loopSpec) Loops {
 // file's constants into f.DataRefs, and returns fs without them.
 func dataRefs(f *FactorSpec, fs factorSpec, m *modelJSON) factorSpec {
 	isConst := func(v jsonValue) (string, bool) {
-		if v.name == nil {
+		if v.name == nil || !m.isConstRef(*v.name) {
 			return "", false
 		}
-		base, _, _ := splitRef(*v.name)
-		for _, de := range m.data {
-			if de.name == base {
-				return *v.name, true
-			}
-		}
-		return "", false
+		return *v.name, true
 	}
 	for _, p := range []struct {
 		key string
@@ -416,4 +410,16 @@ func dataRefs(f *FactorSpec, fs factorSpec, m *modelJSON) factorSpec {
 		}
 	}
 	return fs
+}
+
+// isConstRef reports whether text names one of the file's constants, whole
+// or a part ("X", "X[n,k]").
+func (m *modelJSON) isConstRef(text string) bool {
+	base, _, _ := splitRef(text)
+	for _, de := range m.data {
+		if de.name == base {
+			return true
+		}
+	}
+	return false
 }
