@@ -799,8 +799,7 @@ func TestDataArrays(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", line, err)
 		}
-		b, _ := json.Marshal(m.Output(res))
-		return b
+		return flatJSON(m.Output(res))
 	}
 	ys20 := `[1.67, null, 0.588, -1.109, -1.453, -2.022, -1.65, 1.1, 1.61, 0.128, -2.127, 0.09, 0.204, -2.584, 0.94, 1.707, 1.553, -0.051, 0.839, -0.094]`
 	for _, c := range []struct {

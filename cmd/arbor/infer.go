@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -15,6 +14,8 @@ import (
 	"strings"
 
 	"github.com/arbor-ai/arbor/agent"
+	"github.com/arbor-ai/arbor/expfam"
+	"github.com/arbor-ai/arbor/ffg"
 	"github.com/arbor-ai/arbor/model"
 	"github.com/arbor-ai/arbor/schedule"
 )
@@ -114,7 +115,6 @@ func inferData(m *model.Model, file string, asJSON bool, digits int, maxMin floa
 	// line is read and memory does not grow with the lines. A bad line
 	// exits 2 naming it, after the results of the lines before it.
 	ctx := commandContext()
-	enc := json.NewEncoder(stdout)
 	sc := bufio.NewScanner(io.LimitReader(f, limit+1))
 	sc.Buffer(make([]byte, 0, 64<<10), int(min(limit, 1<<30))+1)
 	read, lineNo, sets := int64(0), 0, 0
@@ -148,7 +148,7 @@ func inferData(m *model.Model, file string, asJSON bool, digits int, maxMin floa
 			return err
 		}
 		if asJSON {
-			if err := enc.Encode(m.Output(res)); err != nil {
+			if err := m.WriteOutput(stdout, res); err != nil {
 				return err
 			}
 			continue
@@ -214,16 +214,16 @@ func inferModel(m *model.Model, asJSON bool, digits int, stdout io.Writer) error
 		return m.RunError(err)
 	}
 	if asJSON {
-		return json.NewEncoder(stdout).Encode(m.Output(res))
+		return m.WriteOutput(stdout, res)
 	}
 	printResult(stdout, m, res, m.Name, digits)
 	return nil
 }
 
 // printResult is the human output of one run: a status line headed by
-// name, then every hidden variable's posterior.
+// name, then every hidden variable's posterior in the model's order, an
+// array's as a table (printArray).
 func printResult(stdout io.Writer, m *model.Model, res *schedule.Result, name string, digits int) {
-	out := m.Output(res)
 	status := "converged"
 	if !res.Converged {
 		status = "did not converge"
@@ -232,11 +232,20 @@ func printResult(stdout io.Writer, m *model.Model, res *schedule.Result, name st
 	for _, inc := range res.Increases {
 		fmt.Fprintf(stdout, "warning: F increased at sweep %d from %.10g to %.10g\n", inc.Sweep, inc.From, inc.To)
 	}
-	for _, v := range m.Variables {
+	arrays := m.Arrays()
+	for i, a := 0, 0; i < len(m.Variables) || a < len(arrays); {
+		if a < len(arrays) && arrays[a].First <= i {
+			printArray(stdout, arrays[a], digits)
+			i = arrays[a].First + len(arrays[a].Elements)
+			a++
+			continue
+		}
+		v := m.Variables[i]
+		i++
 		if v.Observed() {
 			continue
 		}
-		p := out.Posteriors[v.Name()]
+		p := model.PosteriorOf(v)
 		switch {
 		case p.P != nil:
 			fmt.Fprintf(stdout, "  %-12s categorical  p = %s\n", v.Name(), fmtNested(p.P, digits))
@@ -249,6 +258,87 @@ func printResult(stdout io.Writer, m *model.Model, res *schedule.Result, name st
 			fmt.Fprintf(stdout, "  %-12s gamma        shape = %s, rate = %s\n", v.Name(),
 				strconv.FormatFloat(*p.Shape, 'g', digits, 64), strconv.FormatFloat(*p.Rate, 'g', digits, 64))
 		}
+	}
+}
+
+// Arrays of more than arrayRows elements print their first and last
+// arrayEnds rows.
+const arrayRows, arrayEnds = 12, 5
+
+// printArray prints a listed array variable (model.ArrayVariable.Listed)
+// as a table: a row per element, its index then its posterior's numbers
+// (categorical: the probabilities; normal: mean and sd; gamma: shape,
+// rate and mean; dirichlet: alpha), "observed" for an observed element;
+// a long array's middle rows are left out, counted on a line of their own.
+func printArray(stdout io.Writer, a model.ArrayVariable, digits int) {
+	if !a.Listed() {
+		return
+	}
+	fmt.Fprintf(stdout, "  %-12s %-12s array of size %v\n", a.Name, a.Family, a.Size)
+	if len(a.Elements) == 0 {
+		return
+	}
+	head := []string{"index"}
+	switch a.Family {
+	case expfam.CategoricalFamily:
+		for k := range a.Elements[0].Probs() {
+			head = append(head, fmt.Sprintf("p[%d]", k))
+		}
+	case expfam.NormalFamily:
+		head = append(head, "mean", "sd")
+	case expfam.GammaFamily:
+		head = append(head, "shape", "rate", "mean")
+	default:
+		head = append(head, "alpha")
+	}
+	num := func(x float64) string { return strconv.FormatFloat(x, 'g', digits, 64) }
+	row := func(v *ffg.Variable) []string {
+		name := v.Name()
+		r := []string{name[len(a.Name)+1 : len(name)-1]}
+		if v.Observed() {
+			return append(r, "observed")
+		}
+		p := model.PosteriorOf(v)
+		switch {
+		case p.P != nil:
+			for _, x := range p.P {
+				r = append(r, num(x))
+			}
+		case p.Mean != nil:
+			r = append(r, num(*p.Mean), num(math.Sqrt(*p.Variance)))
+		case p.Shape != nil:
+			r = append(r, num(*p.Shape), num(*p.Rate), num(*p.Shape / *p.Rate))
+		default:
+			r = append(r, fmtNested(p.Alpha, digits))
+		}
+		return r
+	}
+	n, skip := len(a.Elements), 0
+	rows := [][]string{head}
+	for k := 0; k < n; k++ {
+		if n > arrayRows && k == arrayEnds {
+			skip, k = n-2*arrayEnds, n-arrayEnds
+		}
+		rows = append(rows, row(a.Elements[k]))
+	}
+	width := make([]int, len(head))
+	for _, r := range rows {
+		for c, cell := range r {
+			width[c] = max(width[c], len(cell))
+		}
+	}
+	for i, r := range rows {
+		if skip > 0 && i == 1+arrayEnds {
+			fmt.Fprintf(stdout, "    ... %d more\n", skip)
+		}
+		line := make([]byte, 0, 80)
+		for c, cell := range r {
+			if c > 0 {
+				line = append(line, "  "...)
+			}
+			line = append(append(line, strings.Repeat(" ", width[c]-len(cell))...), cell...)
+		}
+		fmt.Fprintf(stdout, "    %s\n", line)
 	}
 }
 

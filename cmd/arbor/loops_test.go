@@ -1,11 +1,16 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/arbor-ai/arbor/model"
+	"github.com/google/go-cmp/cmp"
 )
 
 // loopsHMM is an HMM of 5 steps with loops; loopsHMMTwin writes it out
@@ -51,8 +56,9 @@ func loopsHMMTwin() string {
 
 // TestLoopsFileSameAsTwin: arbor dot draws a file with loops and its
 // written-out twin as the same figure (--unroll all, and the default
-// plates), and arbor infer prints the same results, the elements named
-// x[0], x[1], ...
+// plates), and arbor infer gives the same results: the twin's variables
+// s[0], s[1], ... are the elements of the array s, nested in --json (null
+// for an observed element) and a table in the human output.
 func TestLoopsFileSameAsTwin(t *testing.T) {
 	dir := t.TempDir()
 	loops, twin := filepath.Join(dir, "hmm.json"), filepath.Join(dir, "twin", "hmm.json")
@@ -73,19 +79,75 @@ func TestLoopsFileSameAsTwin(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("%v twin: exit %d: %s", args, code, stderr)
 		}
-		if args[0] == "infer" && len(args) == 1 {
+		switch {
+		case args[0] == "dot":
+			if a != b {
+				t.Errorf("arbor %v: the file with loops and its twin differ:\n%s\n---\n%s", args, a, b)
+			}
+			for _, want := range []string{"s[4]", "o[2]"} {
+				if !strings.Contains(a, want) {
+					t.Errorf("arbor %v: no %s in\n%s", args, want, a)
+				}
+			}
+		case len(args) == 2: // --json
+			var oa, ob model.InferOutput
+			if err := json.Unmarshal([]byte(a), &oa); err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal([]byte(b), &ob); err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(ob.Posteriors, oa.Posteriors); d != "" || oa.Iterations != ob.Iterations || !cmp.Equal(oa.FreeEnergy, ob.FreeEnergy) {
+				t.Errorf("arbor infer --json: the file with loops and its twin differ (-twin +loops):\n%s\n%s\n---\n%s", d, a, b)
+			}
+			if !strings.Contains(a, `"o":[null,null,{"family":"categorical","p":[`) || !strings.Contains(a, `"s":[{"family":"categorical"`) || strings.Contains(a, "s[") {
+				t.Errorf("arbor infer --json: want s and o as arrays of posteriors, null for o's observed elements:\n%s", a)
+			}
+		default:
 			// The human output starts with the file's name.
 			a, b = strings.ReplaceAll(a, loops, "FILE"), strings.ReplaceAll(b, twin, "FILE")
-		}
-		if a != b {
-			t.Errorf("arbor %v: the file with loops and its twin differ:\n%s\n---\n%s", args, a, b)
-		}
-		for _, want := range []string{"s[4]", "o[2]"} {
-			if !strings.Contains(a, want) {
-				t.Errorf("arbor %v: no %s in\n%s", args, want, a)
+			na, nb := humanNumbers(a), humanNumbers(b)
+			if !cmp.Equal(na, nb) || len(na) != 7 || strings.Split(a, "\n")[0] != strings.Split(b, "\n")[0] {
+				t.Errorf("arbor infer: the file with loops and its twin differ:\n%s\n---\n%s", a, b)
+			}
+			if !strings.Contains(a, "  s            categorical  array of size [5]\n    index       p[0]       p[1]\n") ||
+				!strings.Contains(a, "\n        1  observed\n") {
+				t.Errorf("arbor infer: want s and o as tables, o's observed elements marked:\n%s", a)
 			}
 		}
 	}
+}
+
+// humanNumbers reads the human output of arbor infer: each hidden
+// variable's numbers, a table's rows as the elements x[i].
+func humanNumbers(text string) map[string]string {
+	out := map[string]string{}
+	array := ""
+	nums := func(fields []string) string {
+		var keep []string
+		for _, f := range fields {
+			if _, err := strconv.ParseFloat(f, 64); err == nil {
+				keep = append(keep, f)
+			}
+		}
+		return strings.Join(keep, " ")
+	}
+	for _, line := range strings.Split(text, "\n")[1:] {
+		fields := strings.Fields(line)
+		switch {
+		case len(fields) == 0:
+		case !strings.HasPrefix(line, "    "): // a variable
+			array = ""
+			if strings.Contains(line, "array of size") {
+				array = fields[0]
+				continue
+			}
+			out[fields[0]] = nums(strings.Fields(strings.NewReplacer("[", " ", "]", " ", ",", " ").Replace(line[len("  "+fields[0]):])))
+		case array != "" && fields[0] != "index" && fields[1] != "observed": // a row of a table
+			out[array+"["+fields[0]+"]"] = nums(fields[1:])
+		}
+	}
+	return out
 }
 
 // TestLoopsBadInput: a fault of sizes, arrays or loops is bad input (exit
