@@ -65,7 +65,9 @@ func (d DirichletTensor) K() int {
 }
 
 // Column returns column j (a flattened index over Shape[1:]) as a new
-// Dirichlet vector of length K.
+// Dirichlet vector of length K. It panics (with an "expfam: " message) if
+// j is out of range [0, Cols()) or the shape is invalid (see the type): a
+// programming error, as an index out of range of a slice is.
 func (d DirichletTensor) Column(j int) Dirichlet {
 	d.check("DirichletTensor.Column")
 	c := d.Cols()

@@ -47,6 +47,14 @@ const (
 	DefaultBMSMaxIterations = 10000
 )
 
+// MaxBMSModels bounds the models BMS compares: the exceedance
+// probabilities of K models cost K² × 2,048 evaluations of a Gamma
+// distribution function (ExceedanceQuadrature), which took 0.7 s for 50
+// models, 3.2 s for 100 and 17 s for 200 on a loaded 2-core machine (20
+// subjects; the variational iteration is negligible beside it), and BMS
+// takes no context to stop it.
+const MaxBMSModels = 100
+
 // BMSOptions configures BMS. Nil options, and zero fields, mean the
 // defaults.
 type BMSOptions struct {
@@ -114,11 +122,15 @@ type BMSResult struct {
 // protected exceedance probabilities.
 //
 // A log evidence of -Inf (a model that gives a subject's data probability
-// 0) is allowed: that subject's responsibility for the model is 0. It
+// 0) is allowed: that subject's responsibility for the model is 0. Only
+// differences between a subject's log evidences matter: each subject's
+// largest is subtracted before any sum, so that evidences as large as
+// ±1e308 give finite frequencies, exceedance and BOR (FreeEnergy and
+// NullFreeEnergy add the subtracted amounts back, and may be infinite). It
 // returns an error naming the subject and model when lme is empty, has
-// fewer than two models, is ragged, holds NaN or +Inf, or a subject has
-// -Inf under every model, and an error naming the field for invalid
-// options.
+// fewer than two models or more than MaxBMSModels, is ragged, holds NaN or
+// +Inf, or a subject has -Inf under every model, and an error naming the
+// field for invalid options.
 func BMS(lme [][]float64, opts *BMSOptions) (*BMSResult, error) {
 	var o BMSOptions
 	if opts != nil {
@@ -139,9 +151,13 @@ func BMS(lme [][]float64, opts *BMSOptions) (*BMSResult, error) {
 		return nil, errors.New("fit: BMS: no subjects")
 	}
 	n, K := len(lme), len(lme[0])
-	if K < 2 {
-		return nil, fmt.Errorf("fit: BMS: %d models, want at least 2", K)
+	if K < 2 || K > MaxBMSModels {
+		return nil, fmt.Errorf("fit: BMS: %d models, want 2..%d (MaxBMSModels)", K, MaxBMSModels)
 	}
+	// Each subject's log evidences less the largest (lme itself is left
+	// as it is), and the sum of the largest.
+	rel := make([][]float64, n)
+	shift := 0.0
 	for i, row := range lme {
 		if len(row) != K {
 			return nil, fmt.Errorf("fit: BMS: subject %d has %d log evidences, subject 1 has %d", i+1, len(row), K)
@@ -156,7 +172,17 @@ func BMS(lme [][]float64, opts *BMSOptions) (*BMSResult, error) {
 		if !finite {
 			return nil, fmt.Errorf("fit: BMS: subject %d: log evidence -Inf under every model", i+1)
 		}
+		hi := math.Inf(-1)
+		for _, v := range row {
+			hi = math.Max(hi, v)
+		}
+		rel[i] = make([]float64, K)
+		for k, v := range row {
+			rel[i][k] = v - hi
+		}
+		shift += hi
 	}
+	lme = rel
 	alpha0 := make([]float64, K)
 	for k := range alpha0 {
 		alpha0[k] = 1
@@ -227,11 +253,13 @@ func BMS(lme [][]float64, opts *BMSOptions) (*BMSResult, error) {
 		res.ExceedanceMethod = ExceedanceQuadrature
 	}
 
-	res.FreeEnergy = bmsFreeEnergy(lme, alpha, alpha0, g)
-	res.NullFreeEnergy = bmsNullFreeEnergy(lme)
+	f1, f0 := bmsFreeEnergy(lme, alpha, alpha0, g), bmsNullFreeEnergy(lme)
+	res.FreeEnergy, res.NullFreeEnergy = f1+shift, f0+shift
 	// spm_BMS_bor.m: bor = 1/(1 + exp(F1 - F0)), written so that a large
-	// difference neither overflows nor loses the small side.
-	d := res.FreeEnergy - res.NullFreeEnergy
+	// difference neither overflows nor loses the small side; both free
+	// energies hold the subtracted maxima alike, which the difference
+	// leaves out.
+	d := f1 - f0
 	if d > 0 {
 		e := math.Exp(-d)
 		res.BOR = e / (1 + e)

@@ -279,6 +279,40 @@ func TestBMSFourModels(t *testing.T) {
 	}
 }
 
+// TestBMSHugeEvidences: log evidences of ±1e308 (whose sums overflow)
+// give the frequencies, exceedance and BOR of the same differences at a
+// smaller scale, not NaN: only a subject's differences matter.
+func TestBMSHugeEvidences(t *testing.T) {
+	huge, err := BMS([][]float64{{1e308, -1e308}, {1e308, -1e308}, {-1e308, 1e308}, {5e307, 5e307}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	small, err := BMS([][]float64{{0, -1e4}, {0, -1e4}, {-1e4, 0}, {0, 0}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name      string
+		got, want []float64
+	}{
+		{"alpha", huge.Alpha, small.Alpha},
+		{"frequencies", huge.Frequencies, small.Frequencies},
+		{"exceedance", huge.Exceedance, small.Exceedance},
+		{"protected exceedance", huge.ProtectedExceedance, small.ProtectedExceedance},
+		{"BOR", []float64{huge.BOR}, []float64{small.BOR}},
+	} {
+		for k := range c.want {
+			if math.IsNaN(c.got[k]) || math.Abs(c.got[k]-c.want[k]) > 1e-12 {
+				t.Errorf("%s: %v, the same differences at a smaller scale give %v", c.name, c.got, c.want)
+				break
+			}
+		}
+	}
+	if !math.IsInf(huge.FreeEnergy, 1) || !math.IsInf(huge.NullFreeEnergy, 1) {
+		t.Errorf("F1 %v, F0 %v: the sums of 1e308 overflow to +Inf", huge.FreeEnergy, huge.NullFreeEnergy)
+	}
+}
+
 func TestBMSErrors(t *testing.T) {
 	inf := math.Inf(1)
 	for _, c := range []struct {
@@ -287,7 +321,10 @@ func TestBMSErrors(t *testing.T) {
 		want string
 	}{
 		{nil, nil, "no subjects"},
-		{[][]float64{{1}}, nil, "1 models, want at least 2"},
+		{[][]float64{{1}}, nil, "1 models, want 2..100 (MaxBMSModels)"},
+		// 1,000 models once ran for minutes (the exceedance
+		// probabilities), with no way to stop them.
+		{[][]float64{make([]float64, MaxBMSModels+1)}, nil, "fit: BMS: 101 models, want 2..100 (MaxBMSModels)"},
 		{[][]float64{{1, 2}, {1}}, nil, "subject 2 has 1 log evidences"},
 		{[][]float64{{1, math.NaN()}}, nil, "subject 1 model 2: log evidence NaN"},
 		{[][]float64{{1, 2}, {inf, 2}}, nil, "subject 2 model 1: log evidence +Inf"},

@@ -51,7 +51,8 @@ func (d *Draw) String() string {
 // DrawSyntax says (e.g. "alpha=lognormal:0,0.5"), against the agent's
 // declared parameters ps. It refuses a parameter ps lacks, a number that is
 // not finite, lognormal for a parameter that is not positive and
-// logitnormal for one not in (0, 1), SIGMA < 0, LO >= HI, and bounds or a
+// logitnormal for one not in (0, 1), SIGMA < 0, a MU whose median rounds
+// to the domain's edge (exp 1000 = +Inf), LO >= HI, and bounds or a
 // fixed value outside the parameter's domain (its closure where
 // agent.ClosedLearning accepts it: α = 0, η = 0, ω = 1). The error reads
 // "fit: draw S: ..." (S the text, quoted when it has no "=").
@@ -98,6 +99,8 @@ func ParseDraw(s string, ps []agent.Param) (Draw, error) {
 		return Draw{}, fmt.Errorf("fit: draw %s: logitnormal is for a parameter in (0, 1); %s is in the %s domain (use lognormal or uniform)", s, p.Name, p.Domain)
 	case (d.Kind == "lognormal" || d.Kind == "logitnormal") && d.B < 0:
 		return Draw{}, fmt.Errorf("fit: draw %s: SIGMA %v, want >= 0", s, d.B)
+	case (d.Kind == "lognormal" || d.Kind == "logitnormal") && !p.Domain.Contains(p.Domain.Inverse(d.A)):
+		return Draw{}, fmt.Errorf("fit: draw %s: MU %v puts the median at %v, outside the %s domain of %s", s, d.A, p.Domain.Inverse(d.A), p.Domain, p.Name)
 	case d.Kind == "uniform" && !(d.A < d.B):
 		return Draw{}, fmt.Errorf("fit: draw %s: LO %v >= HI %v", s, d.A, d.B)
 	case d.Kind == "uniform" && !(inDomain(d.A) && inDomain(d.B)):

@@ -472,8 +472,12 @@ type Group struct {
 	NChoices, NotConverged int
 }
 
-// Add adds one subject's result to the summary.
+// Add adds one subject's result to the summary. It panics if r is nil: a
+// programming error, since Subject returns a result or an error.
 func (g *Group) Add(r *Result) {
+	if r == nil {
+		panic("fit: Group.Add: nil *Result")
+	}
 	g.Subjects++
 	if r.Laplace {
 		g.Laplace++

@@ -54,8 +54,8 @@ func TestSettingsErrors(t *testing.T) {
 		{nil, "Settings.Free: no free parameter"},
 		{&fit.Settings{Free: []string{"eta"}}, `Settings.Free: parameter "eta": the agent has gamma, alpha and pref`},
 		{&fit.Settings{Free: []string{"alpha", "alpha"}}, "Settings.Free: alpha given twice"},
-		{&fit.Settings{Free: []string{"alpha"}, Priors: map[string]fit.Prior{"alpha": {0, 0}}}, "Settings.Priors[alpha]: SD 0, want finite > 0"},
-		{&fit.Settings{Free: []string{"alpha"}, Priors: map[string]fit.Prior{"alpha": {math.NaN(), 1}}}, "Settings.Priors[alpha]: mean NaN, want finite (on the log scale)"},
+		{&fit.Settings{Free: []string{"alpha"}, Priors: map[string]fit.Prior{"alpha": {0, 0}}}, "Settings.Priors[alpha]: SD 0: want a finite number >= 0.001"},
+		{&fit.Settings{Free: []string{"alpha"}, Priors: map[string]fit.Prior{"alpha": {math.NaN(), 1}}}, "Settings.Priors[alpha]: mean NaN: want a finite number within ±25 on the fitting scale (the values the fit searches)"},
 		{&fit.Settings{Free: []string{"alpha"}, Priors: map[string]fit.Prior{"gamma": {0, 1}}}, "Settings.Priors[gamma]: gamma is not a free parameter"},
 		{&fit.Settings{Free: []string{"alpha"}, Restarts: -1}, "Settings.Restarts: -1"},
 		{&fit.Settings{Free: []string{"alpha"}, Method: 7}, "Settings.Method: 7"},
@@ -64,6 +64,36 @@ func TestSettingsErrors(t *testing.T) {
 		_, err := fit.Subject(context.Background(), pymdpFactory, m, &recs[0], 0, c.s)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want %q", c.s, err, c.want)
+		}
+	}
+	// Bounds that Validate finds before any work: the restarts (as the
+	// command line's --restarts), a prior mean outside the box the fit
+	// searches (once an agent refusing exp(1e308) as the data's fault), an
+	// SD so small that no start was feasible (once "the likelihood is 0 at
+	// every starting point").
+	ps := pymdpFactory.Params(m)
+	for _, c := range []struct {
+		s    fit.Settings
+		want string
+	}{
+		{fit.Settings{Free: []string{"alpha"}, Restarts: 1_000_000_000}, "fit: Settings.Restarts: 1000000000, want 1..1000"},
+		{fit.Settings{Free: []string{"alpha"}, Restarts: fit.MaxRestarts + 1}, "want 1..1000"},
+		{fit.Settings{Free: []string{"alpha"}, Priors: map[string]fit.Prior{"alpha": {1e308, 1e308}}}, "fit: Settings.Priors[alpha]: mean 1e+308: want a finite number within ±25"},
+		{fit.Settings{Free: []string{"alpha"}, Priors: map[string]fit.Prior{"alpha": {-26, 1}}}, "mean -26: want a finite number within ±25"},
+		{fit.Settings{Free: []string{"alpha"}, Priors: map[string]fit.Prior{"alpha": {0, 1e-300}}}, "fit: Settings.Priors[alpha]: SD 1e-300: want a finite number >= 0.001"},
+		{fit.Settings{Free: []string{"alpha"}, Priors: map[string]fit.Prior{"alpha": {0, math.Inf(1)}}}, "SD +Inf"},
+	} {
+		if err := c.s.Validate(ps); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want %q", c.s, err, c.want)
+		}
+	}
+	for _, ok := range []fit.Settings{
+		{Free: []string{"alpha"}, Restarts: fit.MaxRestarts},
+		{Free: []string{"alpha"}, Priors: map[string]fit.Prior{"alpha": {-fit.MaxPriorMean, fit.MinPriorSD}}},
+		{Free: []string{"alpha"}, Priors: map[string]fit.Prior{"alpha": {fit.MaxPriorMean, 1e300}}},
+	} {
+		if err := ok.Validate(ps); err != nil {
+			t.Errorf("%+v: %v", ok, err)
 		}
 	}
 	if _, err := fit.Subject(context.Background(), nil, m, &recs[0], 0, &fit.Settings{Free: []string{"alpha"}}); err == nil {

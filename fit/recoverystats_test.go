@@ -154,10 +154,11 @@ func TestParamsRecoveryByHand(t *testing.T) {
 	}
 }
 
-// Confusion counts each subject's winner by log evidence (the first model
-// on ties); a subject without evidence (NaN) or with +Inf under some
-// model, or with -Inf under all, is undecided and left out of the rows
-// for BMS.
+// Confusion counts each subject's winner by log evidence; a tie for the
+// highest is undecided (once a win for the first model, so that a model
+// compared with itself won every subject), and kept in the rows for BMS;
+// a subject without evidence (NaN) or with +Inf under some model, or with
+// -Inf under all, is undecided and left out of them.
 func TestConfusion(t *testing.T) {
 	nan, inf := math.NaN(), math.Inf(1)
 	gen := []int{0, 0, 0, 1, 1, 1, 1, 0}
@@ -167,13 +168,23 @@ func TestConfusion(t *testing.T) {
 		{nan, -9},       // undecided: no evidence under model 0
 		{-inf, -3},      // 1 wins: model 0 cannot produce the choices
 		{-inf, -inf},    // undecided: neither can
-		{-5, -5},        // a tie: the first model
+		{-5, -5},        // a tie: undecided, but BMS takes it
 		{-1, inf},       // undecided: +Inf is no evidence
 		{-2.5, -2.5001}, // 0 wins
 	}
 	c := fit.Confusion(2, gen, lme)
-	if got := fmt.Sprint(c.Counts, c.Undecided, c.LME); got != "[[2 1] [1 1]] [1 2] [[[-10 -12] [-10 -9] [-2.5 -2.5001]] [[-Inf -3] [-5 -5]]]" {
+	if got := fmt.Sprint(c.Counts, c.Undecided, c.LME); got != "[[2 1] [0 1]] [1 3] [[[-10 -12] [-10 -9] [-2.5 -2.5001]] [[-Inf -3] [-5 -5]]]" {
 		t.Errorf("counts, undecided, BMS rows: %s", got)
+	}
+	// Three models, two tied for the highest: undecided; a tie below the
+	// highest is a win. The same model twice ties on every subject.
+	c3 := fit.Confusion(3, []int{0, 1, 2}, [][]float64{{-1, -3, -1}, {-4, -2, -4}, {-7, -7, -7}})
+	if got := fmt.Sprint(c3.Counts, c3.Undecided, len(c3.LME[0])+len(c3.LME[1])+len(c3.LME[2])); got != "[[0 0 0] [0 1 0] [0 0 0]] [1 0 1] 3" {
+		t.Errorf("three models: %s", got)
+	}
+	same := fit.Confusion(2, []int{0, 0, 1, 1}, [][]float64{{-3, -3}, {-8, -8}, {-1, -1}, {-2, -2}})
+	if got := fmt.Sprint(same.Counts, same.Undecided); got != "[[0 0] [0 0]] [2 2]" {
+		t.Errorf("a model against itself: %s, want every subject undecided", got)
 	}
 	lme[0][0] = 7 // the rows are copies
 	if c.LME[0][0][0] != -10 {

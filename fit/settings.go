@@ -21,6 +21,33 @@ type Prior struct {
 // variance 1/16 of SPM's spm_dcm_mdp for log-scaled parameters.
 const DefaultPriorSD = 0.25
 
+// Bounds of a prior (Prior.Check).
+const (
+	// MaxPriorMean bounds |Mean|: the box |θ| <= 25 the optimiser searches
+	// (e^25 ≈ 7e10); a mean outside it is a start the fit cannot take, and
+	// beyond about 709 exp θ overflows and the agent refuses the value.
+	MaxPriorMean = maxTheta
+	// MinPriorSD is the smallest SD: a prior that narrow fixes the
+	// parameter in all but name (leave it out of Free and give its value
+	// to the agent). BFGS's line search already stops at it (reporting the
+	// fit not converged at the prior mean), and below about 1e-154 the
+	// prior's curvature 1/SD² overflows and no start is feasible.
+	MinPriorSD = 1e-3
+)
+
+// Check returns an error unless p is a prior a fit takes: Mean finite and
+// within ±MaxPriorMean, SD finite and at least MinPriorSD. The error names
+// the field ("SD 1e-300: want ...").
+func (p Prior) Check() error {
+	switch {
+	case !(math.Abs(p.Mean) <= MaxPriorMean):
+		return fmt.Errorf("mean %v: want a finite number within ±%d on the fitting scale (the values the fit searches)", p.Mean, MaxPriorMean)
+	case !(p.SD >= MinPriorSD) || math.IsInf(p.SD, 0):
+		return fmt.Errorf("SD %v: want a finite number >= %v (narrower fixes the parameter: leave it out of the free ones)", p.SD, MinPriorSD)
+	}
+	return nil
+}
+
 // DefaultPrior returns the default prior of p: N(θ_0, 1/16) with θ_0 the
 // transformed default (ln of the model's or options' value: SPM's prior
 // mean 0 of a log-scaling of the model's value), or θ_0 = 0 where the
@@ -79,10 +106,12 @@ func (m *Method) UnmarshalText(b []byte) error {
 	return fmt.Errorf("%q, want %s", b, strings.Join(methodNames, ", "))
 }
 
-// Defaults of Settings.
+// Defaults of Settings, and the bound of Restarts (as the command line's
+// --restarts of fit).
 const (
 	DefaultRestarts       = 3
 	DefaultMaxEvaluations = 2000
+	MaxRestarts           = 1000
 )
 
 // Settings configures a fit. A nil *Settings is an error where free
@@ -100,7 +129,7 @@ type Settings struct {
 	// Restarts is the number of optimisations per subject, the best of
 	// which is kept: the first from the prior means, the others from draws
 	// of the priors with twice their SD (PCG(Seed, subject index)).
-	// Default 3.
+	// Default 3, at most MaxRestarts.
 	Restarts int
 	// Seed seeds the restarts' draws and the random streams of the
 	// agents' decisions (agent.StepRand(Seed, subject index, trial,
@@ -149,8 +178,8 @@ func (s *Settings) resolveParams(ps []agent.Param) ([]agent.Param, []Prior, erro
 	switch {
 	case len(s.Free) == 0:
 		return nil, nil, errors.New("fit: Settings.Free: no free parameter")
-	case s.Restarts < 1:
-		return nil, nil, fmt.Errorf("fit: Settings.Restarts: %d, want >= 1", s.Restarts)
+	case s.Restarts < 1 || s.Restarts > MaxRestarts:
+		return nil, nil, fmt.Errorf("fit: Settings.Restarts: %d, want 1..%d", s.Restarts, MaxRestarts)
 	case s.MaxEvaluations < 1:
 		return nil, nil, fmt.Errorf("fit: Settings.MaxEvaluations: %d, want >= 1", s.MaxEvaluations)
 	case s.Jobs < 1:
@@ -171,11 +200,8 @@ func (s *Settings) resolveParams(ps []agent.Param) ([]agent.Param, []Prior, erro
 		free[i] = p
 		priors[i] = DefaultPrior(p)
 		if pr, ok := s.Priors[name]; ok {
-			if math.IsNaN(pr.Mean) || math.IsInf(pr.Mean, 0) {
-				return nil, nil, fmt.Errorf("fit: Settings.Priors[%s]: mean %v, want finite (on the %s scale)", name, pr.Mean, scaleName(p.Domain))
-			}
-			if !(pr.SD > 0) || math.IsInf(pr.SD, 0) {
-				return nil, nil, fmt.Errorf("fit: Settings.Priors[%s]: SD %v, want finite > 0", name, pr.SD)
+			if err := pr.Check(); err != nil {
+				return nil, nil, fmt.Errorf("fit: Settings.Priors[%s]: %v", name, err)
 			}
 			priors[i] = pr
 		}

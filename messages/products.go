@@ -165,7 +165,11 @@ func Contract(w Tensor, vecs [][]float64) float64 {
 
 // Outer writes the generalized outer product ⊗[vecs...] (paper Appendix A)
 // into dst, row-major over the shape (len(vecs[0]), ..., len(vecs[n-1])).
-// dst is allocated when nil. It does not allocate when dst is given.
+// dst is allocated when nil. It does not allocate when dst is given. It
+// panics (with a "messages: " message) when dst is given and its length is
+// not the product of the vector lengths, or when there are no vectors or
+// more than 16 (AddOuter): programming errors, as an index out of range
+// of a slice is.
 func Outer(dst []float64, vecs ...[]float64) []float64 {
 	n := 1
 	for _, v := range vecs {

@@ -80,9 +80,13 @@ func (a *Agent) infer(ctx context.Context) error {
 // 1), Q(u) = σ(−γ G)(u) the root's distribution over joint actions; its
 // Values are "G" (Result.G), "risk", "ambiguity" (the first step's),
 // "novelty" (with Options.Novelty) and "q_u" (Q); its Detail the *Result.
+// A nil rng is an error, whatever the choice rule (as aci's and btai's).
 func (a *Agent) Decide(ctx context.Context, rng *rand.Rand) (*agent.Decision, error) {
 	if !a.inTrial {
 		return nil, errors.New("Decide: no trial in progress (call Reset)")
+	}
+	if rng == nil {
+		return nil, errors.New("si: Decide with a nil random stream")
 	}
 	model, err := a.past.ExpectedModel()
 	if err != nil {

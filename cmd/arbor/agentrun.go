@@ -176,6 +176,7 @@ func (r *agentRun) run(stdout io.Writer) error {
 	var sum runSummary
 	err := agent.RunAgents(ctx, &set, r.newAg, r.env, func(u agent.Unit, ep *agent.Episode) error {
 		sum.Episodes++
+		unitDone()
 		r.prog.episode()
 		sum.PlanningSeconds += ep.PlanningSeconds
 		sum.Actions += ep.NumActions()
@@ -219,7 +220,7 @@ func (r *agentRun) run(stdout io.Writer) error {
 			return err
 		}
 	}
-	if r.plot != nil {
+	if r.plot != nil && interrupted == nil { // interrupted: no file is replaced
 		if err := r.plot.write(); err != nil {
 			return err
 		}

@@ -77,6 +77,9 @@ func runBTAIPlan(args []string, stdout io.Writer) error {
 	if view.factors && *dotFile == "" {
 		return badInput("--dot-factors: needs --dot FILE (--plot draws the tree of states)")
 	}
+	if err := checkFiles(output.In("--model", *model), output.Out("--dot", *dotFile), output.Out("--plot", *plotFile)); err != nil {
+		return err
+	}
 	m, err := loadPOMDP(*model)
 	if err != nil {
 		return err

@@ -186,6 +186,13 @@ func runFitVerb(c *plannerCmd, args []string, stdout io.Writer) error {
 	if err := opts.Check(); err != nil {
 		return asInput(err)
 	}
+	named := []output.NamedFile{output.In("--model", *ff.model), output.In("--data", *ff.data)}
+	for _, path := range strings.Split(*ff.compare, ",") {
+		named = append(named, output.In("--compare", path))
+	}
+	if err := checkFiles(named...); err != nil {
+		return err
+	}
 	m, err := loadPOMDP(*ff.model)
 	if err != nil {
 		return err
@@ -301,6 +308,7 @@ func (r *fitRun) run(stdout io.Writer) error {
 	err = fit.Subjects(ctx, r.fac, r.m, recs, r.set, func(res *fit.Result) error {
 		g.Add(res)
 		evidence = append(evidence, res.LogEvidence)
+		unitDone()
 		switch {
 		case r.asJSON:
 			return enc.Encode(fitRow(res))

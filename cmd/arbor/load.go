@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/arbor-ai/arbor/envs"
+	"github.com/arbor-ai/arbor/internal/output"
 	"github.com/arbor-ai/arbor/pomdp"
 )
 
@@ -71,30 +72,15 @@ func readFile(what, path string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := openInput(path)
-	if errors.Is(err, os.ErrDeadlineExceeded) {
-		return nil, badInput("%s: cannot read: nothing to read after %v (a FIFO without a writer?)", what, readTimeout)
-	}
+	f, st, err := openFile(what, path)
 	if err != nil {
-		why := err.Error()
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			why = pe.Err.Error() // the path is already in the message
-		}
-		return nil, badInput("%s: cannot read: %s", what, why)
+		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, badInput("%s: cannot read: %v", what, err)
-	}
 	tooBig := func() error {
 		return badInput("%s: cannot read: larger than the limit of %s (set %s to raise it)", what, sizeText(limit), maxInputEnv)
 	}
-	switch {
-	case st.IsDir():
-		return nil, badInput("%s: cannot read: is a directory, want a file", what)
-	case st.Mode().IsRegular() && st.Size() > limit:
+	if st.Mode().IsRegular() && st.Size() > limit {
 		return nil, tooBig()
 	}
 	// A FIFO or a device: bound the wait (files without deadlines, the
@@ -138,11 +124,59 @@ func readAll(r io.Reader, size int64) ([]byte, error) {
 	}
 }
 
+// openFile opens the input file path, named in errors by what: a missing
+// file ("-" is no name for standard input: /dev/stdin is), a directory or
+// a FIFO without a writer within readTimeout is bad input, "WHAT: cannot
+// read: WHY". The file is an input of the command: no output may replace
+// it (output.RecordInput).
+func openFile(what, path string) (*os.File, fs.FileInfo, error) {
+	f, err := openInput(path)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return nil, nil, badInput("%s: cannot read: nothing to read after %v (a FIFO without a writer?)", what, readTimeout)
+	}
+	if err != nil {
+		why := err.Error()
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			why = pe.Err.Error() // the path is already in the message
+		}
+		if path == "-" {
+			why += " (standard input is /dev/stdin)"
+		}
+		return nil, nil, badInput("%s: cannot read: %s", what, why)
+	}
+	st, err := f.Stat()
+	if err == nil && st.IsDir() {
+		err = errors.New("is a directory, want a file")
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, badInput("%s: cannot read: %v", what, err)
+	}
+	output.RecordInput(what, path)
+	return f, st, nil
+}
+
+// checkFiles refuses, before any work, an output that is one of the
+// command's inputs or another of its outputs (output.CheckDistinct, the
+// file of --shard among the outputs): bad input naming both flags.
+func checkFiles(files ...output.NamedFile) error {
+	if p := shardJob; p != nil && p.merge == nil {
+		files = append(files, output.Out("--out", p.file()))
+	}
+	if err := output.CheckDistinct(files...); err != nil {
+		return badInput("%v", err)
+	}
+	return nil
+}
+
 // openInput opens path for reading. Opening a FIFO blocks until a writer
 // opens it too, so it is opened on a goroutine and given up after
 // readTimeout (os.ErrDeadlineExceeded; the goroutine stays blocked until
-// the process exits, which follows the error).
+// the process exits, which follows the error). The file is an input of
+// the command (output.RecordInput).
 func openInput(path string) (*os.File, error) {
+	output.RecordInput(path, path)
 	st, err := os.Stat(path)
 	if err != nil || st.Mode()&fs.ModeNamedPipe == 0 {
 		return os.Open(path)

@@ -23,10 +23,10 @@
 //
 // Every command handles SIGINT and SIGTERM alike, at every stage (reading,
 // planning, writing, rendering): the work stops, what was finished before
-// the signal is written (the episodes, subjects or data sets, with the
-// summary line and the --plot and --subjects files of those), a figure
-// being rendered is abandoned (the renderer is killed), no output file is
-// left partial (each is complete or as it was), and stderr gets one line
+// the signal is written to standard output (the episodes, subjects or data
+// sets, with the summary line), a figure being rendered is abandoned (the renderer is
+// killed), no output file is replaced (each file a command writes is
+// renamed into place only when the command succeeds), and stderr gets one line
 // "arbor COMMAND: interrupted". A signal that arrives while the command
 // runs gives 130 or 143 even if the command then finishes. Work that
 // cannot stop at once is abandoned after interruptGrace. A second signal
@@ -43,6 +43,7 @@ import (
 	"os/signal"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -121,6 +122,23 @@ var cmdCtx = context.Background()
 // stage that can stop watches.
 func commandContext() context.Context { return cmdCtx }
 
+// interruptAt, set by the tests, interrupts the running command as SIGINT
+// would once it has finished that many units (unitDone): a test stops a
+// command mid-way in-process. interrupt is set by runCommand.
+var (
+	interruptAt int
+	units       atomic.Int64
+	interrupt   = func() {}
+)
+
+// unitDone counts a unit the command finished and written (an episode
+// run, a subject simulated, replayed or fitted), for interruptAt.
+func unitDone() {
+	if n := units.Add(1); interruptAt > 0 && n == int64(interruptAt) {
+		interrupt()
+	}
+}
+
 // interruptGrace is the time a command has after the first signal to
 // write what it finished and return; work that does not stop within it
 // (reading a large file, a write blocked on a full pipe) is abandoned and
@@ -170,6 +188,8 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 			}
 			ctx, cancel := context.WithCancelCause(sigCtx)
 			defer cancel(nil)
+			units.Store(0)
+			interrupt = func() { cancel(&output.Interrupted{Signal: syscall.SIGINT}) }
 			// Standard output that fails (a full disk; a closed pipe, whose
 			// SIGPIPE is caught so that the write returns EPIPE) stops the
 			// work and exits 1.
@@ -179,6 +199,10 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 			out := output.NewErrWriter(stdout, func(err error) { cancel(&stdoutError{err}) })
 			cmdCtx = ctx
 			defer func() { cmdCtx = context.Background() }()
+			// The files the command writes replace the old ones only
+			// when it succeeds (output.EndCommand below).
+			output.BeginCommand()
+			defer output.EndCommand(false)
 			err := c.run(args[1:], out)
 			var ue *usageError
 			var se *subcommandError
@@ -193,6 +217,9 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 				// Interrupted: whatever the work stopped on (a step of a
 				// replay, a renderer killed) reads as its own fault.
 				err = inSubcommand(sub, in)
+			}
+			if ferr := output.EndCommand(err == nil); ferr != nil {
+				err = inSubcommand(sub, ferr)
 			}
 			return report(stderr, prefix, err)
 		}

@@ -171,6 +171,13 @@ func runRecover(c *plannerCmd, args []string, stdout io.Writer) error {
 	if _, err := plotFormat(*plotFile); *plotFile != "" && err != nil {
 		return err
 	}
+	named := []output.NamedFile{output.In("--process", *sf.process), output.In("--params", *sf.params), output.Out("--plot", *plotFile)}
+	for _, p := range paths {
+		named = append(named, output.In(modelsFlagName(len(paths)), p))
+	}
+	if err := checkFiles(named...); err != nil {
+		return err
+	}
 	if *plotFile != "" {
 		if err := checkOutputFile("--plot", *plotFile, false); err != nil {
 			return err
@@ -186,10 +193,7 @@ func runRecover(c *plannerCmd, args []string, stdout io.Writer) error {
 	models := make([]recoverModel, len(paths))
 	names := map[string]bool{}
 	for i, p := range paths {
-		flagName := "--model"
-		if len(paths) > 1 {
-			flagName = "--models"
-		}
+		flagName := modelsFlagName(len(paths))
 		sim, err := sf.simulationOf(p, flagName, plannerFactory(opts, flagName+" "+p), given)
 		if err != nil {
 			return err
@@ -246,6 +250,15 @@ func runRecover(c *plannerCmd, args []string, stdout io.Writer) error {
 	return recoverRun(stdout, models, set, agent.Workers(opts, models[0].sim.m, *sf.jobs), prov, *plotFile, *asJSON)
 }
 
+// modelsFlagName is the flag that named the models of a recovery of n
+// models.
+func modelsFlagName(n int) string {
+	if n > 1 {
+		return "--models"
+	}
+	return "--model"
+}
+
 // recoverLine is one subject of recover --json.
 type recoverLine struct {
 	Kind    string                  `json:"kind"`
@@ -285,6 +298,7 @@ func recoverRun(stdout io.Writer, models []recoverModel, set *fit.Settings, jobs
 		sim.jobs = jobs
 		err := sim.run(ctx, func(_ int, s *simSubject) error {
 			subs = append(subs, &recoverSubject{gen: g, sub: s, fits: make([]*fit.Result, len(models))})
+			unitDone()
 			return nil
 		})
 		if err != nil {
@@ -318,6 +332,7 @@ func recoverRun(stdout io.Writer, models []recoverModel, set *fit.Settings, jobs
 			return nil
 		}
 		finished = append(finished, s)
+		unitDone()
 		if asJSON {
 			return enc.Encode(recoverRecord(models, s))
 		}
@@ -355,7 +370,7 @@ func recoverRun(stdout io.Writer, models []recoverModel, set *fit.Settings, jobs
 			bms = append(bms, r)
 		}
 	}
-	if plotFile != "" {
+	if plotFile != "" && interrupted == nil {
 		if err := recoverPlot(plotFile, models, finished, counts); err != nil {
 			return err
 		}

@@ -77,6 +77,9 @@ func runReplay(c *plannerCmd, args []string, stdout io.Writer) error {
 	if err := opts.Check(); err != nil {
 		return asInput(err)
 	}
+	if err := checkFiles(output.In("--model", *model), output.In("--data", *data), output.Out("--subjects", *subjects)); err != nil {
+		return err
+	}
 	m, err := loadPOMDP(*model)
 	if err != nil {
 		return err
@@ -143,8 +146,8 @@ func (r *replayRun) run(stdout io.Writer) error {
 		return r.sharded(stdout, recs) // --shard, or arbor merge (shard.go)
 	}
 	// The table of --subjects is complete or absent: it replaces the file
-	// at the end, with the subjects replayed (all of them, or those
-	// finished before an interrupt, as the output).
+	// when every subject has been replayed (an interrupt leaves the old
+	// file).
 	var table *csv.Writer
 	var tf *output.AtomicFile
 	if r.subjects != "" {
@@ -176,6 +179,7 @@ func (r *replayRun) run(stdout io.Writer) error {
 	}, func(k int, s *replaySubject) error {
 		total += s.ll
 		choices += s.n
+		unitDone()
 		if table != nil {
 			if err := table.Write([]string{s.rec.Subject, csvFloat(s.ll), strconv.Itoa(s.n)}); err != nil {
 				return fmt.Errorf("--subjects %s: %w", r.subjects, err)
@@ -206,7 +210,7 @@ func (r *replayRun) run(stdout io.Writer) error {
 			return err
 		}
 	}
-	if table != nil {
+	if table != nil && interrupted == nil {
 		table.Flush()
 		if err := table.Error(); err != nil {
 			return fmt.Errorf("--subjects %s: %w", r.subjects, err)
@@ -355,9 +359,10 @@ func (r *replayRun) writeJSON(enc *json.Encoder, s *replaySubject) error {
 // readSubjects reads every subject of the recorded-behaviour file path
 // (--data) for model m, within the input limit (ARBOR_MAX_INPUT), and
 // returns them with the file's provenance entry (its SHA-256). A fault of
-// the file is bad input naming --data and the line.
+// the file (one that cannot be opened, a fault of a line, no subject) is
+// bad input naming --data.
 func readSubjects(path string, m *pomdp.Model) ([]behaviour.SubjectRecord, output.File, error) {
-	f, err := openInput(path)
+	f, _, err := openFile("--data "+path, path)
 	if err != nil {
 		return nil, output.File{}, err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/envs"
+	"github.com/arbor-ai/arbor/internal/output"
 )
 
 // runView is how `arbor X run` shows one planner's episodes: the parts of
@@ -138,6 +139,10 @@ func runRun(c *plannerCmd, args []string, stdout io.Writer) error {
 	case *mazeFile != "" && given["seed"] && !c.p.Draws && flagText(fs, "select") == "argmax":
 		// A maze is deterministic, and so is the argmax rule.
 		return badInput("--seed: a --maze run with --select argmax draws nothing (the maze is deterministic; --select sample draws the actions)")
+	}
+	if err := checkFiles(output.In("--maze", *mazeFile), output.In("--model", *model), output.In("--process", *process),
+		output.Out("--dot", *dotFile), output.Out("--plot", *plotFlags.file)); err != nil {
+		return err
 	}
 	r := &agentRun{command: command, view: view, fs: fs, asJSON: *asJSON, asCSV: *asCSV}
 	source := "--maze " + *mazeFile

@@ -164,6 +164,9 @@ func withShard(name string, run func(args []string, stdout io.Writer) error) fun
 	}
 }
 
+// file is the shard's file, DIR/shard-k-of-n.jsonl.
+func (p *shardPlan) file() string { return filepath.Join(p.dir, shard.FileName(p.res.K, p.res.N)) }
+
 // shardOut is a shard file being written.
 type shardOut struct {
 	w     *shard.Writer
@@ -185,7 +188,7 @@ func (p *shardPlan) start(command string, prov output.Provenance, total int, uni
 		return nil, err
 	}
 	k, n := p.res.K, p.res.N
-	file := filepath.Join(p.dir, shard.FileName(k, n))
+	file := p.file()
 	limit, err := maxInput()
 	if err != nil {
 		return nil, err

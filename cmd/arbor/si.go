@@ -62,6 +62,9 @@ func runSIPlan(args []string, stdout io.Writer) error {
 	case given["dot-depth"] && *dotDepth < 1:
 		return badInput("--dot-depth: %d, want >= 1", *dotDepth)
 	}
+	if err := checkFiles(output.In("--model", *model), output.Out("--dot", *dotFile)); err != nil {
+		return err
+	}
 	m, err := loadPOMDP(*model)
 	if err != nil {
 		return err

@@ -287,8 +287,8 @@ func writeTruth(w io.Writer, names []string, subjects []*simSubject) error {
 }
 
 // simulateWrite runs sim and writes the behaviour (to out, or stdout when
-// out is "") and the truth table, both complete or absent (an interrupt
-// writes the subjects finished before it).
+// out is "") and the truth table, both complete or absent: an interrupt
+// writes the subjects finished before it to standard output, and no file.
 func simulateWrite(stdout io.Writer, sim *simulation, prov output.Provenance, out, truth string, asJSON bool) error {
 	for _, f := range [][2]string{{"-o", out}, {"--truth", truth}} {
 		if f[1] != "" {
@@ -325,6 +325,7 @@ func simulateWrite(stdout io.Writer, sim *simulation, prov output.Provenance, ou
 		for _, t := range sub.rec.Trials {
 			choices += len(t.Actions)
 		}
+		unitDone()
 		return w.WriteSubject(&sub.rec)
 	})
 	var interrupted error
@@ -336,6 +337,11 @@ func simulateWrite(stdout io.Writer, sim *simulation, prov output.Provenance, ou
 	}
 	if err := w.Flush(); err != nil {
 		return err
+	}
+	if interrupted != nil {
+		// Standard output has the subjects finished; neither file is
+		// replaced (both complete or absent).
+		return interrupted
 	}
 	if err := writeTruth(tf, sim.names, done); err != nil {
 		return fmt.Errorf("--truth %s: %w", truth, err)
@@ -395,6 +401,10 @@ func runSimulate(c *plannerCmd, args []string, stdout io.Writer) error {
 	}
 	if err := opts.Check(); err != nil {
 		return asInput(err)
+	}
+	if err := checkFiles(output.In("--model", *sf.model), output.In("--process", *sf.process), output.In("--params", *sf.params),
+		output.Out("-o", *out), output.Out("--truth", *truth)); err != nil {
+		return err
 	}
 	sim, err := sf.simulation(plannerFactory(opts, "--model "+*sf.model), agent.Given(fs))
 	if err != nil {

@@ -138,6 +138,13 @@ func runSweep(args []string, stdout io.Writer) error {
 			return err
 		}
 		plan.args = append([]string{"sweep"}, rest...)
+		named := []output.NamedFile{output.Out("--out", plan.file())}
+		for _, f := range files {
+			named = append(named, output.In(f[0], f[1]))
+		}
+		if err := output.CheckDistinct(named...); err != nil {
+			return badInput("%v", err)
+		}
 		out, err := plan.start("sweep", prov, n, "point", nil)
 		if out == nil || err != nil {
 			return err

@@ -26,6 +26,10 @@ import (
 // Every AtomicFile not yet committed or aborted is registered, so that
 // RemoveTemporaryFiles (run when a second signal ends the process) can
 // remove it.
+//
+// Within a command (BeginCommand), Commit readies the file and the rename
+// waits for EndCommand, so that a command that fails or is interrupted
+// after writing some of its files leaves every old file as it was.
 type AtomicFile struct {
 	f    *os.File
 	path string // the target, symbolic links resolved
@@ -42,7 +46,9 @@ var open = struct {
 
 // CreateFile starts writing the output file path. The error, a
 // *fs.PathError naming path, is that of creating a file in its directory
-// (a missing directory, no permission) or that path is a directory.
+// (a missing directory, no permission), that path is a directory, or (an
+// *InputError) that path is an input of the running command
+// (RecordInput).
 func CreateFile(path string) (*AtomicFile, error) {
 	target, st, err := resolve(path)
 	if err != nil {
@@ -103,7 +109,7 @@ func CheckCreatable(path string) error {
 
 // resolve returns the file path names (following symbolic links, so that
 // a link keeps pointing at the new file) and its FileInfo, nil when it does
-// not exist. A directory is an error.
+// not exist. A directory and an input of the running command are errors.
 func resolve(path string) (string, fs.FileInfo, error) {
 	target := path
 	if real, err := filepath.EvalSymlinks(path); err == nil {
@@ -117,6 +123,10 @@ func resolve(path string) (string, fs.FileInfo, error) {
 		return "", nil, &fs.PathError{Op: "stat", Path: path, Err: unwrapPath(err)}
 	case st.IsDir():
 		return "", nil, &fs.PathError{Op: "open", Path: path, Err: errors.New("is a directory")}
+	case st.Mode().IsRegular():
+		if err := inputAt(st); err != nil {
+			return "", nil, &fs.PathError{Op: "open", Path: path, Err: err}
+		}
 	}
 	return target, st, nil
 }
@@ -158,25 +168,38 @@ func (f *AtomicFile) Path() string { return f.path }
 
 // Commit makes the written bytes the target's: it syncs the temporary file
 // to disk, closes it and renames it over the target (then syncs the
-// directory). On an error the temporary file is removed and the target is
+// directory); within a command (BeginCommand) the rename waits for
+// EndCommand. On an error the temporary file is removed and the target is
 // as it was. Commit after Commit or Abort does nothing.
 func (f *AtomicFile) Commit() error {
 	if f.done {
 		return nil
 	}
 	f.done = true
-	defer f.unregister()
 	if f.tmp == "" {
+		defer f.unregister()
 		return f.f.Close()
 	}
 	err := f.f.Sync()
 	if cerr := f.f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		err = os.Rename(f.tmp, f.path)
-	}
 	if err != nil {
+		os.Remove(f.tmp)
+		f.unregister()
+		return err
+	}
+	if hold(f) {
+		return nil // renamed by EndCommand, and unregistered then
+	}
+	defer f.unregister()
+	return f.rename()
+}
+
+// rename renames the closed temporary file over the target and syncs the
+// directory; on an error the temporary file is removed.
+func (f *AtomicFile) rename() error {
+	if err := os.Rename(f.tmp, f.path); err != nil {
 		os.Remove(f.tmp)
 		return err
 	}
@@ -209,7 +232,8 @@ func (f *AtomicFile) unregister() {
 }
 
 // RemoveTemporaryFiles removes the temporary file of every AtomicFile neither
-// committed nor aborted: what a process about to exit at once (at a second
+// committed nor aborted, and of every file a command made ready whose
+// rename waits for EndCommand: what a process about to exit at once (at a second
 // signal) does so that it leaves no partial file behind.
 func RemoveTemporaryFiles() {
 	open.Lock()

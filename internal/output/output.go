@@ -3,7 +3,9 @@
 // learned concentrations keyed by factor and modality name, the names of
 // actions and observations, the provenance line that begins a run's
 // machine output, and the version. It also holds how the command writes
-// safely: output files written whole or not at all (CreateFile), Graphviz
+// safely: output files written whole or not at all (CreateFile), never
+// over an input or another output (CheckDistinct, RecordInput) and put in
+// place only when the command succeeds (BeginCommand, EndCommand), Graphviz
 // run bounded and killable (Render), SIGINT and SIGTERM turned into a
 // cancelled context (NotifyContext), standard output's first write error
 // kept (ErrWriter) and long error lines cut (Shorten).

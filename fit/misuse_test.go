@@ -1,0 +1,34 @@
+package fit_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/arbor-ai/arbor/fit"
+	"github.com/arbor-ai/arbor/internal/misusetest"
+)
+
+// TestMisuse runs the misuses of the package's API: each refused with an
+// error naming the field, or with the panic its doc comment documents (a
+// programming error).
+func TestMisuse(t *testing.T) {
+	m, _, _, _ := pymdpTMaze(t)
+	ps := pymdpFactory.Params(m)
+	call := func(f func()) func() error { return func() error { f(); return nil } }
+	validate := func(s fit.Settings) func() error { return func() error { return s.Validate(ps) } }
+	misusetest.Run(t, "fit: ", []misusetest.Case{
+		{Name: "Group.Add(nil)", Call: call(func() { new(fit.Group).Add(nil) }), Msg: "nil *Result", Panics: "Group.Add", Says: "panics if r is nil"},
+		{Name: "10^9 restarts", Call: validate(fit.Settings{Free: []string{"alpha"}, Restarts: 1e9}), Msg: "Settings.Restarts: 1000000000, want 1..1000"},
+		{Name: "a prior mean outside the box", Call: validate(fit.Settings{Free: []string{"alpha"}, Priors: map[string]fit.Prior{"alpha": {Mean: 1e308, SD: 1e308}}}),
+			Msg: "Settings.Priors[alpha]: mean 1e+308"},
+		{Name: "a prior SD of 1e-300", Call: validate(fit.Settings{Free: []string{"alpha"}, Priors: map[string]fit.Prior{"alpha": {SD: 1e-300}}}),
+			Msg: "Settings.Priors[alpha]: SD 1e-300"},
+		{Name: "BMS of 101 models", Call: func() error { _, err := fit.BMS([][]float64{make([]float64, 101)}, nil); return err }, Msg: "101 models, want 2..100"},
+		{Name: "Confusion of rows and models that differ", Call: call(func() { fit.Confusion(2, []int{0}, nil) }), Msg: "1 generating models, 0 rows",
+			Panics: "Confusion", Says: "panics when gen and lme differ in length"},
+		{Name: "ExceedanceProbabilities of a count 0", Call: call(func() { fit.ExceedanceProbabilities([]float64{1, 0}) }), Msg: "alpha[1] = 0",
+			Panics: "ExceedanceProbabilities", Says: "panics when α has an entry that is not finite and > 0"},
+		{Name: "ExceedanceProbabilities of NaN", Call: call(func() { fit.ExceedanceProbabilities([]float64{math.NaN(), 1}) }), Msg: "alpha[0] = NaN",
+			Panics: "ExceedanceProbabilities", Says: "not finite and > 0"},
+	})
+}
