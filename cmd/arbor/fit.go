@@ -74,8 +74,8 @@ func (f *fitFlags) check() error {
 		return badInput("--free: missing (the parameters to fit, e.g. --free alpha or --free alpha,gamma)")
 	case *f.jobs < 1 || *f.jobs > 1024:
 		return badInput("--jobs: %d, want 1..1024", *f.jobs)
-	case *f.restarts < 1 || *f.restarts > 1000:
-		return badInput("--restarts: %d, want 1..1000", *f.restarts)
+	case *f.restarts < 1 || *f.restarts > fit.MaxRestarts:
+		return badInput("--restarts: %d, want 1..%d", *f.restarts, fit.MaxRestarts)
 	case *f.asJSON && *f.asCSV:
 		return badInput("--json and --csv: give one")
 	case *f.compare != "" && *f.asCSV:
@@ -123,6 +123,9 @@ func (f *fitFlags) settings(agent string, ps []agent.Param) (*fit.Settings, erro
 		sd, err := strconv.ParseFloat(strings.TrimSpace(sdText), 64)
 		if err != nil || !(sd > 0) || math.IsInf(sd, 0) {
 			return nil, badInput("--prior %s: SD %q, want a finite number > 0", shortArg(raw), shortArg(sdText))
+		}
+		if err := (fit.Prior{Mean: mean, SD: sd}).Check(); err != nil {
+			return nil, badInput("--prior %s: %v", shortArg(raw), err)
 		}
 		if s.Priors == nil {
 			s.Priors = make(map[string]fit.Prior)
@@ -208,6 +211,9 @@ func runFitVerb(c *plannerCmd, args []string, stdout io.Writer) error {
 	set.Jobs = agent.Workers(opts, m, set.Jobs)
 	r := &fitRun{command: command, agent: c.p.Name, m: m, fac: fac, set: set, data: *ff.data, asJSON: *ff.asJSON, asCSV: *ff.asCSV}
 	files := [][2]string{{"--model", *ff.model}}
+	if n := len(strings.Split(*ff.compare, ",")); *ff.compare != "" && n >= fit.MaxBMSModels {
+		return badInput("--compare: %d files, at most %d (BMS compares at most %d models, this fit among them)", n, fit.MaxBMSModels-1, fit.MaxBMSModels)
+	}
 	if *ff.compare != "" {
 		for _, path := range strings.Split(*ff.compare, ",") {
 			fc, err := readFitOutput(path)
@@ -283,11 +289,23 @@ func (r *fitRun) run(stdout io.Writer) error {
 			}
 		}
 		if n == 0 {
-			return badInput("--data %s: subject %s has no choices to fit (every response is missing)", r.data, rec.Subject)
+			return badInput("--data %s: subject %s has no choices to fit (every response is missing)", r.data, output.Quote(rec.Subject))
 		}
 	}
 	if shardJob != nil {
 		return r.sharded(stdout, recs) // --shard, or arbor merge (shard.go)
+	}
+	// Every --compare file holds the subjects of the data, checked before
+	// the first fit.
+	for _, c := range r.compare {
+		for _, rec := range recs {
+			if _, ok := c.evidence[rec.Subject]; !ok {
+				return badInput("--compare %s: no line for subject %s of --data %s", c.path, output.Quote(rec.Subject), r.data)
+			}
+		}
+		if len(c.evidence) != len(recs) {
+			return badInput("--compare %s: %d subjects, --data %s has %d (the fits must be of the same subjects)", c.path, len(c.evidence), r.data, len(recs))
+		}
 	}
 	ctx := commandContext()
 	enc := json.NewEncoder(stdout)
@@ -391,7 +409,7 @@ func fitNum(v float64) string {
 // fitText is a subject's line of the human output.
 func fitText(res *fit.Result) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "subject %s:", res.Subject)
+	fmt.Fprintf(&b, "subject %s:", output.Quote(res.Subject))
 	for i, e := range res.Params {
 		if i > 0 {
 			b.WriteByte(',')
@@ -445,7 +463,7 @@ func fitError(err error, data string, recs []behaviour.SubjectRecord) error {
 		return err
 	}
 	if errors.Is(se.Err, fit.ErrNoChoices) {
-		return badInput("--data %s: subject %s has no choices to fit (every response is missing)", data, se.Subject)
+		return badInput("--data %s: subject %s has no choices to fit (every response is missing)", data, output.Quote(se.Subject))
 	}
 	if errors.Is(se.Err, agent.ErrDeterministic) {
 		return badInput("the agent's choice rule is deterministic: it gives no probability to score a recorded choice with")
@@ -454,10 +472,10 @@ func fitError(err error, data string, recs []behaviour.SubjectRecord) error {
 	if errors.As(se.Err, &st) && se.Index >= 0 && se.Index < len(recs) && se.Trial >= 0 && se.Trial < len(recs[se.Index].Trials) {
 		tr := recs[se.Index].Trials[se.Trial]
 		if st.Step < len(tr.Lines) {
-			return badInput("--data %s:%d: subject %s, trial %d, step %d: %v", data, tr.Lines[st.Step], se.Subject, tr.Trial, st.Step, st.Err)
+			return badInput("--data %s:%d: subject %s, trial %d, step %d: %v", data, tr.Lines[st.Step], output.Quote(se.Subject), tr.Trial, st.Step, st.Err)
 		}
 	}
-	return badInput("--data %s: subject %s: %v", data, se.Subject, se.Err)
+	return badInput("--data %s: subject %s: %v", data, output.Quote(se.Subject), se.Err)
 }
 
 // fitCompared is the output of another fit (--compare): its label and the
@@ -471,7 +489,7 @@ type fitCompared struct {
 // readFitOutput reads the output of fit --json at path.
 func readFitOutput(path string) (fitCompared, error) {
 	c := fitCompared{path: path, evidence: make(map[string]float64)}
-	raw, err := readInput("--compare", path)
+	raw, err := readInput("compare", path)
 	if err != nil {
 		return c, err
 	}
@@ -500,14 +518,14 @@ func readFitOutput(path string) (fitCompared, error) {
 		case v.Group != nil:
 		case v.Subject != nil:
 			if string(v.LogEvidence) == "null" || len(v.LogEvidence) == 0 {
-				return c, badInput("--compare %s:%d: subject %s has no log evidence (%s)", path, i+1, shortArg(*v.Subject), fitWhy(v.Reason))
+				return c, badInput("--compare %s:%d: subject %s has no log evidence (%s)", path, i+1, shortArg(output.Quote(*v.Subject)), fitWhy(v.Reason))
 			}
 			x, err := strconv.ParseFloat(string(v.LogEvidence), 64)
 			if err != nil {
 				return c, badInput("--compare %s:%d: log_evidence %s, want a number", path, i+1, shortArg(string(v.LogEvidence)))
 			}
 			if _, dup := c.evidence[*v.Subject]; dup {
-				return c, badInput("--compare %s:%d: subject %s twice", path, i+1, shortArg(*v.Subject))
+				return c, badInput("--compare %s:%d: subject %s twice", path, i+1, shortArg(output.Quote(*v.Subject)))
 			}
 			c.evidence[*v.Subject] = x
 		default:
@@ -550,23 +568,14 @@ func (r *fitRun) compareModels(stdout io.Writer, enc *json.Encoder, recs []behav
 	sums := make([]float64, len(labels))
 	for i, rec := range recs {
 		if math.IsNaN(evidence[i]) {
-			return badInput("--compare: subject %s has no log evidence in this fit (no Laplace approximation: see its line)", rec.Subject)
+			return badInput("--compare: subject %s has no log evidence in this fit (no Laplace approximation: see its line)", output.Quote(rec.Subject))
 		}
 		lme[i] = []float64{evidence[i]}
 		for _, c := range r.compare {
-			x, ok := c.evidence[rec.Subject]
-			if !ok {
-				return badInput("--compare %s: no line for subject %s", c.path, rec.Subject)
-			}
-			lme[i] = append(lme[i], x)
+			lme[i] = append(lme[i], c.evidence[rec.Subject]) // every subject is there (run)
 		}
 		for k, x := range lme[i] {
 			sums[k] += x
-		}
-	}
-	for _, c := range r.compare {
-		if len(c.evidence) != len(recs) {
-			return badInput("--compare %s: %d subjects, this fit has %d (the fits must be of the same subjects)", c.path, len(c.evidence), len(recs))
 		}
 	}
 	b, err := fit.BMS(lme, nil)

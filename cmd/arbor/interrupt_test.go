@@ -244,7 +244,9 @@ type interruptCase struct {
 
 // runJSONOutput checks the --json output of aci run and btai run: every
 // line JSON, and when interrupted a summary counting the records written;
-// the --plot file is replaced only when an episode was written.
+// the --plot file is replaced only when an episode was written (and the
+// run finished: interruptTrial checks that no file of an interrupted
+// command is replaced).
 func runJSONOutput(t *testing.T, out string, interrupted bool, changed map[string]string) {
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 	records := 0
@@ -278,7 +280,8 @@ func runJSONOutput(t *testing.T, out string, interrupted bool, changed map[strin
 // render. Every time: exit status 130 or
 // 143 (0 if the command finished first), one line "interrupted" on
 // stderr, every output file either complete or the previous one (never
-// part of one), no temporary file left, no renderer left running (each
+// part of one; the previous one whenever the command was interrupted),
+// no temporary file left, no renderer left running (each
 // renderer's process id is recorded by a dot wrapper on PATH), and the
 // records written before the signal with their summary. It logs the time
 // from the signal to the exit, the longest and the median.
@@ -494,6 +497,9 @@ func interruptTrial(t *testing.T, bin, path string, c interruptCase, sig syscall
 		}
 		if finished && what != "new" {
 			t.Errorf("%s finished but %s is %s", c.name, f, what)
+		}
+		if interrupted && what == "new" {
+			t.Errorf("%s: %v after %v: interrupted, but %s was replaced (a file is renamed into place only when the command succeeds)", c.name, sig, delay, f)
 		}
 	}
 	if tmp, _ := filepath.Glob(filepath.Join(dir, ".*.tmp")); len(tmp) > 0 {

@@ -24,10 +24,10 @@
 // Every command handles SIGINT and SIGTERM alike, at every stage (reading,
 // planning, writing, rendering): the work stops, what was finished before
 // the signal is written to standard output (the episodes, subjects or data
-// sets, with the summary line), a figure being rendered is abandoned (the renderer is
-// killed), no output file is replaced (each file a command writes is
-// renamed into place only when the command succeeds), and stderr gets one line
-// "arbor COMMAND: interrupted". A signal that arrives while the command
+// sets, with the summary line), a figure being rendered is abandoned (the
+// renderer is killed), no output file is replaced (each file a command
+// writes is renamed into place only when the command succeeds), and stderr
+// gets one line "arbor COMMAND: interrupted". A signal that arrives while the command
 // runs gives 130 or 143 even if the command then finishes. Work that
 // cannot stop at once is abandoned after interruptGrace. A second signal
 // ends the process at once, with the same statuses.

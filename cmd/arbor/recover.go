@@ -108,6 +108,9 @@ func parsePriors(list []string) (map[string]fit.Prior, error) {
 		case err2 != nil || !(sd > 0) || math.IsInf(sd, 0):
 			return nil, badInput("--prior %s: SD %q, want finite > 0", s, sds)
 		}
+		if err := (fit.Prior{Mean: mean, SD: sd}).Check(); err != nil {
+			return nil, badInput("--prior %s: %v", s, err)
+		}
 		name = strings.TrimSpace(name)
 		if _, dup := out[name]; dup {
 			return nil, badInput("--prior %s: %s given twice", s, name)
@@ -150,8 +153,8 @@ func runRecover(c *plannerCmd, args []string, stdout io.Writer) error {
 			}
 			paths = append(paths, p)
 		}
-		if len(paths) < 2 {
-			return badInput("--models %s: want at least 2 files (one model: --model)", *modelsFlag)
+		if len(paths) < 2 || len(paths) > fit.MaxBMSModels {
+			return badInput("--models: %d files, want 2..%d (one model: --model)", len(paths), fit.MaxBMSModels)
 		}
 	case *sf.model == "":
 		return badInput("--model: missing (the agents' POMDP file; --models for several)")
@@ -230,7 +233,11 @@ func runRecover(c *plannerCmd, args []string, stdout io.Writer) error {
 			continue
 		}
 		if (d.Kind == "lognormal" || d.Kind == "logitnormal") && d.B > 0 {
-			priors[d.Param.Name] = fit.Prior{Mean: d.A, SD: d.B}
+			pr := fit.Prior{Mean: d.A, SD: d.B}
+			if err := pr.Check(); err != nil {
+				return badInput("--draw %s: as the prior of the fit (no --prior %s given): %v", d.String(), d.Param.Name, err)
+			}
+			priors[d.Param.Name] = pr
 		}
 	}
 	set := &fit.Settings{Free: free, Priors: priors, Restarts: *restarts, Seed: *sf.seed}

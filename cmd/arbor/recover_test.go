@@ -181,7 +181,7 @@ func TestRecoverBadInput(t *testing.T) {
 		{append(base, "--free", "alpha", "--restarts", "0"), "--restarts: 0, want 1..100"},
 		{append(base, "--free", "alpha", "--plot", "r.gif"), "--plot r.gif: unknown ending, want .svg, .pdf or .png"},
 		{append(base, "--free", "alpha", "--models", simModel+","+simUniform), "--model and --models: give one"},
-		{[]string{"aci", "recover", "--models", simModel, "--horizon", "1", "--free", "alpha"}, "want at least 2 files"},
+		{[]string{"aci", "recover", "--models", simModel, "--horizon", "1", "--free", "alpha"}, "1 files, want 2..100 (one model: --model)"},
 		{[]string{"aci", "recover", "--models", simModel + ",../../examples/pomdp/tiger.json", "--horizon", "1", "--free", "alpha"}, "--models: ../../examples/pomdp/tmaze.json and ../../examples/pomdp/tiger.json:"},
 		{[]string{"aci", "recover", "--models", simModel + "," + simUniform, "--horizon", "1", "--free", "eta"}, `tmaze-uniform.json: parameter "eta": the agent has`},
 	} {

@@ -191,7 +191,7 @@ func (r *replayRun) run(stdout io.Writer) error {
 		case r.asCSV:
 			return r.writeCSV(csvw, s)
 		}
-		fmt.Fprintf(stdout, "subject %s: log-likelihood %.6f over %d choices\n", s.rec.Subject, s.ll, s.n)
+		fmt.Fprintf(stdout, "subject %s: log-likelihood %.6f over %d choices\n", output.Quote(s.rec.Subject), s.ll, s.n)
 		return nil
 	})
 	var interrupted error
@@ -255,9 +255,9 @@ func (r *replayRun) subject(ctx context.Context, k int, rec behaviour.SubjectRec
 			}
 			var se *agent.StepError
 			if errors.As(err, &se) && se.Step < len(tr.Lines) {
-				return nil, badInput("--data %s:%d: subject %s, trial %d, step %d: %v", r.data, tr.Lines[se.Step], rec.Subject, tr.Trial, se.Step, se.Err)
+				return nil, badInput("--data %s:%d: subject %s, trial %d, step %d: %v", r.data, tr.Lines[se.Step], output.Quote(rec.Subject), tr.Trial, se.Step, se.Err)
 			}
-			return nil, fmt.Errorf("subject %s, trial %d: %w", rec.Subject, tr.Trial, err)
+			return nil, fmt.Errorf("subject %s, trial %d: %w", output.Quote(rec.Subject), tr.Trial, err)
 		}
 		s.trials = append(s.trials, rt)
 		s.ll += rt.LogLikelihood
@@ -383,6 +383,9 @@ func readSubjects(path string, m *pomdp.Model) ([]behaviour.SubjectRecord, outpu
 			return nil, output.File{}, badInput("--data %s", strings.TrimPrefix(err.Error(), "behaviour: "))
 		}
 		recs = append(recs, *rec)
+	}
+	if len(recs) == 0 {
+		return nil, output.File{}, badInput("--data %s: no subjects (want the header and a row per step; docs/behaviour.md)", path)
 	}
 	return recs, output.File{Flag: "--data", Path: path, SHA256: sum.Sum()}, nil
 }

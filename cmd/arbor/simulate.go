@@ -39,17 +39,18 @@ type simSubject struct {
 // parameters, running its trials in order (learning between them) in the
 // world.
 type simulation struct {
-	m, world *pomdp.Model
-	factory  agent.Factory
-	names    []string             // the parameters that vary (columns of the truth table), in declared order
-	draws    []fit.Draw           // --draw, in declared order
-	table    []map[string]float64 // --params: one row per subject
-	tnames   []string             // --params: the subjects' names
-	subjects int
-	trials   int
-	steps    int
-	seed     uint64
-	jobs     int
+	m, world   *pomdp.Model
+	factory    agent.Factory
+	names      []string             // the parameters that vary (columns of the truth table), in declared order
+	draws      []fit.Draw           // --draw, in declared order
+	table      []map[string]float64 // --params: one row per subject
+	tnames     []string             // --params: the subjects' names
+	paramsFile string               // --params
+	subjects   int
+	trials     int
+	steps      int
+	seed       uint64
+	jobs       int
 }
 
 // values returns subject k's parameters and name.
@@ -58,6 +59,18 @@ func (s *simulation) values(k int) (string, map[string]float64) {
 		return s.tnames[k], s.table[k]
 	}
 	return strconv.Itoa(k + 1), fit.DrawParams(s.draws, s.seed, k)
+}
+
+// source names where the subjects' parameters come from in errors.
+func (s *simulation) source() string {
+	if s.table != nil {
+		return "--params " + s.paramsFile
+	}
+	var specs []string
+	for _, d := range s.draws {
+		specs = append(specs, "--draw "+d.String())
+	}
+	return strings.Join(specs, " ")
 }
 
 // run simulates every subject, subjects in parallel (--jobs), and emits
@@ -74,7 +87,7 @@ func (s *simulation) run(ctx context.Context, emit func(k int, sub *simSubject) 
 		if err != nil {
 			// A draw the agent refuses (a lognormal far in its tail
 			// rounds to 0 or +Inf): bad input, naming the subject.
-			return nil, badInput("subject %s: its parameters %v: %s", name, v, trimLibPrefix(err))
+			return nil, badInput("%s: subject %s: its parameters %v: %s", s.source(), name, v, trimLibPrefix(err))
 		}
 		for i := range s.trials {
 			env := pomdp.NewProcess(s.world, agent.WorldRand(s.seed, k*s.trials+i))
@@ -113,7 +126,7 @@ func readParamsTable(path string, ps []agent.Param) (names []string, subjects []
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	r := csv.NewReader(strings.NewReader(string(data)))
+	r := csv.NewReader(strings.NewReader(strings.TrimPrefix(string(data), "\ufeff"))) // a UTF-8 BOM, as --data takes
 	recs, err := r.ReadAll()
 	if err != nil {
 		return nil, nil, nil, badInput("--params %s: %v", path, err)
@@ -243,6 +256,7 @@ func (f *simFlags) simulationOf(path, flagName string, factory func(m *pomdp.Mod
 	ps := fac.Params(m)
 	s := &simulation{m: m, world: world, factory: fac, subjects: *f.subjects, trials: *f.trials, steps: *f.steps, seed: *f.seed, jobs: *f.jobs}
 	if *f.params != "" {
+		s.paramsFile = *f.params
 		if s.names, s.tnames, s.table, err = readParamsTable(*f.params, ps); err != nil {
 			return nil, err
 		}
@@ -256,8 +270,11 @@ func (f *simFlags) simulationOf(path, flagName string, factory func(m *pomdp.Mod
 		}
 	}
 	// One agent with the first subject's values: a fault of the options
-	// is reported before any work.
-	_, v := s.values(0)
+	// is reported before any work, one of the values as theirs.
+	name, v := s.values(0)
+	if err := agent.CheckParams(ps, v, agent.ClosedLearning); err != nil {
+		return nil, badInput("%s: subject %s: %s", s.source(), name, trimLibPrefix(err))
+	}
 	if _, err := fac.NewAgent(m, v); err != nil {
 		return nil, badInput("%s %s: %v", flagName, path, err)
 	}

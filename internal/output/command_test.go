@@ -157,3 +157,16 @@ func TestRecordInput(t *testing.T) {
 		t.Errorf("left %v", tmp)
 	}
 }
+
+// TestQuote: a name of printable characters is written as it is; one with
+// a newline, a NUL, another control character or invalid UTF-8 is quoted.
+func TestQuote(t *testing.T) {
+	for in, want := range map[string]string{
+		"p01": "p01", "sujet é 1": "sujet é 1", "": "",
+		"p\n01": `"p\n01"`, "a\x00b": `"a\x00b"`, "tab\there": `"tab\there"`, "\xff": `"\xff"`, "\u202e": `"\u202e"`,
+	} {
+		if got := Quote(in); got != want {
+			t.Errorf("Quote(%q) = %s, want %s", in, got, want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package output
 import (
 	"fmt"
 	"strconv"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -32,4 +33,18 @@ func Cut(s string, n int) string {
 		n--
 	}
 	return s[:n]
+}
+
+// Quote returns s as it is when it is valid UTF-8 and every character is
+// printable (unicode.IsPrint: letters, marks, numbers, punctuation,
+// symbols and the ASCII space), else quoted as Go quotes a string
+// ("p\n01", "a\x00b"): a name read from a file (a subject's) cannot break
+// a line of the output, or hide a character in it.
+func Quote(s string) string {
+	for _, r := range s {
+		if r == utf8.RuneError || !unicode.IsPrint(r) {
+			return strconv.Quote(s)
+		}
+	}
+	return s
 }
