@@ -103,12 +103,11 @@ func (f *flags) Factory(m *pomdp.Model, source string) (agent.Factory, error) {
 
 // options checks the flags and returns the agent's options for model m.
 func (f *flags) options(m *pomdp.Model) (*AgentOptions, error) {
+	if err := f.Check(); err != nil {
+		return nil, err
+	}
 	given := agent.Given(f.fs)
 	switch {
-	case !given["horizon"]:
-		return nil, agent.Flagf("horizon", "missing (want the policy length T >= 1)")
-	case *f.horizon < 1:
-		return nil, agent.Flagf("horizon", "%d, want >= 1", *f.horizon)
 	case math.IsNaN(*f.gamma) || math.IsInf(*f.gamma, 0) || *f.gamma <= 0:
 		return nil, agent.Flagf("gamma", "%v, want finite > 0", *f.gamma)
 	case math.IsNaN(*f.beta) || math.IsInf(*f.beta, 0) || *f.beta <= 0:

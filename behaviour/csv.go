@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/arbor-ai/arbor/internal/jsonread"
 )
 
 // colKind is the role of a CSV column.
@@ -90,7 +92,7 @@ func (r *Reader) readHeader(line int) error {
 		hint := ""
 		for _, h := range r.header {
 			if strings.EqualFold(strings.TrimSpace(h), col) {
-				hint = fmt.Sprintf("; the header has %s", quote(h))
+				hint = fmt.Sprintf("; the header has %s", jsonread.Quote(h))
 				break
 			}
 		}
@@ -136,10 +138,10 @@ func (r *Reader) readCSVRow() (bool, error) {
 	}
 	var ok bool
 	if row.trial, ok = digits(rec[r.key[1]]); !ok || row.trial < 1 || row.trial >= 1<<62 {
-		return false, r.fault(line, "trial", "%s, want an integer >= 1", quote(rec[r.key[1]]))
+		return false, r.fault(line, "trial", "%s, want an integer >= 1", jsonread.Quote(rec[r.key[1]]))
 	}
 	if row.step, ok = digits(rec[r.key[2]]); !ok || row.step >= 1<<62 {
-		return false, r.fault(line, "step", "%s, want an integer >= 0", quote(rec[r.key[2]]))
+		return false, r.fault(line, "step", "%s, want an integer >= 0", jsonread.Quote(rec[r.key[2]]))
 	}
 	if err := r.sequence(); err != nil {
 		return false, err

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/arbor-ai/arbor/internal/jsonread"
 )
 
 // Error is a fault in recorded behaviour: the file, the line of the row,
@@ -59,47 +61,7 @@ func oneLine(s string) string {
 }
 
 // colText is a column name from the input as a message shows it.
-func colText(s string) string { return oneLine(shorten(s)) }
-
-// maxQuoted is the longest text, in bytes, that an error message quotes
-// from the input (a name, a value); longer text is cut so that one bad
-// field cannot make a megabyte-long error line (as package pomdp does).
-const maxQuoted = 40
-
-// shorten returns s, or its first maxQuoted bytes (cut at a rune
-// boundary) followed by "...(N bytes)" when s is longer.
-func shorten(s string) string {
-	if len(s) <= maxQuoted {
-		return s
-	}
-	cut := maxQuoted
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%s...(%d bytes)", s[:cut], len(s))
-}
-
-// quote is %q of shorten(s).
-func quote(s string) string {
-	if len(s) <= maxQuoted {
-		return strconv.Quote(s)
-	}
-	return strconv.Quote(shorten(s))
-}
-
-// nameList quotes the first few names, for an error message.
-func nameList(names []string) string {
-	const most = 4
-	var parts []string
-	for i, n := range names {
-		if i == most {
-			parts = append(parts, fmt.Sprintf("and %d more", len(names)-most))
-			break
-		}
-		parts = append(parts, quote(n))
-	}
-	return strings.Join(parts, ", ")
-}
+func colText(s string) string { return oneLine(jsonread.Shorten(s)) }
 
 // nameOr returns names[i], or i in decimal when there is no such name.
 func nameOr(names []string, i int) string {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/arbor-ai/arbor/internal/jsonread"
 )
 
 // jsonKV is one key and value of a JSON object, in order.
@@ -35,7 +37,7 @@ func (r *Reader) jsonObject(line int, where string, data []byte) ([]jsonKV, erro
 		return nil, bad(err)
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, r.fault(line, strings.TrimSuffix(where, "."), "want a JSON object, got %s", shorten(string(bytes.TrimSpace(data))))
+		return nil, r.fault(line, strings.TrimSuffix(where, "."), "want a JSON object, got %s", jsonread.Shorten(string(bytes.TrimSpace(data))))
 	}
 	var kvs []jsonKV
 	for dec.More() {
@@ -155,7 +157,7 @@ func (r *Reader) readJSONRow() (bool, error) {
 	}
 	k, s, _ := jsonScalar(subj)
 	if k != jsonString {
-		return false, r.fault(line, "subject", "%s, want a string", shorten(string(subj)))
+		return false, r.fault(line, "subject", "%s, want a string", jsonread.Shorten(string(subj)))
 	}
 	if s == "" {
 		return false, r.fault(line, "subject", "empty")
@@ -163,12 +165,12 @@ func (r *Reader) readJSONRow() (bool, error) {
 	row.subject = s
 	k, _, n := jsonScalar(trial)
 	if k != jsonIndex || n < 1 || n >= 1<<62 {
-		return false, r.fault(line, "trial", "%s, want an integer >= 1", shorten(string(trial)))
+		return false, r.fault(line, "trial", "%s, want an integer >= 1", jsonread.Shorten(string(trial)))
 	}
 	row.trial = n
 	k, _, n = jsonScalar(step)
 	if k != jsonIndex || n >= 1<<62 {
-		return false, r.fault(line, "step", "%s, want an integer >= 0", shorten(string(step)))
+		return false, r.fault(line, "step", "%s, want an integer >= 0", jsonread.Shorten(string(step)))
 	}
 	row.step = n
 	if err := r.sequence(); err != nil {
@@ -233,7 +235,7 @@ func (r *Reader) jsonOutcome(line, i int, raw json.RawMessage) error {
 	case jsonIndex:
 		o, msg = r.bm.outcomeIndex(i, n, s)
 	default:
-		msg = fmt.Sprintf("%s, want an outcome: %s", shorten(string(bytes.TrimSpace(raw))), r.bm.outWant[i])
+		msg = fmt.Sprintf("%s, want an outcome: %s", jsonread.Shorten(string(bytes.TrimSpace(raw))), r.bm.outWant[i])
 	}
 	if msg != "" {
 		return r.fault(line, field, "%s", msg)
@@ -285,7 +287,7 @@ func (r *Reader) jsonControl(line, k int, raw json.RawMessage) error {
 		kind, c, msg = r.bm.controlIndex(k, n, s)
 		text = s
 	default:
-		msg = fmt.Sprintf("%s, want a control: %s", shorten(string(bytes.TrimSpace(raw))), r.bm.ctlWant[k])
+		msg = fmt.Sprintf("%s, want a control: %s", jsonread.Shorten(string(bytes.TrimSpace(raw))), r.bm.ctlWant[k])
 	}
 	if msg != "" {
 		return r.fault(line, r.jsonCtlField(k), "%s", msg)
@@ -308,7 +310,7 @@ func (r *Reader) jsonAct(line int, raw json.RawMessage) error {
 		if t := bytes.TrimSpace(raw); string(t) == "{}" {
 			return nil
 		}
-		return r.fault(line, "u", "%s, but the model has no controllable factor (want u absent)", shorten(string(bytes.TrimSpace(raw))))
+		return r.fault(line, "u", "%s, but the model has no controllable factor (want u absent)", jsonread.Shorten(string(bytes.TrimSpace(raw))))
 	}
 	if !bm.named {
 		return r.jsonControl(line, 0, raw)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/arbor-ai/arbor/internal/jsonread"
 	"github.com/arbor-ai/arbor/pomdp"
 )
 
@@ -91,7 +92,7 @@ func wantText(names []string, also string, n int) string {
 			parts = append(parts, fmt.Sprintf("... (%d names)", len(names)))
 			break
 		}
-		parts = append(parts, oneLine(shorten(s)))
+		parts = append(parts, oneLine(jsonread.Shorten(s)))
 	}
 	if also != "" {
 		parts = append(parts, also)
@@ -136,12 +137,12 @@ func (bm *layout) outcome(i int, v string) (int, string) {
 	if n, ok := digits(v); ok {
 		return bm.outcomeIndex(i, n, v)
 	}
-	return 0, fmt.Sprintf("unknown outcome %s (want %s)", quote(v), bm.outWant[i])
+	return 0, fmt.Sprintf("unknown outcome %s (want %s)", jsonread.Quote(v), bm.outWant[i])
 }
 
 func (bm *layout) outcomeIndex(i, n int, text string) (int, string) {
 	if n >= bm.outN[i] {
-		return 0, fmt.Sprintf("outcome index %s out of range (want %s)", shorten(text), bm.outWant[i])
+		return 0, fmt.Sprintf("outcome index %s out of range (want %s)", jsonread.Shorten(text), bm.outWant[i])
 	}
 	return n, ""
 }
@@ -170,12 +171,12 @@ func (bm *layout) control(k int, v string) (actKind, int, string) {
 	if n, ok := digits(v); ok {
 		return bm.controlIndex(k, n, v)
 	}
-	return actNone, 0, fmt.Sprintf("unknown control %s (want %s)", quote(v), bm.ctlWant[k])
+	return actNone, 0, fmt.Sprintf("unknown control %s (want %s)", jsonread.Quote(v), bm.ctlWant[k])
 }
 
 func (bm *layout) controlIndex(k, n int, text string) (actKind, int, string) {
 	if n >= bm.ctlN[k] {
-		return actNone, 0, fmt.Sprintf("control index %s out of range (want %s)", shorten(text), bm.ctlWant[k])
+		return actNone, 0, fmt.Sprintf("control index %s out of range (want %s)", jsonread.Shorten(text), bm.ctlWant[k])
 	}
 	return actTaken, n, ""
 }
@@ -224,15 +225,15 @@ func (bm *layout) unknownColumn(h string) string {
 	}
 	nm := h[2:]
 	if h[0] == 'o' {
-		return fmt.Sprintf("no modality %s (modalities: %s)", quote(nm), nameList(bm.modNames))
+		return fmt.Sprintf("no modality %s (modalities: %s)", jsonread.Quote(nm), jsonread.NameList(bm.modNames))
 	}
 	for f := range bm.m.NumFactors() {
 		if bm.m.FactorName(f) == nm {
-			return fmt.Sprintf("factor %s is not controllable (it has one control)", quote(nm))
+			return fmt.Sprintf("factor %s is not controllable (it has one control)", jsonread.Quote(nm))
 		}
 	}
 	if len(bm.ctl) == 0 {
-		return fmt.Sprintf("no factor %s, and the model has no controllable factor", quote(nm))
+		return fmt.Sprintf("no factor %s, and the model has no controllable factor", jsonread.Quote(nm))
 	}
-	return fmt.Sprintf("no controllable factor %s (controllable: %s)", quote(nm), nameList(bm.ctlNm))
+	return fmt.Sprintf("no controllable factor %s (controllable: %s)", jsonread.Quote(nm), jsonread.NameList(bm.ctlNm))
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/arbor-ai/arbor/internal/jsonread"
 	"github.com/arbor-ai/arbor/pomdp"
 )
 
@@ -307,12 +308,12 @@ func (r *Reader) sequence() error {
 	}
 	if row.subject == last.subject {
 		if row.trial < last.trial {
-			return r.fault(row.line, trialCol, "trial %d after trial %d (line %d) of subject %s: a subject's trials increase and each trial's rows are contiguous", row.trial, last.trial, last.line, quote(row.subject))
+			return r.fault(row.line, trialCol, "trial %d after trial %d (line %d) of subject %s: a subject's trials increase and each trial's rows are contiguous", row.trial, last.trial, last.line, jsonread.Quote(row.subject))
 		}
 	} else {
 		r.seen[last.subject] = last.line
 		if l, ok := r.seen[row.subject]; ok {
-			return r.fault(row.line, subjCol, "subject %s again (its rows ended on line %d): a subject's rows are contiguous", quote(row.subject), l)
+			return r.fault(row.line, subjCol, "subject %s again (its rows ended on line %d): a subject's rows are contiguous", jsonread.Quote(row.subject), l)
 		}
 	}
 	if row.step != 0 {
@@ -330,7 +331,7 @@ func (r *Reader) endTrial() error {
 	}
 	switch last.kind {
 	case actTaken:
-		return r.fault(last.line, last.actCol, "%s on the last row of trial %d (want empty: no observation follows it)", quote(last.actText), last.trial)
+		return r.fault(last.line, last.actCol, "%s on the last row of trial %d (want empty: no observation follows it)", jsonread.Quote(last.actText), last.trial)
 	case actMissed:
 		return r.fault(last.line, last.actCol, "NA on the last row of trial %d (want empty: no observation follows it)", last.trial)
 	}
@@ -377,7 +378,7 @@ func kindText(k actKind, text string) string {
 	case actMissed:
 		return "NA"
 	}
-	return quote(text)
+	return jsonread.Quote(text)
 }
 
 // add appends r.row to rec.

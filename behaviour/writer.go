@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/arbor-ai/arbor/internal/jsonread"
 	"github.com/arbor-ai/arbor/pomdp"
 )
 
@@ -65,10 +66,10 @@ func NewWriter(w io.Writer, m *pomdp.Model, opts *WriterOptions) (*Writer, error
 	bw := &Writer{bm: newLayout(m), json: o.JSONLines, extra: slices.Clone(o.Extra)}
 	check := func(what, s string) error {
 		if !utf8.ValidString(s) {
-			return fmt.Errorf("behaviour: NewWriter: %s %s: not valid UTF-8", what, quote(s))
+			return fmt.Errorf("behaviour: NewWriter: %s %s: not valid UTF-8", what, jsonread.Quote(s))
 		}
 		if !bw.json && strings.Contains(s, "\r\n") {
-			return fmt.Errorf("behaviour: NewWriter: %s %s: a CSV reader turns \\r\\n into \\n", what, quote(s))
+			return fmt.Errorf("behaviour: NewWriter: %s %s: a CSV reader turns \\r\\n into \\n", what, jsonread.Quote(s))
 		}
 		return nil
 	}
@@ -78,10 +79,10 @@ func NewWriter(w io.Writer, m *pomdp.Model, opts *WriterOptions) (*Writer, error
 	seen := map[string]bool{}
 	for _, e := range bw.extra {
 		if e == "" || reservedColumn(e) {
-			return nil, fmt.Errorf("behaviour: NewWriter: extra column %s: empty or reserved (subject, trial, step, o, u, o_*, u_*)", quote(e))
+			return nil, fmt.Errorf("behaviour: NewWriter: extra column %s: empty or reserved (subject, trial, step, o, u, o_*, u_*)", jsonread.Quote(e))
 		}
 		if seen[e] {
-			return nil, fmt.Errorf("behaviour: NewWriter: extra column %s: appears twice", quote(e))
+			return nil, fmt.Errorf("behaviour: NewWriter: extra column %s: appears twice", jsonread.Quote(e))
 		}
 		seen[e] = true
 		if err := check("extra column", e); err != nil {
@@ -120,7 +121,7 @@ func NewWriter(w io.Writer, m *pomdp.Model, opts *WriterOptions) (*Writer, error
 				// NA reads as a missed response: write the index.
 				s = strconv.Itoa(c)
 				if _, clash := bw.bm.ctlNames[k][s]; clash {
-					return nil, fmt.Errorf("behaviour: NewWriter: control \"NA\" of factor %s cannot be written: NA means a missed response and its index %s is another control's name", quote(fname), s)
+					return nil, fmt.Errorf("behaviour: NewWriter: control \"NA\" of factor %s cannot be written: NA means a missed response and its index %s is another control's name", jsonread.Quote(fname), s)
 				}
 				if bw.json {
 					s = ""
@@ -163,9 +164,9 @@ func (w *Writer) WriteStep(subject string, trial, step, obs, action int, missed 
 	case subject == "":
 		return errors.New("behaviour: WriteStep: empty subject")
 	case !utf8.ValidString(subject):
-		return fmt.Errorf("behaviour: WriteStep: subject %s: not valid UTF-8", quote(subject))
+		return fmt.Errorf("behaviour: WriteStep: subject %s: not valid UTF-8", jsonread.Quote(subject))
 	case !w.json && strings.Contains(subject, "\r\n"):
-		return fmt.Errorf("behaviour: WriteStep: subject %s: a CSV reader turns \\r\\n into \\n", quote(subject))
+		return fmt.Errorf("behaviour: WriteStep: subject %s: a CSV reader turns \\r\\n into \\n", jsonread.Quote(subject))
 	case trial < 1:
 		return fmt.Errorf("behaviour: WriteStep: trial %d, want >= 1", trial)
 	case step < 0:
@@ -183,10 +184,10 @@ func (w *Writer) WriteStep(subject string, trial, step, obs, action int, missed 
 	}
 	for _, e := range extra {
 		if !utf8.ValidString(e) {
-			return fmt.Errorf("behaviour: WriteStep: extra value %s: not valid UTF-8", quote(e))
+			return fmt.Errorf("behaviour: WriteStep: extra value %s: not valid UTF-8", jsonread.Quote(e))
 		}
 		if !w.json && strings.Contains(e, "\r\n") {
-			return fmt.Errorf("behaviour: WriteStep: extra value %s: a CSV reader turns \\r\\n into \\n", quote(e))
+			return fmt.Errorf("behaviour: WriteStep: extra value %s: a CSV reader turns \\r\\n into \\n", jsonread.Quote(e))
 		}
 	}
 	if w.json {
@@ -325,10 +326,10 @@ func (w *Writer) WriteSubject(rec *SubjectRecord) error {
 	var extra []string
 	for _, t := range rec.Trials {
 		if len(t.Obs) == 0 {
-			return fmt.Errorf("behaviour: WriteSubject: subject %s trial %d: no observations", quote(rec.Subject), t.Trial)
+			return fmt.Errorf("behaviour: WriteSubject: subject %s trial %d: no observations", jsonread.Quote(rec.Subject), t.Trial)
 		}
 		if len(t.Actions) != len(t.Obs)-1 {
-			return fmt.Errorf("behaviour: WriteSubject: subject %s trial %d: %d actions for %d observations, want %d", quote(rec.Subject), t.Trial, len(t.Actions), len(t.Obs), len(t.Obs)-1)
+			return fmt.Errorf("behaviour: WriteSubject: subject %s trial %d: %d actions for %d observations, want %d", jsonread.Quote(rec.Subject), t.Trial, len(t.Actions), len(t.Obs), len(t.Obs)-1)
 		}
 		for s, o := range t.Obs {
 			action, missed := -1, false

@@ -3,8 +3,10 @@ package pomdp
 import (
 	"errors"
 	"fmt"
-	"github.com/arbor-ai/arbor/expfam"
 	"math"
+
+	"github.com/arbor-ai/arbor/expfam"
+	"github.com/arbor-ai/arbor/internal/jsonread"
 )
 
 // Check returns an error for a nil model or one not built by New,
@@ -44,7 +46,7 @@ func CheckBelief(m *Model, field string, qs []float64) error {
 		}
 		if math.Abs(sum-1) > Tolerance {
 			if len(m.factors) > 1 {
-				return fmt.Errorf("%s: factor %s: not a distribution: sums to %.10g, want 1 (tolerance %s)", field, quote(f.name), sum, toleranceText)
+				return fmt.Errorf("%s: factor %s: not a distribution: sums to %.10g, want 1 (tolerance %s)", field, jsonread.Quote(f.name), sum, toleranceText)
 			}
 			return fmt.Errorf("%s: not a distribution: sums to %.10g, want 1 (tolerance %s)", field, sum, toleranceText)
 		}
@@ -400,7 +402,7 @@ func (m *Model) meanFieldPosterior(dst []float64, obs int, outcomes []int) ([]fl
 			zero = zero && p == 0
 		}
 		if zero {
-			return nil, fmt.Errorf("observation %d: probability 0 under D and A (modality %s never emits %s)", obs, quote(md.name), name(md.outcomes, outcomes[i]))
+			return nil, fmt.Errorf("observation %d: probability 0 under D and A (modality %s never emits %s)", obs, jsonread.Quote(md.name), name(md.outcomes, outcomes[i]))
 		}
 		for j, p := range row {
 			row[j] = math.Log(max(p, LogFloor))

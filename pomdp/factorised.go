@@ -107,15 +107,15 @@ func newFactorised(fs FactorisedSpec) (*Model, error) {
 			return nil, fmt.Errorf("factors[%d]: name: missing", i)
 		}
 		if f := jsonread.NameFault(sf.Name); f != "" {
-			return nil, fmt.Errorf("factors[%d]: name: %s %s", i, quote(sf.Name), f)
+			return nil, fmt.Errorf("factors[%d]: name: %s %s", i, jsonread.Quote(sf.Name), f)
 		}
 		if j, ok := index[sf.Name]; ok {
-			return nil, fmt.Errorf("factors[%d]: name: duplicate %s (also factors[%d])", i, quote(sf.Name), j)
+			return nil, fmt.Errorf("factors[%d]: name: duplicate %s (also factors[%d])", i, jsonread.Quote(sf.Name), j)
 		}
 		index[sf.Name] = i
 		f, err := newFactor(sf, maxElems)
 		if err != nil {
-			return nil, fmt.Errorf("factor %s: %w", quote(sf.Name), err)
+			return nil, fmt.Errorf("factor %s: %w", jsonread.Quote(sf.Name), err)
 		}
 		m.factors = append(m.factors, f)
 	}
@@ -125,15 +125,15 @@ func newFactorised(fs FactorisedSpec) (*Model, error) {
 			return nil, fmt.Errorf("modalities[%d]: name: missing", i)
 		}
 		if f := jsonread.NameFault(sm.Name); f != "" {
-			return nil, fmt.Errorf("modalities[%d]: name: %s %s", i, quote(sm.Name), f)
+			return nil, fmt.Errorf("modalities[%d]: name: %s %s", i, jsonread.Quote(sm.Name), f)
 		}
 		if j, ok := seen[sm.Name]; ok {
-			return nil, fmt.Errorf("modalities[%d]: name: duplicate %s (also modalities[%d])", i, quote(sm.Name), j)
+			return nil, fmt.Errorf("modalities[%d]: name: duplicate %s (also modalities[%d])", i, jsonread.Quote(sm.Name), j)
 		}
 		seen[sm.Name] = i
 		md, err := newModality(sm, m.factors, index, maxElems)
 		if err != nil {
-			return nil, fmt.Errorf("modality %s: %w", quote(sm.Name), err)
+			return nil, fmt.Errorf("modality %s: %w", jsonread.Quote(sm.Name), err)
 		}
 		m.mods = append(m.mods, md)
 	}
@@ -213,11 +213,11 @@ func newModality(sm Modality, factors []factor, index map[string]int, maxElems f
 	for k, name := range sm.DependsOn {
 		f, ok := index[name]
 		if !ok {
-			return md, fmt.Errorf("depends_on[%d]: unknown factor %s (factors: %s)", k, quote(name), factorNames(factors))
+			return md, fmt.Errorf("depends_on[%d]: unknown factor %s (factors: %s)", k, jsonread.Quote(name), factorNames(factors))
 		}
 		for j := range k {
 			if sm.DependsOn[j] == name {
-				return md, fmt.Errorf("depends_on[%d]: factor %s listed twice (also depends_on[%d])", k, quote(name), j)
+				return md, fmt.Errorf("depends_on[%d]: factor %s listed twice (also depends_on[%d])", k, jsonread.Quote(name), j)
 			}
 		}
 		md.deps = append(md.deps, f)
@@ -295,7 +295,7 @@ func shapeText(shape []int, deps []string) string {
 	parts := make([]string, len(shape))
 	parts[0] = fmt.Sprintf("%d outcomes", shape[0])
 	for i, d := range deps {
-		parts[i+1] = fmt.Sprintf("%d states of %s", shape[i+1], quote(d))
+		parts[i+1] = fmt.Sprintf("%d states of %s", shape[i+1], jsonread.Quote(d))
 	}
 	return strings.Join(parts, " × ")
 }
@@ -305,21 +305,7 @@ func factorNames(fs []factor) string {
 	for i, f := range fs {
 		names[i] = f.name
 	}
-	return nameList(names)
-}
-
-// nameList quotes the first few names, for an error message.
-func nameList(names []string) string {
-	const most = 4
-	var parts []string
-	for i, n := range names {
-		if i == most {
-			parts = append(parts, fmt.Sprintf("and %d more", len(names)-most))
-			break
-		}
-		parts = append(parts, quote(n))
-	}
-	return strings.Join(parts, ", ")
+	return jsonread.NameList(names)
 }
 
 // Factorised reports whether m was built from a factorised description
@@ -458,7 +444,7 @@ func (m *Model) EncodeControls(controls []int) (int, error) {
 	for i, f := range m.factors {
 		c := controls[i]
 		if c < 0 || c >= f.nu {
-			return 0, fmt.Errorf("pomdp: control %d of factor %s: out of range [0, %d)", c, quote(f.name), f.nu)
+			return 0, fmt.Errorf("pomdp: control %d of factor %s: out of range [0, %d)", c, jsonread.Quote(f.name), f.nu)
 		}
 		u += c * f.stride
 	}
@@ -482,7 +468,7 @@ func (m *Model) EncodeObs(outcomes []int) (int, error) {
 			if len(m.mods) == 1 {
 				return 0, fmt.Errorf("observation %d out of range [0, %d)", x, md.no)
 			}
-			return 0, fmt.Errorf("outcome %d of modality %s: out of range [0, %d)", x, quote(md.name), md.no)
+			return 0, fmt.Errorf("outcome %d of modality %s: out of range [0, %d)", x, jsonread.Quote(md.name), md.no)
 		}
 		o += x * md.stride
 	}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/arbor-ai/arbor/internal/jsonread"
 )
 
 // ErrImpossibleObservation is wrapped (errors.Is) by the error of Reset,
@@ -46,7 +48,7 @@ func (p *Past) impossible(t, obs, culprit int, fix string) error {
 		md := &m.mods[culprit]
 		p.outs = m.DecodeObs(p.outs, obs)
 		why = fmt.Sprintf(" (modality %s gives outcome %s probability 0 in every state the past allows)",
-			quote(md.name), outcomeText(md, p.outs[culprit]))
+			jsonread.Quote(md.name), outcomeText(md, p.outs[culprit]))
 	}
 	return &impossibleError{fmt.Sprintf("pomdp: step %d: observation %s: the model gives it probability 0 given the past%s; give %s a nonzero mass there, e.g. a small floor",
 		t, p.obsText(obs), why, fix)}
@@ -62,11 +64,11 @@ func (p *Past) obsText(obs int) string {
 		if m.mods[0].outcomes == nil {
 			return fmt.Sprint(obs)
 		}
-		return fmt.Sprintf("%d (%s)", obs, quote(m.OutcomeName(0, obs)))
+		return fmt.Sprintf("%d (%s)", obs, jsonread.Quote(m.OutcomeName(0, obs)))
 	}
 	parts := make([]string, len(m.mods))
 	for i := range m.mods {
-		parts[i] = quote(m.ModalityName(i)) + ": " + outcomeText(&m.mods[i], p.outs[i])
+		parts[i] = jsonread.Quote(m.ModalityName(i)) + ": " + outcomeText(&m.mods[i], p.outs[i])
 	}
 	return fmt.Sprintf("%d (%s)", obs, strings.Join(parts, ", "))
 }
@@ -76,7 +78,7 @@ func outcomeText(md *modality, o int) string {
 	if md.outcomes == nil {
 		return fmt.Sprint(o)
 	}
-	return quote(name(md.outcomes, o))
+	return jsonread.Quote(name(md.outcomes, o))
 }
 
 // vmpPossible returns an ErrImpossibleObservation error when the mean

@@ -76,7 +76,7 @@ func readFile(r *jsonread.Reader) (*fileJSON, error) {
 			return errUnknownKey
 		}
 		if seen[key] {
-			return fmt.Errorf("duplicate key %s", quote(key))
+			return fmt.Errorf("duplicate key %s", jsonread.Quote(key))
 		}
 		seen[key] = true
 		single, fact = single || !isFact, fact || isFact
@@ -188,7 +188,7 @@ func topKeysError(keys []string) error {
 		return duplicateKey("", keys)
 	}
 	sort.Strings(unknown)
-	return fmt.Errorf("unknown field %s (known: A, B, C, D, C_states, log_C, log_C_states, a, b, d, actions, observations, states; or factors and modalities)", quote(unknown[0]))
+	return fmt.Errorf("unknown field %s (known: A, B, C, D, C_states, log_C, log_C_states, a, b, d, actions, observations, states; or factors and modalities)", jsonread.Quote(unknown[0]))
 }
 
 // duplicateKey is the error for the first key of keys that repeats an
@@ -199,7 +199,7 @@ func duplicateKey(where string, keys []string) error {
 	seen := make(map[string]bool, len(keys))
 	for _, k := range keys {
 		if seen[k] {
-			return fmt.Errorf("%sduplicate key %s", where, quote(k))
+			return fmt.Errorf("%sduplicate key %s", where, jsonread.Quote(k))
 		}
 		seen[k] = true
 	}
@@ -219,7 +219,7 @@ func unknownKey(where string, keys, known []string) error {
 		return nil
 	}
 	sort.Strings(unknown)
-	return fmt.Errorf("%sunknown field %s (known: %s)", where, quote(unknown[0]), strings.Join(known, ", "))
+	return fmt.Errorf("%sunknown field %s (known: %s)", where, jsonread.Quote(unknown[0]), strings.Join(known, ", "))
 }
 
 // readVector reads the nested array of numbers of field with the given
@@ -245,7 +245,7 @@ func readVector(r *jsonread.Reader, field string, rank int) (*jsonread.Tensor, e
 		if len(f.Path) > 0 {
 			at = fmt.Sprintf(" (at %s%s)", field, jsonread.Indices(f.Path))
 		}
-		return nil, fmt.Errorf("%s: cannot use JSON %s as %sfloat64%s", field, shorten(lit), strings.Repeat("[]", rank-len(f.Path)), at)
+		return nil, fmt.Errorf("%s: cannot use JSON %s as %sfloat64%s", field, jsonread.Shorten(lit), strings.Repeat("[]", rank-len(f.Path)), at)
 	}
 	return t, nil
 }
@@ -271,7 +271,7 @@ func readNames(r *jsonread.Reader, field string, check bool) ([]string, error) {
 		}
 		s := r.ReadString()
 		if fault := jsonread.NameFault(s); fault != "" && check {
-			return fmt.Errorf("%s[%d]: %s %s", field, i, quote(s), fault)
+			return fmt.Errorf("%s[%d]: %s %s", field, i, jsonread.Quote(s), fault)
 		}
 		names = append(names, s)
 		return nil
@@ -322,9 +322,9 @@ func objectError(data []byte, start int, field, kind string, i int, known []stri
 		case '"':
 			name := r.ReadString()
 			if fault := jsonread.NameFault(name); fault != "" {
-				nameErr = fmt.Errorf("%sname: %s %s", where, quote(name), fault)
+				nameErr = fmt.Errorf("%sname: %s %s", where, jsonread.Quote(name), fault)
 			} else if name != "" {
-				where = fmt.Sprintf("%s %s: ", kind, quote(name))
+				where = fmt.Sprintf("%s %s: ", kind, jsonread.Quote(name))
 			}
 		case 'n':
 			r.Skip()
@@ -369,7 +369,7 @@ func readObject(r *jsonread.Reader, field, kind string, i int, known []string, f
 			return errUnknownKey
 		}
 		if slices.Contains(seen, key) {
-			return fmt.Errorf("duplicate key %s", quote(key))
+			return fmt.Errorf("duplicate key %s", jsonread.Quote(key))
 		}
 		seen = append(seen, key)
 		return f(key)
@@ -386,7 +386,7 @@ func readName(r *jsonread.Reader) (string, error) {
 	case '"':
 		name := r.ReadString()
 		if fault := jsonread.NameFault(name); fault != "" {
-			return "", fmt.Errorf("name: %s %s", quote(name), fault)
+			return "", fmt.Errorf("name: %s %s", jsonread.Quote(name), fault)
 		}
 		return name, nil
 	case 'n':
@@ -572,7 +572,7 @@ func jsonPathAt(data []byte, end int64) string {
 			if b.Len() > 0 {
 				b.WriteByte('.')
 			}
-			b.WriteString(shorten(f.key))
+			b.WriteString(jsonread.Shorten(f.key))
 		default:
 			fmt.Fprintf(&b, "[%d]", f.n)
 		}

@@ -56,14 +56,14 @@ func oldTensor(field string, raw json.RawMessage, shape []int, deps []string) ([
 		if depth == len(shape) {
 			var v float64
 			if err := json.Unmarshal(raw, &v); err != nil || string(bytes.TrimSpace(raw)) == "null" {
-				return fmt.Errorf("%s: want a number, got %s", path, shorten(strings.TrimSpace(string(raw))))
+				return fmt.Errorf("%s: want a number, got %s", path, jsonread.Shorten(strings.TrimSpace(string(raw))))
 			}
 			out = append(out, v)
 			return nil
 		}
 		var xs []json.RawMessage
 		if err := json.Unmarshal(raw, &xs); err != nil || xs == nil {
-			return fmt.Errorf("%s: want an array (%s is indexed [outcome]%s), got %s", path, field, axesText(deps), shorten(strings.TrimSpace(string(raw))))
+			return fmt.Errorf("%s: want an array (%s is indexed [outcome]%s), got %s", path, field, axesText(deps), jsonread.Shorten(strings.TrimSpace(string(raw))))
 		}
 		if shape[depth] < 0 {
 			if len(xs) == 0 {
@@ -74,7 +74,7 @@ func oldTensor(field string, raw json.RawMessage, shape []int, deps []string) ([
 		if len(xs) != shape[depth] {
 			what := "outcomes"
 			if depth > 0 {
-				what = "states of " + quote(deps[depth-1])
+				what = "states of " + jsonread.Quote(deps[depth-1])
 			}
 			return fmt.Errorf("%s: %d entries, want %d (%s; %s is indexed [outcome]%s)", path, len(xs), shape[depth], what, field, axesText(deps))
 		}
@@ -183,7 +183,7 @@ func FuzzMatrixShape(f *testing.F) {
 			if !errors.As(oldErr, &te) {
 				t.Fatalf("encoding/json: %v", oldErr)
 			}
-			want := fmt.Sprintf("B: cannot use JSON %s as %v", shorten(te.Value), te.Type)
+			want := fmt.Sprintf("B: cannot use JSON %s as %v", jsonread.Shorten(te.Value), te.Type)
 			if err == nil || !strings.HasPrefix(err.Error(), want) {
 				t.Fatalf("got %v, want %q", err, want)
 			}
@@ -298,7 +298,7 @@ func pathByTokens(data []byte, end int64) string {
 			if b.Len() > 0 {
 				b.WriteByte('.')
 			}
-			b.WriteString(shorten(f.key))
+			b.WriteString(jsonread.Shorten(f.key))
 		default:
 			fmt.Fprintf(&b, "[%d]", f.n)
 		}

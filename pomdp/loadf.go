@@ -34,7 +34,7 @@ func parseFactorised(file *fileJSON) (*Model, error) {
 		if _, dup := sizes[f.Name]; dup {
 			for j := range i {
 				if fs.Factors[j].Name == f.Name {
-					return nil, fmt.Errorf("factors[%d]: name: duplicate %s (also factors[%d])", i, quote(f.Name), j)
+					return nil, fmt.Errorf("factors[%d]: name: duplicate %s (also factors[%d])", i, jsonread.Quote(f.Name), j)
 				}
 			}
 		}
@@ -56,7 +56,7 @@ func parseFactor(i int, fj factorJSON) (Factor, error) {
 	f := Factor{Name: fj.name, States: fj.states, Controls: fj.controls}
 	where := fmt.Sprintf("factors[%d]: ", i)
 	if f.Name != "" {
-		where = fmt.Sprintf("factor %s: ", quote(f.Name))
+		where = fmt.Sprintf("factor %s: ", jsonread.Quote(f.Name))
 	}
 	// |S_f| and |U_f| from B (or b).
 	src, x := "B", fj.B
@@ -113,7 +113,7 @@ func parseModality(i int, mj modalityJSON, sizes map[string]int) (Modality, erro
 	md := Modality{Name: mj.name, Outcomes: mj.outcomes, DependsOn: mj.dependsOn}
 	where := fmt.Sprintf("modalities[%d]: ", i)
 	if md.Name != "" {
-		where = fmt.Sprintf("modality %s: ", quote(md.Name))
+		where = fmt.Sprintf("modality %s: ", jsonread.Quote(md.Name))
 	}
 	md.C, md.LogC = mj.C.Values(), mj.LogC.Values()
 	if md.DependsOn == nil {
@@ -123,7 +123,7 @@ func parseModality(i int, mj modalityJSON, sizes map[string]int) (Modality, erro
 	for k, name := range md.DependsOn {
 		for j := range k {
 			if md.DependsOn[j] == name {
-				return md, fmt.Errorf("%sdepends_on[%d]: factor %s listed twice (also depends_on[%d])", where, k, quote(name), j)
+				return md, fmt.Errorf("%sdepends_on[%d]: factor %s listed twice (also depends_on[%d])", where, k, jsonread.Quote(name), j)
 			}
 		}
 		n, ok := sizes[name]
@@ -133,7 +133,7 @@ func parseModality(i int, mj modalityJSON, sizes map[string]int) (Modality, erro
 				names = append(names, nm)
 			}
 			sort.Strings(names)
-			return md, fmt.Errorf("%sdepends_on[%d]: unknown factor %s (factors: %s)", where, k, quote(name), nameList(names))
+			return md, fmt.Errorf("%sdepends_on[%d]: unknown factor %s (factors: %s)", where, k, jsonread.Quote(name), jsonread.NameList(names))
 		}
 		shape = append(shape, n)
 	}
@@ -176,7 +176,7 @@ func parseModality(i int, mj modalityJSON, sizes map[string]int) (Modality, erro
 // also the first that does not fit shape).
 func tensorFit(field string, t *jsonread.Tensor, shape []int, deps []string) ([]float64, error) {
 	got := func(off int) string {
-		return shorten(string(t.Src[jsonread.Space(t.Src, off):jsonread.Skip(t.Src, jsonread.Space(t.Src, off))]))
+		return jsonread.Shorten(string(t.Src[jsonread.Space(t.Src, off):jsonread.Skip(t.Src, jsonread.Space(t.Src, off))]))
 	}
 	path := func(p []int) string { return field + jsonread.Indices(p) }
 	wantArray := func(p []int, off int) error {
@@ -199,7 +199,7 @@ func tensorFit(field string, t *jsonread.Tensor, shape []int, deps []string) ([]
 		}
 		what := "outcomes"
 		if d > 0 {
-			what = "states of " + quote(deps[d-1])
+			what = "states of " + jsonread.Quote(deps[d-1])
 		}
 		return fmt.Errorf("%s: %d entries, want %d (%s; %s is indexed [outcome]%s)", path(p), n, shape[d], what, field, axesText(deps))
 	}
@@ -242,7 +242,7 @@ func tensorFit(field string, t *jsonread.Tensor, shape []int, deps []string) ([]
 func axesText(deps []string) string {
 	var sb strings.Builder
 	for _, d := range deps {
-		sb.WriteString("[" + shorten(d) + "]")
+		sb.WriteString("[" + jsonread.Shorten(d) + "]")
 	}
 	if sb.Len() > 100 {
 		return fmt.Sprintf("[%d factors]", len(deps))

@@ -7,6 +7,7 @@ import (
 
 	"github.com/arbor-ai/arbor/expfam"
 	"github.com/arbor-ai/arbor/ffg"
+	"github.com/arbor-ai/arbor/internal/jsonread"
 	"github.com/arbor-ai/arbor/nodes"
 	"github.com/arbor-ai/arbor/schedule"
 )
@@ -169,14 +170,14 @@ func (m *Model) factorPrefix(f int) string {
 	if !m.factorised {
 		return ""
 	}
-	return fmt.Sprintf("factor %s: ", quote(m.factors[f].name))
+	return fmt.Sprintf("factor %s: ", jsonread.Quote(m.factors[f].name))
 }
 
 func (m *Model) modalityPrefix(i int) string {
 	if !m.factorised {
 		return ""
 	}
-	return fmt.Sprintf("modality %s: ", quote(m.mods[i].name))
+	return fmt.Sprintf("modality %s: ", jsonread.Quote(m.mods[i].name))
 }
 
 // label names a variable of the past: "S_3" in a single-factor model,

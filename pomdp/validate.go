@@ -3,9 +3,7 @@ package pomdp
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/arbor-ai/arbor/expfam"
 	"github.com/arbor-ai/arbor/internal/jsonread"
@@ -200,38 +198,12 @@ func checkNames(field string, names []string, n int, what string) ([]string, err
 			return nil, fmt.Errorf("%s[%d]: empty name", field, i)
 		}
 		if f := jsonread.NameFault(s); f != "" {
-			return nil, fmt.Errorf("%s[%d]: %s %s", field, i, quote(s), f)
+			return nil, fmt.Errorf("%s[%d]: %s %s", field, i, jsonread.Quote(s), f)
 		}
 		if j, ok := seen[s]; ok {
-			return nil, fmt.Errorf("%s[%d]: duplicate name %s (also %s[%d])", field, i, quote(s), field, j)
+			return nil, fmt.Errorf("%s[%d]: duplicate name %s (also %s[%d])", field, i, jsonread.Quote(s), field, j)
 		}
 		seen[s] = i
 	}
 	return cloneStrings(names), nil
-}
-
-// maxQuoted is the longest text, in bytes, that an error message quotes
-// from user input (a name, a key, a number literal); longer text is cut so
-// that one bad field cannot make a megabyte-long error line.
-const maxQuoted = 40
-
-// shorten returns s, or its first maxQuoted bytes (cut at a rune
-// boundary) followed by "...(N bytes)" when s is longer.
-func shorten(s string) string {
-	if len(s) <= maxQuoted {
-		return s
-	}
-	cut := maxQuoted
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%s...(%d bytes)", s[:cut], len(s))
-}
-
-// quote is %q of shorten(s).
-func quote(s string) string {
-	if len(s) <= maxQuoted {
-		return strconv.Quote(s)
-	}
-	return strconv.Quote(shorten(s))
 }

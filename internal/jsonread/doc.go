@@ -33,7 +33,9 @@
 //     The wording of errors (line and column, the path of the field, the
 //     name of a factor) is left to the callers, whose messages stay theirs.
 //   - NameFault is the rule, shared by both formats, for names that are fit
-//     to print in a line of output.
+//     to print in a line of output; Shorten, Quote and NameList are how an
+//     error of the POMDP and recorded-behaviour readers quotes input (at
+//     most MaxQuoted bytes of it).
 //
 // The package imports the standard library only, and nothing of arbor:
 // it is the one package under internal/ that library packages may import
