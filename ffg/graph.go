@@ -27,6 +27,56 @@ type Graph struct {
 	byName  map[string]*Variable
 	nextID  int
 	epoch   uint64 // for marking factors/variables without allocation
+
+	// After Reserve, variables, factors and the small float buffers of
+	// variables are cut from arrays (slabs) rather than allocated one by
+	// one: a graph of 10^5 steps is then a few allocations, laid out in
+	// the order it is built.
+	varSlab    []Variable
+	factorSlab []FactorNode
+	floatSlab  []float64
+	slabbing   bool
+}
+
+// slabFloats is the length of one array of float buffers cut after
+// Reserve, and slabFloatMax the largest buffer taken from it.
+const (
+	slabFloats   = 1 << 13
+	slabFloatMax = 64
+)
+
+// newVariable returns a zero Variable, from the slab when one is left.
+func (g *Graph) newVariable() *Variable {
+	if len(g.varSlab) == 0 {
+		return new(Variable)
+	}
+	v := &g.varSlab[0]
+	g.varSlab = g.varSlab[1:]
+	return v
+}
+
+// newFactorNode returns a zero FactorNode, from the slab when one is left.
+func (g *Graph) newFactorNode() *FactorNode {
+	if len(g.factorSlab) == 0 {
+		return new(FactorNode)
+	}
+	f := &g.factorSlab[0]
+	g.factorSlab = g.factorSlab[1:]
+	return f
+}
+
+// floats returns n zero floats, cut from a slab after Reserve when n is
+// small; the slice's capacity is n.
+func (g *Graph) floats(n int) []float64 {
+	if !g.slabbing || n > slabFloatMax {
+		return make([]float64, n)
+	}
+	if len(g.floatSlab) < n {
+		g.floatSlab = make([]float64, slabFloats)
+	}
+	b := g.floatSlab[:n:n]
+	g.floatSlab = g.floatSlab[n:]
+	return b
 }
 
 // New returns an empty graph.
@@ -34,10 +84,15 @@ func New() *Graph { return &Graph{byName: map[string]*Variable{}} }
 
 // Reserve makes room for vars more variables and factors more factors, so
 // that a graph whose size is known before it is built (a model file with
-// arrays and loops of 10^5 steps) grows without copying. It changes
-// nothing else; negative counts reserve nothing.
+// arrays and loops of 10^5 steps) grows without copying: the next vars
+// variables and factors factors are cut from two arrays allocated here, as
+// are their small buffers. A variable or factor removed later keeps its
+// part of those arrays until the graph is dropped. It changes nothing
+// else; negative counts reserve nothing.
 func (g *Graph) Reserve(vars, factors int) {
 	if vars > 0 {
+		g.slabbing = true
+		g.varSlab = make([]Variable, vars)
 		g.vars = slices.Grow(g.vars, vars)
 		byName := make(map[string]*Variable, len(g.byName)+vars)
 		for k, v := range g.byName {
@@ -46,6 +101,7 @@ func (g *Graph) Reserve(vars, factors int) {
 		g.byName = byName
 	}
 	if factors > 0 {
+		g.factorSlab = make([]FactorNode, factors)
 		g.factors = slices.Grow(g.factors, factors)
 	}
 }
@@ -100,7 +156,8 @@ func (g *Graph) AddVariable(name string, family expfam.Family, shape ...int) (*V
 	if n > MaxElements {
 		return nil, tooLarge(name, family, shape)
 	}
-	v := &Variable{g: g, id: g.nextID, name: name, family: family, decl: decl}
+	v := g.newVariable()
+	*v = Variable{g: g, id: g.nextID, name: name, family: family, decl: decl}
 	if len(shape) == 1 {
 		v.shapeBuf[0] = shape[0]
 		v.shape = v.shapeBuf[:]
@@ -109,7 +166,7 @@ func (g *Graph) AddVariable(name string, family expfam.Family, shape ...int) (*V
 	}
 	v.edges = v.edgeBuf[:0]
 	// stats, nat, msg and param share one backing array.
-	buf := make([]float64, 3*n+np)
+	buf := g.floats(3*n + np)
 	v.stats, v.nat, v.msg = buf[:n:n], buf[n:2*n:2*n], buf[2*n:3*n:3*n]
 	if np > 0 {
 		v.param = buf[3*n : 3*n+np : 3*n+np]
@@ -202,7 +259,8 @@ func (g *Graph) AddFactor(name string, f Factor, vars ...*Variable) (*FactorNode
 			return nil, fmt.Errorf("ffg: factor %s: variable %s is already the output of the collapsed factor %s; one output can be kept conditional on one precision only (give one of them the exact treatment)", label, vars[0].describe(), e.f.describe())
 		}
 	}
-	fn := &FactorNode{g: g, id: g.nextID, name: name, factor: f}
+	fn := g.newFactorNode()
+	*fn = FactorNode{g: g, id: g.nextID, name: name, factor: f}
 	if len(vars) <= len(fn.varsBuf) {
 		fn.vars = append(fn.varsBuf[:0], vars...)
 		fn.stats = fn.statsBuf[:len(vars)]

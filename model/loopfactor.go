@@ -79,6 +79,17 @@ type loopFactor struct {
 	terms   []loopTerm
 	termBuf []jsonTerm
 	tvals   []int64
+
+	normal normalCache // the node of the last index (normal.go)
+}
+
+// normalCache returns the factor's cache of Normal nodes (nil without a
+// loop factor).
+func (lf *loopFactor) normalCache() *normalCache {
+	if lf == nil {
+		return nil
+	}
+	return &lf.normal
 }
 
 // splitRef splits "x[t-1, k]" into "x" and the index texts; ok is false

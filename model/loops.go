@@ -590,17 +590,9 @@ func (sc *scope) addArray(m *Model, i int, vs varSpec, fam expfam.Family) error 
 	}
 	a := &array{name: vs.Name, dims: dims, strides: strides(dims), vars: make([]*ffg.Variable, 0, count)}
 	idx := make([]int, len(dims))
-	buf := make([]byte, 0, len(vs.Name)+24)
+	names, ends := arrayNames(vs.Name, dims, count)
 	for k := range count {
-		buf = append(buf[:0], vs.Name...)
-		buf = append(buf, '[')
-		for j, x := range idx {
-			if j > 0 {
-				buf = append(buf, ',')
-			}
-			buf = strconv.AppendInt(buf, int64(x), 10)
-		}
-		name := string(append(buf, ']'))
+		name := names[ends[k]:ends[k+1]]
 		v, err := g.AddVariable(name, fam, vs.Shape...)
 		if err != nil {
 			if _, dup := g.Variable(name); dup {
@@ -656,4 +648,34 @@ func (sc *scope) addArray(m *Model, i int, vs varSpec, fam expfam.Family) error 
 	}
 	sc.arrays[vs.Name] = a
 	return nil
+}
+
+// arrayNames writes the names of an array's count elements, "x[0]",
+// "x[1]", ... ("X[0,0]", "X[0,1]", ... in two dimensions), into one string:
+// element k's name is names[ends[k]:ends[k+1]], so an array of 10^5
+// elements costs two allocations for its names, not 10^5.
+func arrayNames(base string, dims []int, count int) (names string, ends []int) {
+	per := len(base) + 2 + len(dims)*(len(strconv.Itoa(max(count, 1)))+1)
+	buf := make([]byte, 0, count*per)
+	ends = make([]int, 1, count+1)
+	idx := make([]int, len(dims))
+	for range count {
+		buf = append(buf, base...)
+		buf = append(buf, '[')
+		for j, x := range idx {
+			if j > 0 {
+				buf = append(buf, ',')
+			}
+			buf = strconv.AppendInt(buf, int64(x), 10)
+		}
+		buf = append(buf, ']')
+		ends = append(ends, len(buf))
+		for j := len(idx) - 1; j >= 0; j-- {
+			if idx[j]++; idx[j] < dims[j] {
+				break
+			}
+			idx[j] = 0
+		}
+	}
+	return string(buf), ends
 }

@@ -605,7 +605,7 @@ func buildFactor(g *ffg.Graph, fs factorSpec, field string, sumProduct bool, env
 		}
 		f = gn
 	case "normal", "normal-mixture":
-		nf, nv, err := normalFactor(fs, field, out, lookup, fail)
+		nf, nv, err := normalFactor(fs, field, out, lookup, fail, env.normalCache())
 		if err != nil {
 			return nil, err
 		}

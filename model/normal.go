@@ -24,7 +24,7 @@ func checkMean(x float64) error {
 // the node's interface order.
 func normalFactor(fs factorSpec, field string, out *ffg.Variable,
 	lookup func(sub, name string) (*ffg.Variable, error),
-	fail func(sub, format string, args ...any) error) (ffg.Factor, []*ffg.Variable, error) {
+	fail func(sub, format string, args ...any) error, cache *normalCache) (ffg.Factor, []*ffg.Variable, error) {
 	if out.Family() != expfam.NormalFamily {
 		return nil, nil, fail("out", "variable %q is %s, want normal", fs.Out, out.Family())
 	}
@@ -146,10 +146,14 @@ func normalFactor(fs factorSpec, field string, out *ffg.Variable,
 			}
 			return n, vars, nil
 		}
+		if n := cache.get(mean, prec); n != nil {
+			return n, vars, nil
+		}
 		n, err := nodes.NewNormal(mean, prec)
 		if err != nil {
 			return nil, nil, fail("", "%v", trimPrefix(err))
 		}
+		cache.put(mean, prec, n)
 		return n, vars, nil
 	}
 	// normal-mixture
@@ -222,4 +226,27 @@ func normalFactor(fs factorSpec, field string, out *ffg.Variable,
 		return nil, nil, fail("", "%v", trimPrefix(err))
 	}
 	return mix, append(append([]*ffg.Variable{z}, meanVars...), precVars...), nil
+}
+
+// normalCache keeps the last Normal node a loop factor built: a node is
+// read-only once built (its form included), so the factors of a loop whose
+// mean and precision are the same at every index share one node instead of
+// building a form per index. A nil cache keeps nothing.
+type normalCache struct {
+	mean nodes.Mean
+	prec nodes.Precision
+	node *nodes.Normal
+}
+
+func (c *normalCache) get(mean nodes.Mean, prec nodes.Precision) *nodes.Normal {
+	if c == nil || c.node == nil || c.mean != mean || c.prec != prec {
+		return nil
+	}
+	return c.node
+}
+
+func (c *normalCache) put(mean nodes.Mean, prec nodes.Precision, n *nodes.Normal) {
+	if c != nil {
+		*c = normalCache{mean: mean, prec: prec, node: n}
+	}
 }
