@@ -147,9 +147,14 @@ func (g *Graph) buildGauss() (*gState, error) {
 			v.gstamp = st.stamp
 		}
 	}
-	pairs, unary := make([]gFactor, 0, len(g.factors)), make([]gFactor, 0, len(g.factors))
-	pairCold, unaryCold := make([]gCold, 0, len(g.factors)), make([]gCold, 0, len(g.factors))
-	for _, fn := range g.factors {
+	// The tree keeps its pairwise factors first, then the unary ones whose
+	// potential changes between passes, each in the graph's order. A
+	// static unary factor (the prior, an observation) is folded into its
+	// variable's local term once and not kept: a chain of 10^5 steps keeps
+	// its 10^5 transitions, not its 10^5 observations. A first pass counts
+	// them, so that the arrays are allocated once at their size.
+	var statics []*FactorNode // the static unary factors, in order
+	classify := func(fn *FactorNode) (gFactor, gCold, int, error) {
 		gf := gFactor{v: [2]int32{-1, -1}}
 		gc := gCold{f: fn}
 		n := 0
@@ -160,11 +165,11 @@ func (g *Graph) buildGauss() (*gState, error) {
 			}
 		}
 		if n == 0 {
-			continue
+			return gf, gc, 0, nil
 		}
 		gc.form = fn.factor.(Polynomialer).Polynomial()
 		if err := gc.checkForm(n); err != nil {
-			return nil, err
+			return gf, gc, 0, err
 		}
 		gc.static = true
 		for k, w := range fn.vars {
@@ -172,15 +177,37 @@ func (g *Graph) buildGauss() (*gState, error) {
 				gc.static = false
 			}
 		}
-		if n == 2 {
-			pairs, pairCold = append(pairs, gf), append(pairCold, gc)
-		} else {
-			unary, unaryCold = append(unary, gf), append(unaryCold, gc)
+		return gf, gc, n, nil
+	}
+	nunary := 0
+	for _, fn := range g.factors {
+		_, gc, n, err := classify(fn)
+		switch {
+		case err != nil:
+			return nil, err
+		case n == 2:
+			st.npair++
+		case n == 1 && gc.static:
+			statics = append(statics, fn)
+		case n == 1:
+			nunary++
 		}
 	}
-	st.npair = len(pairs)
-	st.factors = append(pairs, unary...)
-	st.cold = append(pairCold, unaryCold...)
+	st.factors = make([]gFactor, st.npair+nunary)
+	st.cold = make([]gCold, len(st.factors))
+	ip, iu := 0, st.npair
+	for _, fn := range g.factors {
+		gf, gc, n, _ := classify(fn)
+		if n == 0 || (n == 1 && gc.static) {
+			continue
+		}
+		at := &iu
+		if n == 2 {
+			at = &ip
+		}
+		st.factors[*at], st.cold[*at] = gf, gc
+		*at++
+	}
 	for fi := range st.cold {
 		st.cold[fi].f.gstamp, st.cold[fi].f.gidx = st.stamp, int32(fi)
 	}
@@ -222,10 +249,17 @@ func (g *Graph) buildGauss() (*gState, error) {
 			continue
 		}
 		st.constStatic.add(f.c)
-		if f.v[1] < 0 {
-			st.staticJ[f.v[0]] += f.jxx
-			st.staticH[f.v[0]] += f.hx
-		}
+	}
+	// The static unary factors, after the static pairs' constants (the
+	// order of the compensated sum), marked as factors of the tree with
+	// no index.
+	for _, fn := range statics {
+		f, c, _, _ := classify(fn)
+		f.potential(&c)
+		st.constStatic.add(f.c)
+		st.staticJ[f.v[0]] += f.jxx
+		st.staticH[f.v[0]] += f.hx
+		fn.gstamp, fn.gidx = st.stamp, -1
 	}
 	return st, nil
 }
@@ -516,13 +550,20 @@ func (g *Graph) inGauss(v *Variable) bool {
 	return g.gbp != nil && g.gbp.version == g.version && v.gstamp == g.gbp.stamp && g.gbp.stamp != 0
 }
 
-// gaussFactor returns the Gaussian-tree factor of fn, when fn is one.
+// gaussFactor returns the Gaussian-tree factor of fn, when fn is one that
+// the tree keeps (a static unary factor is folded into its variable).
 func (g *Graph) gaussFactor(fn *FactorNode) (*gFactor, *gCold) {
-	st := g.gbp
-	if st == nil || st.version != g.version || fn.gstamp != st.stamp {
+	if !g.inGaussFactor(fn) || fn.gidx < 0 {
 		return nil, nil
 	}
-	return &st.factors[fn.gidx], &st.cold[fn.gidx]
+	return &g.gbp.factors[fn.gidx], &g.gbp.cold[fn.gidx]
+}
+
+// inGaussFactor reports whether fn is a factor of the current Gaussian
+// tree, kept or folded.
+func (g *Graph) inGaussFactor(fn *FactorNode) bool {
+	st := g.gbp
+	return st != nil && st.version == g.version && fn.gstamp == st.stamp && st.stamp != 0
 }
 
 // hasGaussPair reports whether v is bound to a pairwise factor of the

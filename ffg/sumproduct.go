@@ -673,7 +673,7 @@ func (g *Graph) StructuredFreeEnergy(logZ float64) float64 {
 				continue
 			}
 		}
-		if gf, _ := g.gaussFactor(fn); gf != nil {
+		if g.inGaussFactor(fn) {
 			continue
 		}
 		f += fn.factor.AverageEnergy(fn.stats)
