@@ -62,9 +62,9 @@ type FactorNode struct {
 	vars    []*Variable
 	stats   [][]float64 // stats[k] aliases vars[k].stats
 	removed bool
+	gidx    int32 // its index in the Gaussian tree that holds it
 	mark    uint64
 	gstamp  uint64 // the Gaussian tree that holds the factor (gState.stamp)
-	gidx    int32  // its index there
 
 	// Inline storage for factors of up to three interfaces (one allocation).
 	varsBuf  [3]*Variable
@@ -126,12 +126,7 @@ func (f *FactorNode) Message(dst []float64, k int) error {
 	if len(dst) != len(f.vars[k].stats) {
 		return fmt.Errorf("ffg: factor %s: message buffer of %d entries, want %d", f.describe(), len(dst), len(f.vars[k].stats))
 	}
-	v := f.vars[k]
-	saved := v.msg
-	v.msg = dst
-	err := f.g.message(v, edge{f: f, k: k})
-	v.msg = saved
-	return err
+	return f.g.message(dst, edge{f: f, k: k})
 }
 
 // GammaNonConjugate is the optional interface of a factor whose average

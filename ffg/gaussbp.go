@@ -140,6 +140,13 @@ func (g *Graph) buildGauss() (*gState, error) {
 			}
 		}
 	}
+	in = 0
+	for _, v := range g.vars {
+		if v.gmark == st.stamp {
+			in++
+		}
+	}
+	st.vars = make([]*Variable, 0, in)
 	for _, v := range g.vars {
 		if v.gmark == st.stamp {
 			v.gidx = int32(len(st.vars))
@@ -179,7 +186,7 @@ func (g *Graph) buildGauss() (*gState, error) {
 		}
 		return gf, gc, n, nil
 	}
-	nunary := 0
+	nunary, nstatic := 0, 0
 	for _, fn := range g.factors {
 		_, gc, n, err := classify(fn)
 		switch {
@@ -188,16 +195,20 @@ func (g *Graph) buildGauss() (*gState, error) {
 		case n == 2:
 			st.npair++
 		case n == 1 && gc.static:
-			statics = append(statics, fn)
+			nstatic++
 		case n == 1:
 			nunary++
 		}
 	}
+	statics = make([]*FactorNode, 0, nstatic)
 	st.factors = make([]gFactor, st.npair+nunary)
 	st.cold = make([]gCold, len(st.factors))
 	ip, iu := 0, st.npair
 	for _, fn := range g.factors {
 		gf, gc, n, _ := classify(fn)
+		if n == 1 && gc.static {
+			statics = append(statics, fn)
+		}
 		if n == 0 || (n == 1 && gc.static) {
 			continue
 		}
@@ -239,7 +250,6 @@ func (g *Graph) buildGauss() (*gState, error) {
 		st.param[i], st.stats[i] = (*[2]float64)(v.param), (*[2]float64)(v.stats)
 	}
 	st.staticJ, st.staticH = make([]float64, nv), make([]float64, nv)
-	st.uJ, st.uH = make([]float64, nv), make([]float64, nv)
 	for fi := range st.factors {
 		f, c := &st.factors[fi], &st.cold[fi]
 		f.potential(c)
@@ -380,10 +390,13 @@ func (g *Graph) gaussPrepare() (*gState, ksum, error) {
 		return st, st.constStatic, nil
 	}
 	c := st.constStatic
-	st.uJ, st.uH = st.uJ[:0], st.uH[:0]
-	if len(st.uJ) != len(st.vars) || &st.uJ[0] == &st.staticJ[0] {
-		st.uJ, st.uH = make([]float64, len(st.vars)), make([]float64, len(st.vars))
+	// The unary terms of this pass in their own arrays (kept from the last
+	// pass), not in the static ones.
+	n := len(st.vars)
+	if cap(st.uJ) < n || (n > 0 && &st.uJ[:1][0] == &st.staticJ[0]) {
+		st.uJ, st.uH = make([]float64, n), make([]float64, n)
 	}
+	st.uJ, st.uH = st.uJ[:n], st.uH[:n]
 	copy(st.uJ, st.staticJ)
 	copy(st.uH, st.staticH)
 	for _, fi := range st.dynamic {
@@ -583,7 +596,8 @@ func (g *Graph) hasGaussPair(v *Variable) bool {
 // instead of E[x] E[y], which makes the update the exact minimisation of
 // the structured free energy over v.
 func (g *Graph) updateGaussJoint(v *Variable) error {
-	clear(v.nat)
+	nat := v.natural()
+	clear(nat)
 	for _, e := range v.edges {
 		gf, gc := g.gaussFactor(e.f)
 		if gf == nil || gf.v[1] < 0 {
@@ -613,7 +627,7 @@ func (g *Graph) updateGaussJoint(v *Variable) error {
 					w *= stats[i][s]
 				}
 			}
-			v.nat[j] += w
+			nat[j] += w
 		}
 	}
 	return v.setFromNatural()

@@ -32,6 +32,7 @@ type Graph struct {
 	// variables are cut from arrays (slabs) rather than allocated one by
 	// one: a graph of 10^5 steps is then a few allocations, laid out in
 	// the order it is built.
+	nat, msg   []float64 // scratch of the variable being updated (Variable.natural)
 	varSlab    []Variable
 	factorSlab []FactorNode
 	floatSlab  []float64
@@ -44,6 +45,14 @@ const (
 	slabFloats   = 1 << 13
 	slabFloatMax = 64
 )
+
+// scratch returns (*b)[:n], grown to n first when needed.
+func (g *Graph) scratch(b *[]float64, n int) []float64 {
+	if cap(*b) < n {
+		*b = make([]float64, n)
+	}
+	return (*b)[:n]
+}
 
 // newVariable returns a zero Variable, from the slab when one is left.
 func (g *Graph) newVariable() *Variable {
@@ -157,7 +166,7 @@ func (g *Graph) AddVariable(name string, family expfam.Family, shape ...int) (*V
 		return nil, tooLarge(name, family, shape)
 	}
 	v := g.newVariable()
-	*v = Variable{g: g, id: g.nextID, name: name, family: family, decl: decl}
+	*v = Variable{g: g, id: g.nextID, name: name, family: family}
 	if len(shape) == 1 {
 		v.shapeBuf[0] = shape[0]
 		v.shape = v.shapeBuf[:]
@@ -165,11 +174,11 @@ func (g *Graph) AddVariable(name string, family expfam.Family, shape ...int) (*V
 		v.shape = append([]int(nil), shape...)
 	}
 	v.edges = v.edgeBuf[:0]
-	// stats, nat, msg and param share one backing array.
-	buf := g.floats(3*n + np)
-	v.stats, v.nat, v.msg = buf[:n:n], buf[n:2*n:2*n], buf[2*n:3*n:3*n]
+	// stats and param share one backing array.
+	buf := g.floats(n + np)
+	v.stats = buf[:n:n]
 	if np > 0 {
-		v.param = buf[3*n : 3*n+np : 3*n+np]
+		v.param = buf[n : n+np : n+np]
 	}
 	v.reset()
 	g.nextID++
@@ -311,7 +320,7 @@ func sameShape(a, b []int) bool {
 // resetToPrior sets v's posterior from the messages of the factors whose
 // output v is: its prior.
 func (g *Graph) resetToPrior(v *Variable) error {
-	clear(v.nat)
+	clear(v.natural())
 	for _, e := range v.edges {
 		if e.k != 0 {
 			continue
@@ -323,20 +332,22 @@ func (g *Graph) resetToPrior(v *Variable) error {
 	return v.setFromNatural()
 }
 
-// addMessage adds the message from e.f to v (computed into v.msg) to the
-// natural parameters summed in v.nat.
+// addMessage adds the message from e.f to v (computed into v.message())
+// to the natural parameters summed in v.natural().
 func (g *Graph) addMessage(v *Variable, e edge) error {
-	if err := g.message(v, e); err != nil {
+	msg := v.message()
+	if err := g.message(msg, e); err != nil {
 		return err
 	}
-	for i, m := range v.msg {
-		v.nat[i] += m
+	nat := v.natural()
+	for i, m := range msg {
+		nat[i] += m
 	}
 	return nil
 }
 
-// message computes the message from e.f to v into v.msg.
-func (g *Graph) message(v *Variable, e edge) error {
+// message computes the message from e.f to its variable at e.k into dst.
+func (g *Graph) message(dst []float64, e edge) error {
 	m, ok := e.f.factor.(Messenger)
 	if !ok {
 		var rules []string
@@ -345,7 +356,7 @@ func (g *Graph) message(v *Variable, e edge) error {
 		}
 		return &messages.NoRuleError{Factor: e.f.describe(), Interface: e.f.factor.Interfaces()[e.k].Name, Rules: rules}
 	}
-	if err := m.Message(v.msg, e.k, e.f.stats); err != nil {
+	if err := m.Message(dst, e.k, e.f.stats); err != nil {
 		var nr *messages.NoRuleError
 		if errors.As(err, &nr) && e.f.name != "" && nr.Factor == e.f.factor.Kind() {
 			nr.Factor = e.f.describe()
@@ -392,7 +403,7 @@ func (g *Graph) Update(v *Variable) (err error) {
 			}
 		}()
 	}
-	clear(v.nat)
+	clear(v.natural())
 	for _, e := range v.edges {
 		if err := g.addMessage(v, e); err != nil {
 			return err
@@ -596,7 +607,7 @@ func (g *Graph) hasNonConjugate(v *Variable) bool {
 }
 
 // gammaObjective returns the part of F that depends on the Gamma posterior
-// q of v: -m·E_q[T] for the summed conjugate messages m (in v.nat), plus
+// q of v: -m·E_q[T] for the summed conjugate messages m (in v.natural()), plus
 // E_q[r] of every non-conjugate factor, minus H[q]; and the summed moments
 // of the non-conjugate parts.
 func (g *Graph) gammaObjective(v *Variable, q expfam.Gamma) (float64, expfam.GammaMoments) {
@@ -619,7 +630,8 @@ func (g *Graph) gammaObjective(v *Variable, q expfam.Gamma) (float64, expfam.Gam
 			first = false
 		}
 	}
-	f := -(v.nat[0]*q.ExpectedLog() + v.nat[1]*q.Mean()) + sum.E - q.Entropy()
+	nat := v.natural()
+	f := -(nat[0]*q.ExpectedLog() + nat[1]*q.Mean()) + sum.E - q.Entropy()
 	return f, sum
 }
 
@@ -647,7 +659,8 @@ func (g *Graph) updateNonConjugate(v *Variable) error {
 	}
 	gl := (mom.VarX*mom.CovLog - mom.CX*mom.CovX) / det
 	gx := (-mom.CX*mom.CovLog + mom.VarLog*mom.CovX) / det
-	target := [2]float64{v.nat[0] - gl, v.nat[1] - gx}
+	nat := v.natural()
+	target := [2]float64{nat[0] - gl, nat[1] - gx}
 	from := old.Natural(nil)
 	rho := 1.0
 	for range 40 {
@@ -707,7 +720,7 @@ func hasCollapsed(v *Variable) bool {
 // the messages from v's other factors, then q(v | γ) ∝ f(v | γ) exp(m)
 // and its marginal under the current q(γ) (GammaCollapsed.Collapse).
 func (g *Graph) collapse(v *Variable, e edge) error {
-	clear(v.nat)
+	clear(v.natural())
 	for _, o := range v.edges {
 		if o == e {
 			continue
@@ -725,9 +738,9 @@ func (g *Graph) collapse(v *Variable, e edge) error {
 	if parent == nil {
 		return fmt.Errorf("ffg: factor %s: no Gamma variable to collapse %s on", e.f.describe(), v.describe())
 	}
-	p := v.msg // scratch: the messages are summed in v.nat
-	if !e.f.factor.(GammaCollapsed).Collapse(p, v.nat, parent.Gamma()) {
-		return &NaNError{Variable: v.describe(), Detail: fmt.Sprintf("no collapsed marginal for the messages %v (evidence of probability 0)", v.nat)}
+	p, nat := v.message(), v.natural() // the messages are summed in nat
+	if !e.f.factor.(GammaCollapsed).Collapse(p, nat, parent.Gamma()) {
+		return &NaNError{Variable: v.describe(), Detail: fmt.Sprintf("no collapsed marginal for the messages %v (evidence of probability 0)", nat)}
 	}
 	copy(v.stats, p)
 	return nil

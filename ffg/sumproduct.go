@@ -777,11 +777,12 @@ func (g *Graph) UpdateStructured(v *Variable) error {
 	if v.observed {
 		return nil
 	}
-	clear(v.nat)
+	nat := v.natural()
+	clear(nat)
 	for _, e := range v.edges {
 		if fi, ok := g.sp.byFac[e.f]; ok {
 			if fm, ok := e.f.factor.(Formed); ok && fm.Form().Param == e.k {
-				g.sp.factors[fi].addJointCounts(v.nat, fm.Form())
+				g.sp.factors[fi].addJointCounts(nat, fm.Form())
 				continue
 			}
 		}

@@ -21,14 +21,13 @@ type Variable struct {
 	id       int
 	name     string
 	family   expfam.Family
-	decl     expfam.Declaration
 	shape    []int
 	observed bool
 	removed  bool
+	gidx     int32 // the variable's index in that tree's vars, while gstamp is its stamp
 	mark     uint64
 	gstamp   uint64 // the Gaussian tree that holds the variable (gState.stamp)
 	gmark    uint64 // a Gaussian tree being built counts the variable in (gState.stamp)
-	gidx     int32  // the variable's index in that tree's vars, while gstamp is its stamp
 
 	// stats holds the expected sufficient statistics that factors read:
 	// probabilities (categorical), E[ln p] (dirichlet), [E ln g, E g] (gamma).
@@ -36,8 +35,6 @@ type Variable struct {
 	// param holds the posterior's parameters: alpha (dirichlet) or
 	// [shape, rate] (gamma). Categorical posteriors live in stats.
 	param []float64
-	nat   []float64 // scratch: sum of incoming messages
-	msg   []float64 // scratch: one incoming message
 	edges []edge
 
 	// Inline storage so that a small variable costs two allocations (the
@@ -265,7 +262,7 @@ func (v *Variable) ObserveValue(x float64) error {
 	if v.g != nil {
 		v.g.version++
 	}
-	vo, ok := v.decl.(expfam.ValueObserver)
+	vo, ok := v.family.Declaration().(expfam.ValueObserver)
 	if !ok {
 		return fmt.Errorf("ffg: variable %s: a %s variable cannot be observed at a value", v.describe(), v.family)
 	}
@@ -279,13 +276,13 @@ func (v *Variable) ObserveValue(x float64) error {
 // reset sets the default posterior the family declares: uniform
 // categorical, Dir(1), Gamma(1, 1), N(0, 1).
 func (v *Variable) reset() {
-	v.decl.Default(v.param, v.stats, v.shape)
+	v.family.Declaration().Default(v.param, v.stats, v.shape)
 }
 
 // startsAtPrior reports whether the family's variables start at the prior
 // bound to them (expfam.PriorStarter).
 func (v *Variable) startsAtPrior() bool {
-	ps, ok := v.decl.(expfam.PriorStarter)
+	ps, ok := v.family.Declaration().(expfam.PriorStarter)
 	return ok && ps.StartsAtPrior()
 }
 
@@ -295,17 +292,17 @@ func (v *Variable) Entropy() float64 {
 	if v.observed {
 		return 0
 	}
-	if v.decl == nil {
+	if v.family.Declaration() == nil {
 		return math.NaN()
 	}
-	return v.decl.Entropy(v.param, v.stats, v.shape)
+	return v.family.Declaration().Entropy(v.param, v.stats, v.shape)
 }
 
 // setFromNatural sets the posterior from the summed natural parameters in
-// v.nat (paper eq. 8: the prior's natural parameters plus the messages), as
+// v.natural() (paper eq. 8: the prior's natural parameters plus the messages), as
 // the family declares (expfam.Declaration.FromNatural).
 func (v *Variable) setFromNatural() error {
-	if err := v.decl.FromNatural(v.param, v.stats, v.nat, v.shape); err != nil {
+	if err := v.family.Declaration().FromNatural(v.param, v.stats, v.natural(), v.shape); err != nil {
 		return &NaNError{Variable: v.describe(), Detail: err.Error()}
 	}
 	return nil
@@ -325,3 +322,12 @@ func (e *NaNError) Error() string {
 // Categorical reports whether v is a categorical variable (the variables
 // that sum-product treats exactly).
 func (v *Variable) Categorical() bool { return v.family == expfam.CategoricalFamily }
+
+// natural returns the graph's scratch for the sum of the messages into v
+// (its natural parameters while it is updated), and message the scratch
+// for one message: a graph updates one variable at a time, so one pair of
+// buffers serves every variable, and a variable holds only its statistics
+// and parameters.
+func (v *Variable) natural() []float64 { return v.g.scratch(&v.g.nat, len(v.stats)) }
+
+func (v *Variable) message() []float64 { return v.g.scratch(&v.g.msg, len(v.stats)) }

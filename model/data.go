@@ -196,8 +196,8 @@ func (m *Model) built(method string) error {
 		return fmt.Errorf("model: %s of a nil *Model (make one with Load, Parse, FromSpec or Builder.Build)", method)
 	case m.Graph == nil:
 		return fmt.Errorf("model: %s of a model without a graph (make one with Load, Parse, FromSpec or Builder.Build)", method)
-	case len(m.Variables) != len(m.evidence):
-		return fmt.Errorf("model: %s: the model has %d variables, %d when it was built (Variables must not be replaced)", method, len(m.Variables), len(m.evidence))
+	case len(m.Variables) != len(m.evidence.at):
+		return fmt.Errorf("model: %s: the model has %d variables, %d when it was built (Variables must not be replaced)", method, len(m.Variables), len(m.evidence.at))
 	}
 	return nil
 }
@@ -240,7 +240,7 @@ func (m *Model) Infer(ctx context.Context, where string, d Data) (*schedule.Resu
 		return nil, err
 	}
 	for i, v := range m.Variables {
-		ev := m.evidence[i]
+		ev := m.evidence.get(i)
 		if over != nil && over[i] != nil {
 			ev = *over[i]
 		} else if e, ok := d[v.Name()]; ok {
@@ -271,4 +271,31 @@ func (m *Model) Infer(ctx context.Context, where string, d Data) (*schedule.Resu
 		return res, m.RunError(err)
 	}
 	return res, nil
+}
+
+// fileEvidence holds the file's observed value of each variable of a
+// model, in the order of Model.Variables: only the variables with one
+// keep an Evidence, so that the 2·10^5 elements of a long model set by
+// its data cost 4 bytes each here, not an Evidence.
+type fileEvidence struct {
+	at []int32    // per variable: its index in ev, or -1 for none
+	ev []Evidence // the values given
+}
+
+// add appends the evidence of the next variable.
+func (f *fileEvidence) add(ev Evidence) {
+	if ev.Index < 0 && ev.Probs == nil && ev.Value == nil && ev.Elements == nil {
+		f.at = append(f.at, -1)
+		return
+	}
+	f.at = append(f.at, int32(len(f.ev)))
+	f.ev = append(f.ev, ev)
+}
+
+// get returns the evidence of variable i (Index -1: none).
+func (f *fileEvidence) get(i int) Evidence {
+	if k := f.at[i]; k >= 0 {
+		return f.ev[k]
+	}
+	return Evidence{Index: -1}
 }

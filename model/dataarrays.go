@@ -61,7 +61,7 @@ type modelState struct {
 	variables    []*ffg.Variable
 	factors      []*ffg.FactorNode
 	factorFields []string
-	evidence     []Evidence
+	evidence     fileEvidence
 	varFile      []int32
 	loops        *loopModel
 }
@@ -122,13 +122,15 @@ func (m *Model) ReadData(where string, line []byte) (Data, error) {
 			fault = withFile(where, err)
 		}
 		obs := &Observations{Shape: oa.shape, Elements: make([]*Evidence, len(oa.kind))}
+		evs := make([]Evidence, len(oa.kind)) // one array for the elements' evidence
 		for k, kind := range oa.kind {
 			switch kind {
 			case obsNumber:
-				x := oa.num[k]
-				e := &Evidence{Index: -1, Value: &x}
-				if x == float64(int(x)) && x >= 0 && x <= 1<<31 {
-					e.Index = int(x)
+				x := &oa.num[k]
+				e := &evs[k]
+				*e = Evidence{Index: -1, Value: x}
+				if *x == float64(int(*x)) && *x >= 0 && *x <= 1<<31 {
+					e.Index = int(*x)
 				}
 				obs.Elements[k] = e
 			case obsVector:

@@ -637,7 +637,7 @@ func (sc *scope) addArray(m *Model, i int, vs varSpec, fam expfam.Family) error 
 		}
 		a.vars = append(a.vars, v)
 		m.Variables = append(m.Variables, v)
-		m.evidence = append(m.evidence, ev)
+		m.evidence.add(ev)
 		m.varFile = append(m.varFile, int32(i))
 		for j := len(idx) - 1; j >= 0; j-- {
 			if idx[j]++; idx[j] < dims[j] {

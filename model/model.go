@@ -84,7 +84,7 @@ type Model struct {
 	Settings  schedule.Settings
 
 	factorFields []string   // "factors[i] (node)", parallel to Factors
-	evidence     []Evidence // the file's observed value of each variable (Index -1 and no Probs: none), parallel to Variables
+	evidence     fileEvidence // the file's observed value of each variable, parallel to Variables
 	varFile      []int32    // the file's variable of each variable (an array has several), parallel to Variables; nil: the same index
 	loops        *loopModel // a file with sizes, arrays or loops (dataarrays.go); nil otherwise
 }
@@ -135,7 +135,8 @@ func build(name string, spec *modelJSON, sizes *sizeSet) (*Model, error) {
 		m.loops = &loopModel{src: spec, scope: sc, arrays: map[string]*arrayInfo{}}
 		// The lengths are known: one allocation each.
 		m.Graph.Reserve(sc.nVars, sc.nFactors)
-		m.Variables, m.evidence, m.varFile = make([]*ffg.Variable, 0, sc.nVars), make([]Evidence, 0, sc.nVars), make([]int32, 0, sc.nVars)
+		m.Variables, m.varFile = make([]*ffg.Variable, 0, sc.nVars), make([]int32, 0, sc.nVars)
+		m.evidence.at = make([]int32, 0, sc.nVars)
 		m.Factors, m.factorFields = make([]*ffg.FactorNode, 0, sc.nFactors), make([]string, 0, sc.nFactors)
 	}
 	g := m.Graph
@@ -234,7 +235,7 @@ func build(name string, spec *modelJSON, sizes *sizeSet) (*Model, error) {
 			}
 		}
 		m.Variables = append(m.Variables, v)
-		m.evidence = append(m.evidence, ev)
+		m.evidence.add(ev)
 		if sc != nil {
 			m.varFile = append(m.varFile, int32(i))
 		}

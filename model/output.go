@@ -104,6 +104,12 @@ func PosteriorOf(v *ffg.Variable) Posterior {
 	if v == nil {
 		panic("model: PosteriorOf(nil)")
 	}
+	return posteriorOf(v, new(expfam.Normal), new(expfam.Gamma))
+}
+
+// posteriorOf is PosteriorOf with the storage of a normal's or a gamma's
+// numbers given, so that a writer of 10^5 posteriors allocates none.
+func posteriorOf(v *ffg.Variable, n *expfam.Normal, g *expfam.Gamma) Posterior {
 	p := Posterior{Family: v.Family().String()}
 	switch v.Family() {
 	case expfam.CategoricalFamily:
@@ -111,10 +117,10 @@ func PosteriorOf(v *ffg.Variable) Posterior {
 	case expfam.DirichletFamily:
 		p.Alpha = nest(append([]float64(nil), v.Alpha()...), v.Shape())
 	case expfam.GammaFamily:
-		g := v.Gamma()
+		*g = v.Gamma()
 		p.Shape, p.Rate = &g.Shape, &g.Rate
 	case expfam.NormalFamily:
-		n := v.Normal()
+		*n = v.Normal()
 		p.Mean, p.Variance = &n.Mean, &n.Var
 	}
 	return p

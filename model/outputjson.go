@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/arbor-ai/arbor/expfam"
 	"github.com/arbor-ai/arbor/ffg"
 	"github.com/arbor-ai/arbor/schedule"
 )
@@ -138,11 +139,13 @@ func (m *Model) WriteOutput(w io.Writer, res *schedule.Result) error {
 				continue
 			}
 			k := 0
+			var n expfam.Normal
+			var g expfam.Gamma
 			j.nested(e.array.Size, func() {
 				if v := e.array.Elements[k]; v.Observed() {
 					j.b = append(j.b, "null"...)
 				} else {
-					p := PosteriorOf(v)
+					p := posteriorOf(v, &n, &g)
 					j.posterior(&p)
 				}
 				k++

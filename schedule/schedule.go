@@ -235,6 +235,13 @@ func runSumProduct(ctx context.Context, g *ffg.Graph, s *Settings, iters int, to
 	if s.Order != nil {
 		src = s.Order
 	}
+	n := 0
+	for _, v := range src {
+		if !v.Observed() && !v.Categorical() {
+			n++
+		}
+	}
+	order = make([]*ffg.Variable, 0, n)
 	for _, v := range src { // resolve checked s.Order
 		if !v.Observed() && !v.Categorical() {
 			order = append(order, v)
