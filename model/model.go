@@ -83,10 +83,10 @@ type Model struct {
 	Factors   []*ffg.FactorNode
 	Settings  schedule.Settings
 
-	factorFields []string   // "factors[i] (node)", parallel to Factors
+	factorFields []string     // "factors[i] (node)", parallel to Factors
 	evidence     fileEvidence // the file's observed value of each variable, parallel to Variables
-	varFile      []int32    // the file's variable of each variable (an array has several), parallel to Variables; nil: the same index
-	loops        *loopModel // a file with sizes, arrays or loops (dataarrays.go); nil otherwise
+	varFile      []int32      // the file's variable of each variable (an array has several), parallel to Variables; nil: the same index
+	loops        *loopModel   // a file with sizes, arrays or loops (dataarrays.go); nil otherwise
 }
 
 // Load reads and builds the model file at path.
