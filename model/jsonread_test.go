@@ -107,6 +107,10 @@ func FuzzParseSpec(f *testing.F) {
 		data, _ := os.ReadFile(p)
 		f.Add(data)
 	}
+	// A negative zero, observed or in an array, written back as 0 (once
+	// written "-0", which read back as 0).
+	f.Add([]byte(`{"variables":[{"name":"x","family":"normal","observed":-0.0}],"factors":[]}`))
+	f.Add([]byte(`{"sizes":{"T":2},"variables":[{"name":"x","family":"normal","size":"T","observed":[-0e0,null]}],"factors":[]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sp, err := ParseSpec(data)
 		if err != nil {

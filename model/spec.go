@@ -254,6 +254,11 @@ func (e Evidence) MarshalJSON() ([]byte, error) {
 	switch {
 	case e.Probs != nil:
 		return json.Marshal(e.Probs)
+	case e.Value != nil && *e.Value == 0:
+		// -0 is written 0, which reads back as the index 0 and the value
+		// 0 (equal to -0): written "-0", it would read back as 0 and not
+		// round-trip.
+		return []byte("0"), nil
 	case e.Value != nil && (e.Index < 0 || float64(e.Index) != *e.Value):
 		return json.Marshal(*e.Value)
 	}
