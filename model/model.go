@@ -282,6 +282,9 @@ func build(name string, spec *modelJSON, sizes *sizeSet) (*Model, error) {
 	if spec.factorErr != nil {
 		return nil, spec.factorErr
 	}
+	if err := checkAcyclic(m); err != nil {
+		return nil, err
+	}
 	if spec.settingsErr != nil {
 		return nil, spec.settingsErr
 	}
