@@ -226,10 +226,22 @@ func sortedNames(d Data) []string {
 // file's, the model is built again with that size and m's Graph,
 // Variables and Factors become that build's until a data set at the
 // file's sizes gives the file's build back.
+//
+// A Model is not safe for concurrent use: a run writes its posteriors
+// into the model's variables, where Output and WriteOutput read them, so
+// two runs on one model would mix their results. Infer called while
+// another Infer on m is running returns an error instead of running (a
+// *ConcurrentUseError); to run data sets in parallel, give each goroutine
+// its own Model (Load, Parse or FromSpec again), and read each run's
+// posteriors before the next run on that model.
 func (m *Model) Infer(ctx context.Context, where string, d Data) (*schedule.Result, error) {
 	if err := m.built("Infer"); err != nil {
 		return nil, err
 	}
+	if !m.running.CompareAndSwap(false, true) {
+		return nil, &ConcurrentUseError{Model: m.Name}
+	}
+	defer m.running.Store(false)
 	if err := m.CheckData(where, d); err != nil {
 		return nil, err
 	}
@@ -298,4 +310,12 @@ func (f *fileEvidence) get(i int) Evidence {
 		return f.ev[k]
 	}
 	return Evidence{Index: -1}
+}
+
+// ConcurrentUseError is Infer's error when another Infer on the same Model
+// is running (a Model is not safe for concurrent use).
+type ConcurrentUseError struct{ Model string }
+
+func (e *ConcurrentUseError) Error() string {
+	return fmt.Sprintf("model: %s: Infer called while another Infer on the same Model is running; a Model is not safe for concurrent use (give each goroutine its own Model)", e.Model)
 }

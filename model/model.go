@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/arbor-ai/arbor/expfam"
 	"github.com/arbor-ai/arbor/ffg"
@@ -87,6 +88,7 @@ type Model struct {
 	evidence     fileEvidence // the file's observed value of each variable, parallel to Variables
 	varFile      []int32      // the file's variable of each variable (an array has several), parallel to Variables; nil: the same index
 	loops        *loopModel   // a file with sizes, arrays or loops (dataarrays.go); nil otherwise
+	running      atomic.Bool  // an Infer is running (Infer refuses a second)
 }
 
 // Load reads and builds the model file at path.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/arbor-ai/arbor/envs"
+	"github.com/arbor-ai/arbor/internal/input"
 	"github.com/arbor-ai/arbor/internal/output"
 	"github.com/arbor-ai/arbor/pomdp"
 )
@@ -90,7 +91,13 @@ func readFile(what, path string) ([]byte, error) {
 	if st.Mode().IsRegular() {
 		size = st.Size()
 	}
-	data, err := readAll(io.LimitReader(f, limit+1), size)
+	data, err := input.ReadAll(io.LimitReader(f, limit+1), size, limit+1)
+	if errors.Is(err, input.ErrTooLarge) {
+		return nil, tooBig()
+	}
+	if errors.Is(err, input.ErrNUL) {
+		return nil, badInput("%s: cannot read: byte %d is NUL: not a text file", what, bytes.IndexByte(data, 0))
+	}
 	if errors.Is(err, os.ErrDeadlineExceeded) {
 		return nil, badInput("%s: cannot read: no end of file after %v", what, readTimeout)
 	}
@@ -101,27 +108,6 @@ func readFile(what, path string) ([]byte, error) {
 		return nil, tooBig()
 	}
 	return data, nil
-}
-
-// readAll reads r to its end into a buffer of size+1 bytes to start with
-// (the size of a regular file, so that it is read into one allocation of
-// its size rather than the doublings of io.ReadAll, which would make
-// reading a 60 MB file cost twice its size), grown as needed.
-func readAll(r io.Reader, size int64) ([]byte, error) {
-	b := make([]byte, 0, max(size+1, 512))
-	for {
-		n, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			return b, nil
-		}
-		if err != nil {
-			return b, err
-		}
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)] // grow by append's rule
-		}
-	}
 }
 
 // openFile opens the input file path, named in errors by what: a missing

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/arbor-ai/arbor/internal/input"
 )
 
 // runArbor runs the command in-process and returns its exit status and
@@ -39,10 +41,31 @@ func TestInputSizeLimit(t *testing.T) {
 		{"btai", "plan", "--model", "/dev/zero", "--obs", "0"},
 	} {
 		code, errs := runArbor(args...)
-		if code != 2 || !strings.Contains(errs, "/dev/zero: cannot read: larger than the limit of 1 MiB (set ARBOR_MAX_INPUT to raise it)") ||
+		if code != 2 || !strings.Contains(errs, "/dev/zero: cannot read: byte 0 is NUL: not a text file") ||
 			strings.Count(errs, "\n") != 1 {
 			t.Errorf("%v: exit %d, stderr %q", args, code, errs)
 		}
+	}
+	// A device of text that does not end: refused at the limit.
+	fifo := filepath.Join(t.TempDir(), "spaces")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		defer w.Close()
+		spaces := bytes.Repeat([]byte{' '}, 1<<16)
+		for range 64 { // 4 MiB
+			if _, err := w.Write(spaces); err != nil {
+				return
+			}
+		}
+	}()
+	if code, errs := runArbor("infer", fifo); code != 2 || !strings.Contains(errs, "cannot read: larger than the limit of 1 MiB (set ARBOR_MAX_INPUT to raise it)") {
+		t.Errorf("4 MiB of spaces through a FIFO: exit %d, stderr %q", code, errs)
 	}
 	t.Setenv(maxInputEnv, "100")
 	hmm := filepath.Join("..", "..", "examples", "models", "hmm.json")
@@ -124,7 +147,7 @@ func TestReadFileOnce(t *testing.T) {
 		t.Errorf("readFile allocated %d bytes for a file of %d, want one buffer of its size", alloc, size)
 	}
 	for _, hint := range []int64{0, 1, size - 1, size, size + 1} {
-		got, err := readAll(io.MultiReader(bytes.NewReader(data[:size/2]), bytes.NewReader(data[size/2:])), hint)
+		got, err := input.ReadAll(io.MultiReader(bytes.NewReader(data[:size/2]), bytes.NewReader(data[size/2:])), hint, size+1)
 		if err != nil || !bytes.Equal(got, data) {
 			t.Errorf("readAll with size %d: %d bytes, %v; want %d", hint, len(got), err, size)
 		}
