@@ -36,7 +36,9 @@ type Data map[string]Evidence
 
 // ParseData decodes one data set, a JSON object from variable name to an
 // outcome index, a probability vector or (for a normal variable) a number:
-// {"o0": 1, "o5": [0.2, 0.5, 0.3], "rt": 0.412}.
+// {"o0": 1, "o5": [0.2, 0.5, 0.3], "rt": 0.412}; null (Evidence with Index
+// -1, no Probs and no Value) leaves the variable hidden for the data set,
+// whether or not the model file observes it.
 // where names the input in errors ("data.jsonl:3"). A name given twice is
 // an error.
 func ParseData(where string, line []byte) (Data, error) {
@@ -98,9 +100,15 @@ func ParseData(where string, line []byte) (Data, error) {
 				probs = []float64{} // [] is a vector of no probabilities
 			}
 			d[name] = Evidence{Index: -1, Probs: probs}
-		default:
+		case c == 'n' && r.Kind() == "null":
+			// null: the variable is hidden for this data set, whatever
+			// the model file observes (Infer unobserves it).
 			r.Skip()
-			faults[name] = errors.New("want an outcome index or a probability vector")
+			d[name] = Evidence{Index: -1}
+		default:
+			kind := r.Kind()
+			r.Skip()
+			faults[name] = fmt.Errorf("want a number (a normal variable's value), an outcome index or a probability vector (a categorical variable's), got JSON %s", kind)
 		}
 		return nil
 	})
@@ -156,8 +164,12 @@ func (m *Model) CheckData(where string, d Data) error {
 }
 
 // checkEvidence checks ev as the value of a variable of family fam (with k
-// outcomes, for a categorical one).
+// outcomes, for a categorical one). No evidence at all (null in a data
+// set: Index -1, no Value, no Probs) leaves any variable hidden.
 func checkEvidence(fam expfam.Family, k int, ev Evidence) error {
+	if ev.Index < 0 && ev.Value == nil && ev.Probs == nil && ev.Elements == nil {
+		return nil
+	}
 	if fam == expfam.NormalFamily {
 		if ev.Value == nil {
 			return errors.New("want a number (the value of a normal variable)")

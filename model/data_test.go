@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/arbor-ai/arbor/schedule"
+	"github.com/google/go-cmp/cmp"
 )
 
 // withObserved returns the model file data with the observed values of d
@@ -321,5 +322,69 @@ func TestCollapsedNeedsVMP(t *testing.T) {
 	_, err = Parse("p.json", bad)
 	if err == nil || !strings.Contains(err.Error(), "update: collapsed needs the method vmp") {
 		t.Errorf("collapsed with sum-product: %v", err)
+	}
+}
+
+// TestDataNullUnobserves: null in a data set leaves a variable hidden for
+// that data set, whatever its family and whatever the model file observes:
+// the result equals the file's with that variable's "observed" removed
+// (an HMM's categorical o1; a local-level model's normal y3), and the
+// next data set without the null observes it again.
+func TestDataNullUnobserves(t *testing.T) {
+	for _, c := range []struct{ file, name, observed string }{
+		{"../examples/models/hmm.json", "o1", `"observed": 0`},
+		{"../examples/models/local-level.json", "y3", `"observed": `},
+	} {
+		src, err := os.ReadFile(c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := Parse(c.file, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The twin: the variable's line without its observed value.
+		lines := strings.Split(string(src), "\n")
+		found := false
+		for i, l := range lines {
+			if strings.Contains(l, `"name": "`+c.name+`"`) && strings.Contains(l, c.observed) {
+				at := strings.Index(l, `, "observed"`)
+				lines[i] = l[:at] + "}" + l[strings.LastIndex(l, "}")+1:]
+				found = true
+			}
+		}
+		if !found {
+			t.Fatalf("%s: no observed %s", c.file, c.name)
+		}
+		twin, err := Parse("twin.json", []byte(strings.Join(lines, "\n")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := m.ReadData("d.jsonl:1", []byte(`{"`+c.name+`": null}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := m.Infer(context.Background(), "d.jsonl:1", d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := twin.Infer(context.Background(), "twin", Data{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, exp := m.Output(res), twin.Output(want)
+		if !cmp.Equal(got, exp) {
+			t.Errorf("%s with %s null: %s", c.file, c.name, cmp.Diff(exp, got))
+		}
+		if _, ok := got.Posteriors[c.name]; !ok {
+			t.Errorf("%s: no posterior for the unobserved %s", c.file, c.name)
+		}
+		res, err = m.Infer(context.Background(), "d.jsonl:2", Data{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := m.Output(res).Posteriors[c.name]; ok {
+			t.Errorf("%s: %s still hidden in the next data set", c.file, c.name)
+		}
 	}
 }

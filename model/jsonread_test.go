@@ -186,13 +186,15 @@ func TestParseNameRule(t *testing.T) {
 }
 
 // TestParseDataDuplicateKeys: a data line naming a variable twice is
-// refused (before, the last value won); so are data after the object and
-// a null value (before, null was outcome 0).
+// refused (before, the last value won); so are data after the object, a
+// null inside a vector and a value of another JSON type, named by its type
+// (a null value unobserves: TestDataNullUnobserves).
 func TestParseDataDuplicateKeys(t *testing.T) {
 	for _, tc := range []struct{ line, want string }{
 		{`{"o0": 1, "o1": 2, "o0": 1}`, `d.jsonl:3: duplicate key "o0"`},
 		{`{"o0": 1} ]`, `d.jsonl:3: trailing data after the JSON object`},
-		{`{"o0": null}`, `d.jsonl:3: "o0": want an outcome index or a probability vector`},
+		{`{"o0": "a"}`, `d.jsonl:3: "o0": want a number (a normal variable's value), an outcome index or a probability vector (a categorical variable's), got JSON string`},
+		{`{"o0": true}`, `d.jsonl:3: "o0": want a number (a normal variable's value), an outcome index or a probability vector (a categorical variable's), got JSON bool`},
 		{`{"o0": [0.5, null, 0.5]}`, `d.jsonl:3: "o0": want an outcome index or a probability vector`},
 		{`{"o0": 1`, `d.jsonl:3: want a JSON object from variable names to observed values: unexpected EOF`},
 		{`{"o0": x}`, `d.jsonl:3: want a JSON object from variable names to observed values: invalid character 'x' looking for beginning of value`},

@@ -38,6 +38,9 @@ func ReadAll(r io.Reader, size, most int64) ([]byte, error) {
 			return nil, ErrTooLarge // not joined: the caller refuses it
 		}
 		if err == io.EOF {
+			if parts == nil {
+				return b, nil // a regular file: its one buffer
+			}
 			return bytes.Join(append(parts, b), nil), nil
 		}
 		if err != nil {
