@@ -39,6 +39,13 @@ type DOTOptions struct {
 	// inches rather than 0.25 and 0.5), for a graph with many nodes a step
 	// (a POMDP with several factors and modalities).
 	Compact bool
+	// Plates, when set, names the plates of FoldPlates from what the graph
+	// was built from (a model file's declared loops): given a plate's first
+	// slice and its number of slices, it returns the plate's label ("t =
+	// 1..T-1") and labels for the slice's variables and factors ("x[t]",
+	// "N(x[t-1], 0.25)"); an empty label or a node left out keeps the
+	// label found from the wiring ("t = 1 … 19", "xₜ").
+	Plates func(first Slice, n int) (label string, vars map[*Variable]string, factors map[*FactorNode]string)
 }
 
 // FoldMode is how WriteDOTWith draws repeated structure.

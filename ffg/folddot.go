@@ -72,6 +72,14 @@ func (g *Graph) foldFor(o DOTOptions) *foldDraw {
 			if o.OpenRange {
 				plate = fmt.Sprintf("%s = 1 … %s", letter, strings.ToUpper(letter))
 			}
+			var declV map[*Variable]string
+			var declF map[*FactorNode]string
+			if o.Plates != nil {
+				var label string
+				if label, declV, declF = o.Plates(first, n); label != "" {
+					plate = label
+				}
+			}
 			for _, s := range r.Slices[1:] {
 				for k, v := range s.Variables {
 					fd.redirV[v] = first.Variables[k]
@@ -89,6 +97,9 @@ func (g *Graph) foldFor(o DOTOptions) *foldDraw {
 				if base, ok := indexedBase(names); ok {
 					fd.vlabel[v] = PrettyName(base) + sub
 				}
+				if l, ok := declV[v]; ok {
+					fd.vlabel[v] = l
+				}
 			}
 			for k, f := range first.Factors {
 				fd.fplate[f] = plate
@@ -98,6 +109,9 @@ func (g *Graph) foldFor(o DOTOptions) *foldDraw {
 				}
 				if base, ok := indexedBase(names); ok {
 					fd.flabel[f] = PrettyName(base) + sub
+				}
+				if l, ok := declF[f]; ok && f.name == "" {
+					fd.flabel[f] = l
 				}
 			}
 			continue

@@ -361,6 +361,7 @@ func dotGraph(file string, data []byte, dataFile string, line int, opts *ffg.DOT
 			return nil, err
 		}
 	}
+	opts.Plates = m.DOTPlates()
 	return m.Graph, nil
 }
 
