@@ -305,7 +305,8 @@ func NewDesign(f Formula, cov *Covariates, subjects []string) (*Design, error) {
 			}
 			names, vals = nn, nv
 			if len(d.Columns)+len(names) > len(subjects) {
-				return nil, fmt.Errorf("fit: design: %d subjects for more columns (%s, ...): want at least as many subjects as columns", len(subjects), strings.Join(append(slices.Clip(d.Columns), names[0]), ", "))
+				all := append(slices.Clip(d.Columns), names...)
+				return nil, fmt.Errorf("fit: design: %d subjects for at least %d columns (%s): want at least as many subjects as columns", len(subjects), len(all), shortList(all))
 			}
 		}
 		if len(t) == 0 {
@@ -317,9 +318,6 @@ func NewDesign(f Formula, cov *Covariates, subjects []string) (*Design, error) {
 				d.X[i] = append(d.X[i], vals[a][i])
 			}
 		}
-	}
-	if len(subjects) < len(d.Columns) {
-		return nil, fmt.Errorf("fit: design: %d subjects for %d columns (%s): want at least as many subjects as columns", len(subjects), len(d.Columns), strings.Join(d.Columns, ", "))
 	}
 	if err := d.checkRank(); err != nil {
 		return nil, err
@@ -369,4 +367,12 @@ func (d *Design) checkRank() error {
 		basis = append(basis, v)
 	}
 	return nil
+}
+
+// shortList joins names, the first 8 and a count of the others.
+func shortList(names []string) string {
+	if len(names) > 8 {
+		return strings.Join(names[:8], ", ") + fmt.Sprintf(" and %d more", len(names)-8)
+	}
+	return strings.Join(names, ", ")
 }

@@ -107,7 +107,7 @@ func TestDesignErrors(t *testing.T) {
 		{"subject,group\ns1,0\ns2,1\ns3,0\ns4,1\n", "1 + grp", "design term grp: grp names no column of cov.csv (it has group)"},
 		{"subject,a,b\ns1,0,0\ns2,1,2\ns3,0,0\ns4,1,2\n", "1 + a + b", "column b is a linear combination of 1, a"},
 		{"subject,a\ns1,0\ns2,0\ns3,0\ns4,0\n", "1 + a", "column a is 0 for every subject"},
-		{"subject,a,b,c,d\ns1,1,0,0,0\ns2,0,1,0,3\ns3,0,0,1,0\ns4,2,0,5,1\n", "1 + a + b + c + d", "4 subjects for 5 columns (1, a, b, c, d)"},
+		{"subject,a,b,c,d\ns1,1,0,0,0\ns2,0,1,0,3\ns3,0,0,1,0\ns4,2,0,5,1\n", "1 + a + b + c + d", "4 subjects for at least 5 columns (1, a, b, c, d)"},
 		{"subject,g\ns1,x\ns2,x\ns3,x\ns4,x\n", "1 + g", "g has one level"},
 	} {
 		cov, err := readCov(t, c.cov)
