@@ -16,6 +16,7 @@ import (
 	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/behaviour"
 	"github.com/arbor-ai/arbor/fit"
+	"github.com/arbor-ai/arbor/internal/fitcmd"
 	"github.com/arbor-ai/arbor/internal/output"
 	"github.com/arbor-ai/arbor/pomdp"
 )
@@ -47,6 +48,7 @@ type fitFlags struct {
 	method            fit.Method
 	asJSON, asCSV     *bool
 	compare           *string
+	group             fitcmd.Group
 }
 
 func (f *fitFlags) register(fs *flag.FlagSet) {
@@ -60,6 +62,7 @@ func (f *fitFlags) register(fs *flag.FlagSet) {
 	f.seed = fs.Uint64("seed", 1, "random seed of the restarts and of the agents' decisions (subject k's trial i draws each step from agent.StepRand(seed, k-1, i-1, step), as run draws agent k's episode i)")
 	f.asJSON = fs.Bool("json", false, "a provenance line, one JSON object per subject and a group summary line")
 	f.asCSV = fs.Bool("csv", false, "one CSV row per subject: subject, each parameter and its SD, log_likelihood, log_evidence, aic, bic, n_choices, converged, reason")
+	f.group.Register(fs)
 	f.compare = fs.String("compare", "", "compare this fit with the fits of other models or settings to the same subjects: comma-separated outputs of fit --json (random-effects Bayesian model selection over the subjects' log evidences: expected model frequencies, exceedance and protected exceedance probabilities)")
 }
 
@@ -81,7 +84,7 @@ func (f *fitFlags) check() error {
 	case *f.compare != "" && *f.asCSV:
 		return badInput("--compare: its result is a line of the text or --json output, not a CSV row (drop --csv)")
 	}
-	return nil
+	return asInput(f.group.Check(*f.asCSV))
 }
 
 // settings builds the fit's settings for the agent's declared parameters
@@ -168,6 +171,7 @@ type fitRun struct {
 	asCSV   bool
 	prov    output.Provenance
 	compare []fitCompared
+	peb     *fitcmd.Group
 }
 
 // runFitVerb is `arbor X fit` for any planner: each subject's parameters
@@ -209,8 +213,8 @@ func runFitVerb(c *plannerCmd, args []string, stdout io.Writer) error {
 		return err
 	}
 	set.Jobs = agent.Workers(opts, m, set.Jobs)
-	r := &fitRun{command: command, agent: c.p.Name, m: m, fac: fac, set: set, data: *ff.data, asJSON: *ff.asJSON, asCSV: *ff.asCSV}
-	files := [][2]string{{"--model", *ff.model}}
+	r := &fitRun{command: command, agent: c.p.Name, m: m, fac: fac, set: set, data: *ff.data, asJSON: *ff.asJSON, asCSV: *ff.asCSV, peb: &ff.group}
+	files := append([][2]string{{"--model", *ff.model}}, ff.group.Files()...)
 	if n := len(strings.Split(*ff.compare, ",")); *ff.compare != "" && n >= fit.MaxBMSModels {
 		return badInput("--compare: %d files, at most %d (BMS compares at most %d models, this fit among them)", n, fit.MaxBMSModels-1, fit.MaxBMSModels)
 	}
@@ -249,6 +253,7 @@ type fitRowJSON struct {
 	Reason        string           `json:"reason,omitempty"`
 	Warning       string           `json:"warning,omitempty"`
 	ZeroChoice    *fitZeroJSON     `json:"zero_choice,omitempty"`
+	ThetaEB       *output.Ordered  `json:"theta_eb,omitempty"`
 	Method        string           `json:"method"`
 	Evaluations   int              `json:"evaluations"`
 }
@@ -261,15 +266,16 @@ type fitZeroJSON struct {
 
 // fitGroupJSON is the last line of fit --json: the group's sums.
 type fitGroupJSON struct {
-	Group         string       `json:"group"`
-	Subjects      int          `json:"subjects"`
-	LogEvidence   output.Float `json:"log_evidence"`
-	LogLikelihood output.Float `json:"log_likelihood"`
-	AIC           output.Float `json:"aic"`
-	BIC           output.Float `json:"bic"`
-	NChoices      int          `json:"n_choices"`
-	NotConverged  int          `json:"not_converged"`
-	Free          []string     `json:"free"`
+	Group         string          `json:"group"`
+	Subjects      int             `json:"subjects"`
+	LogEvidence   output.Float    `json:"log_evidence"`
+	LogLikelihood output.Float    `json:"log_likelihood"`
+	AIC           output.Float    `json:"aic"`
+	BIC           output.Float    `json:"bic"`
+	NChoices      int             `json:"n_choices"`
+	NotConverged  int             `json:"not_converged"`
+	Free          []string        `json:"free"`
+	PEB           *fitcmd.PEBJSON `json:"peb,omitempty"`
 }
 
 func (r *fitRun) run(stdout io.Writer) error {
@@ -291,6 +297,9 @@ func (r *fitRun) run(stdout io.Writer) error {
 		if n == 0 {
 			return badInput("--data %s: subject %s has no choices to fit (every response is missing)", r.data, output.Quote(rec.Subject))
 		}
+	}
+	if err := r.peb.Prepare(recs, shardJob != nil, readInput); err != nil {
+		return asInput(err)
 	}
 	if shardJob != nil {
 		return r.sharded(stdout, recs) // --shard, or arbor merge (shard.go)
@@ -323,13 +332,12 @@ func (r *fitRun) run(stdout io.Writer) error {
 	}
 	var g fit.Group
 	var evidence []float64
-	err = fit.Subjects(ctx, r.fac, r.m, recs, r.set, func(res *fit.Result) error {
-		g.Add(res)
-		evidence = append(evidence, res.LogEvidence)
-		unitDone()
+	line := func(i int, res *fit.Result) error {
 		switch {
 		case r.asJSON:
-			return enc.Encode(fitRow(res))
+			row := fitRow(res)
+			row.ThetaEB = r.peb.ThetaEB(i)
+			return enc.Encode(row)
 		case r.asCSV:
 			if err := cw.Write(fitCSVRow(res)); err != nil {
 				return err
@@ -339,6 +347,16 @@ func (r *fitRun) run(stdout io.Writer) error {
 		}
 		_, err := fmt.Fprintln(stdout, fitText(res))
 		return err
+	}
+	err = fit.Subjects(ctx, r.fac, r.m, recs, r.set, func(res *fit.Result) error {
+		g.Add(res)
+		evidence = append(evidence, res.LogEvidence)
+		unitDone()
+		if r.peb.On() {
+			r.peb.Keep(res)
+			return nil
+		}
+		return line(len(evidence)-1, res)
 	})
 	var interrupted error
 	if errors.Is(err, context.Canceled) {
@@ -346,6 +364,9 @@ func (r *fitRun) run(stdout io.Writer) error {
 	}
 	if err != nil {
 		return fitError(err, r.data, recs)
+	}
+	if err := r.peb.Finish(interrupted == nil, r.set.Free, line, asInput); err != nil {
+		return err
 	}
 	switch {
 	case r.asJSON:
@@ -356,6 +377,9 @@ func (r *fitRun) run(stdout io.Writer) error {
 	default:
 		fmt.Fprintf(stdout, "%d subjects: sum of log evidences %s, log-likelihood %s over %d choices, AIC %s, BIC %s; %d not converged\n",
 			g.Subjects, fitNum(g.LogEvidence), fitNum(g.LogLikelihood), g.NChoices, fitNum(g.AIC), fitNum(g.BIC), g.NotConverged)
+		if err := r.peb.WriteText(stdout); err != nil {
+			return err
+		}
 	}
 	if len(r.compare) > 0 && interrupted == nil {
 		if err := r.compareModels(stdout, enc, recs, evidence); err != nil {
@@ -392,7 +416,7 @@ func fitCSVRow(res *fit.Result) []string {
 func (r *fitRun) group(g *fit.Group) fitGroupJSON {
 	return fitGroupJSON{Group: r.agent, Subjects: g.Subjects, LogEvidence: output.Float(g.LogEvidence),
 		LogLikelihood: output.Float(g.LogLikelihood), AIC: output.Float(g.AIC), BIC: output.Float(g.BIC),
-		NChoices: g.NChoices, NotConverged: g.NotConverged, Free: r.set.Free}
+		NChoices: g.NChoices, NotConverged: g.NotConverged, Free: r.set.Free, PEB: r.peb.JSON()}
 }
 
 // fitNum formats a number of the human output (NA when not finite).
