@@ -1,0 +1,132 @@
+package main
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/arbor-ai/arbor/fit"
+)
+
+// writeTemp writes text to a file named name in a fresh directory.
+func writeTemp(t *testing.T, name, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestFitGroupFromCommandLine: `aci fit --group` on pymdp's three
+// subjects with a covariate: the subject lines keep their keys and gain
+// theta_eb, the group line gains peb, and both equal fit.PEB run on the
+// first-level posteriors the subject lines print (theta, sd_theta and
+// log_evidence) with the design of the covariates file.
+func TestFitGroupFromCommandLine(t *testing.T) {
+	cov := writeTemp(t, "cov.csv", "subject,group\ns03,b\ns01,a\ns02,b\n")
+	args := []string{"aci", "fit", "--model", pymdpModel, "--data", pymdpData, "--horizon", "1", "--gamma", "1",
+		"--free", "alpha", "--prior", "alpha=0,1", "--group", "--covariates", cov, "--design", "1 + group"}
+	code, out, stderr := aciRun(t, append(args, "--json")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := replayLines(t, out)
+	if len(lines) != 5 {
+		t.Fatalf("%d lines, want the provenance, 3 subjects and the group", len(lines))
+	}
+	var post []fit.Posterior
+	var shrunk []float64
+	for _, l := range lines[1:4] {
+		theta := l["theta"].(map[string]any)["alpha"].(float64)
+		sd := l["sd_theta"].(map[string]any)["alpha"].(float64)
+		post = append(post, fit.Posterior{Mean: []float64{theta}, Cov: [][]float64{{sd * sd}}, LogEvidence: l["log_evidence"].(float64)})
+		eb, ok := l["theta_eb"].(map[string]any)
+		if !ok {
+			t.Fatalf("subject line without theta_eb: %v", l)
+		}
+		shrunk = append(shrunk, eb["alpha"].(float64))
+	}
+	d := &fit.Design{Columns: []string{"1", "group[b]"}, X: [][]float64{{1, 0}, {1, 1}, {1, 1}}}
+	want, err := fit.PEB(post, []string{"alpha"}, []fit.Prior{{Mean: 0, SD: 1}}, d, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	peb, ok := lines[4]["peb"].(map[string]any)
+	if !ok {
+		t.Fatalf("group line without peb: %v", lines[4])
+	}
+	// JSON prints the shortest form that reads back exactly: equal to the
+	// float, and the first-level values in JSON lose nothing either.
+	const tol = 1e-9
+	if got := peb["log_evidence"].(float64); math.Abs(got-want.LogEvidence) > tol {
+		t.Errorf("log_evidence %v, want %v", got, want.LogEvidence)
+	}
+	if got := peb["sigma"].([]any)[0].([]any)[0].(float64); math.Abs(got-want.Sigma[0][0]) > tol {
+		t.Errorf("sigma %v, want %v", got, want.Sigma[0][0])
+	}
+	effects := peb["effects"].([]any)
+	if len(effects) != 2 {
+		t.Fatalf("%d effects, want 2", len(effects))
+	}
+	for j, e := range effects {
+		m := e.(map[string]any)
+		w := want.Effects[j]
+		ci := m["ci90"].([]any)
+		if m["parameter"] != "alpha" || m["covariate"] != w.Covariate || math.Abs(m["mean"].(float64)-w.Mean) > tol ||
+			math.Abs(m["sd"].(float64)-w.SD) > tol || math.Abs(ci[0].(float64)-w.Lo) > tol || math.Abs(ci[1].(float64)-w.Hi) > tol ||
+			math.Abs(m["p_nonzero"].(float64)-w.PNonzero) > tol {
+			t.Errorf("effect %d: %v, want %+v", j, m, w)
+		}
+	}
+	for i, v := range shrunk {
+		if math.Abs(v-want.ThetaEB[i][0]) > tol {
+			t.Errorf("subject %d: theta_eb %v, want %v", i+1, v, want.ThetaEB[i][0])
+		}
+	}
+	// The text output ends with the table.
+	code, out, stderr = aciRun(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, s := range []string{"group level (parametric empirical Bayes, design 1 + group, Σ diagonal)", "alpha      group[b]", "subject s01: alpha"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("text output lacks %q:\n%s", s, out)
+		}
+	}
+}
+
+// TestFitGroupBadInput: faults of the covariates and the design exit 2
+// with one line naming the file and line or the term.
+func TestFitGroupBadInput(t *testing.T) {
+	base := []string{"aci", "fit", "--model", pymdpModel, "--data", pymdpData, "--horizon", "1", "--gamma", "1", "--free", "alpha"}
+	for _, c := range []struct {
+		cov  string
+		args []string
+		want string
+	}{
+		{"subject,group\ns01,0\ns02,1\n", []string{"--group", "--design", "1 + group"}, `cov.csv: no row for subject "s03" of the data`},
+		{"subject,group\ns01,0\ns02,1\ns03,1\ns04,0\n", []string{"--group", "--design", "1 + group"}, `cov.csv:5: subject "s04" is not in the data`},
+		{"subject,group\ns01,0\ns02,x\ns03,1\n", []string{"--group", "--design", "1 + group"}, `cov.csv:3: column group: "x" is not a number`},
+		{"subject,group\ns01,0\ns02,1\ns03,1\n", []string{"--group", "--design", "1 + grp"}, "--design term grp: grp names no column"},
+		{"subject,a,b\ns01,0,0\ns02,1,2\ns03,1,2\n", []string{"--group", "--design", "1 + a + b"}, "--design: column b is a linear combination of 1, a"},
+		{"subject,a,b,c\ns01,0,0,1\ns02,1,2,0\ns03,1,3,5\n", []string{"--group", "--design", "1 + a + b + c"}, "--design: 3 subjects for at least 4 columns"},
+		{"", []string{"--design", "1"}, "--design: only with --group"},
+		{"", []string{"--group", "--csv"}, "--group: its result is the group line"},
+		{"", []string{"--group", "--design", "1 + (a)"}, `--design "1 + (a)": at 5`},
+		{"", []string{"--group", "--group-cov", "block"}, `invalid value "block" for flag -group-cov`},
+	} {
+		args := append([]string(nil), base...)
+		if c.cov != "" {
+			args = append(args, "--covariates", writeTemp(t, "cov.csv", c.cov))
+		}
+		args = append(args, c.args...)
+		code, _, stderr := aciRun(t, args...)
+		msg := strings.TrimSpace(stderr)
+		if code != 2 || !strings.Contains(msg, c.want) {
+			t.Errorf("%v: exit %d, %q; want exit 2 and %q", c.args, code, msg, c.want)
+		}
+	}
+}
