@@ -400,3 +400,31 @@ func pebClosedForm(t *testing.T, full bool) {
 		}
 	}
 }
+
+// BenchmarkPEB200 is the group level alone of the speed goal: 200
+// subjects, 3 free parameters, a design of 3 columns (intercept, a group
+// indicator and a number), diagonal Σ, over synthetic Laplace posteriors.
+func BenchmarkPEB200(b *testing.B) {
+	const n, d = 200, 3
+	rng := rand.New(rand.NewPCG(1, 2))
+	design := &fit.Design{Columns: []string{"1", "group", "age"}}
+	post := make([]fit.Posterior, n)
+	for i := range n {
+		design.X = append(design.X, []float64{1, float64(i % 2), 20 + 40*rng.Float64()})
+		mean := make([]float64, d)
+		cov := make([][]float64, d)
+		for p := range d {
+			mean[p] = 0.5 + 0.3*rng.NormFloat64()
+			cov[p] = make([]float64, d)
+			cov[p][p] = 0.02 + 0.02*rng.Float64()
+		}
+		post[i] = fit.Posterior{Mean: mean, Cov: cov, LogEvidence: -80}
+	}
+	priors := []fit.Prior{{Mean: 0, SD: 1}, {Mean: 0, SD: 1}, {Mean: 0, SD: 1}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := fit.PEB(post, []string{"alpha", "eta", "gamma"}, priors, design, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -130,3 +130,47 @@ func TestFitGroupBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestSimulateFromFitCSV: `simulate --params` takes the output of `fit
+// --csv` as it is written (a posterior predictive check in two commands):
+// the truth it writes holds the fit's estimates; with --draw-posterior,
+// values drawn around them.
+func TestSimulateFromFitCSV(t *testing.T) {
+	code, out, stderr := aciRun(t, "aci", "fit", "--model", pymdpModel, "--data", pymdpData, "--horizon", "1", "--gamma", "1",
+		"--free", "alpha", "--prior", "alpha=0,1", "--csv")
+	if code != 0 {
+		t.Fatalf("fit: exit %d: %s", code, stderr)
+	}
+	fitCSV := writeTemp(t, "fit.csv", out)
+	rows := strings.Split(strings.TrimSpace(out), "\n")[1:]
+	for _, draw := range []bool{false, true} {
+		dir := t.TempDir()
+		truth := filepath.Join(dir, "truth.csv")
+		args := []string{"aci", "simulate", "--model", pymdpModel, "--params", fitCSV, "--horizon", "1", "--gamma", "1", "--trials", "2",
+			"--truth", truth, "-o", filepath.Join(dir, "sim.csv")}
+		if draw {
+			args = append(args, "--draw-posterior")
+		}
+		if code, _, stderr := aciRun(t, args...); code != 0 {
+			t.Fatalf("simulate (draw %v): exit %d: %s", draw, code, stderr)
+		}
+		raw, err := os.ReadFile(truth)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Split(strings.TrimSpace(string(raw)), "\n")
+		if len(got) != len(rows)+1 || got[0] != "subject,alpha" {
+			t.Fatalf("truth %q, want subject,alpha and %d rows", raw, len(rows))
+		}
+		for i, row := range rows {
+			fields := strings.Split(row, ",")
+			same := got[i+1] == fields[0]+","+fields[1]
+			if same == draw {
+				t.Errorf("draw %v: truth row %q beside the fit's %q", draw, got[i+1], fields[0]+","+fields[1])
+			}
+		}
+	}
+	if code, _, stderr := aciRun(t, "aci", "simulate", "--model", pymdpModel, "--horizon", "1", "--truth", filepath.Join(t.TempDir(), "t.csv"), "--draw-posterior"); code != 2 || !strings.Contains(stderr, "--draw-posterior: only with --params") {
+		t.Errorf("--draw-posterior without --params: exit %d, %s", code, stderr)
+	}
+}

@@ -119,79 +119,29 @@ func trimLibPrefix(err error) string {
 	return msg
 }
 
-// readParamsTable reads --params FILE: a CSV with a header subject,NAME...
-// (NAME among the agent's parameters ps) and one row per subject.
-func readParamsTable(path string, ps []agent.Param) (names []string, subjects []string, rows []map[string]float64, err error) {
+// readParamsTable reads --params FILE (fit.ReadParamsTable: a table of
+// true parameters, or the output of fit --csv); with posterior, each
+// subject's values are drawn from its Laplace posterior (--draw-posterior).
+func readParamsTable(path string, ps []agent.Param, posterior bool, seed uint64) (names []string, subjects []string, rows []map[string]float64, err error) {
 	data, err := readInput("params", path)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	r := csv.NewReader(strings.NewReader(strings.TrimPrefix(string(data), "\ufeff"))) // a UTF-8 BOM, as --data takes
-	recs, err := r.ReadAll()
+	t, err := fit.ReadParamsTable(string(data), path, ps)
+	for k := 0; err == nil && posterior && k < len(t.Values); k++ {
+		t.Values[k], err = t.DrawPosterior(ps, seed, k)
+	}
 	if err != nil {
-		return nil, nil, nil, badInput("--params %s: %v", path, err)
+		return nil, nil, nil, badInput("--params %s", strings.TrimPrefix(err.Error(), "fit: "))
 	}
-	if len(recs) < 2 {
-		return nil, nil, nil, badInput("--params %s: want a header (subject,NAME,...) and one row per subject", path)
-	}
-	head := recs[0]
-	if strings.TrimSpace(head[0]) != "subject" {
-		return nil, nil, nil, badInput("--params %s:1: column 1 is %q, want subject", path, head[0])
-	}
-	seen := map[string]bool{}
-	for _, h := range head[1:] {
-		h = strings.TrimSpace(h)
-		if _, err := agent.FindParam(ps, h); err != nil {
-			return nil, nil, nil, badInput("--params %s:1: column %s: %s", path, h, strings.TrimPrefix(err.Error(), "agent: "))
-		}
-		if seen[h] {
-			return nil, nil, nil, badInput("--params %s:1: column %s appears twice", path, h)
-		}
-		seen[h] = true
-		names = append(names, h)
-	}
-	// The columns in the agent's order, as --draw writes them.
-	var ordered []string
-	for _, p := range ps {
-		if seen[p.Name] {
-			ordered = append(ordered, p.Name)
-		}
-	}
-	cols := map[string]int{}
-	for j, h := range head[1:] {
-		cols[strings.TrimSpace(h)] = j + 1
-	}
-	given := map[string]bool{}
-	for i, rec := range recs[1:] {
-		line := i + 2
-		if rec[0] == "" {
-			return nil, nil, nil, badInput("--params %s:%d: column subject: empty", path, line)
-		}
-		if given[rec[0]] {
-			return nil, nil, nil, badInput("--params %s:%d: subject %s appears twice", path, line, rec[0])
-		}
-		given[rec[0]] = true
-		v := map[string]float64{}
-		for _, n := range names {
-			x, err := strconv.ParseFloat(strings.TrimSpace(rec[cols[n]]), 64)
-			if err != nil {
-				return nil, nil, nil, badInput("--params %s:%d: column %s: %q is not a number", path, line, n, rec[cols[n]])
-			}
-			v[n] = x
-		}
-		if err := agent.CheckParams(ps, v, agent.ClosedLearning); err != nil {
-			return nil, nil, nil, badInput("--params %s:%d: %s", path, line, strings.TrimPrefix(err.Error(), "agent: "))
-		}
-		subjects = append(subjects, rec[0])
-		rows = append(rows, v)
-	}
-	return ordered, subjects, rows, nil
+	return t.Names, t.Subjects, t.Values, nil
 }
 
 // simFlags are the flags that say what to simulate, shared by simulate
 // and recover.
 type simFlags struct {
 	model, process, params *string
+	drawPosterior          *bool
 	draws                  stringList
 	subjects, trials       *int
 	steps                  *int
@@ -202,7 +152,8 @@ type simFlags struct {
 func (f *simFlags) register(fs *flag.FlagSet) {
 	f.model = fs.String("model", "", "POMDP file (docs/formats.md): the agents' beliefs, and the world unless --process gives another (required)")
 	f.process = fs.String("process", "", "POMDP file used as the world, with the actions and observations of --model")
-	f.params = fs.String("params", "", "CSV of each subject's true parameters: subject,NAME... (instead of --draw and --subjects)")
+	f.params = fs.String("params", "", "CSV of each subject's true parameters: subject,NAME... (instead of --draw and --subjects); the output of fit --csv as it is (its _sd and statistics columns ignored)")
+	f.drawPosterior = fs.Bool("draw-posterior", false, "with --params FILE from fit --csv: draw each subject's values from its Laplace posterior (each parameter independently on its fitting scale, from the subject's stream of --draw)")
 	fs.Var(&f.draws, "draw", "a parameter's distribution over subjects, NAME=DIST (repeat for several): "+fit.DrawSyntax+"; the other parameters keep the values of the agent flags")
 	f.subjects = fs.Int("subjects", 20, "subjects simulated (1..100000), each an agent with its own parameters")
 	f.trials = fs.Int("trials", 10, "trials per subject (1..100000), run in order: a model with concentrations a, b, d learns between them")
@@ -229,6 +180,8 @@ func (f *simFlags) simulationOf(path, flagName string, factory func(m *pomdp.Mod
 		return nil, badInput("--steps: %d, want 1..1000000", *f.steps)
 	case *f.jobs < 1 || *f.jobs > 1024:
 		return nil, badInput("--jobs: %d, want 1..1024", *f.jobs)
+	case *f.drawPosterior && *f.params == "":
+		return nil, badInput("--draw-posterior: only with --params (the output of fit --csv)")
 	case *f.params != "" && len(f.draws) > 0:
 		return nil, badInput("--params and --draw: give one (the file holds every subject's values)")
 	case *f.params != "" && given["subjects"]:
@@ -257,7 +210,7 @@ func (f *simFlags) simulationOf(path, flagName string, factory func(m *pomdp.Mod
 	s := &simulation{m: m, world: world, factory: fac, subjects: *f.subjects, trials: *f.trials, steps: *f.steps, seed: *f.seed, jobs: *f.jobs}
 	if *f.params != "" {
 		s.paramsFile = *f.params
-		if s.names, s.tnames, s.table, err = readParamsTable(*f.params, ps); err != nil {
+		if s.names, s.tnames, s.table, err = readParamsTable(*f.params, ps, *f.drawPosterior, *f.seed); err != nil {
 			return nil, err
 		}
 		s.subjects = len(s.table)
