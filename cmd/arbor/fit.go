@@ -505,14 +505,14 @@ func fitError(err error, data string, recs []behaviour.SubjectRecord) error {
 // fitCompared is the output of another fit (--compare): its label and the
 // log evidence of each subject by name.
 type fitCompared struct {
-	path     string
-	label    string
-	evidence map[string]float64
+	path, command string
+	settings      map[string]string
+	evidence      map[string]float64
 }
 
 // readFitOutput reads the output of fit --json at path.
 func readFitOutput(path string) (fitCompared, error) {
-	c := fitCompared{path: path, evidence: make(map[string]float64)}
+	c := fitCompared{path: path, evidence: make(map[string]float64), settings: map[string]string{}}
 	raw, err := readInput("compare", path)
 	if err != nil {
 		return c, err
@@ -535,9 +535,9 @@ func readFitOutput(path string) (fitCompared, error) {
 			if !strings.HasSuffix(v.Command, " fit") {
 				return c, badInput("--compare %s:1: the provenance line of fit --json, want a command ending in \"fit\" (got %q)", path, shortArg(v.Command))
 			}
-			c.label = v.Command
-			if free, ok := v.Settings["free"].(string); ok {
-				c.label += " --free " + free
+			c.command = v.Command
+			for k, x := range v.Settings {
+				c.settings[k] = fmt.Sprint(x)
 			}
 		case v.Group != nil:
 		case v.Subject != nil:
@@ -584,10 +584,12 @@ type fitBMSJSON struct {
 // compareModels runs random-effects Bayesian model selection over this
 // fit (model 1) and those of --compare, on the subjects of this fit.
 func (r *fitRun) compareModels(stdout io.Writer, enc *json.Encoder, recs []behaviour.SubjectRecord, evidence []float64) error {
-	labels := []string{r.command + " --free " + strings.Join(r.set.Free, ",")}
+	own, order := fitcmd.Settings(r.prov.Settings)
+	cmds, sets, paths := []string{r.command}, []map[string]string{own}, []string{""}
 	for _, c := range r.compare {
-		labels = append(labels, c.label+" ("+c.path+")")
+		cmds, sets, paths = append(cmds, c.command), append(sets, c.settings), append(paths, c.path)
 	}
+	labels := fitcmd.CompareLabels(cmds, sets, order, paths)
 	lme := make([][]float64, len(recs))
 	sums := make([]float64, len(labels))
 	for i, rec := range recs {

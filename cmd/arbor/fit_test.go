@@ -179,6 +179,10 @@ func TestFitCompare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The models are named by their model file and the settings that differ.
+	if names := last["compare"].([]any); len(names) != 2 || names[0] != pymdpModel+" --free alpha" || names[1] != pymdpModel+" --free gamma" {
+		t.Errorf("compare %v, want the model file and --free of each", names)
+	}
 	got := func(key string, k int) float64 { return last[key].([]any)[k].(float64) }
 	for k := range 2 {
 		if got("expected_frequencies", k) != want.Frequencies[k] || got("exceedance", k) != want.Exceedance[k] ||

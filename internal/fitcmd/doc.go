@@ -5,5 +5,7 @@
 // the design built from the covariates file for the subjects of the data,
 // parametric empirical Bayes over the first-level fits with package fit,
 // the "peb" object of the group line, the shrunk estimates "theta_eb" of
-// the subject lines, and the human table of the effects).
+// the subject lines, and the human table of the effects) and the names of
+// the models that `--compare` compares (CompareLabels: each by its model
+// file and the settings that differ).
 package fitcmd
