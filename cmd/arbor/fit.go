@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/csv"
 	"encoding/json"
@@ -49,6 +50,7 @@ type fitFlags struct {
 	asJSON, asCSV     *bool
 	compare           *string
 	group             fitcmd.Group
+	plot              fitcmd.Plot
 }
 
 func (f *fitFlags) register(fs *flag.FlagSet) {
@@ -63,6 +65,7 @@ func (f *fitFlags) register(fs *flag.FlagSet) {
 	f.asJSON = fs.Bool("json", false, "a provenance line, one JSON object per subject and a group summary line")
 	f.asCSV = fs.Bool("csv", false, "one CSV row per subject: subject, each parameter and its SD, log_likelihood, log_evidence, aic, bic, n_choices, converged, reason")
 	f.group.Register(fs)
+	f.plot.Register(fs)
 	f.compare = fs.String("compare", "", "compare this fit with the fits of other models or settings to the same subjects: comma-separated outputs of fit --json (random-effects Bayesian model selection over the subjects' log evidences: expected model frequencies, exceedance and protected exceedance probabilities)")
 }
 
@@ -84,7 +87,7 @@ func (f *fitFlags) check() error {
 	case *f.compare != "" && *f.asCSV:
 		return badInput("--compare: its result is a line of the text or --json output, not a CSV row (drop --csv)")
 	}
-	return asInput(f.group.Check(*f.asCSV))
+	return asInput(cmp.Or(f.group.Check(*f.asCSV), f.plot.Check()))
 }
 
 // settings builds the fit's settings for the agent's declared parameters
@@ -172,6 +175,7 @@ type fitRun struct {
 	prov    output.Provenance
 	compare []fitCompared
 	peb     *fitcmd.Group
+	plot    *fitcmd.Plot
 }
 
 // runFitVerb is `arbor X fit` for any planner: each subject's parameters
@@ -193,7 +197,7 @@ func runFitVerb(c *plannerCmd, args []string, stdout io.Writer) error {
 	if err := opts.Check(); err != nil {
 		return asInput(err)
 	}
-	named := []output.NamedFile{output.In("--model", *ff.model), output.In("--data", *ff.data)}
+	named := []output.NamedFile{output.In("--model", *ff.model), output.In("--data", *ff.data), output.Out("--plot", ff.plot.File())}
 	for _, path := range strings.Split(*ff.compare, ",") {
 		named = append(named, output.In("--compare", path))
 	}
@@ -213,7 +217,7 @@ func runFitVerb(c *plannerCmd, args []string, stdout io.Writer) error {
 		return err
 	}
 	set.Jobs = agent.Workers(opts, m, set.Jobs)
-	r := &fitRun{command: command, agent: c.p.Name, m: m, fac: fac, set: set, data: *ff.data, asJSON: *ff.asJSON, asCSV: *ff.asCSV, peb: &ff.group}
+	r := &fitRun{command: command, agent: c.p.Name, m: m, fac: fac, set: set, data: *ff.data, asJSON: *ff.asJSON, asCSV: *ff.asCSV, peb: &ff.group, plot: &ff.plot}
 	files := append([][2]string{{"--model", *ff.model}}, ff.group.Files()...)
 	if n := len(strings.Split(*ff.compare, ",")); *ff.compare != "" && n >= fit.MaxBMSModels {
 		return badInput("--compare: %d files, at most %d (BMS compares at most %d models, this fit among them)", n, fit.MaxBMSModels-1, fit.MaxBMSModels)
@@ -352,6 +356,7 @@ func (r *fitRun) run(stdout io.Writer) error {
 		g.Add(res)
 		evidence = append(evidence, res.LogEvidence)
 		unitDone()
+		r.plot.Keep(res)
 		if r.peb.On() {
 			r.peb.Keep(res)
 			return nil
@@ -383,6 +388,11 @@ func (r *fitRun) run(stdout io.Writer) error {
 	}
 	if len(r.compare) > 0 && interrupted == nil {
 		if err := r.compareModels(stdout, enc, recs, evidence); err != nil {
+			return err
+		}
+	}
+	if interrupted == nil {
+		if err := r.plot.Write(r.peb); err != nil {
 			return err
 		}
 	}
@@ -608,6 +618,7 @@ func (r *fitRun) compareModels(stdout io.Writer, enc *json.Encoder, recs []behav
 	if err != nil {
 		return badInput("--compare: %s", strings.TrimPrefix(err.Error(), "fit: "))
 	}
+	r.plot.Compare(labels, b)
 	if r.asJSON {
 		return enc.Encode(fitBMSJSON{Compare: labels, Subjects: len(recs), LogEvidence: output.Floats(sums),
 			Frequencies: output.Floats(b.Frequencies), Exceedance: output.Floats(b.Exceedance),

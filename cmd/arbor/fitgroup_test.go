@@ -174,3 +174,48 @@ func TestSimulateFromFitCSV(t *testing.T) {
 		t.Errorf("--draw-posterior without --params: exit %d, %s", code, stderr)
 	}
 }
+
+// TestFitPlot: fit --plot writes the figure in the format of its ending,
+// with a panel per free parameter and, with --group, the group effects
+// (the SVG parsed for its titles); with --compare the model frequencies
+// and exceedance probabilities, named by model file; an unknown ending is
+// refused before any fit.
+func TestFitPlot(t *testing.T) {
+	dir := t.TempDir()
+	other := filepath.Join(dir, "gamma.jsonl")
+	code, out, stderr := aciRun(t, "aci", "fit", "--model", pymdpModel, "--data", pymdpData, "--horizon", "1", "--gamma", "1", "--free", "gamma", "--restarts", "1", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if err := os.WriteFile(other, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cov := writeTemp(t, "cov.csv", "subject,group\ns03,b\ns01,a\ns02,b\n")
+	base := []string{"aci", "fit", "--model", pymdpModel, "--data", pymdpData, "--horizon", "1", "--gamma", "1", "--free", "alpha", "--restarts", "1"}
+	svg := filepath.Join(dir, "fit.svg")
+	if code, _, stderr := aciRun(t, append(base, "--group", "--covariates", cov, "--design", "1 + group", "--compare", other, "--plot", svg)...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	raw, err := os.ReadFile(svg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"alpha: estimates with 90% intervals", ">empirical Bayes<", "group effects with 90% intervals", ">alpha: group[b]<",
+		"expected model frequencies", "exceedance probabilities", ">tmaze.json<", ">--free alpha<", ">--free gamma<"} {
+		if !strings.Contains(string(raw), want) {
+			t.Errorf("SVG without %q", want)
+		}
+	}
+	for ending, magic := range map[string]string{".pdf": "%PDF", ".png": "\x89PNG"} {
+		path := filepath.Join(dir, "fit"+ending)
+		if code, _, stderr := aciRun(t, append(base, "--plot", path)...); code != 0 {
+			t.Fatalf("%s: exit %d: %s", ending, code, stderr)
+		}
+		if raw, err := os.ReadFile(path); err != nil || !strings.HasPrefix(string(raw), magic) {
+			t.Errorf("%s: %v, starts %q", ending, err, raw[:min(8, len(raw))])
+		}
+	}
+	if code, _, stderr := aciRun(t, append(base, "--plot", filepath.Join(dir, "fit.gif"))...); code != 2 || !strings.Contains(stderr, "unknown ending") {
+		t.Errorf("--plot fit.gif: exit %d, %s", code, stderr)
+	}
+}

@@ -54,9 +54,9 @@ func CompareLabels(commands []string, settings []map[string]string, order []stri
 		}
 		b.WriteString(output.Shorten(s["model"], 60))
 		for _, key := range differ {
-			v, ok := s[key]
-			if !ok {
-				v = "(none)"
+			v := s[key]
+			if v == "" {
+				v = "(default)"
 			}
 			b.WriteString(" --" + key + " " + output.Shorten(v, 40))
 		}

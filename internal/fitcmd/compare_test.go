@@ -28,7 +28,7 @@ func TestCompareLabels(t *testing.T) {
 		{"model files", []string{"aci fit", "aci fit"}, []map[string]string{base, with("model", "b.json", "jobs", "1")}, []string{"a.json", "b.json"}},
 		{"settings", []string{"aci fit", "aci fit", "aci fit"}, []map[string]string{base, with("free", "gamma"), with("model", "b.json", "horizon", "3")},
 			[]string{"a.json --free alpha --horizon 2", "a.json --free gamma --horizon 2", "b.json --free alpha --horizon 3"}},
-		{"planners", []string{"aci fit", "si fit"}, []map[string]string{base, with("depth", "2")}, []string{"aci: a.json --depth (none)", "si: a.json --depth 2"}},
+		{"planners", []string{"aci fit", "si fit"}, []map[string]string{base, with("depth", "2")}, []string{"aci: a.json --depth (default)", "si: a.json --depth 2"}},
 		{"the same", []string{"aci fit", "aci fit"}, []map[string]string{base, with("data", "other.csv")}, []string{"a.json (this fit)", "a.json (b.jsonl)"}},
 	} {
 		got := CompareLabels(c.commands, c.settings, order, []string{"", "b.jsonl", "c.jsonl"}[:len(c.settings)])
