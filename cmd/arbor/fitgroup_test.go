@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -217,5 +218,52 @@ func TestFitPlot(t *testing.T) {
 	}
 	if code, _, stderr := aciRun(t, append(base, "--plot", filepath.Join(dir, "fit.gif"))...); code != 2 || !strings.Contains(stderr, "unknown ending") {
 		t.Errorf("--plot fit.gif: exit %d, %s", code, stderr)
+	}
+}
+
+// TestSimulatePPC: the posterior predictive check in two commands (fit
+// --csv, then simulate --params FIT.csv --ppc DATA): the recorded
+// choices' log-likelihood under the fitted parameters is the sum of the
+// fit's log_likelihood column, over the same 48 choices, and the
+// simulated subjects are scored as many; --ppc needs --params.
+func TestSimulatePPC(t *testing.T) {
+	code, out, stderr := aciRun(t, "aci", "fit", "--model", pymdpModel, "--data", pymdpData, "--horizon", "1", "--gamma", "1",
+		"--free", "alpha", "--prior", "alpha=0,1", "--csv")
+	if code != 0 {
+		t.Fatalf("fit: exit %d: %s", code, stderr)
+	}
+	fitCSV := writeTemp(t, "fit.csv", out)
+	want := 0.0
+	for _, row := range strings.Split(strings.TrimSpace(out), "\n")[1:] {
+		var ll float64
+		if _, err := fmt.Sscan(strings.Split(row, ",")[3], &ll); err != nil {
+			t.Fatal(err)
+		}
+		want += ll
+	}
+	dir := t.TempDir()
+	code, out, stderr = aciRun(t, "aci", "simulate", "--model", pymdpModel, "--params", fitCSV, "--horizon", "1", "--gamma", "1", "--trials", "8", "--steps", "2",
+		"--truth", filepath.Join(dir, "t.csv"), "-o", filepath.Join(dir, "sim.csv"), "--ppc", pymdpData, "--json")
+	if code != 0 {
+		t.Fatalf("simulate --ppc: exit %d: %s", code, stderr)
+	}
+	lines := replayLines(t, out)
+	ppc, ok := lines[len(lines)-1]["ppc"].(map[string]any)
+	if !ok {
+		t.Fatalf("last line %v, want the ppc line", lines[len(lines)-1])
+	}
+	obs, sim := ppc["observed"].(map[string]any), ppc["simulated"].(map[string]any)
+	if got := obs["log_likelihood"].(float64); math.Abs(got-want) > 1e-6 || obs["n_choices"].(float64) != 48 {
+		t.Errorf("recorded: %v, want log-likelihood %v over 48 choices", obs, want)
+	}
+	if sim["n_choices"].(float64) != 48 || !(sim["log_likelihood"].(float64) < 0) {
+		t.Errorf("simulated: %v, want 48 choices scored", sim)
+	}
+	if rows := ppc["by_trial"].([]any); len(rows) != 16 {
+		t.Errorf("%d cells by trial and step, want 16 (8 trials of 2 choices)", len(rows))
+	}
+	code, _, stderr = aciRun(t, "aci", "simulate", "--model", pymdpModel, "--horizon", "1", "--truth", filepath.Join(dir, "t2.csv"), "-o", filepath.Join(dir, "s2.csv"), "--ppc", pymdpData)
+	if code != 2 || !strings.Contains(stderr, "--ppc: needs --params") {
+		t.Errorf("--ppc without --params: exit %d, %s", code, stderr)
 	}
 }

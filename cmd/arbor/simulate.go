@@ -17,6 +17,7 @@ import (
 	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/behaviour"
 	"github.com/arbor-ai/arbor/fit"
+	"github.com/arbor-ai/arbor/internal/fitcmd"
 	"github.com/arbor-ai/arbor/internal/output"
 	"github.com/arbor-ai/arbor/pomdp"
 )
@@ -51,6 +52,7 @@ type simulation struct {
 	steps      int
 	seed       uint64
 	jobs       int
+	keep       func(*behaviour.SubjectRecord) // simulate --ppc: each subject simulated
 }
 
 // values returns subject k's parameters and name.
@@ -296,6 +298,9 @@ func simulateWrite(stdout io.Writer, sim *simulation, prov output.Provenance, ou
 			choices += len(t.Actions)
 		}
 		unitDone()
+		if sim.keep != nil {
+			sim.keep(&sub.rec)
+		}
 		return w.WriteSubject(&sub.rec)
 	})
 	var interrupted error
@@ -360,6 +365,8 @@ func runSimulate(c *plannerCmd, args []string, stdout io.Writer) error {
 	out := fs.String("o", "", "write the behaviour (CSV, docs/behaviour.md) to this file instead of standard output")
 	truth := fs.String("truth", "", "write each subject's true parameters to this CSV file: subject, one column per drawn parameter (required)")
 	asJSON := fs.Bool("json", false, "with -o: a provenance line and a summary line on standard output")
+	var ppc fitcmd.PPC
+	ppc.Register(fs)
 	if done, err := parseVerb(fs, args, synopsis, refusals(c.p, agent.VerbSimulate, opts), stdout); done || err != nil {
 		return err
 	}
@@ -368,24 +375,29 @@ func runSimulate(c *plannerCmd, args []string, stdout io.Writer) error {
 		return badInput("--truth: missing (the CSV file of each subject's true parameters)")
 	case *asJSON && *out == "":
 		return badInput("--json: needs -o FILE (standard output holds the behaviour otherwise)")
+	case ppc.Check(*out, *sf.params) != nil:
+		return asInput(ppc.Check(*out, *sf.params))
 	}
 	if err := opts.Check(); err != nil {
 		return asInput(err)
 	}
 	if err := checkFiles(output.In("--model", *sf.model), output.In("--process", *sf.process), output.In("--params", *sf.params),
-		output.Out("-o", *out), output.Out("--truth", *truth)); err != nil {
+		output.Out("-o", *out), output.Out("--truth", *truth), output.In("--ppc", ppc.File())); err != nil {
 		return err
 	}
 	sim, err := sf.simulation(plannerFactory(opts, "--model "+*sf.model), agent.Given(fs))
 	if err != nil {
 		return err
 	}
-	sim.jobs = agent.Workers(opts, sim.m, sim.jobs)
-	prov, err := provenance(command, fs, [2]string{"--model", *sf.model}, [2]string{"--process", *sf.process}, [2]string{"--params", *sf.params})
+	sim.jobs, sim.keep = agent.Workers(opts, sim.m, sim.jobs), ppc.Keep
+	prov, err := provenance(command, fs, [2]string{"--model", *sf.model}, [2]string{"--process", *sf.process}, [2]string{"--params", *sf.params}, [2]string{"--ppc", ppc.File()})
 	if err != nil {
 		return err
 	}
-	return simulateWrite(stdout, sim, prov, *out, *truth, *asJSON)
+	if err := simulateWrite(stdout, sim, prov, *out, *truth, *asJSON); err != nil {
+		return err
+	}
+	return ppc.Report(commandContext(), stdout, *asJSON, sim.m, sim.factory, *out, sim.tnames, sim.table, sim.seed, readInput, asInput)
 }
 
 // plannerFactory returns the factory of opts for a model read from
