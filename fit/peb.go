@@ -142,7 +142,6 @@ type pebModel struct {
 	b0, vb   []float64 // β's prior mean and variance, index j = p·k + c
 	cov      GroupCov
 	lamMean  []float64 // prior means of ln (diagonal of Σ's Cholesky factor)²
-	offVar   []float64 // prior variances of the off-diagonal elements, by row
 	nHyper   int
 	priorVar []float64
 }

@@ -21,10 +21,9 @@ import (
 // sampled choices), 60 subjects in two groups of 30 assigned at random,
 // ln α_i = 0.5 + effect·group_i + N(0, 0.3²), η at its default.
 type groupStudy struct {
-	truth   []float64 // ln α per subject
-	first   []float64 // the first-level estimates of ln α
-	peb     *fit.PEBResult
-	seconds float64
+	truth []float64 // ln α per subject
+	first []float64 // the first-level estimates of ln α
+	peb   *fit.PEBResult
 }
 
 func runGroupStudy(t *testing.T, m, world *pomdp.Model, seed uint64, effect float64, trials int) groupStudy {
