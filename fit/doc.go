@@ -65,4 +65,11 @@
 // results into the Gaussians PEB takes. Each subject is first fitted with
 // the same fixed priors; the group level then gives every subject its
 // empirical-Bayes (shrunk) estimate under the prior it learned.
+//
+// For a posterior predictive check, ReadParamsTable reads each subject's
+// parameters from a table (the output of `fit --csv` as it is written:
+// the SD and statistics columns set apart), DrawPosterior draws a
+// subject's values from its Laplace posterior, and ChoiceRates summarises
+// recorded or simulated behaviour by trial and step and by the outcome
+// before each choice; LogLikelihood scores either under given parameters.
 package fit
