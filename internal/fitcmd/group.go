@@ -129,21 +129,24 @@ func (g *Group) Keep(r *fit.Result) { g.results = append(g.results, r) }
 
 // Finish fits the group level over the results kept, when fitted (not
 // after an interruption), and writes each subject's line with line, in
-// order. A fault of the data or of the group model is returned through
-// bad (the caller's bad-input error).
+// order. A fault of the data or of the group model (a subject without a
+// Laplace posterior) is returned through bad (the caller's bad-input
+// error) after the subjects' lines, which then have no shrunk estimates.
 func (g *Group) Finish(fitted bool, free []string, line func(int, *fit.Result) error, bad func(error) error) error {
 	if !g.On() {
 		return nil
 	}
+	var fault error
 	if fitted {
-		if err := g.Fit(free); err != nil {
-			return bad(err)
-		}
+		fault = g.Fit(free)
 	}
 	for i, res := range g.results {
 		if err := line(i, res); err != nil {
 			return err
 		}
+	}
+	if fault != nil {
+		return bad(fault)
 	}
 	return nil
 }
