@@ -4,7 +4,7 @@ PKGS      ?= ./...
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 FUZZTIME  ?= 30s
 
-.PHONY: check fmt-check vet lint imports refs test race bench fuzz fuzz-long build btai-table interrupt-soak
+.PHONY: check fmt-check vet lint imports refs test race bench fuzz fuzz-long build btai-table interrupt-soak peb-recovery
 
 check: fmt-check vet lint imports refs race
 
@@ -66,3 +66,10 @@ btai-table:
 # 15 minutes; CI sends 5 of each).
 interrupt-soak:
 	ARBOR_INTERRUPT_SOAK=1 $(GO) test -count=1 -timeout 60m -v -run TestInterruptOutputs ./cmd/arbor/
+
+# The group level's recovery (docs/fitting.md, "Groups"): 20 simulated
+# studies of 60 subjects at 30 trials (10 with a group effect on ln α, 10
+# without) and 10 at 8 trials for the shrinkage; about 3.5 minutes on 2
+# cores, beyond what CI's long tests take.
+peb-recovery:
+	$(GO) test -count=1 -v -run 'TestPEBRecovery' ./fit/

@@ -51,6 +51,25 @@
 // correlations; Confusion counts the model that wins each subject by log
 // evidence and gives BMS its rows.
 //
-// Group-level (hierarchical) priors are not part of the package: every
-// subject is fitted with the same fixed priors.
+// For a group, PEB fits a second level over the subjects' Laplace
+// posteriors, parametric empirical Bayes after SPM's spm_dcm_peb: the
+// free parameters on their fitting scale are a linear model of the
+// subjects' covariates, θ_i = X_i β + ε_i with ε_i ~ N(0, Σ). Bayesian
+// model reduction removes the first-level prior from each posterior;
+// given Σ, the effects β and the subjects' parameters are exact, Σ is the
+// maximum of the group log evidence plus its prior, and each effect's
+// probability of being non-zero is the reduction of the group posterior
+// with that effect at 0. The design matrix comes from a formula over the
+// covariates (ParseFormula, "1 + group*age") and a covariates file
+// (ReadCovariates) through NewDesign; GroupPosteriors turns first-level
+// results into the Gaussians PEB takes. Each subject is first fitted with
+// the same fixed priors; the group level then gives every subject its
+// empirical-Bayes (shrunk) estimate under the prior it learned.
+//
+// For a posterior predictive check, ReadParamsTable reads each subject's
+// parameters from a table (the output of `fit --csv` as it is written:
+// the SD and statistics columns set apart), DrawPosterior draws a
+// subject's values from its Laplace posterior, and ChoiceRates summarises
+// recorded or simulated behaviour by trial and step and by the outcome
+// before each choice; LogLikelihood scores either under given parameters.
 package fit

@@ -30,5 +30,22 @@ func TestMisuse(t *testing.T) {
 			Panics: "ExceedanceProbabilities", Says: "panics when α has an entry that is not finite and > 0"},
 		{Name: "ExceedanceProbabilities of NaN", Call: call(func() { fit.ExceedanceProbabilities([]float64{math.NaN(), 1}) }), Msg: "alpha[0] = NaN",
 			Panics: "ExceedanceProbabilities", Says: "not finite and > 0"},
+		{Name: "PEB without a design", Call: func() error { _, err := fit.PEB(nil, []string{"alpha"}, []fit.Prior{{SD: 1}}, nil, nil); return err }, Msg: "PEB: nil design"},
+		{Name: "PEB with a design of other rows", Call: func() error {
+			_, err := fit.PEB([]fit.Posterior{{Mean: []float64{0}, Cov: [][]float64{{1}}}}, []string{"alpha"}, []fit.Prior{{SD: 1}}, &fit.Design{Columns: []string{"1"}}, nil)
+			return err
+		}, Msg: "the design has 0 rows for 1 subjects"},
+		{Name: "PEB of a posterior that is not positive definite", Call: func() error {
+			_, err := fit.PEB([]fit.Posterior{{Mean: []float64{0}, Cov: [][]float64{{-1}}}}, []string{"alpha"}, []fit.Prior{{SD: 1}}, &fit.Design{Columns: []string{"1"}, X: [][]float64{{1}}}, nil)
+			return err
+		}, Msg: "subject 1: the first-level posterior is not a positive definite Gaussian"},
+		{Name: "PEB with a Σ form out of range", Call: func() error {
+			_, err := fit.PEB(nil, []string{"alpha"}, []fit.Prior{{SD: 1}}, &fit.Design{}, &fit.PEBSettings{Cov: 7})
+			return err
+		}, Msg: "Cov 7, want DiagonalCov or FullCov"},
+		{Name: "GroupPosteriors of a fit without Laplace", Call: func() error {
+			_, err := fit.GroupPosteriors([]*fit.Result{{Subject: "s1", Reason: "not converged"}})
+			return err
+		}, Msg: `subject "s1": the group level needs every subject's Laplace posterior: not converged`},
 	})
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/csv"
 	"encoding/json"
@@ -16,6 +17,7 @@ import (
 	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/behaviour"
 	"github.com/arbor-ai/arbor/fit"
+	"github.com/arbor-ai/arbor/internal/fitcmd"
 	"github.com/arbor-ai/arbor/internal/output"
 	"github.com/arbor-ai/arbor/pomdp"
 )
@@ -47,6 +49,8 @@ type fitFlags struct {
 	method            fit.Method
 	asJSON, asCSV     *bool
 	compare           *string
+	group             fitcmd.Group
+	plot              fitcmd.Plot
 }
 
 func (f *fitFlags) register(fs *flag.FlagSet) {
@@ -60,6 +64,8 @@ func (f *fitFlags) register(fs *flag.FlagSet) {
 	f.seed = fs.Uint64("seed", 1, "random seed of the restarts and of the agents' decisions (subject k's trial i draws each step from agent.StepRand(seed, k-1, i-1, step), as run draws agent k's episode i)")
 	f.asJSON = fs.Bool("json", false, "a provenance line, one JSON object per subject and a group summary line")
 	f.asCSV = fs.Bool("csv", false, "one CSV row per subject: subject, each parameter and its SD, log_likelihood, log_evidence, aic, bic, n_choices, converged, reason")
+	f.group.Register(fs)
+	f.plot.Register(fs)
 	f.compare = fs.String("compare", "", "compare this fit with the fits of other models or settings to the same subjects: comma-separated outputs of fit --json (random-effects Bayesian model selection over the subjects' log evidences: expected model frequencies, exceedance and protected exceedance probabilities)")
 }
 
@@ -81,7 +87,7 @@ func (f *fitFlags) check() error {
 	case *f.compare != "" && *f.asCSV:
 		return badInput("--compare: its result is a line of the text or --json output, not a CSV row (drop --csv)")
 	}
-	return nil
+	return asInput(cmp.Or(f.group.Check(*f.asCSV), f.plot.Check()))
 }
 
 // settings builds the fit's settings for the agent's declared parameters
@@ -168,6 +174,8 @@ type fitRun struct {
 	asCSV   bool
 	prov    output.Provenance
 	compare []fitCompared
+	peb     *fitcmd.Group
+	plot    *fitcmd.Plot
 }
 
 // runFitVerb is `arbor X fit` for any planner: each subject's parameters
@@ -189,7 +197,7 @@ func runFitVerb(c *plannerCmd, args []string, stdout io.Writer) error {
 	if err := opts.Check(); err != nil {
 		return asInput(err)
 	}
-	named := []output.NamedFile{output.In("--model", *ff.model), output.In("--data", *ff.data)}
+	named := []output.NamedFile{output.In("--model", *ff.model), output.In("--data", *ff.data), output.Out("--plot", ff.plot.File())}
 	for _, path := range strings.Split(*ff.compare, ",") {
 		named = append(named, output.In("--compare", path))
 	}
@@ -209,8 +217,8 @@ func runFitVerb(c *plannerCmd, args []string, stdout io.Writer) error {
 		return err
 	}
 	set.Jobs = agent.Workers(opts, m, set.Jobs)
-	r := &fitRun{command: command, agent: c.p.Name, m: m, fac: fac, set: set, data: *ff.data, asJSON: *ff.asJSON, asCSV: *ff.asCSV}
-	files := [][2]string{{"--model", *ff.model}}
+	r := &fitRun{command: command, agent: c.p.Name, m: m, fac: fac, set: set, data: *ff.data, asJSON: *ff.asJSON, asCSV: *ff.asCSV, peb: &ff.group, plot: &ff.plot}
+	files := append([][2]string{{"--model", *ff.model}}, ff.group.Files()...)
 	if n := len(strings.Split(*ff.compare, ",")); *ff.compare != "" && n >= fit.MaxBMSModels {
 		return badInput("--compare: %d files, at most %d (BMS compares at most %d models, this fit among them)", n, fit.MaxBMSModels-1, fit.MaxBMSModels)
 	}
@@ -249,6 +257,7 @@ type fitRowJSON struct {
 	Reason        string           `json:"reason,omitempty"`
 	Warning       string           `json:"warning,omitempty"`
 	ZeroChoice    *fitZeroJSON     `json:"zero_choice,omitempty"`
+	ThetaEB       *output.Ordered  `json:"theta_eb,omitempty"`
 	Method        string           `json:"method"`
 	Evaluations   int              `json:"evaluations"`
 }
@@ -261,15 +270,16 @@ type fitZeroJSON struct {
 
 // fitGroupJSON is the last line of fit --json: the group's sums.
 type fitGroupJSON struct {
-	Group         string       `json:"group"`
-	Subjects      int          `json:"subjects"`
-	LogEvidence   output.Float `json:"log_evidence"`
-	LogLikelihood output.Float `json:"log_likelihood"`
-	AIC           output.Float `json:"aic"`
-	BIC           output.Float `json:"bic"`
-	NChoices      int          `json:"n_choices"`
-	NotConverged  int          `json:"not_converged"`
-	Free          []string     `json:"free"`
+	Group         string          `json:"group"`
+	Subjects      int             `json:"subjects"`
+	LogEvidence   output.Float    `json:"log_evidence"`
+	LogLikelihood output.Float    `json:"log_likelihood"`
+	AIC           output.Float    `json:"aic"`
+	BIC           output.Float    `json:"bic"`
+	NChoices      int             `json:"n_choices"`
+	NotConverged  int             `json:"not_converged"`
+	Free          []string        `json:"free"`
+	PEB           *fitcmd.PEBJSON `json:"peb,omitempty"`
 }
 
 func (r *fitRun) run(stdout io.Writer) error {
@@ -291,6 +301,9 @@ func (r *fitRun) run(stdout io.Writer) error {
 		if n == 0 {
 			return badInput("--data %s: subject %s has no choices to fit (every response is missing)", r.data, output.Quote(rec.Subject))
 		}
+	}
+	if err := r.peb.Prepare(recs, shardJob != nil, readInput); err != nil {
+		return asInput(err)
 	}
 	if shardJob != nil {
 		return r.sharded(stdout, recs) // --shard, or arbor merge (shard.go)
@@ -323,13 +336,12 @@ func (r *fitRun) run(stdout io.Writer) error {
 	}
 	var g fit.Group
 	var evidence []float64
-	err = fit.Subjects(ctx, r.fac, r.m, recs, r.set, func(res *fit.Result) error {
-		g.Add(res)
-		evidence = append(evidence, res.LogEvidence)
-		unitDone()
+	line := func(i int, res *fit.Result) error {
 		switch {
 		case r.asJSON:
-			return enc.Encode(fitRow(res))
+			row := fitRow(res)
+			row.ThetaEB = r.peb.ThetaEB(i)
+			return enc.Encode(row)
 		case r.asCSV:
 			if err := cw.Write(fitCSVRow(res)); err != nil {
 				return err
@@ -339,6 +351,17 @@ func (r *fitRun) run(stdout io.Writer) error {
 		}
 		_, err := fmt.Fprintln(stdout, fitText(res))
 		return err
+	}
+	err = fit.Subjects(ctx, r.fac, r.m, recs, r.set, func(res *fit.Result) error {
+		g.Add(res)
+		evidence = append(evidence, res.LogEvidence)
+		unitDone()
+		r.plot.Keep(res)
+		if r.peb.On() {
+			r.peb.Keep(res)
+			return nil
+		}
+		return line(len(evidence)-1, res)
 	})
 	var interrupted error
 	if errors.Is(err, context.Canceled) {
@@ -346,6 +369,9 @@ func (r *fitRun) run(stdout io.Writer) error {
 	}
 	if err != nil {
 		return fitError(err, r.data, recs)
+	}
+	if err := r.peb.Finish(interrupted == nil, r.set.Free, line, asInput); err != nil {
+		return err
 	}
 	switch {
 	case r.asJSON:
@@ -356,9 +382,17 @@ func (r *fitRun) run(stdout io.Writer) error {
 	default:
 		fmt.Fprintf(stdout, "%d subjects: sum of log evidences %s, log-likelihood %s over %d choices, AIC %s, BIC %s; %d not converged\n",
 			g.Subjects, fitNum(g.LogEvidence), fitNum(g.LogLikelihood), g.NChoices, fitNum(g.AIC), fitNum(g.BIC), g.NotConverged)
+		if err := r.peb.WriteText(stdout); err != nil {
+			return err
+		}
 	}
 	if len(r.compare) > 0 && interrupted == nil {
 		if err := r.compareModels(stdout, enc, recs, evidence); err != nil {
+			return err
+		}
+	}
+	if interrupted == nil {
+		if err := r.plot.Write(r.peb); err != nil {
 			return err
 		}
 	}
@@ -392,7 +426,7 @@ func fitCSVRow(res *fit.Result) []string {
 func (r *fitRun) group(g *fit.Group) fitGroupJSON {
 	return fitGroupJSON{Group: r.agent, Subjects: g.Subjects, LogEvidence: output.Float(g.LogEvidence),
 		LogLikelihood: output.Float(g.LogLikelihood), AIC: output.Float(g.AIC), BIC: output.Float(g.BIC),
-		NChoices: g.NChoices, NotConverged: g.NotConverged, Free: r.set.Free}
+		NChoices: g.NChoices, NotConverged: g.NotConverged, Free: r.set.Free, PEB: r.peb.JSON()}
 }
 
 // fitNum formats a number of the human output (NA when not finite).
@@ -481,14 +515,14 @@ func fitError(err error, data string, recs []behaviour.SubjectRecord) error {
 // fitCompared is the output of another fit (--compare): its label and the
 // log evidence of each subject by name.
 type fitCompared struct {
-	path     string
-	label    string
-	evidence map[string]float64
+	path, command string
+	settings      map[string]string
+	evidence      map[string]float64
 }
 
 // readFitOutput reads the output of fit --json at path.
 func readFitOutput(path string) (fitCompared, error) {
-	c := fitCompared{path: path, evidence: make(map[string]float64)}
+	c := fitCompared{path: path, evidence: make(map[string]float64), settings: map[string]string{}}
 	raw, err := readInput("compare", path)
 	if err != nil {
 		return c, err
@@ -511,9 +545,9 @@ func readFitOutput(path string) (fitCompared, error) {
 			if !strings.HasSuffix(v.Command, " fit") {
 				return c, badInput("--compare %s:1: the provenance line of fit --json, want a command ending in \"fit\" (got %q)", path, shortArg(v.Command))
 			}
-			c.label = v.Command
-			if free, ok := v.Settings["free"].(string); ok {
-				c.label += " --free " + free
+			c.command = v.Command
+			for k, x := range v.Settings {
+				c.settings[k] = fmt.Sprint(x)
 			}
 		case v.Group != nil:
 		case v.Subject != nil:
@@ -560,10 +594,12 @@ type fitBMSJSON struct {
 // compareModels runs random-effects Bayesian model selection over this
 // fit (model 1) and those of --compare, on the subjects of this fit.
 func (r *fitRun) compareModels(stdout io.Writer, enc *json.Encoder, recs []behaviour.SubjectRecord, evidence []float64) error {
-	labels := []string{r.command + " --free " + strings.Join(r.set.Free, ",")}
+	own, order := fitcmd.Settings(r.prov.Settings)
+	cmds, sets, paths := []string{r.command}, []map[string]string{own}, []string{""}
 	for _, c := range r.compare {
-		labels = append(labels, c.label+" ("+c.path+")")
+		cmds, sets, paths = append(cmds, c.command), append(sets, c.settings), append(paths, c.path)
 	}
+	labels := fitcmd.CompareLabels(cmds, sets, order, paths)
 	lme := make([][]float64, len(recs))
 	sums := make([]float64, len(labels))
 	for i, rec := range recs {
@@ -582,6 +618,7 @@ func (r *fitRun) compareModels(stdout io.Writer, enc *json.Encoder, recs []behav
 	if err != nil {
 		return badInput("--compare: %s", strings.TrimPrefix(err.Error(), "fit: "))
 	}
+	r.plot.Compare(labels, b)
 	if r.asJSON {
 		return enc.Encode(fitBMSJSON{Compare: labels, Subjects: len(recs), LogEvidence: output.Floats(sums),
 			Frequencies: output.Floats(b.Frequencies), Exceedance: output.Floats(b.Exceedance),

@@ -107,6 +107,13 @@ func TestFitZeroLikelihood(t *testing.T) {
 	if g := lines[4]; g["not_converged"].(float64) != 3 {
 		t.Errorf("group line %v, want 3 not converged", g)
 	}
+	// The group level needs every subject's Laplace posterior: the
+	// subjects' lines, then exit 2 naming the first subject without one.
+	code, out, stderr = aciRun(t, "aci", "fit", "--model", model, "--data", pymdpData,
+		"--horizon", "1", "--gamma", "1", "--free", "alpha", "--restarts", "1", "--json", "--group")
+	if code != 2 || !strings.Contains(stderr, `--group: subject "s01": the group level needs every subject's Laplace posterior`) || len(replayLines(t, out)) != 4 {
+		t.Errorf("--group without Laplace posteriors: exit %d, %q, output %q", code, stderr, out)
+	}
 }
 
 // TestFitBadInput: every fault of the input exits 2 with one line naming
@@ -178,6 +185,10 @@ func TestFitCompare(t *testing.T) {
 	want, err := fit.BMS(lme, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The models are named by their model file and the settings that differ.
+	if names := last["compare"].([]any); len(names) != 2 || names[0] != pymdpModel+" --free alpha" || names[1] != pymdpModel+" --free gamma" {
+		t.Errorf("compare %v, want the model file and --free of each", names)
 	}
 	got := func(key string, k int) float64 { return last[key].([]any)[k].(float64) }
 	for k := range 2 {

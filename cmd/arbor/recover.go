@@ -556,6 +556,7 @@ func recoverPlot(path string, models []recoverModel, subs []*recoverSubject, cou
 			}
 			params[j].True = append(params[j].True, p.Domain.Transform(truth))
 			params[j].Estimated = append(params[j].Estimated, s.fits[0].Params[j].Theta)
+			params[j].SD = append(params[j].SD, s.fits[0].Params[j].SDTheta)
 		}
 	}
 	var names []string

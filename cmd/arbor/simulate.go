@@ -17,6 +17,7 @@ import (
 	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/behaviour"
 	"github.com/arbor-ai/arbor/fit"
+	"github.com/arbor-ai/arbor/internal/fitcmd"
 	"github.com/arbor-ai/arbor/internal/output"
 	"github.com/arbor-ai/arbor/pomdp"
 )
@@ -51,6 +52,7 @@ type simulation struct {
 	steps      int
 	seed       uint64
 	jobs       int
+	keep       func(*behaviour.SubjectRecord) // simulate --ppc: each subject simulated
 }
 
 // values returns subject k's parameters and name.
@@ -119,79 +121,29 @@ func trimLibPrefix(err error) string {
 	return msg
 }
 
-// readParamsTable reads --params FILE: a CSV with a header subject,NAME...
-// (NAME among the agent's parameters ps) and one row per subject.
-func readParamsTable(path string, ps []agent.Param) (names []string, subjects []string, rows []map[string]float64, err error) {
+// readParamsTable reads --params FILE (fit.ReadParamsTable: a table of
+// true parameters, or the output of fit --csv); with posterior, each
+// subject's values are drawn from its Laplace posterior (--draw-posterior).
+func readParamsTable(path string, ps []agent.Param, posterior bool, seed uint64) (names []string, subjects []string, rows []map[string]float64, err error) {
 	data, err := readInput("params", path)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	r := csv.NewReader(strings.NewReader(strings.TrimPrefix(string(data), "\ufeff"))) // a UTF-8 BOM, as --data takes
-	recs, err := r.ReadAll()
+	t, err := fit.ReadParamsTable(string(data), path, ps)
+	for k := 0; err == nil && posterior && k < len(t.Values); k++ {
+		t.Values[k], err = t.DrawPosterior(ps, seed, k)
+	}
 	if err != nil {
-		return nil, nil, nil, badInput("--params %s: %v", path, err)
+		return nil, nil, nil, badInput("--params %s", strings.TrimPrefix(err.Error(), "fit: "))
 	}
-	if len(recs) < 2 {
-		return nil, nil, nil, badInput("--params %s: want a header (subject,NAME,...) and one row per subject", path)
-	}
-	head := recs[0]
-	if strings.TrimSpace(head[0]) != "subject" {
-		return nil, nil, nil, badInput("--params %s:1: column 1 is %q, want subject", path, head[0])
-	}
-	seen := map[string]bool{}
-	for _, h := range head[1:] {
-		h = strings.TrimSpace(h)
-		if _, err := agent.FindParam(ps, h); err != nil {
-			return nil, nil, nil, badInput("--params %s:1: column %s: %s", path, h, strings.TrimPrefix(err.Error(), "agent: "))
-		}
-		if seen[h] {
-			return nil, nil, nil, badInput("--params %s:1: column %s appears twice", path, h)
-		}
-		seen[h] = true
-		names = append(names, h)
-	}
-	// The columns in the agent's order, as --draw writes them.
-	var ordered []string
-	for _, p := range ps {
-		if seen[p.Name] {
-			ordered = append(ordered, p.Name)
-		}
-	}
-	cols := map[string]int{}
-	for j, h := range head[1:] {
-		cols[strings.TrimSpace(h)] = j + 1
-	}
-	given := map[string]bool{}
-	for i, rec := range recs[1:] {
-		line := i + 2
-		if rec[0] == "" {
-			return nil, nil, nil, badInput("--params %s:%d: column subject: empty", path, line)
-		}
-		if given[rec[0]] {
-			return nil, nil, nil, badInput("--params %s:%d: subject %s appears twice", path, line, rec[0])
-		}
-		given[rec[0]] = true
-		v := map[string]float64{}
-		for _, n := range names {
-			x, err := strconv.ParseFloat(strings.TrimSpace(rec[cols[n]]), 64)
-			if err != nil {
-				return nil, nil, nil, badInput("--params %s:%d: column %s: %q is not a number", path, line, n, rec[cols[n]])
-			}
-			v[n] = x
-		}
-		if err := agent.CheckParams(ps, v, agent.ClosedLearning); err != nil {
-			return nil, nil, nil, badInput("--params %s:%d: %s", path, line, strings.TrimPrefix(err.Error(), "agent: "))
-		}
-		subjects = append(subjects, rec[0])
-		rows = append(rows, v)
-	}
-	return ordered, subjects, rows, nil
+	return t.Names, t.Subjects, t.Values, nil
 }
 
 // simFlags are the flags that say what to simulate, shared by simulate
 // and recover.
 type simFlags struct {
 	model, process, params *string
+	drawPosterior          *bool
 	draws                  stringList
 	subjects, trials       *int
 	steps                  *int
@@ -202,7 +154,8 @@ type simFlags struct {
 func (f *simFlags) register(fs *flag.FlagSet) {
 	f.model = fs.String("model", "", "POMDP file (docs/formats.md): the agents' beliefs, and the world unless --process gives another (required)")
 	f.process = fs.String("process", "", "POMDP file used as the world, with the actions and observations of --model")
-	f.params = fs.String("params", "", "CSV of each subject's true parameters: subject,NAME... (instead of --draw and --subjects)")
+	f.params = fs.String("params", "", "CSV of each subject's true parameters: subject,NAME... (instead of --draw and --subjects); the output of fit --csv as it is (its _sd and statistics columns ignored)")
+	f.drawPosterior = fs.Bool("draw-posterior", false, "with --params FILE from fit --csv: draw each subject's values from its Laplace posterior (each parameter independently on its fitting scale, from the subject's stream of --draw)")
 	fs.Var(&f.draws, "draw", "a parameter's distribution over subjects, NAME=DIST (repeat for several): "+fit.DrawSyntax+"; the other parameters keep the values of the agent flags")
 	f.subjects = fs.Int("subjects", 20, "subjects simulated (1..100000), each an agent with its own parameters")
 	f.trials = fs.Int("trials", 10, "trials per subject (1..100000), run in order: a model with concentrations a, b, d learns between them")
@@ -229,6 +182,8 @@ func (f *simFlags) simulationOf(path, flagName string, factory func(m *pomdp.Mod
 		return nil, badInput("--steps: %d, want 1..1000000", *f.steps)
 	case *f.jobs < 1 || *f.jobs > 1024:
 		return nil, badInput("--jobs: %d, want 1..1024", *f.jobs)
+	case *f.drawPosterior && *f.params == "":
+		return nil, badInput("--draw-posterior: only with --params (the output of fit --csv)")
 	case *f.params != "" && len(f.draws) > 0:
 		return nil, badInput("--params and --draw: give one (the file holds every subject's values)")
 	case *f.params != "" && given["subjects"]:
@@ -257,7 +212,7 @@ func (f *simFlags) simulationOf(path, flagName string, factory func(m *pomdp.Mod
 	s := &simulation{m: m, world: world, factory: fac, subjects: *f.subjects, trials: *f.trials, steps: *f.steps, seed: *f.seed, jobs: *f.jobs}
 	if *f.params != "" {
 		s.paramsFile = *f.params
-		if s.names, s.tnames, s.table, err = readParamsTable(*f.params, ps); err != nil {
+		if s.names, s.tnames, s.table, err = readParamsTable(*f.params, ps, *f.drawPosterior, *f.seed); err != nil {
 			return nil, err
 		}
 		s.subjects = len(s.table)
@@ -343,6 +298,9 @@ func simulateWrite(stdout io.Writer, sim *simulation, prov output.Provenance, ou
 			choices += len(t.Actions)
 		}
 		unitDone()
+		if sim.keep != nil {
+			sim.keep(&sub.rec)
+		}
 		return w.WriteSubject(&sub.rec)
 	})
 	var interrupted error
@@ -407,6 +365,8 @@ func runSimulate(c *plannerCmd, args []string, stdout io.Writer) error {
 	out := fs.String("o", "", "write the behaviour (CSV, docs/behaviour.md) to this file instead of standard output")
 	truth := fs.String("truth", "", "write each subject's true parameters to this CSV file: subject, one column per drawn parameter (required)")
 	asJSON := fs.Bool("json", false, "with -o: a provenance line and a summary line on standard output")
+	var ppc fitcmd.PPC
+	ppc.Register(fs)
 	if done, err := parseVerb(fs, args, synopsis, refusals(c.p, agent.VerbSimulate, opts), stdout); done || err != nil {
 		return err
 	}
@@ -415,24 +375,29 @@ func runSimulate(c *plannerCmd, args []string, stdout io.Writer) error {
 		return badInput("--truth: missing (the CSV file of each subject's true parameters)")
 	case *asJSON && *out == "":
 		return badInput("--json: needs -o FILE (standard output holds the behaviour otherwise)")
+	case ppc.Check(*out, *sf.params) != nil:
+		return asInput(ppc.Check(*out, *sf.params))
 	}
 	if err := opts.Check(); err != nil {
 		return asInput(err)
 	}
 	if err := checkFiles(output.In("--model", *sf.model), output.In("--process", *sf.process), output.In("--params", *sf.params),
-		output.Out("-o", *out), output.Out("--truth", *truth)); err != nil {
+		output.Out("-o", *out), output.Out("--truth", *truth), output.In("--ppc", ppc.File())); err != nil {
 		return err
 	}
 	sim, err := sf.simulation(plannerFactory(opts, "--model "+*sf.model), agent.Given(fs))
 	if err != nil {
 		return err
 	}
-	sim.jobs = agent.Workers(opts, sim.m, sim.jobs)
-	prov, err := provenance(command, fs, [2]string{"--model", *sf.model}, [2]string{"--process", *sf.process}, [2]string{"--params", *sf.params})
+	sim.jobs, sim.keep = agent.Workers(opts, sim.m, sim.jobs), ppc.Keep
+	prov, err := provenance(command, fs, [2]string{"--model", *sf.model}, [2]string{"--process", *sf.process}, [2]string{"--params", *sf.params}, [2]string{"--ppc", ppc.File()})
 	if err != nil {
 		return err
 	}
-	return simulateWrite(stdout, sim, prov, *out, *truth, *asJSON)
+	if err := simulateWrite(stdout, sim, prov, *out, *truth, *asJSON); err != nil {
+		return err
+	}
+	return ppc.Report(commandContext(), stdout, *asJSON, sim.m, sim.factory, *out, sim.tnames, sim.table, sim.seed, readInput, asInput)
 }
 
 // plannerFactory returns the factory of opts for a model read from

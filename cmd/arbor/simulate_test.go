@@ -298,7 +298,7 @@ func FuzzParamsTable(f *testing.F) {
 		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		names, subjects, rows, err := readParamsTable(path, ps)
+		names, subjects, rows, err := readParamsTable(path, ps, false, 1)
 		if err != nil {
 			var ue *usageError
 			if !errors.As(err, &ue) {

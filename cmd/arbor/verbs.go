@@ -169,11 +169,11 @@ func verbSynopsis(p *agent.Planner, v agent.Verb) string {
 		}
 		return head + "--model M --data D.csv " + p.Synopsis + " [--beliefs] [--subjects FILE]" + seed + " [--jobs 1] [--json | --csv]"
 	case agent.VerbFit:
-		return head + "--model M --data D.csv --free NAMES [--prior NAME=MEAN,SD ...] [--restarts N] [--method auto|bfgs|nelder-mead] " + p.Synopsis + " [--jobs 1] [--seed 1] [--compare FIT.jsonl,...] [--json | --csv]"
+		return head + "--model M --data D.csv --free NAMES [--prior NAME=MEAN,SD ...] [--restarts N] [--method auto|bfgs|nelder-mead] " + p.Synopsis + " [--jobs 1] [--seed 1] [--group [--covariates C.csv] [--design FORMULA] [--group-cov diag|full]] [--compare FIT.jsonl,...] [--plot FILE.svg|.pdf|.png] [--json | --csv]"
 	case agent.VerbSimulate:
-		return head + "--model M [--process W] --truth FILE [--draw NAME=DIST ... | --params FILE] [--subjects 20] [--trials 10] [--steps 50] [--seed 1] [--jobs N] " + p.Synopsis + " [-o FILE] [--json]"
+		return head + "--model M [--process W] --truth FILE [--draw NAME=DIST ... | --params FILE [--draw-posterior]] [--subjects 20] [--trials 10] [--steps 50] [--seed 1] [--jobs N] " + p.Synopsis + " [-o FILE [--ppc D.csv]] [--json]"
 	case agent.VerbRecover:
-		return head + "(--model M | --models M1,M2,...) [--process W] --free NAMES [--draw NAME=DIST ... | --params FILE] [--prior NAME=MEAN,SD ...] [--subjects 20] [--trials 10] [--steps 50] [--seed 1] [--jobs N] [--restarts N] " + p.Synopsis + " [--plot FILE] [--json]"
+		return head + "(--model M | --models M1,M2,...) [--process W] --free NAMES [--draw NAME=DIST ... | --params FILE [--draw-posterior]] [--prior NAME=MEAN,SD ...] [--subjects 20] [--trials 10] [--steps 50] [--seed 1] [--jobs N] [--restarts N] " + p.Synopsis + " [--plot FILE] [--json]"
 	}
 	return head + p.Synopsis
 }

@@ -38,5 +38,13 @@
 // against the estimated value of each subject on the fitting scale, with
 // the identity line, and with several models the confusion matrix (the
 // subjects each model generated, by the model that won them). It too is
-// laid out three panels across and returned ready to be written.
+// laid out three panels across and returned ready to be written; with
+// each estimate's SD it draws the 90% intervals, and its titles name
+// Pearson's r.
+//
+// Fit draws the figure of a fit (`arbor aci|btai|si fit --plot FILE`):
+// each free parameter's estimates with their 90% intervals per subject
+// (and the empirical-Bayes estimates of a group level), the group effects
+// with their intervals, and a model comparison's expected frequencies and
+// (protected) exceedance probabilities as bars named by model.
 package runplot

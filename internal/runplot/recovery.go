@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 
+	gstat "gonum.org/v1/gonum/stat"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/palette"
 	"gonum.org/v1/plot/plotter"
@@ -23,6 +24,9 @@ type RecoveryParam struct {
 	Scale     string    // the fitting scale as fit.ScaleName names it ("log", "logit", "natural")
 	True      []float64 // each subject's true value
 	Estimated []float64 // each subject's estimate, in the order of True
+	// SD holds each estimate's Laplace SD (NaN without one), drawn as its
+	// 90% interval; nil draws no intervals.
+	SD []float64
 }
 
 // countGrid is a plotter.GridXYZ over (fitted model, generating model).
@@ -64,6 +68,9 @@ func Recovery(format string, params []RecoveryParam, models []string, counts [][
 		if len(p.Estimated) != len(p.True) {
 			return nil, fmt.Errorf("runplot: parameter %s: %d true values and %d estimates", p.Name, len(p.True), len(p.Estimated))
 		}
+		if p.SD != nil && len(p.SD) != len(p.True) {
+			return nil, fmt.Errorf("runplot: parameter %s: %d true values and %d SDs", p.Name, len(p.True), len(p.SD))
+		}
 		pl := plot.New()
 		lbl := p.Name
 		if p.Scale != "natural" {
@@ -73,12 +80,17 @@ func Recovery(format string, params []RecoveryParam, models []string, counts [][
 		pl.X.Label.Text = "true " + lbl
 		pl.Y.Label.Text = "estimated " + lbl
 		var xy plotter.XYs
+		var bars errPoints
 		for i, x := range p.True {
 			y := p.Estimated[i]
-			if math.IsNaN(x) || math.IsInf(x, 0) || math.IsNaN(y) || math.IsInf(y, 0) {
+			if !finite(x) || !finite(y) {
 				continue
 			}
 			xy = append(xy, plotter.XY{X: x, Y: y})
+			if p.SD != nil && finite(p.SD[i]) {
+				bars.XYs = append(bars.XYs, plotter.XY{X: x, Y: y})
+				bars.YErrors = append(bars.YErrors, struct{ Low, High float64 }{z90 * p.SD[i], z90 * p.SD[i]})
+			}
 		}
 		if len(xy) > 0 {
 			lo, hi := math.Inf(1), math.Inf(-1)
@@ -91,13 +103,26 @@ func Recovery(format string, params []RecoveryParam, models []string, counts [][
 			}
 			id.Color = color.Gray{Y: 150}
 			id.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+			pl.Add(id)
+			if len(bars.XYs) > 0 {
+				eb, err := plotter.NewYErrorBars(bars)
+				if err != nil {
+					return nil, err
+				}
+				eb.Color = color.RGBA{R: 140, G: 170, B: 225, A: 255}
+				pl.Add(eb)
+				pl.Title.Text += ", 90% intervals"
+			}
 			sc, err := plotter.NewScatter(xy)
 			if err != nil {
 				return nil, err
 			}
 			sc.GlyphStyle.Shape = draw.CircleGlyph{}
-			sc.GlyphStyle.Color = color.RGBA{R: 30, G: 80, B: 180, A: 255}
-			pl.Add(id, sc)
+			sc.GlyphStyle.Color = estColour
+			pl.Add(sc)
+			if r := correlation(xy); finite(r) {
+				pl.Title.Text += fmt.Sprintf(" (r = %.3f)", r)
+			}
 		}
 		plots = append(plots, pl)
 	}
@@ -133,29 +158,18 @@ func Recovery(format string, params []RecoveryParam, models []string, counts [][
 		cp.Add(lb)
 		plots = append(plots, cp)
 	}
-	if len(plots) == 0 {
-		return nil, nil
+	return tile(format, plots), nil
+}
+
+// correlation is Pearson's r of the points (NaN for fewer than two or a
+// constant coordinate).
+func correlation(xy plotter.XYs) float64 {
+	if len(xy) < 2 {
+		return math.NaN()
 	}
-	cols := min(3, len(plots))
-	rows := (len(plots) + cols - 1) / cols
-	img := NewCanvas(format, vg.Points(300*float64(cols)), vg.Points(280*float64(rows)), DefaultDPI)
-	dc := draw.New(img)
-	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Millimeter * 6, PadY: vg.Millimeter * 6,
-		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 3}
-	grid := make([][]*plot.Plot, rows)
-	for i := range grid {
-		grid[i] = make([]*plot.Plot, cols)
+	x, y := make([]float64, len(xy)), make([]float64, len(xy))
+	for i, v := range xy {
+		x[i], y[i] = v.X, v.Y
 	}
-	for i, p := range plots {
-		grid[i/cols][i%cols] = p
-	}
-	canvases := plot.Align(grid, tiles, dc)
-	for r := range grid {
-		for c := range grid[r] {
-			if grid[r][c] != nil {
-				grid[r][c].Draw(canvases[r][c])
-			}
-		}
-	}
-	return img, nil
+	return gstat.Correlation(x, y, nil)
 }
