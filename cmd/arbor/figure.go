@@ -221,7 +221,7 @@ func untilDone[T any](ctx context.Context, f func() (T, error)) (T, error) {
 }
 
 // dotSynopsis is arbor dot's usage line.
-const dotSynopsis = "arbor dot MODEL.json [--unroll plates|K|all] [--data FILE.jsonl [--line N]] [--edge-labels] [-o FILE.svg|.pdf|.png|.dot] [--json]"
+const dotSynopsis = "arbor dot MODEL.json [--unroll plates|K|all] [--data FILE.jsonl [--line N]] [--edge-labels] [--plot FILE.svg|.pdf|.png [--plot-dpi 200] | -o FILE.dot] [--json]"
 
 // runDot draws a model file's factor graph, or a POMDP file's generative
 // model (pomdp.Model.FigureGraph).
@@ -230,6 +230,8 @@ func runDot(args []string, stdout io.Writer) error {
 	asJSON := fs.Bool("json", false, `print {"dot": "..."} instead of the bare DOT text`)
 	edgeLabels := fs.Bool("edge-labels", false, "write each edge's interface name (out, in, matrix, ...) at the factor's end")
 	outFile := fs.String("o", "", "write to this file instead of standard output: SVG, PDF or PNG (rendered by Graphviz) when the name ends in .svg, .pdf or .png, DOT otherwise")
+	plotFile := fs.String("plot", "", "render the figure with Graphviz to this file: SVG, PDF or PNG by its ending (as the run commands' --plot)")
+	dpi := fs.Int("plot-dpi", 200, "resolution of a .png figure (--plot or -o), in pixels per inch (30..1200)")
 	unroll := fs.String("unroll", "plates", "how repeated slices (the steps of a chain, i.i.d. observations), found from the graph's structure, are drawn: plates (once, inside a box with its range), K (the first K, an ellipsis and the last; for a POMDP file, K time steps) or all (every node)")
 	dataFile := fs.String("data", "", "draw the model as if the values of one data set of this file (one JSON object per line, as arbor infer --data) were observed")
 	line := fs.Int("line", 0, "the data set of --data to draw, counted from 1 (blank lines are not counted; default 1)")
@@ -262,11 +264,23 @@ func runDot(args []string, stdout io.Writer) error {
 	if *line < 0 || (*line == 0 && agent.Given(fs)["line"]) {
 		return badInput("--line %d: want a line number >= 1", *line)
 	}
-	if *outFile != "" && *asJSON {
-		return badInput("--json and -o: give one (--json prints the DOT text as JSON on standard output)")
+	outFlag := "-o"
+	if *plotFile != "" {
+		if *outFile != "" || figureFormat(*plotFile) == "" {
+			return badInput("--plot %s: want one figure file ending in .svg, .pdf or .png, and no -o (-o writes the DOT text)", shortArg(*plotFile))
+		}
+		outFlag, *outFile = "--plot", *plotFile
+	}
+	switch {
+	case *outFile != "" && *asJSON:
+		return badInput("--json and %s: give one (--json prints the DOT text as JSON on standard output)", outFlag)
+	case agent.Given(fs)["plot-dpi"] && figureFormat(*outFile) != "png":
+		return badInput("--plot-dpi: applies to a .png figure only")
+	case *dpi < 30 || *dpi > 1200:
+		return badInput("--plot-dpi: %d, want 30..1200", *dpi)
 	}
 	if *outFile != "" {
-		if err := checkOutputFile("-o", *outFile, true); err != nil {
+		if err := checkOutputFile(outFlag, *outFile, true); err != nil {
 			return err
 		}
 	}
@@ -284,14 +298,17 @@ func runDot(args []string, stdout io.Writer) error {
 		if err := g.WriteDOTWith(&b, opts); err != nil {
 			return err
 		}
+		text := b.Bytes()
 		if figureFormat(*outFile) != "" {
-			s := dotTextSize(b.Bytes())
-			if err := checkFigureSize("-o", *outFile, s, false, fmt.Sprintf(
-				"the figure would be %d nodes: draw it folded (--unroll plates or a small --unroll K), or write the DOT text instead (-o FILE.dot, or no -o) and draw a part of it", s.nodes)); err != nil {
+			if err := checkFigureSize(outFlag, *outFile, dotTextSize(text), false,
+				"draw it folded (--unroll plates or a small --unroll K), or write the DOT text instead (-o FILE.dot, or no -o) and draw a part of it"); err != nil {
 				return err
 			}
 		}
-		return writeFigure(commandContext(), "-o", *outFile, b.Bytes())
+		if figureFormat(*outFile) == "png" { // Graphviz draws 96 pixels per inch unless told
+			text = bytes.Replace(text, []byte("{\n"), fmt.Appendf(nil, "{\n\tdpi=\"%d\";\n", *dpi), 1)
+		}
+		return writeFigure(commandContext(), outFlag, *outFile, text)
 	}
 	if *asJSON {
 		var b jsonBuffer
