@@ -244,7 +244,7 @@ func TestFigureLimits(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"dot", long, "--unroll", "all", "-o", dir + "/g.svg"}, []string{"-o " + dir + "/g.svg: the figure would have 1202 nodes and 1499 edges", "(800 nodes and edges in all for a factor graph)", "the figure would be 1202 nodes", "-o FILE.dot"}},
+		{[]string{"dot", long, "--unroll", "all", "-o", dir + "/g.svg"}, []string{"-o " + dir + "/g.svg: the figure would have 1202 nodes and 1499 edges", "(800 nodes and edges in all for a factor graph)", "draw it folded", "-o FILE.dot"}},
 		{[]string{"btai", "plan", "--model", tiny, "--obs", "0", "--iterations", "1000", "--dot", dir + "/t.svg", "--dot-depth", "1000"}, []string{"--dot " + dir + "/t.svg: the figure would have 2001 nodes and 2000 edges", "4000 nodes and edges in all for a planning tree", "--dot-depth D or --dot-top K", "--dot FILE.dot"}},
 		{[]string{"btai", "plan", "--model", tiny, "--obs", "0", "--iterations", "1000", "--plot", dir + "/t.png", "--dot-depth", "5000"}, []string{"--plot " + dir + "/t.png: the figure would have 2001 nodes"}},
 		{[]string{"btai", "plan", "--model", tiny, "--obs", "0", "--iterations", "1000", "--dot", dir + "/f.svg", "--dot-factors"}, []string{"--dot " + dir + "/f.svg: the figure would have", "without --dot-factors"}},
