@@ -169,7 +169,7 @@ func TestRunPlotFormats(t *testing.T) {
 			checkPDF(t, pdf)
 
 			texts := svgTexts(t, svg)
-			titles := append(append([]string{}, c.w.titles...), "episode 1: action distribution (+: taken)", "episode 1: "+c.cost)
+			titles := append(append([]string{}, c.w.titles...), "episode 1: action distribution (×: taken)", "episode 1: "+c.cost)
 			ylabels := append(append([]string{}, c.w.ylabels...), "action", c.cost)
 			// The episodes run: the curve of preferred outcomes.
 			curve := "preferred outcomes"

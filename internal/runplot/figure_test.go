@@ -3,10 +3,12 @@ package runplot
 import (
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/arbor-ai/arbor/agent"
+	"github.com/arbor-ai/arbor/envs"
 	"github.com/arbor-ai/arbor/pomdp"
 )
 
@@ -213,5 +215,42 @@ func TestDrawNothing(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), "<svg") || !strings.Contains(b.String(), "episode 1: belief over location") {
 		t.Errorf("SVG without its root or the belief panel: %.200q", b.String())
+	}
+}
+
+// TestMazePanelRows: the maze panel is drawn as the maze prints (row 0 at
+// the top) and its row ticks are the printed rows: on examples/mazes/1.maze
+// the start S is printed on row 5 and the exit E on row 1 (the text path
+// reads (5,1) ... (1,6)); the tick at each one's height says so.
+func TestMazePanelRows(t *testing.T) {
+	mz, err := envs.LoadMaze("../../examples/mazes/1.maze")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fig := &Figure{mz: mz}
+	p, err := fig.mazePanel("", [][2]int{{5, 1}, {5, 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	label := func(y float64) string {
+		for _, tk := range p.Y.Tick.Marker.Ticks(p.Y.Min, p.Y.Max) {
+			if tk.Value == y {
+				return tk.Label
+			}
+		}
+		return "none"
+	}
+	er, _ := mz.CellOf(mz.Exit())
+	// The panel draws row r at height Rows-1-r.
+	for _, c := range []struct {
+		what string
+		row  int
+	}{{"start", 5}, {"exit", er}} {
+		if got := label(float64(mz.Rows() - 1 - c.row)); got != strconv.Itoa(c.row) {
+			t.Errorf("%s on printed row %d: tick %q", c.what, c.row, got)
+		}
+	}
+	if er != 1 {
+		t.Errorf("exit on row %d, the file prints it on row 1", er)
 	}
 }

@@ -72,6 +72,21 @@ func (intTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ticks
 }
 
+// rowTicks are intTicks on a maze's rows drawn top down: the value
+// rows-1-r is labelled r, so that the panel reads as the printed maze does
+// (row 0 at the top) and its row numbers are the printed path's.
+type rowTicks struct{ rows int }
+
+func (rt rowTicks) Ticks(lo, hi float64) []plot.Tick {
+	ticks := intTicks{}.Ticks(lo, hi)
+	for i := range ticks {
+		if ticks[i].Label != "" {
+			ticks[i].Label = strconv.Itoa(rt.rows - 1 - int(ticks[i].Value))
+		}
+	}
+	return ticks
+}
+
 // nameTicks labels 0..n-1 with their names, or whole numbers past 24.
 func nameTicks(n int, name func(int) string) plot.Ticker {
 	if n > 24 {
@@ -196,7 +211,7 @@ func (fig *Figure) episodePanels(se *shownEpisode) ([]panel, error) {
 		}
 	}
 	if len(se.probs) > 0 {
-		ap := heatPanel(prefix+"action distribution (+: taken)", "t (decision after observation t)", "action", "P(u)", grid(se.probs),
+		ap := heatPanel(prefix+"action distribution (×: taken)", "t (decision after observation t)", "action", "P(u)", grid(se.probs),
 			nameTicks(m.NumActions(), m.ActionName))
 		taken := make(plotter.XYs, len(se.actions))
 		for t, u := range se.actions {
@@ -301,8 +316,8 @@ func (fig *Figure) episodePanels(se *shownEpisode) ([]panel, error) {
 func (fig *Figure) mazePanel(prefix string, cells [][2]int) (*plot.Plot, error) {
 	mz := fig.mz
 	p := newPlot(prefix+"path through the maze", "column", "row")
-	p.X.Tick.Marker, p.Y.Tick.Marker = intTicks{}, intTicks{}
-	y := func(r int) float64 { return float64(mz.Rows() - 1 - r) }
+	p.X.Tick.Marker, p.Y.Tick.Marker = intTicks{}, rowTicks{mz.Rows()}
+	y := func(r int) float64 { return float64(mz.Rows() - 1 - r) } // row 0 at the top, as printed
 	var walls plotter.XYs
 	for r := range mz.Rows() {
 		for c := range mz.Cols() {
