@@ -7,6 +7,7 @@ import (
 	"html"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/emicklei/dot"
@@ -14,9 +15,16 @@ import (
 
 // DOTPageNodes is the most nodes (beliefs and actions) that the default
 // depth of Tree.WriteDOT draws: the deepest whose figure has at most this
-// many nodes, at least one step. 64 nodes lay out within about 16 × 10
-// inches.
+// many nodes and at most DOTPageLevelNodes on a level, at least one step.
+// Within both, the figure lays out within about 16 × 10 inches with every
+// label at 10 points.
 const DOTPageNodes = 64
+
+// DOTPageLevelNodes is the most nodes on one level (the actions of a step,
+// or their outcomes) of the default depth's figure: a node with its label
+// at 10 points is about 1.3 inches wide with its spacing, so 12 make about
+// 16 inches.
+const DOTPageLevelNodes = 12
 
 // DOTCountLimit bounds the counting of a search tree's nodes for the note
 // of Tree.WriteDOT: past it, the note says "more than".
@@ -67,7 +75,7 @@ func (t *Tree) WriteDOT(w io.Writer, now int, opts *TreeDOTOptions) error {
 		count++
 		return d.Node(fmt.Sprintf("n%07d", count)).Attr("shape", shape).Attr("margin", "0.03").Attr("fontsize", "10").Attr("label", dot.HTML(label))
 	}
-	small := func(s string) string { return `<FONT POINT-SIZE="7">` + s + `</FONT>` }
+	small := func(s string) string { return s } // every label at 10 points, the figure's smallest
 	root := newNode("ellipse", "q<SUB>t</SUB>")
 	root.Attr("style", "filled").Attr("fillcolor", "lightgray")
 	var walk func(parent dot.Node, node Node, step int) error
@@ -158,7 +166,7 @@ func (t *Tree) dotSteps(fn string, opts *TreeDOTOptions) (int, error) {
 			if err != nil {
 				return 0, err
 			}
-			if n > DOTPageNodes {
+			if n > DOTPageNodes || t.widestDOT(d) > DOTPageLevelNodes {
 				break
 			}
 			steps = d
@@ -203,6 +211,33 @@ func (t *Tree) countDOT(steps, limit int) (int, error) {
 	return n, err
 }
 
+// widestDOT returns the most nodes on one level of the figure drawn down to
+// steps actions (the actions of a step are one level, their outcomes the
+// next), counting no level past DOTPageNodes. It is called with a tree
+// whose figure has at most DOTPageNodes nodes.
+func (t *Tree) widestDOT(steps int) int {
+	width := make([]int, 2*steps+1)
+	var walk func(node Node, step int)
+	walk = func(node Node, step int) {
+		if node.Remaining() == 0 || step >= steps {
+			return
+		}
+		acts, err := t.Actions(node)
+		if err != nil {
+			return
+		}
+		for _, a := range acts {
+			width[2*step+1]++
+			for _, o := range a.Outcomes {
+				width[2*step+2]++
+				walk(o.Next, step+1)
+			}
+		}
+	}
+	walk(t.Root(), 0)
+	return slices.Max(width)
+}
+
 // dotNum formats an expected free energy for a label: four significant
 // digits, "inf" for +Inf.
 func dotNum(x float64) string {
@@ -219,7 +254,7 @@ func writeDOT(w io.Writer, d *dot.Graph, note string) error {
 	if note != "" {
 		d.Attr("label", note)
 		d.Attr("labelloc", "b")
-		d.Attr("fontsize", "9")
+		d.Attr("fontsize", "10")
 	}
 	var buf bytes.Buffer
 	d.Write(&buf)

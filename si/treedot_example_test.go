@@ -47,9 +47,9 @@ func ExampleTree_WriteDOT() {
 	// digraph  {
 	// 	nodesep="0.12";rankdir="TB";ranksep="0.3";
 	// 	n1[fillcolor="lightgray",fontsize="10",label=<q<SUB>t</SUB>>,margin="0.03",shape="ellipse",style="filled"];
-	// 	n2[fontsize="10",label=<listen<BR/><FONT POINT-SIZE="7">G=3.891 Q=0.0774</FONT>>,margin="0.03",shape="box"];
-	// 	n3[fontsize="10",label=<open-left<BR/><FONT POINT-SIZE="7">G=9.813 Q=0.000207</FONT>>,margin="0.03",shape="box"];
-	// 	n4[fontsize="10",label=<open-right<BR/><FONT POINT-SIZE="7">G=1.413 Q=0.922</FONT>>,margin="0.03",penwidth="2.5",shape="box"];
+	// 	n2[fontsize="10",label=<listen<BR/>G=3.891 Q=0.0774>,margin="0.03",shape="box"];
+	// 	n3[fontsize="10",label=<open-left<BR/>G=9.813 Q=0.000207>,margin="0.03",shape="box"];
+	// 	n4[fontsize="10",label=<open-right<BR/>G=1.413 Q=0.922>,margin="0.03",penwidth="2.5",shape="box"];
 	// 	n1->n2;
 	// 	n1->n3;
 	// 	n1->n4[penwidth="2.5"];

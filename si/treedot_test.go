@@ -76,12 +76,12 @@ func TestWriteDOT(t *testing.T) {
 		t.Errorf("DOTNodes: %d, %v; want 12", n, err)
 	}
 	for u := range m.NumActions() {
-		label := fmt.Sprintf("%s<BR/><FONT POINT-SIZE=\"7\">G=%.4g Q=%.3g</FONT>", m.ActionName(u), res.G[u], res.ActionProbs[u])
+		label := fmt.Sprintf("%s<BR/>G=%.4g Q=%.3g>", m.ActionName(u), res.G[u], res.ActionProbs[u])
 		if !strings.Contains(text, label) {
 			t.Errorf("no label %q:\n%s", label, text)
 		}
 	}
-	for _, want := range []string{`cue-left+none<BR/><FONT POINT-SIZE="7">p=0.5</FONT>`, `fillcolor="lightgray"`, `penwidth="2.5",shape="box"`, `label="1 of 3 steps drawn: `} {
+	for _, want := range []string{`cue-left+none<BR/>p=0.5>`, `fillcolor="lightgray"`, `penwidth="2.5",shape="box"`, `label="1 of 3 steps drawn: `} {
 		if !strings.Contains(text, want) {
 			t.Errorf("no %q:\n%s", want, text)
 		}
@@ -133,7 +133,7 @@ func TestWriteDOTPruned(t *testing.T) {
 	if err := tr.WriteDOT(&b, -1, &si.TreeDOTOptions{Steps: 2}); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(b.String(), `pruned, one-step G=5.044</FONT>>,margin="0.03",shape="box",style="dashed"`) || strings.Contains(b.String(), "penwidth") {
+	if !strings.Contains(b.String(), `pruned, one-step G=5.044>,margin="0.03",shape="box",style="dashed"`) || strings.Contains(b.String(), "penwidth") {
 		t.Errorf("no dashed pruned arm, or a bold action for now -1:\n%s", b.String())
 	}
 }

@@ -410,7 +410,8 @@ func TestSIRunBadInput(t *testing.T) {
 // TestSIPlanDot: si plan --dot draws the search tree: beliefs as ellipses
 // (the root filled), actions as boxes with G and Q(u) (the values of
 // --json), outcomes with their probability, the most probable action
-// bold; by default as many steps as keep the figure within 64 nodes, with
+// bold; by default as many steps as keep the figure within 64 nodes and
+// 12 on a level, every label at 10 points, with
 // a note of what was left out; the same text from run to run; every node
 // below its parent and the figure within 16 × 10 inches. On the T-maze at
 // depth 3 (γ 3) the first step has 4 actions and 7 outcomes (centre: 1;
@@ -444,12 +445,12 @@ func TestSIPlanDot(t *testing.T) {
 	_, js, _ := siRun(t, "plan", "--model", siTMazeFile, "--obs", "0,0", "--depth", "3", "--gamma", "3", "--json")
 	got := siDecode(t, js)
 	for u, name := range []string{"go-centre", "go-left", "go-right", "go-cue"} {
-		label := fmt.Sprintf("%s<BR/><FONT POINT-SIZE=\"7\">G=%.4g Q=%.3g</FONT>", name, *got.G[u], got.ActionProbs[u])
+		label := fmt.Sprintf("%s<BR/>G=%.4g Q=%.3g>", name, *got.G[u], got.ActionProbs[u])
 		if !strings.Contains(text, label) {
 			t.Errorf("no label %q:\n%s", label, text)
 		}
 	}
-	for _, want := range []string{`cue-left+none<BR/><FONT POINT-SIZE="7">p=0.5</FONT>`, `fillcolor="lightgray"`, "1 of 3 steps drawn (--dot-depth 1)", `penwidth="2.5",shape="box"`} {
+	for _, want := range []string{`cue-left+none<BR/>p=0.5>`, `fillcolor="lightgray"`, "1 of 3 steps drawn (--dot-depth 1)", `penwidth="2.5",shape="box"`} {
 		if !strings.Contains(text, want) {
 			t.Errorf("no %q:\n%s", want, text)
 		}
@@ -467,7 +468,7 @@ func TestSIPlanDot(t *testing.T) {
 		t.Errorf("the whole tree has %d nodes, the note of the default figure says 12 + %d", n, left)
 	}
 	pruned := plan("pruned.dot", "--prune-actions", "0.1", "--dot-depth", "2")
-	if !strings.Contains(pruned, `pruned, one-step G=5.044</FONT>>,margin="0.03",shape="box",style="dashed"`) {
+	if !strings.Contains(pruned, `pruned, one-step G=5.044>,margin="0.03",shape="box",style="dashed"`) {
 		t.Errorf("--prune-actions 0.1: no dashed pruned arm:\n%s", pruned)
 	}
 	for i, tx := range []string{text, pruned} {
@@ -480,6 +481,25 @@ func TestSIPlanDot(t *testing.T) {
 		t.Logf("%.1f × %.1f inches", w, h)
 		if i == 0 && (w > 16 || h > 10) {
 			t.Errorf("the default figure is %.1f × %.1f inches, want within 16 × 10", w, h)
+		}
+	}
+	// At its defaults, at depth 2, 3 and 4: within 16 × 10 inches, and no
+	// text under 10 points (Graphviz's size is not set, so the points are
+	// those of the printed page).
+	for _, depth := range []string{"2", "3", "4"} {
+		path := filepath.Join(dir, "d"+depth+".dot")
+		if code, _, errs := siRun(t, "plan", "--model", siTMazeFile, "--obs", "0,0", "--depth", depth, "--dot", path); code != 0 {
+			t.Fatalf("depth %s: exit %d: %s", depth, code, errs)
+		}
+		b, _ := os.ReadFile(path)
+		tx := string(b)
+		if w, h, _ := plainLayoutByID(t, tx); w > 16 || h > 10 {
+			t.Errorf("depth %s: the default figure is %.1f × %.1f inches, want within 16 × 10", depth, w, h)
+		}
+		for _, m := range regexp.MustCompile(`(?i)(?:fontsize="|POINT-SIZE=")([0-9.]+)"`).FindAllStringSubmatch(tx, -1) {
+			if pt, _ := strconv.ParseFloat(m[1], 64); pt < 10 {
+				t.Errorf("depth %s: text at %s points", depth, m[1])
+			}
 		}
 	}
 	// Too large to render: the maze at depth 10 pruned as the benchmark
