@@ -306,6 +306,9 @@ func (r *fitRun) run(stdout io.Writer) error {
 		return asInput(err)
 	}
 	if shardJob != nil {
+		if r.plot.File() != "" { // a shard holds part of the subjects: the figure is the merge's
+			return badInput("--plot %s: a shard fits part of the subjects; draw the figure from the merged fit (arbor merge, then fit's --plot on one run)", r.plot.File())
+		}
 		return r.sharded(stdout, recs) // --shard, or arbor merge (shard.go)
 	}
 	// Every --compare file holds the subjects of the data, checked before

@@ -478,3 +478,18 @@ func TestShardKilled(t *testing.T) {
 		t.Errorf("merged after --resume:\n%s\nunsharded:\n%s", got, want)
 	}
 }
+
+// TestShardFitPlotRefused: a shard fits part of the subjects, so fit's
+// --plot with --shard is refused naming both (it was ignored, no figure
+// written and nothing said).
+func TestShardFitPlotRefused(t *testing.T) {
+	dir := t.TempDir()
+	code, errs := runArbor("aci", "fit", "--model", pymdpModel, "--data", pymdpData, "--horizon", "1", "--free", "alpha",
+		"--plot", filepath.Join(dir, "f.svg"), "--shard", "1/2", "--out", dir)
+	if code != 2 || !strings.Contains(errs, "--plot "+filepath.Join(dir, "f.svg")+": a shard fits part of the subjects") {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "f.svg")); err == nil {
+		t.Error("a figure was written")
+	}
+}
