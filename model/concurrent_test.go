@@ -40,7 +40,9 @@ func TestInferConcurrentUse(t *testing.T) {
 	got := make([]float64, len(want))
 	errs := make([]error, len(want))
 	for k := range want {
-		wg.Go(func() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
 			mk, err := Parse("m.json", []byte(file))
 			if err == nil {
 				_, err = mk.Infer(context.Background(), fmt.Sprint(k), data(k))
@@ -49,7 +51,7 @@ func TestInferConcurrentUse(t *testing.T) {
 				got[k] = mk.Graph.Variables()[1].Normal().Mean
 			}
 			errs[k] = err
-		})
+		}()
 	}
 	wg.Wait()
 	for k := range want {
@@ -62,7 +64,9 @@ func TestInferConcurrentUse(t *testing.T) {
 	var mu sync.Mutex
 	ran, refused := 0, 0
 	for k := range 8 {
-		wg.Go(func() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
 			for range 20 {
 				_, err := m.Infer(context.Background(), fmt.Sprint(k), data(k))
 				var cu *ConcurrentUseError
@@ -77,7 +81,7 @@ func TestInferConcurrentUse(t *testing.T) {
 				}
 				mu.Unlock()
 			}
-		})
+		}()
 	}
 	wg.Wait()
 	if ran == 0 || ran+refused != 160 {
