@@ -22,6 +22,9 @@ const (
 	DirichletFamily
 	GammaFamily
 	NormalFamily
+	MvNormalFamily
+	WishartFamily
+	BetaFamily
 )
 
 // Declaration is what a family declares so that the engine (package ffg)
@@ -88,6 +91,9 @@ func init() {
 		DirichletFamily:   dirichletDecl{},
 		GammaFamily:       gammaDecl{},
 		NormalFamily:      normalDecl{},
+		MvNormalFamily:    mvnormalDecl{},
+		WishartFamily:     wishartDecl{},
+		BetaFamily:        betaDecl{},
 	}})
 }
 
