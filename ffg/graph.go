@@ -21,6 +21,7 @@ import (
 type Graph struct {
 	sp      *spState // the last SumProduct's tree (UpdateStructured)
 	gbp     *gState  // the last SumProduct's Gaussian tree
+	gmv     *mvState // and its multivariate Gaussian tree (gaussmv.go)
 	version uint64   // bumped by every change of structure or evidence (the sum-product cache)
 	vars    []*Variable
 	factors []*FactorNode

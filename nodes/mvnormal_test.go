@@ -225,3 +225,26 @@ func TestMvNodeErrors(t *testing.T) {
 }
 
 func second[T any](_ T, err error) error { return err }
+
+// LogDensityAt (the residual form) equals the polynomial form's E_q[ln f]
+// with the point neighbours at T(x), for every form of the node.
+func TestMvLogDensityAtEqualsForm(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	for _, f := range mvNodes(t) {
+		n, ok := f.(*nodes.MvNormal)
+		if !ok {
+			continue
+		}
+		for _, pointMask := range []int{0, 1, 2, 3} {
+			stats := randMvStats(rng, n)
+			points := make([][]float64, len(stats))
+			for k, it := range n.Interfaces() {
+				if it.Family == expfam.MvNormalFamily && pointMask&(1<<k) != 0 {
+					points[k] = randVec(rng, it.Shape[0])
+					stats[k] = point(points[k])
+				}
+			}
+			near(t, "LogDensityAt", n.LogDensityAt(points, stats), -n.AverageEnergy(stats), 1e-10)
+		}
+	}
+}

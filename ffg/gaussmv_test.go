@@ -1,0 +1,239 @@
+package ffg_test
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/arbor-ai/arbor/expfam"
+	"github.com/arbor-ai/arbor/ffg"
+	"github.com/arbor-ai/arbor/nodes"
+	"gonum.org/v1/gonum/mat"
+)
+
+// The planar position-velocity model: state (px, py, vx, vy), dt = 1,
+// observed positions with noise.
+var (
+	pvA  = []float64{1, 0, 1, 0, 0, 1, 0, 1, 0, 0, 1, 0, 0, 0, 0, 1}
+	pvH  = []float64{1, 0, 0, 0, 0, 1, 0, 0}
+	pvQ  = scaled(0.1, []float64{1.0 / 3, 0, 0.5, 0, 0, 1.0 / 3, 0, 0.5, 0.5, 0, 1, 0, 0, 0.5, 0, 1})
+	pvR  = []float64{0.5, 0.1, 0.1, 0.4}
+	pvM0 = []float64{0, 0, 1, -0.5}
+	pvP0 = []float64{4, 0, 0, 0, 0, 4, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}
+)
+
+func scaled(s float64, a []float64) []float64 {
+	out := make([]float64, len(a))
+	for i, v := range a {
+		out[i] = s * v
+	}
+	return out
+}
+
+// simulatePV draws T observations of the model (fixed seed).
+func simulatePV(t int, seed uint64) [][]float64 {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	var lq, lr mat.Cholesky
+	lq.Factorize(mat.NewSymDense(4, append([]float64(nil), pvQ...)))
+	lr.Factorize(mat.NewSymDense(2, append([]float64(nil), pvR...)))
+	var cq, cr mat.TriDense
+	lq.LTo(&cq)
+	lr.LTo(&cr)
+	x := mat.NewVecDense(4, []float64{0, 0, 1, -0.5})
+	a := mat.NewDense(4, 4, pvA)
+	h := mat.NewDense(2, 4, pvH)
+	ys := make([][]float64, t)
+	for i := range t {
+		if i > 0 {
+			var nx, z mat.VecDense
+			nx.MulVec(a, x)
+			z.MulVec(&cq, mat.NewVecDense(4, []float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}))
+			nx.AddVec(&nx, &z)
+			x = &nx
+		}
+		var y, z mat.VecDense
+		y.MulVec(h, x)
+		z.MulVec(&cr, mat.NewVecDense(2, []float64{rng.NormFloat64(), rng.NormFloat64()}))
+		y.AddVec(&y, &z)
+		ys[i] = []float64{y.AtVec(0), y.AtVec(1)}
+	}
+	return ys
+}
+
+func inverse(a []float64, d int) []float64 {
+	var ch mat.Cholesky
+	ch.Factorize(mat.NewSymDense(d, append([]float64(nil), a...)))
+	var inv mat.SymDense
+	if err := ch.InverseTo(&inv); err != nil {
+		panic(err)
+	}
+	out := make([]float64, d*d)
+	for i := range d {
+		for j := range d {
+			out[i*d+j] = inv.At(i, j)
+		}
+	}
+	return out
+}
+
+// buildPV builds the state-space model over the observations.
+func buildPV(tb testing.TB, ys [][]float64) (*ffg.Graph, []*ffg.Variable) {
+	tb.Helper()
+	g := ffg.New()
+	prior, err := nodes.NewMvNormal(4, nodes.LiteralMvMean(pvM0), nodes.LiteralMvPrecision(inverse(pvP0, 4)))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	trans, err := nodes.NewMvNormal(4, nodes.AffineMvMean(pvA, 4, nil), nodes.LiteralMvPrecision(inverse(pvQ, 4)))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	obs, err := nodes.NewMvNormal(2, nodes.AffineMvMean(pvH, 4, nil), nodes.LiteralMvPrecision(inverse(pvR, 2)))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	xs := make([]*ffg.Variable, len(ys))
+	for t, yt := range ys {
+		x, err := g.AddVariable("", expfam.MvNormalFamily, 4)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		xs[t] = x
+		if t == 0 {
+			_, err = g.AddFactor("", prior, x)
+		} else {
+			_, err = g.AddFactor("", trans, x, xs[t-1])
+		}
+		if err != nil {
+			tb.Fatal(err)
+		}
+		y, err := g.AddVariable("", expfam.MvNormalFamily, 2)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if err := y.ObserveVector(yt); err != nil {
+			tb.Fatal(err)
+		}
+		if _, err := g.AddFactor("", obs, y, x); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return g, xs
+}
+
+// rts is the Kalman filter and the RTS smoother in covariance form
+// (Särkkä, Bayesian Filtering and Smoothing, §4.3 and §8.2), written with
+// gonum, and -ln p(y) from the filter's innovations.
+func rts(ys [][]float64) (means []*mat.VecDense, covs []*mat.Dense, nll float64) {
+	a := mat.NewDense(4, 4, pvA)
+	h := mat.NewDense(2, 4, pvH)
+	q := mat.NewDense(4, 4, pvQ)
+	r := mat.NewDense(2, 2, pvR)
+	n := len(ys)
+	mf, pf := make([]*mat.VecDense, n), make([]*mat.Dense, n)
+	mp, pp := make([]*mat.VecDense, n), make([]*mat.Dense, n)
+	for t := range n {
+		m := mat.NewVecDense(4, nil)
+		p := mat.NewDense(4, 4, nil)
+		if t == 0 {
+			m.CopyVec(mat.NewVecDense(4, pvM0))
+			p.Copy(mat.NewDense(4, 4, pvP0))
+		} else {
+			m.MulVec(a, mf[t-1])
+			p.Product(a, pf[t-1], a.T())
+			p.Add(p, q)
+		}
+		mp[t], pp[t] = m, p
+		var s mat.Dense
+		s.Product(h, p, h.T())
+		s.Add(&s, r)
+		var v mat.VecDense
+		v.MulVec(h, m)
+		v.SubVec(mat.NewVecDense(2, ys[t]), &v)
+		var sinv mat.Dense
+		if err := sinv.Inverse(&s); err != nil {
+			panic(err)
+		}
+		var sv mat.VecDense
+		sv.MulVec(&sinv, &v)
+		nll += 0.5*mat.Dot(&v, &sv) + 0.5*math.Log(mat.Det(&s)) + math.Log(2*math.Pi)
+		var k mat.Dense
+		k.Product(p, h.T(), &sinv)
+		var mu mat.VecDense
+		mu.MulVec(&k, &v)
+		mu.AddVec(m, &mu)
+		var kh, pu mat.Dense
+		kh.Product(&k, &s, k.T())
+		pu.Sub(p, &kh)
+		mf[t], pf[t] = &mu, &pu
+	}
+	means, covs = make([]*mat.VecDense, n), make([]*mat.Dense, n)
+	means[n-1], covs[n-1] = mf[n-1], pf[n-1]
+	for t := n - 2; t >= 0; t-- {
+		var ppinv, gk mat.Dense
+		if err := ppinv.Inverse(pp[t+1]); err != nil {
+			panic(err)
+		}
+		gk.Product(pf[t], a.T(), &ppinv)
+		var dm mat.VecDense
+		dm.SubVec(means[t+1], mp[t+1])
+		var ms mat.VecDense
+		ms.MulVec(&gk, &dm)
+		ms.AddVec(mf[t], &ms)
+		var dp, ps mat.Dense
+		dp.Sub(covs[t+1], pp[t+1])
+		ps.Product(&gk, &dp, gk.T())
+		ps.Add(pf[t], &ps)
+		means[t], covs[t] = &ms, &ps
+	}
+	return means, covs, nll
+}
+
+// Sum-product on the 4-D position-velocity model of T = 1,000 steps: every
+// marginal equals the RTS smoother's to 1e-9 and -ln Z the Kalman filter's
+// -ln p(y) to 1e-8.
+func TestMvSumProductEqualsRTS(t *testing.T) {
+	const steps = 1000
+	ys := simulatePV(steps, 3)
+	g, xs := buildPV(t, ys)
+	logZ, err := g.SumProduct()
+	if err != nil {
+		t.Fatal(err)
+	}
+	means, covs, nll := rts(ys)
+	if d := math.Abs(-logZ - nll); d > 1e-8 {
+		t.Errorf("-ln Z = %.12g, Kalman -ln p(y) = %.12g (diff %g)", -logZ, nll, d)
+	}
+	if f := g.StructuredFreeEnergy(logZ); math.Abs(f-nll) > 1e-8 {
+		t.Errorf("F = %.12g, want -ln p(y) = %.12g", f, nll)
+	}
+	worst := 0.0
+	for i, x := range xs {
+		q := x.MvNormal()
+		for r := range 4 {
+			worst = math.Max(worst, math.Abs(q.Mean[r]-means[i].AtVec(r)))
+			for c := range 4 {
+				worst = math.Max(worst, math.Abs(q.Cov[r*4+c]-covs[i].At(r, c)))
+			}
+		}
+	}
+	t.Logf("largest marginal difference %.3g, F difference %.3g (F = %.10g)", worst, -logZ-nll, nll)
+	if worst > 1e-9 {
+		t.Errorf("largest difference from the RTS smoother %g, want <= 1e-9", worst)
+	}
+}
+
+func BenchmarkMvSumProductPV(b *testing.B) {
+	ys := simulatePV(10000, 3)
+	g, _ := buildPV(b, ys)
+	if _, err := g.SumProduct(); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := g.SumProduct(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
