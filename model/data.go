@@ -21,7 +21,8 @@ import (
 // number >= 0. Index -1 with Probs and Value nil means no evidence.
 type Evidence struct {
 	Index int
-	Probs []float64
+	Probs []float64 // a probability vector, or an mvnormal variable's value
+
 	Value *float64
 
 	// Elements is the value of an array variable named whole in a data
@@ -158,6 +159,9 @@ func (m *Model) CheckData(where string, d Data) error {
 // checkEvidence checks ev as the value of a variable of family fam (with k
 // outcomes, for a categorical one).
 func checkEvidence(fam expfam.Family, k int, ev Evidence) error {
+	if fam == expfam.MvNormalFamily {
+		return checkVectorEvidence(k, ev)
+	}
 	if fam == expfam.NormalFamily {
 		if ev.Value == nil {
 			return errors.New("want a number (the value of a normal variable)")
@@ -168,7 +172,7 @@ func checkEvidence(fam expfam.Family, k int, ev Evidence) error {
 		return nil
 	}
 	if fam != expfam.CategoricalFamily {
-		return fmt.Errorf("a %s variable cannot be observed (only categorical and normal ones)", fam)
+		return fmt.Errorf("a %s variable cannot be observed (only categorical, normal and mvnormal ones)", fam)
 	}
 	if ev.Probs == nil {
 		if ev.Index < 0 && ev.Value != nil {
@@ -250,6 +254,8 @@ func (m *Model) Infer(ctx context.Context, where string, d Data) (*schedule.Resu
 		switch {
 		case v.Family() == expfam.NormalFamily && ev.Value != nil:
 			err = v.ObserveValue(*ev.Value)
+		case v.Family() == expfam.MvNormalFamily && ev.Probs != nil:
+			err = v.ObserveVector(ev.Probs)
 		case ev.Probs != nil:
 			err = v.ObserveSoft(ev.Probs)
 		case ev.Index >= 0:

@@ -1,0 +1,124 @@
+package model
+
+import (
+	"encoding/json"
+
+	"github.com/arbor-ai/arbor/expfam"
+	"github.com/arbor-ai/arbor/ffg"
+)
+
+// MvPosterior holds the parameters of the multivariate and Beta
+// posteriors in a Posterior: {"family":"mvnormal","mean":[...],
+// "covariance":[[...]]}, {"family":"wishart","df":ν,"scale":[[...]]}
+// (E[Λ] = ν·scale) and {"family":"beta","a":a,"b":b}.
+type MvPosterior struct {
+	MeanVector []float64   // the mean of an mvnormal ("mean")
+	Covariance [][]float64 // its covariance matrix
+	DF         *float64    // the degrees of freedom ν of a wishart
+	Scale      [][]float64 // its scale matrix V
+	A, B       *float64    // the shapes of a beta
+}
+
+// mvPosterior fills the multivariate fields of p from v.
+func mvPosterior(p *Posterior, v *ffg.Variable) {
+	rows := func(a []float64, d int) [][]float64 {
+		out := make([][]float64, d)
+		for i := range d {
+			out[i] = append([]float64(nil), a[i*d:i*d+d]...)
+		}
+		return out
+	}
+	switch v.Family() {
+	case expfam.MvNormalFamily:
+		n := v.MvNormal()
+		p.Mv = &MvPosterior{MeanVector: append([]float64(nil), n.Mean...), Covariance: rows(n.Cov, len(n.Mean))}
+	case expfam.WishartFamily:
+		w := v.Wishart()
+		df := w.DF
+		p.Mv = &MvPosterior{DF: &df, Scale: rows(w.Scale, w.Dim())}
+	case expfam.BetaFamily:
+		b := v.Beta()
+		p.Mv = &MvPosterior{A: &b.A, B: &b.B}
+	}
+}
+
+// mvFields writes the fields of p.Mv.
+func (j *jsonWriter) mvFields(p *Posterior) {
+	mv := p.Mv
+	if mv == nil {
+		return
+	}
+	if mv.MeanVector != nil {
+		j.b = append(j.b, `,"mean":`...)
+		j.floats(mv.MeanVector)
+	}
+	matrix := func(key string, m [][]float64) {
+		if m == nil {
+			return
+		}
+		j.b = append(j.b, key...)
+		j.b = append(j.b, '[')
+		for i, r := range m {
+			if i > 0 {
+				j.b = append(j.b, ',')
+			}
+			j.floats(r)
+		}
+		j.b = append(j.b, ']')
+	}
+	matrix(`,"covariance":`, mv.Covariance)
+	for _, f := range []struct {
+		key string
+		x   *float64
+	}{{`,"df":`, mv.DF}, {`,"a":`, mv.A}, {`,"b":`, mv.B}} {
+		if f.x != nil {
+			j.b = append(j.b, f.key...)
+			j.float(*f.x)
+		}
+	}
+	matrix(`,"scale":`, mv.Scale)
+}
+
+// MarshalJSON writes the posterior as `arbor infer --json` does.
+func (p Posterior) MarshalJSON() ([]byte, error) {
+	j := &jsonWriter{}
+	j.posterior(&p)
+	return j.b, j.err
+}
+
+// UnmarshalJSON reads a posterior of any family: "mean" is a number (a
+// normal's) or an array (an mvnormal's).
+func (p *Posterior) UnmarshalJSON(data []byte) error {
+	type plain Posterior
+	aux := struct {
+		plain
+		Mean       json.RawMessage `json:"mean"`
+		Covariance [][]float64     `json:"covariance"`
+		DF         *float64        `json:"df"`
+		Scale      [][]float64     `json:"scale"`
+		A          *float64        `json:"a"`
+		B          *float64        `json:"b"`
+	}{}
+	if err := json.Unmarshal(data, &aux); err != nil {
+		return err
+	}
+	*p = Posterior(aux.plain)
+	p.Mean, p.Mv = nil, nil
+	var mv MvPosterior
+	if len(aux.Mean) > 0 && aux.Mean[0] == '[' {
+		if err := json.Unmarshal(aux.Mean, &mv.MeanVector); err != nil {
+			return err
+		}
+	} else if len(aux.Mean) > 0 && string(aux.Mean) != "null" {
+		var x float64
+		if err := json.Unmarshal(aux.Mean, &x); err != nil {
+			return err
+		}
+		p.Mean = &x
+	}
+	mv.Covariance, mv.DF, mv.Scale, mv.A, mv.B = aux.Covariance, aux.DF, aux.Scale, aux.A, aux.B
+	if mv.MeanVector != nil || mv.Covariance != nil || mv.DF != nil || mv.Scale != nil || mv.A != nil || mv.B != nil {
+		p.Mv = &mv
+	}
+	return nil
+}
