@@ -2,6 +2,9 @@ package model
 
 import (
 	"encoding/json"
+	"math"
+	"strconv"
+	"strings"
 
 	"github.com/arbor-ai/arbor/expfam"
 	"github.com/arbor-ai/arbor/ffg"
@@ -121,4 +124,86 @@ func (p *Posterior) UnmarshalJSON(data []byte) error {
 		p.Mv = &mv
 	}
 	return nil
+}
+
+// MvColumns returns the column heads of an array of mvnormal, wishart or
+// beta variables of shape [d] (nil for a beta) in the human output of `arbor infer`:
+// the means and standard deviations of an mvnormal, the degrees of
+// freedom and the diagonal of E[Λ] = ν·scale of a wishart, a, b and the
+// mean of a beta.
+func MvColumns(fam expfam.Family, shape []int) []string {
+	var out []string
+	d := 0
+	if len(shape) > 0 {
+		d = shape[0]
+	}
+	switch fam {
+	case expfam.MvNormalFamily:
+		for i := range d {
+			out = append(out, "mean["+strconv.Itoa(i)+"]")
+		}
+		for i := range d {
+			out = append(out, "sd["+strconv.Itoa(i)+"]")
+		}
+	case expfam.WishartFamily:
+		out = append(out, "df")
+		for i := range d {
+			out = append(out, "E["+strconv.Itoa(i)+","+strconv.Itoa(i)+"]")
+		}
+	case expfam.BetaFamily:
+		out = append(out, "a", "b", "mean")
+	}
+	return out
+}
+
+// Row returns the numbers of MvColumns, each written by num.
+func (mv *MvPosterior) Row(num func(float64) string) []string {
+	var out []string
+	switch {
+	case mv.MeanVector != nil:
+		for _, x := range mv.MeanVector {
+			out = append(out, num(x))
+		}
+		for i := range mv.Covariance {
+			out = append(out, num(math.Sqrt(mv.Covariance[i][i])))
+		}
+	case mv.DF != nil:
+		out = append(out, num(*mv.DF))
+		for i := range mv.Scale {
+			out = append(out, num(*mv.DF*mv.Scale[i][i]))
+		}
+	case mv.A != nil:
+		out = append(out, num(*mv.A), num(*mv.B), num(*mv.A/(*mv.A+*mv.B)))
+	}
+	return out
+}
+
+// Text returns the posterior's parameters as one line of the human
+// output: "mean = [...], covariance = [[...]]", "df = ν, scale =
+// [[...]]" or "a = a, b = b".
+func (mv *MvPosterior) Text(digits int) string {
+	num := func(x float64) string { return strconv.FormatFloat(x, 'g', digits, 64) }
+	vec := func(xs []float64) string {
+		s := make([]string, len(xs))
+		for i, x := range xs {
+			s[i] = num(x)
+		}
+		return "[" + strings.Join(s, " ") + "]"
+	}
+	mat := func(m [][]float64) string {
+		s := make([]string, len(m))
+		for i, r := range m {
+			s[i] = vec(r)
+		}
+		return "[" + strings.Join(s, " ") + "]"
+	}
+	switch {
+	case mv.MeanVector != nil:
+		return "mean = " + vec(mv.MeanVector) + ", covariance = " + mat(mv.Covariance)
+	case mv.DF != nil:
+		return "df = " + num(*mv.DF) + ", scale = " + mat(mv.Scale)
+	case mv.A != nil:
+		return "a = " + num(*mv.A) + ", b = " + num(*mv.B)
+	}
+	return ""
 }
