@@ -48,3 +48,11 @@ func (v *Variable) Beta() expfam.Beta {
 	v.must(expfam.BetaFamily, "Beta")
 	return expfam.Beta{A: v.param[0], B: v.param[1]}
 }
+
+// Natural returns the natural parameters of v's posterior as its last
+// update summed them (the prior's plus the messages, paper eq. 8): for a
+// categorical variable unnormalised log-probabilities. It is meaningful
+// after an Update or UpdateStructured of v (a variable that sum-product
+// sets keeps those of its last such update). The slice belongs to the
+// variable and must not be modified.
+func (v *Variable) Natural() []float64 { return v.nat }

@@ -84,8 +84,9 @@ type jsonList struct {
 
 type settingsSpec struct {
 	Iterations, Tolerance, Damping jsonValue
-	Method                         *string // nil: absent or null
-	Loopy                          *bool   // nil: absent or null
+	ParamTolerance                 jsonValue // convergence.go
+	Method                         *string   // nil: absent or null
+	Loopy                          *bool     // nil: absent or null
 }
 
 // The fields of each object, as listed in errors.
@@ -94,7 +95,7 @@ var (
 	varFields      = []string{"name", "family", "shape", "observed", "size", "dim"}
 	factorFields   = []string{"node", "name", "out", "in", "p", "matrix", "alpha", "shape", "rate", "precision", "values", "update", "mean", "switch", "means", "precisions", "for", "df", "scale", "a", "b", "covariance"}
 	meanFields     = []string{"of", "scale", "offset", "sum", "matrix", "dot"}
-	settingsFields = []string{"iterations", "tolerance", "method", "loopy", "damping"}
+	settingsFields = []string{"iterations", "tolerance", "method", "loopy", "damping", "param_tolerance"}
 )
 
 // jsonValue is a field that holds numbers or, for some, a variable's name:
@@ -647,6 +648,8 @@ func (d *decoder) settings() (*settingsSpec, error) {
 			}
 		case 4:
 			ss.Damping = d.value()
+		case 5:
+			ss.ParamTolerance = d.value()
 		}
 		return nil
 	})

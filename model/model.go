@@ -340,6 +340,9 @@ func build(name string, spec *modelJSON, sizes *sizeSet) (*Model, error) {
 			m.Settings.Damping = dmp
 		}
 	}
+	if err := paramTolerance(m, spec.settings); err != nil {
+		return nil, withFile(name, err)
+	}
 	return m, nil
 }
 

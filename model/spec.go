@@ -170,6 +170,9 @@ type SettingsSpec struct {
 	Method     string  `json:"method,omitempty"`
 	Loopy      bool    `json:"loopy,omitempty"`
 	Damping    float64 `json:"damping,omitempty"`
+	// ParamTolerance is the second test of convergence
+	// (schedule.Settings.ParamTolerance; DefaultParamTolerance when 0).
+	ParamTolerance float64 `json:"param_tolerance,omitempty"`
 }
 
 // Tensor is a literal array of numbers: Data row-major with Shape; in JSON
@@ -405,7 +408,7 @@ func ParseSpec(data []byte) (Spec, error) {
 			key string
 			v   jsonValue
 			dst *float64
-		}{{"tolerance", ss.Tolerance, &sp.Settings.Tolerance}, {"damping", ss.Damping, &sp.Settings.Damping}} {
+		}{{"tolerance", ss.Tolerance, &sp.Settings.Tolerance}, {"damping", ss.Damping, &sp.Settings.Damping}, {"param_tolerance", ss.ParamTolerance, &sp.Settings.ParamTolerance}} {
 			if p.v.set && !p.v.t.Null {
 				x, err := p.v.scalar("settings." + p.key)
 				if err != nil {

@@ -176,3 +176,34 @@ func (n *NormalDot) With() []float64 { return n.with }
 
 // Label returns the DOT label N(cᵀw + b, τ⁻¹).
 func (n *NormalDot) Label() string { return "N(cᵀw+b, τ⁻¹)" }
+
+// LabelWith returns the DOT label Beta(a, b) (the prior's numbers).
+func (b *Beta) LabelWith([]string) string { return b.Label() }
+
+// LabelWith returns the DOT label Ber(p) with the label of the variable
+// p (neighbours in interface order) or the literal.
+func (b *Bernoulli) LabelWith(neighbours []string) string {
+	if math.IsNaN(b.p) {
+		return "Ber(" + neighbours[1] + ")"
+	}
+	return b.Label()
+}
+
+// LabelWith returns the DOT label N(cᵀw + b, τ⁻¹) with the labels of the
+// weights', the offset's and the precision's variables.
+func (n *NormalDot) LabelWith(neighbours []string) string {
+	mu := "cᵀ" + neighbours[1]
+	i := 2
+	switch {
+	case n.offset.Variable:
+		mu += "+" + neighbours[i]
+		i++
+	case n.offset.Value != 0:
+		mu += "+" + fmtNum(n.offset.Value)
+	}
+	tau := fmtNum(1 / n.prec.Value)
+	if n.prec.Variable {
+		tau = neighbours[i] + "⁻¹"
+	}
+	return "N(" + mu + ", " + tau + ")"
+}

@@ -377,3 +377,6 @@ func (n *MvNormal) LogDensityAt(points, stats [][]float64) float64 {
 	}
 	return 0.5*logDet - 0.5*float64(d)*math.Log(2*math.Pi) - 0.5*q
 }
+
+// LabelWith returns the DOT label W(ν, V).
+func (w *Wishart) LabelWith([]string) string { return w.Label() }

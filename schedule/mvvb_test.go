@@ -256,3 +256,15 @@ func TestVMPBetaBernoulli(t *testing.T) {
 		t.Errorf("%d sweeps, converged %v; want the second sweep to confirm the first", res.Iterations, res.Converged)
 	}
 }
+
+// A run that raised F at several sweeps is reported on one line.
+func TestWarningOncePerRun(t *testing.T) {
+	r := &schedule.Result{Increases: []schedule.Increase{{Sweep: 3, From: 1, To: 1.5}, {Sweep: 5, From: 2, To: 4}, {Sweep: 9, From: 1, To: 1.25}}}
+	want := "warning: F increased at sweep 3 from 1 to 1.5 (and at 2 later sweeps; the largest rise 2)"
+	if got := r.Warning(); got != want {
+		t.Errorf("Warning() = %q, want %q", got, want)
+	}
+	if got := (&schedule.Result{}).Warning(); got != "" {
+		t.Errorf("no increase: %q", got)
+	}
+}

@@ -229,8 +229,8 @@ func printResult(stdout io.Writer, m *model.Model, res *schedule.Result, name st
 		status = "did not converge"
 	}
 	fmt.Fprintf(stdout, "%s: %s after %d sweeps, F = %.10g\n", name, status, res.Iterations, res.Final())
-	for _, inc := range res.Increases {
-		fmt.Fprintf(stdout, "warning: F increased at sweep %d from %.10g to %.10g\n", inc.Sweep, inc.From, inc.To)
+	if w := res.Warning(); w != "" {
+		fmt.Fprintln(stdout, w)
 	}
 	arrays := m.Arrays()
 	for i, a := 0, 0; i < len(m.Variables) || a < len(arrays); {
