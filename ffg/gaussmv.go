@@ -42,13 +42,16 @@ type mvFactor struct {
 	outJ, outH, inJ, inH  [2][]float64
 }
 
-// mvState is the multivariate Gaussian tree of the last SumProduct.
+// mvState is the multivariate Gaussian tree of the last SumProduct. Its
+// variables and factors carry its stamp in gstamp and their index in gidx
+// (fields the univariate tree uses for normal variables and their
+// factors, disjoint from these: a factor with a hidden normal neighbour
+// keeps its mvnormal ones out of this tree).
 type mvState struct {
 	version  uint64
+	stamp    uint64
 	vars     []*Variable
 	dim      []int
-	byVar    map[*Variable]int32
-	byFac    map[*FactorNode]int32
 	factors  []mvFactor // pairwise first (npair), then unary
 	npair    int
 	adjF     []int32
@@ -99,14 +102,15 @@ func mvEligible(v *Variable) bool {
 
 // buildMv finds the tree and derives the static potentials.
 func (g *Graph) buildMv() (*mvState, error) {
-	st := &mvState{byVar: map[*Variable]int32{}, byFac: map[*FactorNode]int32{}}
-	in := map[*Variable]bool{}
+	st := &mvState{stamp: stampCounter.Add(1)}
+	in := 0
 	for _, v := range g.vars {
 		if mvEligible(v) {
-			in[v] = true
+			v.gmark = st.stamp
+			in++
 		}
 	}
-	if len(in) == 0 {
+	if in == 0 {
 		return st, nil
 	}
 	for changed := true; changed; {
@@ -115,7 +119,7 @@ func (g *Graph) buildMv() (*mvState, error) {
 			n, others := 0, false
 			for _, w := range fn.vars {
 				switch {
-				case in[w]:
+				case w.gmark == st.stamp:
 					n++
 				case !w.observed:
 					others = true
@@ -123,8 +127,8 @@ func (g *Graph) buildMv() (*mvState, error) {
 			}
 			if n > 2 || (n == 2 && others) {
 				for _, w := range fn.vars {
-					if in[w] {
-						delete(in, w)
+					if w.gmark == st.stamp {
+						w.gmark = 0
 						changed = true
 					}
 				}
@@ -132,50 +136,77 @@ func (g *Graph) buildMv() (*mvState, error) {
 		}
 	}
 	for _, v := range g.vars {
-		if in[v] {
-			st.byVar[v] = int32(len(st.vars))
+		if v.gmark == st.stamp {
+			v.gstamp, v.gidx = st.stamp, int32(len(st.vars))
 			st.vars = append(st.vars, v)
 			st.dim = append(st.dim, v.shape[0])
 		}
 	}
-	var pairs, unary []mvFactor
+	// The factors with a tree variable: counted first, so that the
+	// factors and one buffer for every potential and message are
+	// allocated once (a chain of 10^4 steps has 2·10^4 of them).
+	type slot struct {
+		fn     *FactorNode
+		v, k   [2]int32
+		n      int
+		static bool
+	}
+	var found []slot
+	npair, size := 0, 0
 	for _, fn := range g.factors {
-		f := mvFactor{f: fn, v: [2]int32{-1, -1}, static: true}
-		n := 0
+		sl := slot{fn: fn, v: [2]int32{-1, -1}, static: true}
 		for k, w := range fn.vars {
-			if i, ok := st.byVar[w]; ok {
-				f.v[n], f.k[n] = i, k
-				n++
+			if w.gstamp == st.stamp && sl.n < 2 {
+				sl.v[sl.n], sl.k[sl.n] = w.gidx, int32(k)
+				sl.n++
 			} else if !w.observed {
-				f.static = false
+				sl.static = false
 			}
 		}
-		if n == 0 {
+		if sl.n == 0 {
 			continue
 		}
-		f.form = fn.factor.(Polynomialer).Polynomial()
-		if err := f.checkForm(n); err != nil {
+		p, q := st.dim[sl.v[0]], 0
+		if sl.n == 2 {
+			q = st.dim[sl.v[1]]
+			npair++
+		}
+		size += p*p + p
+		if sl.n == 2 { // the messages: unary factors have none
+			size += p*q + q*q + q + 2*(p*p+p+q*q+q)
+		}
+		found = append(found, sl)
+	}
+	st.npair = npair
+	st.factors = make([]mvFactor, len(found))
+	buf := make([]float64, size)
+	take := func(m int) []float64 { s := buf[:m:m]; buf = buf[m:]; return s }
+	ip, iu := 0, npair
+	for _, sl := range found {
+		var f *mvFactor
+		if sl.n == 2 {
+			f, ip = &st.factors[ip], ip+1
+		} else {
+			f, iu = &st.factors[iu], iu+1
+		}
+		*f = mvFactor{f: sl.fn, v: sl.v, k: [2]int{int(sl.k[0]), int(sl.k[1])}, static: sl.static}
+		f.form = sl.fn.factor.(Polynomialer).Polynomial()
+		if err := f.checkForm(sl.n); err != nil {
 			return nil, err
 		}
 		p, q := st.dim[f.v[0]], 0
-		if n == 2 {
+		if sl.n == 2 {
 			q = st.dim[f.v[1]]
 		}
-		buf := make([]float64, p*p+p*q+q*q+p+q+2*(p*p+p+q*q+q))
-		take := func(m int) []float64 { s := buf[:m:m]; buf = buf[m:]; return s }
-		f.jxx, f.jxy, f.jyy, f.hx, f.hy = take(p*p), take(p*q), take(q*q), take(p), take(q)
-		f.outJ[0], f.outH[0], f.inJ[0], f.inH[0] = take(p*p), take(p), take(p*p), take(p)
-		f.outJ[1], f.outH[1], f.inJ[1], f.inH[1] = take(q*q), take(q), take(q*q), take(q)
-		if n == 2 {
-			pairs = append(pairs, f)
-		} else {
-			unary = append(unary, f)
+		f.jxx, f.hx = take(p*p), take(p)
+		if sl.n == 2 {
+			f.jxy, f.jyy, f.hy = take(p*q), take(q*q), take(q)
+			f.outJ[0], f.outH[0], f.inJ[0], f.inH[0] = take(p*p), take(p), take(p*p), take(p)
+			f.outJ[1], f.outH[1], f.inJ[1], f.inH[1] = take(q*q), take(q), take(q*q), take(q)
 		}
 	}
-	st.npair = len(pairs)
-	st.factors = append(pairs, unary...)
 	for fi := range st.factors {
-		st.byFac[st.factors[fi].f] = int32(fi)
+		st.factors[fi].f.gstamp, st.factors[fi].f.gidx = st.stamp, int32(fi)
 	}
 	nv := len(st.vars)
 	st.adjStart = make([]int32, nv+1)
@@ -357,21 +388,15 @@ func symmetrize(a []float64, d int) {
 
 // inMv reports whether v is a variable of the current multivariate tree.
 func (g *Graph) inMv(v *Variable) bool {
-	if g.gmv == nil || g.gmv.version != g.version {
-		return false
-	}
-	_, ok := g.gmv.byVar[v]
-	return ok
+	st := g.gmv
+	return st != nil && st.version == g.version && st.stamp != 0 && v.gstamp == st.stamp
 }
 
 // mvFactorOf reports whether fn is a factor of the current multivariate
 // tree (whose energy ln Z holds).
 func (g *Graph) mvFactorOf(fn *FactorNode) bool {
-	if g.gmv == nil || g.gmv.version != g.version {
-		return false
-	}
-	_, ok := g.gmv.byFac[fn]
-	return ok
+	st := g.gmv
+	return st != nil && st.version == g.version && st.stamp != 0 && fn.gstamp == st.stamp
 }
 
 // mvPass runs multivariate Gaussian belief propagation on every tree,

@@ -149,7 +149,7 @@ func (m *Model) CheckData(where string, d Data) error {
 		if !ok {
 			return &Error{File: where, Field: field, Err: errors.New("no variable of that name in the model")}
 		}
-		if err := checkEvidence(v.Family(), len(v.Stats()), ev); err != nil {
+		if err := checkEvidence(v.Family(), evidenceSize(v), ev); err != nil {
 			return &Error{File: where, Field: field, Err: err}
 		}
 	}
@@ -157,7 +157,7 @@ func (m *Model) CheckData(where string, d Data) error {
 }
 
 // checkEvidence checks ev as the value of a variable of family fam (with k
-// outcomes, for a categorical one).
+// outcomes, for a categorical one; of dimension k, for an mvnormal one).
 func checkEvidence(fam expfam.Family, k int, ev Evidence) error {
 	if fam == expfam.MvNormalFamily {
 		return checkVectorEvidence(k, ev)

@@ -478,13 +478,18 @@ func dotMean(m jsonMean, field string,
 	return vals, offset, vars, nil
 }
 
-// checkVectorEvidence checks ev as the value of an mvnormal variable with
-// k = d + d² statistics: an array of d finite numbers (in Probs).
-func checkVectorEvidence(k int, ev Evidence) error {
-	d := 1
-	for d+d*d < k {
-		d++
+// evidenceSize is the k of checkEvidence for v: its dimension for an
+// mvnormal variable, the length of its statistics otherwise.
+func evidenceSize(v *ffg.Variable) int {
+	if v.Family() == expfam.MvNormalFamily {
+		return v.Shape()[0]
 	}
+	return len(v.Stats())
+}
+
+// checkVectorEvidence checks ev as the value of an mvnormal variable of
+// dimension d: an array of d finite numbers (in Probs).
+func checkVectorEvidence(d int, ev Evidence) error {
 	if ev.Probs == nil || len(ev.Probs) != d {
 		return fmt.Errorf("want an array of %d numbers (the value of an mvnormal variable)", d)
 	}
