@@ -280,10 +280,15 @@ func mvFactor(fs factorSpec, field string, out *ffg.Variable,
 			}
 			return nodes.NewBernoulliBeta(), []*ffg.Variable{pv}, nil
 		}
-		p, err := number("p", fs.P)
+		// A number, or (as model.Value writes a literal) [number].
+		vals, shape, err := fs.P.numbers(field + ".p")
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, &Error{Err: err}
 		}
+		if len(shape) > 1 || (len(shape) == 1 && shape[0] != 1) {
+			return nil, nil, fail("p", "want a number (the probability of success) or a beta variable's name, got shape %v", shape)
+		}
+		p := vals[0]
 		if !(p > 0 && p < 1) {
 			return nil, nil, fail("p", "%v, want a number in (0, 1) (the probability of success)", p)
 		}
