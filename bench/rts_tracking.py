@@ -5,7 +5,7 @@ it.
 
     python3 bench/rts_tracking.py MODEL.json DATA.jsonl > posteriors.json
 
-MODEL.json is the model file arbor reads (examples/models/tracking.json):
+MODEL.json is the model file arbor reads (examples/models/multivariate/tracking.json):
 x[0] ~ N(m0, P0), x[t] ~ N(A x[t-1], Q), y[t] ~ N(H x[t], R), with m0, P0,
 A, Q, H and R read from its factors. DATA.jsonl is one line {"y": [[..],
 ...]}; the number of steps is the length of y. The output is one JSON

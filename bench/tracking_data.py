@@ -6,7 +6,7 @@ benchmark of `arbor infer` against bench/rts_tracking.py:
 
 The state (px, py, vx, vy) moves with dt = 1 and white-noise acceleration of
 spectral density 0.1; y[t] is the position with noise of covariance
-[[0.5, 0.1], [0.1, 0.4]]: the parameters of examples/models/tracking.json."""
+[[0.5, 0.1], [0.1, 0.4]]: the parameters of examples/models/multivariate/tracking.json."""
 import json
 import sys
 

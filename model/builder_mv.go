@@ -208,4 +208,3 @@ func (v Var) Bernoulli(p Param) Var {
 	b.factor(f)
 	return v
 }
-

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/arbor-ai/arbor/model"
@@ -103,7 +104,7 @@ func runBoth(t *testing.T, path string, b *model.Builder) {
 
 func TestMvExamplesFileEqualsGo(t *testing.T) {
 	t.Run("tracking", func(t *testing.T) {
-		const path = "../examples/models/tracking.json"
+		const path = "../examples/models/multivariate/tracking.json"
 		file := fileJSON(t, path)
 		ys := observed(file, "y")
 		a := [][]float64{{1, 0, 1, 0}, {0, 1, 0, 1}, {0, 0, 1, 0}, {0, 0, 0, 1}}
@@ -126,7 +127,7 @@ func TestMvExamplesFileEqualsGo(t *testing.T) {
 		runBoth(t, path, b)
 	})
 	t.Run("regression", func(t *testing.T) {
-		const path = "../examples/models/regression-vector.json"
+		const path = "../examples/models/multivariate/regression-vector.json"
 		file := fileJSON(t, path)
 		x := file["data"].(map[string]any)["X"].([]any)
 		ys := observed(file, "y")
@@ -140,7 +141,7 @@ func TestMvExamplesFileEqualsGo(t *testing.T) {
 		runBoth(t, path, b)
 	})
 	t.Run("mean and precision matrix", func(t *testing.T) {
-		const path = "../examples/models/mean-precision-matrix.json"
+		const path = "../examples/models/multivariate/mean-precision-matrix.json"
 		xs := observed(fileJSON(t, path), "x")
 		b := model.New()
 		mu := b.MvNormal("mu", 3).MvNormalFrom(model.Vec(0, 0, 0), model.PrecisionMatrix(diag(3, 0.1)))
@@ -152,7 +153,7 @@ func TestMvExamplesFileEqualsGo(t *testing.T) {
 		runBoth(t, path, b)
 	})
 	t.Run("coin toss", func(t *testing.T) {
-		const path = "../examples/models/coin-toss.json"
+		const path = "../examples/models/multivariate/coin-toss.json"
 		tosses := observed(fileJSON(t, path), "toss")
 		b := model.New()
 		p := b.Beta("p", 2, 2)
@@ -161,4 +162,42 @@ func TestMvExamplesFileEqualsGo(t *testing.T) {
 		}
 		runBoth(t, path, b)
 	})
+}
+
+// Every multivariate example reads into a Spec (ParseSpec) and back to
+// JSON (FromSpec) as the same model.
+func TestMvExamplesSpecRoundTrip(t *testing.T) {
+	files, _ := filepath.Glob("../examples/models/multivariate/*.json")
+	if len(files) < 4 {
+		t.Fatalf("%d example files", len(files))
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sp, err := model.ParseSpec(data)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		a, err := model.Parse(f, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := model.FromSpec(f, sp)
+		if err != nil {
+			t.Fatalf("%s: FromSpec: %v", f, err)
+		}
+		ra, err := schedule.Run(context.Background(), a.Graph, &a.Settings)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rb, err := schedule.Run(context.Background(), b.Graph, &b.Settings)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ra.Final() != rb.Final() || ra.Iterations != rb.Iterations {
+			t.Errorf("%s: F %v after %d sweeps, through the Spec %v after %d", f, ra.Final(), ra.Iterations, rb.Final(), rb.Iterations)
+		}
+	}
 }

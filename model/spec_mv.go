@@ -18,11 +18,14 @@ type MvMeanSpec struct {
 	OffsetVector []float64
 	DotOf        string
 	DotWith      []float64
+	// DotWithRef, when set, is a part of a data constant given as the
+	// vector ("X[n]", in a loop), written in place of DotWith.
+	DotWithRef string
 }
 
 type dotJSON struct {
-	Of   string    `json:"of"`
-	With []float64 `json:"with"`
+	Of   string `json:"of"`
+	With any    `json:"with"`
 }
 
 // marshal writes the mean m whose Mv is mv.
@@ -39,7 +42,7 @@ func (mv *MvMeanSpec) marshal(m NormalMean) ([]byte, error) {
 		return json.Marshal(struct {
 			Dot    dotJSON  `json:"dot"`
 			Offset *Operand `json:"offset,omitempty"`
-		}{dotJSON{mv.DotOf, mv.DotWith}, off})
+		}{dotJSON{mv.DotOf, withOf(mv)}, off})
 	case m.Var == "":
 		return json.Marshal(mv.Vector)
 	case mv.Matrix == nil && mv.OffsetVector == nil:
@@ -50,6 +53,13 @@ func (mv *MvMeanSpec) marshal(m NormalMean) ([]byte, error) {
 		Matrix *Tensor   `json:"matrix,omitempty"`
 		Offset []float64 `json:"offset,omitempty"`
 	}{m.Var, mv.Matrix, mv.OffsetVector})
+}
+
+func withOf(mv *MvMeanSpec) any {
+	if mv.DotWithRef != "" {
+		return mv.DotWithRef
+	}
+	return mv.DotWith
 }
 
 // unmarshalMv reads a mean object with "matrix", "dot" or a vector
@@ -70,7 +80,19 @@ func (m *NormalMean) unmarshalMv(data []byte) (ok bool, err error) {
 	}
 	*m = NormalMean{Var: o.Of, Mv: &MvMeanSpec{Matrix: o.Matrix}}
 	if o.Dot != nil {
-		m.Mv.DotOf, m.Mv.DotWith = o.Dot.Of, o.Dot.With
+		m.Mv.DotOf = o.Dot.Of
+		switch w := o.Dot.With.(type) {
+		case string:
+			m.Mv.DotWithRef = w
+		case []any:
+			for _, x := range w {
+				f, ok := x.(float64)
+				if !ok {
+					return true, fmt.Errorf("mean.dot.with: want numbers, got %v", x)
+				}
+				m.Mv.DotWith = append(m.Mv.DotWith, f)
+			}
+		}
 		if len(o.Offset) > 0 {
 			var op Operand
 			if err := json.Unmarshal(o.Offset, &op); err != nil {
@@ -176,7 +198,9 @@ func mvSpec(f *FactorSpec, fs *factorSpec, field string) error {
 		f.Mean, fs.Mean = nm, jsonMean{}
 	case m.dot != nil:
 		nm := &NormalMean{Mv: &MvMeanSpec{DotOf: m.dot.of}}
-		if t, err := tensor("mean.dot.with", m.dot.with); err != nil {
+		if name, ok := m.dot.with.varName(); ok {
+			nm.Mv.DotWithRef = name
+		} else if t, err := tensor("mean.dot.with", m.dot.with); err != nil {
 			return err
 		} else if t != nil {
 			nm.Mv.DotWith = t.Data

@@ -19,7 +19,7 @@ func BenchmarkTrackingFile(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		m, err := model.Load("../examples/models/tracking.json")
+		m, err := model.Load("../examples/models/multivariate/tracking.json")
 		if err != nil {
 			b.Fatal(err)
 		}
