@@ -249,9 +249,14 @@ func (g *Graph) buildMv() (*mvState, error) {
 	st.g, st.w, st.v = make([]float64, dmax*dmax), make([]float64, dmax), make([]float64, dmax*dmax)
 	st.staticJ, st.staticH = make([][]float64, nv), make([][]float64, nv)
 	st.uJ, st.uH = make([][]float64, nv), make([][]float64, nv)
+	total := 0
+	for _, d := range st.dim {
+		total += 2 * (d*d + d)
+	}
+	vb := make([]float64, total)
 	for i, d := range st.dim {
-		st.staticJ[i], st.staticH[i] = make([]float64, d*d), make([]float64, d)
-		st.uJ[i], st.uH[i] = make([]float64, d*d), make([]float64, d)
+		st.staticJ[i], st.staticH[i], vb = vb[:d*d:d*d], vb[d*d:d*d+d:d*d+d], vb[d*d+d:]
+		st.uJ[i], st.uH[i], vb = vb[:d*d:d*d], vb[d*d:d*d+d:d*d+d], vb[d*d+d:]
 	}
 	for fi := range st.factors {
 		f := &st.factors[fi]

@@ -137,16 +137,22 @@ type mvKey struct {
 	precVar bool
 }
 
-func cachedNode(key mvKey, build func() (ffg.Factor, error)) (ffg.Factor, error) {
+// lookupNode returns the cached node of key, or nil.
+func lookupNode(key mvKey) ffg.Factor {
 	mvCache.Lock()
+	defer mvCache.Unlock()
 	for i, k := range mvCache.keys {
 		if k == key && mvCache.nodes[i] != nil {
-			n := mvCache.nodes[i]
-			mvCache.Unlock()
-			return n, nil
+			return mvCache.nodes[i]
 		}
 	}
-	mvCache.Unlock()
+	return nil
+}
+
+func cachedNode(key mvKey, build func() (ffg.Factor, error)) (ffg.Factor, error) {
+	if n := lookupNode(key); n != nil {
+		return n, nil
+	}
 	n, err := build()
 	if err != nil {
 		return nil, err
@@ -303,16 +309,18 @@ func mvFactor(fs factorSpec, field string, out *ffg.Variable,
 
 // mvNormalFactor builds the node mvnormal: "mean" a vector, an mvnormal
 // variable's name or {"of": VAR, "matrix": A, "offset": b}; "precision" a
-// matrix or a wishart variable's name, or "covariance" a matrix.
+// matrix or a wishart variable's name, or "covariance" a matrix. The
+// variables are looked up first; the literals are read and the node built
+// only when the cache has no node of the same tensors (a loop's factors
+// share one).
 func mvNormalFactor(fs factorSpec, field string, out *ffg.Variable,
 	typed func(sub, name string, fam expfam.Family) (*ffg.Variable, error),
 	fail func(sub, format string, args ...any) error) (ffg.Factor, []*ffg.Variable, error) {
 	d := out.Shape()[0]
 	var vars []*ffg.Variable
 	key := mvKey{node: "mvnormal", d: d}
-	var build []func() error
-	var mean nodes.MvMean
 	m := fs.Mean
+	meanName := ""
 	switch {
 	case !m.set:
 		return nil, nil, fail("mean", "missing")
@@ -323,54 +331,34 @@ func mvNormalFactor(fs factorSpec, field string, out *ffg.Variable,
 		if m.of == "" {
 			return nil, nil, fail("mean.of", "missing (the mvnormal variable of the mean A·x + b)")
 		}
-		mv, err := typed("mean.of", m.of, expfam.MvNormalFamily)
+		meanName = m.of
+		key.t[0], key.t[1] = m.matrix.t, m.offset.t
+	default:
+		if name, ok := m.v.varName(); ok {
+			meanName = name
+		} else {
+			key.t[0] = m.v.t
+		}
+	}
+	sub := "mean"
+	if m.obj {
+		sub = "mean.of"
+	}
+	if meanName != "" {
+		mv, err := typed(sub, meanName, expfam.MvNormalFamily)
 		if err != nil {
 			return nil, nil, err
 		}
+		key.meanVar, key.k = true, mv.Shape()[0]
+		if !m.matrix.set && key.k != d {
+			hint := ""
+			if m.obj {
+				hint = fmt.Sprintf(` (or give a %d×%d "matrix")`, d, key.k)
+			}
+			return nil, nil, fail(sub, "variable %q has dimension %d, want %d%s", meanName, key.k, d, hint)
+		}
 		vars = append(vars, mv)
-		k := mv.Shape()[0]
-		mean = nodes.MvMean{Variable: true}
-		key.meanVar, key.k = true, k
-		if m.matrix.set {
-			key.t[0] = m.matrix.t
-			build = append(build, func() error {
-				a, err := matrixOf(m.matrix, field+".mean.matrix", d, k)
-				mean.Matrix, mean.In = a, k
-				return err
-			})
-		} else if k != d {
-			return nil, nil, fail("mean.of", "variable %q has dimension %d, want %d (or give a %d×%d \"matrix\")", m.of, k, d, d, k)
-		}
-		if m.offset.set {
-			key.t[1] = m.offset.t
-			build = append(build, func() error {
-				b, err := vectorOf(m.offset, field+".mean.offset", d)
-				mean.Offset = b
-				return err
-			})
-		}
-	default:
-		if name, ok := m.v.varName(); ok {
-			mv, err := typed("mean", name, expfam.MvNormalFamily)
-			if err != nil {
-				return nil, nil, err
-			}
-			if k := mv.Shape()[0]; k != d {
-				return nil, nil, fail("mean", "variable %q has dimension %d, want %d", name, k, d)
-			}
-			vars = append(vars, mv)
-			mean = nodes.VariableMvMean()
-			key.meanVar = true
-		} else {
-			key.t[0] = m.v.t
-			build = append(build, func() error {
-				v, err := vectorOf(m.v, field+".mean", d)
-				mean = nodes.LiteralMvMean(v)
-				return err
-			})
-		}
 	}
-	var prec nodes.MvPrecision
 	switch {
 	case fs.Precision != "" && fs.Covariance.set, fs.PrecisionNum.set && fs.Covariance.set:
 		return nil, nil, fail("covariance", "give a precision or a covariance, not both")
@@ -383,41 +371,45 @@ func mvNormalFactor(fs factorSpec, field string, out *ffg.Variable,
 			return nil, nil, fail("precision", "variable %q has dimension %d, want %d", fs.Precision, w.Shape()[0], d)
 		}
 		vars = append(vars, w)
-		prec, key.precVar = nodes.WishartPrecision(), true
+		key.precVar = true
 	case fs.PrecisionNum.set:
 		key.t[2] = fs.PrecisionNum.t
-		build = append(build, func() error {
-			l, err := matrixOf(fs.PrecisionNum, field+".precision", d, d)
-			if err != nil {
-				return err
-			}
-			if err := expfam.CheckSPD(l, d); err != nil {
-				return fail("precision", "%v", err)
-			}
-			prec = nodes.LiteralMvPrecision(l)
-			return nil
-		})
 	case fs.Covariance.set:
 		key.t[3] = fs.Covariance.t
-		build = append(build, func() error {
-			s, err := matrixOf(fs.Covariance, field+".covariance", d, d)
-			if err != nil {
-				return err
-			}
-			if err := expfam.CheckSPD(s, d); err != nil {
-				return fail("covariance", "%v", err)
-			}
-			p, err := nodes.MvCovariance(s, d)
-			prec = p
-			return err
-		})
 	default:
 		return nil, nil, fail("precision", `missing (a matrix, a wishart variable's name, or "covariance")`)
 	}
+	if n := lookupNode(key); n != nil {
+		return n, vars, nil
+	}
 	n, err := cachedNode(key, func() (ffg.Factor, error) {
-		for _, b := range build {
-			if err := b(); err != nil {
+		mean, err := mvMeanOf(m, field, d, key)
+		if err != nil {
+			return nil, err
+		}
+		var prec nodes.MvPrecision
+		switch {
+		case key.precVar:
+			prec = nodes.WishartPrecision()
+		case key.t[2] != nil:
+			l, err := matrixOf(fs.PrecisionNum, field+".precision", d, d)
+			if err != nil {
 				return nil, err
+			}
+			if err := expfam.CheckSPD(l, d); err != nil {
+				return nil, fail("precision", "%v", err)
+			}
+			prec = nodes.LiteralMvPrecision(l)
+		default:
+			c, err := matrixOf(fs.Covariance, field+".covariance", d, d)
+			if err != nil {
+				return nil, err
+			}
+			if err := expfam.CheckSPD(c, d); err != nil {
+				return nil, fail("covariance", "%v", err)
+			}
+			if prec, err = nodes.MvCovariance(c, d); err != nil {
+				return nil, fail("covariance", "%s", trimPrefix(err))
 			}
 		}
 		n, err := nodes.NewMvNormal(d, mean, prec)
@@ -427,6 +419,30 @@ func mvNormalFactor(fs factorSpec, field string, out *ffg.Variable,
 		return n, nil
 	})
 	return n, vars, err
+}
+
+// mvMeanOf reads the literals of an mvnormal node's mean.
+func mvMeanOf(m jsonMean, field string, d int, key mvKey) (nodes.MvMean, error) {
+	if !key.meanVar {
+		v, err := vectorOf(m.v, field+".mean", d)
+		return nodes.LiteralMvMean(v), err
+	}
+	mean := nodes.VariableMvMean()
+	if m.matrix.set {
+		a, err := matrixOf(m.matrix, field+".mean.matrix", d, key.k)
+		if err != nil {
+			return mean, err
+		}
+		mean.Matrix, mean.In = a, key.k
+	}
+	if m.offset.set {
+		b, err := vectorOf(m.offset, field+".mean.offset", d)
+		if err != nil {
+			return mean, err
+		}
+		mean.Offset = b
+	}
+	return mean, nil
 }
 
 // dotMean reads a normal's mean {"dot": {"of": W, "with": [c...]},

@@ -25,9 +25,9 @@ type MvPosterior struct {
 // mvPosterior fills the multivariate fields of p from v.
 func mvPosterior(p *Posterior, v *ffg.Variable) {
 	rows := func(a []float64, d int) [][]float64 {
-		out := make([][]float64, d)
+		out, flat := make([][]float64, d), append([]float64(nil), a...)
 		for i := range d {
-			out[i] = append([]float64(nil), a[i*d:i*d+d]...)
+			out[i] = flat[i*d : i*d+d : i*d+d]
 		}
 		return out
 	}
