@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/arbor-ai/arbor/expfam"
 	"github.com/arbor-ai/arbor/ffg"
 )
 
@@ -36,7 +35,7 @@ func (pc *paramChange) after(v *ffg.Variable) {
 		return
 	}
 	nat := v.Natural()
-	if v.Family() == expfam.CategoricalFamily {
+	if v.Categorical() {
 		// Log-probabilities up to a constant: compare them less their
 		// largest finite entry.
 		co, cn := maxFinite(pc.old), maxFinite(nat)
