@@ -1,6 +1,7 @@
 package ffg_test
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -8,6 +9,7 @@ import (
 	"github.com/arbor-ai/arbor/expfam"
 	"github.com/arbor-ai/arbor/ffg"
 	"github.com/arbor-ai/arbor/nodes"
+	"github.com/arbor-ai/arbor/schedule"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -125,10 +127,15 @@ func buildPV(tb testing.TB, ys [][]float64) (*ffg.Graph, []*ffg.Variable) {
 // (Särkkä, Bayesian Filtering and Smoothing, §4.3 and §8.2), written with
 // gonum, and -ln p(y) from the filter's innovations.
 func rts(ys [][]float64) (means []*mat.VecDense, covs []*mat.Dense, nll float64) {
+	return rtsWith(ys, pvR)
+}
+
+// rtsWith is rts with the observation noise covariance rc.
+func rtsWith(ys [][]float64, rc []float64) (means []*mat.VecDense, covs []*mat.Dense, nll float64) {
 	a := mat.NewDense(4, 4, pvA)
 	h := mat.NewDense(2, 4, pvH)
 	q := mat.NewDense(4, 4, pvQ)
-	r := mat.NewDense(2, 2, pvR)
+	r := mat.NewDense(2, 2, rc)
 	n := len(ys)
 	mf, pf := make([]*mat.VecDense, n), make([]*mat.Dense, n)
 	mp, pp := make([]*mat.VecDense, n), make([]*mat.Dense, n)
@@ -234,6 +241,107 @@ func BenchmarkMvSumProductPV(b *testing.B) {
 	for b.Loop() {
 		if _, err := g.SumProduct(); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// The tracking model with an unknown observation precision matrix Λ ~
+// W(ν₀, V₀) under sum-product: the states form the exact multivariate tree
+// given E[Λ], and q(Λ) is VMP's update from their marginals. At the fixed
+// point (checked against the formulas, not the engine):
+//
+//	the states are the RTS smoother's with R = E[Λ]⁻¹;
+//	q(Λ) = W(ν₀ + T, (V₀⁻¹ + Σ_t (y_t − H m_t)(y_t − H m_t)ᵀ + H P_t Hᵀ)⁻¹),
+//
+// and F never rises.
+func TestMvSumProductWithWishartNoise(t *testing.T) {
+	const steps, nu0 = 200, 4.0
+	ys := simulatePV(steps, 5)
+	v0 := []float64{1, 0, 0, 1}
+	g := ffg.New()
+	lam, err := g.AddVariable("Lambda", expfam.WishartFamily, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wp, err := nodes.NewWishart(nu0, v0, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.AddFactor("", wp, lam); err != nil {
+		t.Fatal(err)
+	}
+	prior, _ := nodes.NewMvNormal(4, nodes.LiteralMvMean(pvM0), nodes.LiteralMvPrecision(inverse(pvP0, 4)))
+	trans, _ := nodes.NewMvNormal(4, nodes.AffineMvMean(pvA, 4, nil), nodes.LiteralMvPrecision(inverse(pvQ, 4)))
+	obs, err := nodes.NewMvNormal(2, nodes.AffineMvMean(pvH, 4, nil), nodes.WishartPrecision())
+	if err != nil {
+		t.Fatal(err)
+	}
+	xs := make([]*ffg.Variable, steps)
+	for i, yt := range ys {
+		x, _ := g.AddVariable("", expfam.MvNormalFamily, 4)
+		xs[i] = x
+		if i == 0 {
+			_, err = g.AddFactor("", prior, x)
+		} else {
+			_, err = g.AddFactor("", trans, x, xs[i-1])
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		y, _ := g.AddVariable("", expfam.MvNormalFamily, 2)
+		if err := y.ObserveVector(yt); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := g.AddFactor("", obs, y, x, lam); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := schedule.Run(context.Background(), g, &schedule.Settings{Method: schedule.MethodSumProduct, Iterations: 2000, Tolerance: 1e-10, ParamTolerance: 1e-11})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Converged || len(res.Increases) > 0 {
+		t.Fatalf("converged %v after %d sweeps (last change %g), increases %v", res.Converged, res.Iterations, res.ParamChange, res.Increases)
+	}
+	w := lam.Wishart()
+	el := make([]float64, 4)
+	for i := range el {
+		el[i] = w.DF * w.Scale[i]
+	}
+	means, covs, _ := rtsWith(ys, inverse(el, 2))
+	worst := 0.0
+	for i, x := range xs {
+		q := x.MvNormal()
+		for r := range 4 {
+			worst = math.Max(worst, math.Abs(q.Mean[r]-means[i].AtVec(r)))
+			for c := range 4 {
+				worst = math.Max(worst, math.Abs(q.Cov[r*4+c]-covs[i].At(r, c)))
+			}
+		}
+	}
+	if worst > 1e-8 {
+		t.Errorf("states %g from the RTS smoother with R = E[Λ]⁻¹", worst)
+	}
+	// V⁻¹ from the marginals.
+	s := mat.NewDense(2, 2, []float64{1, 0, 0, 1}) // V₀⁻¹ = I
+	h := mat.NewDense(2, 4, pvH)
+	for i, yt := range ys {
+		var hm mat.VecDense
+		hm.MulVec(h, means[i])
+		r := mat.NewVecDense(2, []float64{yt[0] - hm.AtVec(0), yt[1] - hm.AtVec(1)})
+		var rr, hp mat.Dense
+		rr.Outer(1, r, r)
+		hp.Product(h, covs[i], h.T())
+		s.Add(s, &rr)
+		s.Add(s, &hp)
+	}
+	want := inverse(s.RawMatrix().Data, 2)
+	if math.Abs(w.DF-(nu0+steps)) > 1e-12 {
+		t.Errorf("ν = %v, want %v", w.DF, nu0+steps)
+	}
+	for i := range want {
+		if math.Abs(w.Scale[i]-want[i]) > 1e-8*math.Abs(want[i])+1e-12 {
+			t.Errorf("scale[%d] = %.12g, want %.12g", i, w.Scale[i], want[i])
 		}
 	}
 }

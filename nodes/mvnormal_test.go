@@ -248,3 +248,25 @@ func TestMvLogDensityAtEqualsForm(t *testing.T) {
 		}
 	}
 }
+
+// The figure labels: N(μ, Σ), W(ν, V), Beta(a, b), Ber(p), N(cᵀw+b, τ⁻¹).
+func TestMvLabels(t *testing.T) {
+	tr, _ := nodes.NewMvNormal(2, nodes.AffineMvMean([]float64{1, 1, 0, 1}, 2, nil), nodes.WishartPrecision())
+	w, _ := nodes.NewWishart(3, []float64{1, 0, 0, 1}, 2)
+	be, _ := nodes.NewBeta(2, 3)
+	lit, _ := nodes.NewBernoulli(0.25)
+	dot, _ := nodes.NewNormalDot([]float64{1, 2}, nodes.VariableMean(), nodes.VariablePrecision())
+	for _, c := range []struct{ got, want string }{
+		{tr.Label(), "N(μ, Σ)"},
+		{tr.LabelWith([]string{"x1", "x0", "W"}), "N(A·x0, W⁻¹)"},
+		{w.LabelWith([]string{"W"}), "W(3, V)"},
+		{be.LabelWith([]string{"p"}), "Beta(2, 3)"},
+		{nodes.NewBernoulliBeta().LabelWith([]string{"c", "p"}), "Ber(p)"},
+		{lit.LabelWith([]string{"c"}), "Ber(0.25)"},
+		{dot.LabelWith([]string{"y", "w", "b", "t"}), "N(cᵀw+b, t⁻¹)"},
+	} {
+		if c.got != c.want {
+			t.Errorf("label %q, want %q", c.got, c.want)
+		}
+	}
+}
