@@ -35,6 +35,7 @@ type mvFactor struct {
 	k      [2]int   // interface index of each slot
 	v      [2]int32 // tree variable of each slot (v[1] = -1: unary)
 	static bool
+	shared bool // its potential is another factor's of the same form
 	c      float64
 	// The potential and the messages, views of one buffer: jxx (p×p),
 	// jxy (p×q), jyy (q×q), hx (p), hy (q); out and in per slot.
@@ -171,9 +172,11 @@ func (g *Graph) buildMv() (*mvState, error) {
 			q = st.dim[sl.v[1]]
 			npair++
 		}
-		size += p*p + p
-		if sl.n == 2 { // the messages: unary factors have none
-			size += p*q + q*q + q + 2*(p*p+p+q*q+q)
+		if sl.n == 2 { // the messages (unary factors have none, and a scratch potential)
+			size += 2 * (p*p + p + q*q + q)
+			if len(fn.vars) > 2 {
+				size += p*p + p + p*q + q*q + q // a potential of its own
+			}
 		}
 		found = append(found, sl)
 	}
@@ -182,6 +185,19 @@ func (g *Graph) buildMv() (*mvState, error) {
 	buf := make([]float64, size)
 	take := func(m int) []float64 { s := buf[:m:m]; buf = buf[m:]; return s }
 	ip, iu := 0, npair
+	// The pairwise factors with no other neighbour depend on their form
+	// alone: those of one form (the transitions of a loop share a node)
+	// share one potential, computed once.
+	type formKey struct {
+		form *messages.Polynomial
+		k    [2]int32
+	}
+	shared := map[formKey]*mvFactor{}
+	dmax := 0
+	for _, d := range st.dim {
+		dmax = max(dmax, d)
+	}
+	scrJ, scrH := make([]float64, dmax*dmax), make([]float64, dmax)
 	for _, sl := range found {
 		var f *mvFactor
 		if sl.n == 2 {
@@ -198,12 +214,24 @@ func (g *Graph) buildMv() (*mvState, error) {
 		if sl.n == 2 {
 			q = st.dim[f.v[1]]
 		}
-		f.jxx, f.hx = take(p*p), take(p)
-		if sl.n == 2 {
-			f.jxy, f.jyy, f.hy = take(p*q), take(q*q), take(q)
-			f.outJ[0], f.outH[0], f.inJ[0], f.inH[0] = take(p*p), take(p), take(p*p), take(p)
-			f.outJ[1], f.outH[1], f.inJ[1], f.inH[1] = take(q*q), take(q), take(q*q), take(q)
+		if sl.n == 1 {
+			// Unary: its potential goes into its variable's terms at once.
+			f.jxx, f.hx = scrJ[:p*p:p*p], scrH[:p:p]
+			continue
 		}
+		f.outJ[0], f.outH[0], f.inJ[0], f.inH[0] = take(p*p), take(p), take(p*p), take(p)
+		f.outJ[1], f.outH[1], f.inJ[1], f.inH[1] = take(q*q), take(q), take(q*q), take(q)
+		key := formKey{f.form, sl.k}
+		if o, ok := shared[key]; ok && len(sl.fn.vars) == 2 {
+			f.jxx, f.hx, f.jxy, f.jyy, f.hy, f.shared = o.jxx, o.hx, o.jxy, o.jyy, o.hy, true
+			continue
+		}
+		if len(sl.fn.vars) == 2 {
+			shared[key] = f
+			f.jxx, f.hx, f.jxy, f.jyy, f.hy = make([]float64, p*p), make([]float64, p), make([]float64, p*q), make([]float64, q*q), make([]float64, q)
+			continue
+		}
+		f.jxx, f.hx, f.jxy, f.jyy, f.hy = take(p*p), take(p), take(p*q), take(q*q), take(q)
 	}
 	for fi := range st.factors {
 		st.factors[fi].f.gstamp, st.factors[fi].f.gidx = st.stamp, int32(fi)
@@ -229,10 +257,6 @@ func (g *Graph) buildMv() (*mvState, error) {
 	}
 	if err := st.traverse(); err != nil {
 		return nil, err
-	}
-	dmax := 0
-	for _, d := range st.dim {
-		dmax = max(dmax, d)
 	}
 	st.tj, st.th, st.l = make([]float64, dmax*dmax), make([]float64, dmax), make([]float64, dmax*dmax)
 	st.fj, st.fh = make([]float64, dmax*dmax), make([]float64, dmax)
@@ -264,7 +288,9 @@ func (g *Graph) buildMv() (*mvState, error) {
 			st.dynamic = append(st.dynamic, int32(fi))
 			continue
 		}
-		f.potential(st)
+		if !f.shared {
+			f.potential(st)
+		}
 		if f.v[1] < 0 {
 			addTo(st.staticJ[f.v[0]], f.jxx)
 			addTo(st.staticH[f.v[0]], f.hx)
