@@ -35,7 +35,8 @@ type mvFactor struct {
 	k      [2]int   // interface index of each slot
 	v      [2]int32 // tree variable of each slot (v[1] = -1: unary)
 	static bool
-	shared bool // its potential is another factor's of the same form
+	shared bool      // its potential is another factor's of the same form
+	exy    []float64 // E[x yᵀ] under the pair's joint belief (p×q), for a dynamic pair
 	c      float64
 	// The potential and the messages, views of one buffer: jxx (p×p),
 	// jxy (p×q), jyy (q×q), hx (p), hy (q); out and in per slot.
@@ -122,7 +123,7 @@ func (g *Graph) buildMv() (*mvState, error) {
 				switch {
 				case w.gmark == st.stamp:
 					n++
-				case !w.observed:
+				case !w.observed && w.family != expfam.WishartFamily:
 					others = true
 				}
 			}
@@ -232,6 +233,9 @@ func (g *Graph) buildMv() (*mvState, error) {
 			continue
 		}
 		f.jxx, f.hx, f.jxy, f.jyy, f.hy = take(p*p), take(p), take(p*q), take(q*q), take(q)
+		if !f.static {
+			f.exy = make([]float64, p*q)
+		}
 	}
 	for fi := range st.factors {
 		st.factors[fi].f.gstamp, st.factors[fi].f.gidx = st.stamp, int32(fi)
@@ -587,7 +591,75 @@ func (st *mvState) pairLogDet(f *mvFactor) (float64, error) {
 	if !cholesky(l, j, n) {
 		return 0, &NaNError{Variable: st.vars[f.v[0]].describe(), Detail: "sum-product: a pairwise belief's precision matrix is not positive definite"}
 	}
+	if f.exy != nil {
+		// E[x yᵀ] = Cov(x, y) + E x E yᵀ: the columns p.. of J⁻¹, rows ..p.
+		mx, my := st.vars[f.v[0]].param[:p], st.vars[f.v[1]].param[:q]
+		col := st.pj[:n] // j is no longer needed
+		for b := range q {
+			clear(col)
+			col[p+b] = 1
+			cholSolve(l, n, col)
+			for a := range p {
+				f.exy[a*q+b] = col[a] + mx[a]*my[b]
+			}
+		}
+	}
 	return cholLogDet(l, n), nil
+}
+
+// hasMvPair reports whether v (a wishart variable) is bound to a pairwise
+// factor of the multivariate tree, whose joint belief its update reads.
+func (g *Graph) hasMvPair(v *Variable) bool {
+	for _, e := range v.edges {
+		if g.mvFactorOf(e.f) && g.gmv.factors[e.f.gidx].v[1] >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// updateMvJoint is UpdateStructured for a variable bound to pairwise
+// factors of the multivariate tree (the precision matrix of a transition):
+// a term of their forms in x_a y_b takes E[x_a y_b] from the pair's joint
+// belief instead of E[x_a] E[y_b], which makes the update the exact
+// minimisation of the structured free energy over v (the matrix form of
+// updateGaussJoint).
+func (g *Graph) updateMvJoint(v *Variable) error {
+	clear(v.nat)
+	for _, e := range v.edges {
+		if !g.mvFactorOf(e.f) || g.gmv.factors[e.f.gidx].v[1] < 0 {
+			if err := g.addMessage(v, e); err != nil {
+				return err
+			}
+			continue
+		}
+		f := &g.gmv.factors[e.f.gidx]
+		q := len(f.hy)
+		form, stats := f.form, e.f.stats
+		n := form.NumInterfaces()
+		for t := range form.NumTerms() {
+			w, j := form.At(t, e.k)
+			if j < 0 {
+				continue
+			}
+			_, a := form.At(t, f.k[0])
+			_, b := form.At(t, f.k[1])
+			joint := a >= 0 && b >= 0 // both linear (checkForm: degree <= 2)
+			if joint {
+				w *= f.exy[a*q+b]
+			}
+			for i := range n {
+				if i == e.k || (joint && (i == f.k[0] || i == f.k[1])) {
+					continue
+				}
+				if _, s := form.At(t, i); s >= 0 {
+					w *= stats[i][s]
+				}
+			}
+			v.nat[j] += w
+		}
+	}
+	return v.setFromNatural()
 }
 
 func cholLogDet(l []float64, d int) float64 {

@@ -772,6 +772,9 @@ func (g *Graph) UpdateStructured(v *Variable) error {
 		if v.family != expfam.DirichletFamily && g.hasGaussPair(v) {
 			return g.updateGaussJoint(v)
 		}
+		if v.family == expfam.WishartFamily && g.hasMvPair(v) {
+			return g.updateMvJoint(v)
+		}
 	}
 	if v == nil || v.family != expfam.DirichletFamily || g.sp == nil {
 		return g.Update(v)
