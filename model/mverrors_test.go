@@ -81,4 +81,27 @@ func TestMvBuilderErrors(t *testing.T) {
 	if _, err := b.Build("go"); err == nil || !strings.Contains(err.Error(), "want an array of 2 numbers") {
 		t.Errorf("observed vector of the wrong length: %v", err)
 	}
+	// Ragged matrices, a zero handle, a wishart of the wrong size.
+	for name, f := range map[string]func(b *model.Builder){
+		"ragged covariance": func(b *model.Builder) {
+			b.MvNormal("x", 2).MvNormalFrom(model.Vec(0, 0), model.CovarianceMatrix([][]float64{{1, 0}, {0}}))
+		},
+		"ragged mean matrix": func(b *model.Builder) {
+			z := b.MvNormal("z", 2).MvNormalFrom(model.Vec(0, 0), model.CovarianceMatrix([][]float64{{1, 0}, {0, 1}}))
+			b.MvNormal("x", 2).MvNormalFrom(model.MvAffine(z, [][]float64{{1}, {0, 1}}, nil), model.CovarianceMatrix([][]float64{{1, 0}, {0, 1}}))
+		},
+		"zero handle": func(b *model.Builder) {
+			b.MvNormal("x", 2).MvNormalFrom(model.MvOf(model.Var{}), model.CovarianceMatrix([][]float64{{1, 0}, {0, 1}}))
+		},
+		"wishart of another size": func(b *model.Builder) {
+			w := b.Wishart("W", 4, [][]float64{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}})
+			b.MvNormal("x", 2).MvNormalFrom(model.Vec(0, 0), model.PrecisionOf(w))
+		},
+	} {
+		b := model.New()
+		f(b)
+		if _, err := b.Build("go"); err == nil || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v, want one line", name, err)
+		}
+	}
 }
