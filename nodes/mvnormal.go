@@ -139,6 +139,19 @@ func NewMvNormal(d int, mean MvMean, prec MvPrecision) (*MvNormal, error) {
 		n.precIf = len(n.ifs)
 		n.ifs = append(n.ifs, messages.Interface{Name: "precision", Family: expfam.WishartFamily, Shape: []int{d}})
 	}
+	// The expanded form has up to |r_i|·|r_j| terms per entry of Λ: refuse
+	// one that would not fit in memory (a dense A of a large dimension).
+	work := 0
+	for i := range d {
+		for j := range d {
+			if prec.Variable || prec.Matrix[i*d+j] != 0 {
+				work += len(r[i]) * len(r[j])
+			}
+		}
+	}
+	if work > MaxFormTerms {
+		return nil, fmt.Errorf("nodes: mvnormal: the form of dimension %d has %d products, more than %d (a smaller dimension, or a sparser matrix)", d, work, MaxFormTerms)
+	}
 	q := newQuadForm(n.ifs)
 	for i := range d {
 		for j := range d {
@@ -159,6 +172,10 @@ func NewMvNormal(d int, mean MvMean, prec MvPrecision) (*MvNormal, error) {
 	n.form = q.polynomial()
 	return n, nil
 }
+
+// MaxFormTerms bounds the products an MvNormal node's form expands to
+// (about 40 bytes each while it is built).
+const MaxFormTerms = 2_000_000
 
 // logDet returns ln|a| of a symmetric positive definite matrix.
 func logDet(a []float64, d int) float64 {

@@ -270,3 +270,18 @@ func TestMvLabels(t *testing.T) {
 		}
 	}
 }
+
+// A form too large to build is an error, not an exhausted memory: a dense
+// 64×64 transition matrix with a Wishart precision expands to 65²·64²
+// products.
+func TestMvFormTooLarge(t *testing.T) {
+	const d = 64
+	a := make([]float64, d*d)
+	for i := range a {
+		a[i] = 0.01
+	}
+	_, err := nodes.NewMvNormal(d, nodes.AffineMvMean(a, d, nil), nodes.WishartPrecision())
+	if err == nil || !strings.Contains(err.Error(), "more than 2000000") {
+		t.Errorf("got %v", err)
+	}
+}
