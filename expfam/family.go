@@ -133,8 +133,8 @@ func (f Family) Declaration() Declaration {
 }
 
 // String returns the family's name as used in model files: "categorical",
-// "dirichlet", "gamma", "normal" or a declared family's name. An unknown
-// value gives "Family(n)".
+// "dirichlet", "gamma", "normal", "mvnormal", "wishart", "beta" or a declared
+// family's name. An unknown value gives "Family(n)".
 func (f Family) String() string {
 	if d := f.Declaration(); d != nil {
 		return d.Name()
