@@ -200,7 +200,15 @@ func vectorOf(v jsonValue, sub string, n int) ([]float64, error) {
 func mvFactor(fs factorSpec, field string, out *ffg.Variable,
 	lookup func(sub, name string) (*ffg.Variable, error),
 	fail func(sub, format string, args ...any) error) (ffg.Factor, []*ffg.Variable, error) {
-	want := map[string]expfam.Family{"mvnormal": expfam.MvNormalFamily, "wishart": expfam.WishartFamily, "beta": expfam.BetaFamily, "bernoulli": expfam.CategoricalFamily}[fs.Node]
+	want := expfam.CategoricalFamily // bernoulli
+	switch fs.Node {
+	case "mvnormal":
+		want = expfam.MvNormalFamily
+	case "wishart":
+		want = expfam.WishartFamily
+	case "beta":
+		want = expfam.BetaFamily
+	}
 	if out.Family() != want {
 		return nil, nil, fail("out", "variable %q is %s, want %s", fs.Out, out.Family(), want)
 	}
