@@ -193,7 +193,7 @@ func (g *Graph) buildMv() (*mvState, error) {
 		form *messages.Polynomial
 		k    [2]int32
 	}
-	shared := map[formKey]*mvFactor{}
+	shared, checked := map[formKey]*mvFactor{}, map[formKey]bool{}
 	dmax := 0
 	for _, d := range st.dim {
 		dmax = max(dmax, d)
@@ -208,8 +208,11 @@ func (g *Graph) buildMv() (*mvState, error) {
 		}
 		*f = mvFactor{f: sl.fn, v: sl.v, k: [2]int{int(sl.k[0]), int(sl.k[1])}, static: sl.static}
 		f.form = sl.fn.factor.(Polynomialer).Polynomial()
-		if err := f.checkForm(sl.n); err != nil {
-			return nil, err
+		if ck := (formKey{f.form, sl.k}); !checked[ck] {
+			if err := f.checkForm(sl.n); err != nil {
+				return nil, err
+			}
+			checked[ck] = true // the factors of a loop share their form
 		}
 		p, q := st.dim[f.v[0]], 0
 		if sl.n == 2 {
