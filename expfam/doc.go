@@ -21,9 +21,16 @@
 //	Dirichlet    ln p          α - 1              ψ(α_i) - ψ(Σα)                 ln B(α) = Σ ln Γ(α_i) - ln Γ(Σα)
 //	Gamma        [ln g, g]     [a - 1, -b]        [ψ(a) - ln b, a/b]             ln Γ(a) - a ln b
 //	Normal       [x, x²]       [τm, -τ/2]         [m, m² + 1/τ]                  τm²/2 - ½ ln τ + ½ ln 2π
+//	MvNormal     [x, x xᵀ]     [Λm, -Λ/2]         [m, m mᵀ + Σ]                  ½ mᵀΛm - ½ ln|Λ| + (d/2) ln 2π
+//	Wishart      [Λ, ln|Λ|]    [-V⁻¹/2, (ν-d-1)/2] [νV, Σᵢ ψ((ν+1-i)/2) + d ln 2 + ln|V|]  (νd/2) ln 2 + (ν/2) ln|V| + ln Γ_d(ν/2)
+//	Beta         [ln x, ln(1-x)] [a - 1, b - 1]   [ψ(a) - ψ(a+b), ψ(b) - ψ(a+b)] ln Γ(a) + ln Γ(b) - ln Γ(a+b)
 //
-// The Normal is univariate (mean m, precision τ = 1/variance); the
-// multivariate Normal and the Wishart are not in arbor yet. Every family,
+// The Normal is univariate (mean m, precision τ = 1/variance); MvNormal is
+// its d-dimensional form (precision matrix Λ = Σ⁻¹) and Wishart the
+// conjugate prior of Λ (ν > d - 1 degrees of freedom, scale V). Their
+// matrices are d×d, row-major in []float64; CheckSPD checks a matrix a user
+// gives (symmetric, positive definite, condition number at most
+// MaxConditionSPD). Every family,
 // built-in or added with Declare, is described to the engine by a
 // Declaration (family.go).
 //

@@ -92,5 +92,5 @@ func ExampleParseFamily() {
 	fmt.Println(err)
 	// Output:
 	// dirichlet <nil>
-	// expfam: unknown family "gaussian" (valid: categorical, dirichlet, gamma, normal)
+	// expfam: unknown family "gaussian" (valid: categorical, dirichlet, gamma, normal, mvnormal, wishart, beta)
 }

@@ -22,6 +22,9 @@ const (
 	DirichletFamily
 	GammaFamily
 	NormalFamily
+	MvNormalFamily
+	WishartFamily
+	BetaFamily
 )
 
 // Declaration is what a family declares so that the engine (package ffg)
@@ -88,6 +91,9 @@ func init() {
 		DirichletFamily:   dirichletDecl{},
 		GammaFamily:       gammaDecl{},
 		NormalFamily:      normalDecl{},
+		MvNormalFamily:    mvnormalDecl{},
+		WishartFamily:     wishartDecl{},
+		BetaFamily:        betaDecl{},
 	}})
 }
 
@@ -127,8 +133,8 @@ func (f Family) Declaration() Declaration {
 }
 
 // String returns the family's name as used in model files: "categorical",
-// "dirichlet", "gamma", "normal" or a declared family's name. An unknown
-// value gives "Family(n)".
+// "dirichlet", "gamma", "normal", "mvnormal", "wishart", "beta" or a declared
+// family's name. An unknown value gives "Family(n)".
 func (f Family) String() string {
 	if d := f.Declaration(); d != nil {
 		return d.Name()

@@ -43,7 +43,11 @@
 // variables, which is what local inference tracks. Graph.SumProduct is
 // exact belief propagation over the hidden categorical variables and over
 // the hidden normal variables of linear-Gaussian trees (Kalman filtering
-// and RTS smoothing on a chain), with the other variables in mean field.
+// and RTS smoothing on a chain), univariate (gaussbp.go) and multivariate
+// (gaussmv.go: mvnormal variables, ln Z read at the posterior mean from
+// residuals), with the other variables in mean field. Variable.ObserveVector
+// observes an mvnormal variable; MvNormal, Wishart and Beta read the
+// multivariate and Beta posteriors.
 //
 // # Growth
 //

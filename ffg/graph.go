@@ -21,6 +21,7 @@ import (
 type Graph struct {
 	sp      *spState // the last SumProduct's tree (UpdateStructured)
 	gbp     *gState  // the last SumProduct's Gaussian tree
+	gmv     *mvState // and its multivariate Gaussian tree (gaussmv.go)
 	version uint64   // bumped by every change of structure or evidence (the sum-product cache)
 	vars    []*Variable
 	factors []*FactorNode
@@ -32,7 +33,8 @@ type Graph struct {
 	// variables are cut from arrays (slabs) rather than allocated one by
 	// one: a graph of 10^5 steps is then a few allocations, laid out in
 	// the order it is built.
-	nat, msg   []float64 // scratch of the variable being updated (Variable.natural)
+	msg        []float64   // scratch: one message into the variable being updated
+	nats       [][]float64 // by variable ID: the natural parameters of its last update (Variable.natural)
 	varSlab    []Variable
 	factorSlab []FactorNode
 	floatSlab  []float64
@@ -45,6 +47,19 @@ const (
 	slabFloats   = 1 << 13
 	slabFloatMax = 64
 )
+
+// natOf returns v's natural-parameter buffer, allocated at its first use.
+func (g *Graph) natOf(v *Variable) []float64 {
+	if v.id >= len(g.nats) {
+		g.nats = append(g.nats, make([][]float64, max(g.nextID, v.id+1)-len(g.nats))...)
+	}
+	b := g.nats[v.id]
+	if len(b) != len(v.stats) {
+		b = make([]float64, len(v.stats))
+		g.nats[v.id] = b
+	}
+	return b
+}
 
 // scratch returns (*b)[:n], grown to n first when needed.
 func (g *Graph) scratch(b *[]float64, n int) []float64 {

@@ -105,6 +105,11 @@ func (g *Graph) SumProduct() (logZ float64, err error) {
 	if err != nil {
 		return 0, err
 	}
+	lm, err := g.mvPass()
+	if err != nil {
+		return 0, err
+	}
+	lg += lm
 	st, err := g.spPrepare(false)
 	if err != nil {
 		return 0, err
@@ -673,13 +678,13 @@ func (g *Graph) StructuredFreeEnergy(logZ float64) float64 {
 				continue
 			}
 		}
-		if g.inGaussFactor(fn) {
+		if g.inGaussFactor(fn) || g.mvFactorOf(fn) {
 			continue
 		}
 		f += fn.factor.AverageEnergy(fn.stats)
 	}
 	for _, v := range g.vars {
-		if v.family != expfam.CategoricalFamily && !g.inGauss(v) {
+		if v.family != expfam.CategoricalFamily && !g.inGauss(v) && !g.inMv(v) {
 			f -= v.Entropy()
 		}
 	}
@@ -761,11 +766,14 @@ func (sf *spFactor) addJointCounts(dst []float64, form *messages.Multilinear) {
 // VMP's. Its errors are Update's.
 func (g *Graph) UpdateStructured(v *Variable) error {
 	if v != nil && v.g == g && !v.removed && !v.observed {
-		if g.inGauss(v) {
+		if g.inGauss(v) || g.inMv(v) {
 			return nil // SumProduct sets it exactly
 		}
 		if v.family != expfam.DirichletFamily && g.hasGaussPair(v) {
 			return g.updateGaussJoint(v)
+		}
+		if v.family == expfam.WishartFamily && g.hasMvPair(v) {
+			return g.updateMvJoint(v)
 		}
 	}
 	if v == nil || v.family != expfam.DirichletFamily || g.sp == nil {

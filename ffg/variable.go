@@ -323,11 +323,12 @@ func (e *NaNError) Error() string {
 // that sum-product treats exactly).
 func (v *Variable) Categorical() bool { return v.family == expfam.CategoricalFamily }
 
-// natural returns the graph's scratch for the sum of the messages into v
-// (its natural parameters while it is updated), and message the scratch
-// for one message: a graph updates one variable at a time, so one pair of
-// buffers serves every variable, and a variable holds only its statistics
-// and parameters.
-func (v *Variable) natural() []float64 { return v.g.scratch(&v.g.nat, len(v.stats)) }
+// natural returns the buffer of the sum of the messages into v (its
+// natural parameters as its last update summed them, Natural), which the
+// graph allocates at v's first update: a variable that no update reaches
+// (one set by sum-product, an observation) holds none. message returns the
+// graph's scratch for one message: a graph updates one variable at a time,
+// so one buffer serves every variable.
+func (v *Variable) natural() []float64 { return v.g.natOf(v) }
 
 func (v *Variable) message() []float64 { return v.g.scratch(&v.g.msg, len(v.stats)) }

@@ -21,7 +21,8 @@ import (
 // number >= 0. Index -1 with Probs and Value nil means no evidence.
 type Evidence struct {
 	Index int
-	Probs []float64
+	Probs []float64 // a probability vector, or an mvnormal variable's value
+
 	Value *float64
 
 	// Elements is the value of an array variable named whole in a data
@@ -156,7 +157,7 @@ func (m *Model) CheckData(where string, d Data) error {
 		if !ok {
 			return &Error{File: where, Field: field, Err: errors.New("no variable of that name in the model")}
 		}
-		if err := checkEvidence(v.Family(), len(v.Stats()), ev); err != nil {
+		if err := checkEvidence(v.Family(), evidenceSize(v), ev); err != nil {
 			return &Error{File: where, Field: field, Err: err}
 		}
 	}
@@ -164,11 +165,15 @@ func (m *Model) CheckData(where string, d Data) error {
 }
 
 // checkEvidence checks ev as the value of a variable of family fam (with k
-// outcomes, for a categorical one). No evidence at all (null in a data
-// set: Index -1, no Value, no Probs) leaves any variable hidden.
+// outcomes, for a categorical one; of dimension k, for an mvnormal one).
+// No evidence at all (null in a data set: Index -1, no Value, no Probs)
+// leaves any variable hidden.
 func checkEvidence(fam expfam.Family, k int, ev Evidence) error {
 	if ev.Index < 0 && ev.Value == nil && ev.Probs == nil && ev.Elements == nil {
 		return nil
+	}
+	if fam == expfam.MvNormalFamily {
+		return checkVectorEvidence(k, ev)
 	}
 	if fam == expfam.NormalFamily {
 		if ev.Value == nil {
@@ -180,7 +185,7 @@ func checkEvidence(fam expfam.Family, k int, ev Evidence) error {
 		return nil
 	}
 	if fam != expfam.CategoricalFamily {
-		return fmt.Errorf("a %s variable cannot be observed (only categorical and normal ones)", fam)
+		return fmt.Errorf("a %s variable cannot be observed (only categorical, normal and mvnormal ones)", fam)
 	}
 	if ev.Probs == nil {
 		if ev.Index < 0 && ev.Value != nil {
@@ -274,6 +279,8 @@ func (m *Model) Infer(ctx context.Context, where string, d Data) (*schedule.Resu
 		switch {
 		case v.Family() == expfam.NormalFamily && ev.Value != nil:
 			err = v.ObserveValue(*ev.Value)
+		case v.Family() == expfam.MvNormalFamily && ev.Probs != nil:
+			err = v.ObserveVector(ev.Probs)
 		case ev.Probs != nil:
 			err = v.ObserveSoft(ev.Probs)
 		case ev.Index >= 0:

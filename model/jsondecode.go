@@ -45,6 +45,8 @@ type varSpec struct {
 	// elements' observed values (Observed is then nil).
 	Size        []extentSpec
 	ObservedArr *observedArray
+
+	Dim jsonValue // "dim" of an mvnormal or wishart variable (mvnormal.go)
 }
 
 type factorSpec struct {
@@ -57,6 +59,7 @@ type factorSpec struct {
 	Switch                                string
 	Means, Precisions                     jsonList
 	For                                   []loopSpec // the factor's loops (loops.go), in file order
+	DF, Scale, A, B, Covariance           jsonValue  // wishart, beta, mvnormal (mvnormal.go)
 }
 
 // jsonMean is a normal factor's "mean": a variable's name or a number
@@ -68,6 +71,8 @@ type jsonMean struct {
 	of            string
 	scale, offset jsonValue
 	sum           jsonSum
+	matrix        jsonValue // A of an mvnormal's mean A·x + b (mvnormal.go)
+	dot           *jsonDot  // a normal's mean cᵀw + b (mvnormal.go)
 }
 
 // jsonList is an array of variable names and numbers ("means",
@@ -79,17 +84,18 @@ type jsonList struct {
 
 type settingsSpec struct {
 	Iterations, Tolerance, Damping jsonValue
-	Method                         *string // nil: absent or null
-	Loopy                          *bool   // nil: absent or null
+	ParamTolerance                 jsonValue // convergence.go
+	Method                         *string   // nil: absent or null
+	Loopy                          *bool     // nil: absent or null
 }
 
 // The fields of each object, as listed in errors.
 var (
 	fileFields     = []string{"variables", "factors", "settings", "sizes", "data"}
-	varFields      = []string{"name", "family", "shape", "observed", "size"}
-	factorFields   = []string{"node", "name", "out", "in", "p", "matrix", "alpha", "shape", "rate", "precision", "values", "update", "mean", "switch", "means", "precisions", "for"}
-	meanFields     = []string{"of", "scale", "offset", "sum"}
-	settingsFields = []string{"iterations", "tolerance", "method", "loopy", "damping"}
+	varFields      = []string{"name", "family", "shape", "observed", "size", "dim"}
+	factorFields   = []string{"node", "name", "out", "in", "p", "matrix", "alpha", "shape", "rate", "precision", "values", "update", "mean", "switch", "means", "precisions", "for", "df", "scale", "a", "b", "covariance"}
+	meanFields     = []string{"of", "scale", "offset", "sum", "matrix", "dot"}
+	settingsFields = []string{"iterations", "tolerance", "method", "loopy", "damping", "param_tolerance"}
 )
 
 // jsonValue is a field that holds numbers or, for some, a variable's name:
@@ -475,6 +481,8 @@ func (d *decoder) variable(i int) (varSpec, error) {
 			}
 		case 4:
 			vs.Size, err = d.size(field + ".size")
+		case 5:
+			vs.Dim = d.value()
 		}
 		return err
 	})
@@ -574,6 +582,10 @@ func (d *decoder) factor(i int) (factorSpec, error) {
 					fs.Mean.offset = d.value()
 				case 3:
 					fs.Mean.sum, err = d.sum(sub + ".sum")
+				case 4:
+					fs.Mean.matrix = d.value()
+				case 5:
+					fs.Mean.dot, err = d.dot(sub + ".dot")
 				}
 				return err
 			})
@@ -585,6 +597,16 @@ func (d *decoder) factor(i int) (factorSpec, error) {
 			fs.Precisions, err = d.list(sub)
 		case 16:
 			fs.For, err = d.loops(sub)
+		case 17:
+			fs.DF = d.value()
+		case 18:
+			fs.Scale = d.value()
+		case 19:
+			fs.A = d.value()
+		case 20:
+			fs.B = d.value()
+		case 21:
+			fs.Covariance = d.value()
 		}
 		return err
 	})
@@ -626,6 +648,8 @@ func (d *decoder) settings() (*settingsSpec, error) {
 			}
 		case 4:
 			ss.Damping = d.value()
+		case 5:
+			ss.ParamTolerance = d.value()
 		}
 		return nil
 	})

@@ -148,8 +148,13 @@ func (sc *scope) compileFactor(g *ffg.Graph, fs factorSpec, i int, field string)
 		lf.slots = append(lf.slots, s)
 		return nil
 	}
+	var dotOf string
+	if fs.Mean.dot != nil { // its "with" is written per loop value: a copy of its own
+		d := *fs.Mean.dot
+		lf.fs.Mean.dot, dotOf = &d, d.of
+	}
 	c := lf.cur
-	*c = fs
+	*c = lf.fs
 	var err error
 	for _, f := range []struct {
 		sub  string
@@ -170,8 +175,14 @@ func (sc *scope) compileFactor(g *ffg.Graph, fs factorSpec, i int, field string)
 		{"mean", valueName(fs.Mean.v), roleVarOrNumber, &c.Mean.v},
 		{"mean.scale", valueName(fs.Mean.scale), roleNumber, &c.Mean.scale},
 		{"mean.offset", valueName(fs.Mean.offset), roleNumber, &c.Mean.offset},
+		{"mean.dot.of", dotOf, roleVar, nil},
 	} {
 		if err = add(f.sub, f.text, f.role, f.dst); err != nil {
+			return nil, err
+		}
+	}
+	if dotOf != "" {
+		if err = add("mean.dot.with", valueName(lf.fs.Mean.dot.with), roleTensor, &lf.fs.Mean.dot.with); err != nil {
 			return nil, err
 		}
 	}

@@ -570,8 +570,8 @@ func (sc *scope) addArray(m *Model, i int, vs varSpec, fam expfam.Family) error 
 		if err := oa.err(field + ".observed"); err != nil {
 			return withFile(sc.file, err)
 		}
-		if fam != expfam.CategoricalFamily && fam != expfam.NormalFamily {
-			return fail(".observed", "only categorical and normal variables can be observed")
+		if fam != expfam.CategoricalFamily && fam != expfam.NormalFamily && fam != expfam.MvNormalFamily {
+			return fail(".observed", "only categorical, normal and mvnormal variables can be observed")
 		}
 		// The nesting must be the size: the first array at each depth
 		// (all have its length) down to an empty one.
@@ -607,6 +607,12 @@ func (sc *scope) addArray(m *Model, i int, vs varSpec, fam expfam.Family) error 
 				return fail(".observed"+jsonread.Indices(idx), format, args...)
 			}
 			switch {
+			case fam == expfam.MvNormalFamily && oa.kind[k] == obsNumber:
+				return bad("want an array of %d numbers (an mvnormal variable's value), got a number", vs.Shape[0])
+			case fam == expfam.MvNormalFamily:
+				if ev.Probs, err = observeVector(v, oa.vec[k], field+".observed"+jsonread.Indices(idx)); err != nil {
+					return withFile(sc.file, err)
+				}
 			case oa.kind[k] == obsNumber && fam == expfam.NormalFamily:
 				if err := v.ObserveValue(oa.num[k]); err != nil {
 					return bad("%v", trimPrefix(err))

@@ -509,7 +509,7 @@ func TestLoopsErrors(t *testing.T) {
 		{"array name with a bracket", `{"variables": [{"name": "x[", "family": "normal", "size": 2}]}`,
 			`variables[0] ("x[").name`, "an array's name cannot hold"},
 		{"observed gamma array", `{"variables": [{"name": "g", "family": "gamma", "size": 2, "observed": [1, 2]}]}`,
-			`variables[0] ("g").observed`, "only categorical and normal variables can be observed"},
+			`variables[0] ("g").observed`, "only categorical, normal and mvnormal variables can be observed"},
 		{"family of an element", file("", `, {"name": "g", "family": "gamma", "size": 5}`, `{"node": "normal", "for": {"t": "0..T-1"}, "out": "x[t]", "mean": "g[t]", "precision": 1}`),
 			"factors[0] (normal).mean", `variable "g[t]" is gamma, want normal (with t = 0)`},
 		{"scalar indexed", `{"variables": [{"name": "r", "family": "normal"}, {"name": "x", "family": "normal", "size": 2}], "factors": [{"node": "normal", "out": "x[0]", "mean": "r[0]", "precision": 1}]}`,

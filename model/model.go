@@ -165,7 +165,10 @@ func build(name string, spec *modelJSON, sizes *sizeSet) (*Model, error) {
 		if err != nil {
 			return nil, fail(field+".family", "%s", trimPrefix(err))
 		}
-		scalar := fam == expfam.GammaFamily || fam == expfam.NormalFamily
+		if err := mvVariable(&vs, fam, field); err != nil {
+			return nil, withFile(name, err)
+		}
+		scalar := fam == expfam.GammaFamily || fam == expfam.NormalFamily || fam == expfam.BetaFamily
 		if scalar && len(vs.Shape) != 0 && !(len(vs.Shape) == 1 && vs.Shape[0] == 1) {
 			return nil, fail(field+".shape", "%s variables are scalar, got shape %v (omit it or use [1])", fam, vs.Shape)
 		}
@@ -198,7 +201,11 @@ func build(name string, spec *modelJSON, sizes *sizeSet) (*Model, error) {
 			return nil, fail(field, "%v", trimPrefix(err))
 		}
 		ev := Evidence{Index: -1}
-		if vs.Observed != nil && fam == expfam.NormalFamily {
+		if vs.Observed != nil && fam == expfam.MvNormalFamily {
+			if ev.Probs, err = observeVector(v, vs.Observed, field+".observed"); err != nil {
+				return nil, withFile(name, err)
+			}
+		} else if vs.Observed != nil && fam == expfam.NormalFamily {
 			vals, shape, err := tensorNumbers(vs.Observed, field+".observed")
 			if err != nil {
 				return nil, &Error{File: name, Err: err}
@@ -213,7 +220,7 @@ func build(name string, spec *modelJSON, sizes *sizeSet) (*Model, error) {
 			ev.Value = &x
 		} else if vs.Observed != nil {
 			if fam != expfam.CategoricalFamily {
-				return nil, fail(field+".observed", "only categorical and normal variables can be observed")
+				return nil, fail(field+".observed", "only categorical, normal and mvnormal variables can be observed")
 			}
 			vals, shape, err := tensorNumbers(vs.Observed, field+".observed")
 			if err != nil {
@@ -339,6 +346,9 @@ func build(name string, spec *modelJSON, sizes *sizeSet) (*Model, error) {
 			m.Settings.Damping = dmp
 		}
 	}
+	if err := paramTolerance(m, spec.settings); err != nil {
+		return nil, withFile(name, err)
+	}
 	return m, nil
 }
 
@@ -377,7 +387,7 @@ func setFields(fs factorSpec) []string {
 	add("switch", fs.Switch != "")
 	add("means", fs.Means.set)
 	add("precisions", fs.Precisions.set)
-	return out
+	return append(out, mvSetFields(fs)...)
 }
 
 func kinds() string {
@@ -610,6 +620,12 @@ func buildFactor(g *ffg.Graph, fs factorSpec, field string, sumProduct bool, env
 			return nil, fail("", "%v", trimPrefix(err))
 		}
 		f = gn
+	case "mvnormal", "wishart", "beta", "bernoulli":
+		nf, nv, err := mvFactor(fs, field, out, lookup, fail)
+		if err != nil {
+			return nil, err
+		}
+		f, vars = nf, append(vars, nv...)
 	case "normal", "normal-mixture":
 		nf, nv, err := normalFactor(fs, field, out, lookup, fail, env.normalCache())
 		if err != nil {

@@ -83,7 +83,16 @@ func normalFactor(fs factorSpec, field string, out *ffg.Variable,
 		}
 		var mean nodes.Mean
 		var lin *linearMean
+		var dotWith []float64
 		switch {
+		case fs.Mean.matrix.set:
+			return nil, nil, fail("mean.matrix", "a normal's mean takes no matrix (an mvnormal node's does)")
+		case fs.Mean.dot != nil:
+			with, off, dv, err := dotMean(fs.Mean, field, typed, fail)
+			if err != nil {
+				return nil, nil, err
+			}
+			dotWith, mean, vars = with, off, append(vars, dv...)
 		case fs.Mean.isLinear():
 			var err error
 			if lin, err = readLinear(fs.Mean, typed, number, checkMean, fail); err != nil {
@@ -138,6 +147,13 @@ func normalFactor(fs factorSpec, field string, out *ffg.Variable,
 		}
 		if pv != nil {
 			vars = append(vars, pv)
+		}
+		if dotWith != nil {
+			n, err := nodes.NewNormalDot(dotWith, mean, prec)
+			if err != nil {
+				return nil, nil, fail("", "%v", trimPrefix(err))
+			}
+			return n, vars, nil
 		}
 		if lin != nil {
 			n, err := nodes.NewNormalLinear(lin.scales, lin.offset, prec)

@@ -19,6 +19,8 @@ type Posterior struct {
 	// A normal posterior N(Mean, Variance).
 	Mean     *float64 `json:"mean,omitempty"`
 	Variance *float64 `json:"variance,omitempty"`
+	// The multivariate and Beta posteriors (mvoutput.go).
+	Mv *MvPosterior `json:"-"`
 }
 
 // InferOutput is the output of `arbor infer --json`. Its JSON form
@@ -122,6 +124,8 @@ func posteriorOf(v *ffg.Variable, n *expfam.Normal, g *expfam.Gamma) Posterior {
 	case expfam.NormalFamily:
 		*n = v.Normal()
 		p.Mean, p.Variance = &n.Mean, &n.Var
+	default:
+		mvPosterior(&p, v)
 	}
 	return p
 }

@@ -239,6 +239,7 @@ func (j *jsonWriter) posterior(p *Posterior) {
 			j.float(*f.x)
 		}
 	}
+	j.mvFields(p)
 	j.b = append(j.b, '}')
 }
 

@@ -40,6 +40,8 @@ type VariableSpec struct {
 	// "observed"; Observed is then nil).
 	Size          Size          `json:"size,omitempty"`
 	ObservedArray *Observations `json:"-"`
+	// Dim is the dimension of an mvnormal or wishart variable.
+	Dim int `json:"dim,omitempty"`
 }
 
 // FactorSpec is one factor; which fields it uses depends on Node (see the
@@ -73,6 +75,16 @@ type FactorSpec struct {
 	// a name (mean, precision, means, precisions, p, matrix) hold the text
 	// themselves, and so does a term of a sum (SumTerm.Scale.Var).
 	DataRefs map[string]string `json:"-"`
+	// The multivariate and Beta nodes (spec_mv.go): a wishart's df and
+	// scale, a beta's a and b, an mvnormal's covariance and, when
+	// Precision names no wishart variable, its literal PrecisionMatrix
+	// (written as "precision").
+	DF              *float64 `json:"df,omitempty"`
+	Scale           *Tensor  `json:"scale,omitempty"`
+	A               *float64 `json:"a,omitempty"`
+	B               *float64 `json:"b,omitempty"`
+	Covariance      *Tensor  `json:"covariance,omitempty"`
+	PrecisionMatrix *Tensor  `json:"-"`
 }
 
 // MarshalJSON writes the factor as in a model file; a PrecisionValue is
@@ -84,6 +96,12 @@ func (f FactorSpec) MarshalJSON() ([]byte, error) {
 	type plain FactorSpec
 	var data []byte
 	var err error
+	if f.PrecisionMatrix != nil {
+		return json.Marshal(struct {
+			plain
+			Precision Tensor `json:"precision"`
+		}{plain(f), *f.PrecisionMatrix})
+	}
 	if f.PrecisionValue == nil {
 		data, err = json.Marshal(plain(f))
 	} else {
@@ -137,10 +155,16 @@ type NormalMean struct {
 	Scale, Offset *float64
 	OffsetVar     string
 	Sum           []SumTerm
+	// Mv, when set, is an mvnormal node's mean or a normal's dot product
+	// (spec_mv.go).
+	Mv *MvMeanSpec
 }
 
 // MarshalJSON writes the name, the number or the object.
 func (m NormalMean) MarshalJSON() ([]byte, error) {
+	if m.Mv != nil {
+		return m.Mv.marshal(m)
+	}
 	switch {
 	case m.linear():
 	case m.Var == "":
@@ -158,7 +182,13 @@ func (m *NormalMean) UnmarshalJSON(data []byte) error {
 	case len(t) > 0 && t[0] == '"':
 		return json.Unmarshal(data, &m.Var)
 	case len(t) > 0 && t[0] == '{':
+		if ok, err := m.unmarshalMv(data); ok {
+			return err
+		}
 		return m.unmarshalObject(data)
+	case len(t) > 0 && t[0] == '[':
+		m.Mv = &MvMeanSpec{}
+		return json.Unmarshal(data, &m.Mv.Vector)
 	}
 	return json.Unmarshal(data, &m.Value)
 }
@@ -170,6 +200,9 @@ type SettingsSpec struct {
 	Method     string  `json:"method,omitempty"`
 	Loopy      bool    `json:"loopy,omitempty"`
 	Damping    float64 `json:"damping,omitempty"`
+	// ParamTolerance is the second test of convergence
+	// (schedule.Settings.ParamTolerance; DefaultParamTolerance when 0).
+	ParamTolerance float64 `json:"param_tolerance,omitempty"`
 }
 
 // Tensor is a literal array of numbers: Data row-major with Shape; in JSON
@@ -323,6 +356,9 @@ func ParseSpec(data []byte) (Spec, error) {
 	}
 	for i, vs := range m.variables {
 		v := VariableSpec{Name: vs.Name, Family: vs.Family, Shape: vs.Shape}
+		if err := dimSpec(&v, vs, fmt.Sprintf("variables[%d].dim", i)); err != nil {
+			return fail(err)
+		}
 		if err := arraySpec(&v, vs, fmt.Sprintf("variables[%d]", i)); err != nil {
 			return fail(err)
 		}
@@ -352,6 +388,9 @@ func ParseSpec(data []byte) (Spec, error) {
 		f := FactorSpec{Node: fs.Node, Name: fs.Name, Out: fs.Out, In: fs.In, Precision: fs.Precision, Update: fs.Update, Switch: fs.Switch}
 		f.For, fs = loopsSpec(fs.For), dataRefs(&f, fs, m)
 		field := fmt.Sprintf("factors[%d].", i)
+		if err := mvSpec(&f, &fs, field); err != nil {
+			return fail(err)
+		}
 		if err := normalSpec(&f, fs, field, m.isConstRef); err != nil {
 			return fail(err)
 		}
@@ -410,7 +449,7 @@ func ParseSpec(data []byte) (Spec, error) {
 			key string
 			v   jsonValue
 			dst *float64
-		}{{"tolerance", ss.Tolerance, &sp.Settings.Tolerance}, {"damping", ss.Damping, &sp.Settings.Damping}} {
+		}{{"tolerance", ss.Tolerance, &sp.Settings.Tolerance}, {"damping", ss.Damping, &sp.Settings.Damping}, {"param_tolerance", ss.ParamTolerance, &sp.Settings.ParamTolerance}} {
 			if p.v.set && !p.v.t.Null {
 				x, err := p.v.scalar("settings." + p.key)
 				if err != nil {

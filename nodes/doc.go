@@ -8,7 +8,12 @@
 // Σ_k s_k m_k + b of normal variables m_k with numeric scales, the offset b
 // a literal or a normal variable: the likelihood of a linear regression)
 // and NormalMixture (the switching Normal y ~ N(m_z, 1/τ_z) selected by a
-// categorical z).
+// categorical z); the multivariate nodes MvNormal (N(x | A·m + b, Λ⁻¹) with
+// the mean a literal vector or an affine map of an mvnormal variable and
+// Λ a literal matrix or a Wishart variable), the Wishart prior, NormalDot
+// (a univariate Normal whose mean is cᵀw + b for an mvnormal weight
+// vector w), and Beta and Bernoulli. The multivariate forms are expanded
+// from their equations by one helper (quadform.go).
 //
 // Each conjugate node is nothing but its interfaces and its multilinear
 // exponential-family form (messages.Multilinear for the discrete nodes,

@@ -41,6 +41,14 @@ type Settings struct {
 	// an error.
 	Loopy   bool
 	Damping float64
+	// ParamTolerance, when > 0, is the second test of convergence: the
+	// run has converged only when, besides |ΔF| < Tolerance, no hidden
+	// variable's natural parameters moved in the last sweep by more than
+	// ParamTolerance relative to max(1, |η_i|) (ParamChange; a
+	// categorical's log-probabilities are compared up to their common
+	// constant). 0 leaves it out: F alone decides, as library runs (BTAI,
+	// ACI) always did; model files default to 1e-5 (model.DefaultParamTolerance).
+	ParamTolerance float64
 }
 
 // The methods of Settings.Method.
@@ -63,6 +71,10 @@ type Result struct {
 	Converged  bool      // |ΔF| < tolerance was reached
 	FreeEnergy []float64 // F after each sweep (for Local: the local free energy)
 	Increases  []Increase
+	// ParamChange is the largest relative change of a natural parameter
+	// in the last sweep (Settings.ParamTolerance); 0 when it is not
+	// tracked.
+	ParamChange float64
 }
 
 // Final returns the last entry of the F trace (NaN when no sweep ran, or
@@ -95,6 +107,9 @@ func (s *Settings) resolve(g *ffg.Graph, local bool) (iters int, tol float64, er
 	}
 	if s.Tolerance > 0 {
 		tol = s.Tolerance
+	}
+	if s.ParamTolerance < 0 || math.IsNaN(s.ParamTolerance) {
+		return 0, 0, fmt.Errorf("schedule: param tolerance %v, want >= 0", s.ParamTolerance)
 	}
 	switch s.Method {
 	case "", MethodVMP:
@@ -151,7 +166,14 @@ func Run(ctx context.Context, g *ffg.Graph, s *Settings) (*Result, error) {
 	if s != nil && s.Order != nil {
 		order = s.Order
 	}
-	return sweep(ctx, g, order, nil, iters, tol, g.FreeEnergy)
+	return sweep(ctx, g, order, nil, iters, tol, s.paramTol(), g.FreeEnergy)
+}
+
+func (s *Settings) paramTol() float64 {
+	if s == nil {
+		return 0
+	}
+	return s.ParamTolerance
 }
 
 // Local performs local inference: sweeps over vars only (observed ones are
@@ -171,14 +193,15 @@ func Local(ctx context.Context, g *ffg.Graph, vars []*ffg.Variable, s *Settings)
 			return nil, fmt.Errorf("schedule: vars[%d]: variable not in the graph", i)
 		}
 	}
-	return sweep(ctx, g, vars, vars, iters, tol, func() float64 { return g.LocalFreeEnergy(vars) })
+	return sweep(ctx, g, vars, vars, iters, tol, s.paramTol(), func() float64 { return g.LocalFreeEnergy(vars) })
 }
 
 // sweep runs the sweeps; scope is the set of variables whose terms make up
 // energy (nil: the whole graph), searched for the culprit when F is not
 // finite.
-func sweep(ctx context.Context, g *ffg.Graph, order, scope []*ffg.Variable, iters int, tol float64, energy func() float64) (*Result, error) {
+func sweep(ctx context.Context, g *ffg.Graph, order, scope []*ffg.Variable, iters int, tol, ptol float64, energy func() float64) (*Result, error) {
 	res := &Result{FreeEnergy: make([]float64, 0, min(iters, 64))}
+	var pc paramChange
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -187,21 +210,25 @@ func sweep(ctx context.Context, g *ffg.Graph, order, scope []*ffg.Variable, iter
 		if err := ctx.Err(); err != nil {
 			return res, fmt.Errorf("schedule: stopped before sweep %d: %w", it, err)
 		}
+		pc.start(ptol)
 		for _, v := range order {
 			if v.Observed() {
 				continue
 			}
+			pc.before(v)
 			if err := g.Update(v); err != nil {
 				return res, fmt.Errorf("schedule: sweep %d: %w", it, err)
 			}
+			pc.after(v)
 		}
+		res.ParamChange = pc.max
 		f := energy()
 		res.Iterations = it
 		res.FreeEnergy = append(res.FreeEnergy, f)
 		if math.IsNaN(f) || math.IsInf(f, 0) {
 			return res, nonFinite(g, scope, it, f)
 		}
-		if res.compare(it, prev, f, tol) {
+		if res.compare(it, prev, f, tol, ptol) {
 			break
 		}
 		prev = f
@@ -212,11 +239,11 @@ func sweep(ctx context.Context, g *ffg.Graph, order, scope []*ffg.Variable, iter
 // compare notes an increase of F from prev to f at sweep it (beyond the
 // tolerance and rounding) and reports whether the run has converged,
 // setting Converged: |f - prev| < tol.
-func (res *Result) compare(it int, prev, f, tol float64) bool {
+func (res *Result) compare(it int, prev, f, tol, ptol float64) bool {
 	if f-prev > tol && f-prev > 1e-12*math.Abs(prev) {
 		res.Increases = append(res.Increases, Increase{Sweep: it, From: prev, To: f})
 	}
-	res.Converged = math.Abs(f-prev) < tol
+	res.Converged = math.Abs(f-prev) < tol && (ptol == 0 || res.ParamChange <= ptol)
 	return res.Converged
 }
 
@@ -248,6 +275,7 @@ func runSumProduct(ctx context.Context, g *ffg.Graph, s *Settings, iters int, to
 		}
 	}
 	res := &Result{FreeEnergy: make([]float64, 0, min(iters, 64))}
+	var pc paramChange
 	pass := g.SumProduct
 	if s.Loopy {
 		pass = func() (float64, error) {
@@ -264,11 +292,15 @@ func runSumProduct(ctx context.Context, g *ffg.Graph, s *Settings, iters int, to
 		if err := ctx.Err(); err != nil {
 			return res, fmt.Errorf("schedule: stopped before sweep %d: %w", it, err)
 		}
+		pc.start(s.ParamTolerance)
 		for _, v := range order {
+			pc.before(v)
 			if err := g.UpdateStructured(v); err != nil {
 				return res, fmt.Errorf("schedule: sweep %d: %w", it, err)
 			}
+			pc.after(v)
 		}
+		res.ParamChange = pc.max
 		if logZ, err = pass(); err != nil {
 			return res, fmt.Errorf("schedule: sweep %d: %w", it, err)
 		}
@@ -280,7 +312,7 @@ func runSumProduct(ctx context.Context, g *ffg.Graph, s *Settings, iters int, to
 			// either; otherwise an *EnergyError with F alone.
 			return res, nonFinite(g, nil, it, f)
 		}
-		if res.compare(it, prev, f, tol) {
+		if res.compare(it, prev, f, tol, s.ParamTolerance) {
 			break
 		}
 		prev = f

@@ -229,8 +229,8 @@ func printResult(stdout io.Writer, m *model.Model, res *schedule.Result, name st
 		status = "did not converge"
 	}
 	fmt.Fprintf(stdout, "%s: %s after %d sweeps, F = %.10g\n", name, status, res.Iterations, res.Final())
-	for _, inc := range res.Increases {
-		fmt.Fprintf(stdout, "warning: F increased at sweep %d from %.10g to %.10g\n", inc.Sweep, inc.From, inc.To)
+	if w := res.Warning(); w != "" {
+		fmt.Fprintln(stdout, w)
 	}
 	arrays := m.Arrays()
 	for i, a := 0, 0; i < len(m.Variables) || a < len(arrays); {
@@ -251,6 +251,8 @@ func printResult(stdout io.Writer, m *model.Model, res *schedule.Result, name st
 			fmt.Fprintf(stdout, "  %-12s categorical  p = %s\n", v.Name(), fmtNested(p.P, digits))
 		case p.Alpha != nil:
 			fmt.Fprintf(stdout, "  %-12s dirichlet    alpha = %s\n", v.Name(), fmtNested(p.Alpha, digits))
+		case p.Mv != nil:
+			fmt.Fprintf(stdout, "  %-12s %-12s %s\n", v.Name(), p.Family, p.Mv.Text(digits))
 		case p.Mean != nil:
 			fmt.Fprintf(stdout, "  %-12s normal       mean = %s, variance = %s\n", v.Name(),
 				strconv.FormatFloat(*p.Mean, 'g', digits, 64), strconv.FormatFloat(*p.Variance, 'g', digits, 64))
@@ -288,6 +290,8 @@ func printArray(stdout io.Writer, a model.ArrayVariable, digits int) {
 		head = append(head, "mean", "sd")
 	case expfam.GammaFamily:
 		head = append(head, "shape", "rate", "mean")
+	case expfam.MvNormalFamily, expfam.WishartFamily, expfam.BetaFamily:
+		head = append(head, model.MvColumns(a.Family, a.Elements[0].Shape())...)
 	default:
 		head = append(head, "alpha")
 	}
@@ -308,6 +312,8 @@ func printArray(stdout io.Writer, a model.ArrayVariable, digits int) {
 			r = append(r, num(*p.Mean), num(math.Sqrt(*p.Variance)))
 		case p.Shape != nil:
 			r = append(r, num(*p.Shape), num(*p.Rate), num(*p.Shape / *p.Rate))
+		case p.Mv != nil:
+			r = append(r, p.Mv.Row(num)...)
 		default:
 			r = append(r, fmtNested(p.Alpha, digits))
 		}

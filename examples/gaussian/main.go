@@ -10,7 +10,7 @@
 //	go run ./examples/gaussian -model local-level
 //	go run ./examples/gaussian -model unknown-mean-precision --json
 //
-// The models are univariate (the multivariate Normal is not in arbor yet).
+// The models are univariate (the multivariate ones are in examples/models/multivariate).
 // Its test checks that every model gives the posteriors of `arbor infer`
 // on its file to 1e-12. docs/models.md gives the equations.
 package main

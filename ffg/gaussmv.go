@@ -1,0 +1,841 @@
+package ffg
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/arbor-ai/arbor/expfam"
+	"github.com/arbor-ai/arbor/messages"
+)
+
+// The multivariate Gaussian tree: sum-product over hidden mvnormal
+// variables (the Kalman filter and the RTS smoother on a chain, in
+// information form). It is gaussbp.go with matrices: a factor's potential
+// over its one or two tree variables x (dimension p) and y (dimension q),
+//
+//	ln ψ(x, y) = -½ [x; y]ᵀ [[Jxx, Jxy], [Jxyᵀ, Jyy]] [x; y] + hxᵀx + hyᵀy + c,
+//
+// is its Polynomial form with every other neighbour at its expected
+// statistics; the message to y given the message (J, h) from x is
+// (Jyy - Jxyᵀ Jo⁻¹ Jxy, hy - Jxyᵀ Jo⁻¹ ho) with Jo = Jxx + J, ho = hx + h,
+// and integrating x out adds (p/2) ln 2π - ½ ln|Jo| + ½ hoᵀ Jo⁻¹ ho to ln Z.
+//
+// A hidden mvnormal variable is in the tree when every factor bound to it
+// has a Polynomial form and neither a hidden categorical nor a hidden
+// (univariate) normal neighbour; a factor joining more than two of them
+// takes them out, and so does a pairwise factor with another hidden
+// neighbour (whose update would need the pair's joint belief): they keep
+// VMP. Unary factors may read other hidden variables (an observation with
+// a Wishart noise precision): their potentials are refreshed every pass.
+
+// mvFactor is a factor of the multivariate tree.
+type mvFactor struct {
+	f      *FactorNode
+	form   *messages.Polynomial
+	k      [2]int   // interface index of each slot
+	v      [2]int32 // tree variable of each slot (v[1] = -1: unary)
+	static bool
+	shared bool      // its potential is another factor's of the same form
+	exy    []float64 // E[x yᵀ] under the pair's joint belief (p×q), for a dynamic pair
+	c      float64
+	// The potential and the messages, views of one buffer: jxx (p×p),
+	// jxy (p×q), jyy (q×q), hx (p), hy (q); out and in per slot.
+	jxx, jxy, jyy, hx, hy []float64
+	outJ, outH, inJ, inH  [2][]float64
+}
+
+// mvState is the multivariate Gaussian tree of the last SumProduct. Its
+// variables and factors carry its stamp in gstamp and their index in gidx
+// (fields the univariate tree uses for normal variables and their
+// factors, disjoint from these: a factor with a hidden normal neighbour
+// keeps its mvnormal ones out of this tree).
+type mvState struct {
+	version  uint64
+	stamp    uint64
+	vars     []*Variable
+	dim      []int
+	factors  []mvFactor // pairwise first (npair), then unary
+	npair    int
+	adjF     []int32
+	adjS     []int8
+	adjStart []int32
+	order    []int32
+	comp     []int32
+	par      []int32
+	parSlot  []int8
+	// Unary terms of each variable: static ones, and this pass's.
+	staticJ, staticH, uJ, uH [][]float64
+	dynamic                  []int32
+	ldet                     []float64 // ln|J| of each variable's belief
+	deg                      []int32   // its number of pairwise factors
+	// Scratch of the largest dimension, of a pair, and of the points.
+	tj, th, fj, fh, l, g, w, v []float64
+	pj, pl                     []float64
+	points                     [][]float64
+}
+
+// PointEvaluator is the optional interface of a factor that evaluates its
+// E_q[ln f] with the neighbours on the interfaces k where points[k] is
+// non-nil at those points and the others at their expected statistics,
+// in a form that keeps its accuracy far from the origin (nodes.MvNormal:
+// the residual form of a Gaussian). The multivariate Gaussian tree reads
+// ln Z from it; a factor without it is evaluated by its Polynomial at the
+// points' statistics.
+type PointEvaluator interface {
+	LogDensityAt(points, stats [][]float64) float64
+}
+
+func mvEligible(v *Variable) bool {
+	if v.family != expfam.MvNormalFamily || v.observed || v.removed || len(v.edges) == 0 {
+		return false
+	}
+	for _, e := range v.edges {
+		if _, ok := e.f.factor.(Polynomialer); !ok {
+			return false
+		}
+		for _, w := range e.f.vars {
+			if !w.observed && (w.family == expfam.CategoricalFamily || w.family == expfam.NormalFamily) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// buildMv finds the tree and derives the static potentials.
+func (g *Graph) buildMv() (*mvState, error) {
+	st := &mvState{stamp: stampCounter.Add(1)}
+	in := 0
+	for _, v := range g.vars {
+		if mvEligible(v) {
+			v.gmark = st.stamp
+			in++
+		}
+	}
+	if in == 0 {
+		return st, nil
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, fn := range g.factors {
+			n, others := 0, false
+			for _, w := range fn.vars {
+				switch {
+				case w.gmark == st.stamp:
+					n++
+				case !w.observed && w.family != expfam.WishartFamily:
+					others = true
+				}
+			}
+			if n > 2 || (n == 2 && others) {
+				for _, w := range fn.vars {
+					if w.gmark == st.stamp {
+						w.gmark = 0
+						changed = true
+					}
+				}
+			}
+		}
+	}
+	for _, v := range g.vars {
+		if v.gmark == st.stamp {
+			v.gstamp, v.gidx = st.stamp, int32(len(st.vars))
+			st.vars = append(st.vars, v)
+			st.dim = append(st.dim, v.shape[0])
+		}
+	}
+	// The factors with a tree variable: counted first, so that the
+	// factors and one buffer for every potential and message are
+	// allocated once (a chain of 10^4 steps has 2·10^4 of them).
+	type slot struct {
+		fn     *FactorNode
+		v, k   [2]int32
+		n      int
+		static bool
+	}
+	var found []slot
+	npair, size := 0, 0
+	for _, fn := range g.factors {
+		sl := slot{fn: fn, v: [2]int32{-1, -1}, static: true}
+		for k, w := range fn.vars {
+			if w.gstamp == st.stamp && sl.n < 2 {
+				sl.v[sl.n], sl.k[sl.n] = w.gidx, int32(k)
+				sl.n++
+			} else if !w.observed {
+				sl.static = false
+			}
+		}
+		if sl.n == 0 {
+			continue
+		}
+		p, q := st.dim[sl.v[0]], 0
+		if sl.n == 2 {
+			q = st.dim[sl.v[1]]
+			npair++
+		}
+		if sl.n == 2 { // the messages (unary factors have none, and a scratch potential)
+			size += 2 * (p*p + p + q*q + q)
+			if len(fn.vars) > 2 {
+				size += p*p + p + p*q + q*q + q // a potential of its own
+			}
+		}
+		found = append(found, sl)
+	}
+	st.npair = npair
+	st.factors = make([]mvFactor, len(found))
+	buf := make([]float64, size)
+	take := func(m int) []float64 { s := buf[:m:m]; buf = buf[m:]; return s }
+	ip, iu := 0, npair
+	// The pairwise factors with no other neighbour depend on their form
+	// alone: those of one form (the transitions of a loop share a node)
+	// share one potential, computed once.
+	type formKey struct {
+		form *messages.Polynomial
+		k    [2]int32
+	}
+	shared, checked := map[formKey]*mvFactor{}, map[formKey]bool{}
+	dmax := 0
+	for _, d := range st.dim {
+		dmax = max(dmax, d)
+	}
+	scrJ, scrH := make([]float64, dmax*dmax), make([]float64, dmax)
+	for _, sl := range found {
+		var f *mvFactor
+		if sl.n == 2 {
+			f, ip = &st.factors[ip], ip+1
+		} else {
+			f, iu = &st.factors[iu], iu+1
+		}
+		*f = mvFactor{f: sl.fn, v: sl.v, k: [2]int{int(sl.k[0]), int(sl.k[1])}, static: sl.static}
+		f.form = sl.fn.factor.(Polynomialer).Polynomial()
+		if ck := (formKey{f.form, sl.k}); !checked[ck] {
+			if err := f.checkForm(sl.n); err != nil {
+				return nil, err
+			}
+			checked[ck] = true // the factors of a loop share their form
+		}
+		p, q := st.dim[f.v[0]], 0
+		if sl.n == 2 {
+			q = st.dim[f.v[1]]
+		}
+		if sl.n == 1 {
+			// Unary: its potential goes into its variable's terms at once.
+			f.jxx, f.hx = scrJ[:p*p:p*p], scrH[:p:p]
+			continue
+		}
+		f.outJ[0], f.outH[0], f.inJ[0], f.inH[0] = take(p*p), take(p), take(p*p), take(p)
+		f.outJ[1], f.outH[1], f.inJ[1], f.inH[1] = take(q*q), take(q), take(q*q), take(q)
+		key := formKey{f.form, sl.k}
+		if o, ok := shared[key]; ok && len(sl.fn.vars) == 2 {
+			f.jxx, f.hx, f.jxy, f.jyy, f.hy, f.shared = o.jxx, o.hx, o.jxy, o.jyy, o.hy, true
+			continue
+		}
+		if len(sl.fn.vars) == 2 {
+			shared[key] = f
+			f.jxx, f.hx, f.jxy, f.jyy, f.hy = make([]float64, p*p), make([]float64, p), make([]float64, p*q), make([]float64, q*q), make([]float64, q)
+			continue
+		}
+		f.jxx, f.hx, f.jxy, f.jyy, f.hy = take(p*p), take(p), take(p*q), take(q*q), take(q)
+		if !f.static {
+			f.exy = make([]float64, p*q)
+		}
+	}
+	for fi := range st.factors {
+		st.factors[fi].f.gstamp, st.factors[fi].f.gidx = st.stamp, int32(fi)
+	}
+	nv := len(st.vars)
+	st.adjStart = make([]int32, nv+1)
+	for fi := range st.npair {
+		for _, vi := range st.factors[fi].v {
+			st.adjStart[vi+1]++
+		}
+	}
+	for i := range nv {
+		st.adjStart[i+1] += st.adjStart[i]
+	}
+	st.adjF = make([]int32, st.adjStart[nv])
+	st.adjS = make([]int8, len(st.adjF))
+	fill := append([]int32(nil), st.adjStart[:nv]...)
+	for fi := range st.npair {
+		for s, vi := range st.factors[fi].v {
+			st.adjF[fill[vi]], st.adjS[fill[vi]] = int32(fi), int8(s)
+			fill[vi]++
+		}
+	}
+	if err := st.traverse(); err != nil {
+		return nil, err
+	}
+	st.tj, st.th, st.l = make([]float64, dmax*dmax), make([]float64, dmax), make([]float64, dmax*dmax)
+	st.fj, st.fh = make([]float64, dmax*dmax), make([]float64, dmax)
+	st.pj, st.pl = make([]float64, 4*dmax*dmax), make([]float64, 4*dmax*dmax)
+	st.ldet, st.deg = make([]float64, nv), make([]int32, nv)
+	for i := range nv {
+		st.deg[i] = st.adjStart[i+1] - st.adjStart[i]
+	}
+	nif := 0
+	for fi := range st.factors {
+		nif = max(nif, len(st.factors[fi].f.vars))
+	}
+	st.points = make([][]float64, nif)
+	st.g, st.w, st.v = make([]float64, dmax*dmax), make([]float64, dmax), make([]float64, dmax*dmax)
+	st.staticJ, st.staticH = make([][]float64, nv), make([][]float64, nv)
+	st.uJ, st.uH = make([][]float64, nv), make([][]float64, nv)
+	total := 0
+	for _, d := range st.dim {
+		total += 2 * (d*d + d)
+	}
+	vb := make([]float64, total)
+	for i, d := range st.dim {
+		st.staticJ[i], st.staticH[i], vb = vb[:d*d:d*d], vb[d*d:d*d+d:d*d+d], vb[d*d+d:]
+		st.uJ[i], st.uH[i], vb = vb[:d*d:d*d], vb[d*d:d*d+d:d*d+d], vb[d*d+d:]
+	}
+	for fi := range st.factors {
+		f := &st.factors[fi]
+		if !f.static {
+			st.dynamic = append(st.dynamic, int32(fi))
+			continue
+		}
+		if !f.shared {
+			f.potential(st)
+		}
+		if f.v[1] < 0 {
+			addTo(st.staticJ[f.v[0]], f.jxx)
+			addTo(st.staticH[f.v[0]], f.hx)
+		}
+	}
+	return st, nil
+}
+
+func addTo(dst, x []float64) {
+	for i, v := range x {
+		dst[i] += v
+	}
+}
+
+// checkForm refuses a term of degree above 2 in the tree variables.
+func (f *mvFactor) checkForm(n int) error {
+	for t := range f.form.NumTerms() {
+		deg := 0
+		for s := range n {
+			if _, j := f.form.At(t, f.k[s]); j >= 0 {
+				if j < f.f.vars[f.k[s]].shape[0] {
+					deg++
+				} else {
+					deg += 2
+				}
+			}
+		}
+		if deg > 2 {
+			return fmt.Errorf("ffg: sum-product: factor %s is not Gaussian in its mvnormal neighbours (a term of degree %d)", f.f.describe(), deg)
+		}
+	}
+	return nil
+}
+
+// traverse fixes the BFS order of every tree and finds loops.
+func (st *mvState) traverse() error {
+	nv := len(st.vars)
+	st.par, st.parSlot = make([]int32, nv), make([]int8, nv)
+	seenV, seenF := make([]bool, nv), make([]bool, st.npair)
+	for root := range nv {
+		if seenV[root] {
+			continue
+		}
+		st.comp = append(st.comp, int32(len(st.order)))
+		st.order = append(st.order, int32(root))
+		seenV[root], st.par[root] = true, -1
+		for i := len(st.order) - 1; i < len(st.order); i++ {
+			x := st.order[i]
+			for a := st.adjStart[x]; a < st.adjStart[x+1]; a++ {
+				fi := st.adjF[a]
+				if fi == st.par[x] {
+					continue
+				}
+				other := st.factors[fi].v[1-st.adjS[a]]
+				if seenF[fi] || seenV[other] {
+					return &LoopError{Loop: []string{st.vars[x].describe(), "factor " + st.factors[fi].f.describe(), st.vars[other].describe(), "..."}}
+				}
+				seenF[fi], seenV[other] = true, true
+				st.par[other], st.parSlot[other] = fi, 1-st.adjS[a]
+				st.order = append(st.order, other)
+			}
+		}
+	}
+	st.comp = append(st.comp, int32(len(st.order)))
+	return nil
+}
+
+// potential derives the factor's Gaussian potential from its form with
+// every other neighbour at its expected statistics.
+func (f *mvFactor) potential(st *mvState) {
+	clear(f.jxx)
+	clear(f.jxy)
+	clear(f.jyy)
+	clear(f.hx)
+	clear(f.hy)
+	f.c = f.form.Const
+	stats := f.f.stats
+	p, q := len(f.hx), len(f.hy)
+	k0, k1 := f.k[0], -1
+	if f.v[1] >= 0 {
+		k1 = f.k[1]
+	}
+	n := f.form.NumInterfaces()
+	for t := range f.form.NumTerms() {
+		w, _ := f.form.At(t, 0)
+		j0, j1 := -1, -1
+		for i := range n {
+			_, s := f.form.At(t, i)
+			switch {
+			case s < 0:
+			case i == k0:
+				j0 = s
+			case i == k1:
+				j1 = s
+			default:
+				w *= stats[i][s]
+			}
+		}
+		switch {
+		case j0 < 0 && j1 < 0:
+			f.c += w
+		case j0 >= 0 && j1 >= 0: // x_i y_j
+			f.jxy[j0*q+j1] -= w
+		case j0 >= p: // x_i x_j
+			f.jxx[j0-p] -= 2 * w
+		case j0 >= 0:
+			f.hx[j0] += w
+		case j1 >= q:
+			f.jyy[j1-q] -= 2 * w
+		default:
+			f.hy[j1] += w
+		}
+	}
+	symmetrize(f.jxx, p)
+	symmetrize(f.jyy, q)
+}
+
+func symmetrize(a []float64, d int) {
+	for i := range d {
+		for j := range i {
+			m := 0.5 * (a[i*d+j] + a[j*d+i])
+			a[i*d+j], a[j*d+i] = m, m
+		}
+	}
+}
+
+// inMv reports whether v is a variable of the current multivariate tree.
+func (g *Graph) inMv(v *Variable) bool {
+	st := g.gmv
+	return st != nil && st.version == g.version && st.stamp != 0 && v.gstamp == st.stamp
+}
+
+// mvFactorOf reports whether fn is a factor of the current multivariate
+// tree (whose energy ln Z holds).
+func (g *Graph) mvFactorOf(fn *FactorNode) bool {
+	st := g.gmv
+	return st != nil && st.version == g.version && st.stamp != 0 && fn.gstamp == st.stamp
+}
+
+// mvPass runs multivariate Gaussian belief propagation on every tree,
+// writes the exact marginals into the variables and returns ln Z.
+//
+// ln Z is read at the posterior mean x̂ rather than gathered along the
+// pass: for the Gaussian p̃(x) = Π_f ψ_f(x) with posterior q on a tree,
+// ln Z = ln p̃(x̂) - ln q(x̂), and q(x̂) factorises over the pairwise
+// beliefs and the marginals, so that
+//
+//	ln Z = Σ_f ln ψ_f(x̂) + Σ_v (d_v/2) ln 2π - ½ Σ_pairs ln|J_pair| + ½ Σ_v (deg_v - 1) ln|J_v|,
+//
+// J the precision of a belief and deg_v the number of pairwise factors of
+// v. Each ln ψ_f(x̂) is a residual (PointEvaluator), small where the
+// data are large; the information-form sums of the pass (½ hᵀJ⁻¹h against
+// the constants of the potentials) cancel to a few digits fewer there.
+func (g *Graph) mvPass() (float64, error) {
+	st := g.gmv
+	if st == nil || st.version != g.version {
+		g.gmv = nil
+		var err error
+		if st, err = g.buildMv(); err != nil {
+			return 0, err
+		}
+		st.version = g.version
+		g.gmv = st
+	}
+	if len(st.vars) == 0 {
+		return 0, nil
+	}
+	for i := range st.vars {
+		copy(st.uJ[i], st.staticJ[i])
+		copy(st.uH[i], st.staticH[i])
+	}
+	for _, fi := range st.dynamic {
+		f := &st.factors[fi]
+		f.potential(st)
+		if f.v[1] < 0 {
+			addTo(st.uJ[f.v[0]], f.jxx)
+			addTo(st.uH[f.v[0]], f.hx)
+		}
+	}
+	for c := 0; c+1 < len(st.comp); c++ {
+		nodes := st.order[st.comp[c]:st.comp[c+1]]
+		for i := len(nodes) - 1; i >= 1; i-- {
+			x := nodes[i]
+			f := &st.factors[st.par[x]]
+			s := st.parSlot[x]
+			st.sum(x, st.par[x], f.inJ[s], f.inH[s])
+			if err := st.factorToVar(f, int(1-s)); err != nil {
+				return 0, err
+			}
+		}
+		for _, x := range nodes {
+			d := st.dim[x]
+			tj, th := st.tj[:d*d], st.th[:d]
+			st.sum(x, -1, tj, th)
+			if err := st.setBelief(x, tj, th); err != nil {
+				return 0, err
+			}
+			for a := st.adjStart[x]; a < st.adjStart[x+1]; a++ {
+				fi := st.adjF[a]
+				if fi == st.par[x] {
+					continue
+				}
+				f := &st.factors[fi]
+				s := st.adjS[a]
+				for i := range tj {
+					f.inJ[s][i] = tj[i] - f.outJ[s][i]
+				}
+				for i := range th {
+					f.inH[s][i] = th[i] - f.outH[s][i]
+				}
+				if err := st.factorToVar(f, int(1-s)); err != nil {
+					return 0, err
+				}
+			}
+		}
+	}
+	return st.logZ()
+}
+
+// logZ returns ln Z at the posterior means (see mvPass).
+func (st *mvState) logZ() (float64, error) {
+	var z ksum
+	for i, d := range st.dim {
+		z.add(0.5 * float64(d) * ln2pi)
+		z.add(0.5 * float64(st.deg[i]-1) * st.ldet[i])
+	}
+	for fi := range st.factors {
+		f := &st.factors[fi]
+		pts := st.points[:len(f.f.vars)]
+		clear(pts)
+		for s, vi := range f.v {
+			if vi >= 0 {
+				pts[f.k[s]] = st.vars[vi].param[:st.dim[vi]]
+			}
+		}
+		if pe, ok := f.f.factor.(PointEvaluator); ok {
+			z.add(pe.LogDensityAt(pts, f.f.stats))
+		} else {
+			z.add(pointPolynomial(f.form, pts, f.f.stats))
+		}
+		if fi < st.npair {
+			ld, err := st.pairLogDet(f)
+			if err != nil {
+				return 0, err
+			}
+			z.add(-0.5 * ld)
+		}
+	}
+	return z.value(), nil
+}
+
+// pointPolynomial evaluates the form with the neighbours in points at
+// T(x) = [x, x xᵀ].
+func pointPolynomial(form *messages.Polynomial, points, stats [][]float64) float64 {
+	at := make([][]float64, len(stats))
+	for k, x := range points {
+		if x == nil {
+			at[k] = stats[k]
+			continue
+		}
+		d := len(x)
+		t := make([]float64, d+d*d)
+		copy(t, x)
+		for i := range d {
+			for j := range d {
+				t[d+i*d+j] = x[i] * x[j]
+			}
+		}
+		at[k] = t
+	}
+	return form.ExpectedLog(at)
+}
+
+// pairLogDet returns ln|J| of the pairwise factor's joint belief,
+// [[Jxx + in_x, Jxy], [Jxyᵀ, Jyy + in_y]].
+func (st *mvState) pairLogDet(f *mvFactor) (float64, error) {
+	p, q := len(f.hx), len(f.hy)
+	n := p + q
+	j, l := st.pj[:n*n], st.pl[:n*n]
+	for a := range p {
+		for b := range p {
+			j[a*n+b] = f.jxx[a*p+b] + f.inJ[0][a*p+b]
+		}
+		for b := range q {
+			j[a*n+p+b] = f.jxy[a*q+b]
+			j[(p+b)*n+a] = f.jxy[a*q+b]
+		}
+	}
+	for a := range q {
+		for b := range q {
+			j[(p+a)*n+p+b] = f.jyy[a*q+b] + f.inJ[1][a*q+b]
+		}
+	}
+	if !cholesky(l, j, n) {
+		return 0, &NaNError{Variable: st.vars[f.v[0]].describe(), Detail: "sum-product: a pairwise belief's precision matrix is not positive definite"}
+	}
+	if f.exy != nil {
+		// E[x yᵀ] = Cov(x, y) + E x E yᵀ: the columns p.. of J⁻¹, rows ..p.
+		mx, my := st.vars[f.v[0]].param[:p], st.vars[f.v[1]].param[:q]
+		col := st.pj[:n] // j is no longer needed
+		for b := range q {
+			clear(col)
+			col[p+b] = 1
+			cholSolve(l, n, col)
+			for a := range p {
+				f.exy[a*q+b] = col[a] + mx[a]*my[b]
+			}
+		}
+	}
+	return cholLogDet(l, n), nil
+}
+
+// hasMvPair reports whether v (a wishart variable) is bound to a pairwise
+// factor of the multivariate tree, whose joint belief its update reads.
+func (g *Graph) hasMvPair(v *Variable) bool {
+	for _, e := range v.edges {
+		if g.mvFactorOf(e.f) && g.gmv.factors[e.f.gidx].v[1] >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// updateMvJoint is UpdateStructured for a variable bound to pairwise
+// factors of the multivariate tree (the precision matrix of a transition):
+// a term of their forms in x_a y_b takes E[x_a y_b] from the pair's joint
+// belief instead of E[x_a] E[y_b], which makes the update the exact
+// minimisation of the structured free energy over v (the matrix form of
+// updateGaussJoint).
+func (g *Graph) updateMvJoint(v *Variable) error {
+	nat := v.natural()
+	clear(nat)
+	for _, e := range v.edges {
+		if !g.mvFactorOf(e.f) || g.gmv.factors[e.f.gidx].v[1] < 0 {
+			if err := g.addMessage(v, e); err != nil {
+				return err
+			}
+			continue
+		}
+		f := &g.gmv.factors[e.f.gidx]
+		q := len(f.hy)
+		form, stats := f.form, e.f.stats
+		n := form.NumInterfaces()
+		for t := range form.NumTerms() {
+			w, j := form.At(t, e.k)
+			if j < 0 {
+				continue
+			}
+			_, a := form.At(t, f.k[0])
+			_, b := form.At(t, f.k[1])
+			joint := a >= 0 && b >= 0 // both linear (checkForm: degree <= 2)
+			if joint {
+				w *= f.exy[a*q+b]
+			}
+			for i := range n {
+				if i == e.k || (joint && (i == f.k[0] || i == f.k[1])) {
+					continue
+				}
+				if _, s := form.At(t, i); s >= 0 {
+					w *= stats[i][s]
+				}
+			}
+			nat[j] += w
+		}
+	}
+	return v.setFromNatural()
+}
+
+func cholLogDet(l []float64, d int) float64 {
+	s := 0.0
+	for i := range d {
+		s += math.Log(l[i*d+i])
+	}
+	return 2 * s
+}
+
+// sum writes into j, h the unary term of x plus the messages into it from
+// its pairwise factors other than skip.
+func (st *mvState) sum(x, skip int32, j, h []float64) {
+	copy(j, st.uJ[x])
+	copy(h, st.uH[x])
+	for a := st.adjStart[x]; a < st.adjStart[x+1]; a++ {
+		fi := st.adjF[a]
+		if fi == skip {
+			continue
+		}
+		f := &st.factors[fi]
+		s := st.adjS[a]
+		addTo(j, f.outJ[s])
+		addTo(h, f.outH[s])
+	}
+}
+
+// factorToVar sets the pairwise factor's message to its slot target from
+// the message in from the other slot.
+func (st *mvState) factorToVar(f *mvFactor, target int) error {
+	other := 1 - target
+	p, q := len(f.hx), len(f.hy)
+	var jt, ht, jo, ho []float64
+	dt, do := p, q
+	if target == 0 {
+		jt, ht, jo, ho = f.jxx, f.hx, f.jyy, f.hy
+	} else {
+		jt, ht, jo, ho = f.jyy, f.hy, f.jxx, f.hx
+		dt, do = q, p
+	}
+	j, h := st.fj[:do*do], st.fh[:do]
+	for i := range j {
+		j[i] = jo[i] + f.inJ[other][i]
+	}
+	for i := range h {
+		h[i] = ho[i] + f.inH[other][i]
+	}
+	x := f.v[other]
+	l, w := st.l[:do*do], st.w[:do]
+	if !cholesky(l, j, do) {
+		return &NaNError{Variable: st.vars[x].describe(), Detail: "sum-product: no proper Gaussian message (the precision matrix is not positive definite): give it a prior or evidence"}
+	}
+	copy(w, h)
+	cholSolve(l, do, w)
+	// G = Jo⁻¹ J_ot (do × dt), column by column; J_ot[a][b] is the
+	// coupling of the other slot's a with the target's b.
+	gm := st.g[:do*dt]
+	col := st.v[:do]
+	for b := range dt {
+		for a := range do {
+			if target == 0 {
+				col[a] = f.jxy[b*q+a] // Jyx = Jxyᵀ
+			} else {
+				col[a] = f.jxy[a*q+b]
+			}
+		}
+		cholSolve(l, do, col)
+		for a := range do {
+			gm[a*dt+b] = col[a]
+		}
+	}
+	outJ, outH := f.outJ[target], f.outH[target]
+	for a := range dt {
+		for b := range dt {
+			s := jt[a*dt+b]
+			for c := range do {
+				s -= jto(f, target, q, a, c) * gm[c*dt+b]
+			}
+			outJ[a*dt+b] = s
+		}
+		s := ht[a]
+		for c := range do {
+			s -= jto(f, target, q, a, c) * w[c]
+		}
+		outH[a] = s
+	}
+	symmetrize(outJ, dt)
+	return nil
+}
+
+// jto is the coupling of the target slot's component a with the other
+// slot's component c.
+func jto(f *mvFactor, target, q, a, c int) float64 {
+	if target == 0 {
+		return f.jxy[a*q+c]
+	}
+	return f.jxy[c*q+a]
+}
+
+// setBelief writes N(J⁻¹h, J⁻¹) into variable x.
+func (st *mvState) setBelief(x int32, j, h []float64) error {
+	d := len(h)
+	l := st.l[:d*d]
+	v := st.vars[x]
+	if !cholesky(l, j, d) {
+		return &NaNError{Variable: v.describe(), Detail: "sum-product: no proper Gaussian posterior (the precision matrix is not positive definite): give it a prior or evidence"}
+	}
+	st.ldet[x] = cholLogDet(l, d)
+	mean, cov := v.param[:d], v.param[d:]
+	// cov = J⁻¹ column by column, mean = J⁻¹ h.
+	for c := range d {
+		col := st.w[:d]
+		clear(col)
+		col[c] = 1
+		cholSolve(l, d, col)
+		for r := range d {
+			cov[r*d+c] = col[r]
+		}
+	}
+	symmetrize(cov, d)
+	for r := range d {
+		s := 0.0
+		for c := range d {
+			s += cov[r*d+c] * h[c]
+		}
+		if !(math.Abs(s) <= expfam.MaxNormalMagnitude) {
+			return &NaNError{Variable: v.describe(), Detail: fmt.Sprintf("Gaussian belief propagation gives mean[%d] = %g", r, s)}
+		}
+		mean[r] = s
+	}
+	expfam.MvNormal{Mean: mean, Cov: cov}.ExpectedStats(v.stats)
+	return nil
+}
+
+// cholesky writes the lower Cholesky factor of the symmetric a into l and
+// reports whether a is positive definite.
+func cholesky(l, a []float64, d int) bool {
+	for j := range d {
+		s := a[j*d+j]
+		for k := range j {
+			s -= l[j*d+k] * l[j*d+k]
+		}
+		if !(s > 0) || math.IsInf(s, 0) {
+			return false
+		}
+		ljj := math.Sqrt(s)
+		l[j*d+j] = ljj
+		for i := j + 1; i < d; i++ {
+			s := a[i*d+j]
+			for k := range j {
+				s -= l[i*d+k] * l[j*d+k]
+			}
+			l[i*d+j] = s / ljj
+		}
+	}
+	return true
+}
+
+// cholSolve solves L Lᵀ x = b in place (x = b on entry).
+func cholSolve(l []float64, d int, x []float64) {
+	for i := range d {
+		s := x[i]
+		for k := range i {
+			s -= l[i*d+k] * x[k]
+		}
+		x[i] = s / l[i*d+i]
+	}
+	for i := d - 1; i >= 0; i-- {
+		s := x[i]
+		for k := i + 1; k < d; k++ {
+			s -= l[k*d+i] * x[k]
+		}
+		x[i] = s / l[i*d+i]
+	}
+}
