@@ -35,6 +35,8 @@ type Graph struct {
 	// the order it is built.
 	msg        []float64   // scratch: one message into the variable being updated
 	nats       [][]float64 // by variable ID: the natural parameters of its last update (Variable.natural)
+	natTmp     []float64   // while not nil, Variable.natural's buffer (resetToPrior)
+	resetNat   []float64
 	varSlab    []Variable
 	factorSlab []FactorNode
 	floatSlab  []float64
@@ -51,7 +53,7 @@ const (
 // natOf returns v's natural-parameter buffer, allocated at its first use.
 func (g *Graph) natOf(v *Variable) []float64 {
 	if v.id >= len(g.nats) {
-		g.nats = append(g.nats, make([][]float64, max(g.nextID, v.id+1)-len(g.nats))...)
+		g.nats = append(g.nats, make([][]float64, v.id+1-len(g.nats))...)
 	}
 	b := g.nats[v.id]
 	if len(b) != len(v.stats) {
@@ -335,7 +337,12 @@ func sameShape(a, b []int) bool {
 // resetToPrior sets v's posterior from the messages of the factors whose
 // output v is: its prior.
 func (g *Graph) resetToPrior(v *Variable) error {
-	clear(v.natural())
+	// Not an update: the prior's natural parameters are summed in scratch,
+	// so that a variable no update reaches (one that sum-product sets)
+	// keeps no buffer of its own.
+	g.natTmp = g.scratch(&g.resetNat, len(v.stats))
+	defer func() { g.natTmp = nil }()
+	clear(g.natTmp)
 	for _, e := range v.edges {
 		if e.k != 0 {
 			continue

@@ -53,11 +53,11 @@ func (v *Variable) Beta() expfam.Beta {
 // update summed them (the prior's plus the messages, paper eq. 8): for a
 // categorical variable unnormalised log-probabilities. It is meaningful
 // after an Update or UpdateStructured of v (a variable that sum-product
-// sets keeps those of its last such update). The slice belongs to the
-// variable and must not be modified.
+// sets keeps those of its last such update; before any, nil). The slice
+// belongs to the variable and must not be modified.
 func (v *Variable) Natural() []float64 {
-	if v.g == nil {
-		return nil
+	if v.g == nil || v.id >= len(v.g.nats) {
+		return nil // no update has summed them
 	}
-	return v.natural()
+	return v.g.nats[v.id]
 }

@@ -329,6 +329,11 @@ func (v *Variable) Categorical() bool { return v.family == expfam.CategoricalFam
 // (one set by sum-product, an observation) holds none. message returns the
 // graph's scratch for one message: a graph updates one variable at a time,
 // so one buffer serves every variable.
-func (v *Variable) natural() []float64 { return v.g.natOf(v) }
+func (v *Variable) natural() []float64 {
+	if v.g.natTmp != nil {
+		return v.g.natTmp
+	}
+	return v.g.natOf(v)
+}
 
 func (v *Variable) message() []float64 { return v.g.scratch(&v.g.msg, len(v.stats)) }

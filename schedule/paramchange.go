@@ -35,6 +35,12 @@ func (pc *paramChange) after(v *ffg.Variable) {
 		return
 	}
 	nat := v.Natural()
+	if len(pc.old) != len(nat) {
+		// The variable's first update: no earlier natural parameters to
+		// compare with, so the sweep has not settled.
+		pc.max = math.Inf(1)
+		return
+	}
 	if v.Categorical() {
 		// Log-probabilities up to a constant: compare them less their
 		// largest finite entry.
