@@ -105,7 +105,8 @@ func Novelty(m *Model, qs []float64) float64 {
 // being the novelty weights (NoveltyWeights). With several factors the
 // belief is the product of the factors' marginals, and the terms are summed
 // over the modalities (docs/pomdp.md): the work is Σ_m |O_m| Π_(f in
-// deps(m)) |S_f|, never the size of the joint state space. It is the policy
+// deps(m)) |S_f|, never the size of the joint state space. A joint
+// preference's risk is KL[Π_(m in P) Q(o_m) ‖ C_P] (ObsRisk). It is the policy
 // search's kernel and the one implementation behind Risk and Novelty: no
 // allocation. It panics as Risk does (m nil or not a valid model, len(qs) !=
 // m.NumStates()), and if w is neither nil nor of the length of
@@ -116,6 +117,9 @@ func StepCost(m *Model, qs []float64, w []float64) (risk, amb, nov float64) {
 	}
 	if w != nil && len(w) != m.wLen {
 		badLen("StepCost", "w", len(w), m.wLen)
+	}
+	if len(m.prefs) > 0 {
+		return m.prefStepCost(qs, w)
 	}
 	for i := range m.mods {
 		md := &m.mods[i]

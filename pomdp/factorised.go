@@ -61,6 +61,9 @@ type Modality struct {
 type FactorisedSpec struct {
 	Factors    []Factor
 	Modalities []Modality
+	// Preferences are targets over the joint outcomes of several
+	// modalities (Preference); optional.
+	Preferences []Preference
 }
 
 // NewFactorised validates fs and returns the model holding copies of its
@@ -86,7 +89,16 @@ func (fs FactorisedSpec) clone() FactorisedSpec {
 		md.DependsOn = cloneStrings(md.DependsOn)
 		mods[i] = md
 	}
-	return FactorisedSpec{Factors: factors, Modalities: mods}
+	prefs := make([]Preference, len(fs.Preferences))
+	for i, p := range fs.Preferences {
+		p.Modalities = cloneStrings(p.Modalities)
+		p.C, p.LogC = clone(p.C), clone(p.LogC)
+		prefs[i] = p
+	}
+	if fs.Preferences == nil {
+		prefs = nil
+	}
+	return FactorisedSpec{Factors: factors, Modalities: mods, Preferences: prefs}
 }
 
 // newFactorised is NewFactorised without the copy: the model keeps the
@@ -120,7 +132,9 @@ func newFactorised(fs FactorisedSpec) (*Model, error) {
 		m.factors = append(m.factors, f)
 	}
 	seen := make(map[string]int, len(fs.Modalities))
+	hasC := make([]bool, len(fs.Modalities))
 	for i, sm := range fs.Modalities {
+		hasC[i] = sm.C != nil || sm.LogC != nil
 		if sm.Name == "" {
 			return nil, fmt.Errorf("modalities[%d]: name: missing", i)
 		}
@@ -136,6 +150,9 @@ func newFactorised(fs FactorisedSpec) (*Model, error) {
 			return nil, fmt.Errorf("modality %s: %w", jsonread.Quote(sm.Name), err)
 		}
 		m.mods = append(m.mods, md)
+	}
+	if err := m.newPreferences(fs.Preferences, hasC); err != nil {
+		return nil, err
 	}
 	if err := m.finish(); err != nil {
 		return nil, err
@@ -541,6 +558,13 @@ func (m *Model) FactorisedSpec() FactorisedSpec {
 			A: clone(md.a), C: clone(md.c), ConcA: clone(md.concA),
 		})
 	}
+	for _, p := range m.prefs {
+		names := make([]string, len(p.mods))
+		for k, i := range p.mods {
+			names[k] = fs.Modalities[i].Name
+		}
+		fs.Preferences = append(fs.Preferences, Preference{Modalities: names, C: clone(p.c)})
+	}
 	return fs
 }
 
@@ -576,8 +600,9 @@ func (m *Model) ObsOffset(i int) int {
 // It panics if i is out of range [0, NumModalities()).
 func (m *Model) ModalityA(i int) []float64 { return clone(m.modalityAt("ModalityA", i).a) }
 
-// ModalityC returns a copy of modality i's target C. It panics if i is out
-// of range [0, NumModalities()).
+// ModalityC returns a copy of modality i's target C, nil for a modality
+// whose target is part of a joint preference (Preference). It panics if i
+// is out of range [0, NumModalities()).
 func (m *Model) ModalityC(i int) []float64 { return clone(m.modalityAt("ModalityC", i).c) }
 
 // FactorB returns a copy of factor f's B, flat over [u][next][prev]. It

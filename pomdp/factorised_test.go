@@ -214,7 +214,7 @@ func TestFactorisedErrors(t *testing.T) {
 		{"unknown key", edit(func(v map[string]any) { fac(v, 0)["Bee"] = 1 }),
 			[]string{`factor "location"`, `unknown field "Bee"`}},
 		{"mixed spellings", edit(func(v map[string]any) { v["A"] = []any{} }),
-			[]string{`unknown field "A"`, `only factors and modalities`}},
+			[]string{`unknown field "A"`, `only factors, modalities and preferences`}},
 		{"no modalities", edit(func(v map[string]any) { delete(v, "modalities") }),
 			[]string{`modalities: missing`}},
 		{"D length", edit(func(v map[string]any) { fac(v, 0)["D"] = []any{1, 0} }),

@@ -70,7 +70,8 @@ type Model struct {
 
 	factors    []factor
 	mods       []modality
-	factorised bool // built by NewFactorised (output keyed by name)
+	prefs      []preference // joint preferences over several modalities
+	factorised bool         // built by NewFactorised (output keyed by name)
 
 	// The single-factor view (factor 0 and modality 0), used by the
 	// accessors of a single-factor model.
@@ -133,6 +134,8 @@ type modality struct {
 	logC     []float64 // ln C[o]
 	hA       []float64 // H[A(.|s_deps)], size entries
 	wOff     int       // offset of its novelty weights in NoveltyWeights
+	obsOff   int       // offset of its outcomes in a prediction (ObsLen layout)
+	pref     int       // 1 + the index of its joint preference, 0 when none
 }
 
 // New validates sp and returns a POMDP holding copies of its slices.
@@ -296,6 +299,7 @@ func (m *Model) finish() error {
 		}
 		md.wOff = wLen
 		wLen += md.no * md.size
+		md.obsOff = m.obsLen
 		m.obsLen += md.no
 		hasA = hasA || md.concA != nil
 	}
@@ -303,6 +307,7 @@ func (m *Model) finish() error {
 	if hasA {
 		m.wLen = wLen
 	}
+	m.finishPreferences()
 	m.lazy = new(derived)
 	m.logC, m.hA, m.logD = md0.logC, md0.hA, f0.logD
 	m.valid = true
