@@ -260,6 +260,10 @@ func (a *Agent) vmpFactorised(qp []float64, u int) error {
 //	classic: Σ_m KL[Q(O_m) ‖ C_m] + Σ_m E[H[Ā_m]]
 //	pcost:   Σ_f KL[Q(S_f) ‖ C_f] + Σ_m KL[Q(O_m) ‖ C_m]
 //	feef:    Σ_f E[ln Q(S_f) - ln C_f] - Σ_m E[H[Ā_m]] - Σ_m Σ_o (Ā_m Q(S))(o) ln C_m(o)
+//
+// A joint preference C_P over several modalities replaces their KL terms
+// by KL[Π_(m in P) Q(O_m) ‖ C_P] and their cross-entropy by
+// -E_(Π_m Q(O_m))[ln C_P] (pomdp.ObsRisk, pomdp.ObsCrossEntropy).
 func (a *Agent) costFactorised(qs, qo []float64) float64 {
 	f, m := a.fact, a.fact.m
 	g := 0.0
@@ -277,6 +281,18 @@ func (a *Agent) costFactorised(qs, qo []float64) float64 {
 				}
 			}
 		}
+	}
+	if m.NumPreferences() > 0 {
+		// Joint preferences: the observation terms from pomdp, the joint
+		// outcome predicted as the product of the modalities' marginals.
+		switch a.opts.Cost {
+		case FEEF:
+			pomdp.PredictObs(m, f.pred, qs)
+			return g - pomdp.Ambiguity(m, qs) + pomdp.ObsCrossEntropy(m, f.pred)
+		case PCost:
+			return g + pomdp.ObsRisk(m, qo)
+		}
+		return pomdp.ObsRisk(m, qo) + pomdp.Ambiguity(m, qs)
 	}
 	switch a.opts.Cost {
 	case FEEF:

@@ -21,6 +21,7 @@ import (
 //
 // A modality appears in at most one preference and then has no C of its
 // own; a modality in none and without C has a uniform target, as before.
+// A preference over one modality is that modality's C.
 type Preference struct {
 	Modalities []string // modality names, each at most once
 	C, LogC    []float64
@@ -57,6 +58,7 @@ func (m *Model) newPreferences(ps []Preference, hasC []bool) error {
 		index[md.name] = i
 		names[i] = md.name
 	}
+	inPref := map[int]int{} // modality -> the preference that holds it
 	for pi, sp := range ps {
 		where := fmt.Sprintf("preferences[%d]: ", pi)
 		if len(sp.Modalities) == 0 {
@@ -77,9 +79,10 @@ func (m *Model) newPreferences(ps []Preference, hasC []bool) error {
 					return fmt.Errorf("%smodalities[%d]: modality %s listed twice (also modalities[%d])", where, k, jsonread.Quote(name), j)
 				}
 			}
-			if q := m.mods[i].pref; q > 0 {
-				return fmt.Errorf("%smodalities[%d]: modality %s is already in preferences[%d] (a modality has one target)", where, k, jsonread.Quote(name), q-1)
+			if q, ok := inPref[i]; ok {
+				return fmt.Errorf("%smodalities[%d]: modality %s is already in preferences[%d] (a modality has one target)", where, k, jsonread.Quote(name), q)
 			}
+			inPref[i] = pi
 			if hasC[i] {
 				return fmt.Errorf("%smodalities[%d]: modality %s has its own C or log_C (a modality has one target: drop it there)", where, k, jsonread.Quote(name))
 			}
@@ -109,6 +112,11 @@ func (m *Model) newPreferences(ps []Preference, hasC []bool) error {
 		}
 		if p.c, err = checkProb("C", c, nil, "", []int{n}); err != nil {
 			return fmt.Errorf("%s%w", where, err)
+		}
+		if len(p.mods) == 1 {
+			// A preference over one modality is that modality's C.
+			m.mods[p.mods[0]].c = p.c
+			continue
 		}
 		m.prefs = append(m.prefs, p)
 		for _, i := range p.mods {
