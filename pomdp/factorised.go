@@ -30,6 +30,12 @@ type Factor struct {
 	// left 0 when Controls is given). An uncontrolled factor has neither.
 	Controls    []string
 	NumControls int
+	// ControlsOf names an earlier controllable factor whose controls this
+	// factor shares: one action moves both (a sprite's x and y under
+	// "left", "right", "up", "down"). B then has one matrix per control of
+	// that factor, Controls is left nil, and the joint actions are not
+	// multiplied by this factor's controls.
+	ControlsOf string
 
 	B, D                []float64
 	CStates, LogCStates []float64
@@ -124,11 +130,19 @@ func newFactorised(fs FactorisedSpec) (*Model, error) {
 		if j, ok := index[sf.Name]; ok {
 			return nil, fmt.Errorf("factors[%d]: name: duplicate %s (also factors[%d])", i, jsonread.Quote(sf.Name), j)
 		}
+		owner := i
+		if sf.ControlsOf != "" {
+			var err error
+			if owner, sf, err = shareControls(sf, m.factors, index); err != nil {
+				return nil, fmt.Errorf("factor %s: %w", jsonread.Quote(sf.Name), err)
+			}
+		}
 		index[sf.Name] = i
 		f, err := newFactor(sf, maxElems)
 		if err != nil {
 			return nil, fmt.Errorf("factor %s: %w", jsonread.Quote(sf.Name), err)
 		}
+		f.owner = owner
 		m.factors = append(m.factors, f)
 	}
 	seen := make(map[string]int, len(fs.Modalities))
@@ -159,6 +173,31 @@ func newFactorised(fs FactorisedSpec) (*Model, error) {
 	}
 	return m, nil
 }
+
+// shareControls checks ControlsOf of sf against the factors before it and
+// returns the owner's index and sf with the owner's controls.
+func shareControls(sf Factor, factors []factor, index map[string]int) (int, Factor, error) {
+	j, ok := index[sf.ControlsOf]
+	switch {
+	case !ok:
+		return 0, sf, fmt.Errorf("controls_of: unknown factor %s (the factor whose controls it shares must come before it; factors before it: %s)", jsonread.Quote(sf.ControlsOf), factorNames(factors))
+	case sf.Controls != nil:
+		return 0, sf, errors.New("controls and controls_of: both given, want one (a factor sharing the controls of another has none of its own)")
+	case factors[j].owner != j:
+		return 0, sf, fmt.Errorf("controls_of: factor %s shares the controls of %s itself; name that one", jsonread.Quote(sf.ControlsOf), jsonread.Quote(factors[factors[j].owner].name))
+	case factors[j].nu < 2:
+		return 0, sf, fmt.Errorf("controls_of: factor %s has no controls", jsonread.Quote(sf.ControlsOf))
+	case sf.NumControls != 0 && sf.NumControls != factors[j].nu:
+		return 0, sf, fmt.Errorf("B: %d matrices, want %d (one per control of %s)", sf.NumControls, factors[j].nu, jsonread.Quote(sf.ControlsOf))
+	}
+	sf.Controls, sf.NumControls = factors[j].controls, factors[j].nu
+	return j, sf, nil
+}
+
+// ControlOwner returns the factor whose controls factor f takes: f itself,
+// or the factor of its ControlsOf. It panics if f is out of range [0,
+// NumFactors()).
+func (m *Model) ControlOwner(f int) int { return m.factorAt("ControlOwner", f).owner }
 
 func newFactor(sf Factor, maxElems float64) (factor, error) {
 	ns := sf.NumStates
@@ -447,7 +486,8 @@ func (m *Model) DecodeAction(dst []int, u int) []int {
 }
 
 // EncodeControls returns the joint action index of one control per factor
-// (controls in factor order; 0 for a factor that is not controllable), or
+// (controls in factor order; 0 for a factor that is not controllable; the
+// entry of a factor that shares another's controls is ignored), or
 // an error naming the factor whose control is out of range: the inverse of
 // DecodeAction. A nil or zero model is Check's error.
 func (m *Model) EncodeControls(controls []int) (int, error) {
@@ -459,6 +499,9 @@ func (m *Model) EncodeControls(controls []int) (int, error) {
 	}
 	u := 0
 	for i, f := range m.factors {
+		if f.owner != i {
+			continue // the owner's control
+		}
 		c := controls[i]
 		if c < 0 || c >= f.nu {
 			return 0, fmt.Errorf("pomdp: control %d of factor %s: out of range [0, %d)", c, jsonread.Quote(f.name), f.nu)
@@ -537,9 +580,13 @@ func (m *Model) FactorisedSpec() FactorisedSpec {
 				controls[u] = fmt.Sprint(u)
 			}
 		}
+		controlsOf := ""
+		if j := f.owner; j != len(fs.Factors) {
+			controls, controlsOf = nil, fs.Factors[j].Name
+		}
 		fs.Factors = append(fs.Factors, Factor{
 			Name: nm, NumStates: f.ns, States: cloneStrings(f.states),
-			Controls: controls, NumControls: f.nu,
+			Controls: controls, NumControls: f.nu, ControlsOf: controlsOf,
 			B: clone(f.b), D: clone(f.d), CStates: clone(f.cStates),
 			ConcB: clone(f.concB), ConcD: clone(f.concD),
 		})

@@ -54,6 +54,7 @@ type pomdpJSON struct {
 type factorJSON struct {
 	name                     string
 	states, controls         []string
+	controlsOf               string
 	B, ConcB                 *jsonread.Tensor
 	hasB, hasCB              bool
 	D, CStates, LogCS, ConcD *jsonread.Tensor
@@ -424,6 +425,11 @@ func readFactor(r *jsonread.Reader, i int) (factorJSON, error) {
 			f.states, err = readNames(r, key, true)
 		case "controls":
 			f.controls, err = readNames(r, key, true)
+		case "controls_of":
+			if r.Peek() != '"' {
+				return fmt.Errorf("controls_of: want a factor name, got JSON %s", r.Kind())
+			}
+			f.controlsOf = r.ReadString()
 		case "B":
 			f.hasB = true
 			f.B, err = readVector(r, key, 3)

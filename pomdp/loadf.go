@@ -11,7 +11,7 @@ import (
 
 // The factorised file format (docs/formats.md, "Factorised"):
 //
-//	{"factors": [{"name": ..., "states": [...], "controls": [...],
+//	{"factors": [{"name": ..., "states": [...], "controls": [...], "controls_of": ...,
 //	              "B": [[[...]]], "D": [...], "C_states": [...],
 //	              "log_C_states": [...], "b": [[[...]]], "d": [...]}, ...],
 //	 "modalities": [{"name": ..., "outcomes": [...], "depends_on": [...],
@@ -21,7 +21,7 @@ import (
 var (
 	topKeys      = []string{"factors", "modalities", "preferences"}
 	prefKeys     = []string{"modalities", "C", "log_C"}
-	factorKeys   = []string{"name", "states", "controls", "B", "D", "C_states", "log_C_states", "b", "d"}
+	factorKeys   = []string{"name", "states", "controls", "controls_of", "B", "D", "C_states", "log_C_states", "b", "d"}
 	modalityKeys = []string{"name", "outcomes", "depends_on", "A", "C", "log_C", "a"}
 )
 
@@ -62,7 +62,7 @@ func parseFactorised(file *fileJSON) (*Model, error) {
 }
 
 func parseFactor(i int, fj factorJSON) (Factor, error) {
-	f := Factor{Name: fj.name, States: fj.states, Controls: fj.controls}
+	f := Factor{Name: fj.name, States: fj.states, Controls: fj.controls, ControlsOf: fj.controlsOf}
 	where := fmt.Sprintf("factors[%d]: ", i)
 	if f.Name != "" {
 		where = fmt.Sprintf("factor %s: ", jsonread.Quote(f.Name))
@@ -314,6 +314,7 @@ func (fs FactorisedSpec) MarshalJSON() ([]byte, error) {
 		Name       string    `json:"name"`
 		States     []string  `json:"states,omitempty"`
 		Controls   []string  `json:"controls,omitempty"`
+		ControlsOf string    `json:"controls_of,omitempty"`
 		D          []float64 `json:"D,omitempty"`
 		B          any       `json:"B,omitempty"`
 		CStates    []float64 `json:"C_states,omitempty"`
@@ -349,7 +350,7 @@ func (fs FactorisedSpec) MarshalJSON() ([]byte, error) {
 		shape := []int{nu, f.NumStates, f.NumStates}
 		sizes[f.Name] = f.NumStates
 		out.Factors = append(out.Factors, factorJSON{
-			Name: f.Name, States: f.States, Controls: f.Controls, D: f.D,
+			Name: f.Name, States: f.States, Controls: f.Controls, ControlsOf: f.ControlsOf, D: f.D,
 			B: nest(f.B, shape), CStates: f.CStates, LogCStates: f.LogCStates,
 			ConcB: nest(f.ConcB, shape), ConcD: f.ConcD,
 		})

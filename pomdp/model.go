@@ -116,6 +116,7 @@ type factor struct {
 	ns, nu                      int
 	off                         int // offset of its marginal in a belief
 	stride                      int // joint action u has control (u/stride)%nu
+	owner                       int // the factor whose controls it takes (ControlsOf), or its own index
 	b, d, cStates, concB, concD []float64
 	states, controls            []string
 	logD                        []float64
@@ -243,11 +244,17 @@ func (m *Model) finish() error {
 	}
 	for i := len(m.factors) - 1; i >= 0; i-- {
 		f := &m.factors[i]
+		if f.owner != i {
+			continue // after the loop: its owner's stride
+		}
 		f.stride = m.nu
 		if float64(m.nu)*float64(f.nu) > maxIndex {
 			return fmt.Errorf("actions: the product of the factors' controls is too large (over 2^53)")
 		}
 		m.nu *= f.nu
+	}
+	for i := range m.factors {
+		m.factors[i].stride = m.factors[m.factors[i].owner].stride
 	}
 	for i := len(m.mods) - 1; i >= 0; i-- {
 		md := &m.mods[i]
@@ -483,8 +490,8 @@ func (m *Model) ActionName(u int) string {
 		return fmt.Sprint(u)
 	}
 	var parts []string
-	for _, f := range m.factors {
-		if f.controls == nil && f.nu == 1 {
+	for i, f := range m.factors {
+		if f.controls == nil && f.nu == 1 || f.owner != i {
 			continue
 		}
 		parts = append(parts, name(f.controls, (u/f.stride)%f.nu))
