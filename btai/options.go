@@ -302,8 +302,10 @@ func (o *Options) validate() error {
 		return fmt.Errorf("rollout length %d, want 1..1000", o.RolloutLength)
 	case o.VMPIterations < 1:
 		return fmt.Errorf("VMP iterations %d, want >= 1", o.VMPIterations)
-	case o.Past != pomdp.PastDefault && o.Past != pomdp.PastVMP && o.Past != pomdp.PastFilter:
-		return fmt.Errorf("past inference %d, want vmp or filter", int(o.Past))
+	case o.Past != pomdp.PastDefault && o.Past != pomdp.PastVMP && o.Past != pomdp.PastFilter && o.Past != pomdp.PastFactorised:
+		return fmt.Errorf("past inference %d, want vmp, filter or factorised", int(o.Past))
+	case o.Past == pomdp.PastFactorised && o.GlobalInference:
+		return fmt.Errorf("past inference factorised with global inference: global VMP would redo the past by mean field (use local inference, or past inference vmp)")
 	case o.Past == pomdp.PastFilter && o.GlobalInference:
 		return fmt.Errorf("past inference filter with global inference: global VMP would redo the past by mean field (use local inference, or past inference vmp)")
 	case !(o.VMPTolerance > 0) || !finite(o.VMPTolerance):

@@ -71,7 +71,8 @@ func RegisterPlanFlags(fs *flag.FlagSet) *PlanFlags {
 	fs.IntVar(&f.window, "window", d.Window, "past time steps kept in the graph (0 = all, else >= 2)")
 	fs.IntVar(&f.trialSteps, "trial-steps", 0, "actions per trial: at step t planning expands no node deeper than the steps left, N - t (at least 1), "+
 		"and stops once the tree is complete to that depth (0..1000000; 0, the default: no limit)")
-	fs.StringVar(&f.past, "past", d.Past.String(), "past inference: vmp (the paper's mean field over the past) or filter (exact filtering of the present state); "+
+	fs.StringVar(&f.past, "past", d.Past.String(), "past inference: vmp (the paper's mean field over the past), filter (exact filtering of the present state) "+
+		"or factorised (filtering under a belief that factorises over the factors, as BTAI_3MF); "+
 		"not the same setting as --inference, which is for the planning tree")
 	fs.BoolVar(&f.global, "global", false, "global instead of local inference after each expansion")
 	fs.BoolVar(&f.novelty, "novelty", false, "learn A while acting and add its expected information gain (novelty) to the planning cost")
@@ -195,8 +196,8 @@ func (f *PlanFlags) Options() (Options, error) {
 		if o.Past, err = pomdp.ParsePastInference(f.past); err != nil {
 			return o, agent.Flagf("past", "%v", err)
 		}
-		if o.Past == pomdp.PastFilter && o.GlobalInference || o.Past == pomdp.PastFilter && f.global {
-			return o, flagMsg("--past filter: global inference (--global) would redo the past by mean field; leave one of them out")
+		if (o.Past == pomdp.PastFilter || o.Past == pomdp.PastFactorised) && (o.GlobalInference || f.global) {
+			return o, flagMsg("--past %s: global inference (--global) would redo the past by mean field; leave one of them out", o.Past)
 		}
 	}
 	if f.set("global") {

@@ -397,6 +397,12 @@ func (m *Model) jointPosterior(dst []float64, obs int) ([]float64, error) {
 // Q = D, until no probability moves by more than 1e-13 (at most 500
 // sweeps).
 func (m *Model) meanFieldPosterior(dst []float64, obs int, outcomes []int) ([]float64, error) {
+	return m.meanField(dst, nil, obs, outcomes)
+}
+
+// meanField is meanFieldPosterior under the prior Π_f prior_f (a belief,
+// every factor's marginal; nil: D) instead of D.
+func (m *Model) meanField(dst, prior []float64, obs int, outcomes []int) ([]float64, error) {
 	rows := make([][]float64, len(m.mods))
 	for i := range m.mods {
 		md := &m.mods[i]
@@ -413,8 +419,18 @@ func (m *Model) meanFieldPosterior(dst []float64, obs int, outcomes []int) ([]fl
 		}
 		rows[i] = row
 	}
-	for _, f := range m.factors {
-		copy(dst[f.off:f.off+f.ns], f.d)
+	logPrior := make([][]float64, len(m.factors))
+	for i, f := range m.factors {
+		if prior == nil {
+			copy(dst[f.off:f.off+f.ns], f.d)
+			logPrior[i] = f.logD
+			continue
+		}
+		copy(dst[f.off:f.off+f.ns], prior[f.off:f.off+f.ns])
+		logPrior[i] = make([]float64, f.ns)
+		for s, p := range prior[f.off : f.off+f.ns] {
+			logPrior[i][s] = math.Log(p)
+		}
 	}
 	most := 0
 	for _, f := range m.factors {
@@ -427,7 +443,7 @@ func (m *Model) meanFieldPosterior(dst []float64, obs int, outcomes []int) ([]fl
 		moved := 0.0
 		for fi := range m.factors {
 			f := &m.factors[fi]
-			eta = append(eta[:0], f.logD...)
+			eta = append(eta[:0], logPrior[fi]...)
 			msg := msg[:f.ns]
 			for i := range m.mods {
 				for k, dep := range m.mods[i].deps {
