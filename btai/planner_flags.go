@@ -65,7 +65,7 @@ func RegisterPlanFlags(fs *flag.FlagSet) *PlanFlags {
 	fs.StringVar(&f.inference, "inference", d.Inference.String(), "inference on new tree nodes: vmp (local mean-field VMP) or predictive")
 	fs.Float64Var(&f.exploration, "exploration", *d.Exploration, "UCT exploration constant (finite, >= 0)")
 	fs.StringVar(&f.selection, "selection", d.Selection.String(), "tree selection: normalized-uct (UCT on costs scaled to [0, 1] by the range in the tree), "+
-		"unexplored-first (the paper's) or uct (all children by UCT, as the paper author's C++)")
+		"unexplored-first (the paper's), uct (all children by UCT, as the paper author's C++) or uct-3mf (uct with the root counting one visit of its own, as BTAI_3MF)")
 	fs.IntVar(&f.rollouts, "rollouts", d.Rollouts, "roll-outs per expanded node, Algorithm 1 (0..10000)")
 	fs.IntVar(&f.rolloutLength, "rollout-length", DefaultRolloutLength, "length of each roll-out (1..1000; needs --rollouts)")
 	fs.IntVar(&f.window, "window", d.Window, "past time steps kept in the graph (0 = all, else >= 2)")
