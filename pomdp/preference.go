@@ -44,8 +44,13 @@ type preference struct {
 	// over the differing entries only. sparse is false otherwise.
 	sparse bool
 	base   float64
-	dev    []float64 // ln C - base at each differing entry
-	at     []int32   // per differing entry, len(mods) offsets into a prediction (ObsLen layout)
+	dev    []float64 // ln C - base at each differing entry, in table order
+	last   []int32   // per differing entry, the offset of its last modality's outcome in a prediction (ObsLen layout)
+	// The differing entries in groups that share the outcomes of every
+	// modality but the last: group g holds entries gEnd[g-1]..gEnd[g]-1
+	// and the offsets gAt[g*(k-1):(g+1)*(k-1)] of those outcomes.
+	gEnd []int32
+	gAt  []int32
 }
 
 // newPreferences validates the preferences of a factorised model against
@@ -152,7 +157,7 @@ func (m *Model) finishPreferences() {
 			p.logC[j] = math.Log(c)
 			count[p.logC[j]]++
 		}
-		p.sparse, p.dev, p.at = false, nil, nil
+		p.sparse, p.dev, p.last, p.gEnd, p.gAt = false, nil, nil, nil, nil
 		base, most := 0.0, 0
 		for v, k := range count {
 			if k > most || k == most && v < base {
@@ -164,20 +169,32 @@ func (m *Model) finishPreferences() {
 		}
 		p.sparse, p.base = true, base
 		digits := make([]int, len(p.mods))
-		for _, l := range p.logC {
+		k := len(p.mods)
+		lastGroup := -1 // the index, among the table's rows over the last modality, of the open group
+		for j, l := range p.logC {
 			if l != base {
-				p.dev = append(p.dev, l-base)
-				for k, i := range p.mods {
-					p.at = append(p.at, int32(m.mods[i].obsOff+digits[k]))
+				if row := j / p.shape[k-1]; row != lastGroup {
+					if lastGroup >= 0 {
+						p.gEnd = append(p.gEnd, int32(len(p.dev)))
+					}
+					lastGroup = row
+					for a, i := range p.mods[:k-1] {
+						p.gAt = append(p.gAt, int32(m.mods[i].obsOff+digits[a]))
+					}
 				}
+				p.dev = append(p.dev, l-base)
+				p.last = append(p.last, int32(m.mods[p.mods[k-1]].obsOff+digits[k-1]))
 			}
-			for k := len(digits) - 1; k >= 0; k-- {
-				digits[k]++
-				if digits[k] < p.shape[k] {
+			for a := len(digits) - 1; a >= 0; a-- {
+				digits[a]++
+				if digits[a] < p.shape[a] {
 					break
 				}
-				digits[k] = 0
+				digits[a] = 0
 			}
+		}
+		if lastGroup >= 0 {
+			p.gEnd = append(p.gEnd, int32(len(p.dev)))
 		}
 	}
 }
@@ -261,6 +278,20 @@ func ObsCrossEntropy(m *Model, qo []float64) float64 {
 	return h
 }
 
+// JointCrossEntropy returns -Σ_P E[ln C_P] over the joint preferences P,
+// each under the product of its modalities' marginals in qo (ObsLen
+// entries): the part of ObsCrossEntropy that the joint preferences give,
+// 0 for a model without any. It does not allocate; it panics as ObsRisk
+// does.
+func JointCrossEntropy(m *Model, qo []float64) float64 {
+	checkObs("JointCrossEntropy", m, qo)
+	h := 0.0
+	for pi := range m.prefs {
+		h -= m.prefExpect(&m.prefs[pi], qo)
+	}
+	return h
+}
+
 func checkObs(fn string, m *Model, qo []float64) {
 	if m == nil || !m.valid {
 		badBelief(fn, m, nil)
@@ -284,14 +315,20 @@ func (m *Model) prefExpect(p *preference, qo []float64) float64 {
 			mass *= s
 		}
 		v := p.base * mass
-		for e, d := range p.dev {
+		start := int32(0)
+		for g, end := range p.gEnd {
 			w := 1.0
-			for _, o := range p.at[e*k : (e+1)*k] {
+			for _, o := range p.gAt[g*(k-1) : (g+1)*(k-1)] {
 				w *= qo[o]
 			}
 			if w != 0 {
-				v += w * d
+				for e := start; e < end; e++ {
+					if q := w * qo[p.last[e]]; q != 0 {
+						v += q * p.dev[e]
+					}
+				}
 			}
+			start = end
 		}
 		return v
 	}

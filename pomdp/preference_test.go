@@ -92,7 +92,7 @@ func TestJointPreferenceProduct(t *testing.T) {
 // everywhere, as dSprites' goal rows) gives the dense sum's expectation.
 func TestJointPreferenceSparse(t *testing.T) {
 	tab := make([]float64, 3*4*5)
-	tab[7], tab[33], tab[59] = 5, -5, -2
+	tab[7], tab[8], tab[33], tab[59] = 5, 1, -5, -2 // 7 and 8 share the outcomes of a and b
 	p := Preference{Modalities: []string{"a", "b", "c"}, LogC: tab}
 	var fs FactorisedSpec
 	for i, n := range []int{3, 4, 5} {
@@ -115,8 +115,8 @@ func TestJointPreferenceSparse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !m.prefs[0].sparse || len(m.prefs[0].dev) != 3 {
-		t.Fatalf("sparse %v with %d entries, want true with 3", m.prefs[0].sparse, len(m.prefs[0].dev))
+	if !m.prefs[0].sparse || len(m.prefs[0].dev) != 4 || len(m.prefs[0].gEnd) != 3 {
+		t.Fatalf("sparse %v with %d entries in %d groups, want true with 4 in 3", m.prefs[0].sparse, len(m.prefs[0].dev), len(m.prefs[0].gEnd))
 	}
 	qo := []float64{0.2, 0.3, 0.5, 0.1, 0.2, 0.3, 0.4, 0.05, 0.15, 0.2, 0.25, 0.35}
 	want := 0.0 // brute force over the 60 joint outcomes
