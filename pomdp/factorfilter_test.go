@@ -1,6 +1,7 @@
 package pomdp
 
 import (
+	"context"
 	"math"
 	"strings"
 	"testing"
@@ -36,8 +37,8 @@ func TestPastFactorisedMatchesFilter(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		r1, err1 := exact.Infer(nil, nil)
-		r2, err2 := fact.Infer(nil, nil)
+		r1, err1 := exact.Infer(context.Background(), nil)
+		r2, err2 := fact.Infer(context.Background(), nil)
 		if err1 != nil || err2 != nil {
 			t.Fatal(err1, err2)
 		}
