@@ -19,7 +19,7 @@ import (
 )
 
 const (
-	btaiPlanSynopsis = "arbor btai plan --model M --obs O0 [--preset scale-free|paper|hp] [--iterations K] [--cost classic|pcost|feef] " +
+	btaiPlanSynopsis = "arbor btai plan --model M --obs O0 [--preset scale-free|paper|hp|3mf] [--iterations K] [--cost classic|pcost|feef] " +
 		"[--propagation min-backward|backward|forward] [--inference vmp|predictive] [--selection normalized-uct|unexplored-first|uct] " +
 		"[--exploration C] [--trial-steps N] [--novelty] [--dot FILE] [--plot FILE.png] [--json]"
 )
