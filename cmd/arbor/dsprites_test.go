@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -171,7 +173,8 @@ func TestDSpritesPublished(t *testing.T) {
 }
 
 // TestDSpritesBadInput: a granularity that does not divide 32, an unknown
-// environment, --env beside --model: exit 2, one line.
+// environment, --env beside --model, a faulty joint preference in a model
+// file: exit 2, one line.
 func TestDSpritesBadInput(t *testing.T) {
 	for _, c := range []struct {
 		args []string
@@ -186,6 +189,26 @@ func TestDSpritesBadInput(t *testing.T) {
 		code, _, errText := runArgs(c.args...)
 		if code != 2 || !strings.Contains(errText, c.want) || strings.Count(errText, "\n") != 1 {
 			t.Errorf("%v: exit %d, %q; want 2 and one line containing %q", c.args, code, errText, c.want)
+		}
+	}
+	// A model file with a faulty joint preference.
+	dir := t.TempDir()
+	for _, c := range []struct{ prefs, want string }{
+		{`[{"modalities": ["x", "x"], "C": [[0.25, 0.25], [0.25, 0.25]]}]`, `modality "x" listed twice`},
+		{`[{"modalities": ["x", "w"], "C": [[0.25, 0.25], [0.25, 0.25]]}]`, `unknown modality "w"`},
+		{`[{"modalities": ["x", "y"], "C": [[0.5, 0.5]]}]`, `C: 1 entries, want 2`},
+		{`[{"modalities": ["x", "y"], "C": [[0.5, 0.75], [0.25, -0.5]]}]`, `C[1][1]: negative probability -0.5`},
+	} {
+		file := filepath.Join(dir, "m.json")
+		model := `{"factors": [{"name": "f", "controls": ["a", "b"], "D": [0.5, 0.5], "B": [[[1, 0], [0, 1]], [[0, 1], [1, 0]]]}],
+ "modalities": [{"name": "x", "depends_on": ["f"], "A": [[1, 0], [0, 1]]}, {"name": "y", "depends_on": ["f"], "A": [[1, 0], [0, 1]]}],
+ "preferences": ` + c.prefs + `}`
+		if err := os.WriteFile(file, []byte(model), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, _, errText := runArgs("btai", "run", "--model", file)
+		if code != 2 || !strings.Contains(errText, c.want) || strings.Count(errText, "\n") != 1 {
+			t.Errorf("preferences %s: exit %d, %q; want 2 and one line containing %q", c.prefs, code, errText, c.want)
 		}
 	}
 }
