@@ -64,10 +64,10 @@ btai-table:
 
 # Regenerates the dSprites table of docs/btai.md (bench/dsprites_table.sh:
 # 1,000 trials per setting for arbor's BTAI at the BTAI_3MF author's
-# settings and at its default preset, aci, and the NumPy peer of the
-# author's agent), then checks the published rates at the author's
-# settings (TestDSpritesPublished). About 30 minutes on one core, most of
-# it the default preset and the peer.
+# settings, 200 for the NumPy peer of the author's agent, arbor's default
+# preset and aci), then checks the published rates at the author's
+# settings (TestDSpritesPublished). About 15 minutes on a loaded 2-core
+# machine, most of it the default preset and the peer.
 dsprites-table:
 	$(GO) build -o .dsprites-arbor ./cmd/arbor
 	bash bench/dsprites_table.sh ./.dsprites-arbor > .dsprites-table.md
