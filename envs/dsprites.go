@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/pomdp"
 )
+
+var _ agent.Environment = (*DSprites)(nil)
 
 // The dSprites task of the BTAI_3MF paper (Champion et al., "Multimodal
 // and multifactor branching time active inference", Neural Computation
