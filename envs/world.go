@@ -96,8 +96,9 @@ func (f *WorldFlags) Given() bool { return flagSet(f.fs, "env") }
 // at fault (an *agent.FlagError).
 func (f *WorldFlags) World() (*World, error) {
 	if !f.Given() {
+		// A flag given at its default behaves as the flag left out.
 		for _, name := range []string{"granularity", "print-model"} {
-			if flagSet(f.fs, name) {
+			if fl := f.fs.Lookup(name); flagSet(f.fs, name) && fl.Value.String() != fl.DefValue {
 				return nil, agent.Flagf(name, "applies to --env only")
 			}
 		}
