@@ -126,12 +126,19 @@ func dspritesRun(t *testing.T, args ...string) ([]dspritesRecord, float64) {
 
 // TestDSpritesReplay: every planner's trials on dSprites replay through
 // the independent implementation above, and btai's initial states are
-// uniform (chi-square over shape, x and y at p = 1e-4 thresholds: 2 and
-// 31 degrees of freedom, 18.4 and 68.5).
+// uniform (checkUniform).
 func TestDSpritesReplay(t *testing.T) {
 	dspritesRun(t, "aci", "run", "--env", "dsprites", "--granularity", "8", "--horizon", "2", "--past", "factorised", "--episodes", "20", "--json")
 	dspritesRun(t, "si", "run", "--env", "dsprites", "--granularity", "8", "--depth", "1", "--episodes", "5", "--json")
 	recs, _ := dspritesRun(t, "btai", "run", "--env", "dsprites", "--granularity", "8", "--preset", "3mf", "--iterations", "20", "--episodes", "400", "--json")
+	checkUniform(t, recs)
+}
+
+// checkUniform checks that the initial states of recs are uniform over
+// shape, x and y: chi-square below the p = 1e-4 thresholds of 2 and 31
+// degrees of freedom, 18.4 and 68.5.
+func checkUniform(t *testing.T, recs []dspritesRecord) {
+	t.Helper()
 	chi := func(counts []int) float64 {
 		e := float64(len(recs)) / float64(len(counts))
 		c := 0.0
@@ -155,6 +162,8 @@ func TestDSpritesReplay(t *testing.T) {
 // iterations at granularities 8, 4, 2 and 150 at 1), BTAI with --preset
 // 3mf reaches at least the published rate minus 0.02 over 1,000 trials:
 // 0.8956, 0.9778, 0.9966 and 1.0 (main_BTAI_3MF.py, 100 trials each).
+// Every trial replays through refDSpritesReward, and the initial states
+// are uniform.
 func TestDSpritesPublished(t *testing.T) {
 	if testing.Short() {
 		t.Skip("1,000 trials at four granularities")
@@ -163,9 +172,10 @@ func TestDSpritesPublished(t *testing.T) {
 		g, iters  string
 		published float64
 	}{{"8", "50", 0.8956}, {"4", "50", 0.9778}, {"2", "50", 0.9966}, {"1", "150", 1.0}} {
-		_, rate := dspritesRun(t, "btai", "run", "--env", "dsprites", "--preset", "3mf", "--granularity", c.g, "--iterations", c.iters,
+		recs, rate := dspritesRun(t, "btai", "run", "--env", "dsprites", "--preset", "3mf", "--granularity", c.g, "--iterations", c.iters,
 			"--exploration", "2.4", "--episodes", "1000", "--seed", "1", "--json")
 		t.Logf("granularity %s, %s iterations: rate %.4f (published %.4f)", c.g, c.iters, rate, c.published)
+		checkUniform(t, recs)
 		if rate < c.published-0.02 {
 			t.Errorf("granularity %s: rate %.4f, want at least %.4f", c.g, rate, c.published-0.02)
 		}
