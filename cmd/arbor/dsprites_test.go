@@ -194,6 +194,7 @@ func TestDSpritesBadInput(t *testing.T) {
 		{[]string{"aci", "run", "--env", "dsprites", "--granularity", "0", "--horizon", "1"}, "--granularity: 0: want a divisor of 32"},
 		{[]string{"btai", "run", "--env", "atari"}, `--env: "atari": unknown environment (want dsprites)`},
 		{[]string{"btai", "run", "--env", "dsprites", "--model", "m.json"}, "--env: give one of --maze, --model and --env"},
+		{[]string{"si", "run", "--env", "dsprites", "--process", "w.json", "--depth", "1"}, "--env: give one of --maze, --model and --env"},
 		{[]string{"btai", "run", "--maze", "x.maze", "--granularity", "2"}, "--granularity: applies to --env only"},
 	} {
 		code, _, errText := runArgs(c.args...)

@@ -125,8 +125,8 @@ func runRun(c *plannerCmd, args []string, stdout io.Writer) error {
 		return badInput("--agents: %d, want 1..1024", *agents)
 	case *agents**episodes > 100_000:
 		return badInput("--agents %d × --episodes %d: %d episodes in all, want at most 100000", *agents, *episodes, *agents**episodes)
-	case worldFlags.Given() && (*mazeFile != "" || *model != ""):
-		return badInput("--env: give one of --maze, --model and --env")
+	case worldFlags.Given() && (*mazeFile != "" || *model != "" || *process != ""):
+		return badInput("--env: give one of --maze, --model and --env (--process goes with --model)")
 	case !worldFlags.Given() && (*mazeFile == "") == (*model == ""):
 		return badInput("want exactly one of --maze FILE and --model FILE")
 	case *process != "" && *mazeFile != "":
