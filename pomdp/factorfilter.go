@@ -56,7 +56,7 @@ func (p *Past) factorStep(t int, pred []float64, obs int) ([]float64, float64, e
 	return q, lz, nil
 }
 
-// factorReset starts factorised filtering with the first observation.
+// factorStart computes the belief after the first observation, from D.
 func (p *Past) factorStart(obs int) ([]float64, float64, error) {
 	d := make([]float64, 0, p.m.ns)
 	for _, f := range p.m.factors {

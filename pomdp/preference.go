@@ -40,8 +40,9 @@ type preference struct {
 
 	// The table as its most frequent value plus the entries that differ
 	// (when they are at most a quarter of the table): E[ln C] under a
-	// product of marginals is then base + Σ_e dev[e] Π_k q_k(o_k(e)), a sum
-	// over the differing entries only. sparse is false otherwise.
+	// product of marginals is then base·Π_k Σ_o q_k(o) + Σ_e dev[e] Π_k
+	// q_k(o_k(e)), a sum over the differing entries only. sparse is false
+	// otherwise.
 	sparse bool
 	base   float64
 	dev    []float64 // ln C - base at each differing entry, in table order
@@ -54,7 +55,7 @@ type preference struct {
 }
 
 // newPreferences validates the preferences of a factorised model against
-// its modalities and marks the modalities they hold. cs reports, per
+// its modalities and marks the modalities they hold. hasC reports, per
 // modality, whether it had its own C or log_C.
 func (m *Model) newPreferences(ps []Preference, hasC []bool) error {
 	index := make(map[string]int, len(m.mods))
