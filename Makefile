@@ -4,7 +4,7 @@ PKGS      ?= ./...
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 FUZZTIME  ?= 30s
 
-.PHONY: check fmt-check vet lint imports refs test race bench fuzz fuzz-long build btai-table interrupt-soak peb-recovery
+.PHONY: check fmt-check vet lint imports refs test race bench fuzz fuzz-long build btai-table dsprites-table interrupt-soak peb-recovery
 
 check: fmt-check vet lint imports refs race
 
@@ -61,6 +61,20 @@ fuzz:
 # 10 minutes on two otherwise idle cores.
 btai-table:
 	BTAI_TABLE=write $(GO) test ./btai -run '^(TestResultsTable|TestShortTaskTable)$$' -count=1 -timeout 120m -v
+
+# Regenerates the dSprites table of docs/btai.md (bench/dsprites_table.sh:
+# 1,000 trials per setting for arbor's BTAI at the BTAI_3MF author's
+# settings, 200 for the NumPy peer of the author's agent, arbor's default
+# preset and aci), then checks the published rates at the author's
+# settings (TestDSpritesPublished). About 15 minutes on a loaded 2-core
+# machine, most of it the default preset and the peer.
+dsprites-table:
+	$(GO) build -o .dsprites-arbor ./cmd/arbor
+	bash bench/dsprites_table.sh ./.dsprites-arbor > .dsprites-table.md
+	awk 'FNR == NR { t = t $$0 "\n"; next } /<!-- dsprites-table end -->/ { printf "%s", t; skip = 0 } !skip { print } /<!-- dsprites-table begin -->/ { skip = 1 }' \
+	  .dsprites-table.md docs/btai.md > .dsprites-btai.md && mv .dsprites-btai.md docs/btai.md
+	rm -f .dsprites-arbor .dsprites-table.md
+	$(GO) test -count=1 -v -run 'TestDSpritesPublished' ./cmd/arbor/
 
 # 50 SIGINT and 50 SIGTERM at random moments of every long command (about
 # 15 minutes; CI sends 5 of each).

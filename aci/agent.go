@@ -164,9 +164,9 @@ func (o *AgentOptions) resolve(m *pomdp.Model) (AgentOptions, error) {
 	switch r.Past {
 	case pomdp.PastDefault:
 		r.Past = pomdp.PastFilter
-	case pomdp.PastVMP, pomdp.PastFilter:
+	case pomdp.PastVMP, pomdp.PastFilter, pomdp.PastFactorised:
 	default:
-		return r, fmt.Errorf("AgentOptions.Past: %d, want pomdp.PastFilter or pomdp.PastVMP", int(r.Past))
+		return r, fmt.Errorf("AgentOptions.Past: %d, want pomdp.PastFilter, pomdp.PastVMP or pomdp.PastFactorised", int(r.Past))
 	}
 	if r.Iterations < 0 {
 		return r, fmt.Errorf("AgentOptions.Iterations: %d, want >= 1", r.Iterations)

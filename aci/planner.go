@@ -51,7 +51,8 @@ func registerFlags(fs *flag.FlagSet, v agent.Verb) agent.Options {
 	f.habits = fs.String("habits", "", "habits E: a prior over the first action, comma-separated probabilities, one per action (e.g. 0.7,0.1,0.1,0.1,0)")
 	f.beta = fs.Float64("beta", DefaultBeta, "rate of the Gamma(1, beta) prior of the precision (with --infer-gamma)")
 	f.novelty = fs.Bool("novelty", false, "add the novelty of A to the expected free energy (needs concentrations a)")
-	f.past = fs.String("past", pomdp.PastFilter.String(), "past inference: filter (exact filtering of the present state, as SPM and pymdp; smoothing for learning) or vmp (the paper's mean field over the past)")
+	f.past = fs.String("past", pomdp.PastFilter.String(), "past inference: filter (exact filtering of the present state, as SPM and pymdp; smoothing for learning), vmp (the paper's mean field over the past) "+
+		"or factorised (filtering under a belief that factorises over the factors, for models too large to filter exactly)")
 	switch v {
 	case agent.VerbRun:
 		f.sel = fs.String("select", SelectArgmax, "action selection: argmax (the most probable action of the model average) or sample (a draw from P(u) = σ(α ln P_marginal(u)))")

@@ -129,7 +129,7 @@ func (d *Decision) FactorProbs(m *pomdp.Model) ([][]float64, error) {
 	}
 	out := make([][]float64, m.NumFactors())
 	for f := range out {
-		if nu := m.FactorControls(f); nu > 1 {
+		if nu := m.FactorControls(f); nu > 1 && m.ControlOwner(f) == f {
 			out[f] = make([]float64, nu)
 		}
 	}

@@ -49,6 +49,9 @@ type Episode struct {
 	Solved bool
 	// PlanningSeconds is the time spent deciding.
 	PlanningSeconds float64
+	// Seconds is the wall time of the whole trial: the decisions, the
+	// environment, the agent's belief updates and its learning.
+	Seconds float64
 	// Learned holds the concentrations the agent learned, after EndTrial
 	// (nil when the agent learns nothing or is not a Learner).
 	Learned *pomdp.Concentrations
@@ -141,6 +144,7 @@ func RunEpisode(ctx context.Context, ag Agent, env Environment, s *EpisodeSettin
 		ctx = context.Background()
 	}
 	ep := &Episode{}
+	began := time.Now()
 	obs := env.Reset()
 	if err := ag.Reset(ctx, obs); err != nil {
 		return ep, err
@@ -187,6 +191,7 @@ func RunEpisode(ctx context.Context, ag Agent, env Environment, s *EpisodeSettin
 		return ep, fmt.Errorf("learning: %w", err)
 	}
 	ep.Learned = learned(ag)
+	ep.Seconds = time.Since(began).Seconds()
 	return ep, nil
 }
 

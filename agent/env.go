@@ -4,8 +4,8 @@ package agent
 // that RunEpisode and RunAgents drive through the action-perception cycle,
 // Reset once per episode, then Step with one action per time step until
 // Done reports that the goal is reached or the agent's step budget runs
-// out. pomdp.Process (a model file as the world), envs.Maze and envs.TMaze
-// satisfy it.
+// out. pomdp.Process (a model file as the world), envs.Maze, envs.TMaze and
+// envs.DSprites satisfy it.
 //
 // Actions are indices 0..NumActions()-1 and observations are indices
 // 0..NumObservations()-1, matching the columns and rows of the agent's

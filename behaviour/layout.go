@@ -49,7 +49,7 @@ func newLayout(m *pomdp.Model) *layout {
 	}
 	for f := range m.NumFactors() {
 		nu := m.FactorControls(f)
-		if nu <= 1 {
+		if nu <= 1 || m.ControlOwner(f) != f {
 			continue
 		}
 		name, controls := m.FactorName(f), m.ControlNames(f)

@@ -33,8 +33,12 @@
 // it like any other planner.
 //
 // Presets set every planning option at once: PresetScaleFree (the default,
-// DefaultOptions), PresetPaper (the paper's literal algorithm) and PresetHP
-// (the paper author's C++ implementation); PresetByName finds them by name.
+// DefaultOptions), PresetPaper (the paper's literal algorithm), PresetHP
+// (the paper author's C++ implementation) and Preset3MF (the author's
+// BTAI_3MF agent, as it runs the dSprites task); PresetByName finds them by
+// name. On a large factorised model with predictive inference and the
+// classic cost, new nodes are evaluated with the matrices in split form
+// and the factors no action moves computed once per depth (fastPred).
 // Every decision draws from its own random stream, agent.StepRand(seed,
 // agent, trial, step), so that runs of the library and of arbor btai run
 // --seed k agree and a replay of a run repeats its decisions.

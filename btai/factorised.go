@@ -36,6 +36,10 @@ type factorised struct {
 	msg  []float64   // scratch: one factor's message from one modality
 	y    [][]float64 // scratch: per modality, y[j] = Σ_o Q(o) ln Ā[o, j]
 	pred []float64   // scratch: predicted observations (feef)
+
+	fast     *fastPred // the fast path of large models (fastPred), or nil
+	fastCost float64   // the classic cost of the node the fast path inferred last
+	depth    int       // the depth of the node being inferred (for fast)
 }
 
 type axis struct{ mod, k int }
@@ -94,6 +98,7 @@ func newFactorisedAgent(m *pomdp.Model, o Options, rng *rand.Rand) (*Agent, erro
 	f.eta = make([]float64, max(maxS, maxO))
 	f.msg = make([]float64, maxS)
 	f.pred = make([]float64, a.no)
+	f.fast = newFastPred(m, o)
 	a.fact = f
 	a.costs = make([]float64, a.nu)
 	a.qs = make([]float64, a.ns)
@@ -118,7 +123,13 @@ func (a *Agent) prepareFactorised() error {
 	}
 	if m == f.m && f.lnA != nil {
 		f.root = append(f.root[:0], a.past.Belief()...)
+		if f.fast != nil {
+			f.fast.reset(m, f.root)
+		}
 		return nil
+	}
+	if f.fast != nil {
+		f.fast.setModel(m)
 	}
 	f.m = m
 	f.lnA = f.lnA[:0]
@@ -144,6 +155,9 @@ func (a *Agent) prepareFactorised() error {
 		f.lnB = append(f.lnB, x)
 	}
 	f.root = append(f.root[:0], a.past.Belief()...)
+	if f.fast != nil {
+		f.fast.reset(m, f.root)
+	}
 	return nil
 }
 
@@ -153,6 +167,10 @@ func (a *Agent) prepareFactorised() error {
 // and with VMP inference the mean-field updates started from it.
 func (a *Agent) inferFactorised(qp []float64, u int) error {
 	f := a.fact
+	if f.fast != nil {
+		f.fastCost = f.fast.node(f.m, a.qs, a.qo, qp, u, f.depth)
+		return nil
+	}
 	pomdp.Propagate(f.m, a.qs, qp, u)
 	pomdp.PredictObs(f.m, a.qo, a.qs)
 	if a.opts.Inference != VMP {
@@ -260,8 +278,15 @@ func (a *Agent) vmpFactorised(qp []float64, u int) error {
 //	classic: Σ_m KL[Q(O_m) ‖ C_m] + Σ_m E[H[Ā_m]]
 //	pcost:   Σ_f KL[Q(S_f) ‖ C_f] + Σ_m KL[Q(O_m) ‖ C_m]
 //	feef:    Σ_f E[ln Q(S_f) - ln C_f] - Σ_m E[H[Ā_m]] - Σ_m Σ_o (Ā_m Q(S))(o) ln C_m(o)
+//
+// A joint preference C_P over several modalities replaces their KL terms
+// by KL[Π_(m in P) Q(O_m) ‖ C_P] and their cross-entropy by
+// -E_(Π_m Q(O_m))[ln C_P] (pomdp.ObsRisk, pomdp.ObsCrossEntropy).
 func (a *Agent) costFactorised(qs, qo []float64) float64 {
 	f, m := a.fact, a.fact.m
+	if f.fast != nil {
+		return f.fastCost // of qs and qo, which the fast path inferred with it
+	}
 	g := 0.0
 	switch a.opts.Cost {
 	case PCost, FEEF:
@@ -277,6 +302,18 @@ func (a *Agent) costFactorised(qs, qo []float64) float64 {
 				}
 			}
 		}
+	}
+	if m.NumPreferences() > 0 {
+		// Joint preferences: the observation terms from pomdp, the joint
+		// outcome predicted as the product of the modalities' marginals.
+		switch a.opts.Cost {
+		case FEEF:
+			pomdp.PredictObs(m, f.pred, qs)
+			return g - pomdp.Ambiguity(m, qs) + pomdp.ObsCrossEntropy(m, f.pred)
+		case PCost:
+			return g + pomdp.ObsRisk(m, qo)
+		}
+		return pomdp.ObsRisk(m, qo) + pomdp.Ambiguity(m, qs)
 	}
 	switch a.opts.Cost {
 	case FEEF:
@@ -319,6 +356,7 @@ func (a *Agent) NodePosteriors(k int) (qs, qo []float64, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	a.fact.depth = n.Depth
 	if err := a.infer(qp, n.Action); err != nil {
 		return nil, nil, err
 	}

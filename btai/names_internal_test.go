@@ -19,9 +19,9 @@ func TestOptionNames(t *testing.T) {
 		{func(s string) (string, error) { v, err := ParsePropagation(s); return v.String(), err },
 			propagationNames, "x", `unknown propagation "x" (want min-backward, backward or forward)`},
 		{func(s string) (string, error) { v, err := ParseSelection(s); return v.String(), err },
-			selectionNames, "", `unknown selection "" (want normalized-uct, unexplored-first or uct)`},
+			selectionNames, "", `unknown selection "" (want normalized-uct, unexplored-first, uct or uct-3mf)`},
 		{func(s string) (string, error) { v, err := ParseActionSelection(s); return v.String(), err },
-			actionSelectionNames, "greedy", `unknown action selection "greedy" (want most-visited, softmax, min-cost or visits)`},
+			actionSelectionNames, "greedy", `unknown action selection "greedy" (want most-visited, softmax, min-cost, visits or most-visited-first)`},
 	} {
 		for _, n := range tc.names {
 			if got, err := tc.parse(n); err != nil || got != n {

@@ -215,10 +215,28 @@ const (
 	PresetScaleFreeName = "scale-free"
 	PresetPaperName     = "paper"
 	PresetHPName        = "hp"
+	Preset3MFName       = "3mf"
 )
 
 // PresetNames lists the presets in the order the documentation gives them.
-var PresetNames = []string{PresetScaleFreeName, PresetPaperName, PresetHPName}
+var PresetNames = []string{PresetScaleFreeName, PresetPaperName, PresetHPName, Preset3MFName}
+
+// Preset3MF returns the algorithm of the BTAI_3MF agent (Champion et al.,
+// "Multimodal and multifactor branching time active inference", Neural
+// Computation 36(11), 2024; its code, main_BTAI_3MF.py): UCT on
+// -G_J/n_J + C sqrt(ln n / n_J) with C = 2.4 and the root counting one
+// visit of its own (UCT3MF); every action expanded at the selected node,
+// each child's cost its expected free energy (risk + ambiguity, Classic)
+// from the predicted beliefs (Predictive) with one visit; the least child
+// cost added to the expanded node and every ancestor (MinBackward); the
+// most visited root child taken, ties to the first action
+// (MostVisitedFirst); the tree discarded after each action; the past
+// inferred by factorised filtering (pomdp.PastFactorised). 150 iterations
+// per action, the author's setting at granularity 1 of dSprites.
+func Preset3MF() Options {
+	return Options{Iterations: 150, Exploration: ptr(2.4), Selection: UCT3MF, Inference: Predictive,
+		ActionSelection: MostVisitedFirst, Past: pomdp.PastFactorised}.Resolved()
+}
 
 // DefaultOptions returns the default options: PresetScaleFree.
 func DefaultOptions() Options { return PresetScaleFree() }
@@ -261,6 +279,8 @@ func PresetByName(name string) (Options, error) {
 		return PresetPaper(), nil
 	case PresetHPName:
 		return PresetHP(), nil
+	case Preset3MFName:
+		return Preset3MF(), nil
 	}
 	return Options{}, fmt.Errorf("unknown preset %q (want %s)", name, strings.Join(PresetNames, ", "))
 }
@@ -284,7 +304,7 @@ func (o *Options) validate() error {
 		return fmt.Errorf("iterations %d, want 1..10000000", o.Iterations)
 	case !finite(*o.Exploration) || *o.Exploration < 0:
 		return fmt.Errorf("exploration %v, want a finite number >= 0", *o.Exploration)
-	case o.Selection < NormalizedUCT || o.Selection > UCT:
+	case o.Selection < NormalizedUCT || o.Selection > UCT3MF:
 		return fmt.Errorf("selection %v invalid", o.Selection)
 	case o.Cost < Classic || o.Cost > FEEF:
 		return fmt.Errorf("cost %v invalid", o.Cost)
@@ -292,7 +312,7 @@ func (o *Options) validate() error {
 		return fmt.Errorf("propagation %v invalid", o.Propagation)
 	case o.Inference < VMP || o.Inference > Predictive:
 		return fmt.Errorf("inference %v invalid", o.Inference)
-	case o.ActionSelection < MostVisited || o.ActionSelection > Visits:
+	case o.ActionSelection < MostVisited || o.ActionSelection > MostVisitedFirst:
 		return fmt.Errorf("action selection %v invalid", o.ActionSelection)
 	case !finite(*o.ActionPrecision) || *o.ActionPrecision < 0:
 		return fmt.Errorf("action precision %v, want a finite number >= 0", *o.ActionPrecision)
@@ -302,8 +322,10 @@ func (o *Options) validate() error {
 		return fmt.Errorf("rollout length %d, want 1..1000", o.RolloutLength)
 	case o.VMPIterations < 1:
 		return fmt.Errorf("VMP iterations %d, want >= 1", o.VMPIterations)
-	case o.Past != pomdp.PastDefault && o.Past != pomdp.PastVMP && o.Past != pomdp.PastFilter:
-		return fmt.Errorf("past inference %d, want vmp or filter", int(o.Past))
+	case o.Past != pomdp.PastDefault && o.Past != pomdp.PastVMP && o.Past != pomdp.PastFilter && o.Past != pomdp.PastFactorised:
+		return fmt.Errorf("past inference %d, want vmp, filter or factorised", int(o.Past))
+	case o.Past == pomdp.PastFactorised && o.GlobalInference:
+		return fmt.Errorf("past inference factorised with global inference: global VMP would redo the past by mean field (use local inference, or past inference vmp)")
 	case o.Past == pomdp.PastFilter && o.GlobalInference:
 		return fmt.Errorf("past inference filter with global inference: global VMP would redo the past by mean field (use local inference, or past inference vmp)")
 	case !(o.VMPTolerance > 0) || !finite(o.VMPTolerance):

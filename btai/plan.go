@@ -388,6 +388,9 @@ func (a *Agent) iterate(ctx context.Context) error {
 	ns := a.ns
 	roll := a.opts.Rollouts > 0
 	base := len(a.qsBuf)
+	if a.fact != nil {
+		a.fact.depth = a.tree.Nodes[k].Depth + 1
+	}
 	for u := range a.nu {
 		if err := a.infer(qk, u); err != nil {
 			return err
@@ -494,6 +497,9 @@ func (a *Agent) nodeProbs(k int) ([]float64, error) {
 	qp, err := a.nodeProbs(n.Parent)
 	if err != nil {
 		return nil, err
+	}
+	if a.fact != nil {
+		a.fact.depth = n.Depth
 	}
 	if err := a.infer(qp, n.Action); err != nil {
 		return nil, err

@@ -20,7 +20,7 @@ var Description = &agent.Planner{
 	Name:     "btai",
 	Doc:      "branching time active inference",
 	Draws:    true,
-	Synopsis: "[--preset scale-free|paper|hp] [--iterations K] [--cost classic|pcost|feef] [--propagation min-backward|backward|forward] [--inference vmp|predictive] [--selection normalized-uct|unexplored-first|uct] [--exploration C] [--trial-steps N] [--novelty] [--action-select RULE] [--action-precision α] [--eta η] [--omega ω] [--max-minutes 10]",
+	Synopsis: "[--preset scale-free|paper|hp|3mf] [--iterations K] [--cost classic|pcost|feef] [--propagation min-backward|backward|forward] [--inference vmp|predictive] [--selection normalized-uct|unexplored-first|uct|uct-3mf] [--exploration C] [--trial-steps N] [--novelty] [--action-select RULE] [--action-precision α] [--eta η] [--omega ω] [--max-minutes 10]",
 	WorkUnit: "planning iterations",
 	Flags:    func(fs *flag.FlagSet, v agent.Verb) agent.Options { return RegisterVerbFlags(fs, v) },
 }
@@ -282,13 +282,13 @@ func registerActFlags(fs *flag.FlagSet, v agent.Verb) *actFlags {
 	a := &actFlags{fs: fs}
 	switch v {
 	case agent.VerbRun:
-		a.sel = fs.String("action-select", MostVisited.String(), "action selection: most-visited (the default preset's) or min-cost (both deterministic), softmax (σ(-α ḡ) over the root children's average costs) or visits (P(u) ∝ N_u^α over their visit counts); without the flag, the preset's rule")
+		a.sel = fs.String("action-select", MostVisited.String(), "action selection: most-visited (the default preset's; ties to the lower average cost), most-visited-first (ties to the first action) or min-cost (all deterministic), softmax (σ(-α ḡ) over the root children's average costs) or visits (P(u) ∝ N_u^α over their visit counts); without the flag, the preset's rule")
 	case agent.VerbSimulate, agent.VerbRecover:
 		a.sel = fs.String("action-select", Visits.String(), "action selection: visits (P(u) ∝ N_u^α over the root children's visit counts, the stochastic rule whose most probable action is the most visited) or softmax (σ(-α ḡ) over their average costs), whatever the preset; "+
-			"simulated behaviour is drawn from the rule, so the deterministic rules most-visited and min-cost are refused")
+			"simulated behaviour is drawn from the rule, so the deterministic rules most-visited, most-visited-first and min-cost are refused")
 	default:
 		a.sel = fs.String("action-select", Visits.String(), "action selection: visits (P(u) ∝ N_u^α over the root children's visit counts, the stochastic rule whose most probable action is the most visited) or softmax (σ(-α ḡ) over their average costs), whatever the preset; "+
-			"a recorded choice is scored with the rule's probability, so the deterministic rules most-visited and min-cost are refused")
+			"a recorded choice is scored with the rule's probability, so the deterministic rules most-visited, most-visited-first and min-cost are refused")
 	}
 	a.prec = fs.Float64("action-precision", 0, "action precision α (finite, >= 0) of softmax and visits; the deterministic rules take none (default: 100 for softmax, 1 for visits)")
 	a.eta = fs.Float64("eta", 1, "learning rate η of the model's Dirichlet counts at the end of every episode: c' = ω c + η Δc (finite, >= 0)")

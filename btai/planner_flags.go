@@ -65,13 +65,14 @@ func RegisterPlanFlags(fs *flag.FlagSet) *PlanFlags {
 	fs.StringVar(&f.inference, "inference", d.Inference.String(), "inference on new tree nodes: vmp (local mean-field VMP) or predictive")
 	fs.Float64Var(&f.exploration, "exploration", *d.Exploration, "UCT exploration constant (finite, >= 0)")
 	fs.StringVar(&f.selection, "selection", d.Selection.String(), "tree selection: normalized-uct (UCT on costs scaled to [0, 1] by the range in the tree), "+
-		"unexplored-first (the paper's) or uct (all children by UCT, as the paper author's C++)")
+		"unexplored-first (the paper's), uct (all children by UCT, as the paper author's C++) or uct-3mf (uct with the root counting one visit of its own, as BTAI_3MF)")
 	fs.IntVar(&f.rollouts, "rollouts", d.Rollouts, "roll-outs per expanded node, Algorithm 1 (0..10000)")
 	fs.IntVar(&f.rolloutLength, "rollout-length", DefaultRolloutLength, "length of each roll-out (1..1000; needs --rollouts)")
 	fs.IntVar(&f.window, "window", d.Window, "past time steps kept in the graph (0 = all, else >= 2)")
 	fs.IntVar(&f.trialSteps, "trial-steps", 0, "actions per trial: at step t planning expands no node deeper than the steps left, N - t (at least 1), "+
 		"and stops once the tree is complete to that depth (0..1000000; 0, the default: no limit)")
-	fs.StringVar(&f.past, "past", d.Past.String(), "past inference: vmp (the paper's mean field over the past) or filter (exact filtering of the present state); "+
+	fs.StringVar(&f.past, "past", d.Past.String(), "past inference: vmp (the paper's mean field over the past), filter (exact filtering of the present state) "+
+		"or factorised (filtering under a belief that factorises over the factors, as BTAI_3MF); "+
 		"not the same setting as --inference, which is for the planning tree")
 	fs.BoolVar(&f.global, "global", false, "global instead of local inference after each expansion")
 	fs.BoolVar(&f.novelty, "novelty", false, "learn A while acting and add its expected information gain (novelty) to the planning cost")
@@ -195,8 +196,8 @@ func (f *PlanFlags) Options() (Options, error) {
 		if o.Past, err = pomdp.ParsePastInference(f.past); err != nil {
 			return o, agent.Flagf("past", "%v", err)
 		}
-		if o.Past == pomdp.PastFilter && o.GlobalInference || o.Past == pomdp.PastFilter && f.global {
-			return o, flagMsg("--past filter: global inference (--global) would redo the past by mean field; leave one of them out")
+		if (o.Past == pomdp.PastFilter || o.Past == pomdp.PastFactorised) && (o.GlobalInference || f.global) {
+			return o, flagMsg("--past %s: global inference (--global) would redo the past by mean field; leave one of them out", o.Past)
 		}
 	}
 	if f.set("global") {

@@ -238,9 +238,14 @@ const (
 	// and it lets the search go deep along a cheap branch without first
 	// expanding every sibling on the way.
 	UCT
+	// UCT3MF is UCT as the BTAI_3MF agent (the paper author's Python
+	// implementation for multimodal, multifactor models) counts visits:
+	// the root starts with one visit of its own, so that its ln n is
+	// ln(1 + expansions so far); every other node is as with UCT.
+	UCT3MF
 )
 
-var selectionNames = []string{"normalized-uct", "unexplored-first", "uct"}
+var selectionNames = []string{"normalized-uct", "unexplored-first", "uct", "uct-3mf"}
 
 func (s Selection) String() string { return enumName(selectionNames, "Selection", s) }
 
@@ -261,7 +266,7 @@ func ParseSelection(s string) (Selection, error) {
 // on an exhausted tree (Exhausted).
 func (t *Tree) Select(c float64, rule Selection) int {
 	t.node("Select", 0)
-	if uint(rule) > uint(UCT) {
+	if uint(rule) > uint(UCT3MF) {
 		panic(fmt.Sprintf("btai: Tree.Select: %v", rule))
 	}
 	if t.Exhausted() {
@@ -293,7 +298,11 @@ func (t *Tree) selectChild(k int, c float64, rule Selection) int {
 			return first + best
 		}
 	}
-	logN := math.Log(float64(max(t.Nodes[k].Visits, 1)))
+	n := t.Nodes[k].Visits
+	if rule == UCT3MF && k == 0 {
+		n++
+	}
+	logN := math.Log(float64(max(n, 1)))
 	bestUCT := math.Inf(-1)
 	norm, span := rule == NormalizedUCT, t.hi-t.lo
 	for a := range children {
@@ -439,15 +448,21 @@ const (
 	// visit counts N_u (AlphaZero's rule at temperature 1/precision):
 	// scale-free, and a distribution that can score recorded choices.
 	Visits
+	// MostVisitedFirst takes the most visited child, ties to the lower
+	// action, as the BTAI_3MF agent does (Python's max over the children
+	// in action order).
+	MostVisitedFirst
 )
 
-var actionSelectionNames = []string{"most-visited", "softmax", "min-cost", "visits"}
+var actionSelectionNames = []string{"most-visited", "softmax", "min-cost", "visits", "most-visited-first"}
 
 func (s ActionSelection) String() string { return enumName(actionSelectionNames, "ActionSelection", s) }
 
 // Deterministic reports whether the rule picks its action without a
-// distribution (MostVisited, MinCost).
-func (s ActionSelection) Deterministic() bool { return s == MostVisited || s == MinCost }
+// distribution (MostVisited, MinCost, MostVisitedFirst).
+func (s ActionSelection) Deterministic() bool {
+	return s == MostVisited || s == MinCost || s == MostVisitedFirst
+}
 
 // ParseActionSelection parses "most-visited", "softmax", "min-cost" or
 // "visits".
@@ -467,6 +482,8 @@ func (t *Tree) BestAction(r ActionSelection) int {
 	switch r {
 	case MostVisited, Visits:
 		return t.selectAction("BestAction", MostVisited, 0, nil, nil)
+	case MostVisitedFirst:
+		return t.selectAction("BestAction", MostVisitedFirst, 0, nil, nil)
 	case Softmax, MinCost:
 		return t.selectAction("BestAction", MinCost, 0, nil, nil)
 	}
@@ -511,7 +528,7 @@ func (t *Tree) selectAction(fn string, r ActionSelection, precision float64, rng
 		panic(fmt.Sprintf("btai: Tree.%s: the root is not expanded", fn))
 	}
 	switch {
-	case uint(r) > uint(Visits):
+	case uint(r) > uint(MostVisitedFirst):
 		panic(fmt.Sprintf("btai: Tree.%s: %v", fn, r))
 	case r.Deterministic():
 	case rng == nil:
@@ -533,6 +550,14 @@ func (t *Tree) selectAction(fn string, r ActionSelection, precision float64, rng
 		best := 0
 		for a := 1; a < len(children); a++ {
 			if cmpVisits(&children[a], &children[best]) < 0 {
+				best = a
+			}
+		}
+		return oneHot(best)
+	case MostVisitedFirst:
+		best := 0
+		for a := 1; a < len(children); a++ {
+			if children[a].Visits > children[best].Visits {
 				best = a
 			}
 		}

@@ -2,7 +2,7 @@
 // generative processes of the experiments, and the generative models an
 // agent starts from, as plain slices.
 //
-// The package imports only pomdp of arbor (docs/architecture.md): models
+// The package imports only pomdp and agent of arbor (docs/architecture.md): models
 // come back as plain slices (MazeModel) or as a validated *pomdp.Model
 // (Maze.POMDP, MazeModel.POMDP).
 //
@@ -20,6 +20,16 @@
 //   - TMaze is the classic T-maze: a hidden context puts a reward in the
 //     left or the right arm and a cue reveals the context with probability
 //     CueValidity. TMazeModel returns its exact model.
+//   - DSprites is the dSprites task of the BTAI_3MF paper: a sprite of some
+//     shape, scale and orientation moved 8 pixels per action until it
+//     crosses the bottom of a 32 × 32 image, squares belonging at the left
+//     and the other shapes at the right (DSpritesReward, DSpritesRate).
+//     DSpritesModel returns the author's agent model at a granularity, a
+//     factorised pomdp.Model with a joint preference over x, y and shape.
+//   - World and WorldFlags: a built-in environment as the command line
+//     names it (--env dsprites --granularity g), with its model, a fresh
+//     environment per trial and the record of a trial (initial state and
+//     reward).
 //
 // # Generative models
 //

@@ -17,6 +17,12 @@
 //     are single indices (DecodeAction, EncodeControls, EncodeObs,
 //     DecodeObs), with names (ActionName, ObsName, StateName, and per
 //     factor and modality).
+//   - Preference: a target over the joint outcomes of several modalities
+//     (FactorisedSpec.Preferences, the file's "preferences"), whose risk
+//     is the KL of the product of the modalities' predicted marginals
+//     from it (StepCost, ObsRisk, ObsCrossEntropy, JointCrossEntropy);
+//     Factor.ControlsOf: a factor that takes the controls of another, so
+//     that one action moves both (ControlOwner).
 //   - Model.AgentView: the model as an agent believes it before any
 //     evidence (E[a] for a file with both A and a); ScaleModel: the model
 //     with its preferences sharpened and its concentrations scaled (the
@@ -25,8 +31,9 @@
 //     observation.
 //   - Past: the past and present as a factor graph (package ffg), grown
 //     one action and observation at a time (Grow, or GrowMixed after an
-//     action that is not known) and inferred by mean-field VMP or exact
-//     filtering (PastInference, Infer, Belief, Smoothed); Dirichlet
+//     action that is not known) and inferred by mean-field VMP, exact
+//     filtering or factorised filtering (PastInference, Infer, Belief,
+//     Smoothed); Dirichlet
 //     learning between trials, c' = ω c + η Δc (Learning, SetLearning,
 //     CarryOver, Concentrations); ErrImpossibleObservation for an
 //     observation the model gives probability 0.

@@ -105,7 +105,8 @@ func Novelty(m *Model, qs []float64) float64 {
 // being the novelty weights (NoveltyWeights). With several factors the
 // belief is the product of the factors' marginals, and the terms are summed
 // over the modalities (docs/pomdp.md): the work is Σ_m |O_m| Π_(f in
-// deps(m)) |S_f|, never the size of the joint state space. It is the policy
+// deps(m)) |S_f|, never the size of the joint state space. A joint
+// preference's risk is KL[Π_(m in P) Q(o_m) ‖ C_P] (ObsRisk). It is the policy
 // search's kernel and the one implementation behind Risk and Novelty: no
 // allocation. It panics as Risk does (m nil or not a valid model, len(qs) !=
 // m.NumStates()), and if w is neither nil nor of the length of
@@ -116,6 +117,9 @@ func StepCost(m *Model, qs []float64, w []float64) (risk, amb, nov float64) {
 	}
 	if w != nil && len(w) != m.wLen {
 		badLen("StepCost", "w", len(w), m.wLen)
+	}
+	if len(m.prefs) > 0 {
+		return m.prefStepCost(qs, w)
 	}
 	for i := range m.mods {
 		md := &m.mods[i]
@@ -393,6 +397,12 @@ func (m *Model) jointPosterior(dst []float64, obs int) ([]float64, error) {
 // Q = D, until no probability moves by more than 1e-13 (at most 500
 // sweeps).
 func (m *Model) meanFieldPosterior(dst []float64, obs int, outcomes []int) ([]float64, error) {
+	return m.meanField(dst, nil, obs, outcomes)
+}
+
+// meanField is meanFieldPosterior under the prior Π_f prior_f (a belief,
+// every factor's marginal; nil: D) instead of D.
+func (m *Model) meanField(dst, prior []float64, obs int, outcomes []int) ([]float64, error) {
 	rows := make([][]float64, len(m.mods))
 	for i := range m.mods {
 		md := &m.mods[i]
@@ -409,8 +419,18 @@ func (m *Model) meanFieldPosterior(dst []float64, obs int, outcomes []int) ([]fl
 		}
 		rows[i] = row
 	}
-	for _, f := range m.factors {
-		copy(dst[f.off:f.off+f.ns], f.d)
+	logPrior := make([][]float64, len(m.factors))
+	for i, f := range m.factors {
+		if prior == nil {
+			copy(dst[f.off:f.off+f.ns], f.d)
+			logPrior[i] = f.logD
+			continue
+		}
+		copy(dst[f.off:f.off+f.ns], prior[f.off:f.off+f.ns])
+		logPrior[i] = make([]float64, f.ns)
+		for s, p := range prior[f.off : f.off+f.ns] {
+			logPrior[i][s] = math.Log(p)
+		}
 	}
 	most := 0
 	for _, f := range m.factors {
@@ -423,7 +443,7 @@ func (m *Model) meanFieldPosterior(dst []float64, obs int, outcomes []int) ([]fl
 		moved := 0.0
 		for fi := range m.factors {
 			f := &m.factors[fi]
-			eta = append(eta[:0], f.logD...)
+			eta = append(eta[:0], logPrior[fi]...)
 			msg := msg[:f.ns]
 			for i := range m.mods {
 				for k, dep := range m.mods[i].deps {

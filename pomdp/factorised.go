@@ -30,6 +30,12 @@ type Factor struct {
 	// left 0 when Controls is given). An uncontrolled factor has neither.
 	Controls    []string
 	NumControls int
+	// ControlsOf names an earlier controllable factor whose controls this
+	// factor shares: one action moves both (a sprite's x and y under
+	// "left", "right", "up", "down"). B then has one matrix per control of
+	// that factor, Controls is left nil, and the joint actions are not
+	// multiplied by this factor's controls.
+	ControlsOf string
 
 	B, D                []float64
 	CStates, LogCStates []float64
@@ -61,6 +67,9 @@ type Modality struct {
 type FactorisedSpec struct {
 	Factors    []Factor
 	Modalities []Modality
+	// Preferences are targets over the joint outcomes of several
+	// modalities (Preference); optional.
+	Preferences []Preference
 }
 
 // NewFactorised validates fs and returns the model holding copies of its
@@ -86,7 +95,16 @@ func (fs FactorisedSpec) clone() FactorisedSpec {
 		md.DependsOn = cloneStrings(md.DependsOn)
 		mods[i] = md
 	}
-	return FactorisedSpec{Factors: factors, Modalities: mods}
+	prefs := make([]Preference, len(fs.Preferences))
+	for i, p := range fs.Preferences {
+		p.Modalities = cloneStrings(p.Modalities)
+		p.C, p.LogC = clone(p.C), clone(p.LogC)
+		prefs[i] = p
+	}
+	if fs.Preferences == nil {
+		prefs = nil
+	}
+	return FactorisedSpec{Factors: factors, Modalities: mods, Preferences: prefs}
 }
 
 // newFactorised is NewFactorised without the copy: the model keeps the
@@ -112,15 +130,25 @@ func newFactorised(fs FactorisedSpec) (*Model, error) {
 		if j, ok := index[sf.Name]; ok {
 			return nil, fmt.Errorf("factors[%d]: name: duplicate %s (also factors[%d])", i, jsonread.Quote(sf.Name), j)
 		}
+		owner := i
+		if sf.ControlsOf != "" {
+			var err error
+			if owner, sf, err = shareControls(sf, m.factors, index); err != nil {
+				return nil, fmt.Errorf("factor %s: %w", jsonread.Quote(sf.Name), err)
+			}
+		}
 		index[sf.Name] = i
 		f, err := newFactor(sf, maxElems)
 		if err != nil {
 			return nil, fmt.Errorf("factor %s: %w", jsonread.Quote(sf.Name), err)
 		}
+		f.owner = owner
 		m.factors = append(m.factors, f)
 	}
 	seen := make(map[string]int, len(fs.Modalities))
+	hasC := make([]bool, len(fs.Modalities))
 	for i, sm := range fs.Modalities {
+		hasC[i] = sm.C != nil || sm.LogC != nil
 		if sm.Name == "" {
 			return nil, fmt.Errorf("modalities[%d]: name: missing", i)
 		}
@@ -137,11 +165,39 @@ func newFactorised(fs FactorisedSpec) (*Model, error) {
 		}
 		m.mods = append(m.mods, md)
 	}
+	if err := m.newPreferences(fs.Preferences, hasC); err != nil {
+		return nil, err
+	}
 	if err := m.finish(); err != nil {
 		return nil, err
 	}
 	return m, nil
 }
+
+// shareControls checks ControlsOf of sf against the factors before it and
+// returns the owner's index and sf with the owner's controls.
+func shareControls(sf Factor, factors []factor, index map[string]int) (int, Factor, error) {
+	j, ok := index[sf.ControlsOf]
+	switch {
+	case !ok:
+		return 0, sf, fmt.Errorf("controls_of: unknown factor %s (the factor whose controls it shares must come before it; factors before it: %s)", jsonread.Quote(sf.ControlsOf), factorNames(factors))
+	case sf.Controls != nil:
+		return 0, sf, errors.New("controls and controls_of: both given, want one (a factor sharing the controls of another has none of its own)")
+	case factors[j].owner != j:
+		return 0, sf, fmt.Errorf("controls_of: factor %s shares the controls of %s itself; name that one", jsonread.Quote(sf.ControlsOf), jsonread.Quote(factors[factors[j].owner].name))
+	case factors[j].nu < 2:
+		return 0, sf, fmt.Errorf("controls_of: factor %s has no controls", jsonread.Quote(sf.ControlsOf))
+	case sf.NumControls != 0 && sf.NumControls != factors[j].nu:
+		return 0, sf, fmt.Errorf("B: %d matrices, want %d (one per control of %s)", sf.NumControls, factors[j].nu, jsonread.Quote(sf.ControlsOf))
+	}
+	sf.Controls, sf.NumControls = factors[j].controls, factors[j].nu
+	return j, sf, nil
+}
+
+// ControlOwner returns the factor whose controls factor f takes: f itself,
+// or the factor of its ControlsOf. It panics if f is out of range [0,
+// NumFactors()).
+func (m *Model) ControlOwner(f int) int { return m.factorAt("ControlOwner", f).owner }
 
 func newFactor(sf Factor, maxElems float64) (factor, error) {
 	ns := sf.NumStates
@@ -430,7 +486,8 @@ func (m *Model) DecodeAction(dst []int, u int) []int {
 }
 
 // EncodeControls returns the joint action index of one control per factor
-// (controls in factor order; 0 for a factor that is not controllable), or
+// (controls in factor order; 0 for a factor that is not controllable; the
+// entry of a factor that shares another's controls is ignored), or
 // an error naming the factor whose control is out of range: the inverse of
 // DecodeAction. A nil or zero model is Check's error.
 func (m *Model) EncodeControls(controls []int) (int, error) {
@@ -442,6 +499,9 @@ func (m *Model) EncodeControls(controls []int) (int, error) {
 	}
 	u := 0
 	for i, f := range m.factors {
+		if f.owner != i {
+			continue // the owner's control
+		}
 		c := controls[i]
 		if c < 0 || c >= f.nu {
 			return 0, fmt.Errorf("pomdp: control %d of factor %s: out of range [0, %d)", c, jsonread.Quote(f.name), f.nu)
@@ -520,9 +580,13 @@ func (m *Model) FactorisedSpec() FactorisedSpec {
 				controls[u] = fmt.Sprint(u)
 			}
 		}
+		controlsOf := ""
+		if j := f.owner; j != len(fs.Factors) {
+			controls, controlsOf = nil, fs.Factors[j].Name
+		}
 		fs.Factors = append(fs.Factors, Factor{
 			Name: nm, NumStates: f.ns, States: cloneStrings(f.states),
-			Controls: controls, NumControls: f.nu,
+			Controls: controls, NumControls: f.nu, ControlsOf: controlsOf,
 			B: clone(f.b), D: clone(f.d), CStates: clone(f.cStates),
 			ConcB: clone(f.concB), ConcD: clone(f.concD),
 		})
@@ -540,6 +604,13 @@ func (m *Model) FactorisedSpec() FactorisedSpec {
 			Name: nm, NumOutcomes: md.no, Outcomes: cloneStrings(md.outcomes), DependsOn: deps,
 			A: clone(md.a), C: clone(md.c), ConcA: clone(md.concA),
 		})
+	}
+	for _, p := range m.prefs {
+		names := make([]string, len(p.mods))
+		for k, i := range p.mods {
+			names[k] = fs.Modalities[i].Name
+		}
+		fs.Preferences = append(fs.Preferences, Preference{Modalities: names, C: clone(p.c)})
 	}
 	return fs
 }
@@ -576,8 +647,9 @@ func (m *Model) ObsOffset(i int) int {
 // It panics if i is out of range [0, NumModalities()).
 func (m *Model) ModalityA(i int) []float64 { return clone(m.modalityAt("ModalityA", i).a) }
 
-// ModalityC returns a copy of modality i's target C. It panics if i is out
-// of range [0, NumModalities()).
+// ModalityC returns a copy of modality i's target C, nil for a modality
+// whose target is part of a joint preference (Preference). It panics if i
+// is out of range [0, NumModalities()).
 func (m *Model) ModalityC(i int) []float64 { return clone(m.modalityAt("ModalityC", i).c) }
 
 // FactorB returns a copy of factor f's B, flat over [u][next][prev]. It

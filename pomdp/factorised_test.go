@@ -214,7 +214,7 @@ func TestFactorisedErrors(t *testing.T) {
 		{"unknown key", edit(func(v map[string]any) { fac(v, 0)["Bee"] = 1 }),
 			[]string{`factor "location"`, `unknown field "Bee"`}},
 		{"mixed spellings", edit(func(v map[string]any) { v["A"] = []any{} }),
-			[]string{`unknown field "A"`, `only factors and modalities`}},
+			[]string{`unknown field "A"`, `only factors, modalities and preferences`}},
 		{"no modalities", edit(func(v map[string]any) { delete(v, "modalities") }),
 			[]string{`modalities: missing`}},
 		{"D length", edit(func(v map[string]any) { fac(v, 0)["D"] = []any{1, 0} }),
@@ -436,6 +436,10 @@ func FuzzParseFactorised(f *testing.F) {
 	  {"name": "y", "B": [[[0.5, 0.5], [0.5, 0.5]]], "D": [0.5, 0.5]}],
 	  "modalities": [{"name": "o", "depends_on": ["y", "x"], "a": [[[1, 2], [3, 4]], [[1, 1], [1, 1]]], "log_C": [0, -3]}]}`))
 	f.Add([]byte(`{"factors": [], "modalities": []}`))
+	f.Add([]byte(`{"factors": [{"name": "x", "controls": ["a", "b"], "B": [[[1, 0], [0, 1]], [[0, 1], [1, 0]]], "D": [0.5, 0.5]},
+	  {"name": "y", "controls_of": "x", "B": [[[1, 0], [0, 1]], [[0, 1], [1, 0]]], "D": [0.5, 0.5]}],
+	  "modalities": [{"name": "o", "depends_on": ["x"], "A": [[0.9, 0.1], [0.1, 0.9]]}, {"name": "p", "depends_on": ["y"], "A": [[1, 0], [0, 1]]}],
+	  "preferences": [{"modalities": ["p", "o"], "log_C": [[0, 0], [0, 5]]}]}`))
 	f.Add([]byte(`{"factors": [{"name": "x", "B": [[[1]]], "D": [1]}], "modalities": [{"name": "o", "depends_on": ["x", "x"], "A": [[[1]]]}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := Parse(data)

@@ -26,6 +26,14 @@ const (
 	// kept steps (Past.Smoothed) and, with learning, at the end of the
 	// episode the Dirichlet counts (CarryOver).
 	PastFilter
+	// PastFactorised is filtering under a belief that factorises over the
+	// factors, as the BTAI_3MF agent infers states: each step predicts
+	// every factor's marginal by its B, then takes the mean-field
+	// posterior given the observation (exact when every modality depends
+	// on one factor, as then the factors stay independent). It never forms
+	// the joint state space; it does not learn, and Smoothed gives the
+	// filtered beliefs.
+	PastFactorised
 )
 
 // String returns "vmp", "filter" or "default", and "PastInference(n)" for
@@ -38,6 +46,8 @@ func (pi PastInference) String() string {
 		return "vmp"
 	case PastDefault:
 		return "default"
+	case PastFactorised:
+		return "factorised"
 	}
 	return fmt.Sprintf("PastInference(%d)", int(pi))
 }
@@ -49,8 +59,10 @@ func ParsePastInference(s string) (PastInference, error) {
 		return PastVMP, nil
 	case "filter":
 		return PastFilter, nil
+	case "factorised":
+		return PastFactorised, nil
 	}
-	return 0, fmt.Errorf("%q, want vmp or filter", s)
+	return 0, fmt.Errorf("%q, want vmp, filter or factorised", s)
 }
 
 // MaxFilterStates bounds the joint states Π_f |S_f| that exact filtering

@@ -29,6 +29,14 @@ type fileJSON struct {
 	modalities bool // the file has "modalities"
 	factors    []factorJSON
 	mods       []modalityJSON
+	prefs      []prefJSON
+}
+
+// prefJSON is one object of "preferences"; its tables are read with a free
+// rank and checked against the modalities later (parsePreference).
+type prefJSON struct {
+	modalities []string
+	C, LogC    *jsonread.Tensor
 }
 
 // pomdpJSON holds the fields of a single-factor file (nil: absent or
@@ -46,6 +54,7 @@ type pomdpJSON struct {
 type factorJSON struct {
 	name                     string
 	states, controls         []string
+	controlsOf               string
 	B, ConcB                 *jsonread.Tensor
 	hasB, hasCB              bool
 	D, CStates, LogCS, ConcD *jsonread.Tensor
@@ -71,7 +80,7 @@ func readFile(r *jsonread.Reader) (*fileJSON, error) {
 	err := r.Object(func(key string, _ int) error {
 		keys = append(keys, key)
 		valueAt = jsonread.Space(r.Data, r.Pos)
-		isFact := key == "factors" || key == "modalities"
+		isFact := key == "factors" || key == "modalities" || key == "preferences"
 		if !knownKeys[key] && !isFact || isFact && single || !isFact && fact {
 			return errUnknownKey
 		}
@@ -123,6 +132,12 @@ func readFile(r *jsonread.Reader) (*fileJSON, error) {
 				f.mods = append(f.mods, mj)
 				return err
 			})
+		case "preferences":
+			err = readObjects(r, key, func(i int) error {
+				pj, err := readPreference(r, i)
+				f.prefs = append(f.prefs, pj)
+				return err
+			})
 		}
 		return err
 	})
@@ -168,7 +183,7 @@ func keysAfter(data []byte, i int) []string {
 func topKeysError(keys []string) error {
 	if slices.Contains(keys, "factors") {
 		if err := unknownKey("", keys, topKeys); err != nil {
-			return fmt.Errorf("%w; a factorised file has only factors and modalities", err)
+			return fmt.Errorf("%w; a factorised file has only factors, modalities and preferences", err)
 		}
 		if !slices.Contains(keys, "modalities") {
 			return errors.New("modalities: missing")
@@ -177,6 +192,9 @@ func topKeysError(keys []string) error {
 	}
 	if slices.Contains(keys, "modalities") {
 		return errors.New("factors: missing (a file with modalities lists its factors)")
+	}
+	if slices.Contains(keys, "preferences") {
+		return errors.New("factors: missing (preferences belong to the factorised format, with factors and modalities)")
 	}
 	var unknown []string
 	for _, k := range keys {
@@ -407,6 +425,11 @@ func readFactor(r *jsonread.Reader, i int) (factorJSON, error) {
 			f.states, err = readNames(r, key, true)
 		case "controls":
 			f.controls, err = readNames(r, key, true)
+		case "controls_of":
+			if r.Peek() != '"' {
+				return fmt.Errorf("controls_of: want a factor name, got JSON %s", r.Kind())
+			}
+			f.controlsOf = r.ReadString()
 		case "B":
 			f.hasB = true
 			f.B, err = readVector(r, key, 3)
@@ -452,6 +475,23 @@ func readModality(r *jsonread.Reader, i int) (modalityJSON, error) {
 		return err
 	})
 	return md, err
+}
+
+func readPreference(r *jsonread.Reader, i int) (prefJSON, error) {
+	var p prefJSON
+	err := readObject(r, "preferences", "preference", i, prefKeys, func(key string) error {
+		var err error
+		switch key {
+		case "modalities":
+			p.modalities, err = readNames(r, key, false)
+		case "C":
+			p.C = r.ReadTensor(-1)
+		case "log_C":
+			p.LogC = r.ReadTensor(-1)
+		}
+		return err
+	})
+	return p, err
 }
 
 // syntaxError is the error for a text that jsonread.Check refused: that of

@@ -11,15 +11,17 @@ import (
 
 // The factorised file format (docs/formats.md, "Factorised"):
 //
-//	{"factors": [{"name": ..., "states": [...], "controls": [...],
+//	{"factors": [{"name": ..., "states": [...], "controls": [...], "controls_of": ...,
 //	              "B": [[[...]]], "D": [...], "C_states": [...],
 //	              "log_C_states": [...], "b": [[[...]]], "d": [...]}, ...],
 //	 "modalities": [{"name": ..., "outcomes": [...], "depends_on": [...],
-//	                 "A": [[...]], "C": [...], "log_C": [...], "a": [[...]]}, ...]}
+//	                 "A": [[...]], "C": [...], "log_C": [...], "a": [[...]]}, ...],
+//	 "preferences": [{"modalities": [...], "C": [[...]], "log_C": [[...]]}, ...]}
 
 var (
-	topKeys      = []string{"factors", "modalities"}
-	factorKeys   = []string{"name", "states", "controls", "B", "D", "C_states", "log_C_states", "b", "d"}
+	topKeys      = []string{"factors", "modalities", "preferences"}
+	prefKeys     = []string{"modalities", "C", "log_C"}
+	factorKeys   = []string{"name", "states", "controls", "controls_of", "B", "D", "C_states", "log_C_states", "b", "d"}
 	modalityKeys = []string{"name", "outcomes", "depends_on", "A", "C", "log_C", "a"}
 )
 
@@ -48,12 +50,19 @@ func parseFactorised(file *fileJSON) (*Model, error) {
 		}
 		fs.Modalities = append(fs.Modalities, md)
 	}
+	for i, pj := range file.prefs {
+		p, err := parsePreference(i, pj, fs.Modalities)
+		if err != nil {
+			return nil, err
+		}
+		fs.Preferences = append(fs.Preferences, p)
+	}
 	// The slices are the reader's own: the model keeps them.
 	return newFactorised(fs)
 }
 
 func parseFactor(i int, fj factorJSON) (Factor, error) {
-	f := Factor{Name: fj.name, States: fj.states, Controls: fj.controls}
+	f := Factor{Name: fj.name, States: fj.states, Controls: fj.controls, ControlsOf: fj.controlsOf}
 	where := fmt.Sprintf("factors[%d]: ", i)
 	if f.Name != "" {
 		where = fmt.Sprintf("factor %s: ", jsonread.Quote(f.Name))
@@ -167,6 +176,45 @@ func parseModality(i int, mj modalityJSON, sizes map[string]int) (Modality, erro
 	return md, nil
 }
 
+// parsePreference checks the table of the i-th joint preference against
+// the outcomes of its modalities (an unknown or repeated modality is left
+// to NewFactorised, which names it).
+func parsePreference(i int, pj prefJSON, mods []Modality) (Preference, error) {
+	p := Preference{Modalities: pj.modalities}
+	where := fmt.Sprintf("preferences[%d]: ", i)
+	if p.Modalities == nil {
+		return p, fmt.Errorf("%smodalities: missing (the modalities the table is over)", where)
+	}
+	shape := make([]int, len(p.Modalities))
+	index := ""
+	for k, name := range p.Modalities {
+		for _, md := range mods {
+			if md.Name == name {
+				shape[k] = md.NumOutcomes
+			}
+		}
+		if shape[k] == 0 {
+			return p, nil // NewFactorised names the unknown modality
+		}
+		index += "[" + jsonread.Shorten(name) + "]"
+	}
+	what := func(d int) string { return "outcomes of " + jsonread.Quote(p.Modalities[d]) }
+	var err error
+	for _, t := range []struct {
+		field string
+		x     *jsonread.Tensor
+		dst   *[]float64
+	}{{"C", pj.C, &p.C}, {"log_C", pj.LogC, &p.LogC}} {
+		if t.x == nil || len(shape) == 0 {
+			continue
+		}
+		if *t.dst, err = tensorFitAxes(t.field, t.x, shape, what, index); err != nil {
+			return p, fmt.Errorf("%s%w", where, err)
+		}
+	}
+	return p, nil
+}
+
 // tensorFit checks that t, a nested array read with a free rank, has the
 // shape shape (shape[0] = -1: any, set from t) and returns its numbers
 // flat and row-major. The error names the first index that does not fit,
@@ -175,12 +223,24 @@ func parseModality(i int, mj modalityJSON, sizes map[string]int) (Modality, erro
 // first number, then the fault ReadTensor met (which, once those fit, is
 // also the first that does not fit shape).
 func tensorFit(field string, t *jsonread.Tensor, shape []int, deps []string) ([]float64, error) {
+	what := func(d int) string {
+		if d > 0 {
+			return "states of " + jsonread.Quote(deps[d-1])
+		}
+		return "outcomes"
+	}
+	return tensorFitAxes(field, t, shape, what, "[outcome]"+axesText(deps))
+}
+
+// tensorFitAxes is tensorFit with the axes described by what (what(d) the
+// entries of axis d) and index (the text of the indexing, "[outcome][...]").
+func tensorFitAxes(field string, t *jsonread.Tensor, shape []int, what func(d int) string, index string) ([]float64, error) {
 	got := func(off int) string {
 		return jsonread.Shorten(string(t.Src[jsonread.Space(t.Src, off):jsonread.Skip(t.Src, jsonread.Space(t.Src, off))]))
 	}
 	path := func(p []int) string { return field + jsonread.Indices(p) }
 	wantArray := func(p []int, off int) error {
-		return fmt.Errorf("%s: want an array (%s is indexed [outcome]%s), got %s", path(p), field, axesText(deps), got(off))
+		return fmt.Errorf("%s: want an array (%s is indexed %s), got %s", path(p), field, index, got(off))
 	}
 	wantNumber := func(p []int, off int) error {
 		return fmt.Errorf("%s: want a number, got %s", path(p), got(off))
@@ -197,11 +257,7 @@ func tensorFit(field string, t *jsonread.Tensor, shape []int, deps []string) ([]
 		if n == shape[d] {
 			return nil
 		}
-		what := "outcomes"
-		if d > 0 {
-			what = "states of " + jsonread.Quote(deps[d-1])
-		}
-		return fmt.Errorf("%s: %d entries, want %d (%s; %s is indexed [outcome]%s)", path(p), n, shape[d], what, field, axesText(deps))
+		return fmt.Errorf("%s: %d entries, want %d (%s; %s is indexed %s)", path(p), n, shape[d], what(d), field, index)
 	}
 	rank := len(shape)
 	// The first path: the first array at every depth, then a number.
@@ -258,6 +314,7 @@ func (fs FactorisedSpec) MarshalJSON() ([]byte, error) {
 		Name       string    `json:"name"`
 		States     []string  `json:"states,omitempty"`
 		Controls   []string  `json:"controls,omitempty"`
+		ControlsOf string    `json:"controls_of,omitempty"`
 		D          []float64 `json:"D,omitempty"`
 		B          any       `json:"B,omitempty"`
 		CStates    []float64 `json:"C_states,omitempty"`
@@ -274,9 +331,15 @@ func (fs FactorisedSpec) MarshalJSON() ([]byte, error) {
 		LogC      []float64 `json:"log_C,omitempty"`
 		ConcA     any       `json:"a,omitempty"`
 	}
+	type prefJSON struct {
+		Modalities []string `json:"modalities"`
+		C          any      `json:"C,omitempty"`
+		LogC       any      `json:"log_C,omitempty"`
+	}
 	var out struct {
-		Factors    []factorJSON   `json:"factors"`
-		Modalities []modalityJSON `json:"modalities"`
+		Factors     []factorJSON   `json:"factors"`
+		Modalities  []modalityJSON `json:"modalities"`
+		Preferences []prefJSON     `json:"preferences,omitempty"`
 	}
 	sizes := map[string]int{}
 	for _, f := range fs.Factors {
@@ -287,7 +350,7 @@ func (fs FactorisedSpec) MarshalJSON() ([]byte, error) {
 		shape := []int{nu, f.NumStates, f.NumStates}
 		sizes[f.Name] = f.NumStates
 		out.Factors = append(out.Factors, factorJSON{
-			Name: f.Name, States: f.States, Controls: f.Controls, D: f.D,
+			Name: f.Name, States: f.States, Controls: f.Controls, ControlsOf: f.ControlsOf, D: f.D,
 			B: nest(f.B, shape), CStates: f.CStates, LogCStates: f.LogCStates,
 			ConcB: nest(f.ConcB, shape), ConcD: f.ConcD,
 		})
@@ -301,6 +364,17 @@ func (fs FactorisedSpec) MarshalJSON() ([]byte, error) {
 			Name: md.Name, Outcomes: md.Outcomes, DependsOn: md.DependsOn,
 			A: nest(md.A, shape), C: md.C, LogC: md.LogC, ConcA: nest(md.ConcA, shape),
 		})
+	}
+	for _, p := range fs.Preferences {
+		var shape []int
+		for _, name := range p.Modalities {
+			for _, md := range fs.Modalities {
+				if md.Name == name {
+					shape = append(shape, md.NumOutcomes)
+				}
+			}
+		}
+		out.Preferences = append(out.Preferences, prefJSON{Modalities: p.Modalities, C: nest(p.C, shape), LogC: nest(p.LogC, shape)})
 	}
 	return json.Marshal(out)
 }

@@ -70,7 +70,8 @@ type Model struct {
 
 	factors    []factor
 	mods       []modality
-	factorised bool // built by NewFactorised (output keyed by name)
+	prefs      []preference // joint preferences over several modalities
+	factorised bool         // built by NewFactorised (output keyed by name)
 
 	// The single-factor view (factor 0 and modality 0), used by the
 	// accessors of a single-factor model.
@@ -115,6 +116,7 @@ type factor struct {
 	ns, nu                      int
 	off                         int // offset of its marginal in a belief
 	stride                      int // joint action u has control (u/stride)%nu
+	owner                       int // the factor whose controls it takes (ControlsOf), or its own index
 	b, d, cStates, concB, concD []float64
 	states, controls            []string
 	logD                        []float64
@@ -133,6 +135,8 @@ type modality struct {
 	logC     []float64 // ln C[o]
 	hA       []float64 // H[A(.|s_deps)], size entries
 	wOff     int       // offset of its novelty weights in NoveltyWeights
+	obsOff   int       // offset of its outcomes in a prediction (ObsLen layout)
+	pref     int       // 1 + the index of its joint preference, 0 when none
 }
 
 // New validates sp and returns a POMDP holding copies of its slices.
@@ -240,11 +244,17 @@ func (m *Model) finish() error {
 	}
 	for i := len(m.factors) - 1; i >= 0; i-- {
 		f := &m.factors[i]
+		if f.owner != i {
+			continue // after the loop: its owner's stride
+		}
 		f.stride = m.nu
 		if float64(m.nu)*float64(f.nu) > maxIndex {
 			return fmt.Errorf("actions: the product of the factors' controls is too large (over 2^53)")
 		}
 		m.nu *= f.nu
+	}
+	for i := range m.factors {
+		m.factors[i].stride = m.factors[m.factors[i].owner].stride
 	}
 	for i := len(m.mods) - 1; i >= 0; i-- {
 		md := &m.mods[i]
@@ -296,6 +306,7 @@ func (m *Model) finish() error {
 		}
 		md.wOff = wLen
 		wLen += md.no * md.size
+		md.obsOff = m.obsLen
 		m.obsLen += md.no
 		hasA = hasA || md.concA != nil
 	}
@@ -303,6 +314,7 @@ func (m *Model) finish() error {
 	if hasA {
 		m.wLen = wLen
 	}
+	m.finishPreferences()
 	m.lazy = new(derived)
 	m.logC, m.hA, m.logD = md0.logC, md0.hA, f0.logD
 	m.valid = true
@@ -478,8 +490,8 @@ func (m *Model) ActionName(u int) string {
 		return fmt.Sprint(u)
 	}
 	var parts []string
-	for _, f := range m.factors {
-		if f.controls == nil && f.nu == 1 {
+	for i, f := range m.factors {
+		if f.controls == nil && f.nu == 1 || f.owner != i {
 			continue
 		}
 		parts = append(parts, name(f.controls, (u/f.stride)%f.nu))

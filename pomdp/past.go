@@ -47,7 +47,8 @@ type Past struct {
 	mods []pastModality
 
 	method PastInference
-	fl     *filter // exact filtering (PastFilter), nil otherwise
+	fl     *filter       // exact filtering (PastFilter), nil otherwise
+	ff     *factorFilter // factorised filtering (PastFactorised), nil otherwise
 
 	// Learning across trials (SetLearning): η, ω, and the prior
 	// concentrations of the trial as Reset found them, before Grow folds
@@ -113,8 +114,14 @@ func NewPastWith(m *Model, window int, method PastInference) (*Past, error) {
 			return nil, err
 		}
 		p.fl = fl
+	} else if method == PastFactorised {
+		ff, err := newFactorFilter(m)
+		if err != nil {
+			return nil, err
+		}
+		p.ff = ff
 	} else if method != PastVMP {
-		return nil, fmt.Errorf("past inference %d: want PastVMP or PastFilter", int(method))
+		return nil, fmt.Errorf("past inference %d: want PastVMP, PastFilter or PastFactorised", int(method))
 	}
 	for i := range m.factors {
 		f := &m.factors[i]
@@ -241,9 +248,15 @@ func (p *Past) Reset(obs int) error {
 	// An impossible observation is an error before anything changes.
 	var alpha0 []float64
 	var z0 float64
+	var q0 []float64
 	if p.fl != nil {
 		var err error
 		if alpha0, z0, err = p.filterStart(obs); err != nil {
+			return err
+		}
+	} else if p.ff != nil {
+		var err error
+		if q0, z0, err = p.factorStart(obs); err != nil {
 			return err
 		}
 	} else if err := p.vmpPossible(obs, 0); err != nil {
@@ -313,6 +326,9 @@ func (p *Past) Reset(obs int) error {
 	p.steps = append(p.steps, st)
 	if p.fl != nil {
 		p.filterReset(obs, alpha0, z0)
+	}
+	if p.ff != nil {
+		p.ff.belief, p.ff.logZ, p.ff.hist = q0, z0, append(p.ff.hist[:0], q0)
 	}
 	return nil
 }
@@ -415,6 +431,10 @@ func (p *Past) grow(action int, probs []float64, obs int) error {
 	// An impossible observation is an error before anything changes.
 	if p.fl != nil {
 		if err := p.filterGrow(action, probs, obs); err != nil {
+			return err
+		}
+	} else if p.ff != nil {
+		if err := p.factorGrow(action, probs, obs); err != nil {
 			return err
 		}
 	} else if err := p.vmpPossible(obs, p.t+1); err != nil {
@@ -644,6 +664,14 @@ func (p *Past) Infer(ctx context.Context, settings *schedule.Settings) (*schedul
 		}
 		return p.filterInfer()
 	}
+	if p.ff != nil {
+		if ctx != nil {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		return p.factorInfer()
+	}
 	return schedule.Run(ctx, p.g, settings)
 }
 
@@ -769,6 +797,9 @@ func (p *Past) Smoothed() [][]float64 {
 	}
 	if p.fl != nil {
 		return p.filterSmoothed()
+	}
+	if p.ff != nil {
+		return p.factorSmoothed()
 	}
 	out := make([][]float64, len(p.steps))
 	for k, st := range p.steps {

@@ -10,7 +10,7 @@ import (
 // ScaleModel returns a copy of m with its preferences sharpened by pref
 // and its prior concentrations scaled by conc:
 //
-//	C'_m = σ(pref · ln C_m)  for every modality m (and C_states likewise)
+//	C'_m = σ(pref · ln C_m)  for every modality m (and C_states and the joint preferences likewise)
 //	a' = conc · a,  b' = conc · b,  d' = conc · d
 //
 // pref is the preference precision: pref = 1 is the model's C, pref = 2
@@ -40,7 +40,13 @@ func ScaleModel(m *Model, pref, conc float64) (*Model, error) {
 	c.mods = slices.Clone(m.mods)
 	if pref != 1 {
 		for i := range c.mods {
-			c.mods[i].c = sharpen(c.mods[i].c, pref)
+			if c.mods[i].c != nil { // nil: in a joint preference
+				c.mods[i].c = sharpen(c.mods[i].c, pref)
+			}
+		}
+		c.prefs = slices.Clone(m.prefs)
+		for i := range c.prefs {
+			c.prefs[i].c = sharpen(c.prefs[i].c, pref)
 		}
 		for i := range c.factors {
 			if c.factors[i].cStates != nil {

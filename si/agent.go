@@ -44,7 +44,16 @@ func NewAgent(m *pomdp.Model, opts *Options) (*Agent, error) {
 	if err := o.validate(m); err != nil {
 		return nil, err
 	}
-	past, err := pomdp.NewPastWith(m, 0, pomdp.PastFilter)
+	// Exact filtering, or beyond pomdp.MaxFilterStates joint states (a
+	// model it would refuse) factorised filtering.
+	method, joint := pomdp.PastFilter, 1.0
+	for f := range m.NumFactors() {
+		joint *= float64(m.FactorSize(f))
+	}
+	if a, b, d := m.Learnable(); joint > pomdp.MaxFilterStates && !a && !b && !d {
+		method = pomdp.PastFactorised
+	}
+	past, err := pomdp.NewPastWith(m, 0, method)
 	if err != nil {
 		return nil, err
 	}

@@ -138,14 +138,19 @@ func NewPlanner(m *pomdp.Model, opts *Options) (*Planner, error) {
 	if o.Novelty {
 		p.w = m.NoveltyWeights()
 	}
+	// Joint action u has control (u/stride_f) % |U_f| of factor f; a
+	// factor sharing another's controls takes that one's stride.
+	strides := make([]int, p.nf)
 	stride := 1
 	for f := p.nf - 1; f >= 0; f-- {
-		stride *= m.FactorControls(f)
+		if m.ControlOwner(f) == f {
+			strides[f] = stride
+			stride *= m.FactorControls(f)
+		}
 	}
 	for f := range p.nf {
 		ns, nu := m.FactorSize(f), m.FactorControls(f)
-		stride /= nu
-		fi := facInfo{off: m.FactorOffset(f), ns: ns, nu: nu, stride: stride}
+		fi := facInfo{off: m.FactorOffset(f), ns: ns, nu: nu, stride: strides[m.ControlOwner(f)]}
 		b := m.FactorB(f)
 		fi.start = make([]int, 0, nu*(ns+1))
 		for c := range nu {

@@ -27,6 +27,7 @@ type agentRun struct {
 	m        *pomdp.Model  // the agent's model (--model, or the maze's)
 	world    *pomdp.Model  // the true process (--process, or --model); nil for a maze
 	mz       *envs.Maze    // the maze (the world), or nil
+	bw       *envs.World   // the built-in world (--env), or nil
 	runs     agent.Runs    // agents, trials, workers, steps, seed, carry
 	settings fmt.Stringer  // the planner's resolved settings (agent.Settler), or nil
 	prov     output.Provenance
@@ -63,12 +64,15 @@ type runRecord struct {
 	SearchNodes      []int            `json:"search_nodes,omitempty"`    // si: the beliefs each search scored
 	TruncatedSteps   []int            `json:"truncated_steps,omitempty"` // si: the steps whose search the node budget cut short
 	Concentrations   any              `json:"concentrations,omitempty"`
+	InitialState     any              `json:"initial_state,omitempty"` // --env: the world's initial state
+	Reward           *float64         `json:"reward,omitempty"`
+	Seconds          *float64         `json:"seconds,omitempty"` // --env: the trial's wall time
 }
 
 // runSummary is what the last line of a run summarises.
 type runSummary struct {
 	Episodes, Solved, StepsSolved, Actions int
-	PlanningSeconds                        float64
+	PlanningSeconds, Reward, Seconds       float64
 	Truncated                              int // decisions whose plan a budget cut short
 	Work                                   int // Decision.Work summed over the decisions
 }
@@ -100,8 +104,20 @@ func (r *agentRun) env(u agent.Unit) (agent.Environment, error) {
 	if r.mz != nil {
 		mz := r.mz.Clone()
 		return mz, nil
+	} else if r.bw != nil {
+		return r.bw.New(agent.WorldRand(r.runs.Seed, u.Index(r.runs.Trials))), nil
 	}
 	return pomdp.NewProcess(r.world, agent.WorldRand(r.runs.Seed, u.Index(r.runs.Trials))), nil
+}
+
+// worldScore returns the rate of the task solved and the seconds per
+// trial of a run in a built-in world (--env), nil otherwise.
+func (r *agentRun) worldScore(s *runSummary) (rate, perTrial *float64) {
+	if r.bw == nil || s.Episodes == 0 {
+		return nil, nil
+	}
+	a, b := r.bw.Rate(s.Reward, s.Episodes), s.Seconds/float64(s.Episodes)
+	return &a, &b
 }
 
 // label names unit u for humans: "episode k", or with several agents
@@ -136,6 +152,10 @@ func (r *agentRun) record(u agent.Unit, ep *agent.Episode, positions [][2]int) *
 	}
 	if r.view.extra != nil {
 		r.view.extra(r, rec, ep)
+	}
+	if r.bw != nil {
+		tr, _ := r.bw.Trial(agent.WorldRand(r.runs.Seed, u.Index(r.runs.Trials)), acts) // the actions it took
+		rec.InitialState, rec.Reward, rec.Seconds = tr.InitialState, &tr.Reward, &ep.Seconds
 	}
 	return rec
 }
@@ -178,7 +198,11 @@ func (r *agentRun) run(stdout io.Writer) error {
 		sum.Episodes++
 		unitDone()
 		r.prog.episode()
-		sum.PlanningSeconds += ep.PlanningSeconds
+		sum.PlanningSeconds, sum.Seconds = sum.PlanningSeconds+ep.PlanningSeconds, sum.Seconds+ep.Seconds
+		if r.bw != nil {
+			tr, _ := r.bw.Trial(agent.WorldRand(r.runs.Seed, u.Index(r.runs.Trials)), ep.Actions())
+			sum.Reward += tr.Reward
+		}
 		sum.Actions += ep.NumActions()
 		for _, st := range ep.Steps {
 			if st.Decision != nil {

@@ -19,7 +19,7 @@ import (
 )
 
 const (
-	btaiPlanSynopsis = "arbor btai plan --model M --obs O0 [--preset scale-free|paper|hp] [--iterations K] [--cost classic|pcost|feef] " +
+	btaiPlanSynopsis = "arbor btai plan --model M --obs O0 [--preset scale-free|paper|hp|3mf] [--iterations K] [--cost classic|pcost|feef] " +
 		"[--propagation min-backward|backward|forward] [--inference vmp|predictive] [--selection normalized-uct|unexplored-first|uct] " +
 		"[--exploration C] [--trial-steps N] [--novelty] [--dot FILE] [--plot FILE.png] [--json]"
 )
@@ -423,6 +423,7 @@ var btaiView = &runView{
 			}
 		}
 		sum.PlanningIterations, sum.PlanningSeconds = s.Work, s.PlanningSeconds
+		sum.Rate, sum.SecondsPerTrial = r.worldScore(s)
 		rate := 0.0
 		if s.PlanningSeconds > 0 {
 			rate = float64(sum.PlanningIterations) / s.PlanningSeconds
@@ -438,6 +439,9 @@ var btaiView = &runView{
 			}
 		} else {
 			text = fmt.Sprintf("%d episodes", s.Episodes)
+		}
+		if sum.Rate != nil {
+			text += fmt.Sprintf(", rate %.4f, %.4f s per trial", *sum.Rate, *sum.SecondsPerTrial)
 		}
 		// The only line that varies between runs with the same seed.
 		return stringer(text + fmt.Sprintf("; %.0f planning iterations per second", rate))
@@ -455,5 +459,7 @@ type btaiSummaryJSON struct {
 	MeanSteps          json.RawMessage `json:"mean_steps,omitempty"` // a number or null (maze), absent (model)
 	PlanningIterations int             `json:"planning_iterations"`  // over every episode
 	PlanningSeconds    float64         `json:"planning_seconds"`     // over every episode
+	Rate               *float64        `json:"rate,omitempty"`       // --env: the rate of the task solved
+	SecondsPerTrial    *float64        `json:"seconds_per_trial,omitempty"`
 	Settings           any             `json:"settings"`
 }

@@ -1210,7 +1210,7 @@ func TestBTAIBadInput(t *testing.T) {
 		{"run cost", run1("--cost", "x"), []string{"--cost", `unknown cost "x"`}},
 		{"run propagation", run1("--propagation", "x"), []string{"--propagation", `unknown propagation "x"`}},
 		{"run inference", run1("--inference", "x"), []string{"--inference", `unknown inference "x"`}},
-		{"run selection", run1("--selection", "greedy"), []string{"--selection", `unknown selection "greedy"`, "normalized-uct, unexplored-first or uct"}},
+		{"run selection", run1("--selection", "greedy"), []string{"--selection", `unknown selection "greedy"`, "normalized-uct, unexplored-first, uct or uct-3mf"}},
 		{"plan selection", plan("tiny-pomdp.json", "--selection", ""), []string{"--selection", `unknown selection ""`}},
 		{"run action-select", run1("--action-select", "greedy"), []string{"--action-select", `"greedy"`}},
 		{"run iterations 0", run1("--iterations", "0"), []string{"--iterations", "0, want 1.."}},

@@ -102,6 +102,7 @@ func runRun(c *plannerCmd, args []string, stdout io.Writer) error {
 	pref := fs.Float64("pref-precision", envs.DefaultPrefPrecision, "maze preference precision, finite (--maze only)")
 	asJSON := fs.Bool("json", false, "a provenance line, one JSON object per episode and a summary line")
 	asCSV := fs.Bool("csv", false, "one CSV row per time step in the recorded-behaviour format (docs/behaviour.md), with the action probabilities")
+	worldFlags := envs.RegisterWorldFlags(fs)
 	var setup viewSetup
 	if view.flags != nil {
 		setup = view.flags(fs)
@@ -124,7 +125,9 @@ func runRun(c *plannerCmd, args []string, stdout io.Writer) error {
 		return badInput("--agents: %d, want 1..1024", *agents)
 	case *agents**episodes > 100_000:
 		return badInput("--agents %d × --episodes %d: %d episodes in all, want at most 100000", *agents, *episodes, *agents**episodes)
-	case (*mazeFile == "") == (*model == ""):
+	case worldFlags.Given() && (*mazeFile != "" || *model != "" || *process != ""):
+		return badInput("--env: give one of --maze, --model and --env (--process goes with --model)")
+	case !worldFlags.Given() && (*mazeFile == "") == (*model == ""):
 		return badInput("want exactly one of --maze FILE and --model FILE")
 	case *process != "" && *mazeFile != "":
 		return badInput("--process: the maze is the world of a --maze run (give --model and --process)")
@@ -147,7 +150,13 @@ func runRun(c *plannerCmd, args []string, stdout io.Writer) error {
 	r := &agentRun{command: command, view: view, fs: fs, asJSON: *asJSON, asCSV: *asCSV}
 	source := "--maze " + *mazeFile
 	var err error
-	if *mazeFile != "" {
+	if r.bw, err = worldFlags.World(); err != nil {
+		return asInput(err)
+	} else if printed, err := worldFlags.PrintModel(r.bw, stdout); printed {
+		return err
+	} else if r.bw != nil {
+		r.m, source = r.bw.Model, "--env "+r.bw.Name
+	} else if *mazeFile != "" {
 		if r.mz, r.m, err = loadMazeModel(*mazeFile, *noise, *pref); err != nil {
 			return err
 		}

@@ -161,7 +161,7 @@ func verbSynopsis(p *agent.Planner, v agent.Verb) string {
 	head := "arbor " + p.Name + " " + string(v) + " "
 	switch v {
 	case agent.VerbRun:
-		return head + "(--maze FILE [--noise 0.1] [--pref-precision 3] | --model M [--process W]) " + p.Synopsis + " [--steps 50] [--episodes 1] [--agents 1] [--seed 1] [--jobs N] [--progress] [--dot FILE] [--plot FILE.svg|.pdf|.png [--plot-dpi N] [--plot-episode N|all]] [--json | --csv]"
+		return head + "(--maze FILE [--noise 0.1] [--pref-precision 3] | --model M [--process W] | --env dsprites [--granularity 4] [--print-model]) " + p.Synopsis + " [--steps 50] [--episodes 1] [--agents 1] [--seed 1] [--jobs N] [--progress] [--dot FILE] [--plot FILE.svg|.pdf|.png [--plot-dpi N] [--plot-episode N|all]] [--json | --csv]"
 	case agent.VerbReplay:
 		seed := ""
 		if p.Draws {

@@ -138,6 +138,10 @@ func planningSummary(r *agentRun, s *runSummary) any {
 	if r.runs.Agents > 1 {
 		sum["agents"] = r.runs.Agents
 	}
+	rate, perTrial := r.worldScore(s)
+	if rate != nil {
+		sum["rate"], sum["seconds_per_trial"] = *rate, *perTrial
+	}
 	if r.asJSON {
 		return sum
 	}
@@ -147,6 +151,8 @@ func planningSummary(r *agentRun, s *runSummary) any {
 		if s.Solved > 0 {
 			text += fmt.Sprintf(", mean steps %.1f", meanSteps)
 		}
+	} else if rate != nil {
+		text += fmt.Sprintf(", rate %.4f, %.4f s per trial", *rate, *perTrial)
 	} else if !r.view.counts {
 		return nil
 	}

@@ -370,7 +370,7 @@ func ActionKeys(m *pomdp.Model, action int, missed, last bool) any {
 		ctrl = m.DecodeAction(nil, action)
 	}
 	for f := range m.NumFactors() {
-		if m.FactorControls(f) <= 1 {
+		if m.FactorControls(f) <= 1 || m.ControlOwner(f) != f {
 			continue
 		}
 		if missed {
