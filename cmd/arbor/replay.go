@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -32,6 +33,7 @@ type replayRun struct {
 	beliefs  bool
 	prov     output.Provenance
 	newAg    func() (agent.Agent, error)
+	carry    *behaviour.Carry // the extra columns of --data, kept in every step's output
 }
 
 // replaySubject is one subject's replay: its step records and its
@@ -142,6 +144,8 @@ func (r *replayRun) run(stdout io.Writer) error {
 		return err
 	}
 	r.prov.Files = append(r.prov.Files, file)
+	own := append(r.ownColumns(), "action_probs", "q_s")
+	r.carry = behaviour.NewCarry(recs, func(c string) bool { return slices.Contains(own, c) })
 	if shardJob != nil {
 		return r.sharded(stdout, recs) // --shard, or arbor merge (shard.go)
 	}
@@ -225,8 +229,14 @@ func (r *replayRun) run(stdout io.Writer) error {
 	return interrupted
 }
 
-// csvExtra returns the extra columns of replay --csv.
+// csvExtra returns the extra columns of replay --csv: those of --data
+// carried, then its own.
 func (r *replayRun) csvExtra() []string {
+	return append(slices.Clone(r.carry.Columns), r.ownColumns()...)
+}
+
+// ownColumns returns replay's own columns of --csv.
+func (r *replayRun) ownColumns() []string {
 	extra := []string{"p_action", "log_p_action"}
 	for u := range r.m.NumActions() {
 		extra = append(extra, "p_"+r.m.ActionName(u))
@@ -286,10 +296,10 @@ func (r *replayRun) writeCSV(w *behaviour.Writer, s *replaySubject) error {
 	for i, rt := range s.trials {
 		tr := s.rec.Trials[i]
 		for _, st := range rt.Steps {
-			extra := []string{"", ""}
+			extra := append(r.carry.Values(nil, &s.rec, i, st.T), "", "")
 			if st.Decision != nil {
 				if !st.Missed {
-					extra = []string{csvFloat(st.PAction), csvFloat(math.Log(st.PAction))}
+					extra = append(extra[:len(extra)-2], csvFloat(st.PAction), csvFloat(math.Log(st.PAction)))
 				}
 				for _, p := range st.Decision.Probs {
 					extra = append(extra, csvFloat(p))
@@ -348,12 +358,26 @@ func (r *replayRun) writeJSON(enc *json.Encoder, s *replaySubject) error {
 			if r.beliefs {
 				line.QS = output.Belief(r.m, st.Belief)
 			}
-			if err := enc.Encode(line); err != nil {
+			if err := r.encodeStep(enc, line, s, i, st.T); err != nil {
 				return err
 			}
 		}
 	}
 	return enc.Encode(replaySubjectJSON{Subject: s.rec.Subject, LogLikelihood: output.Float(s.ll), NChoices: s.n})
+}
+
+// encodeStep writes the step line of replay --json, with the extra
+// columns of --data carried (as strings, as in the JSON lines of
+// behaviour).
+func (r *replayRun) encodeStep(enc *json.Encoder, line replayStepJSON, s *replaySubject, trial, step int) error {
+	if len(r.carry.Columns) == 0 {
+		return enc.Encode(line)
+	}
+	b, err := json.Marshal(line)
+	if err != nil {
+		return err
+	}
+	return enc.Encode(json.RawMessage(r.carry.AppendJSON(b, &s.rec, trial, step)))
 }
 
 // readSubjects reads every subject of the recorded-behaviour file path
