@@ -1,6 +1,9 @@
 package behaviour
 
-import "slices"
+import (
+	"encoding/json"
+	"slices"
+)
 
 // Carry copies the extra columns of recorded behaviour (a reaction time,
 // a condition, simulate's true states) to an output written row by row
@@ -87,4 +90,18 @@ func (c *Carry) AppendJSON(obj []byte, rec *SubjectRecord, t, s int) []byte {
 		out = append(out, '\n')
 	}
 	return out
+}
+
+// Encode writes v (a JSON object, such as a step line of a replay) with
+// enc, the values of c.Columns at step s of trial t of rec added to it
+// (AppendJSON); without columns it is enc.Encode(v).
+func (c *Carry) Encode(enc *json.Encoder, v any, rec *SubjectRecord, t, s int) error {
+	if len(c.Columns) == 0 {
+		return enc.Encode(v)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return enc.Encode(json.RawMessage(c.AppendJSON(b, rec, t, s)))
 }

@@ -144,7 +144,7 @@ func (r *replayRun) run(stdout io.Writer) error {
 		return err
 	}
 	r.prov.Files = append(r.prov.Files, file)
-	own := append(r.ownColumns(), "action_probs", "q_s")
+	own := append(r.csvExtra(), "action_probs", "q_s")
 	r.carry = behaviour.NewCarry(recs, func(c string) bool { return slices.Contains(own, c) })
 	if shardJob != nil {
 		return r.sharded(stdout, recs) // --shard, or arbor merge (shard.go)
@@ -230,19 +230,17 @@ func (r *replayRun) run(stdout io.Writer) error {
 }
 
 // csvExtra returns the extra columns of replay --csv: those of --data
-// carried, then its own.
+// carried (none before they are known), then its own.
 func (r *replayRun) csvExtra() []string {
-	return append(slices.Clone(r.carry.Columns), r.ownColumns()...)
-}
-
-// ownColumns returns replay's own columns of --csv.
-func (r *replayRun) ownColumns() []string {
 	extra := []string{"p_action", "log_p_action"}
+	if r.carry != nil {
+		extra = append(slices.Clone(r.carry.Columns), extra...)
+	}
 	for u := range r.m.NumActions() {
 		extra = append(extra, "p_"+r.m.ActionName(u))
 	}
 	if r.beliefs {
-		extra = append(extra, beliefColumns(r.m)...)
+		extra = append(extra, output.BeliefColumns(r.m)...)
 	}
 	return extra
 }
@@ -274,22 +272,6 @@ func (r *replayRun) subject(ctx context.Context, k int, rec behaviour.SubjectRec
 		s.n += rt.Choices
 	}
 	return s, nil
-}
-
-// beliefColumns names the belief columns of --beliefs: q_<factor>_<state>
-// (q_<state> for a single-factor model).
-func beliefColumns(m *pomdp.Model) []string {
-	var cols []string
-	for f := range m.NumFactors() {
-		for s := range m.FactorSize(f) {
-			if m.Factorised() {
-				cols = append(cols, "q_"+m.FactorName(f)+"_"+m.FactorStateName(f, s))
-			} else {
-				cols = append(cols, "q_"+m.StateName(s))
-			}
-		}
-	}
-	return cols
 }
 
 func (r *replayRun) writeCSV(w *behaviour.Writer, s *replaySubject) error {
@@ -358,26 +340,12 @@ func (r *replayRun) writeJSON(enc *json.Encoder, s *replaySubject) error {
 			if r.beliefs {
 				line.QS = output.Belief(r.m, st.Belief)
 			}
-			if err := r.encodeStep(enc, line, s, i, st.T); err != nil {
+			if err := r.carry.Encode(enc, line, &s.rec, i, st.T); err != nil {
 				return err
 			}
 		}
 	}
 	return enc.Encode(replaySubjectJSON{Subject: s.rec.Subject, LogLikelihood: output.Float(s.ll), NChoices: s.n})
-}
-
-// encodeStep writes the step line of replay --json, with the extra
-// columns of --data carried (as strings, as in the JSON lines of
-// behaviour).
-func (r *replayRun) encodeStep(enc *json.Encoder, line replayStepJSON, s *replaySubject, trial, step int) error {
-	if len(r.carry.Columns) == 0 {
-		return enc.Encode(line)
-	}
-	b, err := json.Marshal(line)
-	if err != nil {
-		return err
-	}
-	return enc.Encode(json.RawMessage(r.carry.AppendJSON(b, &s.rec, trial, step)))
 }
 
 // readSubjects reads every subject of the recorded-behaviour file path

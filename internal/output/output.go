@@ -439,3 +439,19 @@ func CSVFloat(v float64) string {
 	}
 	return string(AppendFloat(nil, v))
 }
+
+// BeliefColumns names the belief columns of --beliefs: q_<factor>_<state>
+// (q_<state> for a single-factor model).
+func BeliefColumns(m *pomdp.Model) []string {
+	var cols []string
+	for f := range m.NumFactors() {
+		for s := range m.FactorSize(f) {
+			if m.Factorised() {
+				cols = append(cols, "q_"+m.FactorName(f)+"_"+m.FactorStateName(f, s))
+			} else {
+				cols = append(cols, "q_"+m.StateName(s))
+			}
+		}
+	}
+	return cols
+}
