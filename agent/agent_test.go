@@ -15,7 +15,10 @@ import (
 )
 
 // The model used as the true process is an environment of the drivers.
-var _ agent.Environment = (*pomdp.Process)(nil)
+var (
+	_ agent.Environment   = (*pomdp.Process)(nil)
+	_ agent.StateReporter = (*pomdp.Process)(nil)
+)
 
 // TestPowerProbs: P(u) ∝ x_u^α by hand. x = (0.5, 0.25, 0.25, 0):
 // α = 2 gives (0.25, 0.0625, 0.0625, 0)/0.375 = (2/3, 1/6, 1/6, 0);

@@ -55,6 +55,10 @@ type Episode struct {
 	// Learned holds the concentrations the agent learned, after EndTrial
 	// (nil when the agent learns nothing or is not a Learner).
 	Learned *pomdp.Concentrations
+	// TrueState holds the true initial hidden state, the state index of
+	// each factor of the environment's model, when the environment reports
+	// it (StateReporter); nil otherwise.
+	TrueState []int
 }
 
 // learned returns ag's concentrations, or nil when it learns nothing.
@@ -146,6 +150,9 @@ func RunEpisode(ctx context.Context, ag Agent, env Environment, s *EpisodeSettin
 	ep := &Episode{}
 	began := time.Now()
 	obs := env.Reset()
+	if sr, ok := env.(StateReporter); ok {
+		ep.TrueState = sr.FactorStates(nil)
+	}
 	if err := ag.Reset(ctx, obs); err != nil {
 		return ep, err
 	}

@@ -26,3 +26,12 @@ type Environment interface {
 	// stands on E; in an envs.TMaze: the agent is in the rewarded arm).
 	Done() bool
 }
+
+// StateReporter is an Environment that reports its true hidden state: the
+// state index of each factor of its model, in model order, in dst (grown
+// when short). pomdp.Process satisfies it. RunEpisode records the state
+// that Reset drew in Episode.TrueState, so that what an agent inferred can
+// be checked against the truth.
+type StateReporter interface {
+	FactorStates(dst []int) []int
+}

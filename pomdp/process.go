@@ -65,6 +65,17 @@ func (p *Process) State() int {
 	return x
 }
 
+// FactorStates returns the current hidden state of each factor (its state
+// index, in model order) in dst, grown when short; nil before the first
+// Reset and for the zero Process. agent.RunEpisode records it after Reset
+// (agent.StateReporter): the true initial state of an episode.
+func (p *Process) FactorStates(dst []int) []int {
+	if !p.started {
+		return nil
+	}
+	return append(dst[:0], p.s...)
+}
+
 // sample draws an index from the distribution p(0..n-1) by inversion, with
 // the last index taking any rounding remainder.
 func (p *Process) sample(prob func(i int) float64, n int) int {

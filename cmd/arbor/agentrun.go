@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"strings"
 
 	"github.com/arbor-ai/arbor/agent"
@@ -54,6 +53,7 @@ type runRecord struct {
 	ActionNames      []string         `json:"action_names"`
 	Observations     any              `json:"observations"`
 	ObservationNames any              `json:"observation_names"`
+	TrueState        any              `json:"true_state,omitempty"` // the world's initial state (a --model run)
 	ActionProbs      [][]output.Float `json:"action_probs"`
 	QS               []any            `json:"q_s"`
 	Positions        [][2]int         `json:"positions,omitempty"`
@@ -143,6 +143,8 @@ func (r *agentRun) record(u agent.Unit, ep *agent.Episode, positions [][2]int) *
 	if r.mz != nil {
 		solved := ep.Solved
 		rec.Solved = &solved
+	} else {
+		rec.TrueState = output.TrueState(r.world, ep.TrueState)
 	}
 	for _, st := range ep.Steps {
 		rec.QS = append(rec.QS, output.Belief(m, st.Belief))
@@ -299,12 +301,7 @@ func (r *agentRun) writeCSV(w *behaviour.Writer, u agent.Unit, ep *agent.Episode
 
 // csvFloat formats a probability for CSV: shortest round-trip form, NA for
 // a non-finite value.
-func csvFloat(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return "NA"
-	}
-	return string(output.AppendFloat(nil, v))
-}
+func csvFloat(v float64) string { return output.CSVFloat(v) }
 
 // provenance builds the provenance line: arbor's version, the command,
 // the files read with their SHA-256 and every flag of fs.

@@ -700,6 +700,7 @@ type btaiEpisodeOut struct {
 	ActionNames        []string    `json:"action_names"`
 	Observations       []int       `json:"observations"`
 	ObservationNames   []string    `json:"observation_names"`
+	TrueState          any         `json:"true_state"`
 	ActionProbs        [][]float64 `json:"action_probs"`
 	QS                 [][]float64 `json:"q_s"`
 	Positions          [][2]int    `json:"positions"`
@@ -733,7 +734,7 @@ func btaiDecodeRun(t *testing.T, out string, episodes int, maze bool) ([]btaiEpi
 	wantSum := []string{"episodes", "solved", "mean_steps", "planning_iterations", "planning_seconds", "settings"}
 	if !maze {
 		wantEp = []string{"episode", "steps", "actions", "action_names", "observations", "observation_names",
-			"action_probs", "q_s", "planning_seconds", "planning_iterations"}
+			"true_state", "action_probs", "q_s", "planning_seconds", "planning_iterations"}
 		wantSum = []string{"episodes", "planning_iterations", "planning_seconds", "settings"}
 	}
 	strict := func(line string, v any) {

@@ -235,11 +235,13 @@ func runFitVerb(c *plannerCmd, args []string, stdout io.Writer) error {
 	if r.prov, err = provenance(command, fs, files...); err != nil {
 		return err
 	}
+	r.prov.Record = "provenance"
 	return r.run(stdout)
 }
 
 // fitRowJSON is the per-subject line of fit --json.
 type fitRowJSON struct {
+	Record        string           `json:"record"` // "subject"
 	Subject       string           `json:"subject"`
 	Params        output.Ordered   `json:"params"`
 	SD            output.Ordered   `json:"sd"`
@@ -270,6 +272,7 @@ type fitZeroJSON struct {
 
 // fitGroupJSON is the last line of fit --json: the group's sums.
 type fitGroupJSON struct {
+	Record        string          `json:"record"` // "group"
 	Group         string          `json:"group"`
 	Subjects      int             `json:"subjects"`
 	LogEvidence   output.Float    `json:"log_evidence"`
@@ -427,7 +430,7 @@ func fitCSVRow(res *fit.Result) []string {
 
 // group is the last line of fit --json.
 func (r *fitRun) group(g *fit.Group) fitGroupJSON {
-	return fitGroupJSON{Group: r.agent, Subjects: g.Subjects, LogEvidence: output.Float(g.LogEvidence),
+	return fitGroupJSON{Record: "group", Group: r.agent, Subjects: g.Subjects, LogEvidence: output.Float(g.LogEvidence),
 		LogLikelihood: output.Float(g.LogLikelihood), AIC: output.Float(g.AIC), BIC: output.Float(g.BIC),
 		NChoices: g.NChoices, NotConverged: g.NotConverged, Free: r.set.Free, PEB: r.peb.JSON()}
 }
@@ -468,7 +471,7 @@ func fitText(res *fit.Result) string {
 }
 
 func fitRow(res *fit.Result) fitRowJSON {
-	row := fitRowJSON{Subject: res.Subject, LogLikelihood: output.Float(res.LogLikelihood), LogPrior: output.Float(res.LogPrior),
+	row := fitRowJSON{Record: "subject", Subject: res.Subject, LogLikelihood: output.Float(res.LogLikelihood), LogPrior: output.Float(res.LogPrior),
 		LogEvidence: output.Float(res.LogEvidence), AIC: output.Float(res.AIC), BIC: output.Float(res.BIC),
 		NChoices: res.NChoices, Converged: res.Converged, Reason: res.Reason, Warning: res.Warning,
 		Method: res.Method.String(), Evaluations: res.Evaluations}
@@ -584,6 +587,7 @@ func fitWhy(reason string) string {
 
 // fitBMSJSON is the model-comparison line of fit --json --compare.
 type fitBMSJSON struct {
+	Record              string         `json:"record"` // "compare"
 	Compare             []string       `json:"compare"`
 	Subjects            int            `json:"subjects"`
 	LogEvidence         []output.Float `json:"log_evidence"`
@@ -623,7 +627,7 @@ func (r *fitRun) compareModels(stdout io.Writer, enc *json.Encoder, recs []behav
 	}
 	r.plot.Compare(labels, b)
 	if r.asJSON {
-		return enc.Encode(fitBMSJSON{Compare: labels, Subjects: len(recs), LogEvidence: output.Floats(sums),
+		return enc.Encode(fitBMSJSON{Record: "compare", Compare: labels, Subjects: len(recs), LogEvidence: output.Floats(sums),
 			Frequencies: output.Floats(b.Frequencies), Exceedance: output.Floats(b.Exceedance),
 			ProtectedExceedance: output.Floats(b.ProtectedExceedance), BOR: output.Float(b.BOR), ExceedanceMethod: b.ExceedanceMethod})
 	}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -254,6 +255,58 @@ func TestFitAgents(t *testing.T) {
 		lines := replayLines(t, out)
 		if len(lines) != 3 || lines[1]["subject"] != "p01" || lines[1]["n_choices"].(float64) != 6 || !c.want(lines[1]) {
 			t.Errorf("%v:\n%s", c.args, out)
+		}
+	}
+}
+
+// Every line of fit --json names its kind ("record": provenance, subject,
+// group), and the subject records have one field set: the lines of one
+// kind make a table without holes (pandas.read_json(lines=True) filtered
+// on the kind gives one row per subject, no NaN among the parameters).
+// Each subject's params, sd, theta, sd_theta and scale hold every free
+// parameter of the group line, none of them null.
+func TestFitJSONRecordKinds(t *testing.T) {
+	code, out, stderr := aciRun(t, "aci", "fit", "--model", pymdpModel, "--data", pymdpData,
+		"--horizon", "1", "--free", "alpha,gamma", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := replayLines(t, out)
+	var kinds []string
+	for _, l := range lines {
+		k, _ := l["record"].(string)
+		kinds = append(kinds, k)
+	}
+	if want := "provenance subject subject subject group"; strings.Join(kinds, " ") != want {
+		t.Fatalf("record kinds %q, want %q", strings.Join(kinds, " "), want)
+	}
+	free := lines[len(lines)-1]["free"].([]any)
+	var keys0 []string
+	for _, l := range lines[1 : len(lines)-1] {
+		var keys []string
+		for k := range l {
+			switch k {
+			case "reason", "warning", "zero_choice", "theta_eb":
+				continue // present only where they say something
+			}
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		if keys0 == nil {
+			keys0 = keys
+		} else if !slices.Equal(keys, keys0) {
+			t.Errorf("subject %v: fields %v, the first subject's %v", l["subject"], keys, keys0)
+		}
+		for _, field := range []string{"params", "sd", "theta", "sd_theta", "scale"} {
+			m, _ := l[field].(map[string]any)
+			if len(m) != len(free) {
+				t.Errorf("subject %v: %s %v, want the free parameters %v", l["subject"], field, m, free)
+			}
+			for _, p := range free {
+				if v, ok := m[p.(string)]; !ok || v == nil {
+					t.Errorf("subject %v: %s.%v missing or null", l["subject"], field, p)
+				}
+			}
 		}
 	}
 }

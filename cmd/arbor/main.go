@@ -14,9 +14,10 @@
 // Exit status (every failure is one line on stderr, at most maxErrorLine
 // bytes):
 //
-//	0    success
+//	0    success; also standard output whose reader has gone (EPIPE, as
+//	     `arbor ... | head -1` ends): the work stops, quietly
 //	1    any other failure, among them standard output that cannot be
-//	     written (a full disk, a closed pipe), whatever the output mode
+//	     written (a full disk), whatever the output mode
 //	2    bad input: the line names the file or flag, the field and the fault
 //	130  interrupted by SIGINT (Ctrl-C)
 //	143  interrupted by SIGTERM
@@ -192,7 +193,7 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 			interrupt = func() { cancel(&output.Interrupted{Signal: syscall.SIGINT}) }
 			// Standard output that fails (a full disk; a closed pipe, whose
 			// SIGPIPE is caught so that the write returns EPIPE) stops the
-			// work and exits 1.
+			// work: exit 1, or 0 without a word for a closed pipe (report).
 			pipe := make(chan os.Signal, 1)
 			signal.Notify(pipe, syscall.SIGPIPE)
 			defer signal.Stop(pipe)
@@ -238,6 +239,10 @@ func report(stderr io.Writer, prefix string, err error) int {
 	var se *subcommandError
 	if errors.As(err, &se) {
 		prefix += " " + se.sub
+	}
+	var so *stdoutError
+	if errors.As(err, &so) && errors.Is(so.err, syscall.EPIPE) {
+		return 0 // the reader has gone (head): quiet, as Unix tools end
 	}
 	var in *output.Interrupted
 	if errors.As(err, &in) || errors.Is(err, context.Canceled) {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/fit"
+	"github.com/arbor-ai/arbor/internal/fitcmd"
 	"github.com/arbor-ai/arbor/internal/output"
 	"github.com/arbor-ai/arbor/internal/runplot"
 )
@@ -138,8 +139,11 @@ func runRecover(c *plannerCmd, args []string, stdout io.Writer) error {
 	restarts := fset.Int("restarts", fit.DefaultRestarts, "optimisations per subject and model, the best kept (1..100)")
 	plotFile := fset.String("plot", "", "draw true against estimated values of each free parameter (fitting scale) and, with --models, the confusion matrix into this file: SVG, PDF or PNG by its ending")
 	asJSON := fset.Bool("json", false, "a provenance line, one line per subject, one per parameter, the confusion and BMS lines with --models, and a summary line")
+	asCSV := fset.Bool("csv", false, "one CSV row per subject, fitting model and free parameter: "+strings.Join(fitcmd.RecoveryColumns, ","))
 	if done, err := parseVerb(fset, args, synopsis, refusals(c.p, agent.VerbRecover, opts), stdout); done || err != nil {
 		return err
+	} else if *asJSON && *asCSV {
+		return badInput("--json and --csv: give one")
 	}
 	given := agent.Given(fset)
 	var paths []string
@@ -254,7 +258,7 @@ func runRecover(c *plannerCmd, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return recoverRun(stdout, models, set, agent.Workers(opts, models[0].sim.m, *sf.jobs), prov, *plotFile, *asJSON)
+	return recoverRun(stdout, models, set, agent.Workers(opts, models[0].sim.m, *sf.jobs), prov, *plotFile, *asJSON, *asCSV)
 }
 
 // modelsFlagName is the flag that named the models of a recovery of n
@@ -289,14 +293,18 @@ type recoverFit struct {
 // recoverRun simulates the subjects of every model, fits each by every
 // model (in parallel over subjects and models, output in order) and
 // writes the recovery.
-func recoverRun(stdout io.Writer, models []recoverModel, set *fit.Settings, jobs int, prov output.Provenance, plotFile string, asJSON bool) error {
+func recoverRun(stdout io.Writer, models []recoverModel, set *fit.Settings, jobs int, prov output.Provenance, plotFile string, asJSON, asCSV bool) (err error) {
 	ctx := commandContext()
 	start := time.Now()
 	enc := json.NewEncoder(stdout)
+	var table *fitcmd.RecoveryCSV
 	if asJSON {
-		if err := enc.Encode(prov); err != nil {
-			return err
-		}
+		err = enc.Encode(prov)
+	} else if asCSV {
+		table, err = fitcmd.NewRecoveryCSV(stdout)
+	}
+	if err != nil {
+		return err
 	}
 	// Simulation: every model's subjects, in order.
 	var subs []*recoverSubject
@@ -329,7 +337,7 @@ func recoverRun(stdout io.Writer, models []recoverModel, set *fit.Settings, jobs
 	}
 	fitStart := time.Now()
 	var finished []*recoverSubject
-	err := agent.RunOrdered(ctx, len(subs)*nm, 1, jobs, func(ctx context.Context, _, u int) (*fit.Result, error) {
+	err = agent.RunOrdered(ctx, len(subs)*nm, 1, jobs, func(ctx context.Context, _, u int) (*fit.Result, error) {
 		s, h := subs[u/nm], u%nm
 		return fit.Subject(ctx, agent.Scoring(models[h].sim.factory), models[h].sim.m, &s.sub.rec, index[u/nm], set)
 	}, func(u int, r *fit.Result) error {
@@ -342,6 +350,8 @@ func recoverRun(stdout io.Writer, models []recoverModel, set *fit.Settings, jobs
 		unitDone()
 		if asJSON {
 			return enc.Encode(recoverRecord(models, s))
+		} else if table != nil {
+			return table.Subject(models[s.gen].name, s.sub.name, models[s.gen].free, s.sub.values, recoverNames(models), s.fits)
 		}
 		return nil
 	})
@@ -382,7 +392,9 @@ func recoverRun(stdout io.Writer, models []recoverModel, set *fit.Settings, jobs
 			return err
 		}
 	}
-	if asJSON {
+	if asCSV {
+		return interrupted
+	} else if asJSON {
 		for _, st := range stats {
 			for i := range st {
 				line := struct {
@@ -395,10 +407,7 @@ func recoverRun(stdout io.Writer, models []recoverModel, set *fit.Settings, jobs
 			}
 		}
 		if nm > 1 {
-			names := make([]string, nm)
-			for i, m := range models {
-				names[i] = m.name
-			}
+			names := recoverNames(models)
 			if err := enc.Encode(map[string]any{"kind": "confusion", "models": names, "counts": counts, "undecided": undecided}); err != nil {
 				return err
 			}
@@ -438,6 +447,15 @@ func recoverRun(stdout io.Writer, models []recoverModel, set *fit.Settings, jobs
 	}
 	recoverHuman(stdout, models, finished, stats, counts, undecided, bms, set, fitSeconds)
 	return interrupted
+}
+
+// recoverNames returns the models' names.
+func recoverNames(models []recoverModel) []string {
+	names := make([]string, len(models))
+	for i, m := range models {
+		names[i] = m.name
+	}
+	return names
 }
 
 // recoverRecord is the JSON line of a subject.

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -225,6 +228,68 @@ func TestRecoverPlotFormats(t *testing.T) {
 		case "png":
 			if !strings.HasPrefix(string(b), "\x89PNG\r\n\x1a\n") {
 				t.Errorf("png: no PNG signature")
+			}
+		}
+	}
+}
+
+// recover --csv is a tidy table, one row per subject, fitting model and
+// free parameter: the true value is the one simulate draws for that
+// subject (its --truth table, same flags), the estimate and SD those of
+// the subject's fits in recover --json; a free parameter not drawn has
+// its flag's value as truth.
+func TestRecoverCSV(t *testing.T) {
+	common := []string{"--horizon", "1", "--draw", "alpha=lognormal:0,0.5", "--subjects", "3", "--trials", "4", "--steps", "2", "--seed", "5"}
+	args := append([]string{"aci", "recover", "--models", simModel + "," + simUniform, "--free", "alpha,gamma", "--gamma", "8"}, common...)
+	code, out, stderr := aciRun(t, append(args, "--csv")...)
+	if code != 0 {
+		t.Fatalf("--csv: exit %d: %s", code, stderr)
+	}
+	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(rows[0], ","); got != "model,subject,fit_model,param,true,estimate,sd,converged" || len(rows) != 1+2*3*2*2 {
+		t.Fatalf("header %s, %d rows; want 2 models × 3 subjects × 2 fits × 2 parameters", got, len(rows)-1)
+	}
+	truth := filepath.Join(t.TempDir(), "truth.csv")
+	if code, _, stderr := aciRun(t, append([]string{"aci", "simulate", "--model", simModel, "--truth", truth, "-o", os.DevNull}, common...)...); code != 0 {
+		t.Fatalf("simulate: exit %d: %s", code, stderr)
+	}
+	trueAlpha := map[string]string{}
+	for _, r := range readCSV(t, truth)[1:] {
+		trueAlpha[r[0]] = r[1]
+	}
+	code, out, stderr = aciRun(t, append(args, "--json")...)
+	if code != 0 {
+		t.Fatalf("--json: exit %d: %s", code, stderr)
+	}
+	fits := map[string]float64{} // model/subject/fit_model/param/{estimate,sd}
+	for _, l := range replayLines(t, out) {
+		if l["kind"] != "subject" {
+			continue
+		}
+		for _, f := range l["fits"].([]any) {
+			f := f.(map[string]any)
+			for _, key := range []string{"params", "sd"} {
+				for p, v := range f[key].(map[string]any) {
+					fits[fmt.Sprintf("%v/%v/%v/%s/%s", l["model"], l["subject"], f["model"], p, key)] = v.(float64)
+				}
+			}
+		}
+	}
+	for _, r := range rows[1:] {
+		want := "8"
+		if r[3] == "alpha" {
+			want = trueAlpha[r[1]]
+		}
+		if r[4] != want {
+			t.Errorf("row %v: true %s, want %s", r, r[4], want)
+		}
+		key := strings.Join(r[:4], "/")
+		for j, k := range []string{"params", "sd"} {
+			if got, err := strconv.ParseFloat(r[5+j], 64); err != nil || got != fits[key+"/"+k] {
+				t.Errorf("row %v: %s %s, recover --json has %v", r, rows[0][5+j], r[5+j], fits[key+"/"+k])
 			}
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -32,6 +33,7 @@ type replayRun struct {
 	beliefs  bool
 	prov     output.Provenance
 	newAg    func() (agent.Agent, error)
+	carry    *behaviour.Carry // the extra columns of --data, kept in every step's output
 }
 
 // replaySubject is one subject's replay: its step records and its
@@ -142,6 +144,8 @@ func (r *replayRun) run(stdout io.Writer) error {
 		return err
 	}
 	r.prov.Files = append(r.prov.Files, file)
+	own := append(r.csvExtra(), "action_probs", "q_s")
+	r.carry = behaviour.NewCarry(recs, func(c string) bool { return slices.Contains(own, c) })
 	if shardJob != nil {
 		return r.sharded(stdout, recs) // --shard, or arbor merge (shard.go)
 	}
@@ -225,14 +229,18 @@ func (r *replayRun) run(stdout io.Writer) error {
 	return interrupted
 }
 
-// csvExtra returns the extra columns of replay --csv.
+// csvExtra returns the extra columns of replay --csv: those of --data
+// carried (none before they are known), then its own.
 func (r *replayRun) csvExtra() []string {
 	extra := []string{"p_action", "log_p_action"}
+	if r.carry != nil {
+		extra = append(slices.Clone(r.carry.Columns), extra...)
+	}
 	for u := range r.m.NumActions() {
 		extra = append(extra, "p_"+r.m.ActionName(u))
 	}
 	if r.beliefs {
-		extra = append(extra, beliefColumns(r.m)...)
+		extra = append(extra, output.BeliefColumns(r.m)...)
 	}
 	return extra
 }
@@ -266,30 +274,14 @@ func (r *replayRun) subject(ctx context.Context, k int, rec behaviour.SubjectRec
 	return s, nil
 }
 
-// beliefColumns names the belief columns of --beliefs: q_<factor>_<state>
-// (q_<state> for a single-factor model).
-func beliefColumns(m *pomdp.Model) []string {
-	var cols []string
-	for f := range m.NumFactors() {
-		for s := range m.FactorSize(f) {
-			if m.Factorised() {
-				cols = append(cols, "q_"+m.FactorName(f)+"_"+m.FactorStateName(f, s))
-			} else {
-				cols = append(cols, "q_"+m.StateName(s))
-			}
-		}
-	}
-	return cols
-}
-
 func (r *replayRun) writeCSV(w *behaviour.Writer, s *replaySubject) error {
 	for i, rt := range s.trials {
 		tr := s.rec.Trials[i]
 		for _, st := range rt.Steps {
-			extra := []string{"", ""}
+			extra := append(r.carry.Values(nil, &s.rec, i, st.T), "", "")
 			if st.Decision != nil {
 				if !st.Missed {
-					extra = []string{csvFloat(st.PAction), csvFloat(math.Log(st.PAction))}
+					extra = append(extra[:len(extra)-2], csvFloat(st.PAction), csvFloat(math.Log(st.PAction)))
 				}
 				for _, p := range st.Decision.Probs {
 					extra = append(extra, csvFloat(p))
@@ -348,7 +340,7 @@ func (r *replayRun) writeJSON(enc *json.Encoder, s *replaySubject) error {
 			if r.beliefs {
 				line.QS = output.Belief(r.m, st.Belief)
 			}
-			if err := enc.Encode(line); err != nil {
+			if err := r.carry.Encode(enc, line, &s.rec, i, st.T); err != nil {
 				return err
 			}
 		}

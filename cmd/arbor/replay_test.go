@@ -3,9 +3,11 @@ package main
 import (
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -361,5 +363,74 @@ func TestReplayMissedResponse(t *testing.T) {
 	}
 	if d := llTaken - llMissed - taken[0]["log_p_action"].(float64); math.Abs(d) > 1e-12 {
 		t.Errorf("log-likelihoods %v (taken) and %v (missed) differ by %v more than ln P(go-right-arm)", llTaken, llMissed, d)
+	}
+}
+
+// replay carries every extra column of --data to each step's output
+// unchanged: an rt_ms column, written into the recorded behaviour here,
+// comes back in every --csv row and every --json step line with the
+// input's value for that subject, trial and step. A replay's own output
+// replayed again keeps one p_action column (the new values), and rt_ms.
+func TestReplayCarriesExtraColumns(t *testing.T) {
+	in := readCSV(t, "../../examples/behaviour/p01.csv")
+	rt := map[string]string{} // subject/trial/step -> rt_ms
+	var b strings.Builder
+	w := csv.NewWriter(&b)
+	w.Write(append(in[0], "rt_ms"))
+	for i, row := range in[1:] {
+		v := strconv.Itoa(300 + 7*i)
+		rt[strings.Join(row[:3], "/")] = v
+		w.Write(append(row, v))
+	}
+	w.Flush()
+	data := filepath.Join(t.TempDir(), "rt.csv")
+	if err := os.WriteFile(data, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"aci", "replay", "--model", "../../examples/behaviour/model.json", "--data", data, "--horizon", "1"}
+	code, out, stderr := aciRun(t, append(args, "--csv")...)
+	if code != 0 {
+		t.Fatalf("--csv: exit %d: %s", code, stderr)
+	}
+	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := slices.Index(rows[0], "rt_ms")
+	if col < 0 || len(rows) != len(in) {
+		t.Fatalf("--csv: header %v, %d rows; want rt_ms and %d rows", rows[0], len(rows), len(in))
+	}
+	for _, row := range rows[1:] {
+		if want := rt[strings.Join(row[:3], "/")]; row[col] != want || want == "" {
+			t.Errorf("--csv row %v: rt_ms %q, want %q", row[:3], row[col], want)
+		}
+	}
+	code, out, stderr = aciRun(t, append(args, "--json")...)
+	if code != 0 {
+		t.Fatalf("--json: exit %d: %s", code, stderr)
+	}
+	steps := 0
+	for _, l := range replayLines(t, out)[1:] {
+		if _, subject := l["log_likelihood"]; subject {
+			continue
+		}
+		steps++
+		key := fmt.Sprintf("%v/%v/%v", l["subject"], l["trial"], l["step"])
+		if l["rt_ms"] != rt[key] {
+			t.Errorf("--json step %s: rt_ms %v, want %q", key, l["rt_ms"], rt[key])
+		}
+	}
+	if steps != len(in)-1 {
+		t.Errorf("--json: %d step lines, want %d", steps, len(in)-1)
+	}
+	again := filepath.Join(t.TempDir(), "again.csv")
+	_, csvOut, _ := aciRun(t, append(args, "--csv")...)
+	if err := os.WriteFile(again, []byte(csvOut), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args[5] = again
+	code, out, stderr = aciRun(t, append(args, "--csv")...)
+	if header := strings.SplitN(out, "\n", 2)[0]; code != 0 || header != strings.Join(rows[0], ",") {
+		t.Errorf("replay of a replay: exit %d %s, header %s, want %s", code, stderr, header, strings.Join(rows[0], ","))
 	}
 }

@@ -84,7 +84,7 @@ func (s *simulation) source() string {
 func (s *simulation) run(ctx context.Context, emit func(k int, sub *simSubject) error) error {
 	err := agent.RunOrdered(ctx, s.subjects, 1, s.jobs, func(ctx context.Context, _, k int) (*simSubject, error) {
 		name, v := s.values(k)
-		sub := &simSubject{name: name, values: v, rec: behaviour.SubjectRecord{Subject: name}}
+		sub := &simSubject{name: name, values: v, rec: behaviour.SubjectRecord{Subject: name, ExtraColumns: output.StateColumns(s.world)}}
 		ag, err := s.factory.NewAgent(s.m, v)
 		if err != nil {
 			// A draw the agent refuses (a lognormal far in its tail
@@ -97,7 +97,10 @@ func (s *simulation) run(ctx context.Context, emit func(k int, sub *simSubject) 
 			if err != nil {
 				return nil, fmt.Errorf("subject %s trial %d: %w", name, i+1, err)
 			}
-			sub.rec.Trials = append(sub.rec.Trials, behaviour.TrialRecord{Trial: i + 1, Obs: ep.Observations(), Actions: ep.Actions()})
+			obs := ep.Observations()
+			// The trial's true initial state (s_<factor>) on each of its rows.
+			truth := slices.Repeat([][]string{output.StateTexts(s.world, ep.TrueState)}, len(obs))
+			sub.rec.Trials = append(sub.rec.Trials, behaviour.TrialRecord{Trial: i + 1, Obs: obs, Actions: ep.Actions(), Extra: truth})
 		}
 		return sub, nil
 	}, emit)
@@ -284,7 +287,7 @@ func simulateWrite(stdout io.Writer, sim *simulation, prov output.Provenance, ou
 		return cannotCreate("--truth", truth, err)
 	}
 	defer tf.Abort()
-	w, err := behaviour.NewWriter(bw, sim.m, nil)
+	w, err := behaviour.NewWriter(bw, sim.m, &behaviour.WriterOptions{Extra: output.StateColumns(sim.world)})
 	if err != nil {
 		return err
 	}

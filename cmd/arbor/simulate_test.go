@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/arbor-ai/arbor/aci"
 	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/fit"
+	"github.com/arbor-ai/arbor/pomdp"
 )
 
 const (
@@ -60,15 +62,78 @@ func TestSimulateEqualsRun(t *testing.T) {
 	if len(simRecs) != len(runRecs) || len(simRecs) != 1+3*4*3 {
 		t.Fatalf("%d rows simulated, %d run, want %d", len(simRecs), len(runRecs), 1+3*4*3)
 	}
-	for i := range simRecs {
-		got, want := strings.Join(simRecs[i], ","), strings.Join(runRecs[i][:len(simRecs[i])], ",")
-		if got != want {
-			t.Errorf("row %d: simulate %s, run %s", i, got, want)
-		}
-	}
+	sameBehaviour(t, simRecs, runRecs)
 	// No parameter drawn: the truth table has the subjects alone.
 	if got := readCSV(t, truth); len(got) != 4 || len(got[0]) != 1 || got[0][0] != "subject" || got[3][0] != "3" {
 		t.Errorf("truth %v", got)
+	}
+}
+
+// sameBehaviour checks that the simulated rows equal the run's in the
+// recorded-behaviour columns: those before simulate's true states (the
+// s_<factor> columns) and the run's probability columns.
+func sameBehaviour(t *testing.T, sim, run [][]string) {
+	t.Helper()
+	n := slices.IndexFunc(sim[0], func(c string) bool { return strings.HasPrefix(c, "s_") })
+	if n < 0 {
+		t.Fatalf("simulate's header %v: no s_<factor> column", sim[0])
+	}
+	for i := range sim {
+		if got, want := strings.Join(sim[i][:n], ","), strings.Join(run[i][:n], ","); got != want {
+			t.Errorf("row %d: simulate %s, run %s", i, got, want)
+		}
+	}
+}
+
+// simulate writes each trial's true initial state, per factor by name, in
+// its s_<factor> columns: the state the world drew, which a process of the
+// world reset from the trial's stream (agent.WorldRand(seed, k·trials+i),
+// the documented rule) draws again. Replay reads the file (the columns are
+// extra) and carries them.
+func TestSimulateTrueState(t *testing.T) {
+	dir := t.TempDir()
+	beh, truth := filepath.Join(dir, "b.csv"), filepath.Join(dir, "t.csv")
+	const subjects, trials, seed = 3, 5, 11
+	code, _, stderr := aciRun(t, "aci", "simulate", "--model", simModel, "--horizon", "1", "--steps", "2", "--seed", strconv.Itoa(seed),
+		"--subjects", strconv.Itoa(subjects), "--trials", strconv.Itoa(trials), "-o", beh, "--truth", truth)
+	if code != 0 {
+		t.Fatalf("simulate: exit %d: %s", code, stderr)
+	}
+	recs := readCSV(t, beh)
+	col := map[string]int{}
+	for i, h := range recs[0] {
+		col[h] = i
+	}
+	cs, okc := col["s_context"]
+	ls, okl := col["s_location"]
+	if !okc || !okl {
+		t.Fatalf("header %v: want s_location and s_context", recs[0])
+	}
+	world, err := pomdp.Load(simModel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	contexts := map[string]int{}
+	for _, row := range recs[1:] {
+		k, _ := strconv.Atoi(row[col["subject"]])
+		i, _ := strconv.Atoi(row[col["trial"]])
+		p := pomdp.NewProcess(world, agent.WorldRand(seed, (k-1)*trials+i-1))
+		p.Reset()
+		s := p.FactorStates(nil)
+		if want := world.FactorStateName(1, s[1]); row[cs] != want {
+			t.Errorf("subject %d trial %d: s_context %s, the world drew %s", k, i, row[cs], want)
+		}
+		if want := world.FactorStateName(0, s[0]); row[ls] != want {
+			t.Errorf("subject %d trial %d: s_location %s, the world started at %s", k, i, row[ls], want)
+		}
+		contexts[row[cs]]++
+	}
+	if len(contexts) != 2 {
+		t.Errorf("contexts drawn %v: want both over %d trials", contexts, subjects*trials)
+	}
+	code, out, stderr := aciRun(t, "aci", "replay", "--model", simModel, "--horizon", "1", "--data", beh, "--csv")
+	if code != 0 || !strings.Contains(strings.SplitN(out, "\n", 2)[0], "s_location,s_context") {
+		t.Errorf("replay of the simulated behaviour: exit %d %s, header %q", code, stderr, strings.SplitN(out, "\n", 2)[0])
 	}
 }
 
@@ -266,11 +331,7 @@ func TestBTAISimulateEqualsRun(t *testing.T) {
 	if len(simRecs) != len(runRecs) || len(simRecs) != 1+2*3*3 {
 		t.Fatalf("%d rows simulated, %d run", len(simRecs), len(runRecs))
 	}
-	for i := range simRecs {
-		if got, want := strings.Join(simRecs[i], ","), strings.Join(runRecs[i][:len(simRecs[i])], ","); got != want {
-			t.Errorf("row %d: simulate %s, run %s", i, got, want)
-		}
-	}
+	sameBehaviour(t, simRecs, runRecs)
 	code, _, stderr = aciRun(t, append([]string{"btai", "simulate", "--draw", "alpha=lognormal:0,0.5", "--subjects", "2", "-o", beh, "--truth", truth}, common...)...)
 	if got := readCSV(t, truth); code != 0 || len(got) != 3 || strings.Join(got[0], ",") != "subject,alpha" {
 		t.Errorf("exit %d %s: truth %v", code, stderr, got)
@@ -342,9 +403,5 @@ func TestSISimulateEqualsRun(t *testing.T) {
 	if len(simRecs) != len(runRecs) || len(simRecs) != 1+2*3*3 {
 		t.Fatalf("%d rows simulated, %d run", len(simRecs), len(runRecs))
 	}
-	for i := range simRecs {
-		if got, want := strings.Join(simRecs[i], ","), strings.Join(runRecs[i][:len(simRecs[i])], ","); got != want {
-			t.Errorf("row %d: simulate %s, run %s", i, got, want)
-		}
-	}
+	sameBehaviour(t, simRecs, runRecs)
 }

@@ -7,5 +7,6 @@
 // the "peb" object of the group line, the shrunk estimates "theta_eb" of
 // the subject lines, and the human table of the effects) and the names of
 // the models that `--compare` compares (CompareLabels: each by its model
-// file and the settings that differ).
+// file and the settings that differ); and the recover verb's --csv, a row
+// per subject, fitting model and free parameter (RecoveryCSV).
 package fitcmd

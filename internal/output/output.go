@@ -320,6 +320,9 @@ func HashFile(flag, path string) (File, error) {
 // where flags combine into options (a preset and the flags that override
 // it), the options the run used.
 type Provenance struct {
+	// Record names the kind of line where an output mixes several (fit
+	// --json: "provenance"); empty and left out elsewhere.
+	Record   string  `json:"record,omitempty"`
 	Arbor    string  `json:"arbor"`
 	Command  string  `json:"command"`
 	Files    []File  `json:"files"`
@@ -380,4 +383,75 @@ func ActionKeys(m *pomdp.Model, action int, missed, last bool) any {
 		}
 	}
 	return o
+}
+
+// TrueState is an episode's true initial hidden state (agent.Episode's
+// TrueState, a state index per factor of m) in a record: the state's name
+// (its index when unnamed), or for a factorised model an object keyed by
+// factor name; nil without a state.
+func TrueState(m *pomdp.Model, s []int) any {
+	if len(s) != m.NumFactors() {
+		return nil
+	}
+	texts := StateTexts(m, s)
+	if !m.Factorised() {
+		return name(texts[0])
+	}
+	var o Ordered
+	for f, t := range texts {
+		o.Add(m.FactorName(f), name(t))
+	}
+	return o
+}
+
+// StateColumns names the true-state columns of a behaviour CSV: s_<factor>
+// for each factor of m, or s for a single-factor model (the o and u of its
+// other columns).
+func StateColumns(m *pomdp.Model) []string {
+	if !m.Factorised() {
+		return []string{"s"}
+	}
+	cols := make([]string, m.NumFactors())
+	for f := range cols {
+		cols[f] = "s_" + m.FactorName(f)
+	}
+	return cols
+}
+
+// StateTexts returns the name of each factor's state s[f] (its index when
+// unnamed), in the order of StateColumns.
+func StateTexts(m *pomdp.Model, s []int) []string {
+	if !m.Factorised() {
+		return []string{m.StateName(s[0])}
+	}
+	texts := make([]string, len(s))
+	for f, x := range s {
+		texts[f] = m.FactorStateName(f, x)
+	}
+	return texts
+}
+
+// CSVFloat writes v in a CSV cell: the shortest text that reads back the
+// same number (AppendFloat), NA when v is NaN or infinite.
+func CSVFloat(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "NA"
+	}
+	return string(AppendFloat(nil, v))
+}
+
+// BeliefColumns names the belief columns of --beliefs: q_<factor>_<state>
+// (q_<state> for a single-factor model).
+func BeliefColumns(m *pomdp.Model) []string {
+	var cols []string
+	for f := range m.NumFactors() {
+		for s := range m.FactorSize(f) {
+			if m.Factorised() {
+				cols = append(cols, "q_"+m.FactorName(f)+"_"+m.FactorStateName(f, s))
+			} else {
+				cols = append(cols, "q_"+m.StateName(s))
+			}
+		}
+	}
+	return cols
 }
