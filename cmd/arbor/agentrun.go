@@ -32,8 +32,8 @@ type agentRun struct {
 	prov     output.Provenance
 	asJSON   bool
 	asCSV    bool
-	plot     *runPlot  // --plot: nil when not asked (nothing is kept then)
-	prog     *progress // nil: no report
+	plot     *runPlot         // --plot: nil when not asked (nothing is kept then)
+	prog     *output.Progress // nil: no report
 	newAg    func() (agent.Agent, error)
 	dot      func(ctx context.Context, ag agent.Agent, d *agent.Decision) error // after the first decision of the first trial (--dot), or nil
 	cost     func(d *agent.Decision) float64                                    // the planning cost of the action taken, for --plot
@@ -189,7 +189,7 @@ func (r *agentRun) run(stdout io.Writer) error {
 		if st.Decision == nil {
 			return nil
 		}
-		r.prog.step(st.Decision.Work)
+		r.prog.Step(st.Decision.Work)
 		if r.dot != nil && u.Agent == 0 && u.Trial == 0 && st.T == 0 {
 			return r.dot(ctx, ag, st.Decision)
 		}
@@ -199,7 +199,7 @@ func (r *agentRun) run(stdout io.Writer) error {
 	err := agent.RunAgents(ctx, &set, r.newAg, r.env, func(u agent.Unit, ep *agent.Episode) error {
 		sum.Episodes++
 		unitDone()
-		r.prog.episode()
+		r.prog.Episode()
 		sum.PlanningSeconds, sum.Seconds = sum.PlanningSeconds+ep.PlanningSeconds, sum.Seconds+ep.Seconds
 		if r.bw != nil {
 			tr, _ := r.bw.Trial(agent.WorldRand(r.runs.Seed, u.Index(r.runs.Trials)), ep.Actions())

@@ -1,12 +1,11 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"os"
-	"sync"
-	"sync/atomic"
 	"time"
+
+	"github.com/arbor-ai/arbor/internal/output"
 )
 
 // progressEvery is the time between two progress reports (a variable so
@@ -17,97 +16,7 @@ var progressEvery = time.Second
 // which long runs report their progress.
 var stderrOut io.Writer = os.Stderr
 
-// isTerminal reports whether w is a terminal (a character device).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
-// progress reports a long run on standard error once a second: the
-// episodes finished out of the total, the actions taken, the planning rate
-// and an estimate of the time left. On a terminal it rewrites one line;
-// otherwise (--progress with standard error redirected) it writes a line
-// per report. Standard output is never touched.
-type progress struct {
-	w        io.Writer
-	tty      bool
-	total    int
-	unit     string // what Decision.Work counts (agent.Planner.WorkUnit)
-	start    time.Time
-	episodes atomic.Int64
-	steps    atomic.Int64
-	work     atomic.Int64 // Decision.Work summed over the actions
-	stop     chan struct{}
-	wg       sync.WaitGroup
-}
-
-// startProgress starts reporting when on is set (--progress) or standard
-// error is a terminal; it returns nil otherwise (a nil *progress does
-// nothing).
-func startProgress(on bool, total int, unit string) *progress {
-	tty := isTerminal(stderrOut)
-	if !on && !tty {
-		return nil
-	}
-	p := &progress{w: stderrOut, tty: tty, total: total, unit: unit, start: time.Now(), stop: make(chan struct{})}
-	p.wg.Add(1)
-	go func() {
-		defer p.wg.Done()
-		tick := time.NewTicker(progressEvery)
-		defer tick.Stop()
-		for {
-			select {
-			case <-tick.C:
-				p.report()
-			case <-p.stop:
-				return
-			}
-		}
-	}()
-	return p
-}
-
-// step counts one action, whose planning did work (Decision.Work).
-func (p *progress) step(work int) {
-	if p != nil {
-		p.steps.Add(1)
-		p.work.Add(int64(work))
-	}
-}
-
-// episode counts one finished episode.
-func (p *progress) episode() {
-	if p != nil {
-		p.episodes.Add(1)
-	}
-}
-
-func (p *progress) report() {
-	el := time.Since(p.start).Seconds()
-	e, s := p.episodes.Load(), p.steps.Load()
-	line := fmt.Sprintf("progress: %d/%d episodes, %d actions, %.0f %s per second", e, p.total, s, float64(p.work.Load())/max(el, 1e-9), p.unit)
-	if e > 0 && int(e) < p.total {
-		line += fmt.Sprintf(", about %.0f s left", el/float64(e)*float64(int64(p.total)-e))
-	}
-	if p.tty {
-		fmt.Fprintf(p.w, "\r\033[K%s", line)
-	} else {
-		fmt.Fprintln(p.w, line)
-	}
-}
-
-// end stops reporting (and clears the terminal line).
-func (p *progress) end() {
-	if p == nil {
-		return
-	}
-	close(p.stop)
-	p.wg.Wait()
-	if p.tty {
-		fmt.Fprint(p.w, "\r\033[K")
-	}
+// startProgress reports a long run on standard error (output.Progress).
+func startProgress(on bool, total int, unit string) *output.Progress {
+	return output.StartProgress(stderrOut, on, total, unit, progressEvery)
 }

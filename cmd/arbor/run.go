@@ -216,7 +216,7 @@ func runRun(c *plannerCmd, args []string, stdout io.Writer) error {
 		fmt.Fprintln(stdout, r.settings)
 	}
 	r.prog = startProgress(*progressFlag, *agents**episodes, c.p.WorkUnit)
-	defer r.prog.end()
+	defer r.prog.End()
 	if *plotFlags.file != "" {
 		r.plot = plotFlags.newRunPlot(plotSel, view.cost+" of the action taken", r.mz, m, *agents, *episodes)
 		r.cost = func(d *agent.Decision) float64 { return d.Cost }

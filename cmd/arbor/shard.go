@@ -363,13 +363,13 @@ func (r *agentRun) sharded(stdout io.Writer) error {
 		}
 		es.OnStep = func(st *agent.Step) error {
 			if st.Decision != nil {
-				r.prog.step(st.Decision.Work)
+				r.prog.Step(st.Decision.Work)
 			}
 			return nil
 		}
 		return agent.RunEpisode(ctx, workers[w], env, es)
 	}, func(i int, ep *agent.Episode) error {
-		r.prog.episode()
+		r.prog.Episode()
 		u := unit(i)
 		if csvw != nil {
 			rows.Reset()

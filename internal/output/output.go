@@ -388,9 +388,10 @@ func ActionKeys(m *pomdp.Model, action int, missed, last bool) any {
 // TrueState is an episode's true initial hidden state (agent.Episode's
 // TrueState, a state index per factor of m) in a record: the state's name
 // (its index when unnamed), or for a factorised model an object keyed by
-// factor name; nil without a state.
+// factor name; nil without a state or a model (an environment with a
+// native state of its own, as dSprites' initial_state).
 func TrueState(m *pomdp.Model, s []int) any {
-	if len(s) != m.NumFactors() {
+	if m == nil || len(s) != m.NumFactors() {
 		return nil
 	}
 	texts := StateTexts(m, s)
