@@ -223,3 +223,32 @@ func TestDSpritesBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestDSpritesShardedRate: a dSprites run split into shards and merged
+// has the summary's rate of the same run in one piece (merge sums the
+// records' rewards and seconds, as the run does).
+func TestDSpritesShardedRate(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"btai", "run", "--env", "dsprites", "--granularity", "8", "--preset", "3mf", "--iterations", "20", "--episodes", "6", "--json"}
+	_, whole := dspritesRun(t, args...)
+	for _, k := range []string{"1/2", "2/2"} {
+		if code, _, errs := runArgs(append(args, "--shard", k, "--out", dir)...); code != 0 {
+			t.Fatalf("--shard %s: exit %d: %s", k, code, errs)
+		}
+	}
+	code, out, errs := runArgs("merge", dir)
+	if code != 0 {
+		t.Fatalf("merge: exit %d: %s", code, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var s struct {
+		Rate     *float64 `json:"rate"`
+		PerTrial *float64 `json:"seconds_per_trial"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Rate == nil || *s.Rate != whole || s.PerTrial == nil || !(*s.PerTrial > 0) {
+		t.Errorf("merged summary %s: want rate %v and seconds per trial", lines[len(lines)-1], whole)
+	}
+}

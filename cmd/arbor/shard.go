@@ -404,10 +404,17 @@ func (sum *runSummary) add(_ int, line []byte) error {
 			solved = string(val) == "true"
 		case "steps":
 			steps, err = strconv.Atoi(string(val))
-		case "planning_seconds":
+		case "planning_seconds", "reward", "seconds": // reward and seconds: a built-in world's (--env)
 			var s float64
 			s, err = strconv.ParseFloat(string(val), 64)
-			sum.PlanningSeconds += s
+			switch string(key) {
+			case "reward":
+				sum.Reward += s
+			case "seconds":
+				sum.Seconds += s
+			default:
+				sum.PlanningSeconds += s
+			}
 		case "truncated_steps":
 			if len(val) > 2 && val[0] == '[' {
 				sum.Truncated += bytes.Count(val, []byte{','}) + 1
