@@ -161,7 +161,9 @@ func (g *Graph) buildGauss() (*gState, error) {
 	// its 10^5 transitions, not its 10^5 observations. A first pass counts
 	// them, so that the arrays are allocated once at their size.
 	var statics []*FactorNode // the static unary factors, in order
-	classify := func(fn *FactorNode) (gFactor, gCold, int, error) {
+	// classify finds fn's slots in the tree; check says to check its form
+	// (the first pass does, once per factor).
+	classify := func(fn *FactorNode, check bool) (gFactor, gCold, int, error) {
 		gf := gFactor{v: [2]int32{-1, -1}}
 		gc := gCold{f: fn}
 		n := 0
@@ -175,8 +177,10 @@ func (g *Graph) buildGauss() (*gState, error) {
 			return gf, gc, 0, nil
 		}
 		gc.form = fn.factor.(Polynomialer).Polynomial()
-		if err := gc.checkForm(n); err != nil {
-			return gf, gc, 0, err
+		if check {
+			if err := gc.checkForm(n); err != nil {
+				return gf, gc, 0, err
+			}
 		}
 		gc.static = true
 		for k, w := range fn.vars {
@@ -186,32 +190,39 @@ func (g *Graph) buildGauss() (*gState, error) {
 		}
 		return gf, gc, n, nil
 	}
+	// What the first pass found of each factor: 0 not in the tree, 1 a
+	// unary factor kept, 2 a pairwise one, 3 a static unary factor.
+	kind := make([]uint8, len(g.factors))
 	nunary, nstatic := 0, 0
-	for _, fn := range g.factors {
-		_, gc, n, err := classify(fn)
+	for i, fn := range g.factors {
+		_, gc, n, err := classify(fn, true)
 		switch {
 		case err != nil:
 			return nil, err
 		case n == 2:
 			st.npair++
+			kind[i] = 2
 		case n == 1 && gc.static:
 			nstatic++
+			kind[i] = 3
 		case n == 1:
 			nunary++
+			kind[i] = 1
 		}
 	}
 	statics = make([]*FactorNode, 0, nstatic)
 	st.factors = make([]gFactor, st.npair+nunary)
 	st.cold = make([]gCold, len(st.factors))
 	ip, iu := 0, st.npair
-	for _, fn := range g.factors {
-		gf, gc, n, _ := classify(fn)
-		if n == 1 && gc.static {
+	for i, fn := range g.factors {
+		switch kind[i] {
+		case 0:
+			continue
+		case 3:
 			statics = append(statics, fn)
-		}
-		if n == 0 || (n == 1 && gc.static) {
 			continue
 		}
+		gf, gc, n, _ := classify(fn, false)
 		at := &iu
 		if n == 2 {
 			at = &ip
@@ -265,7 +276,7 @@ func (g *Graph) buildGauss() (*gState, error) {
 	// order of the compensated sum), marked as factors of the tree with
 	// no index.
 	for _, fn := range statics {
-		f, c, _, _ := classify(fn)
+		f, c, _, _ := classify(fn, false)
 		f.potential(&c)
 		st.constStatic.add(f.c)
 		st.constStatic.add(c.form.Const)
