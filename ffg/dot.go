@@ -118,6 +118,9 @@ func (g *Graph) WriteDOTWith(w io.Writer, o DOTOptions) error {
 		d.Attr("nodesep", "0.06")
 		d.Attr("ranksep", "0.3")
 	}
+	if len(g.places) > 0 {
+		d.Attr("ranksep", "0.2")
+	}
 	if !o.EdgeLabels && len(g.vars)+len(g.factors) <= orthoNodes {
 		// Right-angled edges: a parameter shared along a chain reaches
 		// each of its factors from above, as in printed figures.
@@ -191,8 +194,8 @@ func (g *Graph) WriteDOTWith(w io.Writer, o DOTOptions) error {
 	observedChildren := map[*Variable]int{}
 	for _, f := range g.factors {
 		out := f.vars[0]
-		if !out.observed || fd.hiddenF(f) {
-			continue
+		if !out.observed || fd.hiddenF(f) || g.placed(f.id) || g.placed(out.id) {
+			continue // not observed, not drawn, or placed by the graph's builder
 		}
 		for _, v := range f.vars[1:] {
 			if v.family == out.family && !v.observed {
@@ -238,6 +241,9 @@ func (g *Graph) WriteDOTWith(w io.Writer, o DOTOptions) error {
 			cl = p
 		}
 		n := sub(cl).Node(fmt.Sprintf("f%06d", f.id)).Label(label).Box().Attr("id", fmt.Sprintf("f%06d", f.id))
+		if len(g.places) > 0 {
+			n.Attr("height", "0.3").Attr("margin", "0.05,0.03")
+		}
 		nodes[f.id] = n
 		ifs := f.factor.Interfaces()
 		out := f.vars[0]
@@ -286,6 +292,9 @@ func (g *Graph) WriteDOTWith(w io.Writer, o DOTOptions) error {
 		if fd.hiddenF(f) {
 			fd.foldedEdges(f, nodes, edge)
 		}
+	}
+	if len(g.places) > 0 {
+		sameRank = append(sameRank, g.placeNodes(d, nodes)...)
 	}
 	var buf bytes.Buffer
 	d.Write(&buf)

@@ -88,6 +88,9 @@ func (m *Model) FigureGraph(steps int) (*ffg.Graph, error) {
 			return nil, fail("π", err)
 		}
 		f.Label = "σ(−G)"
+		bottom := max(len(spec.Factors), len(spec.Modalities))
+		g.PlaceFactor(f, ffg.DOTPlace{Column: 0, Row: bottom})
+		g.PlaceVariable(pi, ffg.DOTPlace{Column: 1, Row: bottom})
 	}
 	index := map[string]int{}
 	conc := map[string]*ffg.Variable{}
@@ -186,8 +189,10 @@ func (m *Model) FigureGraph(steps int) (*ffg.Graph, error) {
 				}
 			}
 			fn.Label = label
+			g.PlaceFactor(fn, ffg.DOTPlace{Column: 4 * t, Row: i, Level: true})
+			g.PlaceVariable(s, ffg.DOTPlace{Column: 4*t + 1, Row: i, Level: true})
 		}
-		for _, md := range spec.Modalities {
+		for j, md := range spec.Modalities {
 			name := md.Name
 			if _, clash := index[name]; clash {
 				name = "o[" + name + "]" // a modality named as a factor
@@ -224,6 +229,8 @@ func (m *Model) FigureGraph(steps int) (*ffg.Graph, error) {
 				return nil, fail("A["+md.Name+"]", err)
 			}
 			fn.Label = "A[" + md.Name + "]"
+			g.PlaceFactor(fn, ffg.DOTPlace{Column: 4*t + 2, Row: j})
+			g.PlaceVariable(o, ffg.DOTPlace{Column: 4*t + 3, Row: j})
 			if err := o.Observe(0); err != nil {
 				return nil, fail(md.Name, err)
 			}
@@ -237,6 +244,7 @@ func (m *Model) FigureGraph(steps int) (*ffg.Graph, error) {
 					return nil, fail("C["+md.Name+"]", err)
 				}
 				fc.Label = "C[" + md.Name + "]"
+				g.PlaceFactor(fc, ffg.DOTPlace{Column: 4*t + 2, Row: j})
 			}
 		}
 		prev = cur
