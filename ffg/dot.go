@@ -119,7 +119,7 @@ func (g *Graph) WriteDOTWith(w io.Writer, o DOTOptions) error {
 		d.Attr("ranksep", "0.3")
 	}
 	if len(g.places) > 0 {
-		d.Attr("ranksep", "0.2")
+		d.Attr("ranksep", "0.15")
 	}
 	if !o.EdgeLabels && len(g.vars)+len(g.factors) <= orthoNodes {
 		// Right-angled edges: a parameter shared along a chain reaches
@@ -242,7 +242,7 @@ func (g *Graph) WriteDOTWith(w io.Writer, o DOTOptions) error {
 		}
 		n := sub(cl).Node(fmt.Sprintf("f%06d", f.id)).Label(label).Box().Attr("id", fmt.Sprintf("f%06d", f.id))
 		if len(g.places) > 0 {
-			n.Attr("height", "0.3").Attr("margin", "0.05,0.03")
+			n.Attr("height", "0.3").Attr("margin", "0.04,0.03").Attr("fontsize", "12")
 		}
 		nodes[f.id] = n
 		ifs := f.factor.Interfaces()

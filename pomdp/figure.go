@@ -201,6 +201,9 @@ func (m *Model) FigureGraph(steps int) (*ffg.Graph, error) {
 			if err != nil {
 				return nil, fail(md.Name, err)
 			}
+			if name != md.Name && t == 0 {
+				o.Label = name + "₀" // the plate names the others o[m]ₜ
+			}
 			shape := []int{md.NumOutcomes}
 			vars := []*ffg.Variable{o}
 			n := md.NumOutcomes
