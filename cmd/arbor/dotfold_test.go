@@ -300,7 +300,7 @@ func TestFigureWarnings(t *testing.T) {
 // plainNode is a node of dot -Tplain output: its centre, width and height
 // in inches and its label.
 type plainNode struct {
-	x, y, w, h    float64
+	x, y, w, h   float64
 	label, shape string
 }
 
@@ -407,6 +407,13 @@ func plateNodes(text string) map[string]bool {
 // passes through a node other than its ends. On the 3-factor file and
 // every POMDP example.
 func TestDotPOMDPTimeSlices(t *testing.T) {
+	// The measure itself: a line through a box or a circle crosses it, one
+	// beside it does not.
+	box, circle := plainNode{x: 1, y: 1, w: 1, h: 0.4, shape: "box"}, plainNode{x: 1, y: 1, w: 0.8, h: 0.8, shape: "circle"}
+	if !crosses(box, [2]float64{0, 1.1}, [2]float64{2, 1.1}, 0.03) || crosses(box, [2]float64{0, 1.3}, [2]float64{2, 1.3}, 0.03) ||
+		!crosses(circle, [2]float64{1.2, 0}, [2]float64{1.2, 2}, 0.03) || crosses(circle, [2]float64{0, 0}, [2]float64{0.2, 0.2}, 0.03) {
+		t.Fatal("crosses: wrong on a known case")
+	}
 	dir := t.TempDir()
 	three := filepath.Join(dir, "three.json")
 	if err := os.WriteFile(three, []byte(threeFactorPOMDP), 0o644); err != nil {
