@@ -120,6 +120,9 @@ func (g *Graph) WriteDOTWith(w io.Writer, o DOTOptions) error {
 	}
 	if len(g.places) > 0 {
 		d.Attr("ranksep", "0.15")
+		// Graphviz's second pass of crossing reduction reorders the nodes
+		// of a column inside a cluster freely (placeNodes).
+		d.Attr("remincross", "false")
 	}
 	if !o.EdgeLabels && len(g.vars)+len(g.factors) <= orthoNodes {
 		// Right-angled edges: a parameter shared along a chain reaches
@@ -144,6 +147,7 @@ func (g *Graph) WriteDOTWith(w io.Writer, o DOTOptions) error {
 		return c
 	}
 	nodes := make(map[int]dot.Node, len(g.vars)+len(g.factors))
+	clustered := map[int]bool{} // placed graphs: the nodes drawn in a cluster
 	labels := make(map[*Variable]string, len(g.vars))
 	for _, v := range g.vars {
 		label := PrettyName(v.Label)
@@ -175,6 +179,9 @@ func (g *Graph) WriteDOTWith(w io.Writer, o DOTOptions) error {
 		cl := v.Cluster
 		if p, ok := fd.vplate[v]; ok {
 			cl = p
+		}
+		if cl != "" && len(g.places) > 0 {
+			clustered[v.id] = true
 		}
 		n := sub(cl).Node(fmt.Sprintf("v%06d", v.id)).Label(label).Attr("shape", "circle").Attr("id", fmt.Sprintf("v%06d", v.id))
 		n.Attr("fixedsize", "true").Attr("width", size).Attr("height", size)
@@ -240,6 +247,9 @@ func (g *Graph) WriteDOTWith(w io.Writer, o DOTOptions) error {
 		if p, ok := fd.fplate[f]; ok {
 			cl = p
 		}
+		if cl != "" && len(g.places) > 0 {
+			clustered[f.id] = true
+		}
 		n := sub(cl).Node(fmt.Sprintf("f%06d", f.id)).Label(label).Box().Attr("id", fmt.Sprintf("f%06d", f.id))
 		if len(g.places) > 0 {
 			n.Attr("height", "0.3").Attr("margin", "0.04,0.03").Attr("fontsize", "12")
@@ -268,6 +278,9 @@ func (g *Graph) WriteDOTWith(w io.Writer, o DOTOptions) error {
 			if dashed {
 				e.Attr("style", "dashed")
 			}
+			if len(g.places) > 0 {
+				g.levelEdge(e, f, fd.drawnVar(v))
+			}
 			if k > 0 {
 				if v.family != out.family && (len(v.edges) > 2 || v.family == expfam.DirichletFamily) {
 					// A shared parameter, or any Dirichlet one: do not let
@@ -294,7 +307,7 @@ func (g *Graph) WriteDOTWith(w io.Writer, o DOTOptions) error {
 		}
 	}
 	if len(g.places) > 0 {
-		sameRank = append(sameRank, g.placeNodes(d, nodes)...)
+		sameRank = append(sameRank, g.placeNodes(d, nodes, clustered)...)
 	}
 	var buf bytes.Buffer
 	d.Write(&buf)

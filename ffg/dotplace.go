@@ -60,8 +60,12 @@ func (g *Graph) placed(id int) bool {
 // the row of a Level node as its Graphviz group, each column's nodes as a
 // group of one rank (returned, top to bottom) held in order by invisible
 // edges, and an invisible edge from each column's first node to the next
-// column's.
-func (g *Graph) placeNodes(d *dot.Graph, nodes map[int]dot.Node) [][]string {
+// column's. Graphviz (2.43, rankdir LR) keeps the order of such an edge
+// between two nodes of a cluster (clustered) the other way round, top to
+// bottom from its head, so it is written from the lower node then; its
+// second pass of crossing reduction, which may reorder a cluster's
+// column, is turned off (remincross, WriteDOTWith).
+func (g *Graph) placeNodes(d *dot.Graph, nodes map[int]dot.Node, clustered map[int]bool) [][]string {
 	type entry struct {
 		id int
 		p  DOTPlace
@@ -90,14 +94,28 @@ func (g *Graph) placeNodes(d *dot.Graph, nodes map[int]dot.Node) [][]string {
 		}
 		if i == 0 || drawn[i-1].p.Column != e.p.Column {
 			if i > 0 {
-				d.Edge(prevFirst, n).Attr("style", "invis")
+				// Left to right, without pulling the rows.
+				d.Edge(prevFirst, n).Attr("style", "invis").Attr("weight", "0")
 			}
 			prevFirst = n
 			cols = append(cols, nil)
+		} else if prev := drawn[i-1].id; clustered[prev] && clustered[e.id] {
+			d.Edge(n, nodes[prev]).Attr("style", "invis")
 		} else {
-			d.Edge(nodes[drawn[i-1].id], n).Attr("style", "invis")
+			d.Edge(nodes[prev], n).Attr("style", "invis")
 		}
 		cols[len(cols)-1] = append(cols[len(cols)-1], n.GetAttr("id").(string))
 	}
 	return cols
+}
+
+// levelEdge weighs the edge e between factor f and variable v when both
+// are Level in one row, so that Graphviz draws the row straight across a
+// plate's border too (where the row's group alone does not hold it).
+func (g *Graph) levelEdge(e dot.Edge, f *FactorNode, v *Variable) {
+	pf, okf := g.places[f.id]
+	pv, okv := g.places[v.id]
+	if okf && okv && pf.Level && pv.Level && pf.Row == pv.Row {
+		e.Attr("weight", "10")
+	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -403,7 +404,8 @@ func plateNodes(text string) map[string]bool {
 // TestDotPOMDPTimeSlices: a POMDP file's figure is laid out as time
 // slices: every node of t = 0 (D, the states and outcomes ₀, their A and
 // C) lies left of every node of the plate; the factors' D[f], f₀, B[f]
-// and fₜ are in one order top to bottom (a row each); π lies below every state of t = 0; and no drawn edge
+// and fₜ are level, in one order top to bottom (a row each), and the plate's
+// columns in the order of t = 0's; π lies below every state of t = 0; and no drawn edge
 // passes through a node other than its ends. On the 3-factor file and
 // every POMDP example.
 func TestDotPOMDPTimeSlices(t *testing.T) {
@@ -453,10 +455,37 @@ func TestDotPOMDPTimeSlices(t *testing.T) {
 			}
 		}
 		sort.Slice(chains, func(i, j int) bool { return chains[i][0].y > chains[j][0].y })
+		for _, c := range chains {
+			for _, n := range c[1:] {
+				if math.Abs(n.y-c[0].y) > 0.05 {
+					t.Errorf("%s: %q at y = %.2f, %q at y = %.2f: want each factor's chain level", name, c[0].label, c[0].y, n.label, n.y)
+				}
+			}
+		}
 		for i := 1; i < len(chains); i++ {
 			for c := range 4 {
 				if a, b := chains[i-1][c], chains[i][c]; a.label == "" || b.label == "" || a.y <= b.y {
 					t.Errorf("%s: %q at y = %.2f, %q at y = %.2f: want the rows of %s and %s in one order in every column", name, a.label, a.y, b.label, b.y, chains[i-1][0].label, chains[i][0].label)
+				}
+			}
+		}
+		// The plate's columns repeat the order of t = 0's: nodes of one
+		// column of t = 0 (X₀, Y₀, A[m], C[m]) are in the same order as
+		// their counterparts in the plate (Xₜ, Yₜ, A[m], C[m]).
+		at0, atT := map[string]plainNode{}, map[string]plainNode{}
+		for id, n := range nodes {
+			if plate[id] {
+				atT[strings.TrimSuffix(n.label, "ₜ")] = n
+			} else {
+				at0[strings.TrimSuffix(n.label, "₀")] = n
+			}
+		}
+		for a, a0 := range at0 {
+			for b, b0 := range at0 {
+				aT, okA := atT[a]
+				bT, okB := atT[b]
+				if a < b && okA && okB && math.Abs(a0.x-b0.x) < 0.05 && (a0.y > b0.y) != (aT.y > bT.y) {
+					t.Errorf("%s: %s above %s is %v at t = 0, %v in the plate", name, a, b, a0.y > b0.y, aT.y > bT.y)
 				}
 			}
 		}
