@@ -141,6 +141,9 @@ func (g *Graph) WriteDOTWith(w io.Writer, o DOTOptions) error {
 			// sorted subgraph keys keep our order.
 			c = d.Subgraph(fmt.Sprintf("cluster_%06d", len(order)), dot.ClusterOption{})
 			c.Attr("label", name)
+			if len(g.places) > 0 {
+				c.Attr("margin", "4") // points, rather than 8
+			}
 			clusters[name] = c
 			order = append(order, name)
 		}

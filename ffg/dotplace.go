@@ -31,8 +31,9 @@ func (g *Graph) PlaceVariable(v *Variable, p DOTPlace) {
 
 // PlaceFactor draws f at p in the figures WriteDOTWith writes. A graph
 // with placed nodes is laid out in their columns, left to right, each
-// column's nodes top to bottom by row, and its columns are drawn closer
-// (Graphviz ranksep 0.2 inches, boxes 0.3 inches high). Nodes without a
+// column's nodes top to bottom by row, and drawn closer (Graphviz ranksep
+// 0.15 inches, boxes 0.3 inches high with labels at 12 points, clusters
+// with a margin of 4 points). Nodes without a
 // place are placed by Graphviz, and a placed factor's observed output is
 // not moved under its state. A factor of another graph is ignored. The
 // places are kept apart from the nodes, in a map of the graph made on
