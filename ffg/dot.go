@@ -85,6 +85,8 @@ func (g *Graph) WriteDOT(w io.Writer) error { return g.WriteDOTWith(w, DOTOption
 //     sit on one side of their states and a chain's height does not grow
 //     with its length (when the state has one such observation; several
 //     are drawn in the columns to its right);
+//   - nodes placed with PlaceVariable and PlaceFactor are drawn in their
+//     columns and rows (and their observations where placed);
 //   - variables are circles of one size, that of the longest label, which
 //     is drawn smaller when long (variableFont);
 //   - edges from a parameter shared by several factors (a Dirichlet or

@@ -29,6 +29,11 @@ const FigureSteps = 3
 //   - the Dirichlet concentrations a[m], b[f], d[f] when m has them, as
 //     variables with their priors, shared by every step.
 //
+// Its nodes are placed as time slices (ffg.Graph.PlaceVariable), four
+// columns a step, left to right: D[f] (B[f] after t = 0), the states, A[m]
+// and C[m], the outcomes; a row per factor, drawn level (D[f], f₀, B[f],
+// fₜ), the modalities in order, π and σ(−G) in a row below the factors.
+//
 // arbor dot draws it with ffg.DOTOptions.Compact, and by default
 // FigureSteps transitions folded into a plate "t = 1 … T" (FoldPlates with
 // OpenRange). m must be a valid model (from New, NewFactorised, Parse or
