@@ -85,6 +85,8 @@ func (g *Graph) WriteDOT(w io.Writer) error { return g.WriteDOTWith(w, DOTOption
 //     sit on one side of their states and a chain's height does not grow
 //     with its length (when the state has one such observation; several
 //     are drawn in the columns to its right);
+//   - nodes placed with PlaceVariable and PlaceFactor are drawn in their
+//     columns and rows (and their observations where placed);
 //   - variables are circles of one size, that of the longest label, which
 //     is drawn smaller when long (variableFont);
 //   - edges from a parameter shared by several factors (a Dirichlet or
@@ -118,6 +120,12 @@ func (g *Graph) WriteDOTWith(w io.Writer, o DOTOptions) error {
 		d.Attr("nodesep", "0.06")
 		d.Attr("ranksep", "0.3")
 	}
+	if len(g.places) > 0 {
+		d.Attr("ranksep", "0.15")
+		// Graphviz's second pass of crossing reduction reorders the nodes
+		// of a column inside a cluster freely (placeNodes).
+		d.Attr("remincross", "false")
+	}
 	if !o.EdgeLabels && len(g.vars)+len(g.factors) <= orthoNodes {
 		// Right-angled edges: a parameter shared along a chain reaches
 		// each of its factors from above, as in printed figures.
@@ -135,12 +143,16 @@ func (g *Graph) WriteDOTWith(w io.Writer, o DOTOptions) error {
 			// sorted subgraph keys keep our order.
 			c = d.Subgraph(fmt.Sprintf("cluster_%06d", len(order)), dot.ClusterOption{})
 			c.Attr("label", name)
+			if len(g.places) > 0 {
+				c.Attr("margin", "4") // points, rather than 8
+			}
 			clusters[name] = c
 			order = append(order, name)
 		}
 		return c
 	}
 	nodes := make(map[int]dot.Node, len(g.vars)+len(g.factors))
+	clustered := map[int]bool{} // placed graphs: the nodes drawn in a cluster
 	labels := make(map[*Variable]string, len(g.vars))
 	for _, v := range g.vars {
 		label := PrettyName(v.Label)
@@ -173,6 +185,9 @@ func (g *Graph) WriteDOTWith(w io.Writer, o DOTOptions) error {
 		if p, ok := fd.vplate[v]; ok {
 			cl = p
 		}
+		if cl != "" && len(g.places) > 0 {
+			clustered[v.id] = true
+		}
 		n := sub(cl).Node(fmt.Sprintf("v%06d", v.id)).Label(label).Attr("shape", "circle").Attr("id", fmt.Sprintf("v%06d", v.id))
 		n.Attr("fixedsize", "true").Attr("width", size).Attr("height", size)
 		if f := variableFont(label); f != defaultFont {
@@ -191,8 +206,8 @@ func (g *Graph) WriteDOTWith(w io.Writer, o DOTOptions) error {
 	observedChildren := map[*Variable]int{}
 	for _, f := range g.factors {
 		out := f.vars[0]
-		if !out.observed || fd.hiddenF(f) {
-			continue
+		if !out.observed || fd.hiddenF(f) || g.placed(f.id) || g.placed(out.id) {
+			continue // not observed, not drawn, or placed by the graph's builder
 		}
 		for _, v := range f.vars[1:] {
 			if v.family == out.family && !v.observed {
@@ -237,7 +252,13 @@ func (g *Graph) WriteDOTWith(w io.Writer, o DOTOptions) error {
 		if p, ok := fd.fplate[f]; ok {
 			cl = p
 		}
+		if cl != "" && len(g.places) > 0 {
+			clustered[f.id] = true
+		}
 		n := sub(cl).Node(fmt.Sprintf("f%06d", f.id)).Label(label).Box().Attr("id", fmt.Sprintf("f%06d", f.id))
+		if len(g.places) > 0 {
+			n.Attr("height", "0.3").Attr("margin", "0.04,0.03").Attr("fontsize", "12")
+		}
 		nodes[f.id] = n
 		ifs := f.factor.Interfaces()
 		out := f.vars[0]
@@ -261,6 +282,9 @@ func (g *Graph) WriteDOTWith(w io.Writer, o DOTOptions) error {
 			}
 			if dashed {
 				e.Attr("style", "dashed")
+			}
+			if len(g.places) > 0 {
+				g.levelEdge(e, f, fd.drawnVar(v))
 			}
 			if k > 0 {
 				if v.family != out.family && (len(v.edges) > 2 || v.family == expfam.DirichletFamily) {
@@ -286,6 +310,9 @@ func (g *Graph) WriteDOTWith(w io.Writer, o DOTOptions) error {
 		if fd.hiddenF(f) {
 			fd.foldedEdges(f, nodes, edge)
 		}
+	}
+	if len(g.places) > 0 {
+		sameRank = append(sameRank, g.placeNodes(d, nodes, clustered)...)
 	}
 	var buf bytes.Buffer
 	d.Write(&buf)

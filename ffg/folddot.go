@@ -173,6 +173,14 @@ func (fd *foldDraw) hiddenF(f *FactorNode) bool {
 	return ok
 }
 
+// drawnVar is the variable drawn for v: its counterpart in a plate, or v.
+func (fd *foldDraw) drawnVar(v *Variable) *Variable {
+	if rv, ok := fd.redirV[v]; ok {
+		return rv
+	}
+	return v
+}
+
 // target is the node that an edge from drawn factor f to v goes to: v,
 // its counterpart in a plate, or an ellipsis (dashed); ok is false for an
 // edge not drawn (from one step of a chain to the next, inside a plate).

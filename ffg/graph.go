@@ -27,7 +27,8 @@ type Graph struct {
 	factors []*FactorNode
 	byName  map[string]*Variable
 	nextID  int
-	epoch   uint64 // for marking factors/variables without allocation
+	places  map[int]DOTPlace // by node ID: its place in a figure (PlaceVariable), nil unless set
+	epoch   uint64           // for marking factors/variables without allocation
 
 	// After Reserve, variables, factors and the small float buffers of
 	// variables are cut from arrays (slabs) rather than allocated one by

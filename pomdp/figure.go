@@ -29,6 +29,11 @@ const FigureSteps = 3
 //   - the Dirichlet concentrations a[m], b[f], d[f] when m has them, as
 //     variables with their priors, shared by every step.
 //
+// Its nodes are placed as time slices (ffg.Graph.PlaceVariable), four
+// columns a step, left to right: D[f] (B[f] after t = 0), the states, A[m]
+// and C[m], the outcomes; a row per factor, drawn level (D[f], f₀, B[f],
+// fₜ), the modalities in order, π and σ(−G) in a row below the factors.
+//
 // arbor dot draws it with ffg.DOTOptions.Compact, and by default
 // FigureSteps transitions folded into a plate "t = 1 … T" (FoldPlates with
 // OpenRange). m must be a valid model (from New, NewFactorised, Parse or
@@ -88,6 +93,9 @@ func (m *Model) FigureGraph(steps int) (*ffg.Graph, error) {
 			return nil, fail("π", err)
 		}
 		f.Label = "σ(−G)"
+		bottom := max(len(spec.Factors), len(spec.Modalities))
+		g.PlaceFactor(f, ffg.DOTPlace{Column: 0, Row: bottom})
+		g.PlaceVariable(pi, ffg.DOTPlace{Column: 1, Row: bottom})
 	}
 	index := map[string]int{}
 	conc := map[string]*ffg.Variable{}
@@ -186,8 +194,10 @@ func (m *Model) FigureGraph(steps int) (*ffg.Graph, error) {
 				}
 			}
 			fn.Label = label
+			g.PlaceFactor(fn, ffg.DOTPlace{Column: 4 * t, Row: i, Level: true})
+			g.PlaceVariable(s, ffg.DOTPlace{Column: 4*t + 1, Row: i, Level: true})
 		}
-		for _, md := range spec.Modalities {
+		for j, md := range spec.Modalities {
 			name := md.Name
 			if _, clash := index[name]; clash {
 				name = "o[" + name + "]" // a modality named as a factor
@@ -195,6 +205,9 @@ func (m *Model) FigureGraph(steps int) (*ffg.Graph, error) {
 			o, err := g.AddVariable(fmt.Sprintf("%s_%d", name, t), expfam.CategoricalFamily, md.NumOutcomes)
 			if err != nil {
 				return nil, fail(md.Name, err)
+			}
+			if name != md.Name && t == 0 {
+				o.Label = name + "₀" // the plate names the others o[m]ₜ
 			}
 			shape := []int{md.NumOutcomes}
 			vars := []*ffg.Variable{o}
@@ -224,6 +237,8 @@ func (m *Model) FigureGraph(steps int) (*ffg.Graph, error) {
 				return nil, fail("A["+md.Name+"]", err)
 			}
 			fn.Label = "A[" + md.Name + "]"
+			g.PlaceFactor(fn, ffg.DOTPlace{Column: 4*t + 2, Row: j})
+			g.PlaceVariable(o, ffg.DOTPlace{Column: 4*t + 3, Row: j})
 			if err := o.Observe(0); err != nil {
 				return nil, fail(md.Name, err)
 			}
@@ -237,6 +252,7 @@ func (m *Model) FigureGraph(steps int) (*ffg.Graph, error) {
 					return nil, fail("C["+md.Name+"]", err)
 				}
 				fc.Label = "C[" + md.Name + "]"
+				g.PlaceFactor(fc, ffg.DOTPlace{Column: 4*t + 2, Row: j})
 			}
 		}
 		prev = cur

@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -293,5 +295,219 @@ func TestFigureWarnings(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(fig); string(b) != "<svg/>\n" {
 		t.Errorf("the figure reads %q", b)
+	}
+}
+
+// plainNode is a node of dot -Tplain output: its centre, width and height
+// in inches and its label.
+type plainNode struct {
+	x, y, w, h   float64
+	label, shape string
+}
+
+// plainEdges runs dot -Tplain on DOT text and returns its nodes by name
+// and its visible edges as polylines (tail, head and control points).
+func plainEdges(t *testing.T, text string) (map[string]plainNode, [][]string, [][][2]float64) {
+	t.Helper()
+	bin, err := exec.LookPath("dot")
+	if err != nil {
+		t.Skip("Graphviz dot not installed")
+	}
+	cmd := exec.Command(bin, "-Tplain")
+	cmd.Stdin = strings.NewReader(text)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("dot -Tplain: %v", err)
+	}
+	nodes := map[string]plainNode{}
+	var ends [][]string
+	var lines [][][2]float64
+	for _, l := range strings.Split(string(out), "\n") {
+		f := strings.Fields(l)
+		switch {
+		case len(f) >= 7 && f[0] == "node":
+			var n plainNode
+			fmt.Sscan(strings.Join(f[2:6], " "), &n.x, &n.y, &n.w, &n.h)
+			n.label = strings.Trim(f[6], `"`)
+			n.shape = f[8]
+			nodes[f[1]] = n
+		case len(f) >= 4 && f[0] == "edge" && !strings.Contains(l, " invis "):
+			var k int
+			fmt.Sscan(f[3], &k)
+			pts := make([][2]float64, k)
+			for i := range pts {
+				fmt.Sscan(f[4+2*i]+" "+f[5+2*i], &pts[i][0], &pts[i][1])
+			}
+			ends = append(ends, []string{f[1], f[2]})
+			lines = append(lines, pts)
+		}
+	}
+	return nodes, ends, lines
+}
+
+// crosses reports whether the segment a–b passes through the node,
+// shrunk by tol inches on every side (a circle: within its radius less
+// tol of its centre).
+func crosses(n plainNode, a, b [2]float64, tol float64) bool {
+	if n.shape == "circle" {
+		dx, dy := b[0]-a[0], b[1]-a[1]
+		s := 0.0
+		if l := dx*dx + dy*dy; l > 0 {
+			s = max(0, min(1, ((n.x-a[0])*dx+(n.y-a[1])*dy)/l))
+		}
+		px, py := a[0]+s*dx-n.x, a[1]+s*dy-n.y
+		r := n.w/2 - tol
+		return px*px+py*py < r*r
+	}
+	x0, x1 := n.x-n.w/2+tol, n.x+n.w/2-tol
+	y0, y1 := n.y-n.h/2+tol, n.y+n.h/2-tol
+	// Clip the segment to the box (Liang–Barsky).
+	lo, hi := 0.0, 1.0
+	d := [2]float64{b[0] - a[0], b[1] - a[1]}
+	for _, c := range [][3]float64{{-d[0], a[0] - x0}, {d[0], x1 - a[0]}, {-d[1], a[1] - y0}, {d[1], y1 - a[1]}} {
+		p, q := c[0], c[1]
+		if p == 0 {
+			if q < 0 {
+				return false
+			}
+			continue
+		}
+		r := q / p
+		if p < 0 {
+			lo = max(lo, r)
+		} else {
+			hi = min(hi, r)
+		}
+	}
+	return lo < hi
+}
+
+// plateNodes is the set of node names declared inside the plate cluster
+// of arbor dot's DOT text.
+func plateNodes(text string) map[string]bool {
+	in := map[string]bool{}
+	inside := false
+	for _, l := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(l)
+		switch {
+		case strings.HasPrefix(t, "subgraph cluster"):
+			inside = true
+		case t == "}":
+			inside = false
+		case inside && strings.Contains(t, "[") && !strings.Contains(t, "->"):
+			in[t[:strings.Index(t, "[")]] = true
+		}
+	}
+	return in
+}
+
+// TestDotPOMDPTimeSlices: a POMDP file's figure is laid out as time
+// slices: every node of t = 0 (D, the states and outcomes ₀, their A and
+// C) lies left of every node of the plate; the factors' D[f], f₀, B[f]
+// and fₜ are level, in one order top to bottom (a row each), and the plate's
+// columns in the order of t = 0's; π lies below every state of t = 0; and no drawn edge
+// passes through a node other than its ends. On the 3-factor file and
+// every POMDP example.
+func TestDotPOMDPTimeSlices(t *testing.T) {
+	// The measure itself: a line through a box or a circle crosses it, one
+	// beside it does not.
+	box, circle := plainNode{x: 1, y: 1, w: 1, h: 0.4, shape: "box"}, plainNode{x: 1, y: 1, w: 0.8, h: 0.8, shape: "circle"}
+	if !crosses(box, [2]float64{0, 1.1}, [2]float64{2, 1.1}, 0.03) || crosses(box, [2]float64{0, 1.3}, [2]float64{2, 1.3}, 0.03) ||
+		!crosses(circle, [2]float64{1.2, 0}, [2]float64{1.2, 2}, 0.03) || crosses(circle, [2]float64{0, 0}, [2]float64{0.2, 0.2}, 0.03) {
+		t.Fatal("crosses: wrong on a known case")
+	}
+	dir := t.TempDir()
+	three := filepath.Join(dir, "three.json")
+	if err := os.WriteFile(three, []byte(threeFactorPOMDP), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob("../../examples/pomdp/*.json")
+	for _, file := range append([]string{three}, files...) {
+		name := filepath.Base(file)
+		text := arborDot(t, file)
+		nodes, ends, lines := plainEdges(t, text)
+		plate := plateNodes(text)
+		if len(plate) == 0 {
+			t.Fatalf("%s: no plate", name)
+		}
+		right, left := -1e9, 1e9
+		byLabel := map[string]plainNode{}
+		for id, n := range nodes {
+			byLabel[n.label] = n
+			if plate[id] {
+				left = min(left, n.x-n.w/2)
+			} else if strings.HasSuffix(n.label, "₀") || strings.ContainsAny(n.label[:1], "DAC") && strings.Contains(n.label, "[") {
+				right = max(right, n.x+n.w/2)
+			}
+		}
+		if right >= left {
+			t.Errorf("%s: t = 0 reaches x = %.2f in, the plate starts at %.2f: want t = 0 left of the plate", name, right, left)
+		}
+		// The factors in the order of their D, top to bottom: their f₀, B[f]
+		// and fₜ in the same order (a row each).
+		var chains [][4]plainNode
+		var states0 []plainNode
+		for l, n := range byLabel {
+			if f, ok := strings.CutPrefix(l, "D["); ok {
+				f = strings.TrimSuffix(f, "]")
+				chains = append(chains, [4]plainNode{n, byLabel[f+"₀"], byLabel["B["+f+"]"], byLabel[f+"ₜ"]})
+				states0 = append(states0, byLabel[f+"₀"])
+			}
+		}
+		sort.Slice(chains, func(i, j int) bool { return chains[i][0].y > chains[j][0].y })
+		for _, c := range chains {
+			for _, n := range c[1:] {
+				if math.Abs(n.y-c[0].y) > 0.05 {
+					t.Errorf("%s: %q at y = %.2f, %q at y = %.2f: want each factor's chain level", name, c[0].label, c[0].y, n.label, n.y)
+				}
+			}
+		}
+		for i := 1; i < len(chains); i++ {
+			for c := range 4 {
+				if a, b := chains[i-1][c], chains[i][c]; a.label == "" || b.label == "" || a.y <= b.y {
+					t.Errorf("%s: %q at y = %.2f, %q at y = %.2f: want the rows of %s and %s in one order in every column", name, a.label, a.y, b.label, b.y, chains[i-1][0].label, chains[i][0].label)
+				}
+			}
+		}
+		// The plate's columns repeat the order of t = 0's: nodes of one
+		// column of t = 0 (X₀, Y₀, A[m], C[m]) are in the same order as
+		// their counterparts in the plate (Xₜ, Yₜ, A[m], C[m]).
+		at0, atT := map[string]plainNode{}, map[string]plainNode{}
+		for id, n := range nodes {
+			if plate[id] {
+				atT[strings.TrimSuffix(n.label, "ₜ")] = n
+			} else {
+				at0[strings.TrimSuffix(n.label, "₀")] = n
+			}
+		}
+		for a, a0 := range at0 {
+			for b, b0 := range at0 {
+				aT, okA := atT[a]
+				bT, okB := atT[b]
+				if a < b && okA && okB && math.Abs(a0.x-b0.x) < 0.05 && (a0.y > b0.y) != (aT.y > bT.y) {
+					t.Errorf("%s: %s above %s is %v at t = 0, %v in the plate", name, a, b, a0.y > b0.y, aT.y > bT.y)
+				}
+			}
+		}
+		if pi, ok := byLabel["π"]; ok {
+			for _, s := range states0 {
+				if pi.y >= s.y {
+					t.Errorf("%s: π at y = %.2f, not below %s at %.2f", name, pi.y, s.label, s.y)
+				}
+			}
+		}
+		for k, pts := range lines {
+			for id, n := range nodes {
+				if id == ends[k][0] || id == ends[k][1] {
+					continue
+				}
+				for i := 1; i < len(pts); i++ {
+					if crosses(n, pts[i-1], pts[i], 0.03) {
+						t.Errorf("%s: the edge %s → %s passes through %q", name, nodes[ends[k][0]].label, nodes[ends[k][1]].label, n.label)
+						break
+					}
+				}
+			}
+		}
 	}
 }
