@@ -253,10 +253,13 @@ type Agent struct {
 	nu   int
 
 	// The past and present of the trial (shared with btai: pomdp.Past, the
-	// whole trial is kept) and its graph, to which pi and gamma are added;
-	// g is past.Graph() of the current trial.
+	// whole trial is kept) and the graph pi and gamma are in: the past's
+	// graph when it has one, otherwise pg, of the policy alone (Graph
+	// moves them).
 	past      *pomdp.Past
-	g         *ffg.Graph
+	g, pg     *ffg.Graph
+	held      policyHeld // what pi was inferred from, for Graph
+	begun     bool       // a Reset has succeeded
 	obs       []int         // o_0..o_t
 	acts      []int         // u_0..u_(t-1)
 	pi, gamma *ffg.Variable // nil when not in the graph
@@ -354,7 +357,7 @@ func (a *Agent) Options() AgentOptions {
 
 // Graph returns the agent's generative model (nil before the first Reset).
 // It must not be modified.
-func (a *Agent) Graph() *ffg.Graph { return a.g }
+func (a *Agent) Graph() *ffg.Graph { return a.graph() }
 
 // Time returns t, the index of the present time step of the trial.
 func (a *Agent) Time() int { return max(len(a.obs)-1, 0) }
@@ -375,11 +378,14 @@ func (a *Agent) Reset(ctx context.Context, obs int) error {
 	}
 	ctx = background(ctx)
 	a.obs, a.acts = a.obs[:0], a.acts[:0]
+	if a.g == a.pg {
+		a.clearPolicy()
+	}
 	a.pi, a.gamma, a.plan, a.qs = nil, nil, nil, nil
 	if err := a.past.Reset(obs); err != nil {
 		return err
 	}
-	a.g = a.past.Graph()
+	a.g, a.begun = nil, true
 	a.obs = append(a.obs, obs)
 	a.inTrial = true
 	a.fresh = false
@@ -461,7 +467,7 @@ func (a *Agent) clearPolicy() {
 	if a.gamma != nil {
 		vs = append(vs, a.gamma)
 	}
-	if len(vs) > 0 {
+	if len(vs) > 0 && a.g != nil {
 		a.g.RemoveVariables(vs...)
 	}
 	a.pi, a.gamma = nil, nil
@@ -668,6 +674,8 @@ func (a *Agent) plan1(ctx context.Context, m *pomdp.Model, qs []float64) (*Plan,
 // inferPolicy adds pi (and gamma) to the graph and infers q(pi) (and
 // q(gamma)): P(pi | gamma) = softmax(-gamma G) times the habits.
 func (a *Agent) inferPolicy(ctx context.Context, plan *Plan, G []float64) error {
+	a.g = a.policyGraph()
+	a.held = policyHeld{plan: Plan{NumPolicies: plan.NumPolicies, Policies: plan.Policies}, G: G}
 	k := len(G)
 	pi, err := a.g.AddVariable("pi", expfam.CategoricalFamily, k)
 	if err != nil {
@@ -821,7 +829,7 @@ func (a *Agent) EndTrial(ctx context.Context) error {
 // last inference over the past (Reset, Advance, Act or EndTrial; nil before
 // the first Reset); every factor's marginal, one after the other.
 func (a *Agent) Belief() []float64 {
-	if a.g == nil {
+	if !a.begun {
 		return nil
 	}
 	return a.past.Belief()
@@ -834,7 +842,7 @@ func (a *Agent) Belief() []float64 {
 // Act was called at; under PastVMP the graph's mean-field posteriors after
 // the last inference (Reset, Advance, Act or EndTrial).
 func (a *Agent) StateBeliefs() [][]float64 {
-	if a.g == nil {
+	if !a.begun {
 		return [][]float64{}
 	}
 	return a.past.Smoothed()

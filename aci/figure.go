@@ -31,7 +31,7 @@ func (a *Agent) FigureGraph() (*ffg.Graph, error) {
 	if a.past == nil {
 		return nil, errZero
 	}
-	if len(a.obs) == 0 || a.g == nil {
+	if len(a.obs) == 0 || !a.begun {
 		return nil, errors.New("aci: FigureGraph: no trial (call Reset)")
 	}
 	m := a.m

@@ -426,16 +426,11 @@ func (p *Past) filtered() [][]float64 {
 // filterInfer writes the marginals of the filtered belief into the present
 // states' posteriors and returns -ln Z as F (Infer).
 func (p *Past) filterInfer() (*schedule.Result, error) {
-	fl, m := p.fl, p.m
-	present := p.steps[len(p.steps)-1].s
-	for fi := range m.factors {
-		q := make([]float64, m.factors[fi].ns)
-		for j, v := range fl.alpha {
-			q[fl.digits[fi][j]] += v
-		}
-		if err := present[fi].SetProbs(normalized(q)); err != nil {
-			return nil, err
-		}
+	fl := p.fl
+	if p.g == nil {
+		p.inferred[len(p.inferred)-1] = true
+	} else if err := p.setMarginals(p.steps[len(p.steps)-1].s, fl.alpha); err != nil {
+		return nil, err
 	}
 	return &schedule.Result{Iterations: 1, Converged: true, FreeEnergy: []float64{-fl.logZ}}, nil
 }
@@ -554,7 +549,7 @@ func (p *Past) smoothCounts(dst conc) {
 func (p *Past) filterSmoothed() [][]float64 {
 	fl, m := p.fl, p.m
 	alphas := p.filtered()
-	kept := len(p.steps)
+	kept := p.Kept()
 	from := len(alphas) - kept
 	out := make([][]float64, kept)
 	p.smooth(alphas, from, func(t int, gamma []float64) {

@@ -57,6 +57,11 @@ type Past struct {
 	start      conc
 
 	ctrl, outs []int // scratch: controls of an action, outcomes of an observation
+
+	lazy     bool   // PastFilter without a window: the graph is built on first use (lazypast.go)
+	started  bool   // a Reset has succeeded
+	inferred []bool // lazy, before the graph is built: Infer set step k's posterior
+	expected *Model // lazy, before the graph is built: ExpectedModel of the trial
 }
 
 // pastFactor is what the past holds for one hidden-state factor: its
@@ -107,7 +112,7 @@ func NewPastWith(m *Model, window int, method PastInference) (*Past, error) {
 	if method == PastDefault {
 		method = PastVMP
 	}
-	p := &Past{m: m, window: window, method: method, eta: 1, omega: 1}
+	p := &Past{m: m, window: window, method: method, eta: 1, omega: 1, lazy: method == PastFilter && window == 0}
 	if method == PastFilter {
 		fl, err := newFilter(m)
 		if err != nil {
@@ -262,68 +267,16 @@ func (p *Past) Reset(obs int) error {
 	} else if err := p.vmpPossible(obs, 0); err != nil {
 		return err
 	}
-	p.g = ffg.New()
-	clear(p.steps)
-	p.steps = p.steps[:0]
-	p.t = 0
 	p.saveStart()
-	var err error
-	for i := range p.mods {
-		pm := &p.mods[i]
-		pm.aVar = nil
-		if pm.aAlpha != nil {
-			if pm.aVar, pm.aPrior, err = p.dirichlet(p.paramName("A", m.mods[i].name), pm.aAlpha, pm.shape); err != nil {
-				return err
-			}
-		}
-	}
-	for i := range p.facs {
-		pf, f := &p.facs[i], &m.factors[i]
-		pf.bVar = nil
-		if pf.bAlpha != nil {
-			if pf.bVar, pf.bPrior, err = p.dirichlet(p.paramName("B", f.name), pf.bAlpha, []int{f.ns, f.ns, f.nu}); err != nil {
-				return err
-			}
-		}
-	}
-	for i := range p.facs {
-		pf, f := &p.facs[i], &m.factors[i]
-		pf.dVar = nil
-		if pf.dAlpha != nil {
-			if pf.dVar, pf.dPrior, err = p.dirichlet(p.paramName("D", f.name), pf.dAlpha, []int{f.ns}); err != nil {
-				return err
-			}
-		}
-	}
-	st := pastStep{s: make([]*ffg.Variable, len(p.facs))}
-	for i := range p.facs {
-		pf, f := &p.facs[i], &m.factors[i]
-		s, err := p.g.AddVariable(p.label("S", 0, f.name), expfam.CategoricalFamily, f.ns)
-		if err != nil {
-			return err
-		}
-		s.Cluster = "past"
-		if pf.dVar != nil {
-			c, _ := nodes.NewCategoricalDirichlet(f.ns)
-			_, err = p.g.AddFactor("", c, s, pf.dVar)
-		} else {
-			var c *nodes.Categorical
-			if c, err = nodes.NewCategorical(f.d); err == nil {
-				var fn *ffg.FactorNode
-				if fn, err = p.g.AddFactor("", c, s); err == nil {
-					fn.Label = p.paperLetter("D", f.name)
-				}
-			}
-		}
-		if err != nil {
-			return fmt.Errorf("%sD: %w", m.factorPrefix(i), err)
-		}
-		st.s[i] = s
-	}
-	if st.o, err = p.observe(st.s, obs, 0); err != nil {
+	p.started = true
+	if p.lazy {
+		p.g = nil
+		clear(p.steps)
+		p.steps, p.t, p.expected = p.steps[:0], 0, nil
+		p.inferred = append(p.inferred[:0], false)
+	} else if err := p.startGraph(obs); err != nil {
 		return err
 	}
-	p.steps = append(p.steps, st)
 	if p.fl != nil {
 		p.filterReset(obs, alpha0, z0)
 	}
@@ -412,7 +365,7 @@ func (p *Past) observe(s []*ffg.Variable, obs, t int) ([]*ffg.Variable, error) {
 // was. GrowMixed is Grow for an action that is not known.
 func (p *Past) Grow(action, obs int) error {
 	m := p.m
-	if p.g == nil {
+	if !p.started {
 		return errors.New("pomdp: Grow before Reset")
 	}
 	if action < 0 || action >= m.nu {
@@ -427,7 +380,6 @@ func (p *Past) Grow(action, obs int) error {
 // grow is Grow of the known action (probs nil) or GrowMixed of the action
 // distributed as probs (action -1), both checked.
 func (p *Past) grow(action int, probs []float64, obs int) error {
-	m := p.m
 	// An impossible observation is an error before anything changes.
 	if p.fl != nil {
 		if err := p.filterGrow(action, probs, obs); err != nil {
@@ -440,60 +392,12 @@ func (p *Past) grow(action int, probs []float64, obs int) error {
 	} else if err := p.vmpPossible(obs, p.t+1); err != nil {
 		return err
 	}
-	prev := &p.steps[len(p.steps)-1]
-	if probs == nil {
-		p.ctrl = m.DecodeAction(p.ctrl, action)
+	if p.lazy && p.g == nil {
+		p.t++
+		p.inferred = append(p.inferred, false)
+		return nil
 	}
-	prev.u = make([]*ffg.Variable, len(p.facs))
-	st := pastStep{s: make([]*ffg.Variable, len(p.facs))}
-	for i := range p.facs {
-		pf, f := &p.facs[i], &m.factors[i]
-		u, err := p.g.AddVariable("", expfam.CategoricalFamily, f.nu)
-		if err != nil {
-			return err
-		}
-		u.Label, u.Cluster = p.label("U", p.t, f.name), "past"
-		switch {
-		case probs == nil:
-			err = u.Observe(p.ctrl[i])
-		case f.nu == 1:
-			err = u.Observe(0)
-		default:
-			err = p.hiddenControl(u, probs, i)
-		}
-		if err != nil {
-			return err
-		}
-		prev.u[i] = u
-		s, err := p.g.AddVariable("", expfam.CategoricalFamily, f.ns)
-		if err != nil {
-			return err
-		}
-		s.Label, s.Cluster = p.label("S", p.t+1, f.name), "past"
-		if pf.bVar != nil {
-			tr, _ := nodes.NewTransitionDirichlet([]int{f.ns, f.ns, f.nu})
-			_, err = p.g.AddFactor("", tr, s, prev.s[i], u, pf.bVar)
-		} else {
-			var fn *ffg.FactorNode
-			if fn, err = p.g.AddFactor("", pf.pastB, s, prev.s[i], u); err == nil {
-				fn.Label = p.paperLetter("B", f.name)
-			}
-		}
-		if err != nil {
-			return err
-		}
-		st.s[i] = s
-	}
-	p.t++
-	var err error
-	if st.o, err = p.observe(st.s, obs, p.t); err != nil {
-		return err
-	}
-	p.steps = append(p.steps, st)
-	if p.window > 0 && len(p.steps) > p.window {
-		return p.fold()
-	}
-	return nil
+	return p.growGraph(action, probs, obs)
 }
 
 // fold removes the oldest kept step (see Grow). A hidden U_old (GrowMixed)
@@ -653,7 +557,7 @@ func (p *Past) refreshPriors() error {
 // geometric means exp E[ln θ], and -ln Z is not the marginal likelihood
 // under the Dirichlet priors (docs/aci.md, "The free energy of the past").
 func (p *Past) Infer(ctx context.Context, settings *schedule.Settings) (*schedule.Result, error) {
-	if p.g == nil {
+	if !p.started {
 		return nil, errors.New("pomdp: Infer before Reset")
 	}
 	if p.fl != nil {
@@ -719,27 +623,36 @@ func (p *Past) ExpectedModel() (*Model, error) {
 	if p.m == nil {
 		return nil, errors.New("pomdp: ExpectedModel: the zero Past has no model (use NewPast)")
 	}
-	if !p.Learning() || p.g == nil {
+	if !p.Learning() || !p.started {
 		return p.m, nil
 	}
+	if p.g == nil {
+		return p.lazyExpected()
+	}
+	return p.expectedFrom(p.vmpPosteriors())
+}
+
+// expectedFrom is ExpectedModel with the Dirichlet posteriors post (nil
+// where a parameter is not learned).
+func (p *Past) expectedFrom(post conc) (*Model, error) {
 	m := *p.m
 	m.factors = append([]factor(nil), p.m.factors...)
 	m.mods = append([]modality(nil), p.m.mods...)
 	for i := range m.mods {
-		if v := p.mods[i].aVar; v != nil {
+		if al := post.a[i]; al != nil {
 			md := &m.mods[i]
-			md.concA = clone(v.Alpha())
+			md.concA = clone(al)
 			md.a = expectation(md.concA, []int{md.no, len(md.concA) / md.no})
 		}
 	}
 	for i := range m.factors {
 		f := &m.factors[i]
-		if v := p.facs[i].bVar; v != nil {
-			f.concB = FromNPU(v.Alpha(), f.ns, f.nu)
+		if al := post.b[i]; al != nil {
+			f.concB = FromNPU(al, f.ns, f.nu)
 			f.b = expectation(f.concB, []int{f.nu, f.ns, f.ns})
 		}
-		if v := p.facs[i].dVar; v != nil {
-			f.concD = clone(v.Alpha())
+		if al := post.d[i]; al != nil {
+			f.concD = clone(al)
 			f.d = expectation(f.concD, []int{f.ns})
 		}
 	}
@@ -751,7 +664,10 @@ func (p *Past) ExpectedModel() (*Model, error) {
 }
 
 // Graph returns the graph (nil before Reset).
-func (p *Past) Graph() *ffg.Graph { return p.g }
+func (p *Past) Graph() *ffg.Graph {
+	p.ensureGraph()
+	return p.g
+}
 
 // Time returns t, the time index of the present step.
 func (p *Past) Time() int { return p.t }
@@ -759,6 +675,7 @@ func (p *Past) Time() int { return p.t }
 // Present returns S_t, the present state (of the first factor); nil
 // before Reset.
 func (p *Past) Present() *ffg.Variable {
+	p.ensureGraph()
 	if len(p.steps) == 0 {
 		return nil
 	}
@@ -768,8 +685,14 @@ func (p *Past) Present() *ffg.Variable {
 // Belief returns Q(S_t), the posterior over the present state: every
 // factor's marginal, one after the other (a new slice); nil before Reset.
 func (p *Past) Belief() []float64 {
-	if len(p.steps) == 0 {
+	if !p.started {
 		return nil
+	}
+	if p.lazy && p.g == nil {
+		if p.inferred[len(p.inferred)-1] {
+			return p.marginals(p.fl.alpha)
+		}
+		p.ensureGraph()
 	}
 	out := make([]float64, 0, p.m.ns)
 	for _, s := range p.steps[len(p.steps)-1].s {
@@ -792,7 +715,7 @@ func (p *Past) Belief() []float64 {
 // kept steps and the filtered belief of the oldest, and redoes the forward
 // pass on each call (time O(kept steps · joint states · Σ_f |S_f|)).
 func (p *Past) Smoothed() [][]float64 {
-	if p.g == nil {
+	if !p.started {
 		return nil
 	}
 	if p.fl != nil {
@@ -824,6 +747,7 @@ func (p *Past) FactorStates(f int) []*ffg.Variable {
 	if p.m != nil {
 		p.m.factorAt("FactorStates", f)
 	}
+	p.ensureGraph()
 	out := make([]*ffg.Variable, len(p.steps))
 	for i, st := range p.steps {
 		out[i] = st.s[f]
@@ -832,7 +756,12 @@ func (p *Past) FactorStates(f int) []*ffg.Variable {
 }
 
 // Kept returns the number of time steps kept in the graph.
-func (p *Past) Kept() int { return len(p.steps) }
+func (p *Past) Kept() int {
+	if p.lazy && p.g == nil && p.started {
+		return len(p.fl.obs)
+	}
+	return len(p.steps)
+}
 
 // Params returns the Dirichlet variables of A, B and D (of the first
 // modality and factor; nil for a parameter that is not learned). B's tensor
@@ -841,6 +770,7 @@ func (p *Past) Params() (a, b, d *ffg.Variable) {
 	if p.m == nil {
 		return nil, nil, nil
 	}
+	p.ensureGraph()
 	return p.mods[0].aVar, p.facs[0].bVar, p.facs[0].dVar
 }
 
