@@ -258,8 +258,8 @@ type Agent struct {
 	// moves them).
 	past      *pomdp.Past
 	g, pg     *ffg.Graph
-	held      policyHeld // what pi was inferred from, for Graph
-	begun     bool       // a Reset has succeeded
+	held      policyHeld    // what pi was inferred from, for Graph
+	begun     bool          // a Reset has succeeded
 	obs       []int         // o_0..o_t
 	acts      []int         // u_0..u_(t-1)
 	pi, gamma *ffg.Variable // nil when not in the graph
