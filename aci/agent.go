@@ -259,6 +259,7 @@ type Agent struct {
 	past      *pomdp.Past
 	g, pg     *ffg.Graph
 	held      policyHeld    // what pi was inferred from, for Graph
+	piOut     bool          // q(pi) of the last Act was computed without a graph (fixedPolicy)
 	begun     bool          // a Reset has succeeded
 	obs       []int         // o_0..o_t
 	acts      []int         // u_0..u_(t-1)
@@ -470,7 +471,7 @@ func (a *Agent) clearPolicy() {
 	if len(vs) > 0 && a.g != nil {
 		a.g.RemoveVariables(vs...)
 	}
-	a.pi, a.gamma = nil, nil
+	a.pi, a.gamma, a.piOut = nil, nil, false
 }
 
 func (a *Agent) settings() *schedule.Settings {
@@ -674,8 +675,17 @@ func (a *Agent) plan1(ctx context.Context, m *pomdp.Model, qs []float64) (*Plan,
 // inferPolicy adds pi (and gamma) to the graph and infers q(pi) (and
 // q(gamma)): P(pi | gamma) = softmax(-gamma G) times the habits.
 func (a *Agent) inferPolicy(ctx context.Context, plan *Plan, G []float64) error {
-	a.g = a.policyGraph()
 	a.held = policyHeld{plan: Plan{NumPolicies: plan.NumPolicies, Policies: plan.Policies}, G: G}
+	if done, err := a.fixedPolicy(plan, G); done || err != nil {
+		a.piOut = err == nil
+		return err
+	}
+	return a.inferPolicyGraph(ctx, plan, G)
+}
+
+// inferPolicyGraph is inferPolicy on the graph (policyGraph).
+func (a *Agent) inferPolicyGraph(ctx context.Context, plan *Plan, G []float64) error {
+	a.g = a.policyGraph()
 	k := len(G)
 	pi, err := a.g.AddVariable("pi", expfam.CategoricalFamily, k)
 	if err != nil {

@@ -59,7 +59,7 @@ func (a *Agent) FigureGraph() (*ffg.Graph, error) {
 		}
 	}
 	g := p.Graph()
-	if a.pi == nil {
+	if a.pi == nil && !a.piOut {
 		return g, nil
 	}
 	pi, err := a.figurePolicy(g)

@@ -2,8 +2,12 @@ package aci
 
 import (
 	"context"
+	"errors"
+	"math"
+
 	"fmt"
 
+	"github.com/arbor-ai/arbor/expfam"
 	"github.com/arbor-ai/arbor/ffg"
 )
 
@@ -37,14 +41,77 @@ func (a *Agent) graph() *ffg.Graph {
 		return nil
 	}
 	g := a.past.Graph()
-	if a.pi == nil || a.g == g {
+	if !a.piOut && (a.pi == nil || a.g == g) {
 		return g
 	}
 	held := a.held
 	a.clearPolicy()
 	plan := held.plan
-	if err := a.inferPolicy(context.Background(), &plan, held.G); err != nil {
+	if err := a.inferPolicyGraph(context.Background(), &plan, held.G); err != nil {
 		panic(fmt.Sprintf("aci: Graph: the policy posterior: %v", err))
 	}
 	return g
+}
+
+// fixedPolicy is inferPolicy at a fixed precision without a graph: pi has
+// the factors σ(-γ G) and the habits, so its posterior is the softmax of
+// the sum of their logs, which it computes as the graph's update of pi
+// does (the same operations in the same order, so the same q(pi) bit for
+// bit). It reports false, and leaves the work to the graph, when γ is
+// inferred or a factor's table is not one the graph would take (the graph
+// then reports the error).
+func (a *Agent) fixedPolicy(plan *Plan, G []float64) (bool, error) {
+	if a.opts.InferGamma {
+		return false, nil
+	}
+	k := len(G)
+	var e []float64
+	if h := a.opts.Habits; h != nil {
+		stride := plan.NumPolicies / a.nu
+		e = make([]float64, k)
+		z := 0.0
+		for i, p := range plan.Policies {
+			e[i] = h[p.Policy[0]] / float64(stride)
+			z += e[i]
+		}
+		if !(z > 0) {
+			return false, errors.New("AgentOptions.Habits: every held policy has habit 0")
+		}
+		for i := range e {
+			e[i] /= z
+		}
+		if expfam.ValidateDistribution(e, 1e-6) != nil {
+			return false, nil
+		}
+	}
+	eta := make([]float64, k)
+	for i, g := range G {
+		eta[i] = -a.opts.Gamma * g
+	}
+	p := make([]float64, k)
+	if lz := expfam.Softmax(p, eta); math.IsNaN(lz) || math.IsInf(lz, 0) {
+		for i := range p {
+			p[i] = 1 / float64(k)
+		}
+	}
+	if expfam.ValidateDistribution(p, 1e-6) != nil {
+		return false, nil
+	}
+	// The natural parameters of pi: 0, plus the message ln E of the
+	// habits, plus the message ln p of σ(-γ G) (nodes.NewCategorical).
+	nat := eta
+	for i := range nat {
+		nat[i] = 0
+		if e != nil {
+			nat[i] += math.Log(e[i])
+		}
+		nat[i] += math.Log(p[i])
+	}
+	q := make([]float64, k)
+	if lz := expfam.Softmax(q, nat); math.IsNaN(lz) {
+		return false, nil
+	}
+	plan.QPi = q
+	plan.GammaMean = a.opts.Gamma
+	return true, nil
 }

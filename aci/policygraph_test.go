@@ -1,0 +1,63 @@
+package aci
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestFixedPolicyEqualsGraph: q(pi) at a fixed precision computed without
+// a graph equals, bit for bit, the posterior of pi updated on the graph,
+// with and without habits, for random G (some +Inf, and all +Inf); the
+// agent's Graph then holds pi with that posterior.
+func TestFixedPolicyEqualsGraph(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	m := randPOMDP(t, rng, 3, 2, 3)
+	for _, habits := range [][]float64{nil, {0.2, 0.5, 0.3}} {
+		a, err := NewAgent(m, &AgentOptions{Horizon: 2, Gamma: 3, Habits: habits})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Reset(context.Background(), 0); err != nil {
+			t.Fatal(err)
+		}
+		for trial := range 50 {
+			plan := &Plan{NumPolicies: 9}
+			for i := range 9 {
+				plan.Policies = append(plan.Policies, RankedPolicy{Index: i, Policy: []int{i / 3, i % 3}})
+			}
+			G := make([]float64, 9)
+			for i := range G {
+				G[i] = rng.NormFloat64() * 10
+				if trial%5 == 0 || (trial%3 == 0 && i%4 == 0) {
+					G[i] = math.Inf(1)
+				}
+			}
+			direct := *plan
+			done, err := a.fixedPolicy(&direct, G)
+			if !done || err != nil {
+				t.Fatalf("fixedPolicy: %v, %v", done, err)
+			}
+			graph := *plan
+			if err := a.inferPolicyGraph(context.Background(), &graph, G); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(direct.QPi, graph.QPi) || direct.GammaMean != graph.GammaMean {
+				t.Fatalf("habits %v, G %v: q(pi) %v, the graph's %v", habits, G, direct.QPi, graph.QPi)
+			}
+			a.clearPolicy()
+		}
+		if _, err := a.Act(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if a.pi != nil || !a.piOut {
+			t.Fatalf("after Act: pi in a graph %v, held outside %v", a.pi != nil, a.piOut)
+		}
+		pi, ok := a.Graph().Variable("pi")
+		if !ok || !slices.Equal(pi.Probs(), a.LastPlan().QPi) {
+			t.Errorf("habits %v: Graph's pi %v, want q(pi) %v", habits, ok, a.LastPlan().QPi)
+		}
+	}
+}
