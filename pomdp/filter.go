@@ -84,7 +84,8 @@ type filter struct {
 	d      [][]float64 // per factor: D, or exp E[ln D]
 	alpha  []float64   // filtered joint over the present state
 	tmp    []float64
-	logZ   float64 // ln Z, summed: ln p(o_0..o_t | actions) under a, b, d (the geometric means exp E[ln θ] when learned)
+	next   []float64 // without learning: scratch of filterGrow
+	logZ   float64   // ln Z, summed: ln p(o_0..o_t | actions) under a, b, d (the geometric means exp E[ln θ] when learned)
 
 	learn bool
 	// The record that smoothing reads (CarryOver, Smoothed): with learning
@@ -344,7 +345,14 @@ func (p *Past) predict(dst, src []float64, action int) {
 // was.
 func (p *Past) filterGrow(action int, probs []float64, obs int) error {
 	fl := p.fl
-	next := make([]float64, fl.J)
+	// Learning keeps every step's belief (hist); otherwise only alpha.
+	next := fl.next
+	if fl.learn || next == nil {
+		next = make([]float64, fl.J)
+	}
+	if !fl.learn {
+		fl.next = next
+	}
 	p.filterPredict(next, fl.alpha, action, probs)
 	p.likelihood(next, obs)
 	z := normalise(next)

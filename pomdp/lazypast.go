@@ -213,36 +213,17 @@ func (p *Past) marginals(alpha []float64) []float64 {
 // lazyExpected is ExpectedModel of a lazy Past without a graph: the
 // posteriors of the graph's Dirichlet parameters would be their priors,
 // the concentrations the trial started from, as binding the prior gives
-// them (computed once per trial on a graph of the parameters alone).
+// them (boundAlpha); computed once per trial.
 func (p *Past) lazyExpected() (*Model, error) {
 	if p.expected != nil {
 		return p.expected, nil
 	}
-	g := ffg.New()
 	post := conc{a: make([][]float64, len(p.mods)), b: make([][]float64, len(p.facs)), d: make([][]float64, len(p.facs))}
 	for k, xs := range p.start.lists() {
 		for i, alpha := range xs {
-			if alpha == nil {
-				continue
+			if alpha != nil {
+				post.lists()[k][i] = boundAlpha(alpha)
 			}
-			shape := p.mods[min(i, len(p.mods)-1)].shape
-			if f := &p.m.factors[min(i, len(p.facs)-1)]; k == 1 {
-				shape = []int{f.ns, f.ns, f.nu}
-			} else if k == 2 {
-				shape = []int{f.ns}
-			}
-			v, err := g.AddVariable("", expfam.DirichletFamily, shape...)
-			if err != nil {
-				return nil, err
-			}
-			d, err := nodes.NewDirichlet(alpha, shape)
-			if err != nil {
-				return nil, err
-			}
-			if _, err := g.AddFactor("", d, v); err != nil {
-				return nil, err
-			}
-			post.lists()[k][i] = v.Alpha()
 		}
 	}
 	m, err := p.expectedFrom(post)
@@ -251,4 +232,18 @@ func (p *Past) lazyExpected() (*Model, error) {
 	}
 	p.expected = m
 	return m, nil
+}
+
+// boundAlpha returns the concentrations of a Dirichlet variable whose
+// posterior starts at the prior alpha bound to it (ffg.Graph.AddFactor):
+// its natural parameters 0 + (α - 1), the prior's message, and back,
+// (α - 1) + 1, which is α itself only where the subtraction is exact.
+func boundAlpha(alpha []float64) []float64 {
+	out := make([]float64, len(alpha))
+	for i, a := range alpha {
+		nat := 0.0
+		nat += a - 1
+		out[i] = nat + 1
+	}
+	return out
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/arbor-ai/arbor/expfam"
 	"github.com/arbor-ai/arbor/ffg"
+	"github.com/arbor-ai/arbor/nodes"
 )
 
 // TestLazyGraphEqualsEager: exact filtering without a window builds no
@@ -144,5 +145,31 @@ func sameGraph(t *testing.T, name string, g, h *ffg.Graph) {
 		if f.Label != e.Label || f.Factor().Kind() != e.Factor().Kind() || len(f.Variables()) != len(e.Variables()) {
 			t.Errorf("%s: factor %d: %q %s, want %q %s", name, i, f.Label, f.Factor().Kind(), e.Label, e.Factor().Kind())
 		}
+	}
+}
+
+// TestBoundAlpha: boundAlpha gives the concentrations of a Dirichlet
+// variable bound to its prior on a graph, bit for bit, also where they
+// are not the prior's own (α < 1/2 or α > 2).
+func TestBoundAlpha(t *testing.T) {
+	alpha := []float64{0.1, 0.3, 1e-3, 0.7, 1.3, 7.7, 123.456, 1 + 1e-15, 3.0000000000000004}
+	g := ffg.New()
+	v, err := g.AddVariable("", expfam.DirichletFamily, len(alpha))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := nodes.NewDirichlet(alpha, []int{len(alpha)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.AddFactor("", d, v); err != nil {
+		t.Fatal(err)
+	}
+	got := boundAlpha(alpha)
+	if !slices.Equal(got, v.Alpha()) {
+		t.Errorf("boundAlpha %v, the graph's %v", got, v.Alpha())
+	}
+	if slices.Equal(got, alpha) {
+		t.Error("every concentration came back as it was: the test shows nothing")
 	}
 }
