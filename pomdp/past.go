@@ -98,10 +98,13 @@ func NewPast(m *Model, window int) (*Past, error) {
 
 // NewPastWith is NewPast with the past inferred by method: the paper's
 // mean field (PastVMP, and PastDefault) or exact filtering (PastFilter;
-// docs/pomdp.md, "Past inference"). With PastFilter the graph is built all the same (for
-// the agents' own variables and for drawing it), but Infer sets the
-// present state's posterior to the marginals of the exact filtered joint,
-// and CarryOver learns from the smoothed episode.
+// docs/pomdp.md, "Past inference"). With PastFilter the graph is there
+// all the same (for the agents' own variables and for drawing it), but
+// Infer sets the present state's posterior to the marginals of the exact
+// filtered joint, and CarryOver learns from the smoothed episode; without
+// a window it is built only when asked for (Graph, Present, States,
+// FactorStates, Params, or Belief before Infer), the graph of every step
+// so far, as it would have grown step by step (HasGraph).
 func NewPastWith(m *Model, window int, method PastInference) (*Past, error) {
 	if err := Check(m); err != nil {
 		return nil, err
