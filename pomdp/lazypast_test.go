@@ -1,6 +1,7 @@
 package pomdp
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -50,12 +51,12 @@ func TestLazyGraphEqualsEager(t *testing.T) {
 				probs[u] = 1 / float64(len(probs))
 			}
 			steps := []func(p *Past, o int) error{
-				func(p *Past, _ int) error { _, err := p.Infer(nil, nil); return err },
+				func(p *Past, _ int) error { _, err := p.Infer(context.Background(), nil); return err },
 				func(p *Past, o int) error { return p.Grow(1%m.NumActions(), o) },
 				func(p *Past, o int) error { return p.Grow(0, o) },
-				func(p *Past, _ int) error { _, err := p.Infer(nil, nil); return err },
+				func(p *Past, _ int) error { _, err := p.Infer(context.Background(), nil); return err },
 				func(p *Past, o int) error { return p.GrowMixed(probs, o) },
-				func(p *Past, _ int) error { _, err := p.Infer(nil, nil); return err },
+				func(p *Past, _ int) error { _, err := p.Infer(context.Background(), nil); return err },
 				func(p *Past, o int) error { return p.Grow(0, o) },
 			}
 			for k, step := range steps {
