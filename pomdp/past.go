@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/arbor-ai/arbor/expfam"
 	"github.com/arbor-ai/arbor/ffg"
@@ -198,10 +199,11 @@ func (m *Model) modalityPrefix(i int) string {
 // label names a variable of the past: "S_3" in a single-factor model,
 // "S₃[location]" with factors (figures draw S_3 as S₃ too).
 func (p *Past) label(kind string, t int, name string) string {
+	l := kind + "_" + strconv.Itoa(t)
 	if !p.m.factorised {
-		return fmt.Sprintf("%s_%d", kind, t)
+		return l
 	}
-	return fmt.Sprintf("%s[%s]", ffg.PrettyName(fmt.Sprintf("%s_%d", kind, t)), name)
+	return ffg.PrettyName(l) + "[" + name + "]"
 }
 
 // ToNPU turns x[u][next][prev] (the layout of B in a Spec) into
