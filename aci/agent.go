@@ -259,6 +259,7 @@ type Agent struct {
 	g, pg     *ffg.Graph
 	held      policyHeld    // what pi was inferred from, for Graph
 	piOut     bool          // q(pi) of the last Act was computed without a graph (fixedPolicy)
+	polBuf    []float64     // scratch of fixedPolicy
 	begun     bool          // a Reset has succeeded
 	obs       []int         // o_0..o_t
 	acts      []int         // u_0..u_(t-1)

@@ -202,11 +202,13 @@ func (a *Agent) fixedPolicy(plan *Plan, G []float64) (bool, error) {
 			return false, nil
 		}
 	}
-	eta := make([]float64, k)
+	if cap(a.polBuf) < 2*k {
+		a.polBuf = make([]float64, 2*k)
+	}
+	eta, p := a.polBuf[:k], a.polBuf[k:2*k]
 	for i, g := range G {
 		eta[i] = -a.opts.Gamma * g
 	}
-	p := make([]float64, k)
 	if lz := expfam.Softmax(p, eta); math.IsNaN(lz) || math.IsInf(lz, 0) {
 		for i := range p {
 			p[i] = 1 / float64(k)
