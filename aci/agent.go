@@ -382,7 +382,7 @@ func (a *Agent) Reset(ctx context.Context, obs int) error {
 	if a.g == a.pg {
 		a.clearPolicy()
 	}
-	a.pi, a.gamma, a.plan, a.qs = nil, nil, nil, nil
+	a.pi, a.gamma, a.piOut, a.plan, a.qs = nil, nil, false, nil, nil
 	if err := a.past.Reset(obs); err != nil {
 		return err
 	}

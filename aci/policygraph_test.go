@@ -59,5 +59,21 @@ func TestFixedPolicyEqualsGraph(t *testing.T) {
 		if !ok || !slices.Equal(pi.Probs(), a.LastPlan().QPi) {
 			t.Errorf("habits %v: Graph's pi %v, want q(pi) %v", habits, ok, a.LastPlan().QPi)
 		}
+		// A new trial holds no pi until it acts, whether or not Graph
+		// moved the last one.
+		for _, ask := range []bool{false, true} {
+			if _, err := a.Act(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if ask {
+				a.Graph()
+			}
+			if err := a.Reset(context.Background(), 1); err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := a.Graph().Variable("pi"); ok || a.piOut {
+				t.Errorf("habits %v, Graph before Reset %v: pi in the new trial's graph", habits, ask)
+			}
+		}
 	}
 }
