@@ -218,16 +218,17 @@ type dfs struct {
 	m                *pomdp.Model
 	horizon          int
 	w                []float64 // novelty weights or nil
-	bel              []float64 // (T+1) * |S|
+	bel              []float64 // (T+1) * |S|, then run's memo of siblings: T * |S| and 4T
 	cumR, cumA, cumN []float64 // T+1
 	idx              []int     // current action per depth
 	checkEvery       int       // policies between two looks at the context
+	reused           int       // step costs run took from a sibling
 }
 
 func newDFS(m *pomdp.Model, qs []float64, horizon int, w []float64) *dfs {
 	d := &dfs{
 		m: m, horizon: horizon, w: w,
-		bel:  make([]float64, (horizon+1)*m.NumStates()),
+		bel:  make([]float64, (2*horizon+1)*m.NumStates()+4*horizon),
 		cumR: make([]float64, horizon+1),
 		cumA: make([]float64, horizon+1),
 		cumN: make([]float64, horizon+1),
@@ -248,6 +249,15 @@ func (d *dfs) run(ctx context.Context, visit func(i int, risk, amb, nov float64)
 	m, T, ns := d.m, d.horizon, d.m.NumStates()
 	idx := d.idx
 	clear(idx)
+	// The belief and step cost of the last child computed at each depth:
+	// a sibling whose predicted belief is the same, bit for bit (an
+	// action that changes nothing where another also changes nothing, as
+	// in an absorbing state), takes its costs instead of computing the
+	// predicted outcomes and their logs again.
+	lastBel, memo := d.bel[(T+1)*ns:(2*T+1)*ns], d.bel[(2*T+1)*ns:]
+	lastR, lastA, lastN := memo[:T], memo[T:2*T], memo[2*T:3*T]
+	lastOK := memo[3*T:] // 1 when lastBel holds a child of the current node
+	clear(lastOK)
 	depth := 0 // position of the action being applied
 	leaf := 0
 	for {
@@ -255,13 +265,22 @@ func (d *dfs) run(ctx context.Context, visit func(i int, risk, amb, nov float64)
 		prev := d.bel[depth*ns : (depth+1)*ns]
 		next := d.bel[(depth+1)*ns : (depth+2)*ns]
 		pomdp.Propagate(m, next, prev, idx[depth])
-		r, a, n := pomdp.StepCost(m, next, d.w)
+		var r, a, n float64
+		if last := lastBel[depth*ns : (depth+1)*ns]; lastOK[depth] == 1 && sameBits(next, last) {
+			r, a, n = lastR[depth], lastA[depth], lastN[depth]
+			d.reused++
+		} else {
+			r, a, n = pomdp.StepCost(m, next, d.w)
+			copy(last, next)
+			lastR[depth], lastA[depth], lastN[depth], lastOK[depth] = r, a, n, 1
+		}
 		d.cumR[depth+1] = d.cumR[depth] + r
 		d.cumA[depth+1] = d.cumA[depth] + a
 		d.cumN[depth+1] = d.cumN[depth] + n
 		if depth+1 < T {
 			depth++
 			idx[depth] = 0
+			lastOK[depth] = 0 // the first child of a new node
 			continue
 		}
 		visit(leaf, d.cumR[T], d.cumA[T], d.cumN[T])
@@ -283,6 +302,16 @@ func (d *dfs) run(ctx context.Context, visit func(i int, risk, amb, nov float64)
 			return nil
 		}
 	}
+}
+
+// sameBits reports whether x and y hold the same numbers bit for bit.
+func sameBits(x, y []float64) bool {
+	for i, v := range x {
+		if math.Float64bits(v) != math.Float64bits(y[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // cancelWork is the work (multiply-adds, see EstimatePlanSeconds) between

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/arbor-ai/arbor/pomdp"
 )
 
 // TestFixedPolicyEqualsGraph: q(pi) at a fixed precision computed without
@@ -74,6 +76,43 @@ func TestFixedPolicyEqualsGraph(t *testing.T) {
 			if _, ok := a.Graph().Variable("pi"); ok || a.piOut {
 				t.Errorf("habits %v, Graph before Reset %v: pi in the new trial's graph", habits, ask)
 			}
+		}
+	}
+}
+
+// TestWalkReusesSiblings: the depth-first walk takes a sibling's step
+// cost when its predicted belief is the same bit for bit (the T-maze's
+// arms are absorbing), and every policy's G, risk and ambiguity are those
+// of ExpectedFreeEnergy, which computes every step, bit for bit.
+func TestWalkReusesSiblings(t *testing.T) {
+	m, err := pomdp.Load("../examples/pomdp/tmaze.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs := make([]float64, m.NumStates())
+	qs[0], qs[len(qs)-1], qs[len(qs)-2] = 1, 0.5, 0.5
+	if err := pomdp.CheckBelief(m, "qs", qs); err != nil {
+		t.Fatal(err)
+	}
+	const T = 3
+	d := newDFS(m, qs, T, nil)
+	if err := d.run(context.Background(), func(int, float64, float64, float64) {}); err != nil {
+		t.Fatal(err)
+	}
+	if d.reused == 0 {
+		t.Error("no step cost was reused on the T-maze")
+	}
+	ps, err := EvaluatePolicies(m, qs, T, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range ps.G {
+		g, r, a, err := ExpectedFreeEnergy(m, qs, ps.Policy(nil, i), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g != ps.G[i] || r != ps.Risk[i] || a != ps.Ambiguity[i] {
+			t.Errorf("policy %v: G %v risk %v ambiguity %v, computed step by step %v %v %v", ps.Policy(nil, i), ps.G[i], ps.Risk[i], ps.Ambiguity[i], g, r, a)
 		}
 	}
 }
