@@ -218,7 +218,7 @@ type dfs struct {
 	m                *pomdp.Model
 	horizon          int
 	w                []float64 // novelty weights or nil
-	bel              []float64 // (T+1) * |S|, then run's memo of siblings: T * |S| and 4T
+	bel              []float64 // (T+1) * |S|, then run's memo of siblings: T * |S| and 5T
 	cumR, cumA, cumN []float64 // T+1
 	idx              []int     // current action per depth
 	checkEvery       int       // policies between two looks at the context
@@ -228,7 +228,7 @@ type dfs struct {
 func newDFS(m *pomdp.Model, qs []float64, horizon int, w []float64) *dfs {
 	d := &dfs{
 		m: m, horizon: horizon, w: w,
-		bel:  make([]float64, (2*horizon+1)*m.NumStates()+4*horizon),
+		bel:  make([]float64, (2*horizon+1)*m.NumStates()+5*horizon),
 		cumR: make([]float64, horizon+1),
 		cumA: make([]float64, horizon+1),
 		cumN: make([]float64, horizon+1),
@@ -249,29 +249,45 @@ func (d *dfs) run(ctx context.Context, visit func(i int, risk, amb, nov float64)
 	m, T, ns := d.m, d.horizon, d.m.NumStates()
 	idx := d.idx
 	clear(idx)
-	// The belief and step cost of the last child computed at each depth:
-	// a sibling whose predicted belief is the same, bit for bit (an
-	// action that changes nothing where another also changes nothing, as
-	// in an absorbing state), takes its costs instead of computing the
-	// predicted outcomes and their logs again.
-	lastBel, memo := d.bel[(T+1)*ns:(2*T+1)*ns], d.bel[(2*T+1)*ns:]
+	// Every level below the root has two beliefs, bel's and alt's; side
+	// says which holds the current child, the other the sibling before it.
+	// A sibling whose predicted belief is the same as the one before, bit
+	// for bit (an action that changes nothing where another also changes
+	// nothing, as in an absorbing state), takes its step cost instead of
+	// computing the predicted outcomes and their logs again.
+	alt, memo := d.bel[(T+1)*ns:(2*T+1)*ns], d.bel[(2*T+1)*ns:]
 	lastR, lastA, lastN := memo[:T], memo[T:2*T], memo[2*T:3*T]
-	lastOK := memo[3*T:] // 1 when lastBel holds a child of the current node
+	lastOK := memo[3*T : 4*T] // 1 when the level holds a child of the current node
+	side := memo[4*T : 5*T]   // side[l-1]: 1 when alt holds level l's current belief
 	clear(lastOK)
+	clear(side)
 	depth := 0 // position of the action being applied
 	leaf := 0
 	for {
 		// Child of the node at depth `depth` through action idx[depth].
 		prev := d.bel[depth*ns : (depth+1)*ns]
-		next := d.bel[(depth+1)*ns : (depth+2)*ns]
-		pomdp.Propagate(m, next, prev, idx[depth])
+		if depth > 0 && side[depth-1] == 1 {
+			prev = alt[(depth-1)*ns : depth*ns]
+		}
+		here, there := d.bel[(depth+1)*ns:(depth+2)*ns], alt[depth*ns:(depth+1)*ns]
+		if side[depth] == 1 {
+			here, there = there, here
+		}
 		var r, a, n float64
-		if last := lastBel[depth*ns : (depth+1)*ns]; lastOK[depth] == 1 && sameBits(next, last) {
-			r, a, n = lastR[depth], lastA[depth], lastN[depth]
-			d.reused++
+		if lastOK[depth] == 1 {
+			// here holds the sibling before: the child goes there.
+			pomdp.Propagate(m, there, prev, idx[depth])
+			side[depth] = 1 - side[depth]
+			if sameBits(there, here) {
+				r, a, n = lastR[depth], lastA[depth], lastN[depth]
+				d.reused++
+			} else {
+				r, a, n = pomdp.StepCost(m, there, d.w)
+				lastR[depth], lastA[depth], lastN[depth] = r, a, n
+			}
 		} else {
-			r, a, n = pomdp.StepCost(m, next, d.w)
-			copy(last, next)
+			pomdp.Propagate(m, here, prev, idx[depth])
+			r, a, n = pomdp.StepCost(m, here, d.w)
 			lastR[depth], lastA[depth], lastN[depth], lastOK[depth] = r, a, n, 1
 		}
 		d.cumR[depth+1] = d.cumR[depth] + r
