@@ -357,7 +357,9 @@ func (a *Agent) Options() AgentOptions {
 }
 
 // Graph returns the agent's generative model (nil before the first Reset).
-// It must not be modified.
+// It must not be modified. Under PastFilter the past's graph is built when
+// Graph is first called in a trial, and pi (and gamma) are put in it then:
+// planning and replay need neither (pomdp.Past.HasGraph).
 func (a *Agent) Graph() *ffg.Graph { return a.graph() }
 
 // Time returns t, the index of the present time step of the trial.

@@ -668,7 +668,8 @@ func (p *Past) expectedFrom(post conc) (*Model, error) {
 	return &m, nil
 }
 
-// Graph returns the graph (nil before Reset).
+// Graph returns the graph (nil before Reset). With PastFilter and no
+// window the first call of a trial builds it (see NewPastWith).
 func (p *Past) Graph() *ffg.Graph {
 	p.ensureGraph()
 	return p.g
