@@ -10,7 +10,6 @@ import (
 	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/expfam"
 	"github.com/arbor-ai/arbor/ffg"
-	"github.com/arbor-ai/arbor/nodes"
 	"github.com/arbor-ai/arbor/pomdp"
 	"github.com/arbor-ai/arbor/schedule"
 )
@@ -253,10 +252,15 @@ type Agent struct {
 	nu   int
 
 	// The past and present of the trial (shared with btai: pomdp.Past, the
-	// whole trial is kept) and its graph, to which pi and gamma are added;
-	// g is past.Graph() of the current trial.
+	// whole trial is kept) and the graph pi and gamma are in: the past's
+	// graph when it has one, otherwise pg, of the policy alone (Graph
+	// moves them).
 	past      *pomdp.Past
-	g         *ffg.Graph
+	g, pg     *ffg.Graph
+	held      policyHeld    // what pi was inferred from, for Graph
+	piOut     bool          // q(pi) of the last Act was computed without a graph (fixedPolicy)
+	polBuf    []float64     // scratch of fixedPolicy
+	begun     bool          // a Reset has succeeded
 	obs       []int         // o_0..o_t
 	acts      []int         // u_0..u_(t-1)
 	pi, gamma *ffg.Variable // nil when not in the graph
@@ -353,8 +357,10 @@ func (a *Agent) Options() AgentOptions {
 }
 
 // Graph returns the agent's generative model (nil before the first Reset).
-// It must not be modified.
-func (a *Agent) Graph() *ffg.Graph { return a.g }
+// It must not be modified. Under PastFilter the past's graph is built when
+// Graph is first called in a trial, and pi (and gamma) are put in it then:
+// planning and replay need neither (pomdp.Past.HasGraph).
+func (a *Agent) Graph() *ffg.Graph { return a.graph() }
 
 // Time returns t, the index of the present time step of the trial.
 func (a *Agent) Time() int { return max(len(a.obs)-1, 0) }
@@ -375,11 +381,14 @@ func (a *Agent) Reset(ctx context.Context, obs int) error {
 	}
 	ctx = background(ctx)
 	a.obs, a.acts = a.obs[:0], a.acts[:0]
-	a.pi, a.gamma, a.plan, a.qs = nil, nil, nil, nil
+	if a.g == a.pg {
+		a.clearPolicy()
+	}
+	a.pi, a.gamma, a.piOut, a.plan, a.qs = nil, nil, false, nil, nil
 	if err := a.past.Reset(obs); err != nil {
 		return err
 	}
-	a.g = a.past.Graph()
+	a.g, a.begun = nil, true
 	a.obs = append(a.obs, obs)
 	a.inTrial = true
 	a.fresh = false
@@ -461,10 +470,10 @@ func (a *Agent) clearPolicy() {
 	if a.gamma != nil {
 		vs = append(vs, a.gamma)
 	}
-	if len(vs) > 0 {
+	if len(vs) > 0 && a.g != nil {
 		a.g.RemoveVariables(vs...)
 	}
-	a.pi, a.gamma = nil, nil
+	a.pi, a.gamma, a.piOut = nil, nil, false
 }
 
 func (a *Agent) settings() *schedule.Settings {
@@ -665,112 +674,6 @@ func (a *Agent) plan1(ctx context.Context, m *pomdp.Model, qs []float64) (*Plan,
 	return plan, nil
 }
 
-// inferPolicy adds pi (and gamma) to the graph and infers q(pi) (and
-// q(gamma)): P(pi | gamma) = softmax(-gamma G) times the habits.
-func (a *Agent) inferPolicy(ctx context.Context, plan *Plan, G []float64) error {
-	k := len(G)
-	pi, err := a.g.AddVariable("pi", expfam.CategoricalFamily, k)
-	if err != nil {
-		return err
-	}
-	a.pi = pi
-	pi.Cluster = "policy"
-	if h := a.opts.Habits; h != nil {
-		// E over the held policies: habit of the first action, split evenly
-		// (per first action, over all |U|^T policies) so that the habit of
-		// an action does not depend on how many of its policies are held.
-		stride := plan.NumPolicies / a.nu
-		e := make([]float64, k)
-		z := 0.0
-		for i, p := range plan.Policies {
-			e[i] = h[p.Policy[0]] / float64(stride)
-			z += e[i]
-		}
-		if !(z > 0) {
-			return errors.New("AgentOptions.Habits: every held policy has habit 0")
-		}
-		for i := range e {
-			e[i] /= z
-		}
-		c, err := nodes.NewCategorical(e)
-		if err != nil {
-			return fmt.Errorf("AgentOptions.Habits: %w", err)
-		}
-		f, err := a.g.AddFactor("", c, pi)
-		if err != nil {
-			return err
-		}
-		f.Label, f.Cluster = "habit E", "policy"
-	}
-	if !a.opts.InferGamma {
-		eta := make([]float64, k)
-		for i, g := range G {
-			eta[i] = -a.opts.Gamma * g
-		}
-		p := make([]float64, k)
-		if lz := expfam.Softmax(p, eta); math.IsNaN(lz) || math.IsInf(lz, 0) {
-			// Every held policy has G = +Inf: they tie (the limit of
-			// softmax(-gamma min(G, M)) as M grows; package
-			// documentation, "Zeros in C").
-			for i := range p {
-				p[i] = 1 / float64(k)
-			}
-		}
-		c, err := nodes.NewCategorical(p)
-		if err != nil {
-			return err
-		}
-		f, err := a.g.AddFactor("", c, pi)
-		if err != nil {
-			return err
-		}
-		f.Label, f.Cluster = fmt.Sprintf("σ(-%g G)", a.opts.Gamma), "policy"
-		if err := a.g.Update(pi); err != nil {
-			return err
-		}
-		plan.QPi = clone(pi.Probs())
-		plan.GammaMean = a.opts.Gamma
-		return nil
-	}
-	// G is finite here: resolve refused InferGamma with a zero in C.
-	gv, err := a.g.AddVariable("gamma", expfam.GammaFamily)
-	if err != nil {
-		return err
-	}
-	a.gamma = gv
-	gv.Cluster = "policy"
-	prior, err := nodes.NewGamma(1, a.opts.Beta)
-	if err != nil {
-		return fmt.Errorf("AgentOptions.Beta: %w", err)
-	}
-	if _, err := a.g.AddFactor("", prior, gv); err != nil {
-		return err
-	}
-	sm, err := nodes.NewSoftmax(G)
-	if err != nil {
-		return err
-	}
-	f, err := a.g.AddFactor("", sm, pi, gv)
-	if err != nil {
-		return err
-	}
-	f.Cluster = "policy"
-	vars := []*ffg.Variable{pi, gv}
-	if err := a.g.Update(pi); err != nil {
-		return err
-	}
-	f0 := a.g.LocalFreeEnergy(vars)
-	res, err := schedule.Local(ctx, a.g, vars, a.settings())
-	if err != nil {
-		return fmt.Errorf("policy inference: %w", err)
-	}
-	plan.FreeEnergy = append([]float64{f0}, res.FreeEnergy...)
-	plan.QPi = clone(pi.Probs())
-	plan.Gamma = gv.Gamma()
-	plan.GammaMean = plan.Gamma.Mean()
-	return nil
-}
-
 // choose picks an action: a draw from the choice distribution probs
 // (SelectSample), or the most probable action under the model average p.
 func (a *Agent) choose(rng *rand.Rand, p, probs []float64) int {
@@ -821,7 +724,7 @@ func (a *Agent) EndTrial(ctx context.Context) error {
 // last inference over the past (Reset, Advance, Act or EndTrial; nil before
 // the first Reset); every factor's marginal, one after the other.
 func (a *Agent) Belief() []float64 {
-	if a.g == nil {
+	if !a.begun {
 		return nil
 	}
 	return a.past.Belief()
@@ -834,7 +737,7 @@ func (a *Agent) Belief() []float64 {
 // Act was called at; under PastVMP the graph's mean-field posteriors after
 // the last inference (Reset, Advance, Act or EndTrial).
 func (a *Agent) StateBeliefs() [][]float64 {
-	if a.g == nil {
+	if !a.begun {
 		return [][]float64{}
 	}
 	return a.past.Smoothed()

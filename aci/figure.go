@@ -31,7 +31,7 @@ func (a *Agent) FigureGraph() (*ffg.Graph, error) {
 	if a.past == nil {
 		return nil, errZero
 	}
-	if len(a.obs) == 0 || a.g == nil {
+	if len(a.obs) == 0 || !a.begun {
 		return nil, errors.New("aci: FigureGraph: no trial (call Reset)")
 	}
 	m := a.m
@@ -59,7 +59,7 @@ func (a *Agent) FigureGraph() (*ffg.Graph, error) {
 		}
 	}
 	g := p.Graph()
-	if a.pi == nil {
+	if a.pi == nil && !a.piOut {
 		return g, nil
 	}
 	pi, err := a.figurePolicy(g)

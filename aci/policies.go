@@ -218,16 +218,17 @@ type dfs struct {
 	m                *pomdp.Model
 	horizon          int
 	w                []float64 // novelty weights or nil
-	bel              []float64 // (T+1) * |S|
+	bel              []float64 // (T+1) * |S|, then run's memo of siblings: T * |S| and 5T
 	cumR, cumA, cumN []float64 // T+1
 	idx              []int     // current action per depth
 	checkEvery       int       // policies between two looks at the context
+	reused           int       // step costs run took from a sibling
 }
 
 func newDFS(m *pomdp.Model, qs []float64, horizon int, w []float64) *dfs {
 	d := &dfs{
 		m: m, horizon: horizon, w: w,
-		bel:  make([]float64, (horizon+1)*m.NumStates()),
+		bel:  make([]float64, (2*horizon+1)*m.NumStates()+5*horizon),
 		cumR: make([]float64, horizon+1),
 		cumA: make([]float64, horizon+1),
 		cumN: make([]float64, horizon+1),
@@ -248,20 +249,54 @@ func (d *dfs) run(ctx context.Context, visit func(i int, risk, amb, nov float64)
 	m, T, ns := d.m, d.horizon, d.m.NumStates()
 	idx := d.idx
 	clear(idx)
+	// Every level below the root has two beliefs, bel's and alt's; side
+	// says which holds the current child, the other the sibling before it.
+	// A sibling whose predicted belief is the same as the one before, bit
+	// for bit (an action that changes nothing where another also changes
+	// nothing, as in an absorbing state), takes its step cost instead of
+	// computing the predicted outcomes and their logs again.
+	alt, memo := d.bel[(T+1)*ns:(2*T+1)*ns], d.bel[(2*T+1)*ns:]
+	lastR, lastA, lastN := memo[:T], memo[T:2*T], memo[2*T:3*T]
+	lastOK := memo[3*T : 4*T] // 1 when the level holds a child of the current node
+	side := memo[4*T : 5*T]   // side[l-1]: 1 when alt holds level l's current belief
+	clear(lastOK)
+	clear(side)
 	depth := 0 // position of the action being applied
 	leaf := 0
 	for {
 		// Child of the node at depth `depth` through action idx[depth].
 		prev := d.bel[depth*ns : (depth+1)*ns]
-		next := d.bel[(depth+1)*ns : (depth+2)*ns]
-		pomdp.Propagate(m, next, prev, idx[depth])
-		r, a, n := pomdp.StepCost(m, next, d.w)
+		if depth > 0 && side[depth-1] == 1 {
+			prev = alt[(depth-1)*ns : depth*ns]
+		}
+		here, there := d.bel[(depth+1)*ns:(depth+2)*ns], alt[depth*ns:(depth+1)*ns]
+		if side[depth] == 1 {
+			here, there = there, here
+		}
+		var r, a, n float64
+		if lastOK[depth] == 1 {
+			// here holds the sibling before: the child goes there.
+			pomdp.Propagate(m, there, prev, idx[depth])
+			side[depth] = 1 - side[depth]
+			if sameBits(there, here) {
+				r, a, n = lastR[depth], lastA[depth], lastN[depth]
+				d.reused++
+			} else {
+				r, a, n = pomdp.StepCost(m, there, d.w)
+				lastR[depth], lastA[depth], lastN[depth] = r, a, n
+			}
+		} else {
+			pomdp.Propagate(m, here, prev, idx[depth])
+			r, a, n = pomdp.StepCost(m, here, d.w)
+			lastR[depth], lastA[depth], lastN[depth], lastOK[depth] = r, a, n, 1
+		}
 		d.cumR[depth+1] = d.cumR[depth] + r
 		d.cumA[depth+1] = d.cumA[depth] + a
 		d.cumN[depth+1] = d.cumN[depth] + n
 		if depth+1 < T {
 			depth++
 			idx[depth] = 0
+			lastOK[depth] = 0 // the first child of a new node
 			continue
 		}
 		visit(leaf, d.cumR[T], d.cumA[T], d.cumN[T])
@@ -283,6 +318,16 @@ func (d *dfs) run(ctx context.Context, visit func(i int, risk, amb, nov float64)
 			return nil
 		}
 	}
+}
+
+// sameBits reports whether x and y hold the same numbers bit for bit.
+func sameBits(x, y []float64) bool {
+	for i, v := range x {
+		if math.Float64bits(v) != math.Float64bits(y[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // cancelWork is the work (multiply-adds, see EstimatePlanSeconds) between

@@ -84,7 +84,8 @@ type filter struct {
 	d      [][]float64 // per factor: D, or exp E[ln D]
 	alpha  []float64   // filtered joint over the present state
 	tmp    []float64
-	logZ   float64 // ln Z, summed: ln p(o_0..o_t | actions) under a, b, d (the geometric means exp E[ln θ] when learned)
+	next   []float64 // without learning: scratch of filterGrow
+	logZ   float64   // ln Z, summed: ln p(o_0..o_t | actions) under a, b, d (the geometric means exp E[ln θ] when learned)
 
 	learn bool
 	// The record that smoothing reads (CarryOver, Smoothed): with learning
@@ -344,7 +345,14 @@ func (p *Past) predict(dst, src []float64, action int) {
 // was.
 func (p *Past) filterGrow(action int, probs []float64, obs int) error {
 	fl := p.fl
-	next := make([]float64, fl.J)
+	// Learning keeps every step's belief (hist); otherwise only alpha.
+	next := fl.next
+	if fl.learn || next == nil {
+		next = make([]float64, fl.J)
+	}
+	if !fl.learn {
+		fl.next = next
+	}
 	p.filterPredict(next, fl.alpha, action, probs)
 	p.likelihood(next, obs)
 	z := normalise(next)
@@ -426,16 +434,11 @@ func (p *Past) filtered() [][]float64 {
 // filterInfer writes the marginals of the filtered belief into the present
 // states' posteriors and returns -ln Z as F (Infer).
 func (p *Past) filterInfer() (*schedule.Result, error) {
-	fl, m := p.fl, p.m
-	present := p.steps[len(p.steps)-1].s
-	for fi := range m.factors {
-		q := make([]float64, m.factors[fi].ns)
-		for j, v := range fl.alpha {
-			q[fl.digits[fi][j]] += v
-		}
-		if err := present[fi].SetProbs(normalized(q)); err != nil {
-			return nil, err
-		}
+	fl := p.fl
+	if p.g == nil {
+		p.inferred[len(p.inferred)-1] = true
+	} else if err := p.setMarginals(p.steps[len(p.steps)-1].s, fl.alpha); err != nil {
+		return nil, err
 	}
 	return &schedule.Result{Iterations: 1, Converged: true, FreeEnergy: []float64{-fl.logZ}}, nil
 }
@@ -554,7 +557,7 @@ func (p *Past) smoothCounts(dst conc) {
 func (p *Past) filterSmoothed() [][]float64 {
 	fl, m := p.fl, p.m
 	alphas := p.filtered()
-	kept := len(p.steps)
+	kept := p.Kept()
 	from := len(alphas) - kept
 	out := make([][]float64, kept)
 	p.smooth(alphas, from, func(t int, gamma []float64) {

@@ -79,7 +79,7 @@ func (p *Past) Concentrations() Concentrations {
 // Before the first Reset they are the priors.
 func (p *Past) Posteriors() Concentrations {
 	switch {
-	case p.g == nil || p.ff != nil:
+	case !p.started || p.ff != nil:
 		return p.Concentrations()
 	case p.fl != nil:
 		return p.export(p.filterPosteriors())

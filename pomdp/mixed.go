@@ -41,7 +41,7 @@ import (
 // was.
 func (p *Past) GrowMixed(probs []float64, obs int) error {
 	m := p.m
-	if p.g == nil {
+	if !p.started {
 		return errors.New("pomdp: GrowMixed before Reset")
 	}
 	q, err := checkActionProbs(probs, m.nu)

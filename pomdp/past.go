@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/arbor-ai/arbor/expfam"
 	"github.com/arbor-ai/arbor/ffg"
@@ -57,6 +58,11 @@ type Past struct {
 	start      conc
 
 	ctrl, outs []int // scratch: controls of an action, outcomes of an observation
+
+	lazy     bool   // PastFilter without a window: the graph is built on first use (lazypast.go)
+	started  bool   // a Reset has succeeded
+	inferred []bool // lazy, before the graph is built: Infer set step k's posterior
+	expected *Model // lazy, before the graph is built: ExpectedModel of the trial
 }
 
 // pastFactor is what the past holds for one hidden-state factor: its
@@ -93,10 +99,13 @@ func NewPast(m *Model, window int) (*Past, error) {
 
 // NewPastWith is NewPast with the past inferred by method: the paper's
 // mean field (PastVMP, and PastDefault) or exact filtering (PastFilter;
-// docs/pomdp.md, "Past inference"). With PastFilter the graph is built all the same (for
-// the agents' own variables and for drawing it), but Infer sets the
-// present state's posterior to the marginals of the exact filtered joint,
-// and CarryOver learns from the smoothed episode.
+// docs/pomdp.md, "Past inference"). With PastFilter the graph is there
+// all the same (for the agents' own variables and for drawing it), but
+// Infer sets the present state's posterior to the marginals of the exact
+// filtered joint, and CarryOver learns from the smoothed episode; without
+// a window it is built only when asked for (Graph, Present, States,
+// FactorStates, Params, or Belief before Infer), the graph of every step
+// so far, as it would have grown step by step (HasGraph).
 func NewPastWith(m *Model, window int, method PastInference) (*Past, error) {
 	if err := Check(m); err != nil {
 		return nil, err
@@ -107,7 +116,7 @@ func NewPastWith(m *Model, window int, method PastInference) (*Past, error) {
 	if method == PastDefault {
 		method = PastVMP
 	}
-	p := &Past{m: m, window: window, method: method, eta: 1, omega: 1}
+	p := &Past{m: m, window: window, method: method, eta: 1, omega: 1, lazy: method == PastFilter && window == 0}
 	if method == PastFilter {
 		fl, err := newFilter(m)
 		if err != nil {
@@ -190,10 +199,11 @@ func (m *Model) modalityPrefix(i int) string {
 // label names a variable of the past: "S_3" in a single-factor model,
 // "S₃[location]" with factors (figures draw S_3 as S₃ too).
 func (p *Past) label(kind string, t int, name string) string {
+	l := kind + "_" + strconv.Itoa(t)
 	if !p.m.factorised {
-		return fmt.Sprintf("%s_%d", kind, t)
+		return l
 	}
-	return fmt.Sprintf("%s[%s]", ffg.PrettyName(fmt.Sprintf("%s_%d", kind, t)), name)
+	return ffg.PrettyName(l) + "[" + name + "]"
 }
 
 // ToNPU turns x[u][next][prev] (the layout of B in a Spec) into
@@ -262,68 +272,16 @@ func (p *Past) Reset(obs int) error {
 	} else if err := p.vmpPossible(obs, 0); err != nil {
 		return err
 	}
-	p.g = ffg.New()
-	clear(p.steps)
-	p.steps = p.steps[:0]
-	p.t = 0
 	p.saveStart()
-	var err error
-	for i := range p.mods {
-		pm := &p.mods[i]
-		pm.aVar = nil
-		if pm.aAlpha != nil {
-			if pm.aVar, pm.aPrior, err = p.dirichlet(p.paramName("A", m.mods[i].name), pm.aAlpha, pm.shape); err != nil {
-				return err
-			}
-		}
-	}
-	for i := range p.facs {
-		pf, f := &p.facs[i], &m.factors[i]
-		pf.bVar = nil
-		if pf.bAlpha != nil {
-			if pf.bVar, pf.bPrior, err = p.dirichlet(p.paramName("B", f.name), pf.bAlpha, []int{f.ns, f.ns, f.nu}); err != nil {
-				return err
-			}
-		}
-	}
-	for i := range p.facs {
-		pf, f := &p.facs[i], &m.factors[i]
-		pf.dVar = nil
-		if pf.dAlpha != nil {
-			if pf.dVar, pf.dPrior, err = p.dirichlet(p.paramName("D", f.name), pf.dAlpha, []int{f.ns}); err != nil {
-				return err
-			}
-		}
-	}
-	st := pastStep{s: make([]*ffg.Variable, len(p.facs))}
-	for i := range p.facs {
-		pf, f := &p.facs[i], &m.factors[i]
-		s, err := p.g.AddVariable(p.label("S", 0, f.name), expfam.CategoricalFamily, f.ns)
-		if err != nil {
-			return err
-		}
-		s.Cluster = "past"
-		if pf.dVar != nil {
-			c, _ := nodes.NewCategoricalDirichlet(f.ns)
-			_, err = p.g.AddFactor("", c, s, pf.dVar)
-		} else {
-			var c *nodes.Categorical
-			if c, err = nodes.NewCategorical(f.d); err == nil {
-				var fn *ffg.FactorNode
-				if fn, err = p.g.AddFactor("", c, s); err == nil {
-					fn.Label = p.paperLetter("D", f.name)
-				}
-			}
-		}
-		if err != nil {
-			return fmt.Errorf("%sD: %w", m.factorPrefix(i), err)
-		}
-		st.s[i] = s
-	}
-	if st.o, err = p.observe(st.s, obs, 0); err != nil {
+	p.started = true
+	if p.lazy {
+		p.g = nil
+		clear(p.steps)
+		p.steps, p.t, p.expected = p.steps[:0], 0, nil
+		p.inferred = append(p.inferred[:0], false)
+	} else if err := p.startGraph(obs); err != nil {
 		return err
 	}
-	p.steps = append(p.steps, st)
 	if p.fl != nil {
 		p.filterReset(obs, alpha0, z0)
 	}
@@ -412,7 +370,7 @@ func (p *Past) observe(s []*ffg.Variable, obs, t int) ([]*ffg.Variable, error) {
 // was. GrowMixed is Grow for an action that is not known.
 func (p *Past) Grow(action, obs int) error {
 	m := p.m
-	if p.g == nil {
+	if !p.started {
 		return errors.New("pomdp: Grow before Reset")
 	}
 	if action < 0 || action >= m.nu {
@@ -427,7 +385,6 @@ func (p *Past) Grow(action, obs int) error {
 // grow is Grow of the known action (probs nil) or GrowMixed of the action
 // distributed as probs (action -1), both checked.
 func (p *Past) grow(action int, probs []float64, obs int) error {
-	m := p.m
 	// An impossible observation is an error before anything changes.
 	if p.fl != nil {
 		if err := p.filterGrow(action, probs, obs); err != nil {
@@ -440,60 +397,12 @@ func (p *Past) grow(action int, probs []float64, obs int) error {
 	} else if err := p.vmpPossible(obs, p.t+1); err != nil {
 		return err
 	}
-	prev := &p.steps[len(p.steps)-1]
-	if probs == nil {
-		p.ctrl = m.DecodeAction(p.ctrl, action)
+	if p.lazy && p.g == nil {
+		p.t++
+		p.inferred = append(p.inferred, false)
+		return nil
 	}
-	prev.u = make([]*ffg.Variable, len(p.facs))
-	st := pastStep{s: make([]*ffg.Variable, len(p.facs))}
-	for i := range p.facs {
-		pf, f := &p.facs[i], &m.factors[i]
-		u, err := p.g.AddVariable("", expfam.CategoricalFamily, f.nu)
-		if err != nil {
-			return err
-		}
-		u.Label, u.Cluster = p.label("U", p.t, f.name), "past"
-		switch {
-		case probs == nil:
-			err = u.Observe(p.ctrl[i])
-		case f.nu == 1:
-			err = u.Observe(0)
-		default:
-			err = p.hiddenControl(u, probs, i)
-		}
-		if err != nil {
-			return err
-		}
-		prev.u[i] = u
-		s, err := p.g.AddVariable("", expfam.CategoricalFamily, f.ns)
-		if err != nil {
-			return err
-		}
-		s.Label, s.Cluster = p.label("S", p.t+1, f.name), "past"
-		if pf.bVar != nil {
-			tr, _ := nodes.NewTransitionDirichlet([]int{f.ns, f.ns, f.nu})
-			_, err = p.g.AddFactor("", tr, s, prev.s[i], u, pf.bVar)
-		} else {
-			var fn *ffg.FactorNode
-			if fn, err = p.g.AddFactor("", pf.pastB, s, prev.s[i], u); err == nil {
-				fn.Label = p.paperLetter("B", f.name)
-			}
-		}
-		if err != nil {
-			return err
-		}
-		st.s[i] = s
-	}
-	p.t++
-	var err error
-	if st.o, err = p.observe(st.s, obs, p.t); err != nil {
-		return err
-	}
-	p.steps = append(p.steps, st)
-	if p.window > 0 && len(p.steps) > p.window {
-		return p.fold()
-	}
-	return nil
+	return p.growGraph(action, probs, obs)
 }
 
 // fold removes the oldest kept step (see Grow). A hidden U_old (GrowMixed)
@@ -653,7 +562,7 @@ func (p *Past) refreshPriors() error {
 // geometric means exp E[ln θ], and -ln Z is not the marginal likelihood
 // under the Dirichlet priors (docs/aci.md, "The free energy of the past").
 func (p *Past) Infer(ctx context.Context, settings *schedule.Settings) (*schedule.Result, error) {
-	if p.g == nil {
+	if !p.started {
 		return nil, errors.New("pomdp: Infer before Reset")
 	}
 	if p.fl != nil {
@@ -719,27 +628,36 @@ func (p *Past) ExpectedModel() (*Model, error) {
 	if p.m == nil {
 		return nil, errors.New("pomdp: ExpectedModel: the zero Past has no model (use NewPast)")
 	}
-	if !p.Learning() || p.g == nil {
+	if !p.Learning() || !p.started {
 		return p.m, nil
 	}
+	if p.g == nil {
+		return p.lazyExpected()
+	}
+	return p.expectedFrom(p.vmpPosteriors())
+}
+
+// expectedFrom is ExpectedModel with the Dirichlet posteriors post (nil
+// where a parameter is not learned).
+func (p *Past) expectedFrom(post conc) (*Model, error) {
 	m := *p.m
 	m.factors = append([]factor(nil), p.m.factors...)
 	m.mods = append([]modality(nil), p.m.mods...)
 	for i := range m.mods {
-		if v := p.mods[i].aVar; v != nil {
+		if al := post.a[i]; al != nil {
 			md := &m.mods[i]
-			md.concA = clone(v.Alpha())
+			md.concA = clone(al)
 			md.a = expectation(md.concA, []int{md.no, len(md.concA) / md.no})
 		}
 	}
 	for i := range m.factors {
 		f := &m.factors[i]
-		if v := p.facs[i].bVar; v != nil {
-			f.concB = FromNPU(v.Alpha(), f.ns, f.nu)
+		if al := post.b[i]; al != nil {
+			f.concB = FromNPU(al, f.ns, f.nu)
 			f.b = expectation(f.concB, []int{f.nu, f.ns, f.ns})
 		}
-		if v := p.facs[i].dVar; v != nil {
-			f.concD = clone(v.Alpha())
+		if al := post.d[i]; al != nil {
+			f.concD = clone(al)
 			f.d = expectation(f.concD, []int{f.ns})
 		}
 	}
@@ -750,8 +668,12 @@ func (p *Past) ExpectedModel() (*Model, error) {
 	return &m, nil
 }
 
-// Graph returns the graph (nil before Reset).
-func (p *Past) Graph() *ffg.Graph { return p.g }
+// Graph returns the graph (nil before Reset). With PastFilter and no
+// window the first call of a trial builds it (see NewPastWith).
+func (p *Past) Graph() *ffg.Graph {
+	p.ensureGraph()
+	return p.g
+}
 
 // Time returns t, the time index of the present step.
 func (p *Past) Time() int { return p.t }
@@ -759,6 +681,7 @@ func (p *Past) Time() int { return p.t }
 // Present returns S_t, the present state (of the first factor); nil
 // before Reset.
 func (p *Past) Present() *ffg.Variable {
+	p.ensureGraph()
 	if len(p.steps) == 0 {
 		return nil
 	}
@@ -768,8 +691,14 @@ func (p *Past) Present() *ffg.Variable {
 // Belief returns Q(S_t), the posterior over the present state: every
 // factor's marginal, one after the other (a new slice); nil before Reset.
 func (p *Past) Belief() []float64 {
-	if len(p.steps) == 0 {
+	if !p.started {
 		return nil
+	}
+	if p.lazy && p.g == nil {
+		if p.inferred[len(p.inferred)-1] {
+			return p.marginals(p.fl.alpha)
+		}
+		p.ensureGraph()
 	}
 	out := make([]float64, 0, p.m.ns)
 	for _, s := range p.steps[len(p.steps)-1].s {
@@ -792,7 +721,7 @@ func (p *Past) Belief() []float64 {
 // kept steps and the filtered belief of the oldest, and redoes the forward
 // pass on each call (time O(kept steps · joint states · Σ_f |S_f|)).
 func (p *Past) Smoothed() [][]float64 {
-	if p.g == nil {
+	if !p.started {
 		return nil
 	}
 	if p.fl != nil {
@@ -824,6 +753,7 @@ func (p *Past) FactorStates(f int) []*ffg.Variable {
 	if p.m != nil {
 		p.m.factorAt("FactorStates", f)
 	}
+	p.ensureGraph()
 	out := make([]*ffg.Variable, len(p.steps))
 	for i, st := range p.steps {
 		out[i] = st.s[f]
@@ -832,7 +762,12 @@ func (p *Past) FactorStates(f int) []*ffg.Variable {
 }
 
 // Kept returns the number of time steps kept in the graph.
-func (p *Past) Kept() int { return len(p.steps) }
+func (p *Past) Kept() int {
+	if p.lazy && p.g == nil && p.started {
+		return len(p.fl.obs)
+	}
+	return len(p.steps)
+}
 
 // Params returns the Dirichlet variables of A, B and D (of the first
 // modality and factor; nil for a parameter that is not learned). B's tensor
@@ -841,6 +776,7 @@ func (p *Past) Params() (a, b, d *ffg.Variable) {
 	if p.m == nil {
 		return nil, nil, nil
 	}
+	p.ensureGraph()
 	return p.mods[0].aVar, p.facs[0].bVar, p.facs[0].dVar
 }
 

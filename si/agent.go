@@ -184,12 +184,7 @@ func (a *Agent) EndTrial(ctx context.Context) error {
 }
 
 // Belief returns Q(S_t), every factor's marginal (nil before Reset).
-func (a *Agent) Belief() []float64 {
-	if a.past.Graph() == nil {
-		return nil
-	}
-	return a.past.Belief()
-}
+func (a *Agent) Belief() []float64 { return a.past.Belief() }
 
 // Concentrations returns the prior concentrations of every learned
 // parameter (agent.Learner).
