@@ -68,7 +68,7 @@ type Agent struct {
 	wT   []float64           // novelty weights W transposed, [s*no+o] (Options.Novelty)
 	qw   []float64           // scratch: W Q(S) (novelty)
 	nA   []float64           // learned concentrations over A, [o*ns+s] (Options.Novelty without a model a)
-	// With more than sparseStartStates states and sparse splits (the large
+	// With sparseStartStates states or more and sparse splits (the large
 	// mazes), the start of vmp is Ā (B̄_u Q(S_parent)) over the split
 	// probabilities pA and pB[u] instead of the dense abT (see infer).
 	sparseStart       bool

@@ -31,7 +31,7 @@ import (
 // The first plan of an agent also does the per-model set-up
 // (Agent.prepareFuture): |U||S|²|O| multiply-adds for Ā B̄_u and |U||S|²
 // entries for ln B̄_u and the splits, taken at 1 and 50 ns (4,096 states:
-// 4.2 s for the entries, measured 4.0). Above sparseStartStates
+// 4.2 s for the entries, measured 4.0). From sparseStartStates
 // states the start is Ā (B̄_u Q(S_parent)) over sparse splits: no |O||S|
 // term per node and no products in the set-up.
 const (
@@ -75,7 +75,7 @@ func EstimatePlanSeconds(m *pomdp.Model, o Options) float64 {
 		switch {
 		case !single:
 			perNode = vmpFactorisedNsPerUnit*factorisedSweepWork(m) + nodeOverheadNs
-		case !denseLogB(m) && m.NumStates() > sparseStartStates:
+		case !denseLogB(m) && m.NumStates() >= sparseStartStates:
 			perNode = sparseSweepNsPerEntry*(ns+no) + nodeOverheadNs
 		case !denseLogB(m):
 			perNode = sparseStartNsPerUnit*ns*no + sparseSweepNsPerEntry*(ns+no) + nodeOverheadNs
@@ -86,7 +86,7 @@ func EstimatePlanSeconds(m *pomdp.Model, o Options) float64 {
 	setup := 0.0
 	if single {
 		setup = setupNsPerLog * nu * ns * ns
-		if o.Inference != VMP || m.NumStates() <= sparseStartStates || denseLogB(m) {
+		if o.Inference != VMP || m.NumStates() < sparseStartStates || denseLogB(m) {
 			setup += setupNsPerProduct * nu * ns * ns * no
 		}
 	}
@@ -136,7 +136,7 @@ func factorisedSweepWork(m *pomdp.Model) float64 {
 //   - the model: its B (d) and A, and one more copy of each while it is
 //     read or built (pomdp.New copies the caller's numbers);
 //   - per agent: the literal ln B of the past's graph (d; pomdp.Past), the
-//     products Ā B̄_u (8·|U||S||O|; none above sparseStartStates states
+//     products Ā B̄_u (8·|U||S||O|; none from sparseStartStates states
 //     with sparse splits), and ln B̄_u in split form, which is
 //     sparse for the maze models and two dense copies (2d) otherwise
 //     (splitMat: more than one entry in four of a column off its mode); a
@@ -168,7 +168,7 @@ func EstimateBytes(m *pomdp.Model, o Options, agents int) float64 {
 	}
 	ns, no := float64(m.NumStates()), float64(m.ObsLen())
 	perAgent := d + 6*a
-	if m.NumStates() <= sparseStartStates || m.NumFactors() > 1 || m.NumModalities() > 1 || denseLogB(m) {
+	if m.NumStates() < sparseStartStates || m.NumFactors() > 1 || m.NumModalities() > 1 || denseLogB(m) {
 		perAgent += 8 * nu * ns * no // the products Ā B̄_u
 	}
 	if _, lb, _ := m.Learnable(); lb {
