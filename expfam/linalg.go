@@ -22,11 +22,12 @@ const MaxConditionSPD = 1e14
 // digits.
 const symTol = 1e-9
 
-// cholesky writes the lower Cholesky factor L of the symmetric matrix a
-// (only its lower triangle is read) into l (len d·d, may alias a) and
-// reports whether a is positive definite: every pivot finite and > 0. The
-// upper triangle of l is set to 0.
-func cholesky(l, a []float64, d int) bool {
+// Cholesky writes the lower Cholesky factor L of the symmetric d×d matrix
+// a (row-major; only its lower triangle is read) into l (len d·d, may
+// alias a) and reports whether a is positive definite: every pivot finite
+// and > 0. The upper triangle of l is set to 0. It allocates nothing (the
+// sum-product pass over mvnormal trees calls it per message).
+func Cholesky(l, a []float64, d int) bool {
 	for j := range d {
 		s := a[j*d+j]
 		for k := range j {
@@ -60,9 +61,9 @@ func cholLogDet(l []float64, d int) float64 {
 	return 2 * s
 }
 
-// cholSolve solves A x = b in place (x = b on entry) from A's Cholesky
-// factor l.
-func cholSolve(l []float64, d int, x []float64) {
+// CholSolve solves A x = b in place (x = b on entry) from A's Cholesky
+// factor l (Cholesky), allocating nothing.
+func CholSolve(l []float64, d int, x []float64) {
 	for i := range d {
 		s := x[i]
 		for k := range i {
@@ -86,7 +87,7 @@ func cholInverse(inv, l []float64, d int) {
 	for j := range d {
 		col := inv[j*d : j*d+d]
 		col[j] = 1
-		cholSolve(l, d, col)
+		CholSolve(l, d, col)
 	}
 	// inv holds the columns of A⁻¹ as rows: A⁻¹ is symmetric, so it is
 	// A⁻¹ itself up to rounding; make it exactly symmetric.
@@ -141,7 +142,7 @@ func CheckSPD(a []float64, d int) error {
 	}
 	var buf [64]float64
 	l := scratch(buf[:], d*d)
-	if !cholesky(l, a, d) {
+	if !Cholesky(l, a, d) {
 		return fmt.Errorf("not positive definite (a Cholesky pivot is <= 0)")
 	}
 	lo, hi := math.Inf(1), 0.0

@@ -60,7 +60,7 @@ func (n MvNormal) Natural(dst []float64) []float64 {
 	d := len(n.Mean)
 	dst = makeDst(dst, d+d*d, "MvNormal.Natural")
 	l := make([]float64, d*d)
-	if !cholesky(l, n.Cov, d) {
+	if !Cholesky(l, n.Cov, d) {
 		panic("expfam: MvNormal.Natural: covariance is not positive definite")
 	}
 	prec := dst[d:]
@@ -97,7 +97,7 @@ func (n MvNormal) LogDetCov() float64 {
 	d := len(n.Mean)
 	var buf [64]float64
 	l := scratch(buf[:], d*d)
-	if !cholesky(l, n.Cov, d) {
+	if !Cholesky(l, n.Cov, d) {
 		return math.NaN()
 	}
 	return cholLogDet(l, d)
@@ -117,7 +117,7 @@ func (n MvNormal) LogProb(x []float64) float64 {
 		panic("expfam: MvNormal.LogProb: len(x) != d")
 	}
 	l := make([]float64, d*d)
-	if !cholesky(l, n.Cov, d) {
+	if !Cholesky(l, n.Cov, d) {
 		return math.NaN()
 	}
 	r := make([]float64, d)
@@ -165,14 +165,14 @@ func mvFromNatural(mean, cov, eta []float64, d int) error {
 		prec[i] = -2 * eta[d+i]
 	}
 	symmetrize(prec, d)
-	if !cholesky(l, prec, d) {
+	if !Cholesky(l, prec, d) {
 		return fmt.Errorf("expfam: mvnormal: the precision matrix from the natural parameters is not positive definite (diagonal %v)", diag(prec, d))
 	}
 	cholInverse(inv, l, d)
 	var mbuf [8]float64
 	m := scratch(mbuf[:], d)
 	copy(m, eta[:d])
-	cholSolve(l, d, m)
+	CholSolve(l, d, m)
 	for i := range d {
 		v := inv[i*d+i]
 		if math.IsNaN(m[i]) || math.Abs(m[i]) > MaxNormalMagnitude {

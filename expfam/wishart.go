@@ -85,7 +85,7 @@ func (w Wishart) logDetScale() float64 {
 	d := w.Dim()
 	var buf [64]float64
 	l := scratch(buf[:], d*d)
-	if !cholesky(l, w.Scale, d) {
+	if !Cholesky(l, w.Scale, d) {
 		return math.NaN()
 	}
 	return cholLogDet(l, d)
@@ -158,7 +158,7 @@ func wishartFromNatural(scale, eta []float64, d int) (float64, error) {
 		vinv[i] = -2 * eta[i]
 	}
 	symmetrize(vinv, d)
-	if !cholesky(l, vinv, d) {
+	if !Cholesky(l, vinv, d) {
 		return 0, errors.New("expfam: wishart: the inverse scale from the natural parameters is not positive definite")
 	}
 	cholInverse(scale, l, d)

@@ -591,7 +591,7 @@ func (st *mvState) pairLogDet(f *mvFactor) (float64, error) {
 			j[(p+a)*n+p+b] = f.jyy[a*q+b] + f.inJ[1][a*q+b]
 		}
 	}
-	if !cholesky(l, j, n) {
+	if !expfam.Cholesky(l, j, n) {
 		return 0, &NaNError{Variable: st.vars[f.v[0]].describe(), Detail: "sum-product: a pairwise belief's precision matrix is not positive definite"}
 	}
 	if f.exy != nil {
@@ -601,7 +601,7 @@ func (st *mvState) pairLogDet(f *mvFactor) (float64, error) {
 		for b := range q {
 			clear(col)
 			col[p+b] = 1
-			cholSolve(l, n, col)
+			expfam.CholSolve(l, n, col)
 			for a := range p {
 				f.exy[a*q+b] = col[a] + mx[a]*my[b]
 			}
@@ -713,11 +713,11 @@ func (st *mvState) factorToVar(f *mvFactor, target int) error {
 	}
 	x := f.v[other]
 	l, w := st.l[:do*do], st.w[:do]
-	if !cholesky(l, j, do) {
+	if !expfam.Cholesky(l, j, do) {
 		return &NaNError{Variable: st.vars[x].describe(), Detail: "sum-product: no proper Gaussian message (the precision matrix is not positive definite): give it a prior or evidence"}
 	}
 	copy(w, h)
-	cholSolve(l, do, w)
+	expfam.CholSolve(l, do, w)
 	// G = Jo⁻¹ J_ot (do × dt), column by column; J_ot[a][b] is the
 	// coupling of the other slot's a with the target's b.
 	gm := st.g[:do*dt]
@@ -730,7 +730,7 @@ func (st *mvState) factorToVar(f *mvFactor, target int) error {
 				col[a] = f.jxy[a*q+b]
 			}
 		}
-		cholSolve(l, do, col)
+		expfam.CholSolve(l, do, col)
 		for a := range do {
 			gm[a*dt+b] = col[a]
 		}
@@ -768,7 +768,7 @@ func (st *mvState) setBelief(x int32, j, h []float64) error {
 	d := len(h)
 	l := st.l[:d*d]
 	v := st.vars[x]
-	if !cholesky(l, j, d) {
+	if !expfam.Cholesky(l, j, d) {
 		return &NaNError{Variable: v.describe(), Detail: "sum-product: no proper Gaussian posterior (the precision matrix is not positive definite): give it a prior or evidence"}
 	}
 	st.ldet[x] = cholLogDet(l, d)
@@ -778,7 +778,7 @@ func (st *mvState) setBelief(x int32, j, h []float64) error {
 		col := st.w[:d]
 		clear(col)
 		col[c] = 1
-		cholSolve(l, d, col)
+		expfam.CholSolve(l, d, col)
 		for r := range d {
 			cov[r*d+c] = col[r]
 		}
@@ -798,44 +798,3 @@ func (st *mvState) setBelief(x int32, j, h []float64) error {
 	return nil
 }
 
-// cholesky writes the lower Cholesky factor of the symmetric a into l and
-// reports whether a is positive definite.
-func cholesky(l, a []float64, d int) bool {
-	for j := range d {
-		s := a[j*d+j]
-		for k := range j {
-			s -= l[j*d+k] * l[j*d+k]
-		}
-		if !(s > 0) || math.IsInf(s, 0) {
-			return false
-		}
-		ljj := math.Sqrt(s)
-		l[j*d+j] = ljj
-		for i := j + 1; i < d; i++ {
-			s := a[i*d+j]
-			for k := range j {
-				s -= l[i*d+k] * l[j*d+k]
-			}
-			l[i*d+j] = s / ljj
-		}
-	}
-	return true
-}
-
-// cholSolve solves L Lᵀ x = b in place (x = b on entry).
-func cholSolve(l []float64, d int, x []float64) {
-	for i := range d {
-		s := x[i]
-		for k := range i {
-			s -= l[i*d+k] * x[k]
-		}
-		x[i] = s / l[i*d+i]
-	}
-	for i := d - 1; i >= 0; i-- {
-		s := x[i]
-		for k := i + 1; k < d; k++ {
-			s -= l[k*d+i] * x[k]
-		}
-		x[i] = s / l[i*d+i]
-	}
-}
