@@ -797,4 +797,3 @@ func (st *mvState) setBelief(x int32, j, h []float64) error {
 	expfam.MvNormal{Mean: mean, Cov: cov}.ExpectedStats(v.stats)
 	return nil
 }
-
