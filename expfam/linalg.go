@@ -91,11 +91,11 @@ func cholInverse(inv, l []float64, d int) {
 	}
 	// inv holds the columns of A⁻¹ as rows: A⁻¹ is symmetric, so it is
 	// A⁻¹ itself up to rounding; make it exactly symmetric.
-	symmetrize(inv, d)
+	Symmetrize(inv, d)
 }
 
-// symmetrize replaces a by (a + aᵀ)/2.
-func symmetrize(a []float64, d int) {
+// Symmetrize replaces the d×d matrix a by (a + aᵀ)/2, in place.
+func Symmetrize(a []float64, d int) {
 	for i := range d {
 		for j := range i {
 			m := 0.5 * (a[i*d+j] + a[j*d+i])

@@ -164,7 +164,7 @@ func mvFromNatural(mean, cov, eta []float64, d int) error {
 	for i := range d * d {
 		prec[i] = -2 * eta[d+i]
 	}
-	symmetrize(prec, d)
+	Symmetrize(prec, d)
 	if !Cholesky(l, prec, d) {
 		return fmt.Errorf("expfam: mvnormal: the precision matrix from the natural parameters is not positive definite (diagonal %v)", diag(prec, d))
 	}

@@ -157,7 +157,7 @@ func wishartFromNatural(scale, eta []float64, d int) (float64, error) {
 	for i := range d * d {
 		vinv[i] = -2 * eta[i]
 	}
-	symmetrize(vinv, d)
+	Symmetrize(vinv, d)
 	if !Cholesky(l, vinv, d) {
 		return 0, errors.New("expfam: wishart: the inverse scale from the natural parameters is not positive definite")
 	}

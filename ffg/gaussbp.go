@@ -356,22 +356,7 @@ func (gf *gFactor) potential(gc *gCold) {
 	if gf.v[1] >= 0 {
 		k1 = gc.k[1]
 	}
-	n := gc.form.NumInterfaces()
-	for t := range gc.form.NumTerms() {
-		w, _ := gc.form.At(t, 0)
-		j0, j1 := -1, -1
-		for i := range n {
-			_, s := gc.form.At(t, i)
-			switch {
-			case s < 0:
-			case i == k0:
-				j0 = s
-			case i == k1:
-				j1 = s
-			default:
-				w *= stats[i][s]
-			}
-		}
+	eachTerm(gc.form, stats, k0, k1, func(w float64, j0, j1 int) {
 		switch {
 		case j0 < 0 && j1 < 0:
 			gf.c += w
@@ -386,6 +371,32 @@ func (gf *gFactor) potential(gc *gCold) {
 		case j1 == 1:
 			gf.jyy -= 2 * w
 		}
+	})
+}
+
+// eachTerm calls add for every term of form with its coefficient times
+// the expected statistics of the neighbours at neither slot k0 nor k1
+// (k1 -1 for a factor of one slot), and the statistic the term takes of
+// each slot (-1: none): the potential of a factor of the univariate and of
+// the multivariate Gaussian tree is read from the form so.
+func eachTerm(form *messages.Polynomial, stats [][]float64, k0, k1 int, add func(w float64, j0, j1 int)) {
+	n := form.NumInterfaces()
+	for t := range form.NumTerms() {
+		w, _ := form.At(t, 0)
+		j0, j1 := -1, -1
+		for i := range n {
+			_, s := form.At(t, i)
+			switch {
+			case s < 0:
+			case i == k0:
+				j0 = s
+			case i == k1:
+				j1 = s
+			default:
+				w *= stats[i][s]
+			}
+		}
+		add(w, j0, j1)
 	}
 }
 
@@ -512,31 +523,36 @@ func (g *Graph) gaussPass() (float64, error) {
 // determinants are multiplied up and taken once per 10^100.
 func (st *gState) bethe(consts ksum) float64 {
 	const lnTwoPiE = ln2pi + 1
-	var f ksum // the free energy
+	// The energies go to three sums, so that the additions of a step do
+	// not wait on one another; they are merged at the end.
+	var f, g, h ksum
 	f.add(-consts.s)
 	f.add(-consts.c)
-	prod, ent := 1.0, 0.0 // Π of v_i^(d_i-1) and of det J_f, and the logs taken so far
-	fold := func(x float64) {
-		if prod *= x; prod > 1e100 || prod < 1e-100 {
-			ent += math.Log(prod)
-			prod = 1
-		}
-	}
+	// The entropies: Σ_i (d_i - 1) ½ ln(2πe v_i) - Σ_f (ln 2πe - ½ ln det J_f),
+	// the constants counted (degree) and the logarithms taken of products
+	// (prod, folded into ent once it leaves [1e-100, 1e100]).
+	degree := 0 // Σ_i (d_i - 1)
+	prod, ent := 1.0, 0.0
 	for i := range st.vars {
 		m, v := st.param[i][0], st.param[i][1]
 		// ½ J (m² + v) - h m, every product exact.
 		hj := 0.5 * st.uJ[i]
 		f.addProd3(hj, m, m)
-		f.addProd(hj, v)
-		f.addProd(-st.uH[i], m)
-		// (d_i - 1) H[b_i], H = ½ ln(2πe v).
-		d := float64(st.adjStart[i+1]-st.adjStart[i]) - 1
-		f.add(d * 0.5 * lnTwoPiE)
-		for range int(st.adjStart[i+1]-st.adjStart[i]) - 1 {
-			fold(v)
+		g.addProd(hj, v)
+		h.addProd(-st.uH[i], m)
+		d := int(st.adjStart[i+1]-st.adjStart[i]) - 1
+		degree += d
+		switch {
+		case d < 0:
+			prod /= v
+		case d > 0:
+			for range d {
+				prod *= v
+			}
 		}
-		if d < 0 {
-			fold(1 / v)
+		if prod > 1e100 || prod < 1e-100 {
+			ent += math.Log(prod)
+			prod = 1
 		}
 	}
 	for fi := range st.npair {
@@ -550,20 +566,24 @@ func (st *gState) bethe(consts ksum) float64 {
 		// ½ (jxx E x² + 2 jxy E xy + jyy E y²) - hx E x - hy E y, every
 		// product exact.
 		f.addProd3(0.5*p.jxx, x[0], x[0])
+		g.addProd3(p.jxy, x[0], y[0])
+		h.addProd3(0.5*p.jyy, y[0], y[0])
 		f.addProd(0.5*p.jxx, x[1])
-		f.addProd3(p.jxy, x[0], y[0])
-		f.addProd(p.jxy, cxy)
-		f.addProd3(0.5*p.jyy, y[0], y[0])
-		f.addProd(0.5*p.jyy, y[1])
+		g.addProd(p.jxy, cxy)
+		h.addProd(0.5*p.jyy, y[1])
 		f.addProd(-p.hx, x[0])
-		f.addProd(-p.hy, y[0])
-		// -H[b_f] = -(ln 2πe + ½ ln det Σ) = -ln 2πe + ½ ln det J.
-		f.add(-lnTwoPiE)
-		fold(det)
+		g.addProd(-p.hy, y[0])
+		if prod *= det; prod > 1e100 || prod < 1e-100 {
+			ent += math.Log(prod)
+			prod = 1
+		}
 	}
-	// Σ_i (d_i - 1) ½ ln v_i + Σ_f ½ ln det J_f, gathered as ½ ln Π.
 	ent += math.Log(prod)
+	f.merge(g)
+	f.merge(h)
 	f.add(0.5 * ent)
+	f.add(float64(degree) * 0.5 * lnTwoPiE)
+	f.add(-float64(st.npair) * lnTwoPiE)
 	return -f.value()
 }
 

@@ -380,22 +380,7 @@ func (f *mvFactor) potential(st *mvState) {
 	if f.v[1] >= 0 {
 		k1 = f.k[1]
 	}
-	n := f.form.NumInterfaces()
-	for t := range f.form.NumTerms() {
-		w, _ := f.form.At(t, 0)
-		j0, j1 := -1, -1
-		for i := range n {
-			_, s := f.form.At(t, i)
-			switch {
-			case s < 0:
-			case i == k0:
-				j0 = s
-			case i == k1:
-				j1 = s
-			default:
-				w *= stats[i][s]
-			}
-		}
+	eachTerm(f.form, stats, k0, k1, func(w float64, j0, j1 int) {
 		switch {
 		case j0 < 0 && j1 < 0:
 			f.c += w
@@ -410,18 +395,9 @@ func (f *mvFactor) potential(st *mvState) {
 		default:
 			f.hy[j1] += w
 		}
-	}
-	symmetrize(f.jxx, p)
-	symmetrize(f.jyy, q)
-}
-
-func symmetrize(a []float64, d int) {
-	for i := range d {
-		for j := range i {
-			m := 0.5 * (a[i*d+j] + a[j*d+i])
-			a[i*d+j], a[j*d+i] = m, m
-		}
-	}
+	})
+	expfam.Symmetrize(f.jxx, p)
+	expfam.Symmetrize(f.jyy, q)
 }
 
 // inMv reports whether v is a variable of the current multivariate tree.
@@ -750,7 +726,7 @@ func (st *mvState) factorToVar(f *mvFactor, target int) error {
 		}
 		outH[a] = s
 	}
-	symmetrize(outJ, dt)
+	expfam.Symmetrize(outJ, dt)
 	return nil
 }
 
@@ -783,7 +759,7 @@ func (st *mvState) setBelief(x int32, j, h []float64) error {
 			cov[r*d+c] = col[r]
 		}
 	}
-	symmetrize(cov, d)
+	expfam.Symmetrize(cov, d)
 	for r := range d {
 		s := 0.0
 		for c := range d {

@@ -24,12 +24,13 @@ func (k *ksum) add(x float64) {
 func (k ksum) value() float64 { return k.s + k.c }
 
 // addProd adds a·b, its rounding error included (math.FMA gives the exact
-// remainder), so that products of numbers in the hundreds that cancel in
+// remainder, which joins the compensation c: it is as small as the errors
+// c gathers), so that products of numbers in the hundreds that cancel in
 // the sum lose nothing to rounding.
 func (k *ksum) addProd(a, b float64) {
 	p := a * b
 	k.add(p)
-	k.add(math.FMA(a, b, -p))
+	k.c += math.FMA(a, b, -p)
 }
 
 // addProd3 adds a·b·c as addProd does, to within a rounding of the
@@ -37,6 +38,13 @@ func (k *ksum) addProd(a, b float64) {
 func (k *ksum) addProd3(a, b, c float64) {
 	t := a * b
 	et := math.FMA(a, b, -t)
-	k.addProd(t, c)
-	k.add(et * c)
+	p := t * c
+	k.add(p)
+	k.c += math.FMA(t, c, -p) + et*c
+}
+
+// merge adds the sum of o.
+func (k *ksum) merge(o ksum) {
+	k.add(o.s)
+	k.add(o.c)
 }
