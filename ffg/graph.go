@@ -36,6 +36,7 @@ type Graph struct {
 	// the order it is built.
 	msg        []float64   // scratch: one message into the variable being updated
 	nats       [][]float64 // by variable ID: the natural parameters of its last update (Variable.natural)
+	natChunk   []float64   // the rest of the chunk natOf cuts buffers from
 	natTmp     []float64   // while not nil, Variable.natural's buffer (resetToPrior)
 	resetNat   []float64
 	varSlab    []Variable
@@ -52,13 +53,23 @@ const (
 )
 
 // natOf returns v's natural-parameter buffer, allocated at its first use.
+// The index grows to every variable at once and small buffers are cut from chunks
+// (natChunk), so that a first sweep over 10^5 variables allocates a few
+// dozen times, and the buffers lie together as the variables were updated.
 func (g *Graph) natOf(v *Variable) []float64 {
 	if v.id >= len(g.nats) {
-		g.nats = append(g.nats, make([][]float64, v.id+1-len(g.nats))...)
+		g.nats = slices.Grow(g.nats, g.nextID-len(g.nats))[:g.nextID]
 	}
 	b := g.nats[v.id]
-	if len(b) != len(v.stats) {
-		b = make([]float64, len(v.stats))
+	if n := len(v.stats); len(b) != n {
+		if n > slabFloatMax {
+			b = make([]float64, n)
+		} else {
+			if len(g.natChunk) < n {
+				g.natChunk = make([]float64, slabFloats)
+			}
+			b, g.natChunk = g.natChunk[:n:n], g.natChunk[n:]
+		}
 		g.nats[v.id] = b
 	}
 	return b
