@@ -98,25 +98,9 @@ func BenchmarkPlanMaterialize(b *testing.B) {
 	}
 }
 
-// openMazeText is an n×n maze file with a free interior of (n-2)² states,
-// S in the bottom left corner and E in the top right one.
-func openMazeText(n int) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d %d\n%s\n", n, n, strings.Repeat("W", n))
-	for r := 1; r < n-1; r++ {
-		row := []byte("W" + strings.Repeat(".", n-2) + "W")
-		if r == n-2 {
-			row[1] = 'S'
-		}
-		if r == 1 {
-			row[n-2] = 'E'
-		}
-		b.Write(row)
-		b.WriteByte('\n')
-	}
-	b.WriteString(strings.Repeat("W", n) + "\n")
-	return b.String()
-}
+// openMazeText is an n×n open maze file (btai.OpenMazeText, shared with
+// the package's internal tests).
+var openMazeText = btai.OpenMazeText
 
 // scaleMazes are the mazes of BenchmarkPlanScale: open n×n mazes of 100
 // to 4,096 states and random ones (walls with probability 0.25, drawn by

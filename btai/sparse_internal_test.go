@@ -94,21 +94,7 @@ func TestSparseStartAt1024(t *testing.T) {
 		n      int
 		sparse bool
 	}{{34, true}, {33, false}} {
-		var b strings.Builder
-		fmt.Fprintf(&b, "%d %d\n%s\n", c.n, c.n, strings.Repeat("W", c.n))
-		for r := 1; r < c.n-1; r++ {
-			row := []byte("W" + strings.Repeat(".", c.n-2) + "W")
-			if r == c.n-2 {
-				row[1] = 'S'
-			}
-			if r == 1 {
-				row[c.n-2] = 'E'
-			}
-			b.Write(row)
-			b.WriteByte('\n')
-		}
-		b.WriteString(strings.Repeat("W", c.n) + "\n")
-		mz, err := envs.ParseMaze(strings.NewReader(b.String()))
+		mz, err := envs.ParseMaze(strings.NewReader(OpenMazeText(c.n)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,4 +118,24 @@ func TestSparseStartAt1024(t *testing.T) {
 			t.Errorf("%d states: sparse start %v, want %v", m.NumStates(), ag.sparseStart, c.sparse)
 		}
 	}
+}
+
+// OpenMazeText is an n×n maze file with a free interior of (n-2)² states,
+// S in the bottom left corner and E in the top right one.
+func OpenMazeText(n int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d %d\n%s\n", n, n, strings.Repeat("W", n))
+	for r := 1; r < n-1; r++ {
+		row := []byte("W" + strings.Repeat(".", n-2) + "W")
+		if r == n-2 {
+			row[1] = 'S'
+		}
+		if r == 1 {
+			row[n-2] = 'E'
+		}
+		b.Write(row)
+		b.WriteByte('\n')
+	}
+	b.WriteString(strings.Repeat("W", n) + "\n")
+	return b.String()
 }
