@@ -170,6 +170,13 @@ func (d *DSprites) Step(a int) (int, error) {
 	return d.observation(), nil
 }
 
+// FactorStates writes the present state as the states of DSpritesModel's
+// factors (shape, scale, orientation, and x and y in bins) into dst[:0]
+// (agent.StateReporter: after Reset, the trial's true initial state).
+func (d *DSprites) FactorStates(dst []int) []int {
+	return append(dst[:0], d.st.Shape, d.st.Scale, d.st.Orientation, d.st.X/d.g, d.st.Y/d.g)
+}
+
 // observation is the joint observation index of the present state.
 func (d *DSprites) observation() int {
 	n := DSpritesPixels / d.g

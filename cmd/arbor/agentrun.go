@@ -143,8 +143,10 @@ func (r *agentRun) record(u agent.Unit, ep *agent.Episode, positions [][2]int) *
 	if r.mz != nil {
 		solved := ep.Solved
 		rec.Solved = &solved
-	} else {
+	} else if r.world != nil {
 		rec.TrueState = output.TrueState(r.world, ep.TrueState)
+	} else { // a built-in world (--env): its factors are the agent's model's
+		rec.TrueState = output.TrueState(m, ep.TrueState)
 	}
 	for _, st := range ep.Steps {
 		rec.QS = append(rec.QS, output.Belief(m, st.Belief))

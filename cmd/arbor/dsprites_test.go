@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -67,11 +68,12 @@ type dspritesRecord struct {
 	InitialState *struct {
 		Shape, Scale, Orientation, X, Y int
 	} `json:"initial_state"`
-	Reward   *float64 `json:"reward"`
-	Seconds  *float64 `json:"seconds"`
-	Episodes int      `json:"episodes"`
-	Rate     *float64 `json:"rate"`
-	PerTrial *float64 `json:"seconds_per_trial"`
+	TrueState map[string]any `json:"true_state"`
+	Reward    *float64       `json:"reward"`
+	Seconds   *float64       `json:"seconds"`
+	Episodes  int            `json:"episodes"`
+	Rate      *float64       `json:"rate"`
+	PerTrial  *float64       `json:"seconds_per_trial"`
 }
 
 // dspritesRun runs a planner on dSprites and checks every record against
@@ -100,6 +102,20 @@ func dspritesRun(t *testing.T, args ...string) ([]dspritesRecord, float64) {
 		s := r.InitialState
 		if s.Shape < 0 || s.Shape > 2 || s.Scale < 0 || s.Scale > 5 || s.Orientation < 0 || s.Orientation > 39 || s.X < 0 || s.X > 31 || s.Y < 0 || s.Y > 31 {
 			t.Errorf("episode %d: initial state %+v out of range", i+1, *s)
+		}
+		// The true state in the agent model's factors: the shape by name,
+		// x and y in bins of the granularity.
+		g := 0
+		for k, a := range args {
+			if a == "--granularity" {
+				g, _ = strconv.Atoi(args[k+1])
+			}
+		}
+		shapes := []string{"square", "ellipse", "heart"}
+		ts := r.TrueState
+		if ts["shape"] != shapes[s.Shape] || ts["scale"] != float64(s.Scale) || ts["orientation"] != float64(s.Orientation) ||
+			ts["x"] != float64(s.X/g) || ts["y"] != float64(s.Y/g) {
+			t.Errorf("episode %d: true_state %v, initial state %+v at granularity %d", i+1, ts, *s, g)
 		}
 		want, steps := refDSpritesReward(s.Shape, s.X, s.Y, r.Actions)
 		if *r.Reward != want || r.Steps != len(r.Actions) || steps != len(r.Actions) {
