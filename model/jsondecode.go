@@ -239,7 +239,13 @@ func readModel(file string, data []byte) (*modelJSON, error) {
 		switch k {
 		case 0:
 			if d.r.Peek() == '[' {
-				m.variables = []varSpec{} // [] is no variables, but not null (for ParseSpec)
+				// [] is no variables, but not null (for ParseSpec); the slice
+				// gets its final size at once.
+				n := jsonread.ArrayObjects(d.r.Data, d.r.Pos)
+				if int64(n) > itemLimit {
+					return d.tooMany("variables", n)
+				}
+				m.variables = make([]varSpec, 0, n)
 			}
 			return d.elements("variables", &m.varErr, func(i int) error {
 				vs, err := d.variable(i)
@@ -250,14 +256,21 @@ func readModel(file string, data []byte) (*modelJSON, error) {
 			})
 		case 1:
 			if d.r.Peek() == '[' {
-				m.factors = []factorSpec{}
+				n := jsonread.ArrayObjects(d.r.Data, d.r.Pos)
+				if int64(n) > itemLimit {
+					return d.tooMany("factors", n)
+				}
+				m.factors = make([]factorSpec, 0, n)
 			}
 			return d.elements("factors", &m.factorErr, func(i int) error {
-				fs, err := d.factor(i)
-				if err == nil {
-					m.factors = append(m.factors, fs)
+				// Read in place: a factor's spec is large, and a copy of
+				// it per element was a fifth of reading a written-out file.
+				m.factors = append(m.factors, factorSpec{})
+				if err := d.factor(i, &m.factors[len(m.factors)-1]); err != nil {
+					m.factors = m.factors[:len(m.factors)-1]
+					return err
 				}
-				return err
+				return nil
 			})
 		case 3:
 			var err error
@@ -379,6 +392,12 @@ func (d *decoder) elements(field string, elemErr *error, f func(i int) error) er
 		d.r.Pos = jsonread.Skip(d.r.Data, start)
 	}
 	return nil
+}
+
+// tooMany refuses an array of more objects than MaxItems before they are
+// read, which would take memory in proportion.
+func (d *decoder) tooMany(field string, n int) error {
+	return d.fail(field, "%s written out, more than the limit of %s (model.MaxItems)", thousands(int64(n)), thousands(itemLimit))
 }
 
 // null skips a null at the reader (an element or field given as null,
@@ -526,11 +545,10 @@ func (d *decoder) ints(field string) ([]int, error) {
 	return out, err
 }
 
-func (d *decoder) factor(i int) (factorSpec, error) {
-	var fs factorSpec
+func (d *decoder) factor(i int, fs *factorSpec) error {
 	field := fmt.Sprintf("factors[%d]", i)
 	if d.null() {
-		return fs, nil
+		return nil
 	}
 	err := d.object(field, factorFields, func(k int) error {
 		sub := field + "." + factorFields[k]
@@ -610,7 +628,7 @@ func (d *decoder) factor(i int) (factorSpec, error) {
 		}
 		return err
 	})
-	return fs, err
+	return err
 }
 
 func (d *decoder) settings() (*settingsSpec, error) {

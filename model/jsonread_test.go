@@ -335,3 +335,28 @@ func TestParseMemory(t *testing.T) {
 		}
 	}
 }
+
+// TestTooManyObjectsRefusedBeforeReading: with the limit lowered to 5, six
+// variables or six factors written out are refused when the array is
+// counted, before any is read, with the count and the limit.
+func TestTooManyObjectsRefusedBeforeReading(t *testing.T) {
+	defer func(l int64) { itemLimit = l }(itemLimit)
+	itemLimit = 5
+	six := strings.Repeat(`{"name": "x", "family": "normal"}, `, 5) + `{"name": "x", "family": "normal"}`
+	for _, c := range []struct{ file, want string }{
+		{`{"variables": [` + six + `]}`, `m.json: variables: 6 written out, more than the limit of 5 (model.MaxItems)`},
+		{`{"variables": [], "factors": [{}, {}, {}, {}, {}, {}]}`, `m.json: factors: 6 written out, more than the limit of 5 (model.MaxItems)`},
+	} {
+		if _, err := Parse("m.json", []byte(c.file)); err == nil || err.Error() != c.want {
+			t.Errorf("Parse: got %v, want %s", err, c.want)
+		}
+		if _, err := ParseSpec([]byte(c.file)); err == nil || !strings.Contains(err.Error(), "more than the limit of 5") {
+			t.Errorf("ParseSpec: got %v, want the limit", err)
+		}
+	}
+	// Five are read (and fail later for what they say, not for their count).
+	five := `{"variables": [], "factors": [{}, {}, {}, {}, {}]}`
+	if _, err := Parse("m.json", []byte(five)); err == nil || strings.Contains(err.Error(), "limit") {
+		t.Errorf("five factors: got %v, want an error other than the limit", err)
+	}
+}

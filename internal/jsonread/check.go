@@ -365,3 +365,33 @@ func WordEnd(data []byte, i int) int {
 	}
 	return i
 }
+
+// ArrayObjects returns the number of elements of the valid JSON array that
+// starts at i (after any white space) that are objects, or 0 if no array
+// starts there. A decoder calls it to give a slice of records read from
+// objects its final size before it reads them (a pass that skips each
+// element, cheaper than the copies of a slice that grows); elements of
+// other kinds, which the decoder refuses, reserve nothing, so a long array
+// of numbers does not make the decoder reserve a record per number.
+func ArrayObjects(data []byte, i int) int {
+	i = Space(data, i)
+	if i >= len(data) || data[i] != '[' {
+		return 0
+	}
+	i = Space(data, i+1)
+	if i < len(data) && data[i] == ']' {
+		return 0
+	}
+	n := 0
+	for i < len(data) {
+		if data[i] == '{' {
+			n++
+		}
+		i = Space(data, Skip(data, i))
+		if i >= len(data) || data[i] != ',' {
+			break
+		}
+		i = Space(data, i+1)
+	}
+	return n
+}

@@ -113,3 +113,31 @@ func TestCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestArrayObjects counts the objects among the elements of arrays by hand: nested arrays and
+// objects, strings holding commas and brackets, white space.
+func TestArrayObjects(t *testing.T) {
+	for _, c := range []struct {
+		json string
+		at   int
+		want int
+	}{
+		{`[]`, 0, 0},
+		{` [ ] `, 0, 0},
+		{`[1]`, 0, 0},
+		{`[{}, 2 ,{"b": 1}]`, 0, 2},
+		{`[[1, 2], {"a": [3, 4, {}]}, "x,]{y", null, {}]`, 0, 2},
+		{"\n[\t{\"a\": \"]\"} ,\n true,{ } ]", 0, 2},
+		{`{"f": [{}, {}]}`, 6, 2},
+		{`{"f": [1, 2]}`, 0, 0}, // an object, not an array
+		{`7`, 0, 0},
+		{``, 0, 0},
+	} {
+		if fault, _ := Check([]byte(c.json)); c.json != "" && fault != 0 {
+			t.Fatalf("%q is not valid JSON", c.json)
+		}
+		if got := ArrayObjects([]byte(c.json), c.at); got != c.want {
+			t.Errorf("ArrayObjects(%q, %d) = %d, want %d", c.json, c.at, got, c.want)
+		}
+	}
+}
