@@ -529,7 +529,7 @@ func (a *Agent) Decide(ctx context.Context, rng *rand.Rand) (*agent.Decision, er
 		return nil, err
 	}
 	p := a.plan
-	d := &agent.Decision{Probs: clone(a.probs), Action: p.Action, Detail: p}
+	d := &agent.Decision{Probs: clone(a.probs), Base: clone(p.ActionProbs), Action: p.Action, Detail: p}
 	G, risk, amb := make([]float64, len(p.Policies)), make([]float64, len(p.Policies)), make([]float64, len(p.Policies))
 	for i, rp := range p.Policies {
 		G[i], risk[i], amb[i] = rp.G, rp.Risk, rp.Ambiguity
@@ -578,19 +578,26 @@ func (a *Agent) act(ctx context.Context, rng *rand.Rand) error {
 		return err
 	}
 	plan.PastFreeEnergy = a.pastFE
-	probs := plan.ActionProbs
-	al := 1.0
-	if a.opts.ActionPrecision != nil {
-		al = *a.opts.ActionPrecision
-	}
-	if al != 1 || a.opts.ActionFactors != agent.JointActions {
-		if probs, err = agent.ChoiceProbs(nil, model, plan.ActionProbs, al, a.opts.ActionFactors); err != nil {
-			return fmt.Errorf("AgentOptions.ActionPrecision: %w", err)
-		}
+	probs, err := a.Choose(nil, plan.ActionProbs)
+	if err != nil {
+		return err
 	}
 	plan.Action = a.choose(rng, plan.ActionProbs, probs)
 	a.model, a.qs, a.plan, a.probs = model, qs, plan, probs
 	return nil
+}
+
+// Choose returns the choice probabilities of a decision whose model
+// average over actions is base: σ(α ln base) over the joint actions, or the
+// product of the controllable factors' σ(α ln P_f) with independent action
+// factors (agent.ChooseProbs). It is what Decide computes; fitting calls it
+// for α alone (agent.Chooser).
+func (a *Agent) Choose(dst, base []float64) ([]float64, error) {
+	probs, err := agent.ChooseProbs(dst, a.m, base, a.opts.ActionPrecision, a.opts.ActionFactors)
+	if err != nil {
+		return nil, fmt.Errorf("AgentOptions.ActionPrecision: %w", err)
+	}
+	return probs, nil
 }
 
 // plan1 scores the policies and infers q(pi) (and gamma) on the graph.

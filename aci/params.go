@@ -32,7 +32,7 @@ func (f Factory) Params(m *pomdp.Model) []agent.Param {
 	if f.Options.ActionPrecision != nil {
 		alpha = *f.Options.ActionPrecision
 	}
-	ps = append(ps, agent.Param{Name: agent.ParamAlpha, Domain: agent.Positive, Default: alpha, About: "action precision α of σ(α ln P_marginal(u))"})
+	ps = append(ps, agent.Param{Name: agent.ParamAlpha, Domain: agent.Positive, Default: alpha, About: "action precision α of σ(α ln P_marginal(u))", ChoiceOnly: true})
 	ps = append(ps, agent.LearningParams(m, pomdp.Learning{Rate: f.Options.LearningRate, Forgetting: f.Options.Forgetting})...)
 	return append(ps, agent.ModelParams(m)...)
 }

@@ -50,6 +50,11 @@ type Decision struct {
 	// choice rule: the number a recorded choice is scored with (Replay).
 	// With a deterministic rule (Deterministic) it is one-hot on Action.
 	Probs []float64
+	// Base is the planner's distribution over joint actions before the
+	// choice rule's action precision and action factors (the model
+	// average P_marginal of aci, Q(u) of si), for an agent that is a
+	// Chooser: Probs is its Choose(nil, Base). nil otherwise.
+	Base []float64
 	// Deterministic reports that the choice rule picks Action without a
 	// distribution to score other choices with (such as the most visited
 	// action of a planning tree); Replay refuses such an agent.
@@ -81,6 +86,38 @@ type Decision struct {
 	// Detail is the planner's own record of the step (for example
 	// *aci.Plan), for Go callers that know the agent's type.
 	Detail any
+}
+
+// A Chooser is an agent whose choice rule maps the planner's distribution
+// over actions (Decision.Base) to the choice probabilities (Decision.Probs)
+// through parameters that change nothing else the agent does: the action
+// precision α and the action factors of ChoiceProbs. Fitting uses it when
+// every free parameter is such a parameter (Param.ChoiceOnly): the
+// planner's distributions of a subject's decisions are the same at every
+// value, so one replay gives them, and each evaluation of the likelihood
+// applies the choice rule to them.
+type Chooser interface {
+	// Choose returns the choice probabilities of a decision whose
+	// planner's distribution is base, exactly as the agent's Decide
+	// computes Probs (the same arithmetic, bit for bit). dst is used when
+	// its capacity suffices. The result may be base itself when the rule
+	// leaves it as it is (α = 1 over joint actions).
+	Choose(dst, base []float64) ([]float64, error)
+}
+
+// ChooseProbs is the choice rule of the agents of arbor: base itself at
+// α = 1 over joint actions (alpha nil means 1), and ChoiceProbs(dst, m,
+// base, α, a) otherwise. Agents call it in Decide and in Choose, so that the
+// two agree bit for bit.
+func ChooseProbs(dst []float64, m *pomdp.Model, base []float64, alpha *float64, a ActionFactors) ([]float64, error) {
+	al := 1.0
+	if alpha != nil {
+		al = *alpha
+	}
+	if al == 1 && a == JointActions {
+		return base, nil
+	}
+	return ChoiceProbs(dst, m, base, al, a)
 }
 
 // NamedValues is one named vector of a Decision.

@@ -117,6 +117,12 @@ type Param struct {
 	// shape of a planning tree, in steps): gradients and curvatures are
 	// zero or undefined, and fitting must not use them.
 	Stepped bool
+	// ChoiceOnly reports that the parameter changes only the agent's
+	// choice rule (Chooser): not its beliefs, its plans or what it learns,
+	// so long as every response is recorded (a missed response carries
+	// the belief forward under the choice probabilities). The action
+	// precision α is such a parameter.
+	ChoiceOnly bool
 }
 
 // Factory builds fresh agents whose fittable parameters take given values;

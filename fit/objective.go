@@ -54,6 +54,12 @@ type ZeroChoice struct {
 // locates the first such choice (nil otherwise); it is not an error.
 // Errors (a *SubjectError) are faults of the data or the agent.
 func LogLikelihood(ctx context.Context, f agent.Factory, m *pomdp.Model, rec *behaviour.SubjectRecord, index int, seed uint64, values map[string]float64) (ll float64, n int, zero *ZeroChoice, err error) {
+	return logLikelihood(ctx, f, m, rec, index, seed, values, nil)
+}
+
+// logLikelihood is LogLikelihood, calling seen (when not nil) with every
+// step of every trial (its index i in rec.Trials) as Replay records it.
+func logLikelihood(ctx context.Context, f agent.Factory, m *pomdp.Model, rec *behaviour.SubjectRecord, index int, seed uint64, values map[string]float64, seen func(i int, st *agent.Step)) (ll float64, n int, zero *ZeroChoice, err error) {
 	if f == nil {
 		return 0, 0, nil, errors.New("fit: nil agent factory")
 	}
@@ -69,10 +75,13 @@ func LogLikelihood(ctx context.Context, f agent.Factory, m *pomdp.Model, rec *be
 	}
 	for i, tr := range rec.Trials {
 		set := &agent.EpisodeSettings{Seed: seed, Agent: index, Trial: i}
-		if zero == nil {
+		if zero == nil || seen != nil {
 			set.OnStep = func(st *agent.Step) error {
 				if zero == nil && st.Decision != nil && !st.Missed && st.PAction == 0 {
 					zero = &ZeroChoice{Trial: i, TrialNumber: tr.Trial, Step: st.T}
+				}
+				if seen != nil {
+					seen(i, st)
 				}
 				return nil
 			}
@@ -108,6 +117,8 @@ type Objective struct {
 	evals  int
 	zero   *ZeroChoice
 	values map[string]float64
+	choice *choiceCache // nil until a first evaluation finds the choice rule alone free (choicecache.go)
+	tried  bool         // the first evaluation has looked
 }
 
 // NewObjective returns the objective of subject rec (at position index of
@@ -182,7 +193,29 @@ func (o *Objective) LogLikelihood(ctx context.Context, theta []float64) (float64
 		o.values[p.Name] = p.Domain.Inverse(theta[i])
 	}
 	o.evals++
-	ll, n, zero, err := LogLikelihood(ctx, o.f, o.m, o.rec, o.index, o.seed, o.values)
+	var (
+		ll   float64
+		n    int
+		zero *ZeroChoice
+		err  error
+	)
+	switch {
+	case o.choice != nil:
+		ll, n, zero, err = o.choice.logLikelihood(ctx, o)
+	case !o.tried:
+		o.tried = true
+		c := newChoiceCache(o)
+		var seen func(int, *agent.Step)
+		if c != nil {
+			seen = c.add
+		}
+		ll, n, zero, err = logLikelihood(ctx, o.f, o.m, o.rec, o.index, o.seed, o.values, seen)
+		if err == nil && c != nil && c.ok {
+			o.choice = c
+		}
+	default:
+		ll, n, zero, err = LogLikelihood(ctx, o.f, o.m, o.rec, o.index, o.seed, o.values)
+	}
 	if err != nil {
 		return 0, err
 	}

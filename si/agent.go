@@ -84,6 +84,19 @@ func (a *Agent) infer(ctx context.Context) error {
 	return nil
 }
 
+// Choose returns the choice probabilities of a decision whose root
+// distribution over joint actions is base: σ(α ln base), or the product of
+// the controllable factors' σ(α ln Q_f) with independent action factors
+// (agent.ChooseProbs). It is what Decide computes; fitting calls it for α
+// alone (agent.Chooser).
+func (a *Agent) Choose(dst, base []float64) ([]float64, error) {
+	probs, err := agent.ChooseProbs(dst, a.m, base, a.o.ActionPrecision, a.o.ActionFactors)
+	if err != nil {
+		return nil, fmt.Errorf("Options.ActionPrecision: %w", err)
+	}
+	return probs, nil
+}
+
 // Decide plans from the present belief and chooses (agent.Agent). The
 // decision's Probs is σ(α ln Q(u)) (Options.ActionPrecision; Q when α is
 // 1), Q(u) = σ(−γ G)(u) the root's distribution over joint actions; its
@@ -111,17 +124,11 @@ func (a *Agent) Decide(ctx context.Context, rng *rand.Rand) (*agent.Decision, er
 	if err != nil {
 		return nil, err
 	}
-	probs := res.ActionProbs
-	al := 1.0
-	if a.o.ActionPrecision != nil {
-		al = *a.o.ActionPrecision
+	probs, err := a.Choose(nil, res.ActionProbs)
+	if err != nil {
+		return nil, err
 	}
-	if al != 1 || a.o.ActionFactors != agent.JointActions {
-		if probs, err = agent.ChoiceProbs(nil, model, res.ActionProbs, al, a.o.ActionFactors); err != nil {
-			return nil, fmt.Errorf("Options.ActionPrecision: %w", err)
-		}
-	}
-	d := &agent.Decision{Probs: clone(probs), Detail: res}
+	d := &agent.Decision{Probs: clone(probs), Base: clone(res.ActionProbs), Detail: res}
 	if a.o.Select == SelectSample {
 		d.Action = agent.Sample(rng, d.Probs)
 	} else {

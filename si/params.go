@@ -32,7 +32,7 @@ func (f Factory) Params(m *pomdp.Model) []agent.Param {
 	}
 	ps := []agent.Param{
 		{Name: agent.ParamGamma, Domain: agent.Positive, Default: o.Gamma, About: "precision γ of σ(−γ G) at every node"},
-		{Name: agent.ParamAlpha, Domain: agent.Positive, Default: alpha, About: "action precision α of σ(α ln Q(u))"},
+		{Name: agent.ParamAlpha, Domain: agent.Positive, Default: alpha, About: "action precision α of σ(α ln Q(u))", ChoiceOnly: true},
 	}
 	ps = append(ps, agent.LearningParams(m, pomdp.Learning{Rate: o.LearningRate, Forgetting: o.Forgetting})...)
 	return append(ps, agent.ModelParams(m)...)

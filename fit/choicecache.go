@@ -1,0 +1,110 @@
+package fit
+
+import (
+	"context"
+	"math"
+
+	"github.com/arbor-ai/arbor/agent"
+)
+
+// choiceCache holds what a subject's replay gives that the free parameters
+// cannot change, when they are all the choice rule's (agent.Param.ChoiceOnly,
+// the action precision α): each scored decision's planner distribution
+// (agent.Decision.Base) and the recorded action. An evaluation of the
+// likelihood then builds the agent at the new values (the same errors as a
+// replay's) and applies its choice rule (agent.Chooser) to the stored
+// distributions, summing the logs trial by trial in the order of Replay,
+// so that the log-likelihood is the replay's bit for bit.
+//
+// It is not used when a response is missing: the agent then carries its
+// belief forward under its choice probabilities, which depend on α.
+type choiceCache struct {
+	ok    bool      // every decision gave a Base the length of its Probs
+	nu    int       // the joint actions of a decision
+	bases []float64 // the scored decisions' Base, one after the other
+	acts  []int     // the recorded action of each scored decision
+	steps []int     // its step t
+	ends  []int     // ends[i]: the scored decisions of trials 0..i
+	buf   []float64
+}
+
+// newChoiceCache returns an empty cache to fill during the first replay of
+// o's subject, or nil when the cache cannot serve o: a free parameter that
+// is not the choice rule's, a missed response, or an agent that is not an
+// agent.Chooser.
+func newChoiceCache(o *Objective) *choiceCache {
+	for _, p := range o.free {
+		if !p.ChoiceOnly {
+			return nil
+		}
+	}
+	for _, tr := range o.rec.Trials {
+		for _, u := range tr.Actions {
+			if u < 0 {
+				return nil
+			}
+		}
+	}
+	ag, err := o.f.NewAgent(o.m, o.values)
+	if err != nil {
+		return nil // the replay reports it
+	}
+	if _, ok := ag.(agent.Chooser); !ok {
+		return nil
+	}
+	return &choiceCache{ok: true, ends: make([]int, len(o.rec.Trials))}
+}
+
+// add stores a step of trial i of the first replay (logLikelihood's seen).
+func (c *choiceCache) add(i int, st *agent.Step) {
+	if !c.ok {
+		return
+	}
+	if d := st.Decision; d != nil {
+		if st.Missed || d.Deterministic || len(d.Base) != len(d.Probs) || (c.nu != 0 && len(d.Base) != c.nu) {
+			c.ok = false
+			return
+		}
+		c.nu = len(d.Base)
+		c.bases = append(c.bases, d.Base...)
+		c.acts = append(c.acts, st.Action)
+		c.steps = append(c.steps, st.T)
+	}
+	c.ends[i] = len(c.acts)
+}
+
+// logLikelihood is LogLikelihood for o at o.values from the stored
+// distributions.
+func (c *choiceCache) logLikelihood(ctx context.Context, o *Objective) (ll float64, n int, zero *ZeroChoice, err error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ag, err := o.f.NewAgent(o.m, o.values)
+	if err != nil {
+		return 0, 0, nil, &SubjectError{Subject: o.rec.Subject, Index: o.index, Trial: -1, Err: err}
+	}
+	ch := ag.(agent.Chooser)
+	k := 0
+	for i, tr := range o.rec.Trials {
+		if err := ctx.Err(); err != nil {
+			return 0, 0, nil, err
+		}
+		trial := 0.0
+		for ; k < c.ends[i]; k++ {
+			probs, err := ch.Choose(c.buf, c.bases[k*c.nu:(k+1)*c.nu])
+			if err != nil {
+				return 0, 0, nil, &SubjectError{Subject: o.rec.Subject, Index: o.index, Trial: i, Err: &agent.StepError{Step: c.steps[k], Err: err}}
+			}
+			if &probs[0] != &c.bases[k*c.nu] {
+				c.buf = probs
+			}
+			p := probs[c.acts[k]]
+			if p == 0 && zero == nil {
+				zero = &ZeroChoice{Trial: i, TrialNumber: tr.Trial, Step: c.steps[k]}
+			}
+			trial += math.Log(p)
+		}
+		ll += trial
+	}
+	return ll, len(c.acts), zero, nil
+}
