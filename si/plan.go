@@ -106,6 +106,7 @@ type Planner struct {
 
 	gbuf, qbuf [][]float64 // scratch per remaining depth
 	pred, qtmp []float64
+	sup        pomdp.Support // the support of pred, what StepCostOn sums over
 	br         brancher
 
 	nodes, reused, capped int
@@ -370,7 +371,8 @@ func (p *Planner) score(id int32) error {
 	base := int(id) * p.nu
 	for u := range p.nu {
 		p.propagate(p.pred, p.qtmp, u)
-		r, a, n := pomdp.StepCost(p.m, p.pred, p.w)
+		p.sup.Set(p.m, p.pred)
+		r, a, n := pomdp.StepCostOn(p.m, p.pred, p.w, &p.sup)
 		p.risk[base+u], p.amb[base+u], p.nov[base+u] = r, a, n
 		p.local[base+u] = r + a - n
 	}

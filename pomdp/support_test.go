@@ -1,0 +1,111 @@
+package pomdp_test
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/arbor-ai/arbor/pomdp"
+)
+
+// TestStepCostOnSameBits: on sharp and spread beliefs (random zeros in
+// every factor, one-hot factors, a factor at zero everywhere but one
+// state), StepCostOn over the belief's support gives StepCost's risk,
+// ambiguity and novelty bit for bit, on models of one factor and of
+// several with modalities over two and three factors, with and without
+// novelty weights.
+func TestStepCostOnSameBits(t *testing.T) {
+	models := map[string]*pomdp.Model{}
+	for _, path := range []string{"../examples/pomdp/tmaze.json", "../examples/pomdp/cue-bandit-learn.json", "../examples/pomdp/foraging.json", "../examples/pomdp/si-maze.json"} {
+		m, err := pomdp.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		models[path] = m
+	}
+	three, err := pomdp.Parse([]byte(`{"factors": [
+	  {"name": "x", "states": ["a", "b", "c"], "D": [0.2, 0.3, 0.5], "B": [[[1, 0, 0], [0, 1, 0], [0, 0, 1]]]},
+	  {"name": "y", "states": ["a", "b"], "D": [0.5, 0.5], "B": [[[1, 0], [0, 1]]]},
+	  {"name": "z", "states": ["a", "b", "c", "d"], "D": [0.1, 0.2, 0.3, 0.4], "B": [[[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]]}],
+	  "modalities": [{"name": "o", "outcomes": ["p", "q"], "depends_on": ["x", "y", "z"], "A": [
+	    [[[0.9, 0.8, 0.7, 0.6], [0.5, 0.4, 0.3, 0.2]], [[0.1, 0.2, 0.3, 0.4], [0.5, 0.6, 0.7, 0.8]], [[0.25, 0.5, 0.75, 1], [0, 0.5, 1, 0.5]]],
+	    [[[0.1, 0.2, 0.3, 0.4], [0.5, 0.6, 0.7, 0.8]], [[0.9, 0.8, 0.7, 0.6], [0.5, 0.4, 0.3, 0.2]], [[0.75, 0.5, 0.25, 0], [1, 0.5, 0, 0.5]]]],
+	    "log_C": [1, -1]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	models["three factors"] = three
+	rng := rand.New(rand.NewPCG(1, 2))
+	var sup pomdp.Support
+	for name, m := range models {
+		ws := [][]float64{nil}
+		if w := m.NoveltyWeights(); w != nil {
+			ws = append(ws, w)
+		}
+		sizes := make([]int, m.NumFactors())
+		for f := range sizes {
+			sizes[f] = m.FactorSize(f)
+		}
+		for trial := range 300 {
+			qs := make([]float64, 0, m.NumStates())
+			for f, ns := range sizes {
+				q := make([]float64, ns)
+				switch (trial + f) % 3 {
+				case 0: // one-hot
+					q[rng.IntN(ns)] = 1
+				case 1: // random zeros
+					sum := 0.0
+					for s := range q {
+						if rng.IntN(2) == 0 {
+							q[s] = rng.Float64()
+							sum += q[s]
+						}
+					}
+					if sum == 0 {
+						q[0], sum = 1, 1
+					}
+					for s := range q {
+						q[s] /= sum
+					}
+				default: // spread
+					sum := 0.0
+					for s := range q {
+						q[s] = rng.Float64() + 1e-3
+						sum += q[s]
+					}
+					for s := range q {
+						q[s] /= sum
+					}
+				}
+				qs = append(qs, q...)
+			}
+			sup.Set(m, qs)
+			for _, w := range ws {
+				r0, a0, n0 := pomdp.StepCost(m, qs, w)
+				r1, a1, n1 := pomdp.StepCostOn(m, qs, w, &sup)
+				if math.Float64bits(r0) != math.Float64bits(r1) || math.Float64bits(a0) != math.Float64bits(a1) || math.Float64bits(n0) != math.Float64bits(n1) {
+					t.Fatalf("%s, belief %v: StepCostOn (%v, %v, %v), StepCost (%v, %v, %v)", name, qs, r1, a1, n1, r0, a0, n0)
+				}
+			}
+		}
+	}
+}
+
+// TestStepCostOnAllocs: no allocation once the support's memory is
+// grown.
+func TestStepCostOnAllocs(t *testing.T) {
+	m, err := pomdp.Load("../examples/pomdp/si-maze.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs := make([]float64, m.NumStates())
+	qs[3] = 1
+	var sup pomdp.Support
+	sup.Set(m, qs)
+	if n := testing.AllocsPerRun(100, func() {
+		sup.Set(m, qs)
+		pomdp.StepCostOn(m, qs, nil, &sup)
+	}); n != 0 {
+		t.Errorf("%v allocations per call, want 0", n)
+	}
+}
