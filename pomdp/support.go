@@ -59,6 +59,26 @@ func StepCostOn(m *Model, qs, w []float64, sup *Support) (risk, amb, nov float64
 		md := &m.mods[i]
 		ns := md.size
 		var r, a, n float64
+		if len(md.deps) == 1 && w == nil {
+			// One factor: expectOn inline, the outcomes' rows walked over
+			// the support.
+			fi := md.deps[0]
+			q := qs[m.factors[fi].off:]
+			idx := sup.idx[sup.lo[fi]:sup.lo[fi+1]]
+			for o := range md.no {
+				row := md.a[o*ns : (o+1)*ns]
+				qo := 0.0
+				for _, s := range idx {
+					qo += row[s] * q[s]
+				}
+				if qo > 0 {
+					r += qo * (math.Log(qo) - md.logC[o])
+				}
+			}
+			risk += r
+			amb += m.expectOn(md, md.hA, qs, sup)
+			continue
+		}
 		for o := range md.no {
 			qo := m.expectOn(md, md.a[o*ns:(o+1)*ns], qs, sup)
 			if qo > 0 {
