@@ -145,84 +145,37 @@ func Subject(ctx context.Context, f agent.Factory, m *pomdp.Model, rec *behaviou
 	}
 	res.NChoices = obj.n
 
-	// The objective of the optimiser: -ln posterior, +Inf where the
-	// likelihood is -Inf or NaN or θ leaves the box; the last value is
-	// kept, so that a gradient at a point just evaluated costs d
-	// evaluations.
-	var fault error
-	lastX := append([]float64(nil), mean...)
-	lastF := negLogPostAt(ll0, obj.LogPrior(mean))
-	negLogPost := func(x []float64) float64 {
-		if fault != nil {
-			return math.NaN()
-		}
-		if equal(lastX, x) {
-			return lastF
-		}
-		v := math.Inf(1)
-		inBox := true
-		for _, t := range x {
-			if !(math.Abs(t) <= maxTheta) {
-				inBox = false
-			}
-		}
-		if inBox {
-			ll, err := obj.LogLikelihood(ctx, x)
-			switch {
-			case ctx.Err() != nil:
-				fault = ctx.Err()
-				return math.NaN()
-			case err != nil:
-				// A point the agent refuses (a value at the edge of its
-				// domain in floating point) is outside the feasible set.
-			default:
-				v = negLogPostAt(ll, obj.LogPrior(x))
-			}
-		}
-		lastX = append(lastX[:0], x...)
-		lastF = v
-		return v
-	}
-	grad := func(g, x []float64) {
-		f0 := negLogPost(x)
-		if math.IsInf(f0, 1) || math.IsNaN(f0) {
-			for i := range g {
-				g[i] = math.NaN()
-			}
-			return
-		}
-		fd.Gradient(g, negLogPost, x, &fd.Settings{Formula: fd.Forward, Step: 1e-6, OriginKnown: true, OriginValue: f0})
-		// The gradient's evaluations moved the memo; restore it.
-		lastX, lastF = append(lastX[:0], x...), f0
-	}
+	// The objective of the optimiser: -ln posterior at obj (see
+	// objective below), its memo holding the prior means.
+	negLogPost, grad, fault := objective(ctx, obj, mean, negLogPostAt(ll0, obj.LogPrior(mean)))
 
+	// The starting points: the prior means, then draws of the priors at
+	// twice their SD, in restart order whatever the jobs.
 	rng := rand.New(rand.NewPCG(set.Seed, 0x9e3779b97f4a7c15^uint64(index)))
-	bestF := math.Inf(1)
-	var bestX []float64
-	var bestStatus optimize.Status
-	var bestErr error
-	for r := range set.Restarts {
+	starts := make([][]float64, set.Restarts)
+	for r := range starts {
 		x0 := append([]float64(nil), mean...)
 		if r > 0 {
 			for i, pr := range obj.priors {
 				x0[i] = pr.Mean + 2*pr.SD*rng.NormFloat64()
 			}
 		}
-		f0 := negLogPost(x0)
-		if fault != nil {
-			return nil, fault
-		}
-		if math.IsInf(f0, 1) {
-			continue // the likelihood is -Inf here: nothing to descend
-		}
-		x, fx, status, oerr := minimize(negLogPost, grad, x0, method, set.MaxEvaluations, obj.priors)
-		if fault != nil {
-			return nil, fault
-		}
-		if fx < bestF {
-			bestF, bestX, bestStatus, bestErr = fx, x, status, oerr
+		starts[r] = x0
+	}
+	runs, evals, err := restarts(ctx, f, m, rec, index, set, obj, starts, negLogPost, grad, fault, method)
+	if err != nil {
+		return nil, err
+	}
+	bestF := math.Inf(1)
+	var bestX []float64
+	var bestStatus optimize.Status
+	var bestErr error
+	for _, r := range runs {
+		if r.x != nil && r.fx < bestF {
+			bestF, bestX, bestStatus, bestErr = r.fx, r.x, r.status, r.err
 		}
 	}
+	obj.evals += evals
 	res.Evaluations = obj.evals
 	if bestX == nil {
 		// Every start had a recorded choice of probability 0: report at the
@@ -256,8 +209,8 @@ func Subject(ctx context.Context, f agent.Factory, m *pomdp.Model, rec *behaviou
 		res.Warning = fmt.Sprintf("no Laplace approximation: the likelihood is piecewise constant in %s (the agent's plan changes in steps)", strings.Join(stepped, ", "))
 	} else {
 		res.laplace(negLogPost, bestX, bestF, obj)
-		if fault != nil {
-			return nil, fault
+		if *fault != nil {
+			return nil, *fault
 		}
 	}
 	res.Evaluations = obj.evals
@@ -446,8 +399,9 @@ func Subjects(ctx context.Context, f agent.Factory, m *pomdp.Model, recs []behav
 	if err := set.Validate(f.Params(m)); err != nil {
 		return err
 	}
+	inner := set.PerSubject(len(recs))
 	err := agent.RunOrdered(ctx, len(recs), 1, set.Jobs, func(ctx context.Context, _, k int) (*Result, error) {
-		return Subject(ctx, f, m, &recs[k], k, &set)
+		return Subject(ctx, f, m, &recs[k], k, inner)
 	}, func(_ int, r *Result) error { return emit(r) })
 	var ue *agent.UnitError
 	if errors.As(err, &ue) {

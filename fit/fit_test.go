@@ -43,6 +43,37 @@ func TestSubjectsJobs(t *testing.T) {
 	}
 }
 
+// TestSubjectRestartsJobs: one subject's restarts run at once on 2 or 3
+// jobs give the results of 1 job, evaluations included, for α and γ (every
+// evaluation a replay) and for α alone (evaluations from the stored
+// distributions, one replay per worker); Subjects gives one subject all
+// the jobs and twenty subjects one each.
+func TestSubjectRestartsJobs(t *testing.T) {
+	m := loadTMaze(t)
+	fac := tmazeFactory()
+	recs := simulate(t, m, fac, []map[string]float64{{"alpha": 2, "gamma": 4}}, 30, 2, 7)
+	for _, free := range [][]string{{"alpha", "gamma"}, {"alpha"}} {
+		var got []*fit.Result
+		for _, jobs := range []int{1, 2, 3} {
+			set := &fit.Settings{Free: free, Restarts: 4, Seed: 7, Jobs: jobs}
+			r, err := fit.Subject(context.Background(), fac, m, &recs[0], 0, set)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, r)
+		}
+		for j := 1; j < len(got); j++ {
+			if diff := cmp.Diff(got[0], got[j], cmpopts.EquateNaNs()); diff != "" {
+				t.Errorf("%v: jobs 1 and %d differ (-1 +%d):\n%s", free, j+1, j+1, diff)
+			}
+		}
+	}
+	set := &fit.Settings{Jobs: 4}
+	if one, many := set.PerSubject(1).Jobs, set.PerSubject(20).Jobs; one != 4 || many != 1 {
+		t.Errorf("PerSubject: %d jobs for one subject, %d for each of twenty, want 4 and 1", one, many)
+	}
+}
+
 // TestSettingsErrors: faults of the settings are errors naming the field
 // and the parameter.
 func TestSettingsErrors(t *testing.T) {

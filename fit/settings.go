@@ -142,8 +142,21 @@ type Settings struct {
 	// converged.
 	MaxEvaluations int
 	// Jobs is the number of subjects fitted in parallel by Subjects
-	// (default 1); the results do not depend on it.
+	// (default 1), and the number of a subject's restarts that Subject
+	// runs at once (Subjects gives each subject the jobs its share of
+	// them leaves: all of them for one subject, one when there are as
+	// many subjects as jobs); the results do not depend on it.
 	Jobs int
+}
+
+// PerSubject returns a copy of s for each of n subjects fitted at once on
+// s.Jobs goroutines: the jobs beyond the subjects go to each subject's
+// restarts (Jobs / n of them, at least 1), so that the goroutines stay at
+// about s.Jobs. The results do not depend on it.
+func (s *Settings) PerSubject(n int) *Settings {
+	r := s.resolved()
+	r.Jobs = max(1, r.Jobs/max(1, n))
+	return &r
 }
 
 // resolved returns a copy with the defaults filled in.

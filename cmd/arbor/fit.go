@@ -60,7 +60,7 @@ func (f *fitFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.priors, "prior", "Gaussian prior of a free parameter on its fitting scale (ln for gamma, alpha, eta, pref, conc; logit for omega): NAME=MEAN,SD (repeatable; default: mean at the agent flag's value, SD 0.25, SPM's variance 1/16)")
 	f.restarts = fs.Int("restarts", fit.DefaultRestarts, "optimisations per subject, the best kept: the first from the prior means, the others from draws of the priors at twice their SD (1..1000)")
 	fs.TextVar(&f.method, "method", fit.Auto, "optimiser: bfgs (quasi-Newton, then the Laplace approximation), nelder-mead (derivative-free) or auto (nelder-mead when a free parameter changes the agent's plan in steps, as btai's pref, conc, eta and omega; bfgs otherwise)")
-	f.jobs = fs.Int("jobs", 1, "subjects fitted in parallel (1..1024; the output is the same as with 1)")
+	f.jobs = fs.Int("jobs", 1, "subjects fitted in parallel, and with fewer subjects than jobs a subject's restarts (1..1024; the output is the same as with 1)")
 	f.seed = fs.Uint64("seed", 1, "random seed of the restarts and of the agents' decisions (subject k's trial i draws each step from agent.StepRand(seed, k-1, i-1, step), as run draws agent k's episode i)")
 	f.asJSON = fs.Bool("json", false, "a provenance line, one JSON object per subject and a group summary line")
 	f.asCSV = fs.Bool("csv", false, "one CSV row per subject: subject, each parameter and its SD, log_likelihood, log_evidence, aic, bic, n_choices, converged, reason")

@@ -469,8 +469,9 @@ func (r *fitRun) sharded(stdout io.Writer, recs []behaviour.SubjectRecord) error
 		return err
 	}
 	ctx := commandContext()
+	inner := r.set.PerSubject(len(out.units))
 	err = agent.RunOrdered(ctx, len(out.units), 1, max(1, r.set.Jobs), func(ctx context.Context, _, i int) (*fit.Result, error) {
-		return fit.Subject(ctx, r.fac, r.m, &recs[out.units[i]], out.units[i], r.set)
+		return fit.Subject(ctx, r.fac, r.m, &recs[out.units[i]], out.units[i], inner)
 	}, func(i int, res *fit.Result) error {
 		if !r.asCSV {
 			return out.line(out.units[i], fitRow(res))
