@@ -26,25 +26,25 @@ type EvalResult struct {
 // fault (gamma, horizon or obs).
 func Eval(m *pomdp.Model, obs int, horizon int, gamma float64) (*EvalResult, error) {
 	if err := pomdp.Check(m); err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	if err := checkGamma("gamma", gamma); err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	if _, err := NumPolicies(m.NumActions(), horizon, MaxPolicies); err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	qs, err := pomdp.StatePosterior(nil, m, obs)
 	if err != nil {
-		return nil, fmt.Errorf("obs %s: %s", obsText(m, obs), strings.TrimPrefix(err.Error(), fmt.Sprintf("observation %d: ", obs)))
+		return nil, fmt.Errorf("aci: obs %s: %w", obsText(m, obs), err)
 	}
 	ps, err := EvaluatePolicies(m, qs, horizon, nil)
 	if err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	qpi, err := ps.Posterior(nil, gamma)
 	if err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	return &EvalResult{
 		QS:          qs,

@@ -120,7 +120,7 @@ func TestMisuse(t *testing.T) {
 		// field, or pomdp.Check's.
 		{Name: "ExpectedFreeEnergy nil model", Call: func() error { _, _, _, err := aci.ExpectedFreeEnergy(nil, q, []int{0}, nil); return err }, Prefix: "pomdp: ", Msg: "model: nil"},
 		{Name: "ExpectedFreeEnergy action out of range", Call: func() error { _, _, _, err := aci.ExpectedFreeEnergy(m, q, []int{0, 9}, nil); return err }, Prefix: "policy[1]", Msg: "action 9 out of range [0, 2)"},
-		{Name: "ExpectedFreeEnergy bad belief", Call: func() error { _, _, _, err := aci.ExpectedFreeEnergy(m, q[:1], nil, nil); return err }, Prefix: "qs", Msg: "1 entries, want 3"},
+		{Name: "ExpectedFreeEnergy bad belief", Call: func() error { _, _, _, err := aci.ExpectedFreeEnergy(m, q[:1], nil, nil); return err }, Prefix: "pomdp: qs", Msg: "1 entries, want 3"},
 		{Name: "ExpectedFreeEnergy novelty without a", Call: func() error {
 			_, _, _, err := aci.ExpectedFreeEnergy(m, q, nil, &aci.EFEOptions{Novelty: true})
 			return err
@@ -294,7 +294,7 @@ func TestMisuse(t *testing.T) {
 			}, Prefix: "pomdp: step 1", Msg: "probability 0"},
 		)
 	}
-	misusetest.Run(t, "aci: ", cases)
+	misusetest.Runner{Prefix: "aci: ", Always: true}.Run(t, cases)
 }
 
 // TestAgentsShareModel runs two agents on one model (with concentrations
@@ -329,4 +329,13 @@ func TestAgentsShareModel(t *testing.T) {
 	if string(before) != string(after) {
 		t.Error("the shared model changed")
 	}
+}
+
+// TestErrorReturns holds the exported functions and methods of aci to the
+// rule of docs/reliability.md ("Error messages") in the source: every
+// error they return is nil, a literal starting with "aci: ", or passes
+// through apiError, apiResult or inContext, which put the prefix in front
+// once.
+func TestErrorReturns(t *testing.T) {
+	misusetest.Returns(t, "aci: ", "apiError", "apiResult", "inContext")
 }

@@ -361,12 +361,12 @@ func TestMisuse(t *testing.T) {
 						return err
 					}
 					return impossible(a.Reset(ctx, mm.byB))
-				}, Msg: "btai: pomdp: step 0", Prefix: "btai: pomdp: step 0"},
-				misusetest.Case{Name: p + "Step observation that A excludes", Call: func() error { return step(mm.never) }, Prefix: "btai: pomdp: step 1", Msg: "probability 0"},
+				}, Msg: "btai: pomdp: step 0", Prefix: "pomdp: step 0"},
+				misusetest.Case{Name: p + "Step observation that A excludes", Call: func() error { return step(mm.never) }, Prefix: "pomdp: step 1", Msg: "probability 0"},
 			)
 			if past == pomdp.PastFilter {
 				cases = append(cases, misusetest.Case{Name: p + "Step observation that B excludes", Call: func() error { return step(mm.byB) },
-					Prefix: "btai: pomdp: step 1", Msg: "probability 0"})
+					Prefix: "pomdp: step 1", Msg: "probability 0"})
 			} else {
 				cases = append(cases, misusetest.Case{Name: p + "Step observation that B excludes", Call: func() error {
 					if err := step(mm.byB); err != nil {
@@ -377,7 +377,7 @@ func TestMisuse(t *testing.T) {
 			}
 		}
 	}
-	misusetest.Run(t, "btai: ", cases)
+	misusetest.Runner{Prefix: "btai: ", Always: true}.Run(t, cases)
 }
 
 // TestAgentsShareModel runs two agents on one model on two goroutines at
@@ -421,4 +421,13 @@ func TestAgentsShareModel(t *testing.T) {
 			t.Error("the shared model changed")
 		}
 	}
+}
+
+// TestErrorReturns holds the exported functions and methods of btai to the
+// rule of docs/reliability.md ("Error messages") in the source: every
+// error they return is nil, a literal starting with "btai: ", or passes
+// through apiError, apiResult or inContext, which put the prefix in front
+// once.
+func TestErrorReturns(t *testing.T) {
+	misusetest.Returns(t, "btai: ", "apiError", "apiResult", "inContext")
 }

@@ -119,7 +119,7 @@ func ParseDraws(specs []string, ps []agent.Param) ([]Draw, error) {
 	for _, s := range specs {
 		d, err := ParseDraw(s, ps)
 		if err != nil {
-			return nil, err
+			return nil, apiError(err)
 		}
 		if _, dup := byName[d.Param.Name]; dup {
 			return nil, fmt.Errorf("fit: draw %s: %s is drawn twice", s, d.Param.Name)

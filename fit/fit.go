@@ -111,7 +111,7 @@ func Subject(ctx context.Context, f agent.Factory, m *pomdp.Model, rec *behaviou
 	}
 	obj, err := NewObjective(f, m, rec, index, s)
 	if err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	set := s.resolved()
 	d := len(obj.free)
@@ -138,10 +138,10 @@ func Subject(ctx context.Context, f agent.Factory, m *pomdp.Model, rec *behaviou
 	}
 	ll0, err := obj.LogLikelihood(ctx, mean)
 	if err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	if obj.n == 0 {
-		return nil, &SubjectError{Subject: rec.Subject, Index: index, Trial: -1, Err: ErrNoChoices}
+		return nil, apiError(&SubjectError{Subject: rec.Subject, Index: index, Trial: -1, Err: ErrNoChoices})
 	}
 	res.NChoices = obj.n
 
@@ -210,14 +210,14 @@ func Subject(ctx context.Context, f agent.Factory, m *pomdp.Model, rec *behaviou
 		}
 		f0 := negLogPost(x0)
 		if fault != nil {
-			return nil, fault
+			return nil, apiError(fault)
 		}
 		if math.IsInf(f0, 1) {
 			continue // the likelihood is -Inf here: nothing to descend
 		}
 		x, fx, status, oerr := minimize(negLogPost, grad, x0, method, set.MaxEvaluations, obj.priors)
 		if fault != nil {
-			return nil, fault
+			return nil, apiError(fault)
 		}
 		if fx < bestF {
 			bestF, bestX, bestStatus, bestErr = fx, x, status, oerr
@@ -257,7 +257,7 @@ func Subject(ctx context.Context, f agent.Factory, m *pomdp.Model, rec *behaviou
 	} else {
 		res.laplace(negLogPost, bestX, bestF, obj)
 		if fault != nil {
-			return nil, fault
+			return nil, apiError(fault)
 		}
 	}
 	res.Evaluations = obj.evals
@@ -440,11 +440,11 @@ func Subjects(ctx context.Context, f agent.Factory, m *pomdp.Model, recs []behav
 		return errors.New("fit: nil agent factory")
 	}
 	if err := pomdp.Check(m); err != nil {
-		return fmt.Errorf("fit: %w", err)
+		return apiError(err)
 	}
 	set := s.resolved()
 	if err := set.Validate(f.Params(m)); err != nil {
-		return err
+		return apiError(err)
 	}
 	err := agent.RunOrdered(ctx, len(recs), 1, set.Jobs, func(ctx context.Context, _, k int) (*Result, error) {
 		return Subject(ctx, f, m, &recs[k], k, &set)
@@ -453,7 +453,7 @@ func Subjects(ctx context.Context, f agent.Factory, m *pomdp.Model, recs []behav
 	if errors.As(err, &ue) {
 		err = ue.Err
 	}
-	return err
+	return apiError(err)
 }
 
 // Group is the summary of the fits of several subjects under one model.

@@ -16,7 +16,7 @@ func TestMisuse(t *testing.T) {
 	ps := pymdpFactory.Params(m)
 	call := func(f func()) func() error { return func() error { f(); return nil } }
 	validate := func(s fit.Settings) func() error { return func() error { return s.Validate(ps) } }
-	misusetest.Run(t, "fit: ", []misusetest.Case{
+	misusetest.Runner{Prefix: "fit: ", Always: true}.Run(t, []misusetest.Case{
 		{Name: "Group.Add(nil)", Call: call(func() { new(fit.Group).Add(nil) }), Msg: "nil *Result", Panics: "Group.Add", Says: "panics if r is nil"},
 		{Name: "10^9 restarts", Call: validate(fit.Settings{Free: []string{"alpha"}, Restarts: 1e9}), Msg: "Settings.Restarts: 1000000000, want 1..1000"},
 		{Name: "a prior mean outside the box", Call: validate(fit.Settings{Free: []string{"alpha"}, Priors: map[string]fit.Prior{"alpha": {Mean: 1e308, SD: 1e308}}}),
@@ -48,4 +48,13 @@ func TestMisuse(t *testing.T) {
 			return err
 		}, Msg: `subject "s1": the group level needs every subject's Laplace posterior: not converged`},
 	})
+}
+
+// TestErrorReturns holds the exported functions and methods of fit to the
+// rule of docs/reliability.md ("Error messages") in the source: every
+// error they return is nil, a literal starting with "fit: ", or passes
+// through apiError, apiResult or inContext, which put the prefix in front
+// once.
+func TestErrorReturns(t *testing.T) {
+	misusetest.Returns(t, "fit: ", "apiError", "apiResult", "inContext")
 }

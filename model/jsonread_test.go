@@ -201,7 +201,7 @@ func TestParseDataDuplicateKeys(t *testing.T) {
 		{`[1]`, `d.jsonl:3: want a JSON object from variable names to observed values, got JSON array`},
 	} {
 		_, err := ParseData("d.jsonl:3", []byte(tc.line))
-		if err == nil || err.Error() != tc.want {
+		if err == nil || err.Error() != "model: "+tc.want {
 			t.Errorf("%s: %v, want %q", tc.line, err, tc.want)
 		}
 	}

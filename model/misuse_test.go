@@ -14,13 +14,6 @@ import (
 	"github.com/arbor-ai/arbor/schedule"
 )
 
-// fileError reports whether err is an *Error that names its model file,
-// which stands first in its message.
-func fileError(err error) bool {
-	var me *model.Error
-	return errors.As(err, &me) && me.File != "" && strings.HasPrefix(err.Error(), me.File+": ")
-}
-
 // misuseModel builds s0 -> s1 with s1 observed through o1.
 func misuseModel() (*model.Model, error) {
 	b := model.New()
@@ -163,7 +156,7 @@ func TestMisuse(t *testing.T) {
 			b := model.New()
 			b.Dirichlet("A", model.Tensor{Data: []float64{1, 1, 1}, Shape: []int{2, 2}})
 			_, err := b.Build("m.json")
-			if want := `m.json: factors[0] (dirichlet).alpha: shape [2 2] with 3 entries, want positive extents whose product is the number of entries`; err != nil && err.Error() != want {
+			if want := `model: m.json: factors[0] (dirichlet).alpha: shape [2 2] with 3 entries, want positive extents whose product is the number of entries`; err != nil && err.Error() != want {
 				return fmt.Errorf("model: error %q, want %q", err, want)
 			}
 			return err
@@ -210,5 +203,14 @@ func TestMisuse(t *testing.T) {
 			return err
 		}},
 	}
-	misusetest.Runner{Prefix: "model: ", Or: fileError, OrForm: "an *Error naming the file"}.Run(t, cases)
+	misusetest.Runner{Prefix: "model: ", Always: true}.Run(t, cases)
+}
+
+// TestErrorReturns holds the exported functions and methods of model to the
+// rule of docs/reliability.md ("Error messages") in the source: every
+// error they return is nil, a literal starting with "model: ", or passes
+// through apiError, apiResult or inContext, which put the prefix in front
+// once.
+func TestErrorReturns(t *testing.T) {
+	misusetest.Returns(t, "model: ", "apiError", "apiResult", "inContext")
 }

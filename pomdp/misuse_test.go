@@ -27,7 +27,7 @@ func TestMisuse(t *testing.T) {
 	var nilModel *pomdp.Model
 	call := func(f func()) func() error { return func() error { f(); return nil } }
 
-	misusetest.Run(t, "pomdp: ", []misusetest.Case{
+	misusetest.Runner{Prefix: "pomdp: ", Always: true}.Run(t, []misusetest.Case{
 		// The kernels of the expected free energy: documented panics.
 		{Name: "Risk nil model", Call: call(func() { pomdp.Risk(nil, nil) }), Panics: "Risk", Msg: "pomdp: Risk: model: nil"},
 		{Name: "Risk zero model", Call: call(func() { pomdp.Risk(&pomdp.Model{}, nil) }), Panics: "Risk", Msg: "pomdp: Risk: model: nil or not built"},
@@ -133,4 +133,13 @@ func wantText(got, want string) error {
 		return fmt.Errorf("%q, want %q", got, want)
 	}
 	return nil
+}
+
+// TestErrorReturns holds the exported functions and methods of pomdp to the
+// rule of docs/reliability.md ("Error messages") in the source: every
+// error they return is nil, a literal starting with "pomdp: ", or passes
+// through apiError, apiResult or inContext, which put the prefix in front
+// once.
+func TestErrorReturns(t *testing.T) {
+	misusetest.Returns(t, "pomdp: ", "apiError", "apiResult", "inContext")
 }

@@ -28,8 +28,17 @@ func TestDecideNilStream(t *testing.T) {
 		}
 		return ag
 	}
-	misusetest.Run(t, "si: ", []misusetest.Case{
+	misusetest.Runner{Prefix: "si: ", Always: true}.Run(t, []misusetest.Case{
 		{Name: "Decide nil rng, sampling", Call: func() error { _, err := started(si.SelectSample).Decide(ctx, nil); return err }, Msg: "si: Decide with a nil random stream"},
 		{Name: "Decide nil rng, argmax", Call: func() error { _, err := started(si.SelectArgmax).Decide(ctx, nil); return err }, Msg: "si: Decide with a nil random stream"},
 	})
+}
+
+// TestErrorReturns holds the exported functions and methods of si to the
+// rule of docs/reliability.md ("Error messages") in the source: every
+// error they return is nil, a literal starting with "si: ", or passes
+// through apiError, apiResult or inContext, which put the prefix in front
+// once.
+func TestErrorReturns(t *testing.T) {
+	misusetest.Returns(t, "si: ", "apiError", "apiResult", "inContext")
 }
