@@ -391,7 +391,9 @@ func (a *Agent) AdvanceMixed(ctx context.Context, probs []float64, obs int) erro
 var _ agent.MixedAdvancer = (*Agent)(nil)
 
 // Advance is Step (agent.Agent).
-func (a *Agent) Advance(ctx context.Context, action, obs int) error { return apiError(a.Step(ctx, action, obs)) }
+func (a *Agent) Advance(ctx context.Context, action, obs int) error {
+	return apiError(a.Step(ctx, action, obs))
+}
 
 // EndTrial closes the episode (agent.Agent): the Dirichlet posteriors of
 // the episode become the priors of the next one (Reset does it otherwise).
