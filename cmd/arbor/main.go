@@ -253,7 +253,7 @@ func report(stderr io.Writer, prefix string, err error) int {
 		}
 		return 130
 	}
-	msg := strings.ReplaceAll(err.Error(), "\n", " ")
+	msg := strings.ReplaceAll(output.Reason(err), "\n", " ")
 	fmt.Fprintf(stderr, "%s\n", output.Shorten(prefix+": "+msg, maxErrorLine))
 	var ue *usageError
 	if errors.As(err, &ue) || isInputError(err) {

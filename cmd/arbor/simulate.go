@@ -137,7 +137,7 @@ func readParamsTable(path string, ps []agent.Param, posterior bool, seed uint64)
 		t.Values[k], err = t.DrawPosterior(ps, seed, k)
 	}
 	if err != nil {
-		return nil, nil, nil, badInput("--params %s", strings.TrimPrefix(err.Error(), "fit: "))
+		return nil, nil, nil, badInput("--params %s", output.Reason(err))
 	}
 	return t.Names, t.Subjects, t.Values, nil
 }
@@ -221,7 +221,7 @@ func (f *simFlags) simulationOf(path, flagName string, factory func(m *pomdp.Mod
 		s.subjects = len(s.table)
 	} else {
 		if s.draws, err = fit.ParseDraws(f.draws, ps); err != nil {
-			return nil, badInput("--draw %s", strings.TrimPrefix(err.Error(), "fit: draw "))
+			return nil, badInput("--draw %s", strings.TrimPrefix(output.Reason(err), "draw "))
 		}
 		for _, d := range s.draws {
 			s.names = append(s.names, d.Param.Name)
