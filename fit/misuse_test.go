@@ -2,6 +2,7 @@ package fit_test
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/arbor-ai/arbor/fit"
@@ -47,6 +48,13 @@ func TestMisuse(t *testing.T) {
 			_, err := fit.GroupPosteriors([]*fit.Result{{Subject: "s1", Reason: "not converged"}})
 			return err
 		}, Msg: `subject "s1": the group level needs every subject's Laplace posterior: not converged`},
+		{Name: "ParseDraw of no distribution", Call: func() error { _, err := fit.ParseDraw("alpha", ps); return err }},
+		{Name: "ParseDraw of an unknown parameter", Call: func() error { _, err := fit.ParseDraw("zeta=normal:0,1", ps); return err }, Msg: "zeta"},
+		{Name: "ParseFormula of nothing", Call: func() error { _, err := fit.ParseFormula(""); return err }},
+		{Name: "ReadCovariates of no header", Call: func() error { _, err := fit.ReadCovariates(strings.NewReader(""), "c.csv"); return err }},
+		{Name: "ReadParamsTable of no rows", Call: func() error { _, err := fit.ReadParamsTable("", "p.csv", ps); return err }},
+		{Name: "Settings.Free of an unknown parameter", Call: validate(fit.Settings{Free: []string{"zeta"}}), Prefix: "Settings.Free: ", Msg: "zeta"},
+		{Name: "Settings.Free twice", Call: validate(fit.Settings{Free: []string{"alpha", "alpha"}}), Msg: "Settings.Free: alpha given twice"},
 	})
 }
 

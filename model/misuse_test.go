@@ -202,6 +202,27 @@ func TestMisuse(t *testing.T) {
 			_, err := model.ParseData("", []byte("null"))
 			return err
 		}},
+		{Name: "Parse of a variable with an unknown field", Call: func() error {
+			_, err := model.Parse("m.json", []byte(`{"variables": [{"name": "x", "type": "categorical"}]}`))
+			return err
+		}, Prefix: "m.json: ", Msg: "variables[0].type: unknown field"},
+		{Name: "Parse of a categorical p of the wrong length", Call: func() error {
+			_, err := model.Parse("m.json", []byte(`{"variables": [{"name": "s", "family": "categorical", "shape": [2]}],
+ "factors": [{"node": "categorical", "out": "s", "p": [1]}]}`))
+			return err
+		}, Prefix: "m.json: factors[0] (categorical): ", Msg: "wants shape [1]"},
+		{Name: "Parse of a beta with a negative a", Call: func() error {
+			_, err := model.Parse("m.json", []byte(`{"variables": [{"name": "b", "family": "beta"}], "factors": [{"node": "beta", "out": "b", "a": -1, "b": 1}]}`))
+			return err
+		}, Prefix: "m.json: factors[0] (beta).a: ", Msg: "want a finite number > 0"},
+		{Name: "Parse of malformed JSON", Call: func() error { _, err := model.Parse("m.json", []byte(`{`)); return err }, Prefix: "m.json: ", Msg: "malformed JSON"},
+		{Name: "ParseSpec of an array", Call: func() error { _, err := model.ParseSpec([]byte(`[1]`)); return err }, Msg: "want a JSON object"},
+		{Name: "ParseSpec of an unknown field", Call: func() error {
+			_, err := model.ParseSpec([]byte(`{"variables": [{"name": "x", "type": "categorical"}]}`))
+			return err
+		}, Msg: "variables[0].type: unknown field"},
+		{Name: "Load of a missing file", Call: func() error { _, err := model.Load("testdata/absent.json"); return err }, Prefix: "testdata/absent.json: ", Msg: "no such file"},
+		{Name: "ParseData of a duplicate key", Call: func() error { _, err := model.ParseData("d.jsonl:3", []byte(`{"o": 1, "o": 1}`)); return err }, Prefix: "d.jsonl:3: ", Msg: `duplicate key "o"`},
 	}
 	misusetest.Runner{Prefix: "model: ", Always: true}.Run(t, cases)
 }
