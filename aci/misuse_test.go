@@ -98,6 +98,16 @@ func TestMisuse(t *testing.T) {
 		t.Fatal(err)
 	}
 	cases := []misusetest.Case{
+		{Name: "NumPolicies no actions", Call: func() error { _, err := aci.NumPolicies(0, 2, 100); return err }, Prefix: "number of actions: ", Msg: "want >= 1"},
+		{Name: "NumPolicies over the limit", Call: func() error { _, err := aci.NumPolicies(2, 10, 100); return err }, Prefix: "horizon: ", Msg: "exceeds the limit 100"},
+		{Name: "CheckPlanTime nil model", Call: func() error { return aci.CheckPlanTime(nil, 2, 1) }, Prefix: "pomdp: ", Msg: "model: nil"},
+		{Name: "Observe before Reset", Call: func() error {
+			a, err := aci.NewAgent(m, nil)
+			if err != nil {
+				return fmt.Errorf("setup: %v", err)
+			}
+			return a.Observe(0, 0)
+		}},
 		{Name: "DecodePolicy no actions", Call: call(func() { aci.DecodePolicy(nil, 0, 0, 2) }), Panics: "DecodePolicy", Msg: "aci: DecodePolicy: 0 actions"},
 		{Name: "DecodePolicy negative horizon", Call: call(func() { aci.DecodePolicy(nil, 0, 2, -1) }), Panics: "DecodePolicy", Msg: "horizon -1"},
 		{Name: "DecodePolicy index out of range", Call: call(func() { aci.DecodePolicy(nil, 4, 2, 2) }), Panics: "DecodePolicy", Msg: "index out of range [0, 2^2)"},

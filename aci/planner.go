@@ -176,10 +176,14 @@ func parseHabits(s string, nu int) ([]float64, error) {
 
 // CheckPlanTime refuses a horizon whose policy walk is estimated
 // (EstimatePlanSeconds) to take more than maxMin minutes per planning
-// step, with the count, the estimate and the flag that overrides it.
+// step, with the count, the estimate and the flag that overrides it. A
+// nil or invalid model is pomdp.Check's error.
 func CheckPlanTime(m *pomdp.Model, horizon int, maxMin float64) error {
 	if !(maxMin > 0) || math.IsInf(maxMin, 0) {
 		return apiError(agent.Flagf("max-minutes", "%v, want a finite number > 0", maxMin))
+	}
+	if err := pomdp.Check(m); err != nil {
+		return apiError(err)
 	}
 	est := EstimatePlanSeconds(m, horizon)
 	if est <= 60*maxMin {

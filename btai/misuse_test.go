@@ -107,6 +107,15 @@ func TestMisuse(t *testing.T) {
 	small := btai.DefaultOptions()
 	small.Iterations = 20
 	cases := []misusetest.Case{
+		{Name: "ParseCost of a bad name", Call: func() error { _, err := btai.ParseCost("risk"); return err }, Msg: `unknown cost "risk"`},
+		{Name: "ParseSelection of a bad name", Call: func() error { _, err := btai.ParseSelection("greedy"); return err }, Msg: `unknown selection "greedy"`},
+		{Name: "ParseInference of a bad name", Call: func() error { _, err := btai.ParseInference("exact"); return err }, Msg: `unknown inference "exact"`},
+		{Name: "ParsePropagation of a bad name", Call: func() error { _, err := btai.ParsePropagation("up"); return err }, Msg: `unknown propagation "up"`},
+		{Name: "ParseActionSelection of a bad name", Call: func() error { _, err := btai.ParseActionSelection("x"); return err }, Msg: `unknown action selection "x"`},
+		{Name: "PresetByName of a bad name", Call: func() error { _, err := btai.PresetByName("fast"); return err }, Msg: `unknown preset "fast"`},
+		{Name: "Options.Validate of 0 iterations", Call: func() error { o := btai.DefaultOptions(); o.Iterations = -1; return o.Validate() }, Msg: "iterations -1"},
+		{Name: "CheckTree nil model", Call: func() error { return btai.CheckTree(10, nil, false) }, Prefix: "pomdp: ", Msg: "model: nil"},
+		{Name: "CheckFactorised global with two factors", Call: func() error { return btai.CheckFactorised(fm, "--model f.json", true, false) }, Msg: "f.json"},
 		{Name: "EstimatePlanSeconds nil model", Call: call(func() { btai.EstimatePlanSeconds(nil, btai.Options{}) }), Panics: "EstimatePlanSeconds", Msg: "btai: EstimatePlanSeconds: pomdp: model: nil"},
 		{Name: "EstimatePlanSeconds zero options", Call: func() error {
 			if got, want := btai.EstimatePlanSeconds(m, btai.Options{}), btai.EstimatePlanSeconds(m, btai.DefaultOptions()); got != want || !(got > 0) {

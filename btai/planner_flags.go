@@ -263,8 +263,11 @@ func (f *PlanFlags) CheckPlanTime(m *pomdp.Model, o Options) error {
 // CheckTree refuses an --iterations whose planning tree on model m would
 // not fit in MaxTreeBytes, estimated by TreeBytes; materialized is
 // TreeBytes's (for `arbor btai plan`, GlobalInference, and a figure of the
-// tree).
+// tree). A nil or invalid model is pomdp.Check's error.
 func CheckTree(iterations int, m *pomdp.Model, materialized bool) error {
+	if err := pomdp.Check(m); err != nil {
+		return apiError(err)
+	}
 	if b := TreeBytes(iterations, m.NumStates(), m.ObsLen(), m.NumActions(), materialized); b > MaxTreeBytes {
 		return apiError(agent.Flagf("iterations", "%d iterations x %d actions would grow a planning tree of about %.1f GB, more than the %d GB allowed",
 			iterations, m.NumActions(), b/1e9, MaxTreeBytes>>30))

@@ -18,6 +18,10 @@ func TestMisuse(t *testing.T) {
 	call := func(f func()) func() error { return func() error { f(); return nil } }
 	validate := func(s fit.Settings) func() error { return func() error { return s.Validate(ps) } }
 	misusetest.Runner{Prefix: "fit: ", Always: true}.Run(t, []misusetest.Case{
+		{Name: "ParseDraws of a bad draw", Call: func() error { _, err := fit.ParseDraws([]string{"alpha"}, ps); return err }},
+		{Name: "Prior.Check of a NaN mean", Call: func() error { return fit.Prior{Mean: math.NaN(), SD: 1}.Check() }, Msg: "mean NaN"},
+		{Name: "Method.UnmarshalText of a bad name", Call: func() error { var m fit.Method; return m.UnmarshalText([]byte("newton")) }, Msg: "newton"},
+		{Name: "GroupCov.UnmarshalText of a bad name", Call: func() error { var c fit.GroupCov; return c.UnmarshalText([]byte("x")) }},
 		{Name: "Group.Add(nil)", Call: call(func() { new(fit.Group).Add(nil) }), Msg: "nil *Result", Panics: "Group.Add", Says: "panics if r is nil"},
 		{Name: "10^9 restarts", Call: validate(fit.Settings{Free: []string{"alpha"}, Restarts: 1e9}), Msg: "Settings.Restarts: 1000000000, want 1..1000"},
 		{Name: "a prior mean outside the box", Call: validate(fit.Settings{Free: []string{"alpha"}, Priors: map[string]fit.Prior{"alpha": {Mean: 1e308, SD: 1e308}}}),

@@ -32,6 +32,11 @@ func TestMisuse(t *testing.T) {
 		return ag
 	}
 	misusetest.Runner{Prefix: "si: ", Always: true}.Run(t, []misusetest.Case{
+		{Name: "Plan of a short belief", Call: func() error { _, err := si.Plan(ctx, m, []float64{1}, &si.Options{Depth: 1}); return err }, Prefix: "pomdp: qs: "},
+		{Name: "Plan nil model", Call: func() error { _, err := si.Plan(ctx, nil, nil, nil); return err }, Prefix: "pomdp: ", Msg: "model: nil"},
+		{Name: "NewPlanner depth out of range", Call: func() error { _, err := si.NewPlanner(m, &si.Options{Depth: 300}); return err }, Msg: "Options.Depth: 300"},
+		{Name: "EstimatePlan depth out of range", Call: func() error { _, err := si.EstimatePlan(m, &si.Options{Depth: 300}); return err }, Msg: "Options.Depth: 300"},
+		{Name: "Options.Validate depth out of range", Call: func() error { return (&si.Options{Depth: 300}).Validate(m) }, Msg: "Options.Depth: 300"},
 		{Name: "Decide nil rng, sampling", Call: func() error { _, err := started(si.SelectSample).Decide(ctx, nil); return err }, Msg: "si: Decide with a nil random stream"},
 		{Name: "Decide nil rng, argmax", Call: func() error { _, err := started(si.SelectArgmax).Decide(ctx, nil); return err }, Msg: "si: Decide with a nil random stream"},
 		{Name: "NewAgent nil model", Call: func() error { _, err := si.NewAgent(nil, nil); return err }, Prefix: "pomdp: ", Msg: "model: nil"},
