@@ -115,7 +115,7 @@ func (f *SearchFlags) Check(m *pomdp.Model, o *Options, source string) error {
 // as a *agent.FlagError naming the flag that sets the field, or naming
 // source (the model's file) when the fault is in the model.
 func FlagError(err error, source string) error {
-	msg := err.Error()
+	msg := reason(err)
 	for _, f := range []struct{ option, flag string }{
 		{"Options.MaxNodes", "--max-nodes"},
 		{"Options.Depth", "--depth"},

@@ -111,11 +111,12 @@ func (s *simulation) run(ctx context.Context, emit func(k int, sub *simSubject) 
 	return err
 }
 
-// trimLibPrefix returns err's message without the "agent: " or "pomdp: "
-// that starts the errors of those packages (a factory's NewAgent returns
-// both: a parameter refused, a model that cannot be scaled).
+// trimLibPrefix returns err's message without the planner's prefix
+// (output.Reason) and then the "agent: " or "pomdp: " that starts the
+// errors of those packages (a factory's NewAgent passes both up: a
+// parameter refused, a model that cannot be scaled).
 func trimLibPrefix(err error) string {
-	msg := err.Error()
+	msg := output.Reason(err)
 	for _, p := range []string{"agent: ", "pomdp: "} {
 		if rest, ok := strings.CutPrefix(msg, p); ok {
 			return rest
