@@ -33,23 +33,6 @@ func prefixed(err error) error {
 // function returns as they are.
 func apiResult[T any](v T, err error) (T, error) { return v, apiError(err) }
 
-// inContext is err, an error of the package's exported API, with context
-// (a file's name, the field of an option) after the prefix:
-// "PREFIX CONTEXT: REST". It wraps err.
-func inContext(context string, err error) error {
-	return &contextError{errPrefix + context + ": " + strings.TrimPrefix(err.Error(), errPrefix), err}
-}
-
-// contextError is an error with its context, from inContext.
-type contextError struct {
-	msg string
-	err error
-}
-
-func (e *contextError) Error() string { return e.msg }
-
-func (e *contextError) Unwrap() error { return e.err }
-
 // reason is err's message without the package's prefix: for a message
 // that puts its own context first (a flag's error) and gets the prefix in
 // front of that.

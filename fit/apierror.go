@@ -29,10 +29,6 @@ func prefixed(err error) error {
 	return fmt.Errorf("%s%w", errPrefix, err)
 }
 
-// apiResult is v and apiError(err): the results of a call that an exported
-// function returns as they are.
-func apiResult[T any](v T, err error) (T, error) { return v, apiError(err) }
-
 // inContext is err, an error of the package's exported API, with context
 // (a file's name, the field of an option) after the prefix:
 // "PREFIX CONTEXT: REST". It wraps err.
@@ -49,8 +45,3 @@ type contextError struct {
 func (e *contextError) Error() string { return e.msg }
 
 func (e *contextError) Unwrap() error { return e.err }
-
-// reason is err's message without the package's prefix: for a message
-// that puts its own context first (a flag's error) and gets the prefix in
-// front of that.
-func reason(err error) string { return strings.TrimPrefix(err.Error(), errPrefix) }

@@ -49,8 +49,3 @@ type contextError struct {
 func (e *contextError) Error() string { return e.msg }
 
 func (e *contextError) Unwrap() error { return e.err }
-
-// reason is err's message without the package's prefix: for a message
-// that puts its own context first (a flag's error) and gets the prefix in
-// front of that.
-func reason(err error) string { return strings.TrimPrefix(err.Error(), errPrefix) }

@@ -74,8 +74,8 @@ type FactorisedSpec struct {
 
 // NewFactorised validates fs and returns the model holding copies of its
 // slices. Errors name the factor or modality and the field, e.g.
-// `factor "location": B[1]: column 2 sums to 0.93, want 1 (tolerance 1e-6)`
-// or `modality "reward": depends_on[1]: unknown factor "contxt"`.
+// `pomdp: factor "location": B[1]: column 2 sums to 0.93, want 1 (tolerance 1e-6)`
+// or `pomdp: modality "reward": depends_on[1]: unknown factor "contxt"`.
 func NewFactorised(fs FactorisedSpec) (*Model, error) {
 	return apiResult(newFactorised(fs.clone()))
 }

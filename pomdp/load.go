@@ -16,7 +16,8 @@ var knownKeys = map[string]bool{
 }
 
 // Load reads and validates a POMDP file (docs/formats.md). Errors start
-// with the path, then name the field and the fault.
+// with the package's prefix and the path, then name the field and the
+// fault ("pomdp: m.json: D: missing ...").
 func Load(path string) (*Model, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
