@@ -63,7 +63,7 @@ func ParseDraw(s string, ps []agent.Param) (Draw, error) {
 	}
 	p, err := agent.FindParam(ps, strings.TrimSpace(name))
 	if err != nil {
-		return Draw{}, fmt.Errorf("fit: draw %s: %s", s, strings.TrimPrefix(err.Error(), "agent: "))
+		return Draw{}, fmt.Errorf("fit: draw %s: %w", s, err)
 	}
 	kind, args, _ := strings.Cut(spec, ":")
 	d := Draw{Param: p, Kind: strings.TrimSpace(kind)}

@@ -195,7 +195,7 @@ func (s *Settings) resolveParams(ps []agent.Param) ([]agent.Param, []Prior, erro
 		}
 		p, err := agent.FindParam(ps, name)
 		if err != nil {
-			return nil, nil, fmt.Errorf("fit: Settings.Free: %s", strings.TrimPrefix(err.Error(), "agent: "))
+			return nil, nil, fmt.Errorf("fit: Settings.Free: %w", err)
 		}
 		free[i] = p
 		priors[i] = DefaultPrior(p)

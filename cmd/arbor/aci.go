@@ -101,7 +101,7 @@ func runACIEval(args []string, stdout io.Writer) error {
 			// The library names its parameters: gamma, horizon and obs are
 			// the flags of the same names.
 			for _, p := range []string{"gamma", "horizon", "obs"} {
-				if strings.HasPrefix(err.Error(), p) {
+				if strings.HasPrefix(output.Reason(err), p) {
 					return badInput("--%s", output.Reason(err))
 				}
 			}
