@@ -22,8 +22,8 @@ type EvalResult struct {
 // --gamma gamma` (docs/cli.md): it infers the posterior over s_0 from the
 // observation (StatePosterior), scores every policy of length horizon
 // (EvaluatePolicies, risk + ambiguity), and returns q_pi = softmax(-gamma G)
-// and the action marginal. Errors begin with the name of the parameter at
-// fault (gamma, horizon or obs).
+// and the action marginal. Errors begin with the package's prefix and the
+// name of the parameter at fault (gamma, horizon or obs).
 func Eval(m *pomdp.Model, obs int, horizon int, gamma float64) (*EvalResult, error) {
 	if err := pomdp.Check(m); err != nil {
 		return nil, apiError(err)

@@ -99,10 +99,11 @@ func runACIEval(args []string, stdout io.Writer) error {
 		}
 		if err != nil {
 			// The library names its parameters: gamma, horizon and obs are
-			// the flags of the same names.
+			// the flags of the same names (and pomdp's reason for obs names
+			// the observation again, as in aciPrintEval).
 			for _, p := range []string{"gamma", "horizon", "obs"} {
-				if strings.HasPrefix(output.Reason(err), p) {
-					return badInput("--%s", output.Reason(err))
+				if msg := output.Reason(err); strings.HasPrefix(msg, p) {
+					return badInput("--%s", strings.Replace(msg, fmt.Sprintf("pomdp: observation %d: ", f.obs), "", 1))
 				}
 			}
 			return badInput("--model %s: %v", f.model, err)
