@@ -283,11 +283,11 @@ var _ agent.Agent = (*Agent)(nil)
 // already checked that every concentration is > 0.)
 func NewAgent(m *pomdp.Model, opts *AgentOptions) (*Agent, error) {
 	if err := pomdp.Check(m); err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	o, err := opts.resolve(m)
 	if err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	a := &Agent{
 		m: m, opts: o,
@@ -295,11 +295,11 @@ func NewAgent(m *pomdp.Model, opts *AgentOptions) (*Agent, error) {
 		ns:  m.NumStates(), no: m.NumObs(), nu: m.NumActions(),
 	}
 	if a.past, err = pomdp.NewPastWith(m, 0, o.Past); err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	if o.LearningRate != nil || o.Forgetting != nil {
 		if err := a.past.SetLearning(pomdp.Learning{Rate: o.LearningRate, Forgetting: o.Forgetting}); err != nil {
-			return nil, fmt.Errorf("AgentOptions: %w", err)
+			return nil, fmt.Errorf("aci: AgentOptions: %w", err)
 		}
 	}
 	return a, nil
@@ -374,7 +374,7 @@ func (a *Agent) Time() int { return max(len(a.obs)-1, 0) }
 // ctx is context.Background(), here and in every method of Agent.
 func (a *Agent) Reset(ctx context.Context, obs int) error {
 	if a.past == nil {
-		return errZero
+		return apiError(errZero)
 	}
 	if obs < 0 || obs >= a.no {
 		return fmt.Errorf("aci: observation %d out of range [0, %d)", obs, a.no)
@@ -386,14 +386,14 @@ func (a *Agent) Reset(ctx context.Context, obs int) error {
 	}
 	a.pi, a.gamma, a.piOut, a.plan, a.qs = nil, nil, false, nil, nil
 	if err := a.past.Reset(obs); err != nil {
-		return err
+		return apiError(err)
 	}
 	a.g, a.begun = nil, true
 	a.obs = append(a.obs, obs)
 	a.inTrial = true
 	a.fresh = false
 	_, err := a.inferPast(ctx)
-	return err
+	return apiError(err)
 }
 
 // AdvanceMixed is Advance after an action that is not known (a missed
@@ -403,7 +403,7 @@ func (a *Agent) Reset(ctx context.Context, obs int) error {
 // -1.
 func (a *Agent) AdvanceMixed(ctx context.Context, probs []float64, obs int) error {
 	if a.past == nil {
-		return errZero
+		return apiError(errZero)
 	}
 	if !a.inTrial {
 		return errors.New("aci: AdvanceMixed: no trial in progress (call Reset)")
@@ -411,13 +411,13 @@ func (a *Agent) AdvanceMixed(ctx context.Context, probs []float64, obs int) erro
 	ctx = background(ctx)
 	a.clearPolicy()
 	if err := a.past.GrowMixed(probs, obs); err != nil {
-		return err
+		return apiError(err)
 	}
 	a.fresh = false
 	a.obs = append(a.obs, obs)
 	a.acts = append(a.acts, -1)
 	_, err := a.inferPast(ctx)
-	return err
+	return apiError(err)
 }
 
 var _ agent.MixedAdvancer = (*Agent)(nil)
@@ -429,10 +429,10 @@ var _ agent.MixedAdvancer = (*Agent)(nil)
 // stays as it was.
 func (a *Agent) Advance(ctx context.Context, action, obs int) error {
 	if err := a.Observe(action, obs); err != nil {
-		return err
+		return apiError(err)
 	}
 	_, err := a.inferPast(background(ctx))
-	return err
+	return apiError(err)
 }
 
 // Observe records the action taken at the present step and the observation
@@ -440,7 +440,7 @@ func (a *Agent) Advance(ctx context.Context, action, obs int) error {
 // linked to S_t and U_t through B, and the observed O_(t+1).
 func (a *Agent) Observe(action, obs int) error {
 	if a.past == nil {
-		return errZero
+		return apiError(errZero)
 	}
 	if !a.inTrial {
 		return errors.New("aci: Observe: no trial in progress (call Reset)")
@@ -453,7 +453,7 @@ func (a *Agent) Observe(action, obs int) error {
 	}
 	a.clearPolicy()
 	if err := a.past.Grow(action, obs); err != nil {
-		return err
+		return apiError(err)
 	}
 	a.fresh = false
 	a.obs = append(a.obs, obs)
@@ -508,7 +508,7 @@ func (a *Agent) expectedModel() (*pomdp.Model, error) {
 // seeded sample). The action is not applied: report it with Observe.
 func (a *Agent) Act(ctx context.Context) (int, error) {
 	if err := a.act(ctx, a.rng); err != nil {
-		return 0, err
+		return 0, apiError(err)
 	}
 	return a.plan.Action, nil
 }
@@ -526,7 +526,7 @@ func (a *Agent) Decide(ctx context.Context, rng *rand.Rand) (*agent.Decision, er
 		return nil, errors.New("aci: Decide with a nil random stream")
 	}
 	if err := a.act(ctx, rng); err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	p := a.plan
 	d := &agent.Decision{Probs: clone(a.probs), Base: clone(p.ActionProbs), Action: p.Action, Detail: p}
@@ -595,7 +595,7 @@ func (a *Agent) act(ctx context.Context, rng *rand.Rand) error {
 func (a *Agent) Choose(dst, base []float64) ([]float64, error) {
 	probs, err := agent.ChooseProbs(dst, a.m, base, a.opts.ActionPrecision, a.opts.ActionFactors)
 	if err != nil {
-		return nil, fmt.Errorf("AgentOptions.ActionPrecision: %w", err)
+		return nil, fmt.Errorf("aci: AgentOptions.ActionPrecision: %w", err)
 	}
 	return probs, nil
 }
@@ -714,13 +714,13 @@ func (a *Agent) choose(rng *rand.Rand, p, probs []float64) int {
 // The graph of the trial stays available (Graph, StateBeliefs) until Reset.
 func (a *Agent) EndTrial(ctx context.Context) error {
 	if a.past == nil {
-		return errZero
+		return apiError(errZero)
 	}
 	if !a.inTrial {
 		return errors.New("aci: EndTrial: no trial in progress (call Reset)")
 	}
 	if _, err := a.inferPast(background(ctx)); err != nil {
-		return err
+		return apiError(err)
 	}
 	a.past.CarryOver()
 	a.inTrial = false

@@ -42,18 +42,18 @@ func (o *EFEOptions) novelty() bool { return o != nil && o.Novelty }
 // or Novelty without concentrations a.
 func ExpectedFreeEnergy(m *pomdp.Model, qs []float64, policy []int, opts *EFEOptions) (G, risk, ambiguity float64, err error) {
 	if err := pomdp.Check(m); err != nil {
-		return 0, 0, 0, err
+		return 0, 0, 0, apiError(err)
 	}
 	if err := pomdp.CheckBelief(m, "qs", qs); err != nil {
-		return 0, 0, 0, err
+		return 0, 0, 0, apiError(err)
 	}
 	w, err := noveltyWeights(m, opts)
 	if err != nil {
-		return 0, 0, 0, err
+		return 0, 0, 0, apiError(err)
 	}
 	for tau, u := range policy {
 		if u < 0 || u >= m.NumActions() {
-			return 0, 0, 0, fmt.Errorf("policy[%d]: action %d out of range [0, %d)", tau, u, m.NumActions())
+			return 0, 0, 0, fmt.Errorf("aci: policy[%d]: action %d out of range [0, %d)", tau, u, m.NumActions())
 		}
 	}
 	prev := append([]float64(nil), qs...)

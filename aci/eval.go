@@ -22,29 +22,29 @@ type EvalResult struct {
 // --gamma gamma` (docs/cli.md): it infers the posterior over s_0 from the
 // observation (StatePosterior), scores every policy of length horizon
 // (EvaluatePolicies, risk + ambiguity), and returns q_pi = softmax(-gamma G)
-// and the action marginal. Errors begin with the name of the parameter at
-// fault (gamma, horizon or obs).
+// and the action marginal. Errors begin with the package's prefix and the
+// name of the parameter at fault (gamma, horizon or obs).
 func Eval(m *pomdp.Model, obs int, horizon int, gamma float64) (*EvalResult, error) {
 	if err := pomdp.Check(m); err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	if err := checkGamma("gamma", gamma); err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	if _, err := NumPolicies(m.NumActions(), horizon, MaxPolicies); err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	qs, err := pomdp.StatePosterior(nil, m, obs)
 	if err != nil {
-		return nil, fmt.Errorf("obs %s: %s", obsText(m, obs), strings.TrimPrefix(err.Error(), fmt.Sprintf("observation %d: ", obs)))
+		return nil, fmt.Errorf("aci: obs %s: %w", obsText(m, obs), err)
 	}
 	ps, err := EvaluatePolicies(m, qs, horizon, nil)
 	if err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	qpi, err := ps.Posterior(nil, gamma)
 	if err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	return &EvalResult{
 		QS:          qs,

@@ -29,7 +29,7 @@ import (
 // error without a trial (before Reset).
 func (a *Agent) FigureGraph() (*ffg.Graph, error) {
 	if a.past == nil {
-		return nil, errZero
+		return nil, apiError(errZero)
 	}
 	if len(a.obs) == 0 || !a.begun {
 		return nil, errors.New("aci: FigureGraph: no trial (call Reset)")
@@ -37,10 +37,10 @@ func (a *Agent) FigureGraph() (*ffg.Graph, error) {
 	m := a.m
 	p, err := pomdp.NewPastWith(m, 0, a.opts.Past)
 	if err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	if err := p.Reset(a.obs[0]); err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	for i, u := range a.acts {
 		if u < 0 {
@@ -55,7 +55,7 @@ func (a *Agent) FigureGraph() (*ffg.Graph, error) {
 			err = p.Grow(u, a.obs[i+1])
 		}
 		if err != nil {
-			return nil, err
+			return nil, apiError(err)
 		}
 	}
 	g := p.Graph()
@@ -64,9 +64,9 @@ func (a *Agent) FigureGraph() (*ffg.Graph, error) {
 	}
 	pi, err := a.figurePolicy(g)
 	if err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
-	return g, a.figureFuture(g, p, pi)
+	return g, apiError(a.figureFuture(g, p, pi))
 }
 
 // figurePolicy adds π (and γ) to g as inferPolicy adds them to the

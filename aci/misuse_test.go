@@ -98,6 +98,16 @@ func TestMisuse(t *testing.T) {
 		t.Fatal(err)
 	}
 	cases := []misusetest.Case{
+		{Name: "NumPolicies no actions", Call: func() error { _, err := aci.NumPolicies(0, 2, 100); return err }, Prefix: "number of actions: ", Msg: "want >= 1"},
+		{Name: "NumPolicies over the limit", Call: func() error { _, err := aci.NumPolicies(2, 10, 100); return err }, Prefix: "horizon: ", Msg: "exceeds the limit 100"},
+		{Name: "CheckPlanTime nil model", Call: func() error { return aci.CheckPlanTime(nil, 2, 1) }, Prefix: "pomdp: ", Msg: "model: nil"},
+		{Name: "Observe before Reset", Call: func() error {
+			a, err := aci.NewAgent(m, nil)
+			if err != nil {
+				return fmt.Errorf("setup: %v", err)
+			}
+			return a.Observe(0, 0)
+		}},
 		{Name: "DecodePolicy no actions", Call: call(func() { aci.DecodePolicy(nil, 0, 0, 2) }), Panics: "DecodePolicy", Msg: "aci: DecodePolicy: 0 actions"},
 		{Name: "DecodePolicy negative horizon", Call: call(func() { aci.DecodePolicy(nil, 0, 2, -1) }), Panics: "DecodePolicy", Msg: "horizon -1"},
 		{Name: "DecodePolicy index out of range", Call: call(func() { aci.DecodePolicy(nil, 4, 2, 2) }), Panics: "DecodePolicy", Msg: "index out of range [0, 2^2)"},
@@ -120,7 +130,7 @@ func TestMisuse(t *testing.T) {
 		// field, or pomdp.Check's.
 		{Name: "ExpectedFreeEnergy nil model", Call: func() error { _, _, _, err := aci.ExpectedFreeEnergy(nil, q, []int{0}, nil); return err }, Prefix: "pomdp: ", Msg: "model: nil"},
 		{Name: "ExpectedFreeEnergy action out of range", Call: func() error { _, _, _, err := aci.ExpectedFreeEnergy(m, q, []int{0, 9}, nil); return err }, Prefix: "policy[1]", Msg: "action 9 out of range [0, 2)"},
-		{Name: "ExpectedFreeEnergy bad belief", Call: func() error { _, _, _, err := aci.ExpectedFreeEnergy(m, q[:1], nil, nil); return err }, Prefix: "qs", Msg: "1 entries, want 3"},
+		{Name: "ExpectedFreeEnergy bad belief", Call: func() error { _, _, _, err := aci.ExpectedFreeEnergy(m, q[:1], nil, nil); return err }, Prefix: "pomdp: qs", Msg: "1 entries, want 3"},
 		{Name: "ExpectedFreeEnergy novelty without a", Call: func() error {
 			_, _, _, err := aci.ExpectedFreeEnergy(m, q, nil, &aci.EFEOptions{Novelty: true})
 			return err
@@ -294,7 +304,7 @@ func TestMisuse(t *testing.T) {
 			}, Prefix: "pomdp: step 1", Msg: "probability 0"},
 		)
 	}
-	misusetest.Run(t, "aci: ", cases)
+	misusetest.Runner{Prefix: "aci: ", Always: true}.Run(t, cases)
 }
 
 // TestAgentsShareModel runs two agents on one model (with concentrations
@@ -329,4 +339,13 @@ func TestAgentsShareModel(t *testing.T) {
 	if string(before) != string(after) {
 		t.Error("the shared model changed")
 	}
+}
+
+// TestErrorReturns holds the exported functions and methods of aci to the
+// rule of docs/reliability.md ("Error messages") in the source: every
+// error they return is nil, a literal starting with "aci: ", or passes
+// through apiError, apiResult or inContext, which put the prefix in front
+// once.
+func TestErrorReturns(t *testing.T) {
+	misusetest.Returns(t, "aci: ", "apiError", "apiResult", "inContext")
 }

@@ -70,9 +70,9 @@ func (f *flags) Check() error {
 	given := agent.Given(f.fs)
 	switch {
 	case !given["horizon"]:
-		return agent.Flagf("horizon", "missing (want the policy length T >= 1)")
+		return apiError(agent.Flagf("horizon", "missing (want the policy length T >= 1)"))
 	case *f.horizon < 1:
-		return agent.Flagf("horizon", "%d, want >= 1", *f.horizon)
+		return apiError(agent.Flagf("horizon", "%d, want >= 1", *f.horizon))
 	}
 	return nil
 }
@@ -91,13 +91,13 @@ func (f *flags) Refused(name string) string {
 func (f *flags) Factory(m *pomdp.Model, source string) (agent.Factory, error) {
 	o, err := f.options(m)
 	if err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	if err := CheckPlanTime(m, o.Horizon, *f.maxMin); err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	if _, err := NewAgent(m, o); err != nil {
-		return nil, &agent.FlagError{Msg: source + ": " + err.Error()}
+		return nil, apiError(&agent.FlagError{Msg: source + ": " + err.Error()})
 	}
 	return Factory{Options: *o}, nil
 }
@@ -139,7 +139,7 @@ func (f *flags) options(m *pomdp.Model) (*AgentOptions, error) {
 	}
 	past, err := pomdp.ParsePastInference(*f.past)
 	if err != nil {
-		return nil, agent.Flagf("past", "%v", err)
+		return nil, agent.Flagf("past", "%s", reason(err))
 	}
 	o := &AgentOptions{
 		Horizon: *f.horizon, Gamma: *f.gamma, InferGamma: *f.inferGamma, Beta: *f.beta,
@@ -176,16 +176,20 @@ func parseHabits(s string, nu int) ([]float64, error) {
 
 // CheckPlanTime refuses a horizon whose policy walk is estimated
 // (EstimatePlanSeconds) to take more than maxMin minutes per planning
-// step, with the count, the estimate and the flag that overrides it.
+// step, with the count, the estimate and the flag that overrides it. A
+// nil or invalid model is pomdp.Check's error.
 func CheckPlanTime(m *pomdp.Model, horizon int, maxMin float64) error {
 	if !(maxMin > 0) || math.IsInf(maxMin, 0) {
-		return agent.Flagf("max-minutes", "%v, want a finite number > 0", maxMin)
+		return apiError(agent.Flagf("max-minutes", "%v, want a finite number > 0", maxMin))
+	}
+	if err := pomdp.Check(m); err != nil {
+		return apiError(err)
 	}
 	est := EstimatePlanSeconds(m, horizon)
 	if est <= 60*maxMin {
 		return nil
 	}
 	count := math.Pow(float64(m.NumActions()), float64(horizon))
-	return &agent.FlagError{Msg: fmt.Sprintf("--horizon %d: %d^%d = %.3g policies would take about %s per planning step (estimated from %d states, %d observations, %d actions), over --max-minutes %g; raise --max-minutes to run it anyway",
-		horizon, m.NumActions(), horizon, count, agent.Duration(est), m.NumStates(), m.NumObs(), m.NumActions(), maxMin)}
+	return apiError(&agent.FlagError{Msg: fmt.Sprintf("--horizon %d: %d^%d = %.3g policies would take about %s per planning step (estimated from %d states, %d observations, %d actions), over --max-minutes %g; raise --max-minutes to run it anyway",
+		horizon, m.NumActions(), horizon, count, agent.Duration(est), m.NumStates(), m.NumObs(), m.NumActions(), maxMin)})
 }

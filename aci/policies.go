@@ -45,15 +45,15 @@ func EstimatePlanSeconds(m *pomdp.Model, horizon int) float64 {
 // an error when horizon < 1, numActions < 1, or |U|^T exceeds limit.
 func NumPolicies(numActions, horizon, limit int) (int, error) {
 	if horizon < 1 {
-		return 0, fmt.Errorf("horizon: %d, want >= 1", horizon)
+		return 0, fmt.Errorf("aci: horizon: %d, want >= 1", horizon)
 	}
 	if numActions < 1 {
-		return 0, fmt.Errorf("number of actions: %d, want >= 1", numActions)
+		return 0, fmt.Errorf("aci: number of actions: %d, want >= 1", numActions)
 	}
 	n := 1
 	for range horizon {
 		if n > limit/numActions {
-			return 0, fmt.Errorf("horizon: %d actions ^ horizon %d policies exceeds the limit %d", numActions, horizon, limit)
+			return 0, fmt.Errorf("aci: horizon: %d actions ^ horizon %d policies exceeds the limit %d", numActions, horizon, limit)
 		}
 		n *= numActions
 	}
@@ -146,7 +146,7 @@ func (ps *PolicySet) Policies() [][]int {
 // G = +Inf they tie and q_pi is uniform (package documentation, "Zeros in C").
 func (ps *PolicySet) Posterior(dst []float64, gamma float64) ([]float64, error) {
 	if err := checkGamma("gamma", gamma); err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	n := ps.Len()
 	if cap(dst) < n {
@@ -165,7 +165,7 @@ func (ps *PolicySet) Posterior(dst []float64, gamma float64) ([]float64, error) 
 		return dst, nil
 	}
 	if math.IsNaN(mx) {
-		return nil, errors.New("expected free energy NaN")
+		return nil, errors.New("aci: expected free energy NaN")
 	}
 	sum := 0.0
 	for i, x := range dst {
@@ -368,7 +368,7 @@ func prepare(m *pomdp.Model, qs []float64, horizon, limit int, opts *EFEOptions)
 // prefixes, with O(T |S|) working memory besides the output. The horizon must
 // be >= 1 and |U|^T at most MaxPolicies.
 func EvaluatePolicies(m *pomdp.Model, qs []float64, horizon int, opts *EFEOptions) (*PolicySet, error) {
-	return EvaluatePoliciesContext(context.Background(), m, qs, horizon, opts)
+	return apiResult(EvaluatePoliciesContext(context.Background(), m, qs, horizon, opts))
 }
 
 // EvaluatePoliciesContext is EvaluatePolicies that stops with ctx's error
@@ -379,7 +379,7 @@ func EvaluatePoliciesContext(ctx context.Context, m *pomdp.Model, qs []float64, 
 	}
 	n, w, err := prepare(m, qs, horizon, MaxPolicies, opts)
 	if err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	ps := &PolicySet{
 		NumActions: m.NumActions(), Horizon: horizon,
@@ -397,7 +397,7 @@ func EvaluatePoliciesContext(ctx context.Context, m *pomdp.Model, qs []float64, 
 		}
 	})
 	if err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	return ps, nil
 }

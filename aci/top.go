@@ -70,7 +70,7 @@ func worse(a, b *RankedPolicy) bool {
 // marginal. Memory is O(k T + T |S| + |U|). k is clamped to |U|^T; |U|^T must
 // fit in an int. gamma must be finite and > 0, k >= 1.
 func TopPolicies(m *pomdp.Model, qs []float64, horizon, k int, gamma float64, opts *EFEOptions) (*Ranking, error) {
-	return TopPoliciesContext(context.Background(), m, qs, horizon, k, gamma, opts)
+	return apiResult(TopPoliciesContext(context.Background(), m, qs, horizon, k, gamma, opts))
 }
 
 // TopPoliciesContext is TopPolicies that stops with ctx's error when ctx
@@ -81,13 +81,13 @@ func TopPoliciesContext(ctx context.Context, m *pomdp.Model, qs []float64, horiz
 	}
 	n, w, err := prepare(m, qs, horizon, math.MaxInt, opts)
 	if err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	if k < 1 {
-		return nil, fmt.Errorf("k: %d, want >= 1", k)
+		return nil, fmt.Errorf("aci: k: %d, want >= 1", k)
 	}
 	if err := checkGamma("gamma", gamma); err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	k = min(k, n)
 	nu := m.NumActions()
@@ -114,7 +114,7 @@ func TopPoliciesContext(ctx context.Context, m *pomdp.Model, qs []float64, horiz
 		siftDown(heap, 0)
 	})
 	if err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 
 	total := lse{max: math.Inf(-1)}
@@ -126,7 +126,7 @@ func TopPoliciesContext(ctx context.Context, m *pomdp.Model, qs []float64, horiz
 	res := &Ranking{NumPolicies: n, LogNorm: total.value(), ActionProbs: make([]float64, nu)}
 	allInf := math.IsInf(res.LogNorm, -1) // every G = +Inf: q_pi uniform (package documentation, "Zeros in C")
 	if math.IsNaN(res.LogNorm) {
-		return nil, errors.New("expected free energy NaN")
+		return nil, errors.New("aci: expected free energy NaN")
 	}
 	for u := range lu {
 		if allInf {

@@ -121,24 +121,24 @@ func NewAgent(m *pomdp.Model, opts *Options, rng *rand.Rand) (*Agent, error) {
 		o = opts.Resolved()
 	}
 	if err := o.Validate(); err != nil {
-		return nil, fmt.Errorf("btai: %w", err)
+		return nil, apiError(err)
 	}
 	if err := pomdp.Check(m); err != nil {
-		return nil, fmt.Errorf("btai: %w", err)
+		return nil, apiError(err)
 	}
 	if rng == nil {
 		rng = rand.New(rand.NewPCG(1, 1))
 	}
 	if m.NumFactors() > 1 || m.NumModalities() > 1 {
-		return newFactorisedAgent(m, o, rng)
+		return apiResult(newFactorisedAgent(m, o, rng))
 	}
 	a := &Agent{m: m, opts: o, rng: rng, ns: m.NumStates(), no: m.NumObs(), nu: m.NumActions(), nobs: m.NumObs()}
 	var err error
 	if a.past, err = pomdp.NewPastWith(m, max(o.Window, 0), o.Past); err != nil {
-		return nil, fmt.Errorf("btai: %w", err)
+		return nil, apiError(err)
 	}
 	if err := a.past.SetLearning(pomdp.Learning{Rate: o.LearningRate, Forgetting: o.Forgetting}); err != nil {
-		return nil, fmt.Errorf("btai: %w", err)
+		return nil, apiError(err)
 	}
 	a.logC = make([]float64, a.no)
 	for i := range a.logC {
@@ -268,7 +268,7 @@ func (a *Agent) Time() int {
 // pomdp.ErrImpossibleObservation), is an error and starts no episode.
 func (a *Agent) Reset(ctx context.Context, obs int) error {
 	if a.past == nil {
-		return errZero
+		return apiError(errZero)
 	}
 	ctx = background(ctx)
 	if obs < 0 || obs >= a.nobs {
@@ -288,14 +288,14 @@ func (a *Agent) Reset(ctx context.Context, obs int) error {
 		}
 	}
 	if err := a.past.Reset(obs); err != nil {
-		return fmt.Errorf("btai: %w", err)
+		return apiError(err)
 	}
 	a.g = a.past.Graph()
 	a.aVar, a.bVar, a.dVar = a.past.Params()
 	clear(a.future)
 	a.future = a.future[:0]
 	if err := a.inferPast(ctx); err != nil {
-		return err
+		return apiError(err)
 	}
 	a.learnA(obs)
 	return nil
@@ -336,7 +336,7 @@ var _ agent.Agent = (*Agent)(nil)
 // its Work the planning iterations, and its Detail the *Tree.
 func (a *Agent) Decide(ctx context.Context, rng *rand.Rand) (*agent.Decision, error) {
 	if a.past == nil {
-		return nil, errZero
+		return nil, apiError(errZero)
 	}
 	if rng == nil {
 		return nil, errors.New("btai: Decide with a nil random stream")
@@ -345,7 +345,7 @@ func (a *Agent) Decide(ctx context.Context, rng *rand.Rand) (*agent.Decision, er
 	a.rng = rng
 	defer func() { a.rng = saved }()
 	if err := a.Plan(ctx); err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	d := &agent.Decision{Probs: make([]float64, a.nu), Deterministic: a.opts.ActionSelection.Deterministic(), Detail: &a.tree}
 	d.Action = a.tree.SelectAction(a.opts.ActionSelection, *a.opts.ActionPrecision, rng, d.Probs)
@@ -365,7 +365,7 @@ func (a *Agent) Decide(ctx context.Context, rng *rand.Rand) (*agent.Decision, er
 // (pomdp.Past.GrowMixed; agent.MixedAdvancer).
 func (a *Agent) AdvanceMixed(ctx context.Context, probs []float64, obs int) error {
 	if a.past == nil {
-		return errZero
+		return apiError(errZero)
 	}
 	ctx = background(ctx)
 	if a.g == nil {
@@ -379,10 +379,10 @@ func (a *Agent) AdvanceMixed(ctx context.Context, probs []float64, obs int) erro
 	}
 	a.clearFuture()
 	if err := a.past.GrowMixed(probs, obs); err != nil {
-		return fmt.Errorf("btai: %w", err)
+		return apiError(err)
 	}
 	if err := a.inferPast(ctx); err != nil {
-		return err
+		return apiError(err)
 	}
 	a.learnA(obs)
 	return nil
@@ -391,7 +391,9 @@ func (a *Agent) AdvanceMixed(ctx context.Context, probs []float64, obs int) erro
 var _ agent.MixedAdvancer = (*Agent)(nil)
 
 // Advance is Step (agent.Agent).
-func (a *Agent) Advance(ctx context.Context, action, obs int) error { return a.Step(ctx, action, obs) }
+func (a *Agent) Advance(ctx context.Context, action, obs int) error {
+	return apiError(a.Step(ctx, action, obs))
+}
 
 // EndTrial closes the episode (agent.Agent): the Dirichlet posteriors of
 // the episode become the priors of the next one (Reset does it otherwise).
@@ -400,14 +402,14 @@ func (a *Agent) Advance(ctx context.Context, action, obs int) error { return a.S
 func (a *Agent) EndTrial(ctx context.Context) error {
 	switch {
 	case a.past == nil:
-		return errZero
+		return apiError(errZero)
 	case a.g == nil:
 		return errors.New("btai: EndTrial before Reset")
 	case a.carried:
 		return errors.New("btai: EndTrial after EndTrial (call Reset)")
 	}
 	if err := background(ctx).Err(); err != nil {
-		return err
+		return apiError(err)
 	}
 	a.clearFuture()
 	a.past.CarryOver()
@@ -437,7 +439,7 @@ func (a *Agent) EndTrial(ctx context.Context) error {
 // pomdp.ErrImpossibleObservation).
 func (a *Agent) Step(ctx context.Context, action, obs int) error {
 	if a.past == nil {
-		return errZero
+		return apiError(errZero)
 	}
 	ctx = background(ctx)
 	if a.g == nil {
@@ -454,10 +456,10 @@ func (a *Agent) Step(ctx context.Context, action, obs int) error {
 	}
 	a.clearFuture()
 	if err := a.past.Grow(action, obs); err != nil {
-		return fmt.Errorf("btai: %w", err)
+		return apiError(err)
 	}
 	if err := a.inferPast(ctx); err != nil {
-		return err
+		return apiError(err)
 	}
 	a.learnA(obs)
 	return nil

@@ -56,10 +56,10 @@ func newFactorisedAgent(m *pomdp.Model, o Options, rng *rand.Rand) (*Agent, erro
 	a := &Agent{m: m, opts: o, rng: rng, ns: m.NumStates(), no: m.ObsLen(), nu: m.NumActions(), nobs: m.NumObs()}
 	var err error
 	if a.past, err = pomdp.NewPastWith(m, max(o.Window, 0), o.Past); err != nil {
-		return nil, fmt.Errorf("btai: %w", err)
+		return nil, apiError(err)
 	}
 	if err := a.past.SetLearning(pomdp.Learning{Rate: o.LearningRate, Forgetting: o.Forgetting}); err != nil {
-		return nil, fmt.Errorf("btai: %w", err)
+		return nil, apiError(err)
 	}
 	f := &factorised{axes: make([][]axis, m.NumFactors())}
 	for i := range m.NumModalities() {
@@ -119,7 +119,7 @@ func (a *Agent) prepareFactorised() error {
 	f := a.fact
 	m, err := a.past.ExpectedModel()
 	if err != nil {
-		return fmt.Errorf("btai: %w", err)
+		return apiError(err)
 	}
 	if m == f.m && f.lnA != nil {
 		f.root = append(f.root[:0], a.past.Belief()...)
@@ -354,11 +354,11 @@ func (a *Agent) NodePosteriors(k int) (qs, qo []float64, err error) {
 	n := &a.tree.Nodes[k]
 	qp, err := a.nodeProbs(n.Parent)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, apiError(err)
 	}
 	a.fact.depth = n.Depth
 	if err := a.infer(qp, n.Action); err != nil {
-		return nil, nil, err
+		return nil, nil, apiError(err)
 	}
 	return append([]float64(nil), a.qs...), append([]float64(nil), a.qo...), nil
 }
@@ -370,7 +370,7 @@ func (a *Agent) NodePosteriors(k int) (qs, qo []float64, err error) {
 // Without learning it is the agent's model.
 func (a *Agent) LearnedModel() (*pomdp.Model, error) {
 	if a.past == nil {
-		return nil, errZero
+		return nil, apiError(errZero)
 	}
-	return a.past.ExpectedModel()
+	return apiResult(a.past.ExpectedModel())
 }

@@ -107,6 +107,15 @@ func TestMisuse(t *testing.T) {
 	small := btai.DefaultOptions()
 	small.Iterations = 20
 	cases := []misusetest.Case{
+		{Name: "ParseCost of a bad name", Call: func() error { _, err := btai.ParseCost("risk"); return err }, Msg: `unknown cost "risk"`},
+		{Name: "ParseSelection of a bad name", Call: func() error { _, err := btai.ParseSelection("greedy"); return err }, Msg: `unknown selection "greedy"`},
+		{Name: "ParseInference of a bad name", Call: func() error { _, err := btai.ParseInference("exact"); return err }, Msg: `unknown inference "exact"`},
+		{Name: "ParsePropagation of a bad name", Call: func() error { _, err := btai.ParsePropagation("up"); return err }, Msg: `unknown propagation "up"`},
+		{Name: "ParseActionSelection of a bad name", Call: func() error { _, err := btai.ParseActionSelection("x"); return err }, Msg: `unknown action selection "x"`},
+		{Name: "PresetByName of a bad name", Call: func() error { _, err := btai.PresetByName("fast"); return err }, Msg: `unknown preset "fast"`},
+		{Name: "Options.Validate of 0 iterations", Call: func() error { o := btai.DefaultOptions(); o.Iterations = -1; return o.Validate() }, Msg: "iterations -1"},
+		{Name: "CheckTree nil model", Call: func() error { return btai.CheckTree(10, nil, false) }, Prefix: "pomdp: ", Msg: "model: nil"},
+		{Name: "CheckFactorised global with two factors", Call: func() error { return btai.CheckFactorised(fm, "--model f.json", true, false) }, Msg: "f.json"},
 		{Name: "EstimatePlanSeconds nil model", Call: call(func() { btai.EstimatePlanSeconds(nil, btai.Options{}) }), Panics: "EstimatePlanSeconds", Msg: "btai: EstimatePlanSeconds: pomdp: model: nil"},
 		{Name: "EstimatePlanSeconds zero options", Call: func() error {
 			if got, want := btai.EstimatePlanSeconds(m, btai.Options{}), btai.EstimatePlanSeconds(m, btai.DefaultOptions()); got != want || !(got > 0) {
@@ -361,12 +370,12 @@ func TestMisuse(t *testing.T) {
 						return err
 					}
 					return impossible(a.Reset(ctx, mm.byB))
-				}, Msg: "btai: pomdp: step 0", Prefix: "btai: pomdp: step 0"},
-				misusetest.Case{Name: p + "Step observation that A excludes", Call: func() error { return step(mm.never) }, Prefix: "btai: pomdp: step 1", Msg: "probability 0"},
+				}, Msg: "btai: pomdp: step 0", Prefix: "pomdp: step 0"},
+				misusetest.Case{Name: p + "Step observation that A excludes", Call: func() error { return step(mm.never) }, Prefix: "pomdp: step 1", Msg: "probability 0"},
 			)
 			if past == pomdp.PastFilter {
 				cases = append(cases, misusetest.Case{Name: p + "Step observation that B excludes", Call: func() error { return step(mm.byB) },
-					Prefix: "btai: pomdp: step 1", Msg: "probability 0"})
+					Prefix: "pomdp: step 1", Msg: "probability 0"})
 			} else {
 				cases = append(cases, misusetest.Case{Name: p + "Step observation that B excludes", Call: func() error {
 					if err := step(mm.byB); err != nil {
@@ -377,7 +386,7 @@ func TestMisuse(t *testing.T) {
 			}
 		}
 	}
-	misusetest.Run(t, "btai: ", cases)
+	misusetest.Runner{Prefix: "btai: ", Always: true}.Run(t, cases)
 }
 
 // TestAgentsShareModel runs two agents on one model on two goroutines at
@@ -421,4 +430,13 @@ func TestAgentsShareModel(t *testing.T) {
 			t.Error("the shared model changed")
 		}
 	}
+}
+
+// TestErrorReturns holds the exported functions and methods of btai to the
+// rule of docs/reliability.md ("Error messages") in the source: every
+// error they return is nil, a literal starting with "btai: ", or passes
+// through apiError, apiResult or inContext, which put the prefix in front
+// once.
+func TestErrorReturns(t *testing.T) {
+	misusetest.Returns(t, "btai: ", "apiError", "apiResult", "inContext")
 }

@@ -28,7 +28,7 @@ func TestOptionNames(t *testing.T) {
 				t.Errorf("parse %q: %q, %v", n, got, err)
 			}
 		}
-		if _, err := tc.parse(tc.bad); err == nil || err.Error() != tc.errMsg {
+		if _, err := tc.parse(tc.bad); err == nil || err.Error() != "btai: "+tc.errMsg {
 			t.Errorf("parse %q: error %v, want %s", tc.bad, err, tc.errMsg)
 		}
 	}

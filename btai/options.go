@@ -29,7 +29,7 @@ func (c Cost) String() string { return enumName(costNames, "Cost", c) }
 
 // ParseCost parses "classic", "pcost" or "feef".
 func ParseCost(s string) (Cost, error) {
-	return parseEnum[Cost](costNames, "cost", s)
+	return apiResult(parseEnum[Cost](costNames, "cost", s))
 }
 
 // Inference is the way the posteriors of newly expanded future nodes are
@@ -51,7 +51,7 @@ func (i Inference) String() string { return enumName(inferenceNames, "Inference"
 
 // ParseInference parses "vmp" or "predictive".
 func ParseInference(s string) (Inference, error) {
-	return parseEnum[Inference](inferenceNames, "inference", s)
+	return apiResult(parseEnum[Inference](inferenceNames, "inference", s))
 }
 
 // Options configures an agent. A nil *Options, the zero Options and a zero
@@ -282,7 +282,7 @@ func PresetByName(name string) (Options, error) {
 	case Preset3MFName:
 		return Preset3MF(), nil
 	}
-	return Options{}, fmt.Errorf("unknown preset %q (want %s)", name, strings.Join(PresetNames, ", "))
+	return Options{}, fmt.Errorf("btai: unknown preset %q (want %s)", name, strings.Join(PresetNames, ", "))
 }
 
 // Validate returns an error naming the first invalid option of the
@@ -294,7 +294,7 @@ func (o *Options) Validate() error {
 		r = *o
 	}
 	r = r.Resolved()
-	return r.validate()
+	return apiError(r.validate())
 }
 
 func (o *Options) validate() error {

@@ -55,15 +55,15 @@ func (f Factory) Params(m *pomdp.Model) []agent.Param {
 // the option at fault.
 func (f Factory) NewAgent(m *pomdp.Model, values map[string]float64) (agent.Agent, error) {
 	if err := pomdp.Check(m); err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	sm, err := agent.ApplyParams(m, f.Params(m), values, agent.ClosedLearning)
 	if err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	o := f.resolved()
 	o.ActionPrecision = agent.Override(o.ActionPrecision, values, agent.ParamAlpha)
 	o.LearningRate = agent.Override(o.LearningRate, values, agent.ParamEta)
 	o.Forgetting = agent.Override(o.Forgetting, values, agent.ParamOmega)
-	return NewAgent(sm, &o, nil)
+	return apiResult(NewAgent(sm, &o, nil))
 }

@@ -286,7 +286,7 @@ func TreeBytes(iterations, ns, no, nu int, materialized bool) float64 {
 func (a *Agent) Plan(ctx context.Context) error {
 	switch {
 	case a.past == nil:
-		return errZero
+		return apiError(errZero)
 	case a.g == nil:
 		return errors.New("btai: Plan before Reset")
 	case a.carried:
@@ -295,7 +295,7 @@ func (a *Agent) Plan(ctx context.Context) error {
 	ctx = background(ctx)
 	a.clearFuture()
 	if err := a.prepareFuture(); err != nil {
-		return err
+		return apiError(err)
 	}
 	a.tree.Reset(a.nu, a.past.Present())
 	if a.opts.TrialSteps > 0 {
@@ -333,11 +333,11 @@ func (a *Agent) Plan(ctx context.Context) error {
 	for it := 0; it < a.opts.Iterations && !a.tree.Exhausted(); it++ {
 		if it&63 == 0 {
 			if err := ctx.Err(); err != nil {
-				return err
+				return apiError(err)
 			}
 		}
 		if err := a.iterate(ctx); err != nil {
-			return err
+			return apiError(err)
 		}
 	}
 	return nil
@@ -364,17 +364,17 @@ func (a *Agent) Plan(ctx context.Context) error {
 func (a *Agent) Iterate(ctx context.Context) error {
 	switch {
 	case a.past == nil:
-		return errZero
+		return apiError(errZero)
 	case !a.planned:
 		return errors.New("btai: Iterate before Plan")
 	}
 	if err := background(ctx).Err(); err != nil {
-		return err
+		return apiError(err)
 	}
 	if a.tree.Exhausted() {
 		return nil
 	}
-	return a.iterate(background(ctx))
+	return apiError(a.iterate(background(ctx)))
 }
 
 // iterate is Iterate on a tree that Plan started.
@@ -777,7 +777,7 @@ func (a *Agent) rollouts(from []float64, g float64) (float64, error) {
 func (a *Agent) SelectAction() (int, error) {
 	switch {
 	case a.past == nil:
-		return 0, errZero
+		return 0, apiError(errZero)
 	case !a.planned:
 		return 0, errors.New("btai: SelectAction before Plan")
 	case a.tree.Nodes[0].Leaf():

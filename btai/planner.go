@@ -75,7 +75,7 @@ func (f *VerbFlags) Check() error {
 	f.opts = nil
 	o, err := f.plan.Options()
 	if err != nil {
-		return err
+		return apiError(err)
 	}
 	if f.verb != agent.VerbRun && !flagGiven(f.act.fs, "action-select") {
 		// A verb that scores or draws choices defaults to the stochastic
@@ -84,18 +84,18 @@ func (f *VerbFlags) Check() error {
 		o.ActionSelection, o.ActionPrecision = Visits, nil
 	}
 	if err := f.act.apply(&o); err != nil {
-		return err
+		return apiError(err)
 	}
 	if o.ActionSelection.Deterministic() {
 		switch f.verb {
 		case agent.VerbReplay, agent.VerbFit:
-			return flagMsg("--action-select %s: a deterministic rule gives no probability to score a recorded choice with (want softmax or visits)", o.ActionSelection)
+			return apiError(flagMsg("--action-select %s: a deterministic rule gives no probability to score a recorded choice with (want softmax or visits)", o.ActionSelection))
 		case agent.VerbSimulate, agent.VerbRecover:
-			return flagMsg("--action-select %s: simulated behaviour is drawn from a stochastic rule (want softmax or visits)", o.ActionSelection)
+			return apiError(flagMsg("--action-select %s: simulated behaviour is drawn from a stochastic rule (want softmax or visits)", o.ActionSelection))
 		}
 	}
 	if err := o.Validate(); err != nil {
-		return flagMsg("%v", err)
+		return apiError(flagMsg("%s", reason(err)))
 	}
 	f.opts = &o
 	return nil
@@ -115,7 +115,7 @@ func (f *VerbFlags) checked() (*Options, error) {
 func (f *VerbFlags) Options() (Options, error) {
 	o, err := f.checked()
 	if err != nil {
-		return Options{}, err
+		return Options{}, apiError(err)
 	}
 	return o.Resolved(), nil
 }
@@ -158,34 +158,34 @@ func (f *VerbFlags) Refused(name string) string {
 func (f *VerbFlags) Factory(m *pomdp.Model, source string) (agent.Factory, error) {
 	po, err := f.checked()
 	if err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	o := *po
 	if err := pomdp.Check(m); err != nil {
-		return nil, flagMsg("%s: %v", source, err)
+		return nil, apiError(flagMsg("%s: %s", source, reason(err)))
 	}
 	runtime.GC()
 	if err := CheckFactorised(m, source, o.GlobalInference, o.Novelty); err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	if err := f.plan.CheckModel(m); err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	if err := f.act.checkModel(m); err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	if err := CheckTree(o.Iterations, m, o.GlobalInference || f.materialized); err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	if err := CheckMemory(m, o, source); err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	if err := f.plan.CheckPlanTime(m, o); err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	first, err := NewAgent(m, &o, nil)
 	if err != nil {
-		return nil, flagMsg("%v", err)
+		return nil, apiError(flagMsg("%s", reason(err)))
 	}
 	runtime.GC()
 	switch f.verb {
@@ -252,7 +252,7 @@ type firstFactory struct {
 // values on the checked model, and a new agent otherwise.
 func (f *firstFactory) NewAgent(m *pomdp.Model, values map[string]float64) (agent.Agent, error) {
 	if len(values) > 0 {
-		return f.Factory.NewAgent(m, values)
+		return apiResult(f.Factory.NewAgent(m, values))
 	}
 	if m == f.m {
 		f.mu.Lock()
@@ -265,7 +265,7 @@ func (f *firstFactory) NewAgent(m *pomdp.Model, values map[string]float64) (agen
 	}
 	ag, err := NewAgent(m, f.Options, nil)
 	if err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	return ag, nil
 }
@@ -315,7 +315,7 @@ func (a *actFlags) apply(o *Options) error {
 	var err error
 	if flagGiven(a.fs, "action-select") {
 		if o.ActionSelection, err = ParseActionSelection(*a.sel); err != nil {
-			return agent.Flagf("action-select", "%v", err)
+			return agent.Flagf("action-select", "%s", reason(err))
 		}
 	}
 	given := flagGiven(a.fs, "action-precision")

@@ -127,54 +127,54 @@ func flagMsg(format string, args ...any) error {
 func (f *PlanFlags) Options() (Options, error) {
 	o, err := PresetByName(f.preset)
 	if err != nil {
-		return o, agent.Flagf("preset", "%v", err)
+		return o, apiError(agent.Flagf("preset", "%s", reason(err)))
 	}
 	if f.set("cost") {
 		if o.Cost, err = ParseCost(f.cost); err != nil {
-			return o, agent.Flagf("cost", "%v", err)
+			return o, apiError(agent.Flagf("cost", "%s", reason(err)))
 		}
 	}
 	if f.set("propagation") {
 		if o.Propagation, err = ParsePropagation(f.propagation); err != nil {
-			return o, agent.Flagf("propagation", "%v", err)
+			return o, apiError(agent.Flagf("propagation", "%s", reason(err)))
 		}
 	}
 	if f.set("inference") {
 		if o.Inference, err = ParseInference(f.inference); err != nil {
-			return o, agent.Flagf("inference", "%v", err)
+			return o, apiError(agent.Flagf("inference", "%s", reason(err)))
 		}
 	}
 	if f.set("selection") {
 		if o.Selection, err = ParseSelection(f.selection); err != nil {
-			return o, agent.Flagf("selection", "%v", err)
+			return o, apiError(agent.Flagf("selection", "%s", reason(err)))
 		}
 	}
 	switch {
 	case f.iterations < 1 || f.iterations > MaxIterations:
-		return o, agent.Flagf("iterations", "%d, want 1..%d", f.iterations, MaxIterations)
+		return o, apiError(agent.Flagf("iterations", "%d, want 1..%d", f.iterations, MaxIterations))
 	case !finite(f.exploration) || f.exploration < 0:
-		return o, agent.Flagf("exploration", "%v, want a finite number >= 0", f.exploration)
+		return o, apiError(agent.Flagf("exploration", "%v, want a finite number >= 0", f.exploration))
 	case f.rollouts < 0 || f.rollouts > MaxRollouts:
-		return o, agent.Flagf("rollouts", "%d, want 0..%d", f.rollouts, MaxRollouts)
+		return o, apiError(agent.Flagf("rollouts", "%d, want 0..%d", f.rollouts, MaxRollouts))
 	case f.rollouts > 0 && (f.rolloutLength < 1 || f.rolloutLength > MaxRolloutLength):
-		return o, agent.Flagf("rollout-length", "%d, want 1..%d", f.rolloutLength, MaxRolloutLength)
+		return o, apiError(agent.Flagf("rollout-length", "%d, want 1..%d", f.rolloutLength, MaxRolloutLength))
 	case f.rollouts == 0 && flagChanged(f.fs, "rollout-length"):
-		return o, agent.Flagf("rollout-length", "needs --rollouts N with N >= 1")
+		return o, apiError(agent.Flagf("rollout-length", "needs --rollouts N with N >= 1"))
 	case f.window < 0 || f.window == 1:
-		return o, agent.Flagf("window", "%d, want 0 (keep the whole past) or >= 2", f.window)
+		return o, apiError(agent.Flagf("window", "%d, want 0 (keep the whole past) or >= 2", f.window))
 	case f.trialSteps < 0 || f.trialSteps > MaxTrialSteps:
-		return o, agent.Flagf("trial-steps", "%d, want 0 (no limit) to %d", f.trialSteps, MaxTrialSteps)
+		return o, apiError(agent.Flagf("trial-steps", "%d, want 0 (no limit) to %d", f.trialSteps, MaxTrialSteps))
 	case !(f.noveltyScale >= 0 && f.noveltyScale <= MaxNoveltyScale):
-		return o, agent.Flagf("novelty-scale", "%v, want a number in [0, %g]", f.noveltyScale, float64(MaxNoveltyScale))
+		return o, apiError(agent.Flagf("novelty-scale", "%v, want a number in [0, %g]", f.noveltyScale, float64(MaxNoveltyScale)))
 	case !(f.noveltyPrior >= MinNoveltyPrior && f.noveltyPrior <= MaxNoveltyPrior):
-		return o, agent.Flagf("novelty-prior", "%v, want a number in [%g, %g]", f.noveltyPrior, MinNoveltyPrior, float64(MaxNoveltyPrior))
+		return o, apiError(agent.Flagf("novelty-prior", "%v, want a number in [%g, %g]", f.noveltyPrior, MinNoveltyPrior, float64(MaxNoveltyPrior)))
 	}
 	if f.global && o.Inference == Predictive {
-		return o, agent.Flagf("global", "global inference runs VMP on the whole graph and does not combine with --inference predictive")
+		return o, apiError(agent.Flagf("global", "global inference runs VMP on the whole graph and does not combine with --inference predictive"))
 	}
 	for _, name := range []string{"novelty-scale", "novelty-prior", "novelty-carry"} {
 		if flagChanged(f.fs, name) && !f.novelty {
-			return o, agent.Flagf(name, "needs --novelty")
+			return o, apiError(agent.Flagf(name, "needs --novelty"))
 		}
 	}
 	if f.set("iterations") {
@@ -194,10 +194,10 @@ func (f *PlanFlags) Options() (Options, error) {
 	}
 	if f.set("past") {
 		if o.Past, err = pomdp.ParsePastInference(f.past); err != nil {
-			return o, agent.Flagf("past", "%v", err)
+			return o, apiError(agent.Flagf("past", "%s", reason(err)))
 		}
 		if (o.Past == pomdp.PastFilter || o.Past == pomdp.PastFactorised) && (o.GlobalInference || f.global) {
-			return o, flagMsg("--past %s: global inference (--global) would redo the past by mean field; leave one of them out", o.Past)
+			return o, apiError(flagMsg("--past %s: global inference (--global) would redo the past by mean field; leave one of them out", o.Past))
 		}
 	}
 	if f.set("global") {
@@ -224,7 +224,7 @@ func (f *PlanFlags) Options() (Options, error) {
 		o.NoveltyCarry = f.noveltyCarry
 	}
 	if err := o.Validate(); err != nil {
-		return o, flagMsg("%v", err)
+		return o, apiError(flagMsg("%s", reason(err)))
 	}
 	return o, nil
 }
@@ -236,12 +236,12 @@ func (f *PlanFlags) Options() (Options, error) {
 // between episodes).
 func (f *PlanFlags) CheckModel(m *pomdp.Model) error {
 	if !(f.maxMinutes > 0) || math.IsInf(f.maxMinutes, 0) {
-		return agent.Flagf("max-minutes", "%v, want a finite number > 0", f.maxMinutes)
+		return apiError(agent.Flagf("max-minutes", "%v, want a finite number > 0", f.maxMinutes))
 	}
 	if la, _, _ := m.Learnable(); la {
 		for _, name := range []string{"novelty-prior", "novelty-carry"} {
 			if flagChanged(f.fs, name) {
-				return agent.Flagf(name, "the model has concentrations a, which are its prior and always carry over to the next episode")
+				return apiError(agent.Flagf(name, "the model has concentrations a, which are its prior and always carry over to the next episode"))
 			}
 		}
 	}
@@ -256,18 +256,21 @@ func (f *PlanFlags) CheckPlanTime(m *pomdp.Model, o Options) error {
 	if est <= 60*f.maxMinutes {
 		return nil
 	}
-	return flagMsg("--iterations %d: %d iterations x %d actions would take about %s per planning step (estimated from %d states and %d observations, %s inference), over --max-minutes %g; raise --max-minutes to run it anyway",
-		o.Iterations, o.Iterations, m.NumActions(), agent.Duration(est), m.NumStates(), m.ObsLen(), o.Inference, f.maxMinutes)
+	return apiError(flagMsg("--iterations %d: %d iterations x %d actions would take about %s per planning step (estimated from %d states and %d observations, %s inference), over --max-minutes %g; raise --max-minutes to run it anyway",
+		o.Iterations, o.Iterations, m.NumActions(), agent.Duration(est), m.NumStates(), m.ObsLen(), o.Inference, f.maxMinutes))
 }
 
 // CheckTree refuses an --iterations whose planning tree on model m would
 // not fit in MaxTreeBytes, estimated by TreeBytes; materialized is
 // TreeBytes's (for `arbor btai plan`, GlobalInference, and a figure of the
-// tree).
+// tree). A nil or invalid model is pomdp.Check's error.
 func CheckTree(iterations int, m *pomdp.Model, materialized bool) error {
+	if err := pomdp.Check(m); err != nil {
+		return apiError(err)
+	}
 	if b := TreeBytes(iterations, m.NumStates(), m.ObsLen(), m.NumActions(), materialized); b > MaxTreeBytes {
-		return agent.Flagf("iterations", "%d iterations x %d actions would grow a planning tree of about %.1f GB, more than the %d GB allowed",
-			iterations, m.NumActions(), b/1e9, MaxTreeBytes>>30)
+		return apiError(agent.Flagf("iterations", "%d iterations x %d actions would grow a planning tree of about %.1f GB, more than the %d GB allowed",
+			iterations, m.NumActions(), b/1e9, MaxTreeBytes>>30))
 	}
 	return nil
 }
@@ -277,8 +280,8 @@ func CheckTree(iterations int, m *pomdp.Model, materialized bool) error {
 // (EstimateBytes with one agent).
 func CheckMemory(m *pomdp.Model, o Options, source string) error {
 	if one := EstimateBytes(m, o, 1); one > MaxBytes {
-		return flagMsg("%s: %d states x %d actions: planning would take about %.1f GB of memory (the transition tensor alone is %.2f GB), more than the %d GB allowed",
-			source, m.NumStates(), m.NumActions(), one/1e9, 8*float64(m.NumActions())*float64(m.NumStates())*float64(m.NumStates())/1e9, MaxBytes>>30)
+		return apiError(flagMsg("%s: %d states x %d actions: planning would take about %.1f GB of memory (the transition tensor alone is %.2f GB), more than the %d GB allowed",
+			source, m.NumStates(), m.NumActions(), one/1e9, 8*float64(m.NumActions())*float64(m.NumStates())*float64(m.NumStates())/1e9, MaxBytes>>30))
 	}
 	return nil
 }
@@ -296,9 +299,9 @@ func CheckFactorised(m *pomdp.Model, source string, global, novelty bool) error 
 	what := fmt.Sprintf("%s has %d hidden-state factors and %d modalities", source, m.NumFactors(), m.NumModalities())
 	switch {
 	case global:
-		return agent.Flagf("global", "%s; global inference puts the planning tree in the graph, which is done for one factor and one modality only (leave --global out)", what)
+		return apiError(agent.Flagf("global", "%s; global inference puts the planning tree in the graph, which is done for one factor and one modality only (leave --global out)", what))
 	case novelty:
-		return agent.Flagf("novelty", "%s; the novelty bonus is over one modality's A (leave --novelty out, or give the modalities concentrations a to learn them)", what)
+		return apiError(agent.Flagf("novelty", "%s; the novelty bonus is over one modality's A (leave --novelty out, or give the modalities concentrations a to learn them)", what))
 	}
 	return nil
 }

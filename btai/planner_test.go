@@ -190,11 +190,11 @@ func TestVerbFlagsCheck(t *testing.T) {
 		_, f := verbFlags(t, c.verb, c.args...)
 		err := f.Check()
 		var fe *agent.FlagError
-		if !errors.As(err, &fe) || err.Error() != c.want {
+		if !errors.As(err, &fe) || err.Error() != "btai: "+c.want {
 			t.Errorf("%s %q: Check = %v (%T), want the *agent.FlagError %q", c.verb, c.args, err, err, c.want)
 		}
 		// Factory checks the flags as well.
-		if _, err := f.Factory(plannerModel(t, plannerTiny), "--model tiny.json"); err == nil || err.Error() != c.want {
+		if _, err := f.Factory(plannerModel(t, plannerTiny), "--model tiny.json"); err == nil || err.Error() != "btai: "+c.want {
 			t.Errorf("%s %q: Factory = %v, want %q", c.verb, c.args, err, c.want)
 		}
 		if f.Settings() != nil {
@@ -253,7 +253,7 @@ func TestVerbFlagsFactory(t *testing.T) {
 			if !errors.As(err, &fe) {
 				t.Fatalf("Factory = %v (%T), want an *agent.FlagError", err, err)
 			}
-			if want, sub := strings.CutPrefix(c.want, "~"); sub && !strings.Contains(err.Error(), want) || !sub && err.Error() != want {
+			if want, sub := strings.CutPrefix(c.want, "~"); sub && !strings.Contains(err.Error(), want) || !sub && err.Error() != "btai: "+want {
 				t.Errorf("Factory = %q, want %q", err, c.want)
 			}
 		})

@@ -37,7 +37,7 @@ func (p Propagation) String() string { return enumName(propagationNames, "Propag
 
 // ParsePropagation parses "min-backward", "backward" or "forward".
 func ParsePropagation(s string) (Propagation, error) {
-	return parseEnum[Propagation](propagationNames, "propagation", s)
+	return apiResult(parseEnum[Propagation](propagationNames, "propagation", s))
 }
 
 // Node is a node S_I of the planning tree. I is the multi-index of actions
@@ -251,7 +251,7 @@ func (s Selection) String() string { return enumName(selectionNames, "Selection"
 
 // ParseSelection parses "normalized-uct", "unexplored-first" or "uct".
 func ParseSelection(s string) (Selection, error) {
-	return parseEnum[Selection](selectionNames, "selection", s)
+	return apiResult(parseEnum[Selection](selectionNames, "selection", s))
 }
 
 // Select walks from the root to the leaf to expand (paper section 6.3.1)
@@ -467,7 +467,7 @@ func (s ActionSelection) Deterministic() bool {
 // ParseActionSelection parses "most-visited", "softmax", "min-cost" or
 // "visits".
 func ParseActionSelection(s string) (ActionSelection, error) {
-	return parseEnum[ActionSelection](actionSelectionNames, "action selection", s)
+	return apiResult(parseEnum[ActionSelection](actionSelectionNames, "action selection", s))
 }
 
 // BestAction returns the root's child that rule r favours most: the

@@ -117,7 +117,7 @@ func (t *Tree) WriteDOT(w io.Writer, m *pomdp.Model, now int, opts *TreeDOTOptio
 			note = fmt.Sprintf("%d more nodes not drawn (%s)", left, strings.Join(view, ", "))
 		}
 	}
-	return writeDOT(w, d, note)
+	return apiError(writeDOT(w, d, note))
 }
 
 // DOTNodes returns the number of nodes WriteDOT draws of the tree with

@@ -320,7 +320,7 @@ func NewDesign(f Formula, cov *Covariates, subjects []string) (*Design, error) {
 		}
 	}
 	if err := d.checkRank(); err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	return d, nil
 }

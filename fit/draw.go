@@ -63,7 +63,7 @@ func ParseDraw(s string, ps []agent.Param) (Draw, error) {
 	}
 	p, err := agent.FindParam(ps, strings.TrimSpace(name))
 	if err != nil {
-		return Draw{}, fmt.Errorf("fit: draw %s: %s", s, strings.TrimPrefix(err.Error(), "agent: "))
+		return Draw{}, fmt.Errorf("fit: draw %s: %w", s, err)
 	}
 	kind, args, _ := strings.Cut(spec, ":")
 	d := Draw{Param: p, Kind: strings.TrimSpace(kind)}
@@ -119,7 +119,7 @@ func ParseDraws(specs []string, ps []agent.Param) ([]Draw, error) {
 	for _, s := range specs {
 		d, err := ParseDraw(s, ps)
 		if err != nil {
-			return nil, err
+			return nil, apiError(err)
 		}
 		if _, dup := byName[d.Param.Name]; dup {
 			return nil, fmt.Errorf("fit: draw %s: %s is drawn twice", s, d.Param.Name)

@@ -54,7 +54,7 @@ func TestParseDrawErrors(t *testing.T) {
 	ps := tmazeParams(t)
 	for _, c := range []struct{ spec, want string }{
 		{"alpha", `fit: draw "alpha": want NAME=DISTRIBUTION, e.g. alpha=lognormal:0,0.5 (` + fit.DrawSyntax + ")"},
-		{"zeta=lognormal:0,1", `fit: draw zeta=lognormal:0,1: parameter "zeta": the agent has gamma, alpha, eta, omega, pref and conc`},
+		{"zeta=lognormal:0,1", `fit: draw zeta=lognormal:0,1: agent: parameter "zeta": the agent has gamma, alpha, eta, omega, pref and conc`},
 		{"alpha=gauss:0,1", `fit: draw alpha=gauss:0,1: unknown distribution "gauss" (want ` + fit.DrawSyntax + ")"},
 		{"alpha=lognormal:0", "fit: draw alpha=lognormal:0: lognormal takes 2 numbers, got 1"},
 		{"alpha=fixed:1,2", "fit: draw alpha=fixed:1,2: fixed takes 1 numbers, got 2"},

@@ -111,7 +111,7 @@ func Subject(ctx context.Context, f agent.Factory, m *pomdp.Model, rec *behaviou
 	}
 	obj, err := NewObjective(f, m, rec, index, s)
 	if err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	set := s.resolved()
 	d := len(obj.free)
@@ -138,10 +138,10 @@ func Subject(ctx context.Context, f agent.Factory, m *pomdp.Model, rec *behaviou
 	}
 	ll0, err := obj.LogLikelihood(ctx, mean)
 	if err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	if obj.n == 0 {
-		return nil, &SubjectError{Subject: rec.Subject, Index: index, Trial: -1, Err: ErrNoChoices}
+		return nil, apiError(&SubjectError{Subject: rec.Subject, Index: index, Trial: -1, Err: ErrNoChoices})
 	}
 	res.NChoices = obj.n
 
@@ -164,7 +164,7 @@ func Subject(ctx context.Context, f agent.Factory, m *pomdp.Model, rec *behaviou
 	}
 	runs, evals, err := restarts(ctx, f, m, rec, index, set, obj, starts, negLogPost, grad, fault, method)
 	if err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	bestF := math.Inf(1)
 	var bestX []float64
@@ -210,7 +210,7 @@ func Subject(ctx context.Context, f agent.Factory, m *pomdp.Model, rec *behaviou
 	} else {
 		res.laplace(negLogPost, bestX, bestF, obj)
 		if *fault != nil {
-			return nil, *fault
+			return nil, apiError(*fault)
 		}
 	}
 	res.Evaluations = obj.evals
@@ -393,11 +393,11 @@ func Subjects(ctx context.Context, f agent.Factory, m *pomdp.Model, recs []behav
 		return errors.New("fit: nil agent factory")
 	}
 	if err := pomdp.Check(m); err != nil {
-		return fmt.Errorf("fit: %w", err)
+		return apiError(err)
 	}
 	set := s.resolved()
 	if err := set.Validate(f.Params(m)); err != nil {
-		return err
+		return apiError(err)
 	}
 	inner := set.PerSubject(len(recs))
 	err := agent.RunOrdered(ctx, len(recs), 1, set.Jobs, func(ctx context.Context, _, k int) (*Result, error) {
@@ -407,7 +407,7 @@ func Subjects(ctx context.Context, f agent.Factory, m *pomdp.Model, recs []behav
 	if errors.As(err, &ue) {
 		err = ue.Err
 	}
-	return err
+	return apiError(err)
 }
 
 // Group is the summary of the fits of several subjects under one model.

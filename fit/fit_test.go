@@ -83,7 +83,7 @@ func TestSettingsErrors(t *testing.T) {
 		want string
 	}{
 		{nil, "Settings.Free: no free parameter"},
-		{&fit.Settings{Free: []string{"eta"}}, `Settings.Free: parameter "eta": the agent has gamma, alpha and pref`},
+		{&fit.Settings{Free: []string{"eta"}}, `Settings.Free: agent: parameter "eta": the agent has gamma, alpha and pref`},
 		{&fit.Settings{Free: []string{"alpha", "alpha"}}, "Settings.Free: alpha given twice"},
 		{&fit.Settings{Free: []string{"alpha"}, Priors: map[string]fit.Prior{"alpha": {0, 0}}}, "Settings.Priors[alpha]: SD 0: want a finite number >= 0.001"},
 		{&fit.Settings{Free: []string{"alpha"}, Priors: map[string]fit.Prior{"alpha": {math.NaN(), 1}}}, "Settings.Priors[alpha]: mean NaN: want a finite number within ±25 on the fitting scale (the values the fit searches)"},

@@ -2,6 +2,7 @@ package fit_test
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/arbor-ai/arbor/fit"
@@ -16,7 +17,11 @@ func TestMisuse(t *testing.T) {
 	ps := pymdpFactory.Params(m)
 	call := func(f func()) func() error { return func() error { f(); return nil } }
 	validate := func(s fit.Settings) func() error { return func() error { return s.Validate(ps) } }
-	misusetest.Run(t, "fit: ", []misusetest.Case{
+	misusetest.Runner{Prefix: "fit: ", Always: true}.Run(t, []misusetest.Case{
+		{Name: "ParseDraws of a bad draw", Call: func() error { _, err := fit.ParseDraws([]string{"alpha"}, ps); return err }},
+		{Name: "Prior.Check of a NaN mean", Call: func() error { return fit.Prior{Mean: math.NaN(), SD: 1}.Check() }, Msg: "mean NaN"},
+		{Name: "Method.UnmarshalText of a bad name", Call: func() error { var m fit.Method; return m.UnmarshalText([]byte("newton")) }, Msg: "newton"},
+		{Name: "GroupCov.UnmarshalText of a bad name", Call: func() error { var c fit.GroupCov; return c.UnmarshalText([]byte("x")) }},
 		{Name: "Group.Add(nil)", Call: call(func() { new(fit.Group).Add(nil) }), Msg: "nil *Result", Panics: "Group.Add", Says: "panics if r is nil"},
 		{Name: "10^9 restarts", Call: validate(fit.Settings{Free: []string{"alpha"}, Restarts: 1e9}), Msg: "Settings.Restarts: 1000000000, want 1..1000"},
 		{Name: "a prior mean outside the box", Call: validate(fit.Settings{Free: []string{"alpha"}, Priors: map[string]fit.Prior{"alpha": {Mean: 1e308, SD: 1e308}}}),
@@ -47,5 +52,21 @@ func TestMisuse(t *testing.T) {
 			_, err := fit.GroupPosteriors([]*fit.Result{{Subject: "s1", Reason: "not converged"}})
 			return err
 		}, Msg: `subject "s1": the group level needs every subject's Laplace posterior: not converged`},
+		{Name: "ParseDraw of no distribution", Call: func() error { _, err := fit.ParseDraw("alpha", ps); return err }},
+		{Name: "ParseDraw of an unknown parameter", Call: func() error { _, err := fit.ParseDraw("zeta=normal:0,1", ps); return err }, Msg: "zeta"},
+		{Name: "ParseFormula of nothing", Call: func() error { _, err := fit.ParseFormula(""); return err }},
+		{Name: "ReadCovariates of no header", Call: func() error { _, err := fit.ReadCovariates(strings.NewReader(""), "c.csv"); return err }},
+		{Name: "ReadParamsTable of no rows", Call: func() error { _, err := fit.ReadParamsTable("", "p.csv", ps); return err }},
+		{Name: "Settings.Free of an unknown parameter", Call: validate(fit.Settings{Free: []string{"zeta"}}), Prefix: "Settings.Free: ", Msg: "zeta"},
+		{Name: "Settings.Free twice", Call: validate(fit.Settings{Free: []string{"alpha", "alpha"}}), Msg: "Settings.Free: alpha given twice"},
 	})
+}
+
+// TestErrorReturns holds the exported functions and methods of fit to the
+// rule of docs/reliability.md ("Error messages") in the source: every
+// error they return is nil, a literal starting with "fit: ", or passes
+// through apiError, apiResult or inContext, which put the prefix in front
+// once.
+func TestErrorReturns(t *testing.T) {
+	misusetest.Returns(t, "fit: ", "apiError", "apiResult", "inContext")
 }

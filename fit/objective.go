@@ -54,7 +54,8 @@ type ZeroChoice struct {
 // locates the first such choice (nil otherwise); it is not an error.
 // Errors (a *SubjectError) are faults of the data or the agent.
 func LogLikelihood(ctx context.Context, f agent.Factory, m *pomdp.Model, rec *behaviour.SubjectRecord, index int, seed uint64, values map[string]float64) (ll float64, n int, zero *ZeroChoice, err error) {
-	return logLikelihood(ctx, f, m, rec, index, seed, values, nil)
+	ll, n, zero, err = logLikelihood(ctx, f, m, rec, index, seed, values, nil)
+	return ll, n, zero, apiError(err)
 }
 
 // logLikelihood is LogLikelihood, calling seen (when not nil) with every
@@ -71,7 +72,7 @@ func logLikelihood(ctx context.Context, f agent.Factory, m *pomdp.Model, rec *be
 	}
 	ag, err := f.NewAgent(m, values)
 	if err != nil {
-		return 0, 0, nil, &SubjectError{Subject: rec.Subject, Index: index, Trial: -1, Err: err}
+		return 0, 0, nil, apiError(&SubjectError{Subject: rec.Subject, Index: index, Trial: -1, Err: err})
 	}
 	for i, tr := range rec.Trials {
 		set := &agent.EpisodeSettings{Seed: seed, Agent: index, Trial: i}
@@ -89,9 +90,9 @@ func logLikelihood(ctx context.Context, f agent.Factory, m *pomdp.Model, rec *be
 		rt, err := agent.Replay(ctx, ag, tr.Obs, tr.Actions, set)
 		if err != nil {
 			if ctx.Err() != nil {
-				return 0, 0, nil, ctx.Err()
+				return 0, 0, nil, apiError(ctx.Err())
 			}
-			return 0, 0, nil, &SubjectError{Subject: rec.Subject, Index: index, Trial: i, Err: err}
+			return 0, 0, nil, apiError(&SubjectError{Subject: rec.Subject, Index: index, Trial: i, Err: err})
 		}
 		ll += rt.LogLikelihood
 		n += rt.Choices
@@ -135,12 +136,12 @@ func NewObjective(f agent.Factory, m *pomdp.Model, rec *behaviour.SubjectRecord,
 		return nil, errors.New("fit: nil subject record")
 	}
 	if err := pomdp.Check(m); err != nil {
-		return nil, fmt.Errorf("fit: %w", err)
+		return nil, apiError(err)
 	}
 	set := s.resolved()
 	free, priors, err := set.resolveParams(f.Params(m))
 	if err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	return &Objective{f: f, m: m, rec: rec, index: index, seed: set.Seed, free: free, priors: priors, n: -1,
 		values: make(map[string]float64, len(free))}, nil
@@ -217,7 +218,7 @@ func (o *Objective) LogLikelihood(ctx context.Context, theta []float64) (float64
 		ll, n, zero, err = LogLikelihood(ctx, o.f, o.m, o.rec, o.index, o.seed, o.values)
 	}
 	if err != nil {
-		return 0, err
+		return 0, apiError(err)
 	}
 	if o.n < 0 {
 		o.n = n
@@ -233,7 +234,7 @@ func (o *Objective) LogLikelihood(ctx context.Context, theta []float64) (float64
 func (o *Objective) LogPosterior(ctx context.Context, theta []float64) (float64, error) {
 	ll, err := o.LogLikelihood(ctx, theta)
 	if err != nil {
-		return 0, err
+		return 0, apiError(err)
 	}
 	return ll + o.LogPrior(theta), nil
 }

@@ -69,7 +69,7 @@ func ReadParamsTable(data, file string, ps []agent.Param) (*ParamsTable, error) 
 			continue
 		}
 		if _, err := agent.FindParam(ps, h); err != nil {
-			return nil, fmt.Errorf("fit: %s:1: column %s: %s", file, h, strings.TrimPrefix(err.Error(), "agent: "))
+			return nil, fmt.Errorf("fit: %s:1: column %s: %w", file, h, err)
 		}
 		if seen[h] {
 			return nil, fmt.Errorf("fit: %s:1: column %s appears twice", file, h)
@@ -104,7 +104,7 @@ func ReadParamsTable(data, file string, ps []agent.Param) (*ParamsTable, error) 
 			v[n] = x
 		}
 		if err := agent.CheckParams(ps, v, agent.ClosedLearning); err != nil {
-			return nil, fmt.Errorf("fit: %s:%d: %s", file, line, strings.TrimPrefix(err.Error(), "agent: "))
+			return nil, fmt.Errorf("fit: %s:%d: %w", file, line, err)
 		}
 		var sd map[string]float64
 		if len(sdCols) > 0 {
@@ -139,7 +139,7 @@ func (t *ParamsTable) DrawPosterior(ps []agent.Param, seed uint64, k int) (map[s
 	for _, n := range t.Names {
 		p, err := agent.FindParam(ps, n)
 		if err != nil {
-			return nil, fmt.Errorf("fit: %s", strings.TrimPrefix(err.Error(), "agent: "))
+			return nil, fmt.Errorf("fit: %w", err)
 		}
 		sd, ok := t.SD[k][n]
 		if !ok || t.SD[k] == nil {
@@ -157,7 +157,7 @@ func (t *ParamsTable) DrawPosterior(ps []agent.Param, seed uint64, k int) (map[s
 		out[n] = p.Domain.Inverse(theta + sdTheta*rng.NormFloat64())
 	}
 	if err := agent.CheckParams(ps, out, agent.ClosedLearning); err != nil {
-		return nil, fmt.Errorf("fit: %s:%d: a posterior draw: %s", t.File, t.Lines[k], strings.TrimPrefix(err.Error(), "agent: "))
+		return nil, fmt.Errorf("fit: %s:%d: a posterior draw: %w", t.File, t.Lines[k], err)
 	}
 	return out, nil
 }

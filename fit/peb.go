@@ -53,7 +53,7 @@ func (c *GroupCov) UnmarshalText(b []byte) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("%q, want diag or full", b)
+	return fmt.Errorf("fit: %q, want diag or full", b)
 }
 
 // Between-subject covariance prior (docs/fitting.md, "Groups"): the prior
@@ -155,7 +155,7 @@ type pebModel struct {
 func PEB(post []Posterior, free []string, prior []Prior, design *Design, s *PEBSettings) (*PEBResult, error) {
 	m, err := newPEBModel(post, free, prior, design, s)
 	if err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	lam := m.hyperStart()
 	obj := func(x []float64) float64 {

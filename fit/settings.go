@@ -41,9 +41,9 @@ const (
 func (p Prior) Check() error {
 	switch {
 	case !(math.Abs(p.Mean) <= MaxPriorMean):
-		return fmt.Errorf("mean %v: want a finite number within ±%d on the fitting scale (the values the fit searches)", p.Mean, MaxPriorMean)
+		return fmt.Errorf("fit: mean %v: want a finite number within ±%d on the fitting scale (the values the fit searches)", p.Mean, MaxPriorMean)
 	case !(p.SD >= MinPriorSD) || math.IsInf(p.SD, 0):
-		return fmt.Errorf("SD %v: want a finite number >= %v (narrower fixes the parameter: leave it out of the free ones)", p.SD, MinPriorSD)
+		return fmt.Errorf("fit: SD %v: want a finite number >= %v (narrower fixes the parameter: leave it out of the free ones)", p.SD, MinPriorSD)
 	}
 	return nil
 }
@@ -103,7 +103,7 @@ func (m *Method) UnmarshalText(b []byte) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("%q, want %s", b, strings.Join(methodNames, ", "))
+	return fmt.Errorf("fit: %q, want %s", b, strings.Join(methodNames, ", "))
 }
 
 // Defaults of Settings, and the bound of Restarts (as the command line's
@@ -182,7 +182,7 @@ func (s *Settings) resolved() Settings {
 func (s *Settings) Validate(ps []agent.Param) error {
 	r := s.resolved()
 	_, _, err := r.resolveParams(ps)
-	return err
+	return apiError(err)
 }
 
 // resolveParams returns the free parameters and their priors, or an error
@@ -208,13 +208,13 @@ func (s *Settings) resolveParams(ps []agent.Param) ([]agent.Param, []Prior, erro
 		}
 		p, err := agent.FindParam(ps, name)
 		if err != nil {
-			return nil, nil, fmt.Errorf("fit: Settings.Free: %s", strings.TrimPrefix(err.Error(), "agent: "))
+			return nil, nil, fmt.Errorf("fit: Settings.Free: %w", err)
 		}
 		free[i] = p
 		priors[i] = DefaultPrior(p)
 		if pr, ok := s.Priors[name]; ok {
 			if err := pr.Check(); err != nil {
-				return nil, nil, fmt.Errorf("fit: Settings.Priors[%s]: %v", name, err)
+				return nil, nil, inContext("Settings.Priors["+name+"]", err)
 			}
 			priors[i] = pr
 		}

@@ -41,7 +41,7 @@ type Var struct {
 func New() *Builder { return &Builder{index: map[string]int{}} }
 
 // Err returns the first fault so far (Build returns it too).
-func (b *Builder) Err() error { return b.err }
+func (b *Builder) Err() error { return apiError(b.err) }
 
 func (b *Builder) fail(format string, args ...any) {
 	if b.err == nil {
@@ -218,7 +218,7 @@ func (b *Builder) Spec() Spec { return b.spec }
 // if there was one.
 func (b *Builder) Build(name string) (*Model, error) {
 	if b.err != nil {
-		return nil, b.err
+		return nil, apiError(b.err)
 	}
-	return FromSpec(name, b.spec)
+	return apiResult(FromSpec(name, b.spec))
 }

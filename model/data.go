@@ -48,22 +48,22 @@ func ParseData(where string, line []byte) (Data, error) {
 	switch fault, _ := jsonread.Check(line); fault {
 	case jsonread.Valid:
 	case jsonread.Empty:
-		return nil, bad(fmt.Errorf("%s: %v", want, io.EOF))
+		return nil, apiError(bad(fmt.Errorf("%s: %v", want, io.EOF)))
 	case jsonread.Truncated:
-		return nil, bad(fmt.Errorf("%s: %v", want, io.ErrUnexpectedEOF))
+		return nil, apiError(bad(fmt.Errorf("%s: %v", want, io.ErrUnexpectedEOF)))
 	case jsonread.Trailing:
-		return nil, bad(errors.New("trailing data after the JSON object"))
+		return nil, apiError(bad(errors.New("trailing data after the JSON object")))
 	default:
 		var v struct{}
-		return nil, bad(fmt.Errorf("%s: %v", want, json.Unmarshal(line, &v)))
+		return nil, apiError(bad(fmt.Errorf("%s: %v", want, json.Unmarshal(line, &v))))
 	}
 	r := &jsonread.Reader{Data: line}
 	switch r.Peek() {
 	case '{':
 	case 'n':
-		return nil, bad(errors.New("want a JSON object, got null"))
+		return nil, apiError(bad(errors.New("want a JSON object, got null")))
 	default:
-		return nil, bad(fmt.Errorf("%s, got JSON %s", want, r.Kind()))
+		return nil, apiError(bad(fmt.Errorf("%s, got JSON %s", want, r.Kind())))
 	}
 	d := Data{}
 	faults := map[string]error{} // the fault of each name, reported in sorted order
@@ -114,7 +114,7 @@ func ParseData(where string, line []byte) (Data, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	if len(faults) > 0 {
 		names := make([]string, 0, len(faults))
@@ -122,7 +122,7 @@ func ParseData(where string, line []byte) (Data, error) {
 			names = append(names, k)
 		}
 		sort.Strings(names)
-		return nil, &Error{File: where, Field: fmt.Sprintf("%q", shortName(names[0])), Err: faults[names[0]]}
+		return nil, apiError(&Error{File: where, Field: fmt.Sprintf("%q", shortName(names[0])), Err: faults[names[0]]})
 	}
 	return d, nil
 }
@@ -142,10 +142,10 @@ func shortName(s string) string {
 // an error too.
 func (m *Model) CheckData(where string, d Data) error {
 	if err := m.built("CheckData"); err != nil {
-		return err
+		return apiError(err)
 	}
 	if _, err := m.checkArrays(where, d); err != nil {
-		return err
+		return apiError(err)
 	}
 	for _, name := range sortedNames(d) {
 		if m.isArray(name) {
@@ -155,10 +155,10 @@ func (m *Model) CheckData(where string, d Data) error {
 		field := fmt.Sprintf("%q", shortName(name))
 		v, ok := m.Graph.Variable(name)
 		if !ok {
-			return &Error{File: where, Field: field, Err: errors.New("no variable of that name in the model")}
+			return apiError(&Error{File: where, Field: field, Err: errors.New("no variable of that name in the model")})
 		}
 		if err := checkEvidence(v.Family(), evidenceSize(v), ev); err != nil {
-			return &Error{File: where, Field: field, Err: err}
+			return apiError(&Error{File: where, Field: field, Err: err})
 		}
 	}
 	return nil
@@ -253,20 +253,20 @@ func sortedNames(d Data) []string {
 // posteriors before the next run on that model.
 func (m *Model) Infer(ctx context.Context, where string, d Data) (*schedule.Result, error) {
 	if err := m.built("Infer"); err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	if !m.running.CompareAndSwap(false, true) {
-		return nil, &ConcurrentUseError{Model: m.Name}
+		return nil, apiError(&ConcurrentUseError{Model: m.Name})
 	}
 	defer m.running.Store(false)
 	if err := m.CheckData(where, d); err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	// Arrays named whole (dataarrays.go): the sizes they set, and their
 	// elements' values.
 	over, err := m.useArrays(where, d)
 	if err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	for i, v := range m.Variables {
 		ev := m.evidence.get(i)
@@ -291,15 +291,15 @@ func (m *Model) Infer(ctx context.Context, where string, d Data) (*schedule.Resu
 			}
 		}
 		if err != nil {
-			return nil, &Error{File: where, Field: fmt.Sprintf("%q", shortName(v.Name())), Err: err}
+			return nil, apiError(&Error{File: where, Field: fmt.Sprintf("%q", shortName(v.Name())), Err: err})
 		}
 	}
 	if err := m.Graph.ResetPosteriors(); err != nil {
-		return nil, m.RunError(err)
+		return nil, apiError(m.RunError(err))
 	}
 	res, err := schedule.Run(ctx, m.Graph, &m.Settings)
 	if err != nil {
-		return res, m.RunError(err)
+		return res, apiError(m.RunError(err))
 	}
 	return res, nil
 }

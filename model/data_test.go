@@ -200,7 +200,7 @@ func FuzzParseData(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line []byte) {
 		d, err := ParseData("fuzz:1", line)
 		if err != nil {
-			if !strings.HasPrefix(err.Error(), "fuzz:1") || strings.Contains(err.Error(), "\n") {
+			if !strings.HasPrefix(err.Error(), "model: fuzz:1") || strings.Contains(err.Error(), "\n") {
 				t.Fatalf("error %q", err)
 			}
 			return
@@ -208,7 +208,7 @@ func FuzzParseData(f *testing.F) {
 		if err := m.CheckData("fuzz:1", d); err != nil {
 			return
 		}
-		if _, err := m.Infer(context.Background(), "fuzz:1", d); err != nil && !strings.HasPrefix(err.Error(), "fuzz:1") && !strings.Contains(err.Error(), "hmm.json") {
+		if _, err := m.Infer(context.Background(), "fuzz:1", d); err != nil && !strings.HasPrefix(err.Error(), "model: fuzz:1") && !strings.Contains(err.Error(), "hmm.json") {
 			t.Fatalf("infer: %v", err)
 		}
 	})

@@ -87,14 +87,14 @@ func (m *Model) isArray(name string) bool {
 // sets that size (Infer builds the model again with it).
 func (m *Model) ReadData(where string, line []byte) (Data, error) {
 	if m == nil || m.loops == nil || len(m.loops.arrays) == 0 {
-		return ParseData(where, line)
+		return apiResult(ParseData(where, line))
 	}
 	if fault, _ := jsonread.Check(line); fault != jsonread.Valid {
-		return ParseData(where, line)
+		return apiResult(ParseData(where, line))
 	}
 	r := &jsonread.Reader{Data: line}
 	if r.Peek() != '{' {
-		return ParseData(where, line)
+		return apiResult(ParseData(where, line))
 	}
 	// The keys of arrays are read here; the rest, copied, by ParseData.
 	arrays := map[string]*Observations{}
@@ -145,14 +145,14 @@ func (m *Model) ReadData(where string, line []byte) (Data, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	d, err := ParseData(where, append(rest, '}'))
 	if err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	if fault != nil {
-		return nil, fault
+		return nil, apiError(fault)
 	}
 	for name, obs := range arrays {
 		d[name] = Evidence{Index: -1, Elements: obs}

@@ -77,7 +77,7 @@ func FuzzParse(f *testing.F) {
 			if strings.ContainsAny(msg, "\n\r") {
 				t.Fatalf("multi-line error %q", msg)
 			}
-			if !strings.HasPrefix(msg, "fuzz.json: ") {
+			if !strings.HasPrefix(msg, "model: fuzz.json: ") {
 				t.Fatalf("error does not name the file: %q", msg)
 			}
 			return
@@ -102,7 +102,7 @@ func FuzzParse(f *testing.F) {
 			if _, ok := rerr.(*Error); !ok {
 				t.Fatalf("run error %v maps to %T, want *Error", err, rerr)
 			}
-			if msg := rerr.Error(); strings.ContainsAny(msg, "\n\r") || !strings.HasPrefix(msg, "fuzz.json: ") {
+			if msg := rerr.Error(); strings.ContainsAny(msg, "\n\r") || !strings.HasPrefix(msg, "model: fuzz.json: ") {
 				t.Fatalf("run error %q", msg)
 			}
 		} else {

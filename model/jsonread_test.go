@@ -201,7 +201,7 @@ func TestParseDataDuplicateKeys(t *testing.T) {
 		{`[1]`, `d.jsonl:3: want a JSON object from variable names to observed values, got JSON array`},
 	} {
 		_, err := ParseData("d.jsonl:3", []byte(tc.line))
-		if err == nil || err.Error() != tc.want {
+		if err == nil || err.Error() != "model: "+tc.want {
 			t.Errorf("%s: %v, want %q", tc.line, err, tc.want)
 		}
 	}
@@ -344,8 +344,8 @@ func TestTooManyObjectsRefusedBeforeReading(t *testing.T) {
 	itemLimit = 5
 	six := strings.Repeat(`{"name": "x", "family": "normal"}, `, 5) + `{"name": "x", "family": "normal"}`
 	for _, c := range []struct{ file, want string }{
-		{`{"variables": [` + six + `]}`, `m.json: variables: 6 written out, more than the limit of 5 (model.MaxItems)`},
-		{`{"variables": [], "factors": [{}, {}, {}, {}, {}, {}]}`, `m.json: factors: 6 written out, more than the limit of 5 (model.MaxItems)`},
+		{`{"variables": [` + six + `]}`, `model: m.json: variables: 6 written out, more than the limit of 5 (model.MaxItems)`},
+		{`{"variables": [], "factors": [{}, {}, {}, {}, {}, {}]}`, `model: m.json: factors: 6 written out, more than the limit of 5 (model.MaxItems)`},
 	} {
 		if _, err := Parse("m.json", []byte(c.file)); err == nil || err.Error() != c.want {
 			t.Errorf("Parse: got %v, want %s", err, c.want)

@@ -33,11 +33,11 @@ type SumTerm struct {
 
 // MarshalJSON writes the term's object.
 func (t SumTerm) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
+	return apiResult(json.Marshal(struct {
 		For   Loops    `json:"for,omitempty"`
 		Of    string   `json:"of"`
 		Scale *Operand `json:"scale,omitempty"`
-	}{t.For, t.Of, t.Scale})
+	}{t.For, t.Of, t.Scale}))
 }
 
 // UnmarshalJSON reads the term's object.
@@ -48,7 +48,7 @@ func (t *SumTerm) UnmarshalJSON(data []byte) error {
 		Scale *Operand
 	}
 	if err := json.Unmarshal(data, &o); err != nil {
-		return err
+		return apiError(err)
 	}
 	t.For, t.Of, t.Scale = o.For, o.Of, o.Scale
 	return nil

@@ -652,7 +652,7 @@ func FuzzParseLoops(f *testing.F) {
 			if _, ok := err.(*Error); !ok {
 				t.Fatalf("error %T, want *Error: %v", err, err)
 			}
-			if strings.ContainsAny(msg, "\n\r") || !strings.HasPrefix(msg, "fuzz.json: ") {
+			if strings.ContainsAny(msg, "\n\r") || !strings.HasPrefix(msg, "model: fuzz.json: ") {
 				t.Fatalf("error %q", msg)
 			}
 			return
@@ -673,7 +673,7 @@ func FuzzParseLoops(f *testing.F) {
 			if _, err := json.Marshal(m.Output(res)); err != nil {
 				t.Fatalf("output does not encode: %v", err)
 			}
-		} else if _, ok := m.RunError(err).(*Error); !ok && !strings.HasPrefix(err.Error(), "fuzz.json: ") {
+		} else if _, ok := m.RunError(err).(*Error); !ok && !strings.HasPrefix(err.Error(), "model: fuzz.json: ") {
 			t.Fatalf("run error %v", err)
 		}
 		if err := m.Graph.WriteDOT(io.Discard); err != nil {
@@ -871,7 +871,7 @@ func TestLoopsRunError(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = m.Infer(context.Background(), "m.json", nil)
-	want := `m.json: variables[0] ("s[2]").observed: evidence has probability 0 under the model (factors[1] (transition) with t = 2 gives it probability 0)`
+	want := `model: m.json: variables[0] ("s[2]").observed: evidence has probability 0 under the model (factors[1] (transition) with t = 2 gives it probability 0)`
 	if err == nil || err.Error() != want {
 		t.Errorf("error %v, want %s", err, want)
 	}

@@ -14,13 +14,6 @@ import (
 	"github.com/arbor-ai/arbor/schedule"
 )
 
-// fileError reports whether err is an *Error that names its model file,
-// which stands first in its message.
-func fileError(err error) bool {
-	var me *model.Error
-	return errors.As(err, &me) && me.File != "" && strings.HasPrefix(err.Error(), me.File+": ")
-}
-
 // misuseModel builds s0 -> s1 with s1 observed through o1.
 func misuseModel() (*model.Model, error) {
 	b := model.New()
@@ -163,7 +156,7 @@ func TestMisuse(t *testing.T) {
 			b := model.New()
 			b.Dirichlet("A", model.Tensor{Data: []float64{1, 1, 1}, Shape: []int{2, 2}})
 			_, err := b.Build("m.json")
-			if want := `m.json: factors[0] (dirichlet).alpha: shape [2 2] with 3 entries, want positive extents whose product is the number of entries`; err != nil && err.Error() != want {
+			if want := `model: m.json: factors[0] (dirichlet).alpha: shape [2 2] with 3 entries, want positive extents whose product is the number of entries`; err != nil && err.Error() != want {
 				return fmt.Errorf("model: error %q, want %q", err, want)
 			}
 			return err
@@ -209,6 +202,36 @@ func TestMisuse(t *testing.T) {
 			_, err := model.ParseData("", []byte("null"))
 			return err
 		}},
+		{Name: "Parse of a variable with an unknown field", Call: func() error {
+			_, err := model.Parse("m.json", []byte(`{"variables": [{"name": "x", "type": "categorical"}]}`))
+			return err
+		}, Prefix: "m.json: ", Msg: "variables[0].type: unknown field"},
+		{Name: "Parse of a categorical p of the wrong length", Call: func() error {
+			_, err := model.Parse("m.json", []byte(`{"variables": [{"name": "s", "family": "categorical", "shape": [2]}],
+ "factors": [{"node": "categorical", "out": "s", "p": [1]}]}`))
+			return err
+		}, Prefix: "m.json: factors[0] (categorical): ", Msg: "wants shape [1]"},
+		{Name: "Parse of a beta with a negative a", Call: func() error {
+			_, err := model.Parse("m.json", []byte(`{"variables": [{"name": "b", "family": "beta"}], "factors": [{"node": "beta", "out": "b", "a": -1, "b": 1}]}`))
+			return err
+		}, Prefix: "m.json: factors[0] (beta).a: ", Msg: "want a finite number > 0"},
+		{Name: "Parse of malformed JSON", Call: func() error { _, err := model.Parse("m.json", []byte(`{`)); return err }, Prefix: "m.json: ", Msg: "malformed JSON"},
+		{Name: "ParseSpec of an array", Call: func() error { _, err := model.ParseSpec([]byte(`[1]`)); return err }, Msg: "want a JSON object"},
+		{Name: "ParseSpec of an unknown field", Call: func() error {
+			_, err := model.ParseSpec([]byte(`{"variables": [{"name": "x", "type": "categorical"}]}`))
+			return err
+		}, Msg: "variables[0].type: unknown field"},
+		{Name: "Load of a missing file", Call: func() error { _, err := model.Load("testdata/absent.json"); return err }, Prefix: "testdata/absent.json: ", Msg: "no such file"},
+		{Name: "ParseData of a duplicate key", Call: func() error { _, err := model.ParseData("d.jsonl:3", []byte(`{"o": 1, "o": 1}`)); return err }, Prefix: "d.jsonl:3: ", Msg: `duplicate key "o"`},
 	}
-	misusetest.Runner{Prefix: "model: ", Or: fileError, OrForm: "an *Error naming the file"}.Run(t, cases)
+	misusetest.Runner{Prefix: "model: ", Always: true}.Run(t, cases)
+}
+
+// TestErrorReturns holds the exported functions and methods of model to the
+// rule of docs/reliability.md ("Error messages") in the source: every
+// error they return is nil, a literal starting with "model: ", or passes
+// through apiError, apiResult or inContext, which put the prefix in front
+// once.
+func TestErrorReturns(t *testing.T) {
+	misusetest.Returns(t, "model: ", "apiError", "apiResult", "inContext")
 }

@@ -18,24 +18,25 @@ import (
 )
 
 // Error is a fault in a model file. Its message is one line:
-// "FILE: FIELD: FAULT".
+// "model: FILE: FIELD: FAULT".
 type Error struct {
 	File  string
 	Field string
 	Err   error
 }
 
-// Error returns "FILE: FIELD: FAULT", or "FILE: FAULT" without a field;
-// without a file, the package's prefix "model" stands in for it.
+// Error returns "model: FILE: FIELD: FAULT", without "FILE: " when there
+// is no file and without "FIELD: " when there is no field: the package's
+// prefix once, as every error of the package starts.
 func (e *Error) Error() string {
-	file := e.File
-	if file == "" {
-		file = "model"
+	msg := errPrefix
+	if e.File != "" {
+		msg += e.File + ": "
 	}
-	if e.Field == "" {
-		return fmt.Sprintf("%s: %v", file, e.Err)
+	if e.Field != "" {
+		msg += e.Field + ": "
 	}
-	return fmt.Sprintf("%s: %s: %v", file, e.Field, e.Err)
+	return msg + strings.TrimPrefix(fmt.Sprint(e.Err), errPrefix)
 }
 
 func (e *Error) Unwrap() error { return e.Err }
@@ -98,9 +99,9 @@ func Load(path string) (*Model, error) {
 		if inner := errors.Unwrap(err); inner != nil {
 			err = inner // drop the path, which Error already names
 		}
-		return nil, &Error{File: path, Err: err}
+		return nil, apiError(&Error{File: path, Err: err})
 	}
-	return Parse(path, data)
+	return apiResult(Parse(path, data))
 }
 
 // Parse builds a model from data; name is used in errors. Unknown keys and
@@ -112,9 +113,9 @@ func Load(path string) (*Model, error) {
 func Parse(name string, data []byte) (*Model, error) {
 	spec, err := readModel(name, data)
 	if err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
-	return build(name, spec, nil)
+	return apiResult(build(name, spec, nil))
 }
 
 // build builds the model of the file read into spec; sizes, when not nil,

@@ -105,7 +105,7 @@ func TestLoadMissingFile(t *testing.T) {
 	if !errors.As(err, &me) || me.File != path || !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("got %v, want *Error for %s wrapping ErrNotExist", err, path)
 	}
-	if got, want := err.Error(), path+": no such file or directory"; got != want {
+	if got, want := err.Error(), "model: "+path+": no such file or directory"; got != want {
 		t.Errorf("%q, want %q", got, want)
 	}
 }

@@ -55,7 +55,7 @@ func TestMvBadInput(t *testing.T) {
 			continue
 		}
 		msg := err.Error()
-		if !strings.HasPrefix(msg, "m.json: "+c.field+": ") || !strings.Contains(msg, c.reason) || strings.Contains(msg, "\n") {
+		if !strings.HasPrefix(msg, "model: m.json: "+c.field+": ") || !strings.Contains(msg, c.reason) || strings.Contains(msg, "\n") {
 			t.Errorf("%s: %q, want %q naming %q", c.name, msg, c.reason, c.field)
 		}
 	}

@@ -86,7 +86,7 @@ func (j *jsonWriter) mvFields(p *Posterior) {
 func (p Posterior) MarshalJSON() ([]byte, error) {
 	j := &jsonWriter{}
 	j.posterior(&p)
-	return j.b, j.err
+	return j.b, apiError(j.err)
 }
 
 // UnmarshalJSON reads a posterior of any family: "mean" is a number (a
@@ -103,19 +103,19 @@ func (p *Posterior) UnmarshalJSON(data []byte) error {
 		B          *float64        `json:"b"`
 	}{}
 	if err := json.Unmarshal(data, &aux); err != nil {
-		return err
+		return apiError(err)
 	}
 	*p = Posterior(aux.plain)
 	p.Mean, p.Mv = nil, nil
 	var mv MvPosterior
 	if len(aux.Mean) > 0 && aux.Mean[0] == '[' {
 		if err := json.Unmarshal(aux.Mean, &mv.MeanVector); err != nil {
-			return err
+			return apiError(err)
 		}
 	} else if len(aux.Mean) > 0 && string(aux.Mean) != "null" {
 		var x float64
 		if err := json.Unmarshal(aux.Mean, &x); err != nil {
-			return err
+			return apiError(err)
 		}
 		p.Mean = &x
 	}

@@ -30,7 +30,7 @@ func (o InferOutput) MarshalJSON() ([]byte, error) {
 	w.header(o.Iterations, o.Converged, o.FreeEnergy)
 	if o.Posteriors == nil && o.Arrays == nil {
 		w.b = append(w.b, "null}"...)
-		return w.b, w.err
+		return w.b, apiError(w.err)
 	}
 	type entry struct {
 		name  string
@@ -75,7 +75,7 @@ func (o InferOutput) MarshalJSON() ([]byte, error) {
 	}
 	w.b = append(w.b, "}}"...)
 	if w.err != nil {
-		return nil, w.err
+		return nil, apiError(w.err)
 	}
 	return w.b, nil
 }
@@ -155,7 +155,7 @@ func (m *Model) WriteOutput(w io.Writer, res *schedule.Result) error {
 	}
 	j.b = append(j.b, "}}\n"...)
 	j.flush(true)
-	return j.err
+	return apiError(j.err)
 }
 
 // jsonWriter appends JSON to b, writing it to w (when not nil) in chunks;
@@ -336,7 +336,7 @@ func (o *InferOutput) UnmarshalJSON(data []byte) error {
 		Posteriors map[string]json.RawMessage `json:"posteriors"`
 	}{o.Iterations, o.Converged, o.FreeEnergy, nil}
 	if err := json.Unmarshal(data, &aux); err != nil {
-		return err
+		return apiError(err)
 	}
 	o.Iterations, o.Converged, o.FreeEnergy = aux.Iterations, aux.Converged, aux.FreeEnergy
 	if aux.Posteriors == nil {
@@ -350,14 +350,14 @@ func (o *InferOutput) UnmarshalJSON(data []byte) error {
 		if len(raw) == 0 || raw[0] != '[' {
 			var p Posterior
 			if err := json.Unmarshal(raw, &p); err != nil {
-				return err
+				return apiError(err)
 			}
 			o.Posteriors[name] = p
 			continue
 		}
 		a, err := readArray(name, raw)
 		if err != nil {
-			return err
+			return apiError(err)
 		}
 		if o.Arrays == nil {
 			o.Arrays = map[string]ArrayPosterior{}

@@ -41,18 +41,18 @@ func (m *Model) RunError(err error) error {
 				field = m.variableField(i)
 			}
 		}
-		return &Error{File: m.Name, Field: field, Err: fmt.Errorf("inference produced an invalid posterior: %s", ne.Detail)}
+		return apiError(&Error{File: m.Name, Field: field, Err: fmt.Errorf("inference produced an invalid posterior: %s", ne.Detail)})
 	}
 	var le *ffg.LoopError
 	if errors.As(err, &le) {
-		return &Error{File: m.Name, Field: "settings.method", Err: fmt.Errorf("sum-product needs the discrete variables to form a tree, and they form a loop: %s (use \"vmp\", break the loop, or ask for approximate loopy belief propagation with \"loopy\": true)", strings.Join(le.Loop, " - "))}
+		return apiError(&Error{File: m.Name, Field: "settings.method", Err: fmt.Errorf("sum-product needs the discrete variables to form a tree, and they form a loop: %s (use \"vmp\", break the loop, or ask for approximate loopy belief propagation with \"loopy\": true)", strings.Join(le.Loop, " - "))})
 	}
 	var ee *schedule.EnergyError
 	if !errors.As(err, &ee) {
 		if m.Name == "" {
-			return fmt.Errorf("model: %w", err)
+			return apiError(err)
 		}
-		return fmt.Errorf("%s: %w", m.Name, err)
+		return fmt.Errorf("model: %s: %w", m.Name, err)
 	}
 	switch {
 	case ee.Factor != nil:
@@ -63,11 +63,11 @@ func (m *Model) RunError(err error) error {
 			}
 		}
 		if out, ok := m.impossibleEvidence(ee.Factor, ee.Term); ok {
-			return &Error{File: m.Name, Field: m.variableField(out) + ".observed",
-				Err: fmt.Errorf("evidence has probability 0 under the model (%s gives it probability 0)", field)}
+			return apiError(&Error{File: m.Name, Field: m.variableField(out) + ".observed",
+				Err: fmt.Errorf("evidence has probability 0 under the model (%s gives it probability 0)", field)})
 		}
-		return &Error{File: m.Name, Field: field,
-			Err: fmt.Errorf("average energy E_q[-ln f] is %v after sweep %d, so the free energy cannot be computed (numbers too large for float64?)", ee.Term, ee.Sweep)}
+		return apiError(&Error{File: m.Name, Field: field,
+			Err: fmt.Errorf("average energy E_q[-ln f] is %v after sweep %d, so the free energy cannot be computed (numbers too large for float64?)", ee.Term, ee.Sweep)})
 	case ee.Variable != nil:
 		field := "variables"
 		for i, v := range m.Variables {
@@ -75,10 +75,10 @@ func (m *Model) RunError(err error) error {
 				field = m.variableField(i)
 			}
 		}
-		return &Error{File: m.Name, Field: field,
-			Err: fmt.Errorf("entropy of the posterior is %v after sweep %d, so the free energy cannot be computed (numbers too large for float64?)", ee.Term, ee.Sweep)}
+		return apiError(&Error{File: m.Name, Field: field,
+			Err: fmt.Errorf("entropy of the posterior is %v after sweep %d, so the free energy cannot be computed (numbers too large for float64?)", ee.Term, ee.Sweep)})
 	}
-	return &Error{File: m.Name, Err: fmt.Errorf("free energy is %v after sweep %d: its terms are finite but their sum is not (numbers too large for float64?)", ee.F, ee.Sweep)}
+	return apiError(&Error{File: m.Name, Err: fmt.Errorf("free energy is %v after sweep %d: its terms are finite but their sum is not (numbers too large for float64?)", ee.F, ee.Sweep)})
 }
 
 // impossibleEvidence reports whether a factor's average energy term, +Inf,

@@ -67,7 +67,7 @@ func TestRunErrorFields(t *testing.T) {
 	// Cancellation is not the file's fault: wrapped with the name, not an *Error.
 	got := m.RunError(fmt.Errorf("schedule: stopped: %w", context.Canceled))
 	var me *Error
-	if errors.As(got, &me) || !errors.Is(got, context.Canceled) || !strings.HasPrefix(got.Error(), "m.json: ") {
+	if errors.As(got, &me) || !errors.Is(got, context.Canceled) || !strings.HasPrefix(got.Error(), "model: m.json: ") {
 		t.Errorf("cancellation: %v", got)
 	}
 	if m.RunError(nil) != nil {
@@ -88,7 +88,7 @@ func TestRunErrorImpossibleEvidence(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = schedule.Run(context.Background(), m.Graph, &m.Settings)
-	want := `m.json: variables[1] ("o").observed: evidence has probability 0 under the model (factors[1] (categorical) gives it probability 0)`
+	want := `model: m.json: variables[1] ("o").observed: evidence has probability 0 under the model (factors[1] (categorical) gives it probability 0)`
 	if got := m.RunError(err); got == nil || got.Error() != want {
 		t.Errorf("got %v, want %s", got, want)
 	}

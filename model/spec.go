@@ -91,16 +91,16 @@ type FactorSpec struct {
 // written as "precision".
 func (f FactorSpec) MarshalJSON() ([]byte, error) {
 	if len(f.DataRefs) > 0 {
-		return f.marshalRefs()
+		return apiResult(f.marshalRefs())
 	}
 	type plain FactorSpec
 	var data []byte
 	var err error
 	if f.PrecisionMatrix != nil {
-		return json.Marshal(struct {
+		return apiResult(json.Marshal(struct {
 			plain
 			Precision Tensor `json:"precision"`
-		}{plain(f), *f.PrecisionMatrix})
+		}{plain(f), *f.PrecisionMatrix}))
 	}
 	if f.PrecisionValue == nil {
 		data, err = json.Marshal(plain(f))
@@ -113,9 +113,9 @@ func (f FactorSpec) MarshalJSON() ([]byte, error) {
 	// A tensor's fault, not wrapped twice (json.Marshal wraps it once more).
 	var me *json.MarshalerError
 	if errors.As(err, &me) {
-		return nil, me.Unwrap()
+		return nil, apiError(me.Unwrap())
 	}
-	return data, err
+	return data, apiError(err)
 }
 
 // Operand is a parameter of a normal-mixture: the name of a variable
@@ -128,17 +128,17 @@ type Operand struct {
 // MarshalJSON writes the name or the number.
 func (o Operand) MarshalJSON() ([]byte, error) {
 	if o.Var != "" {
-		return json.Marshal(o.Var)
+		return apiResult(json.Marshal(o.Var))
 	}
-	return json.Marshal(o.Value)
+	return apiResult(json.Marshal(o.Value))
 }
 
 // UnmarshalJSON reads a name or a number.
 func (o *Operand) UnmarshalJSON(data []byte) error {
 	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '"' {
-		return json.Unmarshal(data, &o.Var)
+		return apiError(json.Unmarshal(data, &o.Var))
 	}
-	return json.Unmarshal(data, &o.Value)
+	return apiError(json.Unmarshal(data, &o.Value))
 }
 
 // NormalMean is the mean of a normal node: a normal variable (Var), with
@@ -163,16 +163,16 @@ type NormalMean struct {
 // MarshalJSON writes the name, the number or the object.
 func (m NormalMean) MarshalJSON() ([]byte, error) {
 	if m.Mv != nil {
-		return m.Mv.marshal(m)
+		return apiResult(m.Mv.marshal(m))
 	}
 	switch {
 	case m.linear():
 	case m.Var == "":
-		return json.Marshal(m.Value)
+		return apiResult(json.Marshal(m.Value))
 	case m.Scale == nil && m.Offset == nil:
-		return json.Marshal(m.Var)
+		return apiResult(json.Marshal(m.Var))
 	}
-	return m.marshalObject()
+	return apiResult(m.marshalObject())
 }
 
 // UnmarshalJSON reads a name, a number or the object.
@@ -180,17 +180,17 @@ func (m *NormalMean) UnmarshalJSON(data []byte) error {
 	t := bytes.TrimSpace(data)
 	switch {
 	case len(t) > 0 && t[0] == '"':
-		return json.Unmarshal(data, &m.Var)
+		return apiError(json.Unmarshal(data, &m.Var))
 	case len(t) > 0 && t[0] == '{':
 		if ok, err := m.unmarshalMv(data); ok {
-			return err
+			return apiError(err)
 		}
-		return m.unmarshalObject(data)
+		return apiError(m.unmarshalObject(data))
 	case len(t) > 0 && t[0] == '[':
 		m.Mv = &MvMeanSpec{}
-		return json.Unmarshal(data, &m.Mv.Vector)
+		return apiError(json.Unmarshal(data, &m.Mv.Vector))
 	}
-	return json.Unmarshal(data, &m.Value)
+	return apiError(json.Unmarshal(data, &m.Value))
 }
 
 // SettingsSpec holds a file's settings (zero fields are left out).
@@ -216,12 +216,12 @@ type Tensor struct {
 // positive or whose product is not len(Data) is an error.
 func (t Tensor) MarshalJSON() ([]byte, error) {
 	if len(t.Shape) == 0 {
-		return json.Marshal(t.Data)
+		return apiResult(json.Marshal(t.Data))
 	}
 	if err := t.check(); err != nil {
 		return nil, fmt.Errorf("model: tensor: %v", err)
 	}
-	return json.Marshal(nest(t.Data, t.Shape))
+	return apiResult(json.Marshal(nest(t.Data, t.Shape)))
 }
 
 // check reports a non-empty Shape that does not describe Data.
@@ -244,7 +244,7 @@ func (t Tensor) check() error {
 func (t *Tensor) UnmarshalJSON(data []byte) error {
 	d, shape, err := decodeTensor(data, "tensor")
 	if err != nil {
-		return err
+		return apiError(err)
 	}
 	t.Data, t.Shape = d, shape
 	return nil
@@ -268,34 +268,34 @@ func (v *Value) tensor() *Tensor {
 // MarshalJSON writes the variable name or the nested array.
 func (v Value) MarshalJSON() ([]byte, error) {
 	if v.Tensor != nil {
-		return json.Marshal(*v.Tensor)
+		return apiResult(json.Marshal(*v.Tensor))
 	}
-	return json.Marshal(v.Var)
+	return apiResult(json.Marshal(v.Var))
 }
 
 // UnmarshalJSON reads a variable name or a nested array.
 func (v *Value) UnmarshalJSON(data []byte) error {
 	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '"' {
-		return json.Unmarshal(data, &v.Var)
+		return apiError(json.Unmarshal(data, &v.Var))
 	}
 	v.Tensor = new(Tensor)
-	return v.Tensor.UnmarshalJSON(data)
+	return apiError(v.Tensor.UnmarshalJSON(data))
 }
 
 // MarshalJSON writes an index, a probability vector or a value.
 func (e Evidence) MarshalJSON() ([]byte, error) {
 	switch {
 	case e.Probs != nil:
-		return json.Marshal(e.Probs)
+		return apiResult(json.Marshal(e.Probs))
 	case e.Value != nil && *e.Value == 0:
 		// -0 is written 0, which reads back as the index 0 and the value
 		// 0 (equal to -0): written "-0", it would read back as 0 and not
 		// round-trip.
 		return []byte("0"), nil
 	case e.Value != nil && (e.Index < 0 || float64(e.Index) != *e.Value):
-		return json.Marshal(*e.Value)
+		return apiResult(json.Marshal(*e.Value))
 	}
-	return json.Marshal(e.Index)
+	return apiResult(json.Marshal(e.Index))
 }
 
 // UnmarshalJSON reads an index, a probability vector or a number.
@@ -313,7 +313,7 @@ func (e *Evidence) UnmarshalJSON(data []byte) error {
 	}
 	var p []float64
 	if err := json.Unmarshal(data, &p); err != nil {
-		return errors.New("observed: want an index, a probability vector or a number")
+		return errors.New("model: observed: want an index, a probability vector or a number")
 	}
 	*e = Evidence{Index: -1, Probs: p}
 	return nil
@@ -346,7 +346,7 @@ func ParseSpec(data []byte) (Spec, error) {
 		err = specScope(m, &sp)
 	}
 	if err != nil {
-		return fail(err)
+		return apiResult(fail(err))
 	}
 	if m.variables != nil {
 		sp.Variables = make([]VariableSpec, 0, len(m.variables))
@@ -357,16 +357,16 @@ func ParseSpec(data []byte) (Spec, error) {
 	for i, vs := range m.variables {
 		v := VariableSpec{Name: vs.Name, Family: vs.Family, Shape: vs.Shape}
 		if err := dimSpec(&v, vs, fmt.Sprintf("variables[%d].dim", i)); err != nil {
-			return fail(err)
+			return apiResult(fail(err))
 		}
 		if err := arraySpec(&v, vs, fmt.Sprintf("variables[%d]", i)); err != nil {
-			return fail(err)
+			return apiResult(fail(err))
 		}
 		if t := vs.Observed; t != nil {
 			field := fmt.Sprintf("variables[%d].observed", i)
 			vals, shape, err := tensorNumbers(t, field)
 			if err != nil {
-				return fail(err)
+				return apiResult(fail(err))
 			}
 			switch {
 			case len(shape) == 0 && isInt(t):
@@ -379,7 +379,7 @@ func ParseSpec(data []byte) (Spec, error) {
 			case len(shape) == 1:
 				v.Observed = &Evidence{Index: -1, Probs: vals}
 			default:
-				return fail(fmt.Errorf("%s: want an index or a probability vector", field))
+				return apiResult(fail(fmt.Errorf("%s: want an index or a probability vector", field)))
 			}
 		}
 		sp.Variables = append(sp.Variables, v)
@@ -389,10 +389,10 @@ func ParseSpec(data []byte) (Spec, error) {
 		f.For, fs = loopsSpec(fs.For), dataRefs(&f, fs, m)
 		field := fmt.Sprintf("factors[%d].", i)
 		if err := mvSpec(&f, &fs, field); err != nil {
-			return fail(err)
+			return apiResult(fail(err))
 		}
 		if err := normalSpec(&f, fs, field, m.isConstRef); err != nil {
-			return fail(err)
+			return apiResult(fail(err))
 		}
 		for _, p := range []struct {
 			key string
@@ -404,7 +404,7 @@ func ParseSpec(data []byte) (Spec, error) {
 			} else if p.v.set && !p.v.t.Null {
 				data, shape, err := p.v.numbers(field + p.key)
 				if err != nil {
-					return fail(err)
+					return apiResult(fail(err))
 				}
 				*p.dst = &Value{Tensor: &Tensor{Data: data, Shape: shape}}
 			}
@@ -417,7 +417,7 @@ func ParseSpec(data []byte) (Spec, error) {
 			if p.v.set && !p.v.t.Null {
 				data, shape, err := p.v.numbers(field + p.key)
 				if err != nil {
-					return fail(err)
+					return apiResult(fail(err))
 				}
 				*p.dst = &Tensor{Data: data, Shape: shape}
 			}
@@ -430,7 +430,7 @@ func ParseSpec(data []byte) (Spec, error) {
 			if p.v.set && !p.v.t.Null {
 				x, err := p.v.scalar(field + p.key)
 				if err != nil {
-					return fail(err)
+					return apiResult(fail(err))
 				}
 				*p.dst = &x
 			}
@@ -453,7 +453,7 @@ func ParseSpec(data []byte) (Spec, error) {
 			if p.v.set && !p.v.t.Null {
 				x, err := p.v.scalar("settings." + p.key)
 				if err != nil {
-					return fail(err)
+					return apiResult(fail(err))
 				}
 				*p.dst = x
 			}
@@ -461,10 +461,10 @@ func ParseSpec(data []byte) (Spec, error) {
 		if v := ss.Iterations; v.set && !v.t.Null {
 			x, err := v.scalar("settings.iterations")
 			if err != nil {
-				return fail(err)
+				return apiResult(fail(err))
 			}
 			if x != math.Trunc(x) || math.Abs(x) > math.MaxInt32 {
-				return fail(fmt.Errorf("settings.iterations: want a whole number, got %v", x))
+				return apiResult(fail(fmt.Errorf("settings.iterations: want a whole number, got %v", x)))
 			}
 			sp.Settings.Iterations = int(x)
 		}
@@ -500,15 +500,15 @@ func FromSpec(name string, sp Spec) (*Model, error) {
 				continue
 			}
 			if err := t.t.check(); err != nil {
-				return nil, &Error{File: name, Field: fmt.Sprintf("%s (%s).%s", field, f.Node, t.sub), Err: err}
+				return nil, apiError(&Error{File: name, Field: fmt.Sprintf("%s (%s).%s", field, f.Node, t.sub), Err: err})
 			}
 		}
 	}
 	data, err := json.Marshal(sp)
 	if err != nil {
-		return nil, &Error{File: name, Err: err}
+		return nil, apiError(&Error{File: name, Err: err})
 	}
-	return Parse(name, data)
+	return apiResult(Parse(name, data))
 }
 
 // normalSpec copies the fields of the continuous nodes from the file's

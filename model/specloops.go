@@ -29,26 +29,26 @@ type Extent struct {
 // MarshalJSON writes the name (or expression) or the number.
 func (e Extent) MarshalJSON() ([]byte, error) {
 	if e.Expr != "" {
-		return json.Marshal(e.Expr)
+		return apiResult(json.Marshal(e.Expr))
 	}
-	return json.Marshal(e.N)
+	return apiResult(json.Marshal(e.N))
 }
 
 // UnmarshalJSON reads a name, an expression or a number.
 func (e *Extent) UnmarshalJSON(data []byte) error {
 	*e = Extent{}
 	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '"' {
-		return json.Unmarshal(data, &e.Expr)
+		return apiError(json.Unmarshal(data, &e.Expr))
 	}
-	return json.Unmarshal(data, &e.N)
+	return apiError(json.Unmarshal(data, &e.N))
 }
 
 // MarshalJSON writes one extent alone ("T"), several as an array.
 func (s Size) MarshalJSON() ([]byte, error) {
 	if len(s) == 1 {
-		return json.Marshal(s[0])
+		return apiResult(json.Marshal(s[0]))
 	}
-	return json.Marshal([]Extent(s))
+	return apiResult(json.Marshal([]Extent(s)))
 }
 
 // UnmarshalJSON reads one extent or an array of them.
@@ -57,11 +57,11 @@ func (s *Size) UnmarshalJSON(data []byte) error {
 		var es []Extent
 		err := json.Unmarshal(data, &es)
 		*s = es
-		return err
+		return apiError(err)
 	}
 	var e Extent
 	if err := e.UnmarshalJSON(data); err != nil {
-		return err
+		return apiError(err)
 	}
 	*s = Size{e}
 	return nil
@@ -88,11 +88,11 @@ func (l Loops) MarshalJSON() ([]byte, error) {
 		}
 		k, err := json.Marshal(lp.Index)
 		if err != nil {
-			return nil, err
+			return nil, apiError(err)
 		}
 		v, err := json.Marshal(lp.Range)
 		if err != nil {
-			return nil, err
+			return nil, apiError(err)
 		}
 		b.Write(k)
 		b.WriteByte(':')
@@ -107,24 +107,24 @@ func (l *Loops) UnmarshalJSON(data []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	tok, err := dec.Token()
 	if err != nil {
-		return err
+		return apiError(err)
 	}
 	if tok == nil {
 		*l = nil
 		return nil
 	}
 	if tok != json.Delim('{') {
-		return errors.New(`for: want an object from loop indices to ranges such as "0..T-1"`)
+		return errors.New(`model: for: want an object from loop indices to ranges such as "0..T-1"`)
 	}
 	out := Loops{}
 	for dec.More() {
 		k, err := dec.Token()
 		if err != nil {
-			return err
+			return apiError(err)
 		}
 		var r string
 		if err := dec.Decode(&r); err != nil {
-			return err
+			return apiError(err)
 		}
 		out = append(out, Loop{Index: k.(string), Range: r})
 	}
@@ -183,7 +183,7 @@ func (o Observations) MarshalJSON() ([]byte, error) {
 		return nil
 	}
 	if err := write(0); err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	return b.Bytes(), nil
 }
@@ -193,7 +193,7 @@ func (o Observations) MarshalJSON() ([]byte, error) {
 func (v VariableSpec) MarshalJSON() ([]byte, error) {
 	type plain VariableSpec
 	if v.ObservedArray == nil {
-		return json.Marshal(plain(v))
+		return apiResult(json.Marshal(plain(v)))
 	}
 	data, err := json.Marshal(struct {
 		plain
@@ -201,9 +201,9 @@ func (v VariableSpec) MarshalJSON() ([]byte, error) {
 	}{plain(v), v.ObservedArray})
 	var me *json.MarshalerError
 	if errors.As(err, &me) {
-		return nil, me.Unwrap()
+		return nil, apiError(me.Unwrap())
 	}
-	return data, err
+	return data, apiError(err)
 }
 
 // dataRefKeys are the number fields of a factor that FactorSpec.DataRefs

@@ -13,7 +13,7 @@ import (
 // NewFactorised, Parse or Load (the zero value).
 func Check(m *Model) error {
 	if m == nil || !m.valid {
-		return errNoModel
+		return apiError(errNoModel)
 	}
 	return nil
 }
@@ -28,27 +28,27 @@ var errNoModel = errors.New("pomdp: " + noModel)
 // A nil or invalid model is Check's error.
 func CheckBelief(m *Model, field string, qs []float64) error {
 	if err := Check(m); err != nil {
-		return err
+		return apiError(err)
 	}
 	if len(qs) != m.ns {
 		if len(m.factors) > 1 {
-			return fmt.Errorf("%s: %d entries, want %d (the states of every factor)", field, len(qs), m.ns)
+			return fmt.Errorf("pomdp: %s: %d entries, want %d (the states of every factor)", field, len(qs), m.ns)
 		}
-		return fmt.Errorf("%s: %d entries, want %d (number of states)", field, len(qs), m.ns)
+		return fmt.Errorf("pomdp: %s: %d entries, want %d (number of states)", field, len(qs), m.ns)
 	}
 	for _, f := range m.factors {
 		sum := 0.0
 		for s, v := range qs[f.off : f.off+f.ns] {
 			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-				return fmt.Errorf("%s[%d]: %v, want a finite probability", field, f.off+s, v)
+				return fmt.Errorf("pomdp: %s[%d]: %v, want a finite probability", field, f.off+s, v)
 			}
 			sum += v
 		}
 		if math.Abs(sum-1) > Tolerance {
 			if len(m.factors) > 1 {
-				return fmt.Errorf("%s: factor %s: not a distribution: sums to %.10g, want 1 (tolerance %s)", field, jsonread.Quote(f.name), sum, toleranceText)
+				return fmt.Errorf("pomdp: %s: factor %s: not a distribution: sums to %.10g, want 1 (tolerance %s)", field, jsonread.Quote(f.name), sum, toleranceText)
 			}
-			return fmt.Errorf("%s: not a distribution: sums to %.10g, want 1 (tolerance %s)", field, sum, toleranceText)
+			return fmt.Errorf("pomdp: %s: not a distribution: sums to %.10g, want 1 (tolerance %s)", field, sum, toleranceText)
 		}
 	}
 	return nil
@@ -294,10 +294,10 @@ const MaxJointStates = 1 << 16
 // cannot emit its outcome at all). dst is allocated when nil or too short.
 func StatePosterior(dst []float64, m *Model, obs int) ([]float64, error) {
 	if err := Check(m); err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	if obs < 0 || obs >= m.NumObs() {
-		return nil, fmt.Errorf("observation %d: out of range [0, %d) (number of observations)", obs, m.NumObs())
+		return nil, fmt.Errorf("pomdp: observation %d: out of range [0, %d) (number of observations)", obs, m.NumObs())
 	}
 	ns := m.NumStates()
 	if cap(dst) < ns {
@@ -305,7 +305,7 @@ func StatePosterior(dst []float64, m *Model, obs int) ([]float64, error) {
 	}
 	dst = dst[:ns]
 	if len(m.factors) > 1 || len(m.mods) > 1 {
-		return m.jointPosterior(dst, obs)
+		return apiResult(m.jointPosterior(dst, obs))
 	}
 	mx := math.Inf(-1)
 	logA := m.logA()[0]
@@ -314,7 +314,7 @@ func StatePosterior(dst []float64, m *Model, obs int) ([]float64, error) {
 		mx = math.Max(mx, dst[s])
 	}
 	if math.IsInf(mx, -1) {
-		return nil, fmt.Errorf("observation %d: probability 0 under D and A", obs)
+		return nil, fmt.Errorf("pomdp: observation %d: probability 0 under D and A", obs)
 	}
 	sum := 0.0
 	for s, x := range dst {

@@ -66,5 +66,5 @@ func ExampleNewFactorised() {
 	// light:right   0.100
 	// door:closed   1.000
 	// door:open     0.000
-	// modality "sensor": depends_on[0]: unknown factor "lamp" (factors: "light")
+	// pomdp: modality "sensor": depends_on[0]: unknown factor "lamp" (factors: "light")
 }

@@ -74,10 +74,10 @@ type FactorisedSpec struct {
 
 // NewFactorised validates fs and returns the model holding copies of its
 // slices. Errors name the factor or modality and the field, e.g.
-// `factor "location": B[1]: column 2 sums to 0.93, want 1 (tolerance 1e-6)`
-// or `modality "reward": depends_on[1]: unknown factor "contxt"`.
+// `pomdp: factor "location": B[1]: column 2 sums to 0.93, want 1 (tolerance 1e-6)`
+// or `pomdp: modality "reward": depends_on[1]: unknown factor "contxt"`.
 func NewFactorised(fs FactorisedSpec) (*Model, error) {
-	return newFactorised(fs.clone())
+	return apiResult(newFactorised(fs.clone()))
 }
 
 // clone returns fs with copies of its factors, modalities and their slices
@@ -492,7 +492,7 @@ func (m *Model) DecodeAction(dst []int, u int) []int {
 // DecodeAction. A nil or zero model is Check's error.
 func (m *Model) EncodeControls(controls []int) (int, error) {
 	if err := Check(m); err != nil {
-		return 0, err
+		return 0, apiError(err)
 	}
 	if len(controls) != len(m.factors) {
 		return 0, fmt.Errorf("pomdp: %d controls, want %d (one per factor)", len(controls), len(m.factors))
@@ -516,19 +516,19 @@ func (m *Model) EncodeControls(controls []int) (int, error) {
 // outcome is out of range. A nil or zero model is Check's error.
 func (m *Model) EncodeObs(outcomes []int) (int, error) {
 	if err := Check(m); err != nil {
-		return 0, err
+		return 0, apiError(err)
 	}
 	if len(outcomes) != len(m.mods) {
-		return 0, fmt.Errorf("%d outcomes, want %d (one per modality%s)", len(outcomes), len(m.mods), modalityList(m))
+		return 0, fmt.Errorf("pomdp: %d outcomes, want %d (one per modality%s)", len(outcomes), len(m.mods), modalityList(m))
 	}
 	o := 0
 	for i, md := range m.mods {
 		x := outcomes[i]
 		if x < 0 || x >= md.no {
 			if len(m.mods) == 1 {
-				return 0, fmt.Errorf("observation %d out of range [0, %d)", x, md.no)
+				return 0, fmt.Errorf("pomdp: observation %d out of range [0, %d)", x, md.no)
 			}
-			return 0, fmt.Errorf("outcome %d of modality %s: out of range [0, %d)", x, jsonread.Quote(md.name), md.no)
+			return 0, fmt.Errorf("pomdp: outcome %d of modality %s: out of range [0, %d)", x, jsonread.Quote(md.name), md.no)
 		}
 		o += x * md.stride
 	}

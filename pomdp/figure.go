@@ -82,15 +82,15 @@ func (m *Model) FigureGraph(steps int) (*ffg.Graph, error) {
 	if nu > 1 {
 		var err error
 		if pi, err = g.AddVariable("pi", expfam.CategoricalFamily, nu); err != nil {
-			return nil, fail("π", err)
+			return nil, apiError(fail("π", err))
 		}
 		prior, err := nodes.NewCategorical(uniform(nu))
 		if err != nil {
-			return nil, fail("π", err)
+			return nil, apiError(fail("π", err))
 		}
 		f, err := g.AddFactor("", prior, pi)
 		if err != nil {
-			return nil, fail("π", err)
+			return nil, apiError(fail("π", err))
 		}
 		f.Label = "σ(−G)"
 		bottom := max(len(spec.Factors), len(spec.Modalities))
@@ -104,7 +104,7 @@ func (m *Model) FigureGraph(steps int) (*ffg.Graph, error) {
 		if f.ConcD != nil {
 			v, err := learned("d["+f.Name+"]", []int{f.NumStates})
 			if err != nil {
-				return nil, fail("d["+f.Name+"]", err)
+				return nil, apiError(fail("d["+f.Name+"]", err))
 			}
 			conc["d"+f.Name] = v
 		}
@@ -115,7 +115,7 @@ func (m *Model) FigureGraph(steps int) (*ffg.Graph, error) {
 			}
 			v, err := learned("b["+f.Name+"]", shape)
 			if err != nil {
-				return nil, fail("b["+f.Name+"]", err)
+				return nil, apiError(fail("b["+f.Name+"]", err))
 			}
 			conc["b"+f.Name] = v
 		}
@@ -128,7 +128,7 @@ func (m *Model) FigureGraph(steps int) (*ffg.Graph, error) {
 			}
 			v, err := learned("a["+md.Name+"]", shape)
 			if err != nil {
-				return nil, fail("a["+md.Name+"]", err)
+				return nil, apiError(fail("a["+md.Name+"]", err))
 			}
 			conc["a"+md.Name] = v
 		}
@@ -139,7 +139,7 @@ func (m *Model) FigureGraph(steps int) (*ffg.Graph, error) {
 		for i, f := range spec.Factors {
 			s, err := g.AddVariable(fmt.Sprintf("%s_%d", f.Name, t), expfam.CategoricalFamily, f.NumStates)
 			if err != nil {
-				return nil, fail(f.Name, err)
+				return nil, apiError(fail(f.Name, err))
 			}
 			cur[i] = s
 			var fn *ffg.FactorNode
@@ -149,19 +149,19 @@ func (m *Model) FigureGraph(steps int) (*ffg.Graph, error) {
 				if d := conc["d"+f.Name]; d != nil {
 					c, err := nodes.NewCategoricalDirichlet(f.NumStates)
 					if err != nil {
-						return nil, fail(label, err)
+						return nil, apiError(fail(label, err))
 					}
 					fn, err = g.AddFactor("", c, s, d)
 					if err != nil {
-						return nil, fail(label, err)
+						return nil, apiError(fail(label, err))
 					}
 				} else {
 					c, err := nodes.NewCategorical(uniform(f.NumStates))
 					if err != nil {
-						return nil, fail(label, err)
+						return nil, apiError(fail(label, err))
 					}
 					if fn, err = g.AddFactor("", c, s); err != nil {
-						return nil, fail(label, err)
+						return nil, apiError(fail(label, err))
 					}
 				}
 			} else {
@@ -187,10 +187,10 @@ func (m *Model) FigureGraph(steps int) (*ffg.Graph, error) {
 					tr, err = nodes.NewTransition(w, shape)
 				}
 				if err != nil {
-					return nil, fail(label, err)
+					return nil, apiError(fail(label, err))
 				}
 				if fn, err = g.AddFactor("", tr, vars...); err != nil {
-					return nil, fail(label, err)
+					return nil, apiError(fail(label, err))
 				}
 			}
 			fn.Label = label
@@ -204,7 +204,7 @@ func (m *Model) FigureGraph(steps int) (*ffg.Graph, error) {
 			}
 			o, err := g.AddVariable(fmt.Sprintf("%s_%d", name, t), expfam.CategoricalFamily, md.NumOutcomes)
 			if err != nil {
-				return nil, fail(md.Name, err)
+				return nil, apiError(fail(md.Name, err))
 			}
 			if name != md.Name && t == 0 {
 				o.Label = name + "₀" // the plate names the others o[m]ₜ
@@ -230,26 +230,26 @@ func (m *Model) FigureGraph(steps int) (*ffg.Graph, error) {
 				tr, err = nodes.NewTransition(w, shape)
 			}
 			if err != nil {
-				return nil, fail("A["+md.Name+"]", err)
+				return nil, apiError(fail("A["+md.Name+"]", err))
 			}
 			fn, err := g.AddFactor("", tr, vars...)
 			if err != nil {
-				return nil, fail("A["+md.Name+"]", err)
+				return nil, apiError(fail("A["+md.Name+"]", err))
 			}
 			fn.Label = "A[" + md.Name + "]"
 			g.PlaceFactor(fn, ffg.DOTPlace{Column: 4*t + 2, Row: j})
 			g.PlaceVariable(o, ffg.DOTPlace{Column: 4*t + 3, Row: j})
 			if err := o.Observe(0); err != nil {
-				return nil, fail(md.Name, err)
+				return nil, apiError(fail(md.Name, err))
 			}
 			if hasPreferences(md.C) {
 				c, err := nodes.NewCategorical(uniform(md.NumOutcomes))
 				if err != nil {
-					return nil, fail("C["+md.Name+"]", err)
+					return nil, apiError(fail("C["+md.Name+"]", err))
 				}
 				fc, err := g.AddFactor("", c, o)
 				if err != nil {
-					return nil, fail("C["+md.Name+"]", err)
+					return nil, apiError(fail("C["+md.Name+"]", err))
 				}
 				fc.Label = "C[" + md.Name + "]"
 				g.PlaceFactor(fc, ffg.DOTPlace{Column: 4*t + 2, Row: j})

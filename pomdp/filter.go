@@ -62,7 +62,7 @@ func ParsePastInference(s string) (PastInference, error) {
 	case "factorised":
 		return PastFactorised, nil
 	}
-	return 0, fmt.Errorf("%q, want vmp, filter or factorised", s)
+	return 0, fmt.Errorf("pomdp: %q, want vmp, filter or factorised", s)
 }
 
 // MaxFilterStates bounds the joint states Π_f |S_f| that exact filtering

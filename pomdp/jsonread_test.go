@@ -351,7 +351,7 @@ func FuzzJSONPathAt(f *testing.F) {
 func TestParseSyntaxErrorPath(t *testing.T) {
 	_, err := Parse([]byte(`{"A": [[0.5, NaN], [0.5, 0.5]]}`))
 	want := "A[0][1]: invalid JSON at byte 14: invalid character 'N' looking for beginning of value (JSON has no NaN or Infinity)"
-	if err == nil || err.Error() != want {
+	if err == nil || err.Error() != "pomdp: "+want {
 		t.Errorf("error %v, want %q", err, want)
 	}
 }
@@ -387,7 +387,7 @@ func TestParseDuplicateKeys(t *testing.T) {
 		{"modality", dupIn(`"name": "reward"`, "A", "[]"), `modality "reward": duplicate key "A"`},
 	} {
 		_, err := Parse(tc.data)
-		if err == nil || err.Error() != tc.want {
+		if err == nil || err.Error() != "pomdp: "+tc.want {
 			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
 		}
 	}
@@ -423,7 +423,7 @@ func TestParseNames(t *testing.T) {
 		{"outcome", replace(`"none", "reward"`, `"none", "rew\u2028ard"`), `modality "reward": outcomes[1]: "rew\u2028ard" contains a control character (U+2028)`},
 	} {
 		_, err := Parse(tc.data)
-		if err == nil || err.Error() != tc.want {
+		if err == nil || err.Error() != "pomdp: "+tc.want {
 			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
 		}
 	}

@@ -152,7 +152,7 @@ func (l Learning) Validate() error {
 // (Learning.Validate) and leave the setting as it was.
 func (p *Past) SetLearning(l Learning) error {
 	if err := l.Validate(); err != nil {
-		return err
+		return apiError(err)
 	}
 	p.eta, p.omega = l.Values()
 	return nil

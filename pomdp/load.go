@@ -16,15 +16,16 @@ var knownKeys = map[string]bool{
 }
 
 // Load reads and validates a POMDP file (docs/formats.md). Errors start
-// with the path, then name the field and the fault.
+// with the package's prefix and the path, then name the field and the
+// fault ("pomdp: m.json: D: missing ...").
 func Load(path string) (*Model, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	m, err := Parse(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, inContext(path, err)
 	}
 	return m, nil
 }
@@ -60,29 +61,29 @@ func Load(path string) (*Model, error) {
 // [[1,1,1,1],...] peaks at about 7.7 times its size.
 func Parse(data []byte) (*Model, error) {
 	if fault, off := jsonread.Check(data); fault != jsonread.Valid {
-		return nil, syntaxError(data, off)
+		return nil, apiError(syntaxError(data, off))
 	}
 	r := &jsonread.Reader{Data: data}
 	switch r.Peek() {
 	case '{':
 	case 'n':
-		return nil, errors.New("want a JSON object, got null")
+		return nil, errors.New("pomdp: want a JSON object, got null")
 	default:
-		return nil, fmt.Errorf("invalid JSON: cannot use JSON %s as an object (a POMDP file is one JSON object)", r.Kind())
+		return nil, fmt.Errorf("pomdp: invalid JSON: cannot use JSON %s as an object (a POMDP file is one JSON object)", r.Kind())
 	}
 	f, err := readFile(r)
 	if err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	if f.factorised {
-		return parseFactorised(f)
+		return apiResult(parseFactorised(f))
 	}
 	sp, err := f.single.spec()
 	if err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	// The slices are the reader's own: the model keeps them.
-	return newModel(sp)
+	return apiResult(newModel(sp))
 }
 
 // spec checks the shapes of the nested arrays, infers the sizes and

@@ -184,7 +184,7 @@ func TestLoadNamesPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := Load(path)
-	if err == nil || !strings.HasPrefix(err.Error(), path+": D: missing") {
+	if err == nil || !strings.HasPrefix(err.Error(), "pomdp: "+path+": D: missing") {
 		t.Errorf("error %v, want prefix %q", err, path+": D: missing")
 	}
 	if _, err := Load(filepath.Join(dir, "absent.json")); err == nil {

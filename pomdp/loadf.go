@@ -376,7 +376,7 @@ func (fs FactorisedSpec) MarshalJSON() ([]byte, error) {
 		}
 		out.Preferences = append(out.Preferences, prefJSON{Modalities: p.Modalities, C: nest(p.C, shape), LogC: nest(p.LogC, shape)})
 	}
-	return json.Marshal(out)
+	return apiResult(json.Marshal(out))
 }
 
 // nest turns the flat row-major x of the given shape into nested slices

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -27,7 +28,7 @@ func TestMisuse(t *testing.T) {
 	var nilModel *pomdp.Model
 	call := func(f func()) func() error { return func() error { f(); return nil } }
 
-	misusetest.Run(t, "pomdp: ", []misusetest.Case{
+	misusetest.Runner{Prefix: "pomdp: ", Always: true}.Run(t, []misusetest.Case{
 		// The kernels of the expected free energy: documented panics.
 		{Name: "Risk nil model", Call: call(func() { pomdp.Risk(nil, nil) }), Panics: "Risk", Msg: "pomdp: Risk: model: nil"},
 		{Name: "Risk zero model", Call: call(func() { pomdp.Risk(&pomdp.Model{}, nil) }), Panics: "Risk", Msg: "pomdp: Risk: model: nil or not built"},
@@ -124,6 +125,26 @@ func TestMisuse(t *testing.T) {
 			return nil
 		}, OK: "Past.Belief"},
 		{Name: "Past.FactorStates out of range", Call: call(func() { p, _ := pomdp.NewPast(m, 0); p.FactorStates(1) }), Panics: "Past.FactorStates", Msg: "factor 1"},
+
+		// Malformed files: the field and the fault after the prefix, once.
+		{Name: "Parse of invalid JSON", Call: func() error { _, err := pomdp.Parse([]byte(`{"A": [[0.5, NaN]]}`)); return err }, Msg: "A[0][1]: invalid JSON"},
+		{Name: "Parse of null", Call: func() error { _, err := pomdp.Parse([]byte(`null`)); return err }, Msg: "want a JSON object, got null"},
+		{Name: "Parse of an array", Call: func() error { _, err := pomdp.Parse([]byte(`[1]`)); return err }, Msg: "cannot use JSON array as an object"},
+		{Name: "Parse of a string for B", Call: func() error { _, err := pomdp.Parse([]byte(`{"A": [[1]], "B": "x"}`)); return err }, Msg: "B: cannot use JSON string"},
+		{Name: "Parse of a duplicate key", Call: func() error { _, err := pomdp.Parse([]byte(`{"D": [1], "D": [1]}`)); return err }, Msg: `duplicate key "D"`},
+		{Name: "Parse without D", Call: func() error {
+			_, err := pomdp.Parse([]byte(`{"A": [[1]], "B": [[[1]]], "C": [1]}`))
+			return err
+		}, Msg: "D: missing"},
+		{Name: "Load of a missing file", Call: func() error { _, err := pomdp.Load("testdata/absent.json"); return err }, Msg: "no such file"},
+		{Name: "New of an empty spec", Call: func() error { _, err := pomdp.New(pomdp.Spec{}); return err }},
+		{Name: "NewFactorised of no factors", Call: func() error { _, err := pomdp.NewFactorised(pomdp.FactorisedSpec{}); return err }, Msg: "factors: none"},
+		{Name: "ParsePastInference of a bad name", Call: func() error { _, err := pomdp.ParsePastInference("exact"); return err }, Msg: `"exact", want vmp, filter or factorised`},
+		{Name: "NewPast of a window 1", Call: func() error { _, err := pomdp.NewPast(m, 1); return err }, Msg: "window 1"},
+		{Name: "CheckBelief of a short belief", Call: func() error { return pomdp.CheckBelief(m, "qs", q[:1]) }, Prefix: "qs: ", Msg: "1 entries, want 3"},
+		{Name: "EncodeObs of too many outcomes", Call: func() error { _, err := m.EncodeObs([]int{0, 0}); return err }, Msg: "2 outcomes, want 1"},
+		{Name: "ScaleModel of a NaN precision", Call: func() error { _, err := pomdp.ScaleModel(m, math.NaN(), 1); return err }},
+		{Name: "Learning.Validate of a negative rate", Call: func() error { r := -1.0; return pomdp.Learning{Rate: &r}.Validate() }},
 	})
 }
 
@@ -133,4 +154,13 @@ func wantText(got, want string) error {
 		return fmt.Errorf("%q, want %q", got, want)
 	}
 	return nil
+}
+
+// TestErrorReturns holds the exported functions and methods of pomdp to the
+// rule of docs/reliability.md ("Error messages") in the source: every
+// error they return is nil, a literal starting with "pomdp: ", or passes
+// through apiError, apiResult or inContext, which put the prefix in front
+// once.
+func TestErrorReturns(t *testing.T) {
+	misusetest.Returns(t, "pomdp: ", "apiError", "apiResult", "inContext")
 }

@@ -46,12 +46,12 @@ func (p *Past) GrowMixed(probs []float64, obs int) error {
 	}
 	q, err := checkActionProbs(probs, m.nu)
 	if err != nil {
-		return err
+		return apiError(err)
 	}
 	if obs < 0 || obs >= m.no {
 		return fmt.Errorf("pomdp: GrowMixed: observation %d out of range [0, %d)", obs, m.no)
 	}
-	return p.grow(-1, q, obs)
+	return apiError(p.grow(-1, q, obs))
 }
 
 // checkActionProbs validates a distribution over the nu joint actions and

@@ -144,7 +144,7 @@ type modality struct {
 // observations, states) and the fault, e.g.
 // "B[1]: column 2 sums to 0.93, want 1 (tolerance 1e-6)".
 func New(sp Spec) (*Model, error) {
-	return newModel(sp.clone())
+	return apiResult(newModel(sp.clone()))
 }
 
 // clone returns sp with copies of its slices of numbers (names are copied

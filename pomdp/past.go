@@ -94,7 +94,7 @@ type pastStep struct {
 // the graph: when the past grows beyond it, the oldest step is folded into
 // a prior over the next state (Grow); 0 keeps every step.
 func NewPast(m *Model, window int) (*Past, error) {
-	return NewPastWith(m, window, PastVMP)
+	return apiResult(NewPastWith(m, window, PastVMP))
 }
 
 // NewPastWith is NewPast with the past inferred by method: the paper's
@@ -108,10 +108,10 @@ func NewPast(m *Model, window int) (*Past, error) {
 // so far, as it would have grown step by step (HasGraph).
 func NewPastWith(m *Model, window int, method PastInference) (*Past, error) {
 	if err := Check(m); err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	if window < 0 || window == 1 {
-		return nil, fmt.Errorf("window %d, want 0 (keep everything) or >= 2", window)
+		return nil, fmt.Errorf("pomdp: window %d, want 0 (keep everything) or >= 2", window)
 	}
 	if method == PastDefault {
 		method = PastVMP
@@ -120,17 +120,17 @@ func NewPastWith(m *Model, window int, method PastInference) (*Past, error) {
 	if method == PastFilter {
 		fl, err := newFilter(m)
 		if err != nil {
-			return nil, err
+			return nil, apiError(err)
 		}
 		p.fl = fl
 	} else if method == PastFactorised {
 		ff, err := newFactorFilter(m)
 		if err != nil {
-			return nil, err
+			return nil, apiError(err)
 		}
 		p.ff = ff
 	} else if method != PastVMP {
-		return nil, fmt.Errorf("past inference %d: want PastVMP, PastFilter or PastFactorised", int(method))
+		return nil, fmt.Errorf("pomdp: past inference %d: want PastVMP, PastFilter or PastFactorised", int(method))
 	}
 	for i := range m.factors {
 		f := &m.factors[i]
@@ -149,7 +149,7 @@ func NewPastWith(m *Model, window int, method PastInference) (*Past, error) {
 		FloorColumns(fb, f.ns, f.ns*f.nu)
 		var err error
 		if pf.pastB, err = nodes.NewTransition(fb, []int{f.ns, f.ns, f.nu}); err != nil {
-			return nil, fmt.Errorf("%sB: %w", m.factorPrefix(i), err)
+			return nil, fmt.Errorf("pomdp: %sB: %w", m.factorPrefix(i), err)
 		}
 		p.facs = append(p.facs, pf)
 	}
@@ -173,7 +173,7 @@ func NewPastWith(m *Model, window int, method PastInference) (*Past, error) {
 		}
 		var err error
 		if pm.pastA, err = nodes.NewTransition(a, pm.shape); err != nil {
-			return nil, fmt.Errorf("%sA: %w", m.modalityPrefix(i), err)
+			return nil, fmt.Errorf("pomdp: %sA: %w", m.modalityPrefix(i), err)
 		}
 		p.mods = append(p.mods, pm)
 	}
@@ -262,15 +262,15 @@ func (p *Past) Reset(obs int) error {
 	if p.fl != nil {
 		var err error
 		if alpha0, z0, err = p.filterStart(obs); err != nil {
-			return err
+			return apiError(err)
 		}
 	} else if p.ff != nil {
 		var err error
 		if q0, z0, err = p.factorStart(obs); err != nil {
-			return err
+			return apiError(err)
 		}
 	} else if err := p.vmpPossible(obs, 0); err != nil {
-		return err
+		return apiError(err)
 	}
 	p.saveStart()
 	p.started = true
@@ -280,7 +280,7 @@ func (p *Past) Reset(obs int) error {
 		p.steps, p.t, p.expected = p.steps[:0], 0, nil
 		p.inferred = append(p.inferred[:0], false)
 	} else if err := p.startGraph(obs); err != nil {
-		return err
+		return apiError(err)
 	}
 	if p.fl != nil {
 		p.filterReset(obs, alpha0, z0)
@@ -379,7 +379,7 @@ func (p *Past) Grow(action, obs int) error {
 	if obs < 0 || obs >= m.no {
 		return fmt.Errorf("pomdp: Grow: observation %d out of range [0, %d)", obs, m.no)
 	}
-	return p.grow(action, nil, obs)
+	return apiError(p.grow(action, nil, obs))
 }
 
 // grow is Grow of the known action (probs nil) or GrowMixed of the action
@@ -568,20 +568,20 @@ func (p *Past) Infer(ctx context.Context, settings *schedule.Settings) (*schedul
 	if p.fl != nil {
 		if ctx != nil {
 			if err := ctx.Err(); err != nil {
-				return nil, err
+				return nil, apiError(err)
 			}
 		}
-		return p.filterInfer()
+		return apiResult(p.filterInfer())
 	}
 	if p.ff != nil {
 		if ctx != nil {
 			if err := ctx.Err(); err != nil {
-				return nil, err
+				return nil, apiError(err)
 			}
 		}
-		return p.factorInfer()
+		return apiResult(p.factorInfer())
 	}
-	return schedule.Run(ctx, p.g, settings)
+	return apiResult(schedule.Run(ctx, p.g, settings))
 }
 
 // CarryOver ends the trial: it makes the trial's Dirichlet posteriors the
@@ -632,9 +632,9 @@ func (p *Past) ExpectedModel() (*Model, error) {
 		return p.m, nil
 	}
 	if p.g == nil {
-		return p.lazyExpected()
+		return apiResult(p.lazyExpected())
 	}
-	return p.expectedFrom(p.vmpPosteriors())
+	return apiResult(p.expectedFrom(p.vmpPosteriors()))
 }
 
 // expectedFrom is ExpectedModel with the Dirichlet posteriors post (nil

@@ -24,7 +24,7 @@ import (
 // (Check).
 func ScaleModel(m *Model, pref, conc float64) (*Model, error) {
 	if err := Check(m); err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	if !positive(pref) {
 		return nil, fmt.Errorf("pomdp: ScaleModel: pref %v, want finite > 0", pref)
@@ -58,22 +58,22 @@ func ScaleModel(m *Model, pref, conc float64) (*Model, error) {
 		for i := range c.mods {
 			var err error
 			if c.mods[i].concA, err = scaleConc(c.mods[i].concA, conc); err != nil {
-				return nil, err
+				return nil, apiError(err)
 			}
 		}
 		for i := range c.factors {
 			var err error
 			if c.factors[i].concB, err = scaleConc(c.factors[i].concB, conc); err != nil {
-				return nil, err
+				return nil, apiError(err)
 			}
 			if c.factors[i].concD, err = scaleConc(c.factors[i].concD, conc); err != nil {
-				return nil, err
+				return nil, apiError(err)
 			}
 		}
 	}
 	c.work, c.valid = 0, false
 	if err := c.finish(); err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	return &c, nil
 }

@@ -11,7 +11,7 @@ import "fmt"
 // model is Check's error.
 func (m *Model) AgentView() (*Model, error) {
 	if err := Check(m); err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	la, lb, ld := m.Learnable()
 	if !la && !lb && !ld {

@@ -38,11 +38,11 @@ var (
 // agent learns them between trials and plans with their expectations.
 func NewAgent(m *pomdp.Model, opts *Options) (*Agent, error) {
 	if err := pomdp.Check(m); err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	o := opts.Resolved()
 	if err := o.validate(m); err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	// Exact filtering, or beyond pomdp.MaxFilterStates joint states (a
 	// model it would refuse) factorised filtering.
@@ -55,11 +55,11 @@ func NewAgent(m *pomdp.Model, opts *Options) (*Agent, error) {
 	}
 	past, err := pomdp.NewPastWith(m, 0, method)
 	if err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	if o.LearningRate != nil || o.Forgetting != nil {
 		if err := past.SetLearning(pomdp.Learning{Rate: o.LearningRate, Forgetting: o.Forgetting}); err != nil {
-			return nil, fmt.Errorf("Options: %w", err)
+			return nil, fmt.Errorf("si: Options: %w", err)
 		}
 	}
 	return &Agent{m: m, o: o, past: past}, nil
@@ -71,10 +71,10 @@ func (a *Agent) Options() Options { return a.o.Resolved() }
 // Reset starts a trial with the first observation obs (agent.Agent).
 func (a *Agent) Reset(ctx context.Context, obs int) error {
 	if err := a.past.Reset(obs); err != nil {
-		return err
+		return apiError(err)
 	}
 	a.inTrial, a.last = true, nil
-	return a.infer(ctx)
+	return apiError(a.infer(ctx))
 }
 
 func (a *Agent) infer(ctx context.Context) error {
@@ -92,7 +92,7 @@ func (a *Agent) infer(ctx context.Context) error {
 func (a *Agent) Choose(dst, base []float64) ([]float64, error) {
 	probs, err := agent.ChooseProbs(dst, a.m, base, a.o.ActionPrecision, a.o.ActionFactors)
 	if err != nil {
-		return nil, fmt.Errorf("Options.ActionPrecision: %w", err)
+		return nil, fmt.Errorf("si: Options.ActionPrecision: %w", err)
 	}
 	return probs, nil
 }
@@ -105,28 +105,28 @@ func (a *Agent) Choose(dst, base []float64) ([]float64, error) {
 // A nil rng is an error, whatever the choice rule (as aci's and btai's).
 func (a *Agent) Decide(ctx context.Context, rng *rand.Rand) (*agent.Decision, error) {
 	if !a.inTrial {
-		return nil, errors.New("Decide: no trial in progress (call Reset)")
+		return nil, errors.New("si: Decide: no trial in progress (call Reset)")
 	}
 	if rng == nil {
 		return nil, errors.New("si: Decide with a nil random stream")
 	}
 	model, err := a.past.ExpectedModel()
 	if err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	if a.planner == nil || model != a.model {
 		if a.planner, err = NewPlanner(model, &a.o); err != nil {
-			return nil, err
+			return nil, apiError(err)
 		}
 		a.model = model
 	}
 	res, err := a.planner.Plan(ctx, a.past.Belief())
 	if err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	probs, err := a.Choose(nil, res.ActionProbs)
 	if err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	d := &agent.Decision{Probs: clone(probs), Base: clone(res.ActionProbs), Detail: res}
 	if a.o.Select == SelectSample {
@@ -156,34 +156,34 @@ func (a *Agent) Decide(ctx context.Context, rng *rand.Rand) (*agent.Decision, er
 // and filters the present state (agent.Agent).
 func (a *Agent) Advance(ctx context.Context, action, obs int) error {
 	if !a.inTrial {
-		return errors.New("Advance: no trial in progress (call Reset)")
+		return errors.New("si: Advance: no trial in progress (call Reset)")
 	}
 	if err := a.past.Grow(action, obs); err != nil {
-		return err
+		return apiError(err)
 	}
-	return a.infer(ctx)
+	return apiError(a.infer(ctx))
 }
 
 // AdvanceMixed is Advance after an action that is not known, distributed
 // as probs over joint actions (agent.MixedAdvancer, pomdp.Past.GrowMixed).
 func (a *Agent) AdvanceMixed(ctx context.Context, probs []float64, obs int) error {
 	if !a.inTrial {
-		return errors.New("AdvanceMixed: no trial in progress (call Reset)")
+		return errors.New("si: AdvanceMixed: no trial in progress (call Reset)")
 	}
 	if err := a.past.GrowMixed(probs, obs); err != nil {
-		return err
+		return apiError(err)
 	}
-	return a.infer(ctx)
+	return apiError(a.infer(ctx))
 }
 
 // EndTrial closes the trial: the smoothed counts of the trial become the
 // next trial's Dirichlet priors (pomdp.Past.CarryOver).
 func (a *Agent) EndTrial(ctx context.Context) error {
 	if !a.inTrial {
-		return errors.New("EndTrial: no trial in progress (call Reset)")
+		return errors.New("si: EndTrial: no trial in progress (call Reset)")
 	}
 	if err := a.infer(ctx); err != nil {
-		return err
+		return apiError(err)
 	}
 	a.past.CarryOver()
 	a.inTrial = false
@@ -203,7 +203,7 @@ func (a *Agent) Tree() (*Tree, error) {
 	if a.planner == nil || a.last == nil {
 		return nil, errors.New("si: no decision to show (call Decide first)")
 	}
-	return a.planner.Tree()
+	return apiResult(a.planner.Tree())
 }
 
 // LastResult returns the result of the last Decide (nil before it).

@@ -47,11 +47,11 @@ type Estimate struct {
 // (nil: the defaults), which it validates as NewPlanner does.
 func EstimatePlan(m *pomdp.Model, opts *Options) (Estimate, error) {
 	if err := pomdp.Check(m); err != nil {
-		return Estimate{}, err
+		return Estimate{}, apiError(err)
 	}
 	o := opts.Resolved()
 	if err := o.validate(m); err != nil {
-		return Estimate{}, err
+		return Estimate{}, apiError(err)
 	}
 	nu := float64(m.NumActions())
 	k := math.Min(float64(m.NumObs()), float64(o.MaxBranches))

@@ -42,7 +42,7 @@ func ParseBranching(s string) (Branching, error) {
 			return Branching(i), nil
 		}
 	}
-	return 0, fmt.Errorf("%q, want joint or marginal", s)
+	return 0, fmt.Errorf("si: %q, want joint or marginal", s)
 }
 
 // Action selection rules of Options.Select (the Agent's choice).
@@ -166,7 +166,7 @@ func (o *Options) Resolved() Options {
 // (nil: the checks that need no model), after the defaults are filled in.
 func (o *Options) Validate(m *pomdp.Model) error {
 	r := o.Resolved()
-	return r.validate(m)
+	return apiError(r.validate(m))
 }
 
 func (o *Options) validate(m *pomdp.Model) error {

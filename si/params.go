@@ -43,11 +43,11 @@ func (f Factory) Params(m *pomdp.Model) []agent.Param {
 // option at fault.
 func (f Factory) NewAgent(m *pomdp.Model, values map[string]float64) (agent.Agent, error) {
 	if err := pomdp.Check(m); err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	sm, err := agent.ApplyParams(m, f.Params(m), values, agent.ClosedLearning)
 	if err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	o := f.Options.Resolved()
 	if v, ok := values[agent.ParamGamma]; ok {
@@ -58,7 +58,7 @@ func (f Factory) NewAgent(m *pomdp.Model, values map[string]float64) (agent.Agen
 	o.Forgetting = agent.Override(o.Forgetting, values, agent.ParamOmega)
 	ag, err := NewAgent(sm, &o)
 	if err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	if f.Strict {
 		return strictAgent{ag}, nil

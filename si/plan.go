@@ -125,11 +125,11 @@ type Planner struct {
 // want a number in [0, 1)").
 func NewPlanner(m *pomdp.Model, opts *Options) (*Planner, error) {
 	if err := pomdp.Check(m); err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	o := opts.Resolved()
 	if err := o.validate(m); err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	p := &Planner{
 		m: m, o: o, ns: m.NumStates(), nu: m.NumActions(),
@@ -183,7 +183,7 @@ func NewPlanner(m *pomdp.Model, opts *Options) (*Planner, error) {
 	// cost per node), and at least every 256 nodes.
 	est, err := EstimatePlan(m, &o)
 	if err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	perNode := est.Seconds / max(est.Nodes, 1)
 	p.checkEvery = max(1, min(256, int(0.04/perNode)))
@@ -211,21 +211,21 @@ func (p *Planner) Options() Options { return p.o.Resolved() }
 func Plan(ctx context.Context, m *pomdp.Model, qs []float64, opts *Options) (*Result, error) {
 	p, err := NewPlanner(m, opts)
 	if err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
-	return p.Plan(ctx, qs)
+	return apiResult(p.Plan(ctx, qs))
 }
 
 // Plan is the package's Plan with the planner's model and options.
 func (p *Planner) Plan(ctx context.Context, qs []float64) (*Result, error) {
 	if err := pomdp.CheckBelief(p.m, "qs", qs); err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	p.reset(ctx)
 	p.planned = false
@@ -239,13 +239,13 @@ func (p *Planner) Plan(ctx context.Context, qs []float64) (*Result, error) {
 				truncated = true
 				break
 			}
-			return nil, err
+			return nil, apiError(err)
 		}
 		depth = d
 	}
 	res, err := p.rootResult(root, depth)
 	if err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	res.Truncated = truncated
 	res.Nodes, res.Reused, res.Capped, res.Branches = p.nodes, p.reused, p.capped, len(p.oprob)

@@ -62,29 +62,29 @@ func RegisterSearchFlags(fs *flag.FlagSet) *SearchFlags {
 func (f *SearchFlags) Options() (*Options, error) {
 	given := agent.Given(f.fs)
 	if !given["depth"] {
-		return nil, agent.Flagf("depth", "missing (want the number of future steps, 1..%d)", MaxDepth)
+		return nil, apiError(agent.Flagf("depth", "missing (want the number of future steps, 1..%d)", MaxDepth))
 	}
 	b, err := ParseBranching(*f.branch)
 	if err != nil {
-		return nil, agent.Flagf("branch", "%v", err)
+		return nil, apiError(agent.Flagf("branch", "%s", reason(err)))
 	}
 	switch {
 	case *f.depth < 1 || *f.depth > MaxDepth:
-		return nil, agent.Flagf("depth", "%d, want 1..%d", *f.depth, MaxDepth)
+		return nil, apiError(agent.Flagf("depth", "%d, want 1..%d", *f.depth, MaxDepth))
 	case math.IsNaN(*f.gamma) || math.IsInf(*f.gamma, 0) || *f.gamma <= 0:
-		return nil, agent.Flagf("gamma", "%v, want finite > 0", *f.gamma)
+		return nil, apiError(agent.Flagf("gamma", "%v, want finite > 0", *f.gamma))
 	case !(*f.pruneActions >= 0 && *f.pruneActions < 1):
-		return nil, agent.Flagf("prune-actions", "%v, want a number in [0, 1)", *f.pruneActions)
+		return nil, apiError(agent.Flagf("prune-actions", "%v, want a number in [0, 1)", *f.pruneActions))
 	case !(*f.pruneOutcomes >= 0 && *f.pruneOutcomes < 1):
-		return nil, agent.Flagf("prune-outcomes", "%v, want a number in [0, 1)", *f.pruneOutcomes)
+		return nil, apiError(agent.Flagf("prune-outcomes", "%v, want a number in [0, 1)", *f.pruneOutcomes))
 	case *f.pruneRelative && *f.pruneActions == 0:
-		return nil, agent.Flagf("prune-relative", "needs --prune-actions x with x > 0")
+		return nil, apiError(agent.Flagf("prune-relative", "needs --prune-actions x with x > 0"))
 	case *f.maxBranches < 1:
-		return nil, agent.Flagf("max-branches", "%d, want >= 1", *f.maxBranches)
+		return nil, apiError(agent.Flagf("max-branches", "%d, want >= 1", *f.maxBranches))
 	case *f.maxNodes < 1:
-		return nil, agent.Flagf("max-nodes", "%d, want >= 1", *f.maxNodes)
+		return nil, apiError(agent.Flagf("max-nodes", "%d, want >= 1", *f.maxNodes))
 	case !(*f.maxMin > 0) || math.IsInf(*f.maxMin, 0):
-		return nil, agent.Flagf("max-minutes", "%v, want a finite number > 0", *f.maxMin)
+		return nil, apiError(agent.Flagf("max-minutes", "%v, want a finite number > 0", *f.maxMin))
 	}
 	return &Options{
 		Depth: *f.depth, Gamma: *f.gamma, Branch: b,
@@ -98,7 +98,7 @@ func (f *SearchFlags) Options() (*Options, error) {
 func (f *SearchFlags) Check(m *pomdp.Model, o *Options, source string) error {
 	est, err := EstimatePlan(m, o)
 	if err != nil {
-		return FlagError(err, source)
+		return apiError(FlagError(err, source))
 	}
 	if est.Seconds <= 60**f.maxMin {
 		return nil
@@ -107,15 +107,15 @@ func (f *SearchFlags) Check(m *pomdp.Model, o *Options, source string) error {
 	if math.IsInf(est.TreeNodes, 1) {
 		tree = "over 1e308"
 	}
-	return &agent.FlagError{Msg: fmt.Sprintf("--depth %d: up to %.3g nodes (the full tree has %s) would take about %s per search (estimated from %d states, %d observations, %d actions), over --max-minutes %g; prune (--prune-outcomes, --prune-actions), lower --max-nodes or raise --max-minutes",
-		o.Depth, est.Nodes, tree, agent.Duration(est.Seconds), m.NumStates(), m.NumObs(), m.NumActions(), *f.maxMin)}
+	return apiError(&agent.FlagError{Msg: fmt.Sprintf("--depth %d: up to %.3g nodes (the full tree has %s) would take about %s per search (estimated from %d states, %d observations, %d actions), over --max-minutes %g; prune (--prune-outcomes, --prune-actions), lower --max-nodes or raise --max-minutes",
+		o.Depth, est.Nodes, tree, agent.Duration(est.Seconds), m.NumStates(), m.NumObs(), m.NumActions(), *f.maxMin)})
 }
 
 // FlagError returns err, an error of this package about an Options field,
 // as a *agent.FlagError naming the flag that sets the field, or naming
 // source (the model's file) when the fault is in the model.
 func FlagError(err error, source string) error {
-	msg := err.Error()
+	msg := reason(err)
 	for _, f := range []struct{ option, flag string }{
 		{"Options.MaxNodes", "--max-nodes"},
 		{"Options.Depth", "--depth"},
@@ -125,10 +125,10 @@ func FlagError(err error, source string) error {
 		{"Options.Forgetting", "--omega"},
 	} {
 		if rest, ok := strings.CutPrefix(msg, f.option); ok {
-			return &agent.FlagError{Msg: f.flag + rest}
+			return apiError(&agent.FlagError{Msg: f.flag + rest})
 		}
 	}
-	return &agent.FlagError{Msg: fmt.Sprintf("%s: %s", source, strings.TrimPrefix(msg, "model: "))}
+	return apiError(&agent.FlagError{Msg: fmt.Sprintf("%s: %s", source, strings.TrimPrefix(msg, "model: "))})
 }
 
 // flags are the options of one verb: the search's and how the agent acts
@@ -160,7 +160,7 @@ func registerFlags(fs *flag.FlagSet, v agent.Verb) agent.Options {
 func (f *flags) Check() error {
 	o, err := f.search.Options()
 	f.opts = o
-	return err
+	return apiError(err)
 }
 
 // Refused explains why a verb scoring recorded choices has no --select.
@@ -176,26 +176,26 @@ func (f *flags) Refused(name string) string {
 func (f *flags) Factory(m *pomdp.Model, source string) (agent.Factory, error) {
 	if f.opts == nil {
 		if err := f.Check(); err != nil {
-			return nil, err
+			return nil, apiError(err)
 		}
 	}
 	o := *f.opts
 	if f.sel != nil && *f.sel != SelectArgmax && *f.sel != SelectSample {
-		return nil, agent.Flagf("select", "%q, want %s or %s", *f.sel, SelectArgmax, SelectSample)
+		return nil, apiError(agent.Flagf("select", "%q, want %s or %s", *f.sel, SelectArgmax, SelectSample))
 	}
 	choice, err := f.choice.Choice(m)
 	if err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	o.ActionFactors, o.ActionPrecision, o.LearningRate, o.Forgetting = choice.ActionFactors, choice.ActionPrecision, choice.LearningRate, choice.Forgetting
 	if f.sel != nil {
 		o.Select = *f.sel
 	}
 	if err := f.search.Check(m, &o, source); err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	if _, err := NewAgent(m, &o); err != nil {
-		return nil, FlagError(err, source)
+		return nil, apiError(FlagError(err, source))
 	}
 	return Factory{Options: o, Strict: f.verb == agent.VerbReplay || f.verb == agent.VerbFit}, nil
 }
@@ -212,11 +212,11 @@ type strictAgent struct {
 func (a strictAgent) Decide(ctx context.Context, rng *rand.Rand) (*agent.Decision, error) {
 	d, err := a.Agent.Decide(ctx, rng)
 	if err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	if res := a.last; res.Truncated {
-		return nil, &agent.FlagError{Msg: fmt.Sprintf("--max-nodes %d: the search stopped at depth %d of %d (%d nodes); raise --max-nodes or prune (--prune-outcomes, --prune-actions), so that every choice is scored at the depth asked for",
-			a.o.MaxNodes, res.Depth, a.o.Depth, res.Nodes)}
+		return nil, apiError(&agent.FlagError{Msg: fmt.Sprintf("--max-nodes %d: the search stopped at depth %d of %d (%d nodes); raise --max-nodes or prune (--prune-outcomes, --prune-actions), so that every choice is scored at the depth asked for",
+			a.o.MaxNodes, res.Depth, a.o.Depth, res.Nodes)})
 	}
 	return d, nil
 }

@@ -100,7 +100,7 @@ func (t *Tree) Depth() int {
 // Belief returns a copy of node n's belief, every factor's marginal.
 func (t *Tree) Belief(n Node) ([]float64, error) {
 	if err := t.node(n); err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	return append([]float64(nil), t.p.belief(n.id)...), nil
 }
@@ -120,7 +120,7 @@ func (t *Tree) node(n Node) error {
 // search computed: at the root, G and Prob equal the Result's.
 func (t *Tree) Actions(n Node) ([]TreeAction, error) {
 	if err := t.node(n); err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	if n.r == 0 {
 		return nil, nil
@@ -160,7 +160,7 @@ func (t *Tree) Actions(n Node) ([]TreeAction, error) {
 	}
 	q := make([]float64, p.nu)
 	if err := softmax(q, g, p.kept[base:base+p.nu], p.o.Gamma); err != nil {
-		return nil, err
+		return nil, apiError(err)
 	}
 	for u := range out {
 		out[u].G, out[u].Prob = g[u], q[u]

@@ -63,7 +63,7 @@ type TreeDOTOptions struct {
 func (t *Tree) WriteDOT(w io.Writer, now int, opts *TreeDOTOptions) error {
 	steps, err := t.dotSteps("WriteDOT", opts)
 	if err != nil {
-		return err
+		return apiError(err)
 	}
 	m := t.p.m
 	d := dot.NewGraph(dot.Directed)
@@ -114,13 +114,13 @@ func (t *Tree) WriteDOT(w io.Writer, now int, opts *TreeDOTOptions) error {
 		return nil
 	}
 	if err := walk(root, t.Root(), 0); err != nil {
-		return err
+		return apiError(err)
 	}
 	note := ""
 	if depth := t.Depth(); steps < depth {
 		total, err := t.countDOT(0, DOTCountLimit)
 		if err != nil {
-			return err
+			return apiError(err)
 		}
 		switch {
 		case opts != nil && opts.Note != nil:
@@ -131,7 +131,7 @@ func (t *Tree) WriteDOT(w io.Writer, now int, opts *TreeDOTOptions) error {
 			note = fmt.Sprintf("%d of %d steps drawn: %d more nodes not drawn", steps, depth, total-count)
 		}
 	}
-	return writeDOT(w, d, note)
+	return apiError(writeDOT(w, d, note))
 }
 
 // DOTNodes returns the number of nodes (beliefs and actions) WriteDOT
@@ -141,9 +141,9 @@ func (t *Tree) WriteDOT(w io.Writer, now int, opts *TreeDOTOptions) error {
 func (t *Tree) DOTNodes(opts *TreeDOTOptions, limit int) (int, error) {
 	steps, err := t.dotSteps("DOTNodes", opts)
 	if err != nil {
-		return 0, err
+		return 0, apiError(err)
 	}
-	return t.countDOT(steps, limit)
+	return apiResult(t.countDOT(steps, limit))
 }
 
 // dotSteps returns the steps drawn with opts by method fn: the default

@@ -99,10 +99,11 @@ func runACIEval(args []string, stdout io.Writer) error {
 		}
 		if err != nil {
 			// The library names its parameters: gamma, horizon and obs are
-			// the flags of the same names.
+			// the flags of the same names (and pomdp's reason for obs names
+			// the observation again, as in aciPrintEval).
 			for _, p := range []string{"gamma", "horizon", "obs"} {
-				if strings.HasPrefix(err.Error(), p) {
-					return badInput("--%v", err)
+				if msg := output.Reason(err); strings.HasPrefix(msg, p) {
+					return badInput("--%s", strings.Replace(msg, fmt.Sprintf("pomdp: observation %d: ", f.obs), "", 1))
 				}
 			}
 			return badInput("--model %s: %v", f.model, err)
@@ -117,14 +118,14 @@ func runACIEval(args []string, stdout io.Writer) error {
 // in O(T |S| + top T) memory.
 func aciPrintEval(w io.Writer, m *pomdp.Model, f *aciEvalFlags) error {
 	if _, err := aci.NumPolicies(m.NumActions(), f.horizon, math.MaxInt); err != nil {
-		return badInput("--%v", err)
+		return badInput("--%s", output.Reason(err))
 	}
 	if err := asInput(aci.CheckPlanTime(m, f.horizon, f.maxMin)); err != nil {
 		return err
 	}
 	qs, err := pomdp.StatePosterior(nil, m, f.obs)
 	if err != nil {
-		return badInput("--obs %s: %s (--model %s)", f.obsRaw, strings.TrimPrefix(err.Error(), fmt.Sprintf("observation %d: ", f.obs)), f.model)
+		return badInput("--obs %s: %s (--model %s)", f.obsRaw, strings.TrimPrefix(output.Reason(err), fmt.Sprintf("observation %d: ", f.obs)), f.model)
 	}
 	ctx := commandContext()
 	rk, err := aci.TopPoliciesContext(ctx, m, qs, f.horizon, f.top, f.gamma, nil)

@@ -142,7 +142,7 @@ func (f *fitFlags) settings(agent string, ps []agent.Param) (*fit.Settings, erro
 		s.Priors[name] = fit.Prior{Mean: mean, SD: sd}
 	}
 	if err := s.Validate(ps); err != nil {
-		return nil, badInput("%s", strings.TrimPrefix(err.Error(), "fit: "))
+		return nil, badInput("%s", output.Reason(err))
 	}
 	return s, nil
 }
@@ -623,7 +623,7 @@ func (r *fitRun) compareModels(stdout io.Writer, enc *json.Encoder, recs []behav
 	}
 	b, err := fit.BMS(lme, nil)
 	if err != nil {
-		return badInput("--compare: %s", strings.TrimPrefix(err.Error(), "fit: "))
+		return badInput("--compare: %s", output.Reason(err))
 	}
 	r.plot.Compare(labels, b)
 	if r.asJSON {

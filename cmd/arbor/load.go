@@ -219,7 +219,7 @@ func loadPOMDP(path string) (*pomdp.Model, error) {
 	// hint for NaN and Infinity, without decoding the file twice.
 	m, err := pomdp.Parse(data)
 	if err != nil {
-		return nil, badInput("--model %s: %v", path, err)
+		return nil, badInput("--model %s: %s", path, output.Reason(err))
 	}
 	return m, nil
 }

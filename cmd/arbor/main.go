@@ -56,7 +56,15 @@ type usageError struct{ msg string }
 
 func (e *usageError) Error() string { return e.msg }
 
+// badInput words bad input; an error among args reads without the prefix
+// of the library package that returned it (output.Reason): the line names
+// the flag and the file instead.
 func badInput(format string, args ...any) error {
+	for i, a := range args {
+		if err, ok := a.(error); ok {
+			args[i] = output.Reason(err)
+		}
+	}
 	return &usageError{msg: fmt.Sprintf(format, args...)}
 }
 
@@ -253,7 +261,7 @@ func report(stderr io.Writer, prefix string, err error) int {
 		}
 		return 130
 	}
-	msg := strings.ReplaceAll(err.Error(), "\n", " ")
+	msg := strings.ReplaceAll(output.Reason(err), "\n", " ")
 	fmt.Fprintf(stderr, "%s\n", output.Shorten(prefix+": "+msg, maxErrorLine))
 	var ue *usageError
 	if errors.As(err, &ue) || isInputError(err) {
@@ -302,7 +310,14 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, err
 			}
-			return nil, badInput("%v", err)
+			// A flag's own parser (encoding.TextUnmarshaler) is a library's.
+			msg := err.Error()
+			if i := strings.Index(msg, " for flag -"); i >= 0 {
+				if j := strings.Index(msg[i:], ": "); j >= 0 {
+					msg = msg[:i+j+2] + output.Reason(errors.New(msg[i+j+2:]))
+				}
+			}
+			return nil, badInput("%s", msg)
 		}
 		args = fs.Args()
 		if len(args) == 0 {

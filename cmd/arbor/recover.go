@@ -215,7 +215,7 @@ func runRecover(c *plannerCmd, args []string, stdout io.Writer) error {
 		for _, n := range free {
 			fp, err := agent.FindParam(ps, n)
 			if err != nil {
-				return badInput("--free %s: %s: %s", *freeFlag, p, strings.TrimPrefix(err.Error(), "agent: "))
+				return badInput("--free %s: %s: %s", *freeFlag, p, output.Reason(err))
 			}
 			if slices.ContainsFunc(models[i].free, func(q agent.Param) bool { return q.Name == n }) {
 				return badInput("--free %s: %s given twice", *freeFlag, n)
@@ -358,7 +358,7 @@ func recoverRun(stdout io.Writer, models []recoverModel, set *fit.Settings, jobs
 	var ue *agent.UnitError
 	if errors.As(err, &ue) {
 		s, h := subs[ue.Unit/nm], ue.Unit%nm
-		err = badInput("fitting subject %s of %s with %s: %s", s.sub.name, models[s.gen].name, models[h].path, strings.TrimPrefix(ue.Err.Error(), "fit: "))
+		err = badInput("fitting subject %s of %s with %s: %s", s.sub.name, models[s.gen].name, models[h].path, output.Reason(ue.Err))
 	}
 	var interrupted error
 	if errors.Is(err, context.Canceled) {

@@ -11,7 +11,6 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/behaviour"
@@ -372,7 +371,7 @@ func readSubjects(path string, m *pomdp.Model) ([]behaviour.SubjectRecord, outpu
 			break
 		}
 		if err != nil {
-			return nil, output.File{}, badInput("--data %s", strings.TrimPrefix(err.Error(), "behaviour: "))
+			return nil, output.File{}, badInput("--data %s", output.Reason(err))
 		}
 		recs = append(recs, *rec)
 	}

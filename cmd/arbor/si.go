@@ -86,7 +86,7 @@ func runSIPlan(args []string, stdout io.Writer) error {
 	}
 	qs, err := pomdp.StatePosterior(nil, m, obs)
 	if err != nil {
-		return badInput("--obs %s: %s (--model %s)", *obsRaw, strings.TrimPrefix(err.Error(), fmt.Sprintf("observation %d: ", obs)), *model)
+		return badInput("--obs %s: %s (--model %s)", *obsRaw, strings.TrimPrefix(output.Reason(err), fmt.Sprintf("observation %d: ", obs)), *model)
 	}
 	if *dotFile != "" {
 		// Fail before the search when the figure cannot be written.

@@ -111,11 +111,12 @@ func (s *simulation) run(ctx context.Context, emit func(k int, sub *simSubject) 
 	return err
 }
 
-// trimLibPrefix returns err's message without the "agent: " or "pomdp: "
-// that starts the errors of those packages (a factory's NewAgent returns
-// both: a parameter refused, a model that cannot be scaled).
+// trimLibPrefix returns err's message without the planner's prefix
+// (output.Reason) and then the "agent: " or "pomdp: " that starts the
+// errors of those packages (a factory's NewAgent passes both up: a
+// parameter refused, a model that cannot be scaled).
 func trimLibPrefix(err error) string {
-	msg := err.Error()
+	msg := output.Reason(err)
 	for _, p := range []string{"agent: ", "pomdp: "} {
 		if rest, ok := strings.CutPrefix(msg, p); ok {
 			return rest
@@ -137,7 +138,7 @@ func readParamsTable(path string, ps []agent.Param, posterior bool, seed uint64)
 		t.Values[k], err = t.DrawPosterior(ps, seed, k)
 	}
 	if err != nil {
-		return nil, nil, nil, badInput("--params %s", strings.TrimPrefix(err.Error(), "fit: "))
+		return nil, nil, nil, badInput("--params %s", output.Reason(err))
 	}
 	return t.Names, t.Subjects, t.Values, nil
 }
@@ -221,7 +222,7 @@ func (f *simFlags) simulationOf(path, flagName string, factory func(m *pomdp.Mod
 		s.subjects = len(s.table)
 	} else {
 		if s.draws, err = fit.ParseDraws(f.draws, ps); err != nil {
-			return nil, badInput("--draw %s", strings.TrimPrefix(err.Error(), "fit: draw "))
+			return nil, badInput("--draw %s", strings.TrimPrefix(output.Reason(err), "draw "))
 		}
 		for _, d := range s.draws {
 			s.names = append(s.names, d.Param.Name)

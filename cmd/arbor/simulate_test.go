@@ -247,7 +247,7 @@ func TestSimulateBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"aci", "simulate", "--model", simModel, "--horizon", "1"}, "--truth: missing"},
-		{append(base, "--draw", "zeta=lognormal:0,1"), `--draw zeta=lognormal:0,1: parameter "zeta": the agent has gamma, alpha, eta, omega, pref and conc`},
+		{append(base, "--draw", "zeta=lognormal:0,1"), `--draw zeta=lognormal:0,1: agent: parameter "zeta": the agent has gamma, alpha, eta, omega, pref and conc`},
 		{append(base, "--draw", "alpha"), "--draw \"alpha\": want NAME=DISTRIBUTION"},
 		{append(base, "--draw", "alpha=gauss:0,1"), `unknown distribution "gauss"`},
 		{append(base, "--draw", "alpha=lognormal:0"), "lognormal takes 2 numbers, got 1"},
@@ -258,8 +258,8 @@ func TestSimulateBadInput(t *testing.T) {
 		{append(base, "--draw", "gamma=uniform:-1,1"), "the bounds must be in the positive domain of gamma"},
 		{append(base, "--draw", "alpha=fixed:NaN"), `"NaN" is not a finite number`},
 		{append(base, "--draw", "alpha=fixed:1", "--draw", "alpha=fixed:2"), "alpha is drawn twice"},
-		{append(base, "--params", bad), "p.csv:2: parameter alpha: -1, want a value in the positive domain"},
-		{append(base, "--params", unknown), `column beta: parameter "beta"`},
+		{append(base, "--params", bad), "p.csv:2: agent: parameter alpha: -1, want a value in the positive domain"},
+		{append(base, "--params", unknown), `column beta: agent: parameter "beta"`},
 		{append(base, "--params", bad, "--subjects", "3"), "--subjects: the subjects are the rows of --params"},
 		{append(base, "--params", bad, "--draw", "alpha=fixed:1"), "--params and --draw: give one"},
 		{append(base, "--trials", "0"), "--trials: 0, want 1..100000"},

@@ -59,7 +59,7 @@ func TestBadSmell(t *testing.T) {
 	sp := Spec()
 	sp.Modalities[1].A[0] += 0.1 // P(none | left, left): the column (left, left) sums to 1.1
 	_, err := pomdp.NewFactorised(sp)
-	const want = `modality "smell": A: column [:][0][0] sums to 1.1, want 1 (tolerance 1e-6)`
+	const want = `pomdp: modality "smell": A: column [:][0][0] sums to 1.1, want 1 (tolerance 1e-6)`
 	if err == nil || err.Error() != want {
 		t.Errorf("error %v, want %s", err, want)
 	}

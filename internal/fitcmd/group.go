@@ -61,7 +61,7 @@ func (g *Group) Check(csv bool) error {
 	if g.design != "" {
 		f, err := fit.ParseFormula(g.design)
 		if err != nil {
-			return fmt.Errorf("--%s", strings.TrimPrefix(err.Error(), "fit: "))
+			return fmt.Errorf("--%s", output.Reason(err))
 		}
 		g.formula = f
 		if g.covariates == "" {
@@ -106,7 +106,7 @@ func (g *Group) Prepare(recs []behaviour.SubjectRecord, sharded bool, read func(
 			return err
 		}
 		if cov, err = fit.ReadCovariates(strings.NewReader(string(raw)), g.covariates); err != nil {
-			return errors.New("--covariates " + strings.TrimPrefix(err.Error(), "fit: "))
+			return errors.New("--covariates " + output.Reason(err))
 		}
 	}
 	if g.design == "" {
@@ -114,7 +114,7 @@ func (g *Group) Prepare(recs []behaviour.SubjectRecord, sharded bool, read func(
 	}
 	dm, err := fit.NewDesign(g.formula, cov, subjects)
 	if err != nil {
-		msg := strings.TrimPrefix(err.Error(), "fit: ")
+		msg := output.Reason(err)
 		if strings.HasPrefix(msg, "design") {
 			return errors.New("--" + msg)
 		}
@@ -159,7 +159,7 @@ func (g *Group) Fit(free []string) error {
 	}
 	post, err := fit.GroupPosteriors(g.results)
 	if err != nil {
-		return errors.New("--group: " + strings.TrimPrefix(err.Error(), "fit: "))
+		return errors.New("--group: " + output.Reason(err))
 	}
 	priors := make([]fit.Prior, len(free))
 	for p := range free {
@@ -167,7 +167,7 @@ func (g *Group) Fit(free []string) error {
 	}
 	res, err := fit.PEB(post, free, priors, g.dm, &fit.PEBSettings{Cov: g.cov})
 	if err != nil {
-		return errors.New("--group: " + strings.TrimPrefix(err.Error(), "fit: "))
+		return errors.New("--group: " + output.Reason(err))
 	}
 	g.peb = res
 	return nil

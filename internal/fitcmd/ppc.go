@@ -108,7 +108,7 @@ func (p *PPC) Report(ctx context.Context, w io.Writer, asJSON bool, m *pomdp.Mod
 		}
 		recs, err := behaviour.Read(bytes.NewReader(raw), path, m)
 		if err != nil {
-			return nil, bad(fmt.Errorf("%s %s: %v", flagName, path, strings.TrimPrefix(err.Error(), "behaviour: ")))
+			return nil, bad(fmt.Errorf("%s %s: %v", flagName, path, output.Reason(err)))
 		}
 		return recs, nil
 	}

@@ -42,6 +42,12 @@ type Runner struct {
 	// naming the file").
 	Or     func(err error) bool
 	OrForm string
+	// Always, when set, makes Prefix start every error of the package,
+	// exactly once: a case's own Prefix then follows it ("aci: " and
+	// "pomdp: " for "aci: pomdp: ...") instead of replacing it, Or is
+	// not consulted, and an error whose message holds Prefix again at
+	// the start of a later part ("aci: x: aci: y") fails.
+	Always bool
 }
 
 // Run runs the cases of a package whose errors start with prefix as
@@ -125,7 +131,13 @@ func (r Runner) check(c Case, o outcome, docs map[string]string) []string {
 	}
 	msg := o.err.Error()
 	start, or := r.Prefix, r.Or
-	if c.Prefix != "" {
+	switch {
+	case r.Always:
+		start, or = r.Prefix+c.Prefix, nil
+		if strings.HasPrefix(msg, start) && Repeats(msg, r.Prefix) {
+			return []string{fmt.Sprintf("error %q holds the prefix %q more than once", msg, r.Prefix)}
+		}
+	case c.Prefix != "":
 		start, or = c.Prefix, nil
 	}
 	formed := strings.HasPrefix(msg, start) || (or != nil && or(o.err))
@@ -251,4 +263,15 @@ func readDocs(dir string) (map[string]string, error) {
 		}
 	}
 	return docs, nil
+}
+
+// Repeats reports whether msg, which starts with prefix ("aci: "), holds
+// prefix again at the start of a later part: after ": " ("aci: x: aci: y")
+// or right after the first ("aci: aci: y").
+func Repeats(msg, prefix string) bool {
+	rest, ok := strings.CutPrefix(msg, prefix)
+	if !ok {
+		return false
+	}
+	return strings.HasPrefix(rest, prefix) || strings.Contains(rest, ": "+prefix)
 }

@@ -22,6 +22,7 @@ var testDocs = map[string]string{
 func TestCheck(t *testing.T) {
 	pkg := Runner{Prefix: "widget: "}
 	file := Runner{Prefix: "widget: ", Or: func(err error) bool { return strings.HasPrefix(err.Error(), "w.json: ") }, OrForm: "an error naming the file"}
+	always := Runner{Prefix: "widget: ", Always: true, Or: func(error) bool { return true }}
 	call := func() error { return nil }
 	fails := func(m string) outcome { return outcome{err: errors.New(m)} }
 	panics := func(m string) outcome { return outcome{panicked: true, msg: m} }
@@ -47,6 +48,14 @@ func TestCheck(t *testing.T) {
 		{"error of the other form, not containing Msg", file, Case{Call: call, Msg: "x"}, fails("w.json: bad"), false},
 		{"error of neither form", file, Case{Call: call}, fails("bad"), false},
 		{"error of the other form for a case's Prefix", file, Case{Call: call, Prefix: "qs"}, fails("w.json: bad"), false},
+
+		// Always the package's prefix, once.
+		{"always: the prefix", always, Case{Call: call, Msg: "x"}, fails("widget: x"), true},
+		{"always: no prefix, Or not consulted", always, Case{Call: call}, fails("x"), false},
+		{"always: the prefix twice", always, Case{Call: call}, fails("widget: widget: x"), false},
+		{"always: the prefix again later", always, Case{Call: call}, fails("widget: f: widget: x"), false},
+		{"always: the case's Prefix after the package's", always, Case{Call: call, Prefix: "ffg: "}, fails("widget: ffg: x"), true},
+		{"always: the case's Prefix alone", always, Case{Call: call, Prefix: "ffg: "}, fails("ffg: x"), false},
 
 		// Documented panics.
 		{"documented panic", pkg, Case{Call: call, Panics: "Grow", Msg: "negative"}, panics("widget: Grow: negative n -1"), true},
@@ -133,4 +142,41 @@ func TestRun(t *testing.T) {
 		{Name: "panic", Call: func() error { panic("widget: Grow: n = -1") }, Panics: "Widget.Grow", Says: "It panics for a negative n", Msg: "n = -1"},
 		{Name: "accepted", Call: func() error { return nil }, OK: "Widget", Says: "The zero Widget is ready to use"},
 	})
+}
+
+// TestReturns finds the three faults of testdata/errs, on the lines that
+// say "bad", and nothing else.
+func TestReturns(t *testing.T) {
+	dir := filepath.Join("testdata", "errs")
+	faults, err := returnFaults(dir, "errs: ", []string{"wrap"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`errs.go:46: BadLiteral returns the error "n 0" without the prefix "errs: "`,
+		`errs.go:52: BadPassed returns err, which nothing gives the prefix "errs: "`,
+		`errs.go:57: error literal "errs: errs: %d" starts with "errs: " twice`,
+	}
+	if !slices.Equal(faults, want) {
+		t.Errorf("faults:\n%s\nwant:\n%s", strings.Join(faults, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestRepeats finds a package's prefix again at the start of a later
+// part of a message, not inside a word nor as another package's prefix.
+func TestRepeats(t *testing.T) {
+	for msg, want := range map[string]bool{
+		"aci: x":                false,
+		"aci: pomdp: x":         false,
+		"aci: x: aci: y":        true,
+		"aci: aci: y":           true,
+		"aci: graci: y":         false,
+		"pomdp: x":              false,
+		"model: f.json: x: y":   false,
+		"model: f.json: model:": false,
+	} {
+		if got := Repeats(msg, "aci: "); got != want {
+			t.Errorf("Repeats(%q) = %v, want %v", msg, got, want)
+		}
+	}
 }

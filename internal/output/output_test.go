@@ -3,6 +3,7 @@ package output
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -57,5 +58,22 @@ func TestConcentrations(t *testing.T) {
 	}
 	if b, _ := json.Marshal(Nest([]float64{1, 2, 3, 4, 5, 6}, []int{2, 1, 3})); string(b) != "[[[1,2,3]],[[4,5,6]]]" {
 		t.Errorf("Nest: %s", b)
+	}
+}
+
+// TestReason drops the first library prefix only, and leaves a message
+// without one alone.
+func TestReason(t *testing.T) {
+	for msg, want := range map[string]string{
+		"pomdp: B[0]: column 1 sums to 0.9":      "B[0]: column 1 sums to 0.9",
+		"aci: pomdp: model: nil":                 "pomdp: model: nil",
+		"model: m.json: variables[0]: bad":       "m.json: variables[0]: bad",
+		"--model m.json: B: bad":                 "--model m.json: B: bad",
+		"fitting: x":                             "fitting: x",
+		"open x.json: no such file or directory": "open x.json: no such file or directory",
+	} {
+		if got := Reason(errors.New(msg)); got != want {
+			t.Errorf("Reason(%q) = %q, want %q", msg, got, want)
+		}
 	}
 }
