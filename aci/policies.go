@@ -213,9 +213,10 @@ func checkGamma(field string, gamma float64) error {
 // one state belief per depth (bel[d] = Q(s_d|pi_{1..d})) and the cumulative
 // risk, ambiguity and novelty along the current path, so a prefix shared by
 // several policies is computed once: the walk costs sum_{d=1..T} |U|^d steps
-// and O(T |S|) memory.
+// and O(T |S|) memory. Its steps are pomdp.Stepper's (the model's compact
+// tensors). A dfs is one goroutine's: walk gives each worker its own.
 type dfs struct {
-	m                *pomdp.Model
+	st               *pomdp.Stepper
 	horizon          int
 	w                []float64 // novelty weights or nil
 	bel              []float64 // (T+1) * |S|, then run's memo of siblings: T * |S| and 5T
@@ -227,7 +228,7 @@ type dfs struct {
 
 func newDFS(m *pomdp.Model, qs []float64, horizon int, w []float64) *dfs {
 	d := &dfs{
-		m: m, horizon: horizon, w: w,
+		st: pomdp.NewStepper(m), horizon: horizon, w: w,
 		bel:  make([]float64, (2*horizon+1)*m.NumStates()+5*horizon),
 		cumR: make([]float64, horizon+1),
 		cumA: make([]float64, horizon+1),
@@ -246,9 +247,40 @@ func newDFS(m *pomdp.Model, qs []float64, horizon int, w []float64) *dfs {
 // It checks ctx every cancelEvery policies and returns ctx's error, having
 // visited only some, when ctx is done.
 func (d *dfs) run(ctx context.Context, visit func(i int, risk, amb, nov float64)) error {
-	m, T, ns := d.m, d.horizon, d.m.NumStates()
+	return d.sub(ctx, 0, 0, visit)
+}
+
+// sub is run over the policies of chunk c of depth L (walk's chunks): those
+// whose first L actions are the base-|U| digits of c, indices c |U|^(T-L)
+// to (c+1) |U|^(T-L) - 1. The L steps of the prefix are computed as run
+// computes them, so every policy's numbers are the same bit for bit
+// whatever the chunks. L = 0 is the whole tree.
+func (d *dfs) sub(ctx context.Context, L, c int, visit func(i int, risk, amb, nov float64)) error {
+	st, T := d.st, d.horizon
+	m := st.Model()
+	ns, nu := m.NumStates(), m.NumActions()
 	idx := d.idx
 	clear(idx)
+	leaf := c
+	for l := L - 1; l >= 0; l-- {
+		idx[l] = c % nu
+		c /= nu
+	}
+	for l := range L {
+		here := d.bel[(l+1)*ns : (l+2)*ns]
+		st.Propagate(here, d.bel[l*ns:(l+1)*ns], idx[l])
+		r, a, n := st.StepCost(here, d.w)
+		d.cumR[l+1] = d.cumR[l] + r
+		d.cumA[l+1] = d.cumA[l] + a
+		d.cumN[l+1] = d.cumN[l] + n
+	}
+	if L == T {
+		visit(leaf, d.cumR[T], d.cumA[T], d.cumN[T])
+		return nil
+	}
+	for range T - L {
+		leaf *= nu
+	}
 	// Every level below the root has two beliefs, bel's and alt's; side
 	// says which holds the current child, the other the sibling before it.
 	// A sibling whose predicted belief is the same as the one before, bit
@@ -261,8 +293,8 @@ func (d *dfs) run(ctx context.Context, visit func(i int, risk, amb, nov float64)
 	side := memo[4*T : 5*T]   // side[l-1]: 1 when alt holds level l's current belief
 	clear(lastOK)
 	clear(side)
-	depth := 0 // position of the action being applied
-	leaf := 0
+	depth := L // position of the action being applied
+	seen := 0
 	for {
 		// Child of the node at depth `depth` through action idx[depth].
 		prev := d.bel[depth*ns : (depth+1)*ns]
@@ -276,18 +308,18 @@ func (d *dfs) run(ctx context.Context, visit func(i int, risk, amb, nov float64)
 		var r, a, n float64
 		if lastOK[depth] == 1 {
 			// here holds the sibling before: the child goes there.
-			pomdp.Propagate(m, there, prev, idx[depth])
+			st.Propagate(there, prev, idx[depth])
 			side[depth] = 1 - side[depth]
 			if sameBits(there, here) {
 				r, a, n = lastR[depth], lastA[depth], lastN[depth]
 				d.reused++
 			} else {
-				r, a, n = pomdp.StepCost(m, there, d.w)
+				r, a, n = st.StepCost(there, d.w)
 				lastR[depth], lastA[depth], lastN[depth] = r, a, n
 			}
 		} else {
-			pomdp.Propagate(m, here, prev, idx[depth])
-			r, a, n = pomdp.StepCost(m, here, d.w)
+			st.Propagate(here, prev, idx[depth])
+			r, a, n = st.StepCost(here, d.w)
 			lastR[depth], lastA[depth], lastN[depth], lastOK[depth] = r, a, n, 1
 		}
 		d.cumR[depth+1] = d.cumR[depth] + r
@@ -301,20 +333,21 @@ func (d *dfs) run(ctx context.Context, visit func(i int, risk, amb, nov float64)
 		}
 		visit(leaf, d.cumR[T], d.cumA[T], d.cumN[T])
 		leaf++
-		if leaf%d.checkEvery == 0 {
+		seen++
+		if seen%d.checkEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
 		// Next sibling, backtracking past exhausted levels.
-		for depth >= 0 {
+		for depth >= L {
 			idx[depth]++
-			if idx[depth] < m.NumActions() {
+			if idx[depth] < nu {
 				break
 			}
 			depth--
 		}
-		if depth < 0 {
+		if depth < L {
 			return nil
 		}
 	}
@@ -388,7 +421,10 @@ func EvaluatePoliciesContext(ctx context.Context, m *pomdp.Model, qs []float64, 
 	if w != nil {
 		ps.Novelty = make([]float64, n)
 	}
-	err = newDFS(m, qs, horizon, w).run(ctx, func(i int, r, a, nv float64) {
+	var wk walker
+	jobs := opts.jobs()
+	wk.reset(m, qs, horizon, w, jobs)
+	err = wk.run(ctx, chunkDepth(m, horizon), jobs, func(_, _, i int, r, a, nv float64) {
 		ps.G[i] = r + a - nv
 		ps.Risk[i] = r
 		ps.Ambiguity[i] = a

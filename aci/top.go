@@ -47,6 +47,22 @@ func (l *lse) add(x float64) {
 	}
 }
 
+// merge adds the terms of b to l: l's sum and b's, scaled to the larger
+// maximum. An empty b leaves l as it was, and b merged into an empty l is
+// b, bit for bit.
+func (l *lse) merge(b lse) {
+	switch {
+	case b.sum == 0:
+	case l.sum == 0:
+		*l = b
+	case b.max > l.max:
+		l.sum = l.sum*math.Exp(l.max-b.max) + b.sum
+		l.max = b.max
+	default:
+		l.sum += b.sum * math.Exp(b.max-l.max)
+	}
+}
+
 func (l lse) value() float64 {
 	if l.sum == 0 {
 		return math.Inf(-1)
@@ -92,35 +108,45 @@ func TopPoliciesContext(ctx context.Context, m *pomdp.Model, qs []float64, horiz
 	k = min(k, n)
 	nu := m.NumActions()
 	stride := n / nu // policies per first action
-	heap := make([]RankedPolicy, 0, k)
-	perAction := make([]lse, nu)
-	for u := range perAction {
-		perAction[u].max = math.Inf(-1)
+	L, jobs := chunkDepth(m, horizon), opts.jobs()
+	nc := numChunks(nu, L)
+	// acc[c*nu+u]: the log-sum-exp of -gamma G over chunk c's policies
+	// that start with u, added up in chunk order below.
+	acc := make([]lse, nc*nu)
+	for i := range acc {
+		acc[i].max = math.Inf(-1)
 	}
-
-	err = newDFS(m, qs, horizon, w).run(ctx, func(i int, r, a, nv float64) {
+	heaps := make([][]RankedPolicy, max(1, min(jobs, nc)))
+	for j := range heaps {
+		heaps[j] = make([]RankedPolicy, 0, k)
+	}
+	var wk walker
+	wk.reset(m, qs, horizon, w, len(heaps))
+	err = wk.run(ctx, L, len(heaps), func(j, c, i int, r, a, nv float64) {
 		g := r + a - nv
-		perAction[i/stride].add(-gamma * g)
-		e := RankedPolicy{Index: i, G: g, Risk: r, Ambiguity: a, Novelty: nv}
-		if len(heap) < k {
-			heap = append(heap, e)
-			siftUp(heap, len(heap)-1)
-			return
-		}
-		if !worse(&heap[0], &e) {
-			return
-		}
-		heap[0] = e
-		siftDown(heap, 0)
+		acc[c*nu+i/stride].add(-gamma * g)
+		heaps[j] = keep(heaps[j], k, RankedPolicy{Index: i, G: g, Risk: r, Ambiguity: a, Novelty: nv})
 	})
 	if err != nil {
 		return nil, err
 	}
+	// The k best of the k best of every worker: the same policies, the
+	// order being total (G, then the index).
+	heap := heaps[0]
+	for _, h := range heaps[1:] {
+		for _, e := range h {
+			heap = keep(heap, k, e)
+		}
+	}
 
 	total := lse{max: math.Inf(-1)}
 	lu := make([]float64, nu)
-	for u := range perAction {
-		lu[u] = perAction[u].value()
+	for u := range lu {
+		l := lse{max: math.Inf(-1)}
+		for c := range nc {
+			l.merge(acc[c*nu+u])
+		}
+		lu[u] = l.value()
 		total.add(lu[u])
 	}
 	res := &Ranking{NumPolicies: n, LogNorm: total.value(), ActionProbs: make([]float64, nu)}
@@ -156,6 +182,21 @@ func TopPoliciesContext(ctx context.Context, m *pomdp.Model, qs []float64, horiz
 	}
 	res.Best = best
 	return res, nil
+}
+
+// keep adds e to the max-heap h of at most k policies, the k best of
+// those offered: e replaces the worst when it is better.
+func keep(h []RankedPolicy, k int, e RankedPolicy) []RankedPolicy {
+	if len(h) < k {
+		h = append(h, e)
+		siftUp(h, len(h)-1)
+		return h
+	}
+	if worse(&h[0], &e) {
+		h[0] = e
+		siftDown(h, 0)
+	}
+	return h
 }
 
 func siftUp(h []RankedPolicy, j int) {

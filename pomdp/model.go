@@ -120,6 +120,7 @@ type factor struct {
 	b, d, cStates, concB, concD []float64
 	states, controls            []string
 	logD                        []float64
+	bc                          []*compact // per control: B in compact form, or nil (dense)
 }
 
 // modality is one observation modality.
@@ -137,6 +138,7 @@ type modality struct {
 	wOff     int       // offset of its novelty weights in NoveltyWeights
 	obsOff   int       // offset of its outcomes in a prediction (ObsLen layout)
 	pref     int       // 1 + the index of its joint preference, 0 when none
+	ac       *compact  // A in compact form (one factor only), or nil (dense)
 }
 
 // New validates sp and returns a POMDP holding copies of its slices.
@@ -315,6 +317,7 @@ func (m *Model) finish() error {
 		m.wLen = wLen
 	}
 	m.finishPreferences()
+	m.compactTensors()
 	m.lazy = new(derived)
 	m.logC, m.hA, m.logD = md0.logC, md0.hA, f0.logD
 	m.valid = true

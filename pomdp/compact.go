@@ -1,0 +1,281 @@
+package pomdp
+
+import "math"
+
+// compact is a column-stochastic matrix (a B_u of a factor, or the A of a
+// modality over one factor) stored column by column as the column's
+// smallest value, its background, plus the entries above it: the columns
+// of a maze's A and B are one large value over a shared noise value, and
+// those of a deterministic matrix one 1 over zeros (the background 0: a
+// sparse matrix). finish stores a matrix so when that is less work than
+// the dense product (newCompact), and the kernels of Stepper use it.
+//
+// Every deviation is ≥ 0, so the product sums non-negative terms only, as
+// the dense product does: an entry that is 0 in the dense product is 0
+// here, and none is negative.
+type compact struct {
+	rows  int
+	bg    []float64 // the background of every column; nil when all are bgAll
+	bgAll float64
+	// The deviations above the background, column by column: column j's
+	// are row[start[j]:start[j+1]] and val[...]; start is nil when every
+	// column has exactly one (then row[j], val[j]).
+	start []int32
+	row   []int32
+	val   []float64
+}
+
+// newCompact returns matrix x (rows × cols, row-major: x[i*cols+j], column
+// j the distribution of the column) in compact form, or nil when the dense
+// product is less work: the compact product costs a dot product with the
+// backgrounds (cols), a fill (rows) and a scatter of the deviations
+// (counted twice: a load and a store each), the dense one rows·cols.
+func newCompact(x []float64, rows, cols int) *compact {
+	if rows < 2 || cols < 1 || rows*cols < 16 {
+		return nil
+	}
+	bg := make([]float64, cols)
+	nnz := 0
+	for j := range cols {
+		lo := math.Inf(1)
+		for i := range rows {
+			lo = math.Min(lo, x[i*cols+j])
+		}
+		bg[j] = lo
+		for i := range rows {
+			if x[i*cols+j] != lo {
+				nnz++
+			}
+		}
+	}
+	if cols+rows+2*nnz >= rows*cols {
+		return nil
+	}
+	c := &compact{rows: rows, bg: bg, bgAll: bg[0]}
+	uniform, one := true, nnz == cols
+	for j := range cols {
+		uniform = uniform && math.Float64bits(bg[j]) == math.Float64bits(bg[0])
+		k := 0
+		for i := range rows {
+			if x[i*cols+j] != bg[j] {
+				k++
+			}
+		}
+		one = one && k == 1
+	}
+	if uniform {
+		c.bg = nil
+	}
+	if !one {
+		c.start = make([]int32, cols+1)
+	}
+	c.row = make([]int32, 0, nnz)
+	c.val = make([]float64, 0, nnz)
+	for j := range cols {
+		for i := range rows {
+			if v := x[i*cols+j]; v != bg[j] {
+				c.row = append(c.row, int32(i))
+				c.val = append(c.val, v-bg[j])
+			}
+		}
+		if c.start != nil {
+			c.start[j+1] = int32(len(c.row))
+		}
+	}
+	return c
+}
+
+// mul sets dst = M x: every entry the backgrounds' share β = Σ_j bg_j x_j,
+// then each column's deviations scaled by x_j. It does not allocate.
+func (c *compact) mul(dst, x []float64) {
+	beta := 0.0
+	switch {
+	case c.bg != nil:
+		beta = dot(c.bg, x)
+	case c.bgAll != 0:
+		beta = c.bgAll * sum(x)
+	}
+	for i := range dst {
+		dst[i] = beta
+	}
+	if c.start == nil {
+		row, val := c.row[:len(x)], c.val[:len(x)]
+		for j, xj := range x {
+			dst[row[j]] += val[j] * xj
+		}
+		return
+	}
+	for j, xj := range x {
+		lo, hi := c.start[j], c.start[j+1]
+		val := c.val[lo:hi]
+		for k, r := range c.row[lo:hi] {
+			dst[r] += val[k] * xj
+		}
+	}
+}
+
+// sum returns Σ x with four running sums (the chain of one sum would wait
+// on every addition's latency).
+func sum(x []float64) float64 {
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		s0 += x[i]
+		s1 += x[i+1]
+		s2 += x[i+2]
+		s3 += x[i+3]
+	}
+	for ; i < len(x); i++ {
+		s0 += x[i]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// dot returns Σ a[i] x[i] with four running sums; len(a) ≥ len(x).
+func dot(a, x []float64) float64 {
+	a = a[:len(x)]
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		s0 += a[i] * x[i]
+		s1 += a[i+1] * x[i+1]
+		s2 += a[i+2] * x[i+2]
+		s3 += a[i+3] * x[i+3]
+	}
+	for ; i < len(x); i++ {
+		s0 += a[i] * x[i]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// compactTensors stores in compact form every B_u of every factor and the
+// A of every modality over one factor where that is less work (finish).
+func (m *Model) compactTensors() {
+	for i := range m.factors {
+		f := &m.factors[i]
+		ns := f.ns
+		f.bc = make([]*compact, f.nu)
+		for c := range f.nu {
+			f.bc[c] = newCompact(f.b[c*ns*ns:(c+1)*ns*ns], ns, ns)
+		}
+	}
+	for i := range m.mods {
+		md := &m.mods[i]
+		md.ac = nil
+		if len(md.deps) == 1 {
+			md.ac = newCompact(md.a, md.no, md.size)
+		}
+	}
+}
+
+// Stepper computes the steps of the expected free energy (Propagate and
+// StepCost) with the model's compact tensors: the columns of A and B that
+// are a background value plus a few larger entries (a maze's noise, or a
+// deterministic matrix's zeros) cost their deviations rather than their
+// size. Its numbers equal Propagate's and StepCost's up to the order of
+// the floating-point additions (docs/pomdp.md, "Compact tensors"): within
+// 1e-15 relative on a belief, and equal where a matrix is stored dense.
+// A Stepper holds its own buffer: it is not safe for concurrent use (make
+// one per goroutine); the model it reads is shared.
+type Stepper struct {
+	m  *Model
+	qo []float64 // a modality's predicted outcomes
+}
+
+// NewStepper returns a Stepper for model m. It panics if m is nil or not a
+// valid model (Check): a programming error.
+func NewStepper(m *Model) *Stepper {
+	if Check(m) != nil {
+		panic("pomdp: NewStepper: " + noModel)
+	}
+	most := 0
+	for i := range m.mods {
+		most = max(most, m.mods[i].no)
+	}
+	return &Stepper{m: m, qo: make([]float64, most)}
+}
+
+// Model returns the model of the Stepper.
+func (st *Stepper) Model() *Model { return st.m }
+
+// Propagate is Propagate with the compact tensors: next = B_u prev. It
+// panics as Propagate does.
+func (st *Stepper) Propagate(next, prev []float64, u int) {
+	m := st.m
+	if len(prev) != m.ns {
+		badBelief("Propagate", m, prev)
+	}
+	if len(next) != m.ns {
+		badLen("Propagate", "next", len(next), m.ns)
+	}
+	if uint(u) >= uint(m.nu) {
+		badIndex("Propagate", "action", u, m.nu)
+	}
+	for i := range m.factors {
+		f := &m.factors[i]
+		ns := f.ns
+		c := (u / f.stride) % f.nu
+		pv := prev[f.off : f.off+ns]
+		nx := next[f.off : f.off+ns]
+		if bc := f.bc[c]; bc != nil {
+			bc.mul(nx, pv)
+			continue
+		}
+		bu := f.b[c*ns*ns : (c+1)*ns*ns]
+		for i := range nx {
+			row := bu[i*ns : (i+1)*ns]
+			v := 0.0
+			for j, p := range row {
+				v += p * pv[j]
+			}
+			nx[i] = v
+		}
+	}
+}
+
+// StepCost is StepCost with the compact tensors: the predicted outcomes
+// of a modality over one factor are one compact product, and their
+// logarithms are taken once each. It panics as StepCost does.
+func (st *Stepper) StepCost(qs, w []float64) (risk, amb, nov float64) {
+	m := st.m
+	if len(qs) != m.ns {
+		badBelief("StepCost", m, qs)
+	}
+	if w != nil && len(w) != m.wLen {
+		badLen("StepCost", "w", len(w), m.wLen)
+	}
+	if len(m.prefs) > 0 {
+		return m.prefStepCost(qs, w)
+	}
+	for i := range m.mods {
+		md := &m.mods[i]
+		var wm []float64
+		if w != nil {
+			wm = w[md.wOff : md.wOff+md.no*md.size]
+		}
+		if md.ac == nil {
+			r, a, n := m.stepCost(md, qs, wm)
+			risk += r
+			amb += a
+			nov += n
+			continue
+		}
+		f := &m.factors[md.deps[0]]
+		q := qs[f.off : f.off+f.ns]
+		qo := st.qo[:md.no]
+		md.ac.mul(qo, q)
+		logC := md.logC[:len(qo)]
+		for o, v := range qo {
+			if v > 0 {
+				risk += v * (math.Log(v) - logC[o])
+			}
+		}
+		if wm != nil {
+			for o, v := range qo {
+				nov += v * dot(wm[o*md.size:(o+1)*md.size], q)
+			}
+		}
+		amb += dot(md.hA, q)
+	}
+	return risk, amb, nov
+}
