@@ -15,6 +15,7 @@ import "math"
 // here, and none is negative.
 type compact struct {
 	rows  int
+	exact bool      // every background is 0: the products are the dense ones bit for bit
 	bg    []float64 // the background of every column; nil when all are bgAll
 	bgAll float64
 	// The deviations above the background, column by column: column j's
@@ -65,6 +66,7 @@ func newCompact(x []float64, rows, cols int) *compact {
 	}
 	if uniform {
 		c.bg = nil
+		c.exact = bg[0] == 0
 	}
 	if !one {
 		c.start = make([]int32, cols+1)
@@ -86,7 +88,9 @@ func newCompact(x []float64, rows, cols int) *compact {
 }
 
 // mul sets dst = M x: every entry the backgrounds' share β = Σ_j bg_j x_j,
-// then each column's deviations scaled by x_j. It does not allocate.
+// then each column's deviations scaled by x_j. With every background 0
+// (exact) each entry is the dense product's sum without its zero terms,
+// in the same order: the same number bit for bit. It does not allocate.
 func (c *compact) mul(dst, x []float64) {
 	beta := 0.0
 	switch {
@@ -172,9 +176,10 @@ func (m *Model) compactTensors() {
 // StepCost) with the model's compact tensors: the columns of A and B that
 // are a background value plus a few larger entries (a maze's noise, or a
 // deterministic matrix's zeros) cost their deviations rather than their
-// size. Its numbers equal Propagate's and StepCost's up to the order of
-// the floating-point additions (docs/pomdp.md, "Compact tensors"): within
-// 1e-15 relative on a belief, and equal where a matrix is stored dense.
+// size. Where a matrix is stored dense, or sparse (its background 0), its
+// numbers are Propagate's and StepCost's bit for bit; where a background
+// is above 0 they differ by the rounding of other orders of addition and
+// of fastLog (docs/pomdp.md, "Compact tensors").
 // A Stepper holds its own buffer: it is not safe for concurrent use (make
 // one per goroutine); the model it reads is shared.
 type Stepper struct {
@@ -234,8 +239,10 @@ func (st *Stepper) Propagate(next, prev []float64, u int) {
 }
 
 // StepCost is StepCost with the compact tensors: the predicted outcomes
-// of a modality over one factor are one compact product, and their
-// logarithms are taken once each. It panics as StepCost does.
+// of a modality over one factor are one compact product. Where A has a
+// background above 0 the logarithms are fastLog's and the dot products
+// are summed four ways; elsewhere the numbers are StepCost's bit for bit.
+// It panics as StepCost does.
 func (st *Stepper) StepCost(qs, w []float64) (risk, amb, nov float64) {
 	m := st.m
 	if len(qs) != m.ns {
@@ -265,9 +272,23 @@ func (st *Stepper) StepCost(qs, w []float64) (risk, amb, nov float64) {
 		qo := st.qo[:md.no]
 		md.ac.mul(qo, q)
 		logC := md.logC[:len(qo)]
+		if md.ac.exact {
+			// The dense numbers bit for bit: the same logarithm and sums
+			// in the order of stepCost.
+			for o, v := range qo {
+				if v > 0 {
+					risk += v * (math.Log(v) - logC[o])
+				}
+				if wm != nil {
+					nov += v * m.expect(md, wm[o*md.size:(o+1)*md.size], qs)
+				}
+			}
+			amb += m.expect(md, md.hA, qs)
+			continue
+		}
 		for o, v := range qo {
 			if v > 0 {
-				risk += v * (math.Log(v) - logC[o])
+				risk += v * (fastLog(v) - logC[o])
 			}
 		}
 		if wm != nil {
