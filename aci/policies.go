@@ -247,21 +247,26 @@ func newDFS(m *pomdp.Model, qs []float64, horizon int, w []float64) *dfs {
 // It checks ctx every cancelEvery policies and returns ctx's error, having
 // visited only some, when ctx is done.
 func (d *dfs) run(ctx context.Context, visit func(i int, risk, amb, nov float64)) error {
-	return d.sub(ctx, 0, 0, visit)
+	return d.sub(ctx, 0, 0, 0, func(_, _, i int, r, a, n float64) { visit(i, r, a, n) })
 }
 
-// sub is run over the policies of chunk c of depth L (walk's chunks): those
+// visitor receives the policies of a walk: visit(j, c, i, ...) for
+// policy i of chunk c, walked by worker j.
+type visitor = func(j, c, i int, risk, amb, nov float64)
+
+// sub is run over the policies of chunk c of depth L (walker's chunks), for
+// worker j: those
 // whose first L actions are the base-|U| digits of c, indices c |U|^(T-L)
 // to (c+1) |U|^(T-L) - 1. The L steps of the prefix are computed as run
 // computes them, so every policy's numbers are the same bit for bit
 // whatever the chunks. L = 0 is the whole tree.
-func (d *dfs) sub(ctx context.Context, L, c int, visit func(i int, risk, amb, nov float64)) error {
+func (d *dfs) sub(ctx context.Context, L, c, j int, v visitor) error {
 	st, T := d.st, d.horizon
 	m := st.Model()
 	ns, nu := m.NumStates(), m.NumActions()
 	idx := d.idx
 	clear(idx)
-	leaf := c
+	leaf, chunk := c, c
 	for l := L - 1; l >= 0; l-- {
 		idx[l] = c % nu
 		c /= nu
@@ -275,7 +280,7 @@ func (d *dfs) sub(ctx context.Context, L, c int, visit func(i int, risk, amb, no
 		d.cumN[l+1] = d.cumN[l] + n
 	}
 	if L == T {
-		visit(leaf, d.cumR[T], d.cumA[T], d.cumN[T])
+		v(j, chunk, leaf, d.cumR[T], d.cumA[T], d.cumN[T])
 		return nil
 	}
 	for range T - L {
@@ -331,7 +336,7 @@ func (d *dfs) sub(ctx context.Context, L, c int, visit func(i int, risk, amb, no
 			lastOK[depth] = 0 // the first child of a new node
 			continue
 		}
-		visit(leaf, d.cumR[T], d.cumA[T], d.cumN[T])
+		v(j, chunk, leaf, d.cumR[T], d.cumA[T], d.cumN[T])
 		leaf++
 		seen++
 		if seen%d.checkEvery == 0 {

@@ -105,51 +105,90 @@ func TopPoliciesContext(ctx context.Context, m *pomdp.Model, qs []float64, horiz
 	if err := checkGamma("gamma", gamma); err != nil {
 		return nil, err
 	}
-	k = min(k, n)
+	return new(ranker).rank(ctx, m, qs, horizon, min(k, n), gamma, w, opts.jobs())
+}
+
+// ranker is TopPolicies' walk and what it keeps: a ranker used again
+// reuses its buffers, and then allocates nothing but the goroutines of its
+// walk. The Ranking it returns is its own, valid until the next rank.
+type ranker struct {
+	wk    walker
+	acc   []lse // acc[c*nu+u]: the log-sum-exp over chunk c's policies that start with u
+	heaps [][]RankedPolicy
+	lu    []float64
+	res   Ranking
+	flat  []int
+
+	nu, stride, k int
+	gamma         float64
+	visitFn       visitor // visit, bound once
+}
+
+// visit takes policy i of chunk c from worker j.
+func (rk *ranker) visit(j, c, i int, r, a, nv float64) {
+	g := r + a - nv
+	rk.acc[c*rk.nu+i/rk.stride].add(-rk.gamma * g)
+	rk.heaps[j] = keep(rk.heaps[j], rk.k, RankedPolicy{Index: i, G: g, Risk: r, Ambiguity: a, Novelty: nv})
+}
+
+// grow returns x with length n, reusing its array when it can.
+func grow[T any](x []T, n int) []T {
+	if cap(x) < n {
+		return make([]T, n)
+	}
+	return x[:n]
+}
+
+// rank is TopPolicies for valid arguments, k at most |U|^T, on jobs
+// goroutines.
+func (rk *ranker) rank(ctx context.Context, m *pomdp.Model, qs []float64, horizon, k int, gamma float64, w []float64, jobs int) (*Ranking, error) {
+	n, _ := NumPolicies(m.NumActions(), horizon, math.MaxInt)
 	nu := m.NumActions()
 	stride := n / nu // policies per first action
-	L, jobs := chunkDepth(m, horizon), opts.jobs()
+	rk.nu, rk.stride, rk.k, rk.gamma = nu, stride, k, gamma
+	L := chunkDepth(m, horizon)
 	nc := numChunks(nu, L)
-	// acc[c*nu+u]: the log-sum-exp of -gamma G over chunk c's policies
-	// that start with u, added up in chunk order below.
-	acc := make([]lse, nc*nu)
-	for i := range acc {
-		acc[i].max = math.Inf(-1)
+	rk.acc = grow(rk.acc, nc*nu)
+	for i := range rk.acc {
+		rk.acc[i] = lse{max: math.Inf(-1)}
 	}
-	heaps := make([][]RankedPolicy, max(1, min(jobs, nc)))
-	for j := range heaps {
-		heaps[j] = make([]RankedPolicy, 0, k)
+	jobs = max(1, min(jobs, nc))
+	rk.heaps = grow(rk.heaps, jobs)
+	for j := range rk.heaps {
+		if cap(rk.heaps[j]) < k {
+			rk.heaps[j] = make([]RankedPolicy, 0, k)
+		}
+		rk.heaps[j] = rk.heaps[j][:0]
 	}
-	var wk walker
-	wk.reset(m, qs, horizon, w, len(heaps))
-	err = wk.run(ctx, L, len(heaps), func(j, c, i int, r, a, nv float64) {
-		g := r + a - nv
-		acc[c*nu+i/stride].add(-gamma * g)
-		heaps[j] = keep(heaps[j], k, RankedPolicy{Index: i, G: g, Risk: r, Ambiguity: a, Novelty: nv})
-	})
-	if err != nil {
+	rk.wk.reset(m, qs, horizon, w, jobs)
+	if rk.visitFn == nil {
+		rk.visitFn = rk.visit
+	}
+	if err := rk.wk.run(ctx, L, jobs, rk.visitFn); err != nil {
 		return nil, err
 	}
 	// The k best of the k best of every worker: the same policies, the
 	// order being total (G, then the index).
-	heap := heaps[0]
-	for _, h := range heaps[1:] {
+	heap := rk.heaps[0]
+	for _, h := range rk.heaps[1:] {
 		for _, e := range h {
 			heap = keep(heap, k, e)
 		}
 	}
 
 	total := lse{max: math.Inf(-1)}
-	lu := make([]float64, nu)
+	lu := grow(rk.lu, nu)
+	rk.lu = lu
 	for u := range lu {
 		l := lse{max: math.Inf(-1)}
 		for c := range nc {
-			l.merge(acc[c*nu+u])
+			l.merge(rk.acc[c*nu+u])
 		}
 		lu[u] = l.value()
 		total.add(lu[u])
 	}
-	res := &Ranking{NumPolicies: n, LogNorm: total.value(), ActionProbs: make([]float64, nu)}
+	res := &rk.res
+	*res = Ranking{NumPolicies: n, LogNorm: total.value(), ActionProbs: grow(res.ActionProbs, nu), Best: grow(res.Best, len(heap))}
 	allInf := math.IsInf(res.LogNorm, -1) // every G = +Inf: q_pi uniform (package documentation, "Zeros in C")
 	if math.IsNaN(res.LogNorm) {
 		return nil, errors.New("expected free energy NaN")
@@ -162,7 +201,7 @@ func TopPoliciesContext(ctx context.Context, m *pomdp.Model, qs []float64, horiz
 		res.ActionProbs[u] = math.Exp(lu[u] - res.LogNorm)
 	}
 	// Sort ascending by popping the max-heap from the back.
-	best := make([]RankedPolicy, len(heap))
+	best := res.Best
 	for j := len(heap) - 1; j >= 0; j-- {
 		best[j] = heap[0]
 		last := len(heap) - 1
@@ -170,7 +209,8 @@ func TopPoliciesContext(ctx context.Context, m *pomdp.Model, qs []float64, horiz
 		heap = heap[:last]
 		siftDown(heap, 0)
 	}
-	flat := make([]int, len(best)*horizon)
+	rk.flat = grow(rk.flat, len(best)*horizon)
+	flat := rk.flat
 	for j := range best {
 		b := &best[j]
 		b.Policy = DecodePolicy(flat[j*horizon:(j+1)*horizon:(j+1)*horizon], b.Index, nu, horizon)
@@ -180,7 +220,6 @@ func TopPoliciesContext(ctx context.Context, m *pomdp.Model, qs []float64, horiz
 		}
 		b.QPi = math.Exp(-gamma*b.G - res.LogNorm)
 	}
-	res.Best = best
 	return res, nil
 }
 

@@ -61,9 +61,13 @@ func numChunks(nu, L int) int {
 
 // walker scores every policy of one model, belief and horizon on up to
 // jobs goroutines. Its dfs are kept, so that a walker used again (an
-// agent's next decision) allocates nothing.
+// agent's next decision) allocates nothing but its goroutines.
 type walker struct {
 	walks []*dfs
+	next  atomic.Int64 // the next chunk to walk
+	stop  atomic.Bool  // a worker failed
+	errs  []error      // per worker
+	wg    sync.WaitGroup
 }
 
 // reset makes the walker ready for jobs workers on m from qs.
@@ -71,6 +75,7 @@ func (wk *walker) reset(m *pomdp.Model, qs []float64, horizon int, w []float64, 
 	jobs = max(jobs, 1)
 	for len(wk.walks) < jobs {
 		wk.walks = append(wk.walks, nil)
+		wk.errs = append(wk.errs, nil)
 	}
 	for j := range jobs {
 		d := wk.walks[j]
@@ -85,59 +90,51 @@ func (wk *walker) reset(m *pomdp.Model, qs []float64, horizon int, w []float64, 
 }
 
 // run walks every policy of the reset walker: chunks of depth L
-// (chunkDepth), visit(j, c, i, ...) called by worker j, in 0..jobs-1, for
-// policy i of chunk c. Each worker sees its chunks' policies in
-// lexicographic order, the chunks in increasing order. It returns the
-// first error of a worker (ctx's).
-func (wk *walker) run(ctx context.Context, L, jobs int, visit func(j, c, i int, risk, amb, nov float64)) error {
+// (chunkDepth), v(j, c, i, ...) called by worker j, in 0..jobs-1,
+// for policy i of chunk c. Each worker sees its chunks' policies in
+// lexicographic order, the chunks in increasing order; worker 0 is the
+// calling goroutine. It returns the first error of a worker (ctx's).
+func (wk *walker) run(ctx context.Context, L, jobs int, v visitor) error {
 	nc := numChunks(wk.walks[0].st.Model().NumActions(), L)
 	jobs = max(1, min(jobs, nc))
-	if jobs == 1 {
-		d := wk.walks[0]
-		for c := range nc {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if err := d.sub(ctx, L, c, func(i int, r, a, n float64) { visit(0, c, i, r, a, n) }); err != nil {
-				return err
-			}
-		}
-		return nil
+	wk.next.Store(0)
+	wk.stop.Store(false)
+	for j := 1; j < jobs; j++ {
+		wk.wg.Add(1)
+		go wk.work(ctx, j, L, nc, v)
 	}
-	var next atomic.Int64
-	var stop atomic.Bool
-	errs := make([]error, jobs)
-	var wg sync.WaitGroup
-	for j := range jobs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			d := wk.walks[j]
-			for !stop.Load() {
-				c := int(next.Add(1) - 1)
-				if c >= nc {
-					return
-				}
-				if err := ctx.Err(); err != nil {
-					errs[j] = err
-					stop.Store(true)
-					return
-				}
-				if err := d.sub(ctx, L, c, func(i int, r, a, n float64) { visit(j, c, i, r, a, n) }); err != nil {
-					errs[j] = err
-					stop.Store(true)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
+	wk.wg.Add(1)
+	wk.work(ctx, 0, L, nc, v)
+	wk.wg.Wait()
+	for j, err := range wk.errs[:jobs] {
+		wk.errs[j] = nil
 		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// work is worker j of run: it walks the next chunk not taken until there
+// is none or a worker has failed.
+func (wk *walker) work(ctx context.Context, j, L, nc int, v visitor) {
+	defer wk.wg.Done()
+	d := wk.walks[j]
+	for !wk.stop.Load() {
+		c := int(wk.next.Add(1) - 1)
+		if c >= nc {
+			return
+		}
+		err := ctx.Err()
+		if err == nil {
+			err = d.sub(ctx, L, c, j, v)
+		}
+		if err != nil {
+			wk.errs[j] = err
+			wk.stop.Store(true)
+			return
+		}
+	}
 }
 
 // reused returns the step costs that the workers took from a sibling.
