@@ -286,11 +286,7 @@ func (st *Stepper) StepCost(qs, w []float64) (risk, amb, nov float64) {
 			amb += m.expect(md, md.hA, qs)
 			continue
 		}
-		for o, v := range qo {
-			if v > 0 {
-				risk += v * (fastLog(v) - logC[o])
-			}
-		}
+		risk += riskTerms(qo, logC)
 		if wm != nil {
 			for o, v := range qo {
 				nov += v * dot(wm[o*md.size:(o+1)*md.size], q)

@@ -57,3 +57,32 @@ func fastLog(x float64) float64 {
 	p := r2 * ((-0.5 + r*(1.0/3)) + r2*((-0.25+r*0.2)+r2*((-1.0/6+r*(1.0/7))+r2*-0.125)))
 	return k*ln2Hi + e[1] + (r + (p + k*ln2Lo))
 }
+
+// riskTerms returns Σ_o q_o (ln q_o - logC_o) over the q_o > 0, with fastLog's
+// logarithm written out in the loop (a call per outcome would cost a
+// third of it).
+func riskTerms(qo, logC []float64) float64 {
+	logC = logC[:len(qo)]
+	r := 0.0
+	for o, x := range qo {
+		if !(x > 0) {
+			continue
+		}
+		ix := math.Float64bits(x)
+		var l float64
+		if ix-0x0010000000000000 >= 0x7ff0000000000000-0x0010000000000000 {
+			l = math.Log(x)
+		} else {
+			tmp := ix - logOff
+			e := &logTab[(tmp>>(52-logBits))%logN]
+			k := float64(int64(tmp) >> 52)
+			z := math.Float64frombits(ix - tmp&(0xfff<<52))
+			t := math.FMA(z, e[0], -1)
+			t2 := t * t
+			p := t2 * ((-0.5 + t*(1.0/3)) + t2*((-0.25+t*0.2)+t2*((-1.0/6+t*(1.0/7))+t2*-0.125)))
+			l = k*ln2Hi + e[1] + (t + (p + k*ln2Lo))
+		}
+		r += x * (l - logC[o])
+	}
+	return r
+}
