@@ -71,9 +71,15 @@ func ExpectedFreeEnergy(m *pomdp.Model, qs []float64, policy []int, opts *EFEOpt
 	next := make([]float64, m.NumStates())
 	st := pomdp.NewStepper(m)
 	nov := 0.0
-	for _, u := range policy {
-		st.Propagate(next, prev, u)
-		r, a, n := st.StepCost(next, w)
+	for tau, u := range policy {
+		var r, a, n float64
+		if tau == len(policy)-1 {
+			// The last step as the policy walk scores a leaf.
+			r, a, n = st.ChildCost(prev, u, w)
+		} else {
+			st.Propagate(next, prev, u)
+			r, a, n = st.StepCost(next, w)
+		}
 		risk += r
 		ambiguity += a
 		nov += n

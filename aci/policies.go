@@ -271,10 +271,16 @@ func (d *dfs) sub(ctx context.Context, L, c, j int, v visitor) error {
 		idx[l] = c % nu
 		c /= nu
 	}
+	onePass := st.OnePass() && d.w == nil // leaves by ChildCost
 	for l := range L {
-		here := d.bel[(l+1)*ns : (l+2)*ns]
-		st.Propagate(here, d.bel[l*ns:(l+1)*ns], idx[l])
-		r, a, n := st.StepCost(here, d.w)
+		here, prev := d.bel[(l+1)*ns:(l+2)*ns], d.bel[l*ns:(l+1)*ns]
+		var r, a, n float64
+		if l+1 == T && onePass {
+			r, a, n = st.ChildCost(prev, idx[l], nil)
+		} else {
+			st.Propagate(here, prev, idx[l])
+			r, a, n = st.StepCost(here, d.w)
+		}
 		d.cumR[l+1] = d.cumR[l] + r
 		d.cumA[l+1] = d.cumA[l] + a
 		d.cumN[l+1] = d.cumN[l] + n
@@ -311,7 +317,11 @@ func (d *dfs) sub(ctx context.Context, L, c, j int, v visitor) error {
 			here, there = there, here
 		}
 		var r, a, n float64
-		if lastOK[depth] == 1 {
+		switch {
+		case depth+1 == T && onePass:
+			// A leaf: its cost without its belief, which no child needs.
+			r, a, n = st.ChildCost(prev, idx[depth], nil)
+		case lastOK[depth] == 1:
 			// here holds the sibling before: the child goes there.
 			st.Propagate(there, prev, idx[depth])
 			side[depth] = 1 - side[depth]
@@ -322,7 +332,7 @@ func (d *dfs) sub(ctx context.Context, L, c, j int, v visitor) error {
 				r, a, n = st.StepCost(there, d.w)
 				lastR[depth], lastA[depth], lastN[depth] = r, a, n
 			}
-		} else {
+		default:
 			st.Propagate(here, prev, idx[depth])
 			r, a, n = st.StepCost(here, d.w)
 			lastR[depth], lastA[depth], lastN[depth], lastOK[depth] = r, a, n, 1

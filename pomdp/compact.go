@@ -170,6 +170,116 @@ func (m *Model) compactTensors() {
 			md.ac = newCompact(md.a, md.no, md.size)
 		}
 	}
+	m.fused = newFusion(m)
+}
+
+// fusion is A B_u as one map from the previous state to the outcomes, for
+// a model of one factor and one modality whose A and every B_u are compact
+// with one background each and one deviation per column (a maze): with
+// B_u = bgB 1 1ᵀ + Σ_j devB_j e_(rB_u(j)) e_jᵀ and A likewise,
+//
+//	Q(o) = bgA Σ_s B_u x + bgB Σx · cA[o] + Σ_(j: oB_u(j) = o) wB_u[j] x_j,
+//	Σ_s B_u x = |S| bgB Σx + Σ_j devB_j x_j,
+//	H[A] · B_u x = bgB Σx · ΣH + Σ_j hB_u[j] x_j,
+//
+// cA[o] = Σ_(s: rA(s) = o) devA_s, oB_u(j) = rA(rB_u(j)), wB_u[j] =
+// devA_(rB_u(j)) devB_j and hB_u[j] = H[A](rB_u(j)) devB_j: the step cost of
+// a child without its belief (Stepper.ChildCost), one pass over x.
+type fusion struct {
+	ns       int
+	bgA, bgB float64
+	cA       []float64
+	sumH     float64
+	per      []fusedControl // per control
+}
+
+type fusedControl struct {
+	dev []float64 // devB_j
+	out []int32   // oB_u(j)
+	w   []float64 // wB_u[j]
+	h   []float64 // hB_u[j]
+}
+
+// newFusion returns the fusion of m's A and B, or nil where m is not of
+// that form.
+func newFusion(m *Model) *fusion {
+	if len(m.factors) != 1 || len(m.mods) != 1 || len(m.prefs) > 0 {
+		return nil
+	}
+	f, md := &m.factors[0], &m.mods[0]
+	a := md.ac
+	if a == nil || a.bg != nil || a.start != nil || a.exact {
+		return nil
+	}
+	fu := &fusion{ns: f.ns, bgA: a.bgAll, cA: make([]float64, md.no), per: make([]fusedControl, f.nu)}
+	for s, r := range a.row {
+		fu.cA[r] += a.val[s]
+	}
+	for _, h := range md.hA {
+		fu.sumH += h
+	}
+	for c, b := range f.bc {
+		if b == nil || b.bg != nil || b.start != nil || b.exact {
+			return nil
+		}
+		if c == 0 {
+			fu.bgB = b.bgAll
+		} else if math.Float64bits(b.bgAll) != math.Float64bits(fu.bgB) {
+			return nil
+		}
+		fc := fusedControl{dev: b.val, out: make([]int32, f.ns), w: make([]float64, f.ns), h: make([]float64, f.ns)}
+		for j, r := range b.row {
+			fc.out[j] = a.row[r]
+			fc.w[j] = a.val[r] * b.val[j]
+			fc.h[j] = md.hA[r] * b.val[j]
+		}
+		fu.per[c] = fc
+	}
+	return fu
+}
+
+// OnePass reports whether ChildCost computes a child's step cost without
+// its belief (the model's A and B allow it; without novelty weights).
+func (st *Stepper) OnePass() bool { return st.m.fused != nil }
+
+// ChildCost returns StepCost(B_u prev, w): the step cost of the child of
+// belief prev through action u. Where the model is one factor and one
+// modality whose A and B are a background plus one deviation per column
+// (a maze) it computes the child's predicted outcomes from prev in one
+// pass, without the child's belief (fusion); elsewhere it is Propagate
+// into a buffer and StepCost. It panics as Propagate does.
+func (st *Stepper) ChildCost(prev []float64, u int, w []float64) (risk, amb, nov float64) {
+	m := st.m
+	fu := m.fused
+	if fu == nil || w != nil {
+		st.Propagate(st.child, prev, u)
+		return st.StepCost(st.child, w)
+	}
+	if len(prev) != m.ns {
+		badBelief("ChildCost", m, prev)
+	}
+	if uint(u) >= uint(m.nu) {
+		badIndex("ChildCost", "action", u, m.nu)
+	}
+	fc := &fu.per[u]
+	x := prev[:fu.ns]
+	dev, out, wt, h := fc.dev[:len(x)], fc.out[:len(x)], fc.w[:len(x)], fc.h[:len(x)]
+	qo := st.qo[:len(fu.cA)]
+	clear(qo)
+	var sx, t, hx float64
+	for j, v := range x {
+		sx += v
+		t += dev[j] * v
+		hx += h[j] * v
+		qo[out[j]] += wt[j] * v
+	}
+	betaB := fu.bgB * sx
+	base := fu.bgA * (float64(fu.ns)*betaB + t)
+	for o := range qo {
+		qo[o] += base + betaB*fu.cA[o]
+	}
+	md := &m.mods[0]
+	return riskTerms(qo, md.logC), betaB*fu.sumH + hx, 0
 }
 
 // Stepper computes the steps of the expected free energy (Propagate and
@@ -183,8 +293,9 @@ func (m *Model) compactTensors() {
 // A Stepper holds its own buffer: it is not safe for concurrent use (make
 // one per goroutine); the model it reads is shared.
 type Stepper struct {
-	m  *Model
-	qo []float64 // a modality's predicted outcomes
+	m     *Model
+	qo    []float64 // a modality's predicted outcomes
+	child []float64 // ChildCost's belief where the model has no fusion
 }
 
 // NewStepper returns a Stepper for model m. It panics if m is nil or not a
@@ -197,7 +308,7 @@ func NewStepper(m *Model) *Stepper {
 	for i := range m.mods {
 		most = max(most, m.mods[i].no)
 	}
-	return &Stepper{m: m, qo: make([]float64, most)}
+	return &Stepper{m: m, qo: make([]float64, most), child: make([]float64, m.ns)}
 }
 
 // Model returns the model of the Stepper.

@@ -71,6 +71,7 @@ type Model struct {
 	factors    []factor
 	mods       []modality
 	prefs      []preference // joint preferences over several modalities
+	fused      *fusion      // A B_u in one pass (ChildCost), or nil
 	factorised bool         // built by NewFactorised (output keyed by name)
 
 	// The single-factor view (factor 0 and modality 0), used by the
