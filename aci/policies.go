@@ -227,13 +227,19 @@ type dfs struct {
 }
 
 func newDFS(m *pomdp.Model, qs []float64, horizon int, w []float64) *dfs {
+	// One array for the numbers a walk writes at every step, with a cache
+	// line (8 numbers) to spare at both ends, so that two workers' never
+	// share one.
+	nb := (2*horizon+1)*m.NumStates() + 5*horizon
+	buf := make([]float64, 8+nb+3*(horizon+1)+8)[8:]
+	idx := make([]int, 8+horizon+8)[8:]
 	d := &dfs{
 		st: pomdp.NewStepper(m), horizon: horizon, w: w,
-		bel:  make([]float64, (2*horizon+1)*m.NumStates()+5*horizon),
-		cumR: make([]float64, horizon+1),
-		cumA: make([]float64, horizon+1),
-		cumN: make([]float64, horizon+1),
-		idx:  make([]int, horizon),
+		bel:  buf[:nb:nb],
+		cumR: buf[nb : nb+horizon+1 : nb+horizon+1],
+		cumA: buf[nb+horizon+1 : nb+2*(horizon+1) : nb+2*(horizon+1)],
+		cumN: buf[nb+2*(horizon+1) : nb+3*(horizon+1) : nb+3*(horizon+1)],
+		idx:  idx[:horizon:horizon],
 
 		checkEvery: checkInterval(m.StepWork()),
 	}

@@ -113,13 +113,14 @@ func TopPoliciesContext(ctx context.Context, m *pomdp.Model, qs []float64, horiz
 // walk. The Ranking it returns is its own, valid until the next rank.
 type ranker struct {
 	wk    walker
-	acc   []lse // acc[c*nu+u]: the log-sum-exp over chunk c's policies that start with u
-	heaps [][]RankedPolicy
+	acc   []lse // acc[c*span+u]: the log-sum-exp over chunk c's policies that start with u
+	heaps []workerHeap
 	lu    []float64
 	res   Ranking
 	flat  []int
 
 	nu, stride, k int
+	span          int // nu + accPad
 	gamma         float64
 	visitFn       visitor // visit, bound once
 }
@@ -127,8 +128,21 @@ type ranker struct {
 // visit takes policy i of chunk c from worker j.
 func (rk *ranker) visit(j, c, i int, r, a, nv float64) {
 	g := r + a - nv
-	rk.acc[c*rk.nu+i/rk.stride].add(-rk.gamma * g)
-	rk.heaps[j] = keep(rk.heaps[j], rk.k, RankedPolicy{Index: i, G: g, Risk: r, Ambiguity: a, Novelty: nv})
+	rk.acc[c*rk.span+i/rk.stride].add(-rk.gamma * g)
+	h := &rk.heaps[j]
+	h.h = keep(h.h, rk.k, RankedPolicy{Index: i, G: g, Risk: r, Ambiguity: a, Novelty: nv})
+}
+
+// accPad spaces the chunks' sums of ranker.acc so that two chunks, which
+// two workers may be summing at once, never write to one cache line (64
+// bytes, 4 lse).
+const accPad = 4
+
+// workerHeap is one worker's heap of the best policies, padded to two
+// cache lines so that workers never write to the same one.
+type workerHeap struct {
+	h []RankedPolicy
+	_ [128 - 24]byte
 }
 
 // grow returns x with length n, reusing its array when it can.
@@ -148,17 +162,19 @@ func (rk *ranker) rank(ctx context.Context, m *pomdp.Model, qs []float64, horizo
 	rk.nu, rk.stride, rk.k, rk.gamma = nu, stride, k, gamma
 	L := chunkDepth(m, horizon)
 	nc := numChunks(nu, L)
-	rk.acc = grow(rk.acc, nc*nu)
+	rk.span = nu + accPad
+	rk.acc = grow(rk.acc, nc*rk.span)
 	for i := range rk.acc {
 		rk.acc[i] = lse{max: math.Inf(-1)}
 	}
 	jobs = max(1, min(jobs, nc))
 	rk.heaps = grow(rk.heaps, jobs)
 	for j := range rk.heaps {
-		if cap(rk.heaps[j]) < k {
-			rk.heaps[j] = make([]RankedPolicy, 0, k)
+		h := &rk.heaps[j]
+		if cap(h.h) < k {
+			h.h = make([]RankedPolicy, 0, k)
 		}
-		rk.heaps[j] = rk.heaps[j][:0]
+		h.h = h.h[:0]
 	}
 	rk.wk.reset(m, qs, horizon, w, jobs)
 	if rk.visitFn == nil {
@@ -169,9 +185,9 @@ func (rk *ranker) rank(ctx context.Context, m *pomdp.Model, qs []float64, horizo
 	}
 	// The k best of the k best of every worker: the same policies, the
 	// order being total (G, then the index).
-	heap := rk.heaps[0]
+	heap := rk.heaps[0].h
 	for _, h := range rk.heaps[1:] {
-		for _, e := range h {
+		for _, e := range h.h {
 			heap = keep(heap, k, e)
 		}
 	}
@@ -182,7 +198,7 @@ func (rk *ranker) rank(ctx context.Context, m *pomdp.Model, qs []float64, horizo
 	for u := range lu {
 		l := lse{max: math.Inf(-1)}
 		for c := range nc {
-			l.merge(rk.acc[c*nu+u])
+			l.merge(rk.acc[c*rk.span+u])
 		}
 		lu[u] = l.value()
 		total.add(lu[u])

@@ -308,7 +308,11 @@ func NewStepper(m *Model) *Stepper {
 	for i := range m.mods {
 		most = max(most, m.mods[i].no)
 	}
-	return &Stepper{m: m, qo: make([]float64, most), child: make([]float64, m.ns)}
+	// One array, with a cache line to spare at both ends: the buffers are
+	// written at every step, and two goroutines' Steppers must not share
+	// a line.
+	buf := make([]float64, 8+most+m.ns+8)[8:]
+	return &Stepper{m: m, qo: buf[:most:most], child: buf[most : most+m.ns : most+m.ns]}
 }
 
 // Model returns the model of the Stepper.
