@@ -136,14 +136,3 @@ func (wk *walker) work(ctx context.Context, j, L, nc int, v visitor) {
 		}
 	}
 }
-
-// reused returns the step costs that the workers took from a sibling.
-func (wk *walker) reused() int {
-	n := 0
-	for _, d := range wk.walks {
-		if d != nil {
-			n += d.reused
-		}
-	}
-	return n
-}
