@@ -266,15 +266,31 @@ func (st *Stepper) ChildCost(prev []float64, u int, w []float64) (risk, amb, nov
 	dev, out, wt, h := fc.dev[:len(x)], fc.out[:len(x)], fc.w[:len(x)], fc.h[:len(x)]
 	qo := st.qo[:len(fu.cA)]
 	clear(qo)
-	var sx, t, hx float64
-	for j, v := range x {
-		sx += v
-		t += dev[j] * v
-		hx += h[j] * v
+	// Three sums, each in two halves: six chains of additions that the
+	// processor runs side by side.
+	var sx0, sx1, t0, t1, h0, h1 float64
+	j := 0
+	for ; j+2 <= len(x); j += 2 {
+		v0, v1 := x[j], x[j+1]
+		sx0 += v0
+		sx1 += v1
+		t0 += dev[j] * v0
+		t1 += dev[j+1] * v1
+		h0 += h[j] * v0
+		h1 += h[j+1] * v1
+		qo[out[j]] += wt[j] * v0
+		qo[out[j+1]] += wt[j+1] * v1
+	}
+	if j < len(x) {
+		v := x[j]
+		sx0 += v
+		t0 += dev[j] * v
+		h0 += h[j] * v
 		qo[out[j]] += wt[j] * v
 	}
-	betaB := fu.bgB * sx
-	base := fu.bgA * (float64(fu.ns)*betaB + t)
+	hx := h0 + h1
+	betaB := fu.bgB * (sx0 + sx1)
+	base := fu.bgA * (float64(fu.ns)*betaB + (t0 + t1))
 	for o := range qo {
 		qo[o] += base + betaB*fu.cA[o]
 	}
