@@ -42,10 +42,14 @@ func (l *lse) add(x float64) {
 	case x > l.max:
 		l.sum = l.sum*math.Exp(l.max-x) + 1
 		l.max = x
-	default:
+	case x-l.max > expZero:
 		l.sum += math.Exp(x - l.max)
 	}
 }
+
+// expZero is a number below which math.Exp is 0 (the smallest positive
+// float64 is e^-744.44): lse.add skips those terms, which would add 0.
+const expZero = -746
 
 // merge adds the terms of b to l: l's sum and b's, scaled to the larger
 // maximum. An empty b leaves l as it was, and b merged into an empty l is
