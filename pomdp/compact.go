@@ -35,16 +35,23 @@ func newCompact(x []float64, rows, cols int) *compact {
 	if rows < 2 || cols < 1 || rows*cols < 16 {
 		return nil
 	}
+	// Row by row, as x is laid out (a large B is read once per pass, not
+	// once per column): the minima, then the deviations per column.
 	bg := make([]float64, cols)
-	nnz := 0
-	for j := range cols {
-		lo := math.Inf(1)
-		for i := range rows {
-			lo = math.Min(lo, x[i*cols+j])
+	copy(bg, x[:cols])
+	for i := 1; i < rows; i++ {
+		for j, v := range x[i*cols : (i+1)*cols] {
+			if v < bg[j] {
+				bg[j] = v
+			}
 		}
-		bg[j] = lo
-		for i := range rows {
-			if x[i*cols+j] != lo {
+	}
+	start := make([]int32, cols+1) // deviations of column j at start[j+1], then their offsets
+	nnz := 0
+	for i := range rows {
+		for j, v := range x[i*cols : (i+1)*cols] {
+			if v != bg[j] {
+				start[j+1]++
 				nnz++
 			}
 		}
@@ -53,36 +60,31 @@ func newCompact(x []float64, rows, cols int) *compact {
 		return nil
 	}
 	c := &compact{rows: rows, bg: bg, bgAll: bg[0]}
-	uniform, one := true, nnz == cols
+	uniform, one := true, true
 	for j := range cols {
 		uniform = uniform && math.Float64bits(bg[j]) == math.Float64bits(bg[0])
-		k := 0
-		for i := range rows {
-			if x[i*cols+j] != bg[j] {
-				k++
-			}
-		}
-		one = one && k == 1
+		one = one && start[j+1] == 1
+		start[j+1] += start[j]
 	}
 	if uniform {
 		c.bg = nil
 		c.exact = bg[0] == 0
 	}
-	if !one {
-		c.start = make([]int32, cols+1)
-	}
-	c.row = make([]int32, 0, nnz)
-	c.val = make([]float64, 0, nnz)
-	for j := range cols {
-		for i := range rows {
-			if v := x[i*cols+j]; v != bg[j] {
-				c.row = append(c.row, int32(i))
-				c.val = append(c.val, v-bg[j])
+	c.row = make([]int32, nnz)
+	c.val = make([]float64, nnz)
+	pos := make([]int32, cols)
+	copy(pos, start[:cols])
+	for i := range rows { // rows ascending within each column
+		for j, v := range x[i*cols : (i+1)*cols] {
+			if v != bg[j] {
+				c.row[pos[j]] = int32(i)
+				c.val[pos[j]] = v - bg[j]
+				pos[j]++
 			}
 		}
-		if c.start != nil {
-			c.start[j+1] = int32(len(c.row))
-		}
+	}
+	if !one {
+		c.start = start
 	}
 	return c
 }
