@@ -43,7 +43,7 @@ func (l *lse) add(x float64) {
 		l.sum = l.sum*math.Exp(l.max-x) + 1
 		l.max = x
 	case x-l.max > expZero:
-		l.sum += math.Exp(x - l.max)
+		l.sum += fastExp(x - l.max)
 	}
 }
 
