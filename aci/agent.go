@@ -95,6 +95,10 @@ type AgentOptions struct {
 	// control from σ(α ln P_f), P_f its marginal, as pymdp samples; the
 	// product is what a recorded choice is scored with).
 	ActionFactors agent.ActionFactors
+	// Jobs is how many goroutines one decision scores the policies on
+	// (EFEOptions.Jobs); 0 means 1. The decisions are the same for any
+	// Jobs. SetJobs changes it on an agent (agent.Splitter).
+	Jobs int
 }
 
 // resolve returns the options with defaults filled in, or an error naming
@@ -112,6 +116,9 @@ func (o *AgentOptions) resolve(m *pomdp.Model) (AgentOptions, error) {
 	}
 	if r.Horizon < 0 {
 		return r, fmt.Errorf("AgentOptions.Horizon: %d, want >= 1", r.Horizon)
+	}
+	if r.Jobs < 0 {
+		return r, fmt.Errorf("AgentOptions.Jobs: %d, want >= 0", r.Jobs)
 	}
 	if r.Gamma == 0 {
 		r.Gamma = DefaultGamma
@@ -348,6 +355,11 @@ func background(ctx context.Context) context.Context {
 	}
 	return ctx
 }
+
+// SetJobs lets the agent score the policies of one decision on up to n
+// goroutines (AgentOptions.Jobs; n < 1 means 1): agent.Splitter. Its
+// decisions do not change.
+func (a *Agent) SetJobs(n int) { a.opts.Jobs = max(1, n) }
 
 // Options returns the resolved options.
 func (a *Agent) Options() AgentOptions {
@@ -603,7 +615,7 @@ func (a *Agent) Choose(dst, base []float64) ([]float64, error) {
 // plan1 scores the policies and infers q(pi) (and gamma) on the graph.
 func (a *Agent) plan1(ctx context.Context, m *pomdp.Model, qs []float64) (*Plan, error) {
 	H := a.opts.Horizon
-	efeOpts := &EFEOptions{Novelty: a.opts.Novelty}
+	efeOpts := &EFEOptions{Novelty: a.opts.Novelty, Jobs: a.opts.Jobs}
 	n, err := NumPolicies(m.NumActions(), H, math.MaxInt)
 	if err != nil {
 		return nil, fmt.Errorf("AgentOptions.Horizon: %w", err)

@@ -23,7 +23,10 @@
 //     exponential complexity class of paper Appendix H is in the output
 //     size, not in the working memory). TopPolicies keeps only the k best
 //     policies and streams the normalisation of q_pi = softmax(-gamma G) and
-//     the action marginal, so memory does not grow with |U|^T.
+//     the action marginal, so memory does not grow with |U|^T. Both compute
+//     the steps with pomdp.Stepper (the model's compact tensors) and split
+//     the walk into chunks over EFEOptions.Jobs goroutines, with the same
+//     results for any number (docs/aci.md, "Both cores in one plan").
 //
 //   - Eval implements `arbor aci eval`: the exact posterior over s_0 from one
 //     observation, every policy's G, risk and ambiguity, q_pi and the action

@@ -25,9 +25,20 @@ type EFEOptions struct {
 	// uses the model's A, which is E[A] = a normalised when A is not given.
 	// It requires the concentrations a; without them the term is an error.
 	Novelty bool
+	// Jobs is how many goroutines EvaluatePolicies and TopPolicies score
+	// the policies on (0 or 1: the calling goroutine alone). The results
+	// are the same for any Jobs (docs/aci.md, "Both cores in one plan").
+	Jobs int
 }
 
 func (o *EFEOptions) novelty() bool { return o != nil && o.Novelty }
+
+func (o *EFEOptions) jobs() int {
+	if o == nil {
+		return 1
+	}
+	return max(1, o.Jobs)
+}
 
 // ExpectedFreeEnergy returns the expected free energy of policy (a sequence
 // of actions) from the state belief qs at t = 0 (paper eq. 9, docs/cli.md):
@@ -58,10 +69,17 @@ func ExpectedFreeEnergy(m *pomdp.Model, qs []float64, policy []int, opts *EFEOpt
 	}
 	prev := append([]float64(nil), qs...)
 	next := make([]float64, m.NumStates())
+	st := pomdp.NewStepper(m)
 	nov := 0.0
-	for _, u := range policy {
-		pomdp.Propagate(m, next, prev, u)
-		r, a, n := pomdp.StepCost(m, next, w)
+	for tau, u := range policy {
+		var r, a, n float64
+		if tau == len(policy)-1 {
+			// The last step as the policy walk scores a leaf.
+			r, a, n = st.ChildCost(prev, u, w)
+		} else {
+			st.Propagate(next, prev, u)
+			r, a, n = st.StepCost(next, w)
+		}
 		risk += r
 		ambiguity += a
 		nov += n

@@ -213,9 +213,10 @@ func checkGamma(field string, gamma float64) error {
 // one state belief per depth (bel[d] = Q(s_d|pi_{1..d})) and the cumulative
 // risk, ambiguity and novelty along the current path, so a prefix shared by
 // several policies is computed once: the walk costs sum_{d=1..T} |U|^d steps
-// and O(T |S|) memory.
+// and O(T |S|) memory. Its steps are pomdp.Stepper's (the model's compact
+// tensors). A dfs is one goroutine's: walk gives each worker its own.
 type dfs struct {
-	m                *pomdp.Model
+	st               *pomdp.Stepper
 	horizon          int
 	w                []float64 // novelty weights or nil
 	bel              []float64 // (T+1) * |S|, then run's memo of siblings: T * |S| and 5T
@@ -226,13 +227,19 @@ type dfs struct {
 }
 
 func newDFS(m *pomdp.Model, qs []float64, horizon int, w []float64) *dfs {
+	// One array for the numbers a walk writes at every step, with a cache
+	// line (8 numbers) to spare at both ends, so that two workers' never
+	// share one.
+	nb := (2*horizon+1)*m.NumStates() + 5*horizon
+	buf := make([]float64, 8+nb+3*(horizon+1)+8)[8:]
+	idx := make([]int, 8+horizon+8)[8:]
 	d := &dfs{
-		m: m, horizon: horizon, w: w,
-		bel:  make([]float64, (2*horizon+1)*m.NumStates()+5*horizon),
-		cumR: make([]float64, horizon+1),
-		cumA: make([]float64, horizon+1),
-		cumN: make([]float64, horizon+1),
-		idx:  make([]int, horizon),
+		st: pomdp.NewStepper(m), horizon: horizon, w: w,
+		bel:  buf[:nb:nb],
+		cumR: buf[nb : nb+horizon+1 : nb+horizon+1],
+		cumA: buf[nb+horizon+1 : nb+2*(horizon+1) : nb+2*(horizon+1)],
+		cumN: buf[nb+2*(horizon+1) : nb+3*(horizon+1) : nb+3*(horizon+1)],
+		idx:  idx[:horizon:horizon],
 
 		checkEvery: checkInterval(m.StepWork()),
 	}
@@ -246,9 +253,51 @@ func newDFS(m *pomdp.Model, qs []float64, horizon int, w []float64) *dfs {
 // It checks ctx every cancelEvery policies and returns ctx's error, having
 // visited only some, when ctx is done.
 func (d *dfs) run(ctx context.Context, visit func(i int, risk, amb, nov float64)) error {
-	m, T, ns := d.m, d.horizon, d.m.NumStates()
+	return d.sub(ctx, 0, 0, 0, func(_, _, i int, r, a, n float64) { visit(i, r, a, n) })
+}
+
+// visitor receives the policies of a walk: visit(j, c, i, ...) for
+// policy i of chunk c, walked by worker j.
+type visitor = func(j, c, i int, risk, amb, nov float64)
+
+// sub is run over the policies of chunk c of depth L (walker's chunks), for
+// worker j: those
+// whose first L actions are the base-|U| digits of c, indices c |U|^(T-L)
+// to (c+1) |U|^(T-L) - 1. The L steps of the prefix are computed as run
+// computes them, so every policy's numbers are the same bit for bit
+// whatever the chunks. L = 0 is the whole tree.
+func (d *dfs) sub(ctx context.Context, L, c, j int, v visitor) error {
+	st, T := d.st, d.horizon
+	m := st.Model()
+	ns, nu := m.NumStates(), m.NumActions()
 	idx := d.idx
 	clear(idx)
+	leaf, chunk := c, c
+	for l := L - 1; l >= 0; l-- {
+		idx[l] = c % nu
+		c /= nu
+	}
+	onePass := st.OnePass() && d.w == nil // leaves by ChildCost
+	for l := range L {
+		here, prev := d.bel[(l+1)*ns:(l+2)*ns], d.bel[l*ns:(l+1)*ns]
+		var r, a, n float64
+		if l+1 == T && onePass {
+			r, a, n = st.ChildCost(prev, idx[l], nil)
+		} else {
+			st.Propagate(here, prev, idx[l])
+			r, a, n = st.StepCost(here, d.w)
+		}
+		d.cumR[l+1] = d.cumR[l] + r
+		d.cumA[l+1] = d.cumA[l] + a
+		d.cumN[l+1] = d.cumN[l] + n
+	}
+	if L == T {
+		v(j, chunk, leaf, d.cumR[T], d.cumA[T], d.cumN[T])
+		return nil
+	}
+	for range T - L {
+		leaf *= nu
+	}
 	// Every level below the root has two beliefs, bel's and alt's; side
 	// says which holds the current child, the other the sibling before it.
 	// A sibling whose predicted belief is the same as the one before, bit
@@ -261,8 +310,8 @@ func (d *dfs) run(ctx context.Context, visit func(i int, risk, amb, nov float64)
 	side := memo[4*T : 5*T]   // side[l-1]: 1 when alt holds level l's current belief
 	clear(lastOK)
 	clear(side)
-	depth := 0 // position of the action being applied
-	leaf := 0
+	depth := L // position of the action being applied
+	seen := 0
 	for {
 		// Child of the node at depth `depth` through action idx[depth].
 		prev := d.bel[depth*ns : (depth+1)*ns]
@@ -274,20 +323,24 @@ func (d *dfs) run(ctx context.Context, visit func(i int, risk, amb, nov float64)
 			here, there = there, here
 		}
 		var r, a, n float64
-		if lastOK[depth] == 1 {
+		switch {
+		case depth+1 == T && onePass:
+			// A leaf: its cost without its belief, which no child needs.
+			r, a, n = st.ChildCost(prev, idx[depth], nil)
+		case lastOK[depth] == 1:
 			// here holds the sibling before: the child goes there.
-			pomdp.Propagate(m, there, prev, idx[depth])
+			st.Propagate(there, prev, idx[depth])
 			side[depth] = 1 - side[depth]
 			if sameBits(there, here) {
 				r, a, n = lastR[depth], lastA[depth], lastN[depth]
 				d.reused++
 			} else {
-				r, a, n = pomdp.StepCost(m, there, d.w)
+				r, a, n = st.StepCost(there, d.w)
 				lastR[depth], lastA[depth], lastN[depth] = r, a, n
 			}
-		} else {
-			pomdp.Propagate(m, here, prev, idx[depth])
-			r, a, n = pomdp.StepCost(m, here, d.w)
+		default:
+			st.Propagate(here, prev, idx[depth])
+			r, a, n = st.StepCost(here, d.w)
 			lastR[depth], lastA[depth], lastN[depth], lastOK[depth] = r, a, n, 1
 		}
 		d.cumR[depth+1] = d.cumR[depth] + r
@@ -299,22 +352,23 @@ func (d *dfs) run(ctx context.Context, visit func(i int, risk, amb, nov float64)
 			lastOK[depth] = 0 // the first child of a new node
 			continue
 		}
-		visit(leaf, d.cumR[T], d.cumA[T], d.cumN[T])
+		v(j, chunk, leaf, d.cumR[T], d.cumA[T], d.cumN[T])
 		leaf++
-		if leaf%d.checkEvery == 0 {
+		seen++
+		if seen%d.checkEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
 		// Next sibling, backtracking past exhausted levels.
-		for depth >= 0 {
+		for depth >= L {
 			idx[depth]++
-			if idx[depth] < m.NumActions() {
+			if idx[depth] < nu {
 				break
 			}
 			depth--
 		}
-		if depth < 0 {
+		if depth < L {
 			return nil
 		}
 	}
@@ -388,7 +442,10 @@ func EvaluatePoliciesContext(ctx context.Context, m *pomdp.Model, qs []float64, 
 	if w != nil {
 		ps.Novelty = make([]float64, n)
 	}
-	err = newDFS(m, qs, horizon, w).run(ctx, func(i int, r, a, nv float64) {
+	var wk walker
+	jobs := opts.jobs()
+	wk.reset(m, qs, horizon, w, jobs)
+	err = wk.run(ctx, chunkDepth(m, horizon), jobs, func(_, _, i int, r, a, nv float64) {
 		ps.G[i] = r + a - nv
 		ps.Risk[i] = r
 		ps.Ambiguity[i] = a

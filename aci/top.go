@@ -42,8 +42,28 @@ func (l *lse) add(x float64) {
 	case x > l.max:
 		l.sum = l.sum*math.Exp(l.max-x) + 1
 		l.max = x
+	case x-l.max > expZero:
+		l.sum += fastExp(x - l.max)
+	}
+}
+
+// expZero is a number below which math.Exp is 0 (the smallest positive
+// float64 is e^-744.44): lse.add skips those terms, which would add 0.
+const expZero = -746
+
+// merge adds the terms of b to l: l's sum and b's, scaled to the larger
+// maximum. An empty b leaves l as it was, and b merged into an empty l is
+// b, bit for bit.
+func (l *lse) merge(b lse) {
+	switch {
+	case b.sum == 0:
+	case l.sum == 0:
+		*l = b
+	case b.max > l.max:
+		l.sum = l.sum*math.Exp(l.max-b.max) + b.sum
+		l.max = b.max
 	default:
-		l.sum += math.Exp(x - l.max)
+		l.sum += b.sum * math.Exp(b.max-l.max)
 	}
 }
 
@@ -89,41 +109,106 @@ func TopPoliciesContext(ctx context.Context, m *pomdp.Model, qs []float64, horiz
 	if err := checkGamma("gamma", gamma); err != nil {
 		return nil, apiError(err)
 	}
-	k = min(k, n)
+	return apiResult(new(ranker).rank(ctx, m, qs, horizon, min(k, n), gamma, w, opts.jobs()))
+}
+
+// ranker is TopPolicies' walk and what it keeps: a ranker used again
+// reuses its buffers, and then allocates nothing but the goroutines of its
+// walk. The Ranking it returns is its own, valid until the next rank.
+type ranker struct {
+	wk    walker
+	acc   []lse // acc[c*span+u]: the log-sum-exp over chunk c's policies that start with u
+	heaps []workerHeap
+	lu    []float64
+	res   Ranking
+	flat  []int
+
+	nu, stride, k int
+	span          int // nu + accPad
+	gamma         float64
+	visitFn       visitor // visit, bound once
+}
+
+// visit takes policy i of chunk c from worker j.
+func (rk *ranker) visit(j, c, i int, r, a, nv float64) {
+	g := r + a - nv
+	rk.acc[c*rk.span+i/rk.stride].add(-rk.gamma * g)
+	h := &rk.heaps[j]
+	h.h = keep(h.h, rk.k, RankedPolicy{Index: i, G: g, Risk: r, Ambiguity: a, Novelty: nv})
+}
+
+// accPad spaces the chunks' sums of ranker.acc so that two chunks, which
+// two workers may be summing at once, never write to one cache line (64
+// bytes, 4 lse).
+const accPad = 4
+
+// workerHeap is one worker's heap of the best policies, padded to two
+// cache lines so that workers never write to the same one.
+type workerHeap struct {
+	h []RankedPolicy
+	_ [128 - 24]byte
+}
+
+// grow returns x with length n, reusing its array when it can.
+func grow[T any](x []T, n int) []T {
+	if cap(x) < n {
+		return make([]T, n)
+	}
+	return x[:n]
+}
+
+// rank is TopPolicies for valid arguments, k at most |U|^T, on jobs
+// goroutines.
+func (rk *ranker) rank(ctx context.Context, m *pomdp.Model, qs []float64, horizon, k int, gamma float64, w []float64, jobs int) (*Ranking, error) {
+	n, _ := NumPolicies(m.NumActions(), horizon, math.MaxInt)
 	nu := m.NumActions()
 	stride := n / nu // policies per first action
-	heap := make([]RankedPolicy, 0, k)
-	perAction := make([]lse, nu)
-	for u := range perAction {
-		perAction[u].max = math.Inf(-1)
+	rk.nu, rk.stride, rk.k, rk.gamma = nu, stride, k, gamma
+	L := chunkDepth(m, horizon)
+	nc := numChunks(nu, L)
+	rk.span = nu + accPad
+	rk.acc = grow(rk.acc, nc*rk.span)
+	for i := range rk.acc {
+		rk.acc[i] = lse{max: math.Inf(-1)}
 	}
-
-	err = newDFS(m, qs, horizon, w).run(ctx, func(i int, r, a, nv float64) {
-		g := r + a - nv
-		perAction[i/stride].add(-gamma * g)
-		e := RankedPolicy{Index: i, G: g, Risk: r, Ambiguity: a, Novelty: nv}
-		if len(heap) < k {
-			heap = append(heap, e)
-			siftUp(heap, len(heap)-1)
-			return
+	jobs = max(1, min(jobs, nc))
+	rk.heaps = grow(rk.heaps, jobs)
+	for j := range rk.heaps {
+		h := &rk.heaps[j]
+		if cap(h.h) < k {
+			h.h = make([]RankedPolicy, 0, k)
 		}
-		if !worse(&heap[0], &e) {
-			return
+		h.h = h.h[:0]
+	}
+	rk.wk.reset(m, qs, horizon, w, jobs)
+	if rk.visitFn == nil {
+		rk.visitFn = rk.visit
+	}
+	if err := rk.wk.run(ctx, L, jobs, rk.visitFn); err != nil {
+		return nil, err
+	}
+	// The k best of the k best of every worker: the same policies, the
+	// order being total (G, then the index).
+	heap := rk.heaps[0].h
+	for _, h := range rk.heaps[1:] {
+		for _, e := range h.h {
+			heap = keep(heap, k, e)
 		}
-		heap[0] = e
-		siftDown(heap, 0)
-	})
-	if err != nil {
-		return nil, apiError(err)
 	}
 
 	total := lse{max: math.Inf(-1)}
-	lu := make([]float64, nu)
-	for u := range perAction {
-		lu[u] = perAction[u].value()
+	lu := grow(rk.lu, nu)
+	rk.lu = lu
+	for u := range lu {
+		l := lse{max: math.Inf(-1)}
+		for c := range nc {
+			l.merge(rk.acc[c*rk.span+u])
+		}
+		lu[u] = l.value()
 		total.add(lu[u])
 	}
-	res := &Ranking{NumPolicies: n, LogNorm: total.value(), ActionProbs: make([]float64, nu)}
+	res := &rk.res
+	*res = Ranking{NumPolicies: n, LogNorm: total.value(), ActionProbs: grow(res.ActionProbs, nu), Best: grow(res.Best, len(heap))}
 	allInf := math.IsInf(res.LogNorm, -1) // every G = +Inf: q_pi uniform (package documentation, "Zeros in C")
 	if math.IsNaN(res.LogNorm) {
 		return nil, errors.New("aci: expected free energy NaN")
@@ -136,7 +221,7 @@ func TopPoliciesContext(ctx context.Context, m *pomdp.Model, qs []float64, horiz
 		res.ActionProbs[u] = math.Exp(lu[u] - res.LogNorm)
 	}
 	// Sort ascending by popping the max-heap from the back.
-	best := make([]RankedPolicy, len(heap))
+	best := res.Best
 	for j := len(heap) - 1; j >= 0; j-- {
 		best[j] = heap[0]
 		last := len(heap) - 1
@@ -144,7 +229,8 @@ func TopPoliciesContext(ctx context.Context, m *pomdp.Model, qs []float64, horiz
 		heap = heap[:last]
 		siftDown(heap, 0)
 	}
-	flat := make([]int, len(best)*horizon)
+	rk.flat = grow(rk.flat, len(best)*horizon)
+	flat := rk.flat
 	for j := range best {
 		b := &best[j]
 		b.Policy = DecodePolicy(flat[j*horizon:(j+1)*horizon:(j+1)*horizon], b.Index, nu, horizon)
@@ -154,8 +240,22 @@ func TopPoliciesContext(ctx context.Context, m *pomdp.Model, qs []float64, horiz
 		}
 		b.QPi = math.Exp(-gamma*b.G - res.LogNorm)
 	}
-	res.Best = best
 	return res, nil
+}
+
+// keep adds e to the max-heap h of at most k policies, the k best of
+// those offered: e replaces the worst when it is better.
+func keep(h []RankedPolicy, k int, e RankedPolicy) []RankedPolicy {
+	if len(h) < k {
+		h = append(h, e)
+		siftUp(h, len(h)-1)
+		return h
+	}
+	if worse(&h[0], &e) {
+		h[0] = e
+		siftDown(h, 0)
+	}
+	return h
 }
 
 func siftUp(h []RankedPolicy, j int) {

@@ -32,6 +32,22 @@ type Runs struct {
 	OnStep func(u Unit, ag Agent, st *Step) error
 }
 
+// Splitter is an Agent that can plan one decision on several goroutines:
+// SetJobs(n) lets it use up to n (n >= 1). Its decisions must not depend
+// on n.
+type Splitter interface {
+	SetJobs(n int)
+}
+
+// SetJobs gives ag up to n goroutines per decision when it is a Splitter,
+// and does nothing otherwise. RunAgents gives each agent the workers that
+// no trial uses: Workers divided by the trials run at once.
+func SetJobs(ag Agent, n int) {
+	if s, ok := ag.(Splitter); ok {
+		s.SetJobs(max(1, n))
+	}
+}
+
 // Unit names one trial of a batch: agent a's trial i, both from 0.
 type Unit struct{ Agent, Trial int }
 
@@ -113,6 +129,7 @@ func RunAgents(ctx context.Context, r *Runs, newAgent func() (Agent, error), new
 			if err != nil {
 				return nil, err
 			}
+			SetJobs(ag, o.Workers/len(workers))
 			workers[w] = ag
 		}
 		ag := workers[w]

@@ -39,7 +39,12 @@
 //     observation the model gives probability 0.
 //   - Risk, Ambiguity, Novelty and StepCost: the terms of the expected free
 //     energy of one future step; Propagate: one step of the predicted state
-//     belief; PredictObs: the predicted observations.
+//     belief; PredictObs: the predicted observations. Stepper: Propagate
+//     and StepCost with the model's compact tensors (every column of A and
+//     B as a background value plus the entries above it, stored so when
+//     the model is built where that is less work), and ChildCost, a
+//     child's step cost from its parent's belief in one pass: what aci's
+//     policy walk uses (docs/pomdp.md, "Compact tensors").
 //   - LogFloor and FloorColumns: the floor under the probabilities whose
 //     logarithms mean-field inference takes.
 //   - Process: the model used as the true generative process, which the

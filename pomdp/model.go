@@ -71,6 +71,7 @@ type Model struct {
 	factors    []factor
 	mods       []modality
 	prefs      []preference // joint preferences over several modalities
+	fused      *fusion      // A B_u in one pass (ChildCost), or nil
 	factorised bool         // built by NewFactorised (output keyed by name)
 
 	// The single-factor view (factor 0 and modality 0), used by the
@@ -120,6 +121,7 @@ type factor struct {
 	b, d, cStates, concB, concD []float64
 	states, controls            []string
 	logD                        []float64
+	bc                          []*compact // per control: B in compact form, or nil (dense)
 }
 
 // modality is one observation modality.
@@ -137,6 +139,7 @@ type modality struct {
 	wOff     int       // offset of its novelty weights in NoveltyWeights
 	obsOff   int       // offset of its outcomes in a prediction (ObsLen layout)
 	pref     int       // 1 + the index of its joint preference, 0 when none
+	ac       *compact  // A in compact form (one factor only), or nil (dense)
 }
 
 // New validates sp and returns a POMDP holding copies of its slices.
@@ -315,6 +318,7 @@ func (m *Model) finish() error {
 		m.wLen = wLen
 	}
 	m.finishPreferences()
+	m.compactTensors()
 	m.lazy = new(derived)
 	m.logC, m.hA, m.logD = md0.logC, md0.hA, f0.logD
 	m.valid = true

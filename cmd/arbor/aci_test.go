@@ -920,6 +920,8 @@ func TestACIRunJobsIdentical(t *testing.T) {
 	maze := filepath.Join("..", "..", "examples", "mazes", "1.maze")
 	for _, args := range [][]string{
 		{"aci", "run", "--maze", maze, "--horizon", "3", "--steps", "12", "--episodes", "8", "--select", "sample", "--seed", "5"},
+		// One episode: every job plans inside the one decision, in chunks.
+		{"aci", "run", "--maze", maze, "--horizon", "6", "--steps", "3"},
 		{"aci", "run", "--model", "testdata/aci/tiny-pomdp.json", "--horizon", "2", "--steps", "10", "--episodes", "8", "--select", "sample"},
 		{"aci", "run", "--model", btaiData("tiny-pomdp-a.json"), "--horizon", "2", "--steps", "5", "--episodes", "4"},
 	} {

@@ -27,6 +27,7 @@ type replayRun struct {
 	subjects string // --subjects FILE ("" none)
 	seed     uint64
 	jobs     int
+	spare    int // goroutines per decision (agent.SetJobs)
 	asJSON   bool
 	asCSV    bool
 	beliefs  bool
@@ -177,6 +178,7 @@ func (r *replayRun) run(stdout io.Writer) error {
 		}
 	}
 	total, choices := 0.0, 0
+	r.spare = r.jobs / max(1, min(r.jobs, len(recs))) // the jobs no subject uses go to each decision
 	err = agent.RunOrdered(ctx, len(recs), 1, r.jobs, func(ctx context.Context, _, k int) (*replaySubject, error) {
 		return r.subject(ctx, k, recs[k])
 	}, func(k int, s *replaySubject) error {
@@ -250,6 +252,7 @@ func (r *replayRun) subject(ctx context.Context, k int, rec behaviour.SubjectRec
 	if err != nil {
 		return nil, err
 	}
+	agent.SetJobs(ag, r.spare)
 	s := &replaySubject{rec: rec}
 	for i, tr := range rec.Trials {
 		rt, err := agent.Replay(ctx, ag, tr.Obs, tr.Actions, &agent.EpisodeSettings{Seed: r.seed, Agent: k, Trial: i})
