@@ -38,6 +38,7 @@ type mvFactor struct {
 	shared bool      // its potential is another factor's of the same form
 	exy    []float64 // E[x yᵀ] under the pair's joint belief (p×q), for a dynamic pair
 	c      float64
+	ldo    float64 // ln|Jo| of its last message from parent to child (factorToVar)
 	// The potential and the messages, views of one buffer: jxx (p×p),
 	// jxy (p×q), jyy (q×q), hx (p), hy (q); out and in per slot.
 	jxx, jxy, jyy, hx, hy []float64
@@ -460,7 +461,7 @@ func (g *Graph) mvPass() (float64, error) {
 			f := &st.factors[st.par[x]]
 			s := st.parSlot[x]
 			st.sum(x, st.par[x], f.inJ[s], f.inH[s])
-			if err := st.factorToVar(f, int(1-s)); err != nil {
+			if err := st.factorToVar(f, int(1-s), false); err != nil {
 				return 0, err
 			}
 		}
@@ -484,7 +485,7 @@ func (g *Graph) mvPass() (float64, error) {
 				for i := range th {
 					f.inH[s][i] = th[i] - f.outH[s][i]
 				}
-				if err := st.factorToVar(f, int(1-s)); err != nil {
+				if err := st.factorToVar(f, int(1-s), true); err != nil {
 					return 0, err
 				}
 			}
@@ -514,7 +515,18 @@ func (st *mvState) logZ() (float64, error) {
 		} else {
 			z.add(pointPolynomial(f.form, pts, f.f.stats))
 		}
-		if fi < st.npair {
+		switch {
+		case fi >= st.npair:
+		case f.exy == nil:
+			// ln|J| of the pair's joint belief [[A, B], [Bᵀ, C]] is
+			// ln|A| + ln|C - Bᵀ A⁻¹ B|, A the parent's block plus its
+			// message in (f.ldo) and the second the child's belief.
+			child := f.v[1]
+			if st.par[child] != int32(fi) {
+				child = f.v[0]
+			}
+			z.add(-0.5 * (f.ldo + st.ldet[child]))
+		default:
 			ld, err := st.pairLogDet(f)
 			if err != nil {
 				return 0, err
@@ -668,8 +680,12 @@ func (st *mvState) sum(x, skip int32, j, h []float64) {
 }
 
 // factorToVar sets the pairwise factor's message to its slot target from
-// the message in from the other slot.
-func (st *mvState) factorToVar(f *mvFactor, target int) error {
+// the message in from the other slot: with Jo = L Lᵀ (the other slot's
+// block plus its incoming precision), K = L⁻¹ J_ot and u = L⁻¹ ho, the
+// message is (Jt - KᵀK, ht - Kᵀu). With keepDet, ln|Jo| is kept in f.ldo
+// (the pair's joint precision has ln|J| = ln|Jo| + ln|J_target| once the
+// messages are final: logZ).
+func (st *mvState) factorToVar(f *mvFactor, target int, keepDet bool) error {
 	other := 1 - target
 	p, q := len(f.hx), len(f.hy)
 	var jt, ht, jo, ho []float64
@@ -680,63 +696,55 @@ func (st *mvState) factorToVar(f *mvFactor, target int) error {
 		jt, ht, jo, ho = f.jyy, f.hy, f.jxx, f.hx
 		dt, do = q, p
 	}
-	j, h := st.fj[:do*do], st.fh[:do]
+	j, u := st.fj[:do*do], st.fh[:do]
+	inJ, inH := f.inJ[other][:do*do], f.inH[other][:do]
 	for i := range j {
-		j[i] = jo[i] + f.inJ[other][i]
+		j[i] = jo[i] + inJ[i]
 	}
-	for i := range h {
-		h[i] = ho[i] + f.inH[other][i]
+	for i := range u {
+		u[i] = ho[i] + inH[i]
 	}
-	x := f.v[other]
-	l, w := st.l[:do*do], st.w[:do]
+	l := st.l[:do*do]
 	if !expfam.Cholesky(l, j, do) {
-		return &NaNError{Variable: st.vars[x].describe(), Detail: "sum-product: no proper Gaussian message (the precision matrix is not positive definite): give it a prior or evidence"}
+		return &NaNError{Variable: st.vars[f.v[other]].describe(), Detail: "sum-product: no proper Gaussian message (the precision matrix is not positive definite): give it a prior or evidence"}
 	}
-	copy(w, h)
-	expfam.CholSolve(l, do, w)
-	// G = Jo⁻¹ J_ot (do × dt), column by column; J_ot[a][b] is the
-	// coupling of the other slot's a with the target's b.
-	gm := st.g[:do*dt]
-	col := st.v[:do]
+	if keepDet {
+		f.ldo = triLogDet(l, do)
+	}
+	fwdSub(l, do, u)
+	// K column by column (column b: the coupling of the other slot's
+	// components with the target's component b), stored column-major.
+	k := st.g[:do*dt]
 	for b := range dt {
-		for a := range do {
-			if target == 0 {
-				col[a] = f.jxy[b*q+a] // Jyx = Jxyᵀ
-			} else {
+		col := k[b*do : b*do+do]
+		if target == 0 {
+			copy(col, f.jxy[b*q:b*q+q]) // Jyx = Jxyᵀ
+		} else {
+			for a := range col {
 				col[a] = f.jxy[a*q+b]
 			}
 		}
-		expfam.CholSolve(l, do, col)
-		for a := range do {
-			gm[a*dt+b] = col[a]
-		}
+		fwdSub(l, do, col)
 	}
-	outJ, outH := f.outJ[target], f.outH[target]
+	outJ, outH := f.outJ[target][:dt*dt], f.outH[target][:dt]
 	for a := range dt {
-		for b := range dt {
+		ka := k[a*do : a*do+do]
+		for b := a; b < dt; b++ {
+			kb := k[b*do : b*do+do]
 			s := jt[a*dt+b]
-			for c := range do {
-				s -= jto(f, target, q, a, c) * gm[c*dt+b]
+			for c, x := range ka {
+				s -= x * kb[c]
 			}
 			outJ[a*dt+b] = s
+			outJ[b*dt+a] = s
 		}
 		s := ht[a]
-		for c := range do {
-			s -= jto(f, target, q, a, c) * w[c]
+		for c, x := range ka {
+			s -= x * u[c]
 		}
 		outH[a] = s
 	}
-	expfam.Symmetrize(outJ, dt)
 	return nil
-}
-
-// jto is the coupling of the target slot's component a with the other
-// slot's component c.
-func jto(f *mvFactor, target, q, a, c int) float64 {
-	if target == 0 {
-		return f.jxy[a*q+c]
-	}
-	return f.jxy[c*q+a]
 }
 
 // setBelief writes N(J⁻¹h, J⁻¹) into variable x.
@@ -747,19 +755,21 @@ func (st *mvState) setBelief(x int32, j, h []float64) error {
 	if !expfam.Cholesky(l, j, d) {
 		return &NaNError{Variable: v.describe(), Detail: "sum-product: no proper Gaussian posterior (the precision matrix is not positive definite): give it a prior or evidence"}
 	}
-	st.ldet[x] = cholLogDet(l, d)
+	st.ldet[x] = triLogDet(l, d)
 	mean, cov := v.param[:d], v.param[d:]
-	// cov = J⁻¹ column by column, mean = J⁻¹ h.
-	for c := range d {
-		col := st.w[:d]
-		clear(col)
-		col[c] = 1
-		expfam.CholSolve(l, d, col)
-		for r := range d {
-			cov[r*d+c] = col[r]
+	// cov = L⁻ᵀ L⁻¹ from M = L⁻¹ (lower triangular), symmetric as built.
+	m := st.v[:d*d]
+	triInverse(m, l, d)
+	for r := range d {
+		for c := r; c < d; c++ {
+			s := 0.0
+			for k := c; k < d; k++ {
+				s += m[k*d+r] * m[k*d+c]
+			}
+			cov[r*d+c] = s
+			cov[c*d+r] = s
 		}
 	}
-	expfam.Symmetrize(cov, d)
 	for r := range d {
 		s := 0.0
 		for c := range d {
