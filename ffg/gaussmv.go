@@ -42,7 +42,9 @@ type mvFactor struct {
 	// The potential and the messages, views of one buffer: jxx (p×p),
 	// jxy (p×q), jyy (q×q), hx (p), hy (q); out and in per slot.
 	jxx, jxy, jyy, hx, hy []float64
-	outJ, outH, inJ, inH  [2][]float64
+	// inJ, inH are kept for a pair that reads its joint belief (exy);
+	// another's messages in are scratch.
+	outJ, outH, inJ, inH [2][]float64
 }
 
 // mvState is the multivariate Gaussian tree of the last SumProduct. Its
@@ -64,13 +66,17 @@ type mvState struct {
 	comp     []int32
 	par      []int32
 	parSlot  []int8
-	// Unary terms of each variable: static ones, and this pass's.
-	staticJ, staticH, uJ, uH [][]float64
-	dynamic                  []int32
-	ldet                     []float64 // ln|J| of each variable's belief
-	deg                      []int32   // its number of pairwise factors
+	// Unary terms of each variable, J (d×d) then h (d) from uOff[i] in
+	// the static ones and in this pass's (the same array when no unary
+	// factor is dynamic).
+	uOff          []int32
+	static, unary []float64
+	dynamic       []int32
+	ldet          []float64 // ln|J| of each variable's belief
+	deg           []int32   // its number of pairwise factors
 	// Scratch of the largest dimension, of a pair, and of the points.
 	tj, th, fj, fh, l, g, w, v []float64
+	ij, ih                     []float64 // a message in
 	pj, pl                     []float64
 	points                     [][]float64
 }
@@ -175,9 +181,12 @@ func (g *Graph) buildMv() (*mvState, error) {
 			npair++
 		}
 		if sl.n == 2 { // the messages (unary factors have none, and a scratch potential)
-			size += 2 * (p*p + p + q*q + q)
+			size += p*p + p + q*q + q
 			if len(fn.vars) > 2 {
 				size += p*p + p + p*q + q*q + q // a potential of its own
+				if !sl.static {
+					size += p*p + p + q*q + q // its messages in (exy)
+				}
 			}
 		}
 		found = append(found, sl)
@@ -224,8 +233,8 @@ func (g *Graph) buildMv() (*mvState, error) {
 			f.jxx, f.hx = scrJ[:p*p:p*p], scrH[:p:p]
 			continue
 		}
-		f.outJ[0], f.outH[0], f.inJ[0], f.inH[0] = take(p*p), take(p), take(p*p), take(p)
-		f.outJ[1], f.outH[1], f.inJ[1], f.inH[1] = take(q*q), take(q), take(q*q), take(q)
+		f.outJ[0], f.outH[0] = take(p*p), take(p)
+		f.outJ[1], f.outH[1] = take(q*q), take(q)
 		key := formKey{f.form, sl.k}
 		if o, ok := shared[key]; ok && len(sl.fn.vars) == 2 {
 			f.jxx, f.hx, f.jxy, f.jyy, f.hy, f.shared = o.jxx, o.hx, o.jxy, o.jyy, o.hy, true
@@ -239,6 +248,8 @@ func (g *Graph) buildMv() (*mvState, error) {
 		f.jxx, f.hx, f.jxy, f.jyy, f.hy = take(p*p), take(p), take(p*q), take(q*q), take(q)
 		if !f.static {
 			f.exy = make([]float64, p*q)
+			f.inJ[0], f.inH[0] = take(p*p), take(p)
+			f.inJ[1], f.inH[1] = take(q*q), take(q)
 		}
 	}
 	for fi := range st.factors {
@@ -279,17 +290,13 @@ func (g *Graph) buildMv() (*mvState, error) {
 	}
 	st.points = make([][]float64, nif)
 	st.g, st.w, st.v = make([]float64, dmax*dmax), make([]float64, dmax), make([]float64, dmax*dmax)
-	st.staticJ, st.staticH = make([][]float64, nv), make([][]float64, nv)
-	st.uJ, st.uH = make([][]float64, nv), make([][]float64, nv)
-	total := 0
-	for _, d := range st.dim {
-		total += 2 * (d*d + d)
-	}
-	vb := make([]float64, total)
+	st.ij, st.ih = make([]float64, dmax*dmax), make([]float64, dmax)
+	st.uOff = make([]int32, nv+1)
 	for i, d := range st.dim {
-		st.staticJ[i], st.staticH[i], vb = vb[:d*d:d*d], vb[d*d:d*d+d:d*d+d], vb[d*d+d:]
-		st.uJ[i], st.uH[i], vb = vb[:d*d:d*d], vb[d*d:d*d+d:d*d+d], vb[d*d+d:]
+		st.uOff[i+1] = st.uOff[i] + int32(d*d+d)
 	}
+	st.static = make([]float64, st.uOff[nv])
+	st.unary = st.static
 	for fi := range st.factors {
 		f := &st.factors[fi]
 		if !f.static {
@@ -300,11 +307,21 @@ func (g *Graph) buildMv() (*mvState, error) {
 			f.potential(st)
 		}
 		if f.v[1] < 0 {
-			addTo(st.staticJ[f.v[0]], f.jxx)
-			addTo(st.staticH[f.v[0]], f.hx)
+			j, h := st.terms(st.static, f.v[0])
+			addTo(j, f.jxx)
+			addTo(h, f.hx)
 		}
 	}
+	if len(st.dynamic) > 0 {
+		st.unary = make([]float64, len(st.static))
+	}
 	return st, nil
+}
+
+// terms returns the J and h of variable x in b (mvState.static or unary).
+func (st *mvState) terms(b []float64, x int32) ([]float64, []float64) {
+	o, d := st.uOff[x], int32(st.dim[x])
+	return b[o : o+d*d : o+d*d], b[o+d*d : o+d*d+d : o+d*d+d]
 }
 
 func addTo(dst, x []float64) {
@@ -442,16 +459,16 @@ func (g *Graph) mvPass() (float64, error) {
 	if len(st.vars) == 0 {
 		return 0, nil
 	}
-	for i := range st.vars {
-		copy(st.uJ[i], st.staticJ[i])
-		copy(st.uH[i], st.staticH[i])
+	if len(st.dynamic) > 0 {
+		copy(st.unary, st.static)
 	}
 	for _, fi := range st.dynamic {
 		f := &st.factors[fi]
 		f.potential(st)
 		if f.v[1] < 0 {
-			addTo(st.uJ[f.v[0]], f.jxx)
-			addTo(st.uH[f.v[0]], f.hx)
+			j, h := st.terms(st.unary, f.v[0])
+			addTo(j, f.jxx)
+			addTo(h, f.hx)
 		}
 	}
 	for c := 0; c+1 < len(st.comp); c++ {
@@ -460,8 +477,9 @@ func (g *Graph) mvPass() (float64, error) {
 			x := nodes[i]
 			f := &st.factors[st.par[x]]
 			s := st.parSlot[x]
-			st.sum(x, st.par[x], f.inJ[s], f.inH[s])
-			if err := st.factorToVar(f, int(1-s), false); err != nil {
+			ij, ih := st.in(f, s)
+			st.sum(x, st.par[x], ij, ih)
+			if err := st.factorToVar(f, int(1-s), ij, ih, false); err != nil {
 				return 0, err
 			}
 		}
@@ -479,19 +497,30 @@ func (g *Graph) mvPass() (float64, error) {
 				}
 				f := &st.factors[fi]
 				s := st.adjS[a]
+				ij, ih := st.in(f, s)
 				for i := range tj {
-					f.inJ[s][i] = tj[i] - f.outJ[s][i]
+					ij[i] = tj[i] - f.outJ[s][i]
 				}
 				for i := range th {
-					f.inH[s][i] = th[i] - f.outH[s][i]
+					ih[i] = th[i] - f.outH[s][i]
 				}
-				if err := st.factorToVar(f, int(1-s), true); err != nil {
+				if err := st.factorToVar(f, int(1-s), ij, ih, true); err != nil {
 					return 0, err
 				}
 			}
 		}
 	}
 	return st.logZ()
+}
+
+// in returns the buffers of the message into f at slot s: its own when
+// it keeps them, else scratch.
+func (st *mvState) in(f *mvFactor, s int8) ([]float64, []float64) {
+	if f.inJ[s] != nil {
+		return f.inJ[s], f.inH[s]
+	}
+	d := len(f.outH[s])
+	return st.ij[:d*d], st.ih[:d]
 }
 
 // logZ returns ln Z at the posterior means (see mvPass).
@@ -665,8 +694,9 @@ func cholLogDet(l []float64, d int) float64 {
 // sum writes into j, h the unary term of x plus the messages into it from
 // its pairwise factors other than skip.
 func (st *mvState) sum(x, skip int32, j, h []float64) {
-	copy(j, st.uJ[x])
-	copy(h, st.uH[x])
+	uj, uh := st.terms(st.unary, x)
+	copy(j, uj)
+	copy(h, uh)
 	for a := st.adjStart[x]; a < st.adjStart[x+1]; a++ {
 		fi := st.adjF[a]
 		if fi == skip {
@@ -680,12 +710,12 @@ func (st *mvState) sum(x, skip int32, j, h []float64) {
 }
 
 // factorToVar sets the pairwise factor's message to its slot target from
-// the message in from the other slot: with Jo = L Lᵀ (the other slot's
+// the message in from the other slot (inJ, inH): with Jo = L Lᵀ (the other slot's
 // block plus its incoming precision), K = L⁻¹ J_ot and u = L⁻¹ ho, the
 // message is (Jt - KᵀK, ht - Kᵀu). With keepDet, ln|Jo| is kept in f.ldo
 // (the pair's joint precision has ln|J| = ln|Jo| + ln|J_target| once the
 // messages are final: logZ).
-func (st *mvState) factorToVar(f *mvFactor, target int, keepDet bool) error {
+func (st *mvState) factorToVar(f *mvFactor, target int, inJ, inH []float64, keepDet bool) error {
 	other := 1 - target
 	p, q := len(f.hx), len(f.hy)
 	var jt, ht, jo, ho []float64
@@ -697,7 +727,7 @@ func (st *mvState) factorToVar(f *mvFactor, target int, keepDet bool) error {
 		dt, do = q, p
 	}
 	j, u := st.fj[:do*do], st.fh[:do]
-	inJ, inH := f.inJ[other][:do*do], f.inH[other][:do]
+	inJ, inH = inJ[:do*do], inH[:do]
 	for i := range j {
 		j[i] = jo[i] + inJ[i]
 	}

@@ -43,6 +43,7 @@ type Graph struct {
 	factorSlab []FactorNode
 	floatSlab  []float64
 	slabbing   bool
+	lazyPriors bool // AddFactor leaves its output where it is (DeferPriors)
 }
 
 // slabFloats is the length of one array of float buffers cut after
@@ -143,6 +144,14 @@ func (g *Graph) Reserve(vars, factors int) {
 		g.factors = slices.Grow(g.factors, factors)
 	}
 }
+
+// DeferPriors makes AddFactor leave its output's posterior where it is,
+// rather than reset it to the prior just bound, for a graph built whole
+// and then reset once by ResetPosteriors before it is run (a model file
+// built again for a data set's sizes, which model.Model.Infer resets): a
+// chain of 10^5 steps is then reset once, not twice. A prior whose
+// message is invalid is then ResetPosteriors' error, not AddFactor's.
+func (g *Graph) DeferPriors() { g.lazyPriors = true }
 
 // MaxElements caps the entries of one variable: K for a categorical of
 // shape [K], the product of the shape for a Dirichlet (a gamma has two).
@@ -317,7 +326,7 @@ func (g *Graph) AddFactor(name string, f Factor, vars ...*Variable) (*FactorNode
 		}
 	}
 	g.factors = append(g.factors, fn)
-	if out := vars[0]; out.startsAtPrior() && !out.observed {
+	if out := vars[0]; !g.lazyPriors && out.startsAtPrior() && !out.observed {
 		if err := g.resetToPrior(out); err != nil {
 			g.RemoveFactor(fn)
 			return nil, err

@@ -137,6 +137,11 @@ func build(name string, spec *modelJSON, sizes *sizeSet) (*Model, error) {
 		m.loops = &loopModel{src: spec, scope: sc, arrays: map[string]*arrayInfo{}}
 		// The lengths are known: one allocation each.
 		m.Graph.Reserve(sc.nVars, sc.nFactors)
+		if sizes != nil {
+			// A data set's sizes: Infer resets every posterior before
+			// it runs.
+			m.Graph.DeferPriors()
+		}
 		m.Variables, m.varFile = make([]*ffg.Variable, 0, sc.nVars), make([]int32, 0, sc.nVars)
 		m.evidence.at = make([]int32, 0, sc.nVars)
 		m.Factors, m.factorFields = make([]*ffg.FactorNode, 0, sc.nFactors), make([]string, 0, sc.nFactors)
