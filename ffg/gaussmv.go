@@ -32,19 +32,29 @@ import (
 type mvFactor struct {
 	f      *FactorNode
 	form   *messages.Polynomial
+	pot    *mvPot   // its potential: shared by the pairs of one form, scratch for a unary factor
+	joint  *mvJoint // for a dynamic pair: what its joint belief needs
 	k      [2]int   // interface index of each slot
 	v      [2]int32 // tree variable of each slot (v[1] = -1: unary)
 	static bool
-	shared bool      // its potential is another factor's of the same form
-	exy    []float64 // E[x yᵀ] under the pair's joint belief (p×q), for a dynamic pair
-	c      float64
+	shared bool    // its potential is another factor's of the same form
 	ldo    float64 // ln|Jo| of its last message from parent to child (factorToVar)
-	// The potential and the messages, views of one buffer: jxx (p×p),
-	// jxy (p×q), jyy (q×q), hx (p), hy (q); out and in per slot.
+	// The messages out per slot (a pair's), views of one buffer.
+	outJ, outH [2][]float64
+}
+
+// mvPot is a factor's Gaussian potential: jxx (p×p), jxy (p×q), jyy
+// (q×q), hx (p), hy (q) and the constant c.
+type mvPot struct {
 	jxx, jxy, jyy, hx, hy []float64
-	// inJ, inH are kept for a pair that reads its joint belief (exy);
-	// another's messages in are scratch.
-	outJ, outH, inJ, inH [2][]float64
+	c                     float64
+}
+
+// mvJoint is what a dynamic pair keeps for its joint belief: E[x yᵀ]
+// (p×q) and its messages in per slot (another pair's are scratch).
+type mvJoint struct {
+	exy      []float64
+	inJ, inH [2][]float64
 }
 
 // mvState is the multivariate Gaussian tree of the last SumProduct. Its
@@ -77,6 +87,7 @@ type mvState struct {
 	// Scratch of the largest dimension, of a pair, and of the points.
 	tj, th, fj, fh, l, g, w, v []float64
 	ij, ih                     []float64 // a message in
+	upot                       mvPot     // the buffers of the unary factors' potential
 	pj, pl                     []float64
 	points                     [][]float64
 }
@@ -208,7 +219,10 @@ func (g *Graph) buildMv() (*mvState, error) {
 	for _, d := range st.dim {
 		dmax = max(dmax, d)
 	}
-	scrJ, scrH := make([]float64, dmax*dmax), make([]float64, dmax)
+	// A unary factor's potential is scratch (potential cuts it to its
+	// size), folded into its variable's terms at once.
+	scratch := &mvPot{jxx: make([]float64, dmax*dmax), hx: make([]float64, dmax)}
+	st.upot = *scratch
 	for _, sl := range found {
 		var f *mvFactor
 		if sl.n == 2 {
@@ -230,26 +244,26 @@ func (g *Graph) buildMv() (*mvState, error) {
 		}
 		if sl.n == 1 {
 			// Unary: its potential goes into its variable's terms at once.
-			f.jxx, f.hx = scrJ[:p*p:p*p], scrH[:p:p]
+			f.pot = scratch
 			continue
 		}
 		f.outJ[0], f.outH[0] = take(p*p), take(p)
 		f.outJ[1], f.outH[1] = take(q*q), take(q)
 		key := formKey{f.form, sl.k}
 		if o, ok := shared[key]; ok && len(sl.fn.vars) == 2 {
-			f.jxx, f.hx, f.jxy, f.jyy, f.hy, f.shared = o.jxx, o.hx, o.jxy, o.jyy, o.hy, true
+			f.pot, f.shared = o.pot, true
 			continue
 		}
 		if len(sl.fn.vars) == 2 {
 			shared[key] = f
-			f.jxx, f.hx, f.jxy, f.jyy, f.hy = make([]float64, p*p), make([]float64, p), make([]float64, p*q), make([]float64, q*q), make([]float64, q)
+			f.pot = &mvPot{jxx: make([]float64, p*p), hx: make([]float64, p), jxy: make([]float64, p*q), jyy: make([]float64, q*q), hy: make([]float64, q)}
 			continue
 		}
-		f.jxx, f.hx, f.jxy, f.jyy, f.hy = take(p*p), take(p), take(p*q), take(q*q), take(q)
+		f.pot = &mvPot{jxx: take(p * p), hx: take(p), jxy: take(p * q), jyy: take(q * q), hy: take(q)}
 		if !f.static {
-			f.exy = make([]float64, p*q)
-			f.inJ[0], f.inH[0] = take(p*p), take(p)
-			f.inJ[1], f.inH[1] = take(q*q), take(q)
+			f.joint = &mvJoint{exy: make([]float64, p*q)}
+			f.joint.inJ[0], f.joint.inH[0] = take(p*p), take(p)
+			f.joint.inJ[1], f.joint.inH[1] = take(q*q), take(q)
 		}
 	}
 	for fi := range st.factors {
@@ -308,8 +322,8 @@ func (g *Graph) buildMv() (*mvState, error) {
 		}
 		if f.v[1] < 0 {
 			j, h := st.terms(st.static, f.v[0])
-			addTo(j, f.jxx)
-			addTo(h, f.hx)
+			addTo(j, f.pot.jxx)
+			addTo(h, f.pot.hx)
 		}
 	}
 	if len(st.dynamic) > 0 {
@@ -386,14 +400,18 @@ func (st *mvState) traverse() error {
 // potential derives the factor's Gaussian potential from its form with
 // every other neighbour at its expected statistics.
 func (f *mvFactor) potential(st *mvState) {
-	clear(f.jxx)
-	clear(f.jxy)
-	clear(f.jyy)
-	clear(f.hx)
-	clear(f.hy)
-	f.c = f.form.Const
+	if f.v[1] < 0 {
+		p := st.dim[f.v[0]]
+		f.pot.jxx, f.pot.hx = st.upot.jxx[:p*p], st.upot.hx[:p]
+	}
+	clear(f.pot.jxx)
+	clear(f.pot.jxy)
+	clear(f.pot.jyy)
+	clear(f.pot.hx)
+	clear(f.pot.hy)
+	f.pot.c = f.form.Const
 	stats := f.f.stats
-	p, q := len(f.hx), len(f.hy)
+	p, q := len(f.pot.hx), len(f.pot.hy)
 	k0, k1 := f.k[0], -1
 	if f.v[1] >= 0 {
 		k1 = f.k[1]
@@ -401,21 +419,21 @@ func (f *mvFactor) potential(st *mvState) {
 	eachTerm(f.form, stats, k0, k1, func(w float64, j0, j1 int) {
 		switch {
 		case j0 < 0 && j1 < 0:
-			f.c += w
+			f.pot.c += w
 		case j0 >= 0 && j1 >= 0: // x_i y_j
-			f.jxy[j0*q+j1] -= w
+			f.pot.jxy[j0*q+j1] -= w
 		case j0 >= p: // x_i x_j
-			f.jxx[j0-p] -= 2 * w
+			f.pot.jxx[j0-p] -= 2 * w
 		case j0 >= 0:
-			f.hx[j0] += w
+			f.pot.hx[j0] += w
 		case j1 >= q:
-			f.jyy[j1-q] -= 2 * w
+			f.pot.jyy[j1-q] -= 2 * w
 		default:
-			f.hy[j1] += w
+			f.pot.hy[j1] += w
 		}
 	})
-	expfam.Symmetrize(f.jxx, p)
-	expfam.Symmetrize(f.jyy, q)
+	expfam.Symmetrize(f.pot.jxx, p)
+	expfam.Symmetrize(f.pot.jyy, q)
 }
 
 // inMv reports whether v is a variable of the current multivariate tree.
@@ -467,8 +485,8 @@ func (g *Graph) mvPass() (float64, error) {
 		f.potential(st)
 		if f.v[1] < 0 {
 			j, h := st.terms(st.unary, f.v[0])
-			addTo(j, f.jxx)
-			addTo(h, f.hx)
+			addTo(j, f.pot.jxx)
+			addTo(h, f.pot.hx)
 		}
 	}
 	for c := 0; c+1 < len(st.comp); c++ {
@@ -516,8 +534,8 @@ func (g *Graph) mvPass() (float64, error) {
 // in returns the buffers of the message into f at slot s: its own when
 // it keeps them, else scratch.
 func (st *mvState) in(f *mvFactor, s int8) ([]float64, []float64) {
-	if f.inJ[s] != nil {
-		return f.inJ[s], f.inH[s]
+	if f.joint != nil {
+		return f.joint.inJ[s], f.joint.inH[s]
 	}
 	d := len(f.outH[s])
 	return st.ij[:d*d], st.ih[:d]
@@ -546,7 +564,7 @@ func (st *mvState) logZ() (float64, error) {
 		}
 		switch {
 		case fi >= st.npair:
-		case f.exy == nil:
+		case f.joint == nil:
 			// ln|J| of the pair's joint belief [[A, B], [Bᵀ, C]] is
 			// ln|A| + ln|C - Bᵀ A⁻¹ B|, A the parent's block plus its
 			// message in (f.ldo) and the second the child's belief.
@@ -591,27 +609,27 @@ func pointPolynomial(form *messages.Polynomial, points, stats [][]float64) float
 // pairLogDet returns ln|J| of the pairwise factor's joint belief,
 // [[Jxx + in_x, Jxy], [Jxyᵀ, Jyy + in_y]].
 func (st *mvState) pairLogDet(f *mvFactor) (float64, error) {
-	p, q := len(f.hx), len(f.hy)
+	p, q := len(f.pot.hx), len(f.pot.hy)
 	n := p + q
 	j, l := st.pj[:n*n], st.pl[:n*n]
 	for a := range p {
 		for b := range p {
-			j[a*n+b] = f.jxx[a*p+b] + f.inJ[0][a*p+b]
+			j[a*n+b] = f.pot.jxx[a*p+b] + f.joint.inJ[0][a*p+b]
 		}
 		for b := range q {
-			j[a*n+p+b] = f.jxy[a*q+b]
-			j[(p+b)*n+a] = f.jxy[a*q+b]
+			j[a*n+p+b] = f.pot.jxy[a*q+b]
+			j[(p+b)*n+a] = f.pot.jxy[a*q+b]
 		}
 	}
 	for a := range q {
 		for b := range q {
-			j[(p+a)*n+p+b] = f.jyy[a*q+b] + f.inJ[1][a*q+b]
+			j[(p+a)*n+p+b] = f.pot.jyy[a*q+b] + f.joint.inJ[1][a*q+b]
 		}
 	}
 	if !expfam.Cholesky(l, j, n) {
 		return 0, &NaNError{Variable: st.vars[f.v[0]].describe(), Detail: "sum-product: a pairwise belief's precision matrix is not positive definite"}
 	}
-	if f.exy != nil {
+	if f.joint != nil {
 		// E[x yᵀ] = Cov(x, y) + E x E yᵀ: the columns p.. of J⁻¹, rows ..p.
 		mx, my := st.vars[f.v[0]].param[:p], st.vars[f.v[1]].param[:q]
 		col := st.pj[:n] // j is no longer needed
@@ -620,7 +638,7 @@ func (st *mvState) pairLogDet(f *mvFactor) (float64, error) {
 			col[p+b] = 1
 			expfam.CholSolve(l, n, col)
 			for a := range p {
-				f.exy[a*q+b] = col[a] + mx[a]*my[b]
+				f.joint.exy[a*q+b] = col[a] + mx[a]*my[b]
 			}
 		}
 	}
@@ -655,7 +673,7 @@ func (g *Graph) updateMvJoint(v *Variable) error {
 			continue
 		}
 		f := &g.gmv.factors[e.f.gidx]
-		q := len(f.hy)
+		q := len(f.pot.hy)
 		form, stats := f.form, e.f.stats
 		n := form.NumInterfaces()
 		for t := range form.NumTerms() {
@@ -667,7 +685,7 @@ func (g *Graph) updateMvJoint(v *Variable) error {
 			_, b := form.At(t, f.k[1])
 			joint := a >= 0 && b >= 0 // both linear (checkForm: degree <= 2)
 			if joint {
-				w *= f.exy[a*q+b]
+				w *= f.joint.exy[a*q+b]
 			}
 			for i := range n {
 				if i == e.k || (joint && (i == f.k[0] || i == f.k[1])) {
@@ -717,13 +735,13 @@ func (st *mvState) sum(x, skip int32, j, h []float64) {
 // messages are final: logZ).
 func (st *mvState) factorToVar(f *mvFactor, target int, inJ, inH []float64, keepDet bool) error {
 	other := 1 - target
-	p, q := len(f.hx), len(f.hy)
+	p, q := len(f.pot.hx), len(f.pot.hy)
 	var jt, ht, jo, ho []float64
 	dt, do := p, q
 	if target == 0 {
-		jt, ht, jo, ho = f.jxx, f.hx, f.jyy, f.hy
+		jt, ht, jo, ho = f.pot.jxx, f.pot.hx, f.pot.jyy, f.pot.hy
 	} else {
-		jt, ht, jo, ho = f.jyy, f.hy, f.jxx, f.hx
+		jt, ht, jo, ho = f.pot.jyy, f.pot.hy, f.pot.jxx, f.pot.hx
 		dt, do = q, p
 	}
 	j, u := st.fj[:do*do], st.fh[:do]
@@ -748,10 +766,10 @@ func (st *mvState) factorToVar(f *mvFactor, target int, inJ, inH []float64, keep
 	for b := range dt {
 		col := k[b*do : b*do+do]
 		if target == 0 {
-			copy(col, f.jxy[b*q:b*q+q]) // Jyx = Jxyᵀ
+			copy(col, f.pot.jxy[b*q:b*q+q]) // Jyx = Jxyᵀ
 		} else {
 			for a := range col {
-				col[a] = f.jxy[a*q+b]
+				col[a] = f.pot.jxy[a*q+b]
 			}
 		}
 		fwdSub(l, do, col)
