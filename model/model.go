@@ -472,7 +472,13 @@ func buildFactor(g *ffg.Graph, fs factorSpec, field string, sumProduct bool, env
 		return nil, err
 	}
 	var f ffg.Factor
-	vars := []*ffg.Variable{out}
+	// AddFactor copies the variables: a loop's factors share one buffer.
+	var vars []*ffg.Variable
+	if env != nil {
+		vars = env.vars[:0]
+		defer func() { env.vars = vars[:0] }()
+	}
+	vars = append(vars, out)
 	switch fs.Node {
 	case "categorical":
 		if !fs.P.set {
@@ -632,11 +638,15 @@ func buildFactor(g *ffg.Graph, fs factorSpec, field string, sumProduct bool, env
 		}
 		f, vars = nf, append(vars, nv...)
 	case "normal", "normal-mixture":
-		nf, nv, err := normalFactor(fs, field, out, lookup, fail, env.normalCache())
+		nf, nv, err := normalFactor(fs, field, out, vars, lookup, fail, env.normalCache())
 		if err != nil {
 			return nil, err
 		}
-		f, vars = nf, append(vars, nv...)
+		if fs.Node == "normal" {
+			f, vars = nf, nv // nv extends vars
+		} else {
+			f, vars = nf, append(vars, nv...)
+		}
 	case "softmax":
 		if fs.PrecisionNum.set {
 			return nil, fail("precision", "want the name of a gamma variable, got a number")
