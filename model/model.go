@@ -632,11 +632,15 @@ func buildFactor(g *ffg.Graph, fs factorSpec, field string, sumProduct bool, env
 		}
 		f = gn
 	case "mvnormal", "wishart", "beta", "bernoulli":
-		nf, nv, err := mvFactor(fs, field, out, lookup, fail)
+		nf, nv, err := mvFactor(fs, field, out, vars, lookup, fail)
 		if err != nil {
 			return nil, err
 		}
-		f, vars = nf, append(vars, nv...)
+		if fs.Node == "mvnormal" {
+			f, vars = nf, nv // nv extends vars
+		} else {
+			f, vars = nf, append(vars, nv...)
+		}
 	case "normal", "normal-mixture":
 		nf, nv, err := normalFactor(fs, field, out, vars, lookup, fail, env.normalCache())
 		if err != nil {

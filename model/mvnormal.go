@@ -197,7 +197,7 @@ func vectorOf(v jsonValue, sub string, n int) ([]float64, error) {
 
 // mvFactor builds the nodes mvnormal, wishart, beta and bernoulli of a
 // model file and returns the node and the variables bound after out.
-func mvFactor(fs factorSpec, field string, out *ffg.Variable,
+func mvFactor(fs factorSpec, field string, out *ffg.Variable, dst []*ffg.Variable,
 	lookup func(sub, name string) (*ffg.Variable, error),
 	fail func(sub, format string, args ...any) error) (ffg.Factor, []*ffg.Variable, error) {
 	want := expfam.CategoricalFamily // bernoulli
@@ -312,7 +312,7 @@ func mvFactor(fs factorSpec, field string, out *ffg.Variable,
 		}
 		return n, nil, nil
 	}
-	return mvNormalFactor(fs, field, out, typed, fail)
+	return mvNormalFactor(fs, field, out, dst, typed, fail)
 }
 
 // mvNormalFactor builds the node mvnormal: "mean" a vector, an mvnormal
@@ -321,11 +321,11 @@ func mvFactor(fs factorSpec, field string, out *ffg.Variable,
 // variables are looked up first; the literals are read and the node built
 // only when the cache has no node of the same tensors (a loop's factors
 // share one).
-func mvNormalFactor(fs factorSpec, field string, out *ffg.Variable,
+func mvNormalFactor(fs factorSpec, field string, out *ffg.Variable, dst []*ffg.Variable,
 	typed func(sub, name string, fam expfam.Family) (*ffg.Variable, error),
 	fail func(sub, format string, args ...any) error) (ffg.Factor, []*ffg.Variable, error) {
 	d := out.Shape()[0]
-	var vars []*ffg.Variable
+	vars := dst // the variables after out, appended to dst
 	key := mvKey{node: "mvnormal", d: d}
 	m := fs.Mean
 	meanName := ""
