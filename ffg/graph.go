@@ -42,6 +42,7 @@ type Graph struct {
 	varSlab    []Variable
 	factorSlab []FactorNode
 	floatSlab  []float64
+	edgeSlab   []edge
 	slabbing   bool
 	lazyPriors bool // AddFactor leaves its output where it is (DeferPriors)
 }
@@ -51,6 +52,7 @@ type Graph struct {
 const (
 	slabFloats   = 1 << 13
 	slabFloatMax = 64
+	slabEdgeMax  = 16
 )
 
 // natOf returns v's natural-parameter buffer, allocated at its first use.
@@ -102,6 +104,17 @@ func (g *Graph) newFactorNode() *FactorNode {
 	f := &g.factorSlab[0]
 	g.factorSlab = g.factorSlab[1:]
 	return f
+}
+
+// edges returns room for n edges cut from a slab (n <= slabEdgeMax), of
+// length and capacity n.
+func (g *Graph) edges(n int) []edge {
+	if len(g.edgeSlab) < n {
+		g.edgeSlab = make([]edge, slabFloats/2)
+	}
+	e := g.edgeSlab[:n:n]
+	g.edgeSlab = g.edgeSlab[n:]
+	return e
 }
 
 // floats returns n zero floats, cut from a slab after Reserve when n is
@@ -318,6 +331,13 @@ func (g *Graph) AddFactor(name string, f Factor, vars ...*Variable) (*FactorNode
 	g.nextID++
 	for k, v := range vars {
 		fn.stats[k] = v.stats
+		if n := cap(v.edges); len(v.edges) == n && g.slabbing && n < slabEdgeMax {
+			// After Reserve, a variable past its inline edges takes
+			// twice as many from a slab (a step of a chain has three).
+			e := g.edges(2 * n)
+			copy(e, v.edges)
+			v.edges = e[:len(v.edges)]
+		}
 		v.edges = append(v.edges, edge{f: fn, k: k})
 		if len(v.edges) > len(v.edgeBuf) && v.edgeBuf[0].f != nil {
 			// The edges moved to the heap: drop the inline copies, which

@@ -41,7 +41,7 @@ type Variable struct {
 	// struct and one float slice), which keeps large, short-lived planning
 	// trees cheap for the allocator and the garbage collector.
 	shapeBuf [1]int
-	edgeBuf  [3]edge
+	edgeBuf  [2]edge
 
 	// Cluster, when set, places the variable in a DOT cluster of that name.
 	Cluster string
