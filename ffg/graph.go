@@ -197,26 +197,43 @@ func (g *Graph) Variable(name string) (*Variable, bool) {
 // an error.
 func (g *Graph) AddVariable(name string, family expfam.Family, shape ...int) (*Variable, error) {
 	g.version++
+	// The name's entry is made at once (one hash of the name, not a
+	// look-up and then an insertion) and dropped if the variable is not
+	// added, which then leaves its place in the slab unused.
+	v := g.newVariable()
+	fail := func(err error) (*Variable, error) {
+		delete(g.byName, name)
+		return nil, err
+	}
 	if name != "" {
-		if _, dup := g.byName[name]; dup {
+		if g.byName == nil { // the zero Graph
+			g.byName = map[string]*Variable{}
+		}
+		n := len(g.byName)
+		if g.byName[name] = v; len(g.byName) == n {
+			for _, w := range g.vars { // taken: give the entry back
+				if w.name == name {
+					g.byName[name] = w
+					break
+				}
+			}
 			return nil, fmt.Errorf("ffg: duplicate variable name %q", name)
 		}
 	}
 	decl := family.Declaration()
 	if decl == nil {
-		return nil, fmt.Errorf("ffg: variable %q: unknown family %v", name, family)
+		return fail(fmt.Errorf("ffg: variable %q: unknown family %v", name, family))
 	}
 	if overCap(shape) {
-		return nil, tooLarge(name, family, shape)
+		return fail(tooLarge(name, family, shape))
 	}
 	shape, n, np, err := decl.Layout(shape)
 	if err != nil {
-		return nil, fmt.Errorf("ffg: variable %q: %v", name, err)
+		return fail(fmt.Errorf("ffg: variable %q: %v", name, err))
 	}
 	if n > MaxElements {
-		return nil, tooLarge(name, family, shape)
+		return fail(tooLarge(name, family, shape))
 	}
-	v := g.newVariable()
 	*v = Variable{g: g, id: g.nextID, name: name, family: family}
 	if len(shape) == 1 {
 		v.shapeBuf[0] = shape[0]
@@ -234,12 +251,6 @@ func (g *Graph) AddVariable(name string, family expfam.Family, shape ...int) (*V
 	v.reset()
 	g.nextID++
 	g.vars = append(g.vars, v)
-	if name != "" {
-		if g.byName == nil { // the zero Graph
-			g.byName = map[string]*Variable{}
-		}
-		g.byName[name] = v
-	}
 	return v, nil
 }
 
