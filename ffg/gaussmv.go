@@ -171,7 +171,7 @@ func (g *Graph) buildMv() (*mvState, error) {
 		n      int
 		static bool
 	}
-	var found []slot
+	found := make([]slot, 0, len(g.factors))
 	npair, size := 0, 0
 	for _, fn := range g.factors {
 		sl := slot{fn: fn, v: [2]int32{-1, -1}, static: true}
