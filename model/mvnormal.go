@@ -196,7 +196,9 @@ func vectorOf(v jsonValue, sub string, n int) ([]float64, error) {
 }
 
 // mvFactor builds the nodes mvnormal, wishart, beta and bernoulli of a
-// model file and returns the node and the variables bound after out.
+// model file and returns the node and the variables bound after out: for
+// mvnormal appended to dst (the caller's buffer, which holds out), for the
+// others in a slice of their own.
 func mvFactor(fs factorSpec, field string, out *ffg.Variable, dst []*ffg.Variable,
 	lookup func(sub, name string) (*ffg.Variable, error),
 	fail func(sub, format string, args ...any) error) (ffg.Factor, []*ffg.Variable, error) {
@@ -320,7 +322,7 @@ func mvFactor(fs factorSpec, field string, out *ffg.Variable, dst []*ffg.Variabl
 // matrix or a wishart variable's name, or "covariance" a matrix. The
 // variables are looked up first; the literals are read and the node built
 // only when the cache has no node of the same tensors (a loop's factors
-// share one).
+// share one). The variables after out are appended to dst.
 func mvNormalFactor(fs factorSpec, field string, out *ffg.Variable, dst []*ffg.Variable,
 	typed func(sub, name string, fam expfam.Family) (*ffg.Variable, error),
 	fail func(sub, format string, args ...any) error) (ffg.Factor, []*ffg.Variable, error) {

@@ -21,7 +21,8 @@ func checkMean(x float64) error {
 // normalFactor builds the continuous nodes of a model file: "normal"
 // (out, mean, precision) and "normal-mixture" (out, switch, means,
 // precisions). It returns the node and the variables bound after out, in
-// the node's interface order.
+// the node's interface order: for "normal" appended to dst (the caller's
+// buffer, which holds out), for "normal-mixture" in a slice of their own.
 func normalFactor(fs factorSpec, field string, out *ffg.Variable, dst []*ffg.Variable,
 	lookup func(sub, name string) (*ffg.Variable, error),
 	fail func(sub, format string, args ...any) error, cache *normalCache) (ffg.Factor, []*ffg.Variable, error) {
