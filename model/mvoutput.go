@@ -81,8 +81,12 @@ func (j *jsonWriter) mvFields(p *Posterior) {
 func (j *jsonWriter) matrix(m [][]float64) {
 	var spanBuf [64][2]int32
 	d := len(m)
+	square := true
+	for _, row := range m {
+		square = square && len(row) == d
+	}
 	spans := spanBuf[:0]
-	if d*d > len(spanBuf) {
+	if square && d*d > len(spanBuf) {
 		spans = make([][2]int32, 0, d*d)
 	}
 	j.b = append(j.b, '[')
@@ -96,13 +100,13 @@ func (j *jsonWriter) matrix(m [][]float64) {
 				j.b = append(j.b, ',')
 			}
 			start := int32(len(j.b))
-			if c < r && len(row) == d && len(m[c]) == d && math.Float64bits(m[c][r]) == math.Float64bits(x) {
+			if square && c < r && math.Float64bits(m[c][r]) == math.Float64bits(x) {
 				sp := spans[c*d+r]
 				j.b = append(j.b, j.b[sp[0]:sp[1]]...)
 			} else {
 				j.float(x)
 			}
-			if len(row) == d {
+			if square {
 				spans = append(spans, [2]int32{start, int32(len(j.b))})
 			}
 		}
