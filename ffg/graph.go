@@ -234,7 +234,10 @@ func (g *Graph) AddVariable(name string, family expfam.Family, shape ...int) (*V
 	if n > MaxElements {
 		return fail(tooLarge(name, family, shape))
 	}
-	*v = Variable{g: g, id: g.nextID, name: name, family: family}
+	// v is fresh (zero) memory: its fields are set one by one rather than
+	// the whole struct copied (a copy with the collector's write barrier
+	// on every pointer, zeros included).
+	v.g, v.id, v.name, v.family = g, g.nextID, name, family
 	if len(shape) == 1 {
 		v.shapeBuf[0] = shape[0]
 		v.shape = v.shapeBuf[:]
@@ -331,7 +334,7 @@ func (g *Graph) AddFactor(name string, f Factor, vars ...*Variable) (*FactorNode
 		}
 	}
 	fn := g.newFactorNode()
-	*fn = FactorNode{g: g, id: g.nextID, name: name, factor: f}
+	fn.g, fn.id, fn.name, fn.factor = g, g.nextID, name, f // fresh memory, as in AddVariable
 	if len(vars) <= len(fn.varsBuf) {
 		fn.vars = append(fn.varsBuf[:0], vars...)
 		fn.stats = fn.statsBuf[:len(vars)]
