@@ -230,7 +230,8 @@ func (g *Graph) buildMv() (*mvState, error) {
 		} else {
 			f, iu = &st.factors[iu], iu+1
 		}
-		*f = mvFactor{f: sl.fn, v: sl.v, k: [2]int{int(sl.k[0]), int(sl.k[1])}, static: sl.static}
+		// Fresh (zero) memory: the fields set one by one (see AddVariable).
+		f.f, f.v, f.k, f.static = sl.fn, sl.v, [2]int{int(sl.k[0]), int(sl.k[1])}, sl.static
 		f.form = sl.fn.factor.(Polynomialer).Polynomial()
 		if ck := (formKey{f.form, sl.k}); !checked[ck] {
 			if err := f.checkForm(sl.n); err != nil {
