@@ -32,16 +32,29 @@ import (
 type mvFactor struct {
 	f      *FactorNode
 	form   *messages.Polynomial
+	pot    *mvPot   // its potential: shared by the pairs of one form, scratch for a unary factor
+	joint  *mvJoint // for a dynamic pair: what its joint belief needs
 	k      [2]int   // interface index of each slot
 	v      [2]int32 // tree variable of each slot (v[1] = -1: unary)
 	static bool
-	shared bool      // its potential is another factor's of the same form
-	exy    []float64 // E[x yᵀ] under the pair's joint belief (p×q), for a dynamic pair
-	c      float64
-	// The potential and the messages, views of one buffer: jxx (p×p),
-	// jxy (p×q), jyy (q×q), hx (p), hy (q); out and in per slot.
+	shared bool    // its potential is another factor's of the same form
+	ldo    float64 // ln|Jo| of its last message from parent to child (factorToVar)
+	// The messages out per slot (a pair's), views of one buffer.
+	outJ, outH [2][]float64
+}
+
+// mvPot is a factor's Gaussian potential: jxx (p×p), jxy (p×q), jyy
+// (q×q), hx (p), hy (q) and the constant c.
+type mvPot struct {
 	jxx, jxy, jyy, hx, hy []float64
-	outJ, outH, inJ, inH  [2][]float64
+	c                     float64
+}
+
+// mvJoint is what a dynamic pair keeps for its joint belief: E[x yᵀ]
+// (p×q) and its messages in per slot (another pair's are scratch).
+type mvJoint struct {
+	exy      []float64
+	inJ, inH [2][]float64
 }
 
 // mvState is the multivariate Gaussian tree of the last SumProduct. Its
@@ -63,13 +76,18 @@ type mvState struct {
 	comp     []int32
 	par      []int32
 	parSlot  []int8
-	// Unary terms of each variable: static ones, and this pass's.
-	staticJ, staticH, uJ, uH [][]float64
-	dynamic                  []int32
-	ldet                     []float64 // ln|J| of each variable's belief
-	deg                      []int32   // its number of pairwise factors
+	// Unary terms of each variable, J (d×d) then h (d) from uOff[i] in
+	// the static ones and in this pass's (the same array when no unary
+	// factor is dynamic).
+	uOff          []int32
+	static, unary []float64
+	dynamic       []int32
+	ldet          []float64 // ln|J| of each variable's belief
+	deg           []int32   // its number of pairwise factors
 	// Scratch of the largest dimension, of a pair, and of the points.
 	tj, th, fj, fh, l, g, w, v []float64
+	ij, ih                     []float64 // a message in
+	upot                       mvPot     // the buffers of the unary factors' potential
 	pj, pl                     []float64
 	points                     [][]float64
 }
@@ -153,7 +171,7 @@ func (g *Graph) buildMv() (*mvState, error) {
 		n      int
 		static bool
 	}
-	var found []slot
+	found := make([]slot, 0, len(g.factors))
 	npair, size := 0, 0
 	for _, fn := range g.factors {
 		sl := slot{fn: fn, v: [2]int32{-1, -1}, static: true}
@@ -174,9 +192,12 @@ func (g *Graph) buildMv() (*mvState, error) {
 			npair++
 		}
 		if sl.n == 2 { // the messages (unary factors have none, and a scratch potential)
-			size += 2 * (p*p + p + q*q + q)
+			size += p*p + p + q*q + q
 			if len(fn.vars) > 2 {
 				size += p*p + p + p*q + q*q + q // a potential of its own
+				if !sl.static {
+					size += p*p + p + q*q + q // its messages in (exy)
+				}
 			}
 		}
 		found = append(found, sl)
@@ -198,7 +219,10 @@ func (g *Graph) buildMv() (*mvState, error) {
 	for _, d := range st.dim {
 		dmax = max(dmax, d)
 	}
-	scrJ, scrH := make([]float64, dmax*dmax), make([]float64, dmax)
+	// A unary factor's potential is scratch (potential cuts it to its
+	// size), folded into its variable's terms at once.
+	scratch := &mvPot{jxx: make([]float64, dmax*dmax), hx: make([]float64, dmax)}
+	st.upot = *scratch
 	for _, sl := range found {
 		var f *mvFactor
 		if sl.n == 2 {
@@ -206,7 +230,8 @@ func (g *Graph) buildMv() (*mvState, error) {
 		} else {
 			f, iu = &st.factors[iu], iu+1
 		}
-		*f = mvFactor{f: sl.fn, v: sl.v, k: [2]int{int(sl.k[0]), int(sl.k[1])}, static: sl.static}
+		// Fresh (zero) memory: the fields set one by one (see AddVariable).
+		f.f, f.v, f.k, f.static = sl.fn, sl.v, [2]int{int(sl.k[0]), int(sl.k[1])}, sl.static
 		f.form = sl.fn.factor.(Polynomialer).Polynomial()
 		if ck := (formKey{f.form, sl.k}); !checked[ck] {
 			if err := f.checkForm(sl.n); err != nil {
@@ -220,24 +245,26 @@ func (g *Graph) buildMv() (*mvState, error) {
 		}
 		if sl.n == 1 {
 			// Unary: its potential goes into its variable's terms at once.
-			f.jxx, f.hx = scrJ[:p*p:p*p], scrH[:p:p]
+			f.pot = scratch
 			continue
 		}
-		f.outJ[0], f.outH[0], f.inJ[0], f.inH[0] = take(p*p), take(p), take(p*p), take(p)
-		f.outJ[1], f.outH[1], f.inJ[1], f.inH[1] = take(q*q), take(q), take(q*q), take(q)
+		f.outJ[0], f.outH[0] = take(p*p), take(p)
+		f.outJ[1], f.outH[1] = take(q*q), take(q)
 		key := formKey{f.form, sl.k}
 		if o, ok := shared[key]; ok && len(sl.fn.vars) == 2 {
-			f.jxx, f.hx, f.jxy, f.jyy, f.hy, f.shared = o.jxx, o.hx, o.jxy, o.jyy, o.hy, true
+			f.pot, f.shared = o.pot, true
 			continue
 		}
 		if len(sl.fn.vars) == 2 {
 			shared[key] = f
-			f.jxx, f.hx, f.jxy, f.jyy, f.hy = make([]float64, p*p), make([]float64, p), make([]float64, p*q), make([]float64, q*q), make([]float64, q)
+			f.pot = &mvPot{jxx: make([]float64, p*p), hx: make([]float64, p), jxy: make([]float64, p*q), jyy: make([]float64, q*q), hy: make([]float64, q)}
 			continue
 		}
-		f.jxx, f.hx, f.jxy, f.jyy, f.hy = take(p*p), take(p), take(p*q), take(q*q), take(q)
+		f.pot = &mvPot{jxx: take(p * p), hx: take(p), jxy: take(p * q), jyy: take(q * q), hy: take(q)}
 		if !f.static {
-			f.exy = make([]float64, p*q)
+			f.joint = &mvJoint{exy: make([]float64, p*q)}
+			f.joint.inJ[0], f.joint.inH[0] = take(p*p), take(p)
+			f.joint.inJ[1], f.joint.inH[1] = take(q*q), take(q)
 		}
 	}
 	for fi := range st.factors {
@@ -278,17 +305,13 @@ func (g *Graph) buildMv() (*mvState, error) {
 	}
 	st.points = make([][]float64, nif)
 	st.g, st.w, st.v = make([]float64, dmax*dmax), make([]float64, dmax), make([]float64, dmax*dmax)
-	st.staticJ, st.staticH = make([][]float64, nv), make([][]float64, nv)
-	st.uJ, st.uH = make([][]float64, nv), make([][]float64, nv)
-	total := 0
-	for _, d := range st.dim {
-		total += 2 * (d*d + d)
-	}
-	vb := make([]float64, total)
+	st.ij, st.ih = make([]float64, dmax*dmax), make([]float64, dmax)
+	st.uOff = make([]int32, nv+1)
 	for i, d := range st.dim {
-		st.staticJ[i], st.staticH[i], vb = vb[:d*d:d*d], vb[d*d:d*d+d:d*d+d], vb[d*d+d:]
-		st.uJ[i], st.uH[i], vb = vb[:d*d:d*d], vb[d*d:d*d+d:d*d+d], vb[d*d+d:]
+		st.uOff[i+1] = st.uOff[i] + int32(d*d+d)
 	}
+	st.static = make([]float64, st.uOff[nv])
+	st.unary = st.static
 	for fi := range st.factors {
 		f := &st.factors[fi]
 		if !f.static {
@@ -299,11 +322,21 @@ func (g *Graph) buildMv() (*mvState, error) {
 			f.potential(st)
 		}
 		if f.v[1] < 0 {
-			addTo(st.staticJ[f.v[0]], f.jxx)
-			addTo(st.staticH[f.v[0]], f.hx)
+			j, h := st.terms(st.static, f.v[0])
+			addTo(j, f.pot.jxx)
+			addTo(h, f.pot.hx)
 		}
 	}
+	if len(st.dynamic) > 0 {
+		st.unary = make([]float64, len(st.static))
+	}
 	return st, nil
+}
+
+// terms returns the J and h of variable x in b (mvState.static or unary).
+func (st *mvState) terms(b []float64, x int32) ([]float64, []float64) {
+	o, d := st.uOff[x], int32(st.dim[x])
+	return b[o : o+d*d : o+d*d], b[o+d*d : o+d*d+d : o+d*d+d]
 }
 
 func addTo(dst, x []float64) {
@@ -368,14 +401,18 @@ func (st *mvState) traverse() error {
 // potential derives the factor's Gaussian potential from its form with
 // every other neighbour at its expected statistics.
 func (f *mvFactor) potential(st *mvState) {
-	clear(f.jxx)
-	clear(f.jxy)
-	clear(f.jyy)
-	clear(f.hx)
-	clear(f.hy)
-	f.c = f.form.Const
+	if f.v[1] < 0 {
+		p := st.dim[f.v[0]]
+		f.pot.jxx, f.pot.hx = st.upot.jxx[:p*p], st.upot.hx[:p]
+	}
+	clear(f.pot.jxx)
+	clear(f.pot.jxy)
+	clear(f.pot.jyy)
+	clear(f.pot.hx)
+	clear(f.pot.hy)
+	f.pot.c = f.form.Const
 	stats := f.f.stats
-	p, q := len(f.hx), len(f.hy)
+	p, q := len(f.pot.hx), len(f.pot.hy)
 	k0, k1 := f.k[0], -1
 	if f.v[1] >= 0 {
 		k1 = f.k[1]
@@ -383,21 +420,21 @@ func (f *mvFactor) potential(st *mvState) {
 	eachTerm(f.form, stats, k0, k1, func(w float64, j0, j1 int) {
 		switch {
 		case j0 < 0 && j1 < 0:
-			f.c += w
+			f.pot.c += w
 		case j0 >= 0 && j1 >= 0: // x_i y_j
-			f.jxy[j0*q+j1] -= w
+			f.pot.jxy[j0*q+j1] -= w
 		case j0 >= p: // x_i x_j
-			f.jxx[j0-p] -= 2 * w
+			f.pot.jxx[j0-p] -= 2 * w
 		case j0 >= 0:
-			f.hx[j0] += w
+			f.pot.hx[j0] += w
 		case j1 >= q:
-			f.jyy[j1-q] -= 2 * w
+			f.pot.jyy[j1-q] -= 2 * w
 		default:
-			f.hy[j1] += w
+			f.pot.hy[j1] += w
 		}
 	})
-	expfam.Symmetrize(f.jxx, p)
-	expfam.Symmetrize(f.jyy, q)
+	expfam.Symmetrize(f.pot.jxx, p)
+	expfam.Symmetrize(f.pot.jyy, q)
 }
 
 // inMv reports whether v is a variable of the current multivariate tree.
@@ -441,16 +478,16 @@ func (g *Graph) mvPass() (float64, error) {
 	if len(st.vars) == 0 {
 		return 0, nil
 	}
-	for i := range st.vars {
-		copy(st.uJ[i], st.staticJ[i])
-		copy(st.uH[i], st.staticH[i])
+	if len(st.dynamic) > 0 {
+		copy(st.unary, st.static)
 	}
 	for _, fi := range st.dynamic {
 		f := &st.factors[fi]
 		f.potential(st)
 		if f.v[1] < 0 {
-			addTo(st.uJ[f.v[0]], f.jxx)
-			addTo(st.uH[f.v[0]], f.hx)
+			j, h := st.terms(st.unary, f.v[0])
+			addTo(j, f.pot.jxx)
+			addTo(h, f.pot.hx)
 		}
 	}
 	for c := 0; c+1 < len(st.comp); c++ {
@@ -459,8 +496,9 @@ func (g *Graph) mvPass() (float64, error) {
 			x := nodes[i]
 			f := &st.factors[st.par[x]]
 			s := st.parSlot[x]
-			st.sum(x, st.par[x], f.inJ[s], f.inH[s])
-			if err := st.factorToVar(f, int(1-s)); err != nil {
+			ij, ih := st.in(f, s)
+			st.sum(x, st.par[x], ij, ih)
+			if err := st.factorToVar(f, int(1-s), ij, ih, false); err != nil {
 				return 0, err
 			}
 		}
@@ -478,19 +516,30 @@ func (g *Graph) mvPass() (float64, error) {
 				}
 				f := &st.factors[fi]
 				s := st.adjS[a]
+				ij, ih := st.in(f, s)
 				for i := range tj {
-					f.inJ[s][i] = tj[i] - f.outJ[s][i]
+					ij[i] = tj[i] - f.outJ[s][i]
 				}
 				for i := range th {
-					f.inH[s][i] = th[i] - f.outH[s][i]
+					ih[i] = th[i] - f.outH[s][i]
 				}
-				if err := st.factorToVar(f, int(1-s)); err != nil {
+				if err := st.factorToVar(f, int(1-s), ij, ih, true); err != nil {
 					return 0, err
 				}
 			}
 		}
 	}
 	return st.logZ()
+}
+
+// in returns the buffers of the message into f at slot s: its own when
+// it keeps them, else scratch.
+func (st *mvState) in(f *mvFactor, s int8) ([]float64, []float64) {
+	if f.joint != nil {
+		return f.joint.inJ[s], f.joint.inH[s]
+	}
+	d := len(f.outH[s])
+	return st.ij[:d*d], st.ih[:d]
 }
 
 // logZ returns ln Z at the posterior means (see mvPass).
@@ -514,7 +563,18 @@ func (st *mvState) logZ() (float64, error) {
 		} else {
 			z.add(pointPolynomial(f.form, pts, f.f.stats))
 		}
-		if fi < st.npair {
+		switch {
+		case fi >= st.npair:
+		case f.joint == nil:
+			// ln|J| of the pair's joint belief [[A, B], [Bᵀ, C]] is
+			// ln|A| + ln|C - Bᵀ A⁻¹ B|, A the parent's block plus its
+			// message in (f.ldo) and the second the child's belief.
+			child := f.v[1]
+			if st.par[child] != int32(fi) {
+				child = f.v[0]
+			}
+			z.add(-0.5 * (f.ldo + st.ldet[child]))
+		default:
 			ld, err := st.pairLogDet(f)
 			if err != nil {
 				return 0, err
@@ -550,27 +610,27 @@ func pointPolynomial(form *messages.Polynomial, points, stats [][]float64) float
 // pairLogDet returns ln|J| of the pairwise factor's joint belief,
 // [[Jxx + in_x, Jxy], [Jxyᵀ, Jyy + in_y]].
 func (st *mvState) pairLogDet(f *mvFactor) (float64, error) {
-	p, q := len(f.hx), len(f.hy)
+	p, q := len(f.pot.hx), len(f.pot.hy)
 	n := p + q
 	j, l := st.pj[:n*n], st.pl[:n*n]
 	for a := range p {
 		for b := range p {
-			j[a*n+b] = f.jxx[a*p+b] + f.inJ[0][a*p+b]
+			j[a*n+b] = f.pot.jxx[a*p+b] + f.joint.inJ[0][a*p+b]
 		}
 		for b := range q {
-			j[a*n+p+b] = f.jxy[a*q+b]
-			j[(p+b)*n+a] = f.jxy[a*q+b]
+			j[a*n+p+b] = f.pot.jxy[a*q+b]
+			j[(p+b)*n+a] = f.pot.jxy[a*q+b]
 		}
 	}
 	for a := range q {
 		for b := range q {
-			j[(p+a)*n+p+b] = f.jyy[a*q+b] + f.inJ[1][a*q+b]
+			j[(p+a)*n+p+b] = f.pot.jyy[a*q+b] + f.joint.inJ[1][a*q+b]
 		}
 	}
 	if !expfam.Cholesky(l, j, n) {
 		return 0, &NaNError{Variable: st.vars[f.v[0]].describe(), Detail: "sum-product: a pairwise belief's precision matrix is not positive definite"}
 	}
-	if f.exy != nil {
+	if f.joint != nil {
 		// E[x yᵀ] = Cov(x, y) + E x E yᵀ: the columns p.. of J⁻¹, rows ..p.
 		mx, my := st.vars[f.v[0]].param[:p], st.vars[f.v[1]].param[:q]
 		col := st.pj[:n] // j is no longer needed
@@ -579,7 +639,7 @@ func (st *mvState) pairLogDet(f *mvFactor) (float64, error) {
 			col[p+b] = 1
 			expfam.CholSolve(l, n, col)
 			for a := range p {
-				f.exy[a*q+b] = col[a] + mx[a]*my[b]
+				f.joint.exy[a*q+b] = col[a] + mx[a]*my[b]
 			}
 		}
 	}
@@ -614,7 +674,7 @@ func (g *Graph) updateMvJoint(v *Variable) error {
 			continue
 		}
 		f := &g.gmv.factors[e.f.gidx]
-		q := len(f.hy)
+		q := len(f.pot.hy)
 		form, stats := f.form, e.f.stats
 		n := form.NumInterfaces()
 		for t := range form.NumTerms() {
@@ -626,7 +686,7 @@ func (g *Graph) updateMvJoint(v *Variable) error {
 			_, b := form.At(t, f.k[1])
 			joint := a >= 0 && b >= 0 // both linear (checkForm: degree <= 2)
 			if joint {
-				w *= f.exy[a*q+b]
+				w *= f.joint.exy[a*q+b]
 			}
 			for i := range n {
 				if i == e.k || (joint && (i == f.k[0] || i == f.k[1])) {
@@ -653,8 +713,9 @@ func cholLogDet(l []float64, d int) float64 {
 // sum writes into j, h the unary term of x plus the messages into it from
 // its pairwise factors other than skip.
 func (st *mvState) sum(x, skip int32, j, h []float64) {
-	copy(j, st.uJ[x])
-	copy(h, st.uH[x])
+	uj, uh := st.terms(st.unary, x)
+	copy(j, uj)
+	copy(h, uh)
 	for a := st.adjStart[x]; a < st.adjStart[x+1]; a++ {
 		fi := st.adjF[a]
 		if fi == skip {
@@ -668,75 +729,71 @@ func (st *mvState) sum(x, skip int32, j, h []float64) {
 }
 
 // factorToVar sets the pairwise factor's message to its slot target from
-// the message in from the other slot.
-func (st *mvState) factorToVar(f *mvFactor, target int) error {
+// the message in from the other slot (inJ, inH): with Jo = L Lᵀ (the other slot's
+// block plus its incoming precision), K = L⁻¹ J_ot and u = L⁻¹ ho, the
+// message is (Jt - KᵀK, ht - Kᵀu). With keepDet, ln|Jo| is kept in f.ldo
+// (the pair's joint precision has ln|J| = ln|Jo| + ln|J_target| once the
+// messages are final: logZ).
+func (st *mvState) factorToVar(f *mvFactor, target int, inJ, inH []float64, keepDet bool) error {
 	other := 1 - target
-	p, q := len(f.hx), len(f.hy)
+	p, q := len(f.pot.hx), len(f.pot.hy)
 	var jt, ht, jo, ho []float64
 	dt, do := p, q
 	if target == 0 {
-		jt, ht, jo, ho = f.jxx, f.hx, f.jyy, f.hy
+		jt, ht, jo, ho = f.pot.jxx, f.pot.hx, f.pot.jyy, f.pot.hy
 	} else {
-		jt, ht, jo, ho = f.jyy, f.hy, f.jxx, f.hx
+		jt, ht, jo, ho = f.pot.jyy, f.pot.hy, f.pot.jxx, f.pot.hx
 		dt, do = q, p
 	}
-	j, h := st.fj[:do*do], st.fh[:do]
+	j, u := st.fj[:do*do], st.fh[:do]
+	inJ, inH = inJ[:do*do], inH[:do]
 	for i := range j {
-		j[i] = jo[i] + f.inJ[other][i]
+		j[i] = jo[i] + inJ[i]
 	}
-	for i := range h {
-		h[i] = ho[i] + f.inH[other][i]
+	for i := range u {
+		u[i] = ho[i] + inH[i]
 	}
-	x := f.v[other]
-	l, w := st.l[:do*do], st.w[:do]
+	l := st.l[:do*do]
 	if !expfam.Cholesky(l, j, do) {
-		return &NaNError{Variable: st.vars[x].describe(), Detail: "sum-product: no proper Gaussian message (the precision matrix is not positive definite): give it a prior or evidence"}
+		return &NaNError{Variable: st.vars[f.v[other]].describe(), Detail: "sum-product: no proper Gaussian message (the precision matrix is not positive definite): give it a prior or evidence"}
 	}
-	copy(w, h)
-	expfam.CholSolve(l, do, w)
-	// G = Jo⁻¹ J_ot (do × dt), column by column; J_ot[a][b] is the
-	// coupling of the other slot's a with the target's b.
-	gm := st.g[:do*dt]
-	col := st.v[:do]
+	if keepDet {
+		f.ldo = triLogDet(l, do)
+	}
+	fwdSub(l, do, u)
+	// K column by column (column b: the coupling of the other slot's
+	// components with the target's component b), stored column-major.
+	k := st.g[:do*dt]
 	for b := range dt {
-		for a := range do {
-			if target == 0 {
-				col[a] = f.jxy[b*q+a] // Jyx = Jxyᵀ
-			} else {
-				col[a] = f.jxy[a*q+b]
+		col := k[b*do : b*do+do]
+		if target == 0 {
+			copy(col, f.pot.jxy[b*q:b*q+q]) // Jyx = Jxyᵀ
+		} else {
+			for a := range col {
+				col[a] = f.pot.jxy[a*q+b]
 			}
 		}
-		expfam.CholSolve(l, do, col)
-		for a := range do {
-			gm[a*dt+b] = col[a]
-		}
+		fwdSub(l, do, col)
 	}
-	outJ, outH := f.outJ[target], f.outH[target]
+	outJ, outH := f.outJ[target][:dt*dt], f.outH[target][:dt]
 	for a := range dt {
-		for b := range dt {
+		ka := k[a*do : a*do+do]
+		for b := a; b < dt; b++ {
+			kb := k[b*do : b*do+do]
 			s := jt[a*dt+b]
-			for c := range do {
-				s -= jto(f, target, q, a, c) * gm[c*dt+b]
+			for c, x := range ka {
+				s -= x * kb[c]
 			}
 			outJ[a*dt+b] = s
+			outJ[b*dt+a] = s
 		}
 		s := ht[a]
-		for c := range do {
-			s -= jto(f, target, q, a, c) * w[c]
+		for c, x := range ka {
+			s -= x * u[c]
 		}
 		outH[a] = s
 	}
-	expfam.Symmetrize(outJ, dt)
 	return nil
-}
-
-// jto is the coupling of the target slot's component a with the other
-// slot's component c.
-func jto(f *mvFactor, target, q, a, c int) float64 {
-	if target == 0 {
-		return f.jxy[a*q+c]
-	}
-	return f.jxy[c*q+a]
 }
 
 // setBelief writes N(J⁻¹h, J⁻¹) into variable x.
@@ -747,19 +804,21 @@ func (st *mvState) setBelief(x int32, j, h []float64) error {
 	if !expfam.Cholesky(l, j, d) {
 		return &NaNError{Variable: v.describe(), Detail: "sum-product: no proper Gaussian posterior (the precision matrix is not positive definite): give it a prior or evidence"}
 	}
-	st.ldet[x] = cholLogDet(l, d)
+	st.ldet[x] = triLogDet(l, d)
 	mean, cov := v.param[:d], v.param[d:]
-	// cov = J⁻¹ column by column, mean = J⁻¹ h.
-	for c := range d {
-		col := st.w[:d]
-		clear(col)
-		col[c] = 1
-		expfam.CholSolve(l, d, col)
-		for r := range d {
-			cov[r*d+c] = col[r]
+	// cov = L⁻ᵀ L⁻¹ from M = L⁻¹ (lower triangular), symmetric as built.
+	m := st.v[:d*d]
+	triInverse(m, l, d)
+	for r := range d {
+		for c := r; c < d; c++ {
+			s := 0.0
+			for k := c; k < d; k++ {
+				s += m[k*d+r] * m[k*d+c]
+			}
+			cov[r*d+c] = s
+			cov[c*d+r] = s
 		}
 	}
-	expfam.Symmetrize(cov, d)
 	for r := range d {
 		s := 0.0
 		for c := range d {

@@ -42,7 +42,9 @@ type Graph struct {
 	varSlab    []Variable
 	factorSlab []FactorNode
 	floatSlab  []float64
+	edgeSlab   []edge
 	slabbing   bool
+	lazyPriors bool // AddFactor leaves its output where it is (DeferPriors)
 }
 
 // slabFloats is the length of one array of float buffers cut after
@@ -50,6 +52,7 @@ type Graph struct {
 const (
 	slabFloats   = 1 << 13
 	slabFloatMax = 64
+	slabEdgeMax  = 16
 )
 
 // natOf returns v's natural-parameter buffer, allocated at its first use.
@@ -103,6 +106,17 @@ func (g *Graph) newFactorNode() *FactorNode {
 	return f
 }
 
+// edges returns room for n edges cut from a slab (n <= slabEdgeMax), of
+// length and capacity n.
+func (g *Graph) edges(n int) []edge {
+	if len(g.edgeSlab) < n {
+		g.edgeSlab = make([]edge, slabFloats/2)
+	}
+	e := g.edgeSlab[:n:n]
+	g.edgeSlab = g.edgeSlab[n:]
+	return e
+}
+
 // floats returns n zero floats, cut from a slab after Reserve when n is
 // small; the slice's capacity is n.
 func (g *Graph) floats(n int) []float64 {
@@ -144,6 +158,14 @@ func (g *Graph) Reserve(vars, factors int) {
 	}
 }
 
+// DeferPriors makes AddFactor leave its output's posterior where it is,
+// rather than reset it to the prior just bound, for a graph built whole
+// and then reset once by ResetPosteriors before it is run (a model file
+// built again for a data set's sizes, which model.Model.Infer resets): a
+// chain of 10^5 steps is then reset once, not twice. A prior whose
+// message is invalid is then ResetPosteriors' error, not AddFactor's.
+func (g *Graph) DeferPriors() { g.lazyPriors = true }
+
 // MaxElements caps the entries of one variable: K for a categorical of
 // shape [K], the product of the shape for a Dirichlet (a gamma has two).
 // AddVariable refuses a larger variable with an error, so that one call
@@ -175,27 +197,47 @@ func (g *Graph) Variable(name string) (*Variable, bool) {
 // an error.
 func (g *Graph) AddVariable(name string, family expfam.Family, shape ...int) (*Variable, error) {
 	g.version++
+	// The name's entry is made at once (one hash of the name, not a
+	// look-up and then an insertion) and dropped if the variable is not
+	// added, which then leaves its place in the slab unused.
+	v := g.newVariable()
+	fail := func(err error) (*Variable, error) {
+		delete(g.byName, name)
+		return nil, err
+	}
 	if name != "" {
-		if _, dup := g.byName[name]; dup {
+		if g.byName == nil { // the zero Graph
+			g.byName = map[string]*Variable{}
+		}
+		n := len(g.byName)
+		if g.byName[name] = v; len(g.byName) == n {
+			for _, w := range g.vars { // taken: give the entry back
+				if w.name == name {
+					g.byName[name] = w
+					break
+				}
+			}
 			return nil, fmt.Errorf("ffg: duplicate variable name %q", name)
 		}
 	}
 	decl := family.Declaration()
 	if decl == nil {
-		return nil, fmt.Errorf("ffg: variable %q: unknown family %v", name, family)
+		return fail(fmt.Errorf("ffg: variable %q: unknown family %v", name, family))
 	}
 	if overCap(shape) {
-		return nil, tooLarge(name, family, shape)
+		return fail(tooLarge(name, family, shape))
 	}
 	shape, n, np, err := decl.Layout(shape)
 	if err != nil {
-		return nil, fmt.Errorf("ffg: variable %q: %v", name, err)
+		return fail(fmt.Errorf("ffg: variable %q: %v", name, err))
 	}
 	if n > MaxElements {
-		return nil, tooLarge(name, family, shape)
+		return fail(tooLarge(name, family, shape))
 	}
-	v := g.newVariable()
-	*v = Variable{g: g, id: g.nextID, name: name, family: family}
+	// v is fresh (zero) memory: its fields are set one by one rather than
+	// the whole struct copied (a copy with the collector's write barrier
+	// on every pointer, zeros included).
+	v.g, v.id, v.name, v.family = g, g.nextID, name, family
 	if len(shape) == 1 {
 		v.shapeBuf[0] = shape[0]
 		v.shape = v.shapeBuf[:]
@@ -212,12 +254,6 @@ func (g *Graph) AddVariable(name string, family expfam.Family, shape ...int) (*V
 	v.reset()
 	g.nextID++
 	g.vars = append(g.vars, v)
-	if name != "" {
-		if g.byName == nil { // the zero Graph
-			g.byName = map[string]*Variable{}
-		}
-		g.byName[name] = v
-	}
 	return v, nil
 }
 
@@ -298,7 +334,7 @@ func (g *Graph) AddFactor(name string, f Factor, vars ...*Variable) (*FactorNode
 		}
 	}
 	fn := g.newFactorNode()
-	*fn = FactorNode{g: g, id: g.nextID, name: name, factor: f}
+	fn.g, fn.id, fn.name, fn.factor = g, g.nextID, name, f // fresh memory, as in AddVariable
 	if len(vars) <= len(fn.varsBuf) {
 		fn.vars = append(fn.varsBuf[:0], vars...)
 		fn.stats = fn.statsBuf[:len(vars)]
@@ -309,6 +345,13 @@ func (g *Graph) AddFactor(name string, f Factor, vars ...*Variable) (*FactorNode
 	g.nextID++
 	for k, v := range vars {
 		fn.stats[k] = v.stats
+		if n := cap(v.edges); len(v.edges) == n && g.slabbing && n < slabEdgeMax {
+			// After Reserve, a variable past its inline edges takes
+			// twice as many from a slab (a step of a chain has three).
+			e := g.edges(2 * n)
+			copy(e, v.edges)
+			v.edges = e[:len(v.edges)]
+		}
 		v.edges = append(v.edges, edge{f: fn, k: k})
 		if len(v.edges) > len(v.edgeBuf) && v.edgeBuf[0].f != nil {
 			// The edges moved to the heap: drop the inline copies, which
@@ -317,7 +360,7 @@ func (g *Graph) AddFactor(name string, f Factor, vars ...*Variable) (*FactorNode
 		}
 	}
 	g.factors = append(g.factors, fn)
-	if out := vars[0]; out.startsAtPrior() && !out.observed {
+	if out := vars[0]; !g.lazyPriors && out.startsAtPrior() && !out.observed {
 		if err := g.resetToPrior(out); err != nil {
 			g.RemoveFactor(fn)
 			return nil, err

@@ -135,10 +135,11 @@ func (m *Model) ReadData(where string, line []byte) (Data, error) {
 				obs.Elements[k] = e
 			case obsVector:
 				t := oa.vec[k]
-				if len(t.Shape()) != 1 && fault == nil {
+				if rank(t) != 1 && fault == nil {
 					fault = &Error{File: where, Field: field, Err: fmt.Errorf("element %d: want an outcome index, a probability vector, a number or null", k)}
 				}
-				obs.Elements[k] = &Evidence{Index: -1, Probs: t.Data}
+				evs[k] = Evidence{Index: -1, Probs: t.Data}
+				obs.Elements[k] = &evs[k]
 			}
 		}
 		arrays[key] = obs
@@ -237,6 +238,19 @@ func (m *Model) checkArrays(where string, d Data) (map[string]int, error) {
 		}
 	}
 	return sizes, nil
+}
+
+// rank returns the number of the tensor's levels of arrays (len(t.Shape()),
+// without making the shape).
+func rank(t *jsonread.Tensor) int {
+	n := 0
+	for _, a := range t.First {
+		if a == nil {
+			break
+		}
+		n++
+	}
+	return n
 }
 
 // unflat returns the indices of flat index k in shape.

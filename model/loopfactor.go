@@ -80,7 +80,8 @@ type loopFactor struct {
 	termBuf []jsonTerm
 	tvals   []int64
 
-	normal normalCache // the node of the last index (normal.go)
+	normal normalCache     // the node of the last index (normal.go)
+	vars   []*ffg.Variable // buildFactor's buffer of the factor's variables
 }
 
 // normalCache returns the factor's cache of Normal nodes (nil without a

@@ -138,6 +138,11 @@ func build(name string, spec *modelJSON, sizes *sizeSet) (*Model, error) {
 		m.loops = &loopModel{src: spec, scope: sc, arrays: map[string]*arrayInfo{}}
 		// The lengths are known: one allocation each.
 		m.Graph.Reserve(sc.nVars, sc.nFactors)
+		if sizes != nil {
+			// A data set's sizes: Infer resets every posterior before
+			// it runs.
+			m.Graph.DeferPriors()
+		}
 		m.Variables, m.varFile = make([]*ffg.Variable, 0, sc.nVars), make([]int32, 0, sc.nVars)
 		m.evidence.at = make([]int32, 0, sc.nVars)
 		m.Factors, m.factorFields = make([]*ffg.FactorNode, 0, sc.nFactors), make([]string, 0, sc.nFactors)
@@ -468,7 +473,13 @@ func buildFactor(g *ffg.Graph, fs factorSpec, field string, sumProduct bool, env
 		return nil, err
 	}
 	var f ffg.Factor
-	vars := []*ffg.Variable{out}
+	// AddFactor copies the variables: a loop's factors share one buffer.
+	var vars []*ffg.Variable
+	if env != nil {
+		vars = env.vars[:0]
+		defer func() { env.vars = vars[:0] }()
+	}
+	vars = append(vars, out)
 	switch fs.Node {
 	case "categorical":
 		if !fs.P.set {
@@ -622,17 +633,25 @@ func buildFactor(g *ffg.Graph, fs factorSpec, field string, sumProduct bool, env
 		}
 		f = gn
 	case "mvnormal", "wishart", "beta", "bernoulli":
-		nf, nv, err := mvFactor(fs, field, out, lookup, fail)
+		nf, nv, err := mvFactor(fs, field, out, vars, lookup, fail)
 		if err != nil {
 			return nil, err
 		}
-		f, vars = nf, append(vars, nv...)
+		if fs.Node == "mvnormal" {
+			f, vars = nf, nv // nv extends vars
+		} else {
+			f, vars = nf, append(vars, nv...)
+		}
 	case "normal", "normal-mixture":
-		nf, nv, err := normalFactor(fs, field, out, lookup, fail, env.normalCache())
+		nf, nv, err := normalFactor(fs, field, out, vars, lookup, fail, env.normalCache())
 		if err != nil {
 			return nil, err
 		}
-		f, vars = nf, append(vars, nv...)
+		if fs.Node == "normal" {
+			f, vars = nf, nv // nv extends vars
+		} else {
+			f, vars = nf, append(vars, nv...)
+		}
 	case "softmax":
 		if fs.PrecisionNum.set {
 			return nil, fail("precision", "want the name of a gamma variable, got a number")

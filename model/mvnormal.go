@@ -196,8 +196,10 @@ func vectorOf(v jsonValue, sub string, n int) ([]float64, error) {
 }
 
 // mvFactor builds the nodes mvnormal, wishart, beta and bernoulli of a
-// model file and returns the node and the variables bound after out.
-func mvFactor(fs factorSpec, field string, out *ffg.Variable,
+// model file and returns the node and the variables bound after out: for
+// mvnormal appended to dst (the caller's buffer, which holds out), for the
+// others in a slice of their own.
+func mvFactor(fs factorSpec, field string, out *ffg.Variable, dst []*ffg.Variable,
 	lookup func(sub, name string) (*ffg.Variable, error),
 	fail func(sub, format string, args ...any) error) (ffg.Factor, []*ffg.Variable, error) {
 	want := expfam.CategoricalFamily // bernoulli
@@ -312,7 +314,7 @@ func mvFactor(fs factorSpec, field string, out *ffg.Variable,
 		}
 		return n, nil, nil
 	}
-	return mvNormalFactor(fs, field, out, typed, fail)
+	return mvNormalFactor(fs, field, out, dst, typed, fail)
 }
 
 // mvNormalFactor builds the node mvnormal: "mean" a vector, an mvnormal
@@ -320,12 +322,12 @@ func mvFactor(fs factorSpec, field string, out *ffg.Variable,
 // matrix or a wishart variable's name, or "covariance" a matrix. The
 // variables are looked up first; the literals are read and the node built
 // only when the cache has no node of the same tensors (a loop's factors
-// share one).
-func mvNormalFactor(fs factorSpec, field string, out *ffg.Variable,
+// share one). The variables after out are appended to dst.
+func mvNormalFactor(fs factorSpec, field string, out *ffg.Variable, dst []*ffg.Variable,
 	typed func(sub, name string, fam expfam.Family) (*ffg.Variable, error),
 	fail func(sub, format string, args ...any) error) (ffg.Factor, []*ffg.Variable, error) {
 	d := out.Shape()[0]
-	var vars []*ffg.Variable
+	vars := dst // the variables after out, appended to dst
 	key := mvKey{node: "mvnormal", d: d}
 	m := fs.Mean
 	meanName := ""

@@ -60,14 +60,7 @@ func (j *jsonWriter) mvFields(p *Posterior) {
 			return
 		}
 		j.b = append(j.b, key...)
-		j.b = append(j.b, '[')
-		for i, r := range m {
-			if i > 0 {
-				j.b = append(j.b, ',')
-			}
-			j.floats(r)
-		}
-		j.b = append(j.b, ']')
+		j.matrix(m)
 	}
 	matrix(`,"covariance":`, mv.Covariance)
 	for _, f := range []struct {
@@ -80,6 +73,65 @@ func (j *jsonWriter) mvFields(p *Posterior) {
 		}
 	}
 	matrix(`,"scale":`, mv.Scale)
+}
+
+// matrix writes the rows of m as nested arrays. An entry below the
+// diagonal equal to its mirror above (bit for bit: a covariance) takes
+// the mirror's text, formatted once.
+func (j *jsonWriter) matrix(m [][]float64) {
+	var spanBuf [64][2]int32
+	d := len(m)
+	square := true
+	for _, row := range m {
+		square = square && len(row) == d
+	}
+	spans := spanBuf[:0]
+	if square && d*d > len(spanBuf) {
+		spans = make([][2]int32, 0, d*d)
+	}
+	j.b = append(j.b, '[')
+	for r, row := range m {
+		if r > 0 {
+			j.b = append(j.b, ',')
+		}
+		j.b = append(j.b, '[')
+		for c, x := range row {
+			if c > 0 {
+				j.b = append(j.b, ',')
+			}
+			start := int32(len(j.b))
+			if square && c < r && math.Float64bits(m[c][r]) == math.Float64bits(x) {
+				sp := spans[c*d+r]
+				j.b = append(j.b, j.b[sp[0]:sp[1]]...)
+			} else {
+				j.float(x)
+			}
+			if square {
+				spans = append(spans, [2]int32{start, int32(len(j.b))})
+			}
+		}
+		j.b = append(j.b, ']')
+	}
+	j.b = append(j.b, ']')
+}
+
+// mvNormal writes the posterior N(mean, cov) of an mvnormal variable as
+// posterior writes its Posterior, without assembling one.
+func (j *jsonWriter) mvNormal(n expfam.MvNormal) {
+	var rowBuf [8][]float64
+	d := len(n.Mean)
+	rows := rowBuf[:0]
+	if d > len(rowBuf) {
+		rows = make([][]float64, 0, d)
+	}
+	for i := range d {
+		rows = append(rows, n.Cov[i*d:i*d+d])
+	}
+	j.b = append(j.b, `{"family":"mvnormal","mean":`...)
+	j.floats(n.Mean)
+	j.b = append(j.b, `,"covariance":`...)
+	j.matrix(rows)
+	j.b = append(j.b, '}')
 }
 
 // MarshalJSON writes the posterior as `arbor infer --json` does.

@@ -21,8 +21,9 @@ func checkMean(x float64) error {
 // normalFactor builds the continuous nodes of a model file: "normal"
 // (out, mean, precision) and "normal-mixture" (out, switch, means,
 // precisions). It returns the node and the variables bound after out, in
-// the node's interface order.
-func normalFactor(fs factorSpec, field string, out *ffg.Variable,
+// the node's interface order: for "normal" appended to dst (the caller's
+// buffer, which holds out), for "normal-mixture" in a slice of their own.
+func normalFactor(fs factorSpec, field string, out *ffg.Variable, dst []*ffg.Variable,
 	lookup func(sub, name string) (*ffg.Variable, error),
 	fail func(sub, format string, args ...any) error, cache *normalCache) (ffg.Factor, []*ffg.Variable, error) {
 	if out.Family() != expfam.NormalFamily {
@@ -40,6 +41,9 @@ func normalFactor(fs factorSpec, field string, out *ffg.Variable,
 		return v, nil
 	}
 	number := func(sub string, v jsonValue) (float64, error) {
+		if t := v.t; t != nil && t.Fault == nil && t.Depth == 0 && len(t.Data) == 1 {
+			return t.Data[0], nil // a number (the field's name is made only for an error)
+		}
 		x, err := v.scalar(field + "." + sub)
 		if err != nil {
 			return 0, &Error{Err: err}
@@ -77,7 +81,7 @@ func normalFactor(fs factorSpec, field string, out *ffg.Variable,
 		return nodes.LiteralPrecision(x), nil, err
 	}
 	if fs.Node == "normal" {
-		var vars []*ffg.Variable
+		vars := dst
 		if !fs.Mean.set {
 			return nil, nil, fail("mean", "missing")
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/arbor-ai/arbor/expfam"
 	"github.com/arbor-ai/arbor/schedule"
 )
 
@@ -256,6 +257,40 @@ func TestOutputNumbers(t *testing.T) {
 	var buf bytes.Buffer
 	if err := m.WriteOutput(&buf, &schedule.Result{Iterations: 2}); err != nil || buf.String() != `{"iterations":2,"converged":false,"free_energy":[],"posteriors":{}}`+"\n" {
 		t.Errorf("nil model: %q %v", buf.String(), err)
+	}
+}
+
+// TestOutputMatrices: a matrix is written as encoding/json writes it (the
+// reference) whether an entry below the diagonal takes its mirror's text
+// (equal bits) or not (a different number, -0 against 0, a ragged or
+// non-square matrix), and an mvnormal posterior as its Posterior.
+func TestOutputMatrices(t *testing.T) {
+	negZero := math.Copysign(0, -1)
+	for _, m := range [][][]float64{
+		{{1.5, 0.1, 1e-7}, {0.1, 2, 1.0 / 3}, {1e-7, 1.0 / 3, 3}},
+		{{1, 2}, {3, 4}},
+		{{0, negZero}, {negZero, 0}},
+		{{1, 2, 3}, {2, 4}},
+		{{1, 2, 3}, {2, 4, 5}, {3, 5, 6}, {1}},
+		{{1, 2}, {2, 4, 9}, {3, 9, 5}},
+		{{1, 2}, {2, 4}, {5, 6}},
+		{{7}},
+		{},
+	} {
+		w := &jsonWriter{}
+		w.matrix(m)
+		if want, _ := json.Marshal(m); string(w.b) != string(want) {
+			t.Errorf("%v: got %s, want %s", m, w.b, want)
+		}
+	}
+	n := expfam.MvNormal{Mean: []float64{1, -2}, Cov: []float64{0.5, 0.1, 0.1, 0.4}}
+	w := &jsonWriter{}
+	w.mvNormal(n)
+	p := Posterior{Family: "mvnormal", Mv: &MvPosterior{MeanVector: n.Mean, Covariance: [][]float64{n.Cov[:2], n.Cov[2:]}}}
+	want := &jsonWriter{}
+	want.posterior(&p)
+	if string(w.b) != string(want.b) || !strings.Contains(string(w.b), `"covariance":[[0.5,0.1],[0.1,0.4]]`) {
+		t.Errorf("mvnormal: got %s, want %s", w.b, want.b)
 	}
 }
 

@@ -142,9 +142,12 @@ func (m *Model) WriteOutput(w io.Writer, res *schedule.Result) error {
 			var n expfam.Normal
 			var g expfam.Gamma
 			j.nested(e.array.Size, func() {
-				if v := e.array.Elements[k]; v.Observed() {
+				switch v := e.array.Elements[k]; {
+				case v.Observed():
 					j.b = append(j.b, "null"...)
-				} else {
+				case v.Family() == expfam.MvNormalFamily:
+					j.mvNormal(v.MvNormal())
+				default:
 					p := posteriorOf(v, &n, &g)
 					j.posterior(&p)
 				}

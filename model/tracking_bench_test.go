@@ -9,17 +9,17 @@ import (
 	"github.com/arbor-ai/arbor/model"
 )
 
-// BenchmarkTrackingFile is `arbor infer --json --data` on the 2-D tracking
-// model: load the file, read one data line of T steps (testdata made by
-// bench/tracking_data.py), infer by sum-product and write the posteriors.
-func BenchmarkTrackingFile(b *testing.B) {
-	line, err := os.ReadFile(os.Getenv("ARBOR_TRACKING_DATA"))
+// benchInferFile is `arbor infer --json --data` on a model file: load the
+// file, read one data line (named by the environment variable env), infer
+// and write the posteriors.
+func benchInferFile(b *testing.B, file, env, maker string) {
+	line, err := os.ReadFile(os.Getenv(env))
 	if err != nil {
-		b.Skip("set ARBOR_TRACKING_DATA to a data line of bench/tracking_data.py")
+		b.Skip("set " + env + " to a data line of " + maker)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		m, err := model.Load("../examples/models/multivariate/tracking.json")
+		m, err := model.Load(file)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -35,4 +35,18 @@ func BenchmarkTrackingFile(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkTrackingFile is `arbor infer --json --data` on the 2-D tracking
+// model: load the file, read one data line of T steps (testdata made by
+// bench/tracking_data.py), infer by sum-product and write the posteriors.
+func BenchmarkTrackingFile(b *testing.B) {
+	benchInferFile(b, "../examples/models/multivariate/tracking.json", "ARBOR_TRACKING_DATA", "bench/tracking_data.py")
+}
+
+// BenchmarkLocalLevelFile is the same on the local-level model
+// (examples/models/loops/kalman.json) with a data line of
+// bench/local_level_data.py.
+func BenchmarkLocalLevelFile(b *testing.B) {
+	benchInferFile(b, "../examples/models/loops/kalman.json", "ARBOR_LOCAL_LEVEL_DATA", "bench/local_level_data.py")
 }
