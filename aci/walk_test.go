@@ -2,6 +2,7 @@ package aci
 
 import (
 	"context"
+	"errors"
 	"math"
 	"testing"
 
@@ -111,12 +112,12 @@ func TestWalkAgreesWithDense(t *testing.T) {
 }
 
 // TestWalkCancelled stops a chunked walk with a done context on two
-// goroutines: ctx's error, and no result.
+// goroutines: ctx's error (behind the package's prefix), and no result.
 func TestWalkCancelled(t *testing.T) {
 	m, qs := mazeStart(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := TopPoliciesContext(ctx, m, qs, 6, 5, DefaultGamma, &EFEOptions{Jobs: 2}); err != context.Canceled {
+	if _, err := TopPoliciesContext(ctx, m, qs, 6, 5, DefaultGamma, &EFEOptions{Jobs: 2}); !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want context.Canceled", err)
 	}
 }
