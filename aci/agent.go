@@ -279,6 +279,7 @@ type Agent struct {
 	fresh  bool      // the past has been inferred since it last grew
 	pastFE []float64 // F of the last inference over the past
 	probs  []float64 // the choice distribution of the last Act
+	wk     walker    // the policy walk's buffers, kept from one decision to the next
 }
 
 var _ agent.Agent = (*Agent)(nil)
@@ -628,7 +629,7 @@ func (a *Agent) plan1(ctx context.Context, m *pomdp.Model, qs []float64) (*Plan,
 	var all *PolicySet
 	var rank *Ranking
 	if n <= a.opts.GraphPolicies {
-		if all, err = EvaluatePoliciesContext(ctx, m, qs, H, efeOpts); err != nil {
+		if all, err = evaluatePolicies(ctx, &a.wk, m, qs, H, efeOpts); err != nil {
 			return nil, err
 		}
 		plan.Policies = make([]RankedPolicy, n)

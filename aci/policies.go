@@ -428,6 +428,13 @@ func EvaluatePolicies(m *pomdp.Model, qs []float64, horizon int, opts *EFEOption
 // EvaluatePoliciesContext is EvaluatePolicies that stops with ctx's error
 // when ctx is done (a nil ctx is context.Background()).
 func EvaluatePoliciesContext(ctx context.Context, m *pomdp.Model, qs []float64, horizon int, opts *EFEOptions) (*PolicySet, error) {
+	return apiResult(evaluatePolicies(ctx, new(walker), m, qs, horizon, opts))
+}
+
+// evaluatePolicies is EvaluatePoliciesContext with the walker wk, whose
+// buffers an agent keeps from one decision to the next (walker.reset
+// makes them again only for another model or horizon).
+func evaluatePolicies(ctx context.Context, wk *walker, m *pomdp.Model, qs []float64, horizon int, opts *EFEOptions) (*PolicySet, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -442,7 +449,6 @@ func EvaluatePoliciesContext(ctx context.Context, m *pomdp.Model, qs []float64, 
 	if w != nil {
 		ps.Novelty = make([]float64, n)
 	}
-	var wk walker
 	jobs := opts.jobs()
 	wk.reset(m, qs, horizon, w, jobs)
 	err = wk.run(ctx, chunkDepth(m, horizon), jobs, func(_, _, i int, r, a, nv float64) {

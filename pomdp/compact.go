@@ -37,27 +37,41 @@ func newCompact(x []float64, rows, cols int) *compact {
 	}
 	// Row by row, as x is laid out (a large B is read once per pass, not
 	// once per column): the minima, then the deviations per column.
-	bg := make([]float64, cols)
-	copy(bg, x[:cols])
+	// The minima on the stack for a small matrix, so that one stored
+	// dense (a model's expected parameters, made again every trial) costs
+	// no allocation.
+	var small [64]float64
+	mins := small[:0]
+	if cols > len(small) {
+		mins = make([]float64, 0, cols)
+	}
+	mins = append(mins, x[:cols]...)
 	for i := 1; i < rows; i++ {
 		for j, v := range x[i*cols : (i+1)*cols] {
-			if v < bg[j] {
-				bg[j] = v
+			if v < mins[j] {
+				mins[j] = v
 			}
 		}
 	}
-	start := make([]int32, cols+1) // deviations of column j at start[j+1], then their offsets
 	nnz := 0
 	for i := range rows {
 		for j, v := range x[i*cols : (i+1)*cols] {
-			if v != bg[j] {
-				start[j+1]++
+			if v != mins[j] {
 				nnz++
 			}
 		}
 	}
 	if cols+rows+2*nnz >= rows*cols {
 		return nil
+	}
+	bg := append([]float64(nil), mins...)
+	start := make([]int32, cols+1) // deviations of column j at start[j+1], then their offsets
+	for i := range rows {
+		for j, v := range x[i*cols : (i+1)*cols] {
+			if v != bg[j] {
+				start[j+1]++
+			}
+		}
 	}
 	c := &compact{rows: rows, bg: bg, bgAll: bg[0]}
 	uniform, one := true, true
