@@ -137,6 +137,30 @@ func TestSimulateTrueState(t *testing.T) {
 	}
 }
 
+// TestSimulateSpareJobs: with fewer subjects than jobs, the jobs no subject
+// uses plan inside each decision (the policies of horizon 6 in chunks), and
+// the behaviour is that of one job.
+func TestSimulateSpareJobs(t *testing.T) {
+	dir := t.TempDir()
+	var outs []string
+	for _, jobs := range []string{"1", "3"} {
+		beh := filepath.Join(dir, "b"+jobs)
+		code, _, stderr := aciRun(t, "aci", "simulate", "--model", "testdata/aci/tiny-pomdp.json", "--horizon", "6", "--steps", "4",
+			"--subjects", "1", "--trials", "3", "--jobs", jobs, "-o", beh, "--truth", filepath.Join(dir, "t"+jobs))
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		b, err := os.ReadFile(beh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		outs = append(outs, string(b))
+	}
+	if outs[0] != outs[1] {
+		t.Fatalf("--jobs 1 and --jobs 3 differ:\n%s\n---\n%s", outs[0], outs[1])
+	}
+}
+
 // Parameters drawn per subject: the truth table has one column per drawn
 // parameter (in the agent's order, whatever the order of --draw), the
 // values follow the distribution, and --jobs changes nothing.
