@@ -39,6 +39,12 @@ type Splitter interface {
 	SetJobs(n int)
 }
 
+// SpareJobs returns the goroutines that each of units units, run at once
+// on jobs goroutines, may use inside itself: the jobs no unit takes,
+// shared out, jobs / min(jobs, units), and at least 1. A command gives
+// them to each decision (SetJobs) or to each subject's restarts.
+func SpareJobs(jobs, units int) int { return max(1, jobs/max(1, min(jobs, units))) }
+
 // SetJobs gives ag up to n goroutines per decision when it is a Splitter,
 // and does nothing otherwise. RunAgents gives each agent the workers that
 // no trial uses: Workers divided by the trials run at once.
@@ -129,7 +135,7 @@ func RunAgents(ctx context.Context, r *Runs, newAgent func() (Agent, error), new
 			if err != nil {
 				return nil, err
 			}
-			SetJobs(ag, o.Workers/len(workers))
+			SetJobs(ag, SpareJobs(o.Workers, (n+per-1)/per))
 			workers[w] = ag
 		}
 		ag := workers[w]

@@ -58,3 +58,15 @@ func TestRunAgentsSetsJobs(t *testing.T) {
 	}
 	agent.SetJobs(&fakeAgent{}, 3) // not a Splitter: nothing happens
 }
+
+// TestSpareJobs: the jobs no unit takes, shared out (by hand: 8 jobs for
+// 3 units leave 2 spare each with integer division, 8 / 3 = 2).
+func TestSpareJobs(t *testing.T) {
+	for _, c := range []struct{ jobs, units, want int }{
+		{1, 1, 1}, {2, 1, 2}, {2, 20, 1}, {8, 3, 2}, {8, 8, 1}, {4, 0, 4}, {0, 5, 1},
+	} {
+		if got := agent.SpareJobs(c.jobs, c.units); got != c.want {
+			t.Errorf("SpareJobs(%d, %d) = %d, want %d", c.jobs, c.units, got, c.want)
+		}
+	}
+}

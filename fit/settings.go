@@ -151,11 +151,11 @@ type Settings struct {
 
 // PerSubject returns a copy of s for each of n subjects fitted at once on
 // s.Jobs goroutines: the jobs beyond the subjects go to each subject's
-// restarts (Jobs / n of them, at least 1), so that the goroutines stay at
-// about s.Jobs. The results do not depend on it.
+// restarts (agent.SpareJobs), so that the goroutines stay at about
+// s.Jobs. The results do not depend on it.
 func (s *Settings) PerSubject(n int) *Settings {
 	r := s.resolved()
-	r.Jobs = max(1, r.Jobs/max(1, n))
+	r.Jobs = agent.SpareJobs(r.Jobs, n)
 	return &r
 }
 

@@ -178,7 +178,7 @@ func (r *replayRun) run(stdout io.Writer) error {
 		}
 	}
 	total, choices := 0.0, 0
-	r.spare = r.jobs / max(1, min(r.jobs, len(recs))) // the jobs no subject uses go to each decision
+	r.spare = agent.SpareJobs(r.jobs, len(recs)) // the jobs no subject uses go to each decision
 	err = agent.RunOrdered(ctx, len(recs), 1, r.jobs, func(ctx context.Context, _, k int) (*replaySubject, error) {
 		return r.subject(ctx, k, recs[k])
 	}, func(k int, s *replaySubject) error {

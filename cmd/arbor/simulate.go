@@ -82,7 +82,7 @@ func (s *simulation) source() string {
 // of the output (with --seed, for a planner whose decisions draw) repeats
 // each decision.
 func (s *simulation) run(ctx context.Context, emit func(k int, sub *simSubject) error) error {
-	spare := s.jobs / max(1, min(s.jobs, s.subjects)) // the jobs no subject uses go to each decision
+	spare := agent.SpareJobs(s.jobs, s.subjects) // the jobs no subject uses go to each decision
 	err := agent.RunOrdered(ctx, s.subjects, 1, s.jobs, func(ctx context.Context, _, k int) (*simSubject, error) {
 		name, v := s.values(k)
 		sub := &simSubject{name: name, values: v, rec: behaviour.SubjectRecord{Subject: name, ExtraColumns: output.StateColumns(s.world)}}
