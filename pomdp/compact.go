@@ -392,11 +392,8 @@ func (st *Stepper) Propagate(next, prev []float64, u int) {
 // It panics as StepCost does.
 func (st *Stepper) StepCost(qs, w []float64) (risk, amb, nov float64) {
 	m := st.m
-	if len(qs) != m.ns {
-		badBelief("StepCost", m, qs)
-	}
-	if w != nil && len(w) != m.wLen {
-		badLen("StepCost", "w", len(w), m.wLen)
+	if !m.stepArgs(qs, w) {
+		badStep("StepCost", m, qs, w)
 	}
 	if len(m.prefs) > 0 {
 		return m.prefStepCost(qs, w)

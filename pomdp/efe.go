@@ -112,11 +112,8 @@ func Novelty(m *Model, qs []float64) float64 {
 // m.NumStates()), and if w is neither nil nor of the length of
 // m.NoveltyWeights().
 func StepCost(m *Model, qs []float64, w []float64) (risk, amb, nov float64) {
-	if m == nil || !m.valid || len(qs) != m.ns {
-		badBelief("StepCost", m, qs)
-	}
-	if w != nil && len(w) != m.wLen {
-		badLen("StepCost", "w", len(w), m.wLen)
+	if !m.stepArgs(qs, w) {
+		badStep("StepCost", m, qs, w)
 	}
 	if len(m.prefs) > 0 {
 		return m.prefStepCost(qs, w)
@@ -133,6 +130,24 @@ func StepCost(m *Model, qs []float64, w []float64) (risk, amb, nov float64) {
 		nov += n
 	}
 	return risk, amb, nov
+}
+
+// stepArgs reports whether m is a valid model, qs has m.NumStates()
+// entries and w is nil or of the length of m.NoveltyWeights(): what every
+// step-cost kernel checks, calling badStep when it is not so.
+func (m *Model) stepArgs(qs, w []float64) bool {
+	return m != nil && m.valid && len(qs) == m.ns && (w == nil || len(w) == m.wLen)
+}
+
+// badStep panics for a step-cost kernel fn given arguments stepArgs
+// refuses, as StepCost documents.
+//
+//go:noinline
+func badStep(fn string, m *Model, qs, w []float64) {
+	if m == nil || !m.valid || len(qs) != m.ns {
+		badBelief(fn, m, qs)
+	}
+	badLen(fn, "w", len(w), m.wLen)
 }
 
 // badBelief panics for a kernel fn given a model that is nil or not valid,

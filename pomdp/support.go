@@ -43,11 +43,8 @@ func (s *Support) Len(f int) int { return s.lo[f+1] - s.lo[f] }
 // does not allocate, and panics as StepCost does, or if sup was not set
 // for m.
 func StepCostOn(m *Model, qs, w []float64, sup *Support) (risk, amb, nov float64) {
-	if m == nil || !m.valid || len(qs) != m.ns {
-		badBelief("StepCostOn", m, qs)
-	}
-	if w != nil && len(w) != m.wLen {
-		badLen("StepCostOn", "w", len(w), m.wLen)
+	if !m.stepArgs(qs, w) {
+		badStep("StepCostOn", m, qs, w)
 	}
 	if len(sup.lo) != len(m.factors)+1 {
 		badLen("StepCostOn", "support factors", len(sup.lo)-1, len(m.factors))
