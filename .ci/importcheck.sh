@@ -16,8 +16,8 @@
 # misuse tables, is the exception: the test files of any package may import
 # it, no library code may, and it imports the standard library only.
 #
-# internal/jsonread is a leaf that any package may import: its library code
-# imports the standard library only.
+# internal/jsonread and internal/apierr are leaves that any package may
+# import: their library code imports the standard library only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mod=github.com/arbor-ai/arbor
@@ -57,10 +57,10 @@ allowed() {
   [ "$from" = "$to" ] && return 0
   [ "$to" = internal/misusetest ] && { [ "$kind" = test ]; return; }
   [ "$from" = internal/misusetest ] && [ "$kind" = lib ] && return 1
-  [[ $from == internal/jsonread && $kind == lib ]] && return 1   # a leaf
+  [[ ($from == internal/jsonread || $from == internal/apierr) && $kind == lib ]] && return 1   # a leaf
   case "$t" in
     cmd|examples) return 1 ;;   # nothing imports a command or an example
-    internal) [[ $to == internal/jsonread || $f == cmd || $f == examples || $f == internal ]]; return ;;
+    internal) [[ $to == internal/jsonread || $to == internal/apierr || $f == cmd || $f == examples || $f == internal ]]; return ;;
   esac
   dag_allows "$f" "$t" && return 0
   [ "$kind" = test ] && [[ $libs == *" $t "* ]] && [[ $f != expfam ]]
@@ -87,7 +87,7 @@ check() {
             if [[ ${from%%/*} == expfam && $kind == lib && $imp != gonum.org/* ]]; then
               echo "expfam may import gonum only: $from -> $imp"; bad=1
             fi
-            if [[ ($from == internal/misusetest || $from == internal/jsonread) && $kind == lib ]]; then
+            if [[ ($from == internal/misusetest || $from == internal/jsonread || $from == internal/apierr) && $kind == lib ]]; then
               echo "${from} may import the standard library only: $from -> $imp"; bad=1
             fi ;;
         esac
@@ -181,6 +181,9 @@ selftest() {
 1;$mod/internal/misusetest|$mod/internal/output|
 1;$mod/internal/misusetest|github.com/google/go-cmp/cmp|
 0;$mod/model|$mod/internal/jsonread|
+0;$mod/aci|$mod/internal/apierr|
+1;$mod/internal/apierr|$mod/pomdp|
+1;$mod/internal/apierr|$mod/internal/output|
 0;$mod/pomdp|$mod/internal/jsonread|
 0;$mod/expfam|$mod/internal/jsonread|
 0;$mod/cmd/arbor|$mod/internal/jsonread $mod/internal/output|

@@ -1,33 +1,17 @@
 package btai
 
-import (
-	"fmt"
-	"strings"
-)
+import "github.com/arbor-ai/arbor/internal/apierr"
 
 // errPrefix starts every error that an exported function or method of the
 // package returns, once (docs/reliability.md, "Error messages").
 const errPrefix = "btai: "
 
-// apiError is err as an exported function or method returns it: nil for
-// nil, err itself when its message starts with errPrefix already (an
-// error of another exported function of the package, or one made with the
-// prefix), and otherwise err behind the prefix, wrapped so that errors.Is
-// and errors.As still find what it wraps. An error of another arbor
-// package keeps its own prefix after ours ("aci: pomdp: ...").
-func apiError(err error) error {
-	if err == nil {
-		return nil
-	}
-	return prefixed(err)
-}
-
-func prefixed(err error) error {
-	if strings.HasPrefix(err.Error(), errPrefix) {
-		return err
-	}
-	return fmt.Errorf("%s%w", errPrefix, err)
-}
+// apiError is err as an exported function or method returns it
+// (apierr.Wrap): nil for nil, err itself when its message starts with
+// errPrefix already, and otherwise err behind the prefix, wrapped so that
+// errors.Is and errors.As still find what it wraps. An error of another
+// arbor package keeps its own prefix after ours ("aci: pomdp: ...").
+func apiError(err error) error { return apierr.Wrap(errPrefix, err) }
 
 // apiResult is v and apiError(err): the results of a call that an exported
 // function returns as they are.
@@ -36,4 +20,4 @@ func apiResult[T any](v T, err error) (T, error) { return v, apiError(err) }
 // reason is err's message without the package's prefix: for a message
 // that puts its own context first (a flag's error) and gets the prefix in
 // front of that.
-func reason(err error) string { return strings.TrimPrefix(err.Error(), errPrefix) }
+func reason(err error) string { return apierr.Reason(errPrefix, err) }
