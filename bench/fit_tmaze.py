@@ -173,37 +173,30 @@ def subject_values(factors, mods, trials, cf, horizon, gamma):
                 q = transition(factors, q, trial[t - 1][1], cf)
             q = q * joint_likelihood(factors, mods, obs)
             q = q / q.sum()
+            if t == 0:
+                first = q
             if act is not None:
                 rows.append(policy_values(factors, mods, marginals(factors, q), cf, horizon, gamma))
                 chosen.append(act)
-        # Learning: the context-like factors without control are static in the
-        # T-maze, so the smoothed first state is the last filtered marginal of
-        # a factor whose B is the identity; the general case needs the
-        # backward pass below.
-        post0 = smoothed_first(factors, mods, trial, cf, prior)
+        # Learning: the concentrations gain the smoothed first state, the
+        # filtered one corrected by a backward pass over the trial.
+        post0 = smoothed_first(factors, mods, trial, cf, first)
         for k in range(len(factors)):
             if d[k] is not None:
                 d[k] = d[k] + post0[k]
     return np.array(rows), np.array(chosen)
 
 
-def smoothed_first(factors, mods, trial, cf, prior):
-    """Q(S_0) given every observation of the trial: forward-backward."""
-    alphas = []
-    q = prior
-    for t, (obs, _) in enumerate(trial):
-        if t > 0:
-            q = transition(factors, q, trial[t - 1][1], cf)
-        q = q * joint_likelihood(factors, mods, obs)
-        q = q / q.sum()
-        alphas.append(q)
-    beta = np.ones_like(prior)
+def smoothed_first(factors, mods, trial, cf, first):
+    """Q(S_0) given every observation of the trial, from the filtered
+    Q(S_0 | o_0) and a backward pass."""
+    beta = np.ones_like(first)
     for t in range(len(trial) - 1, 0, -1):
         beta = beta * joint_likelihood(factors, mods, trial[t][0])
         # beta_{t-1}(s) = sum_s' P(s'|s, u_{t-1}) L_t(s') beta_t(s')
         beta = transposed_transition(factors, beta, trial[t - 1][1], cf)
         beta = beta / beta.sum()
-    g = alphas[0] * beta
+    g = first * beta
     return marginals(factors, g / g.sum())
 
 
