@@ -174,12 +174,7 @@ func (v Var) NormalDot(w Var, c []float64, offset, precision Param) Var {
 		nm.Offset = &x
 	}
 	f := FactorSpec{Node: "normal", Out: v.name, Mean: nm}
-	if precision.isVar {
-		f.Precision = precision.v.name
-	} else {
-		x := precision.x
-		f.PrecisionValue = &x
-	}
+	precision.setPrecision(&f)
 	b.factor(f)
 	return v
 }

@@ -21,6 +21,17 @@ type Param struct {
 	off           *Param // the offset of a linear predictor
 }
 
+// setPrecision sets the precision of a normal factor's spec f to p: a
+// gamma variable's name or a number.
+func (p Param) setPrecision(f *FactorSpec) {
+	if p.isVar {
+		f.Precision = p.v.name
+		return
+	}
+	x := p.x
+	f.PrecisionValue = &x
+}
+
 // Term is one term s·v of a linear predictor (Linear): a normal variable
 // times a number; v.Times(s) makes it.
 type Term struct {
@@ -211,12 +222,7 @@ func (v Var) NormalFrom(mean, precision Param) Var {
 	default:
 		f.Mean = &NormalMean{Value: mean.x}
 	}
-	if precision.isVar {
-		f.Precision = precision.v.name
-	} else {
-		x := precision.x
-		f.PrecisionValue = &x
-	}
+	precision.setPrecision(&f)
 	b.factor(f)
 	return v
 }

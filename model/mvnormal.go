@@ -214,16 +214,7 @@ func mvFactor(fs factorSpec, field string, out *ffg.Variable, dst []*ffg.Variabl
 	if out.Family() != want {
 		return nil, nil, fail("out", "variable %q is %s, want %s", fs.Out, out.Family(), want)
 	}
-	typed := func(sub, name string, fam expfam.Family) (*ffg.Variable, error) {
-		v, err := lookup(sub, name)
-		if err != nil {
-			return nil, err
-		}
-		if v.Family() != fam {
-			return nil, fail(sub, "variable %q is %s, want %s", name, v.Family(), fam)
-		}
-		return v, nil
-	}
+	typed := typedLookup(lookup, fail)
 	number := func(sub string, v jsonValue) (float64, error) {
 		if !v.set {
 			return 0, fail(sub, "missing")

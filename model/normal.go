@@ -18,6 +18,22 @@ func checkMean(x float64) error {
 	return nil
 }
 
+// typedLookup returns the function that looks a variable up (field sub)
+// and checks its family, for the builders of a factor's node.
+func typedLookup(lookup func(sub, name string) (*ffg.Variable, error),
+	fail func(sub, format string, args ...any) error) func(sub, name string, fam expfam.Family) (*ffg.Variable, error) {
+	return func(sub, name string, fam expfam.Family) (*ffg.Variable, error) {
+		v, err := lookup(sub, name)
+		if err != nil {
+			return nil, err
+		}
+		if v.Family() != fam {
+			return nil, fail(sub, "variable %q is %s, want %s", name, v.Family(), fam)
+		}
+		return v, nil
+	}
+}
+
 // normalFactor builds the continuous nodes of a model file: "normal"
 // (out, mean, precision) and "normal-mixture" (out, switch, means,
 // precisions). It returns the node and the variables bound after out, in
@@ -29,17 +45,7 @@ func normalFactor(fs factorSpec, field string, out *ffg.Variable, dst []*ffg.Var
 	if out.Family() != expfam.NormalFamily {
 		return nil, nil, fail("out", "variable %q is %s, want normal", fs.Out, out.Family())
 	}
-	// typed looks a variable up and checks its family.
-	typed := func(sub, name string, fam expfam.Family) (*ffg.Variable, error) {
-		v, err := lookup(sub, name)
-		if err != nil {
-			return nil, err
-		}
-		if v.Family() != fam {
-			return nil, fail(sub, "variable %q is %s, want %s", name, v.Family(), fam)
-		}
-		return v, nil
-	}
+	typed := typedLookup(lookup, fail)
 	number := func(sub string, v jsonValue) (float64, error) {
 		if t := v.t; t != nil && t.Fault == nil && t.Depth == 0 && len(t.Data) == 1 {
 			return t.Data[0], nil // a number (the field's name is made only for an error)
