@@ -13,10 +13,6 @@ const errPrefix = "fit: "
 // arbor package keeps its own prefix after ours ("aci: pomdp: ...").
 func apiError(err error) error { return apierr.Wrap(errPrefix, err) }
 
-// apiResult is v and apiError(err): the results of a call that an exported
-// function returns as they are.
-func apiResult[T any](v T, err error) (T, error) { return v, apiError(err) }
-
 // inContext is err, an error of the package's exported API, with context
 // (a file's name, the field of an option) after the prefix:
 // "PREFIX CONTEXT: REST" (apierr.InContext). It wraps err.
