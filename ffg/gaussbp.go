@@ -52,6 +52,7 @@ type gState struct {
 	version uint64
 	stamp   uint64 // marks the variables and factors of this tree
 	vars    []*Variable
+	names   func(int) string // names a variable in errors when vars is nil (GaussForest)
 	// The posterior of each variable, written by every pass: pointers to
 	// its parameters [mean, variance] and statistics [m, m² + v], held
 	// here so that the pass does not load the Variable.
@@ -298,7 +299,11 @@ func (gc *gCold) checkForm(n int) error {
 			}
 		}
 		if deg > 2 {
-			return fmt.Errorf("ffg: sum-product: factor %s is not Gaussian in its normal neighbours (a term of degree %d)", gc.f.describe(), deg)
+			name := "of a forest"
+			if gc.f != nil {
+				name = gc.f.describe()
+			}
+			return fmt.Errorf("ffg: sum-product: factor %s is not Gaussian in its normal neighbours (a term of degree %d)", name, deg)
 		}
 	}
 	return nil
@@ -306,7 +311,7 @@ func (gc *gCold) checkForm(n int) error {
 
 // traverse fixes the BFS order of every tree and finds loops.
 func (st *gState) traverse() error {
-	nv := len(st.vars)
+	nv := len(st.adjStart) - 1
 	st.par = make([]int32, nv)
 	st.parSlot = make([]int8, nv)
 	seenV := make([]bool, nv)
@@ -329,7 +334,7 @@ func (st *gState) traverse() error {
 				f := &st.factors[fi]
 				other := f.v[1-st.adjS[a]]
 				if seenF[fi] || seenV[other] {
-					return &LoopError{Loop: []string{st.vars[x].describe(), "factor " + st.cold[fi].f.describe(), st.vars[other].describe(), "..."}}
+					return &LoopError{Loop: []string{st.varName(x), "factor " + st.factorName(fi), st.varName(other), "..."}}
 				}
 				seenF[fi] = true
 				seenV[other] = true
@@ -346,17 +351,22 @@ func (st *gState) traverse() error {
 // potential derives ln ψ from the form with every other neighbour at its
 // expected statistics.
 func (gf *gFactor) potential(gc *gCold) {
+	k1 := -1
+	if gf.v[1] >= 0 {
+		k1 = gc.k[1]
+	}
+	gf.potentialOf(gc.form, gc.f.stats, gc.k[0], k1)
+}
+
+// potentialOf derives ln ψ from form with the neighbours at interfaces
+// k0 and k1 (-1: a unary factor) in the tree and the others at stats.
+func (gf *gFactor) potentialOf(form *messages.Polynomial, stats [][]float64, k0, k1 int) {
 	// c leaves out the form's constant, which the sums add on their own:
 	// the same constant added to 10^5 numbers of different sizes would
 	// lose the same low bits each time (a bias of 8e-8 in F over 10^5
 	// observations), where the products below round both ways.
 	gf.jxx, gf.jxy, gf.jyy, gf.hx, gf.hy, gf.c = 0, 0, 0, 0, 0, 0
-	stats := gc.f.stats
-	k0, k1 := gc.k[0], -1
-	if gf.v[1] >= 0 {
-		k1 = gc.k[1]
-	}
-	eachTerm(gc.form, stats, k0, k1, func(w float64, j0, j1 int) {
+	eachTerm(form, stats, k0, k1, func(w float64, j0, j1 int) {
 		switch {
 		case j0 < 0 && j1 < 0:
 			gf.c += w
@@ -461,6 +471,12 @@ func (g *Graph) gaussPass() (float64, error) {
 	if len(st.vars) == 0 {
 		return 0, nil
 	}
+	return st.pass(consts)
+}
+
+// pass runs the collect and distribute passes on every tree, writes the
+// beliefs and returns ln Z (consts: every factor's constant).
+func (st *gState) pass(consts ksum) (float64, error) {
 	for c := 0; c+1 < len(st.compStart); c++ {
 		nodes := st.order[st.compStart[c]:st.compStart[c+1]]
 		// Collect: every variable sends to its parent factor, which sends
@@ -477,7 +493,7 @@ func (g *Graph) gaussPass() (float64, error) {
 		}
 		root := nodes[0]
 		if j, _ := st.sum(root, -1); !(j > 0) || math.IsInf(j, 0) {
-			return 0, &NaNError{Variable: st.vars[root].describe(), Detail: fmt.Sprintf("sum-product: no proper Gaussian posterior (precision %g): give it a prior or evidence", j)}
+			return 0, &NaNError{Variable: st.varName(root), Detail: fmt.Sprintf("sum-product: no proper Gaussian posterior (precision %g): give it a prior or evidence", j)}
 		}
 		// Distribute: every variable sends to its child factors, which
 		// send on to their child variables; root first.
@@ -533,7 +549,7 @@ func (st *gState) bethe(consts ksum) float64 {
 	// (prod, folded into ent once it leaves [1e-100, 1e100]).
 	degree := 0 // Σ_i (d_i - 1)
 	prod, ent := 1.0, 0.0
-	for i := range st.vars {
+	for i := range st.param {
 		m, v := st.param[i][0], st.param[i][1]
 		// ½ J (m² + v) - h m, every product exact.
 		hj := 0.5 * st.uJ[i]
@@ -592,7 +608,7 @@ func (st *gState) setBelief(x int32, j, h float64) error {
 	vr := 1 / j
 	m := h * vr
 	if !(j > 0 && j <= expfam.MaxNormalMagnitude && m >= -expfam.MaxNormalMagnitude && m <= expfam.MaxNormalMagnitude) || !(vr >= 1/expfam.MaxNormalMagnitude) {
-		return &NaNError{Variable: st.vars[x].describe(), Detail: fmt.Sprintf("Gaussian belief propagation gives precision %g and shift %g", j, h)}
+		return &NaNError{Variable: st.varName(x), Detail: fmt.Sprintf("Gaussian belief propagation gives precision %g and shift %g", j, h)}
 	}
 	st.param[x][0], st.param[x][1] = m, vr
 	st.stats[x][0], st.stats[x][1] = m, m*m+vr
@@ -640,7 +656,7 @@ func (st *gState) factorToVar(f *gFactor, target int) (float64, error) {
 	jo += f.inJ[other]
 	ho += f.inH[other]
 	if !(jo > 0) || math.IsInf(jo, 0) {
-		return 0, &NaNError{Variable: st.vars[f.v[other]].describe(), Detail: fmt.Sprintf("sum-product: no proper Gaussian message (precision %g): give it a prior or evidence", jo)}
+		return 0, &NaNError{Variable: st.varName(f.v[other]), Detail: fmt.Sprintf("sum-product: no proper Gaussian message (precision %g): give it a prior or evidence", jo)}
 	}
 	b := f.jxy
 	inv := 1 / jo
@@ -722,4 +738,20 @@ func (g *Graph) updateGaussJoint(v *Variable) error {
 		}
 	}
 	return v.setFromNatural()
+}
+
+// varName names tree variable x in errors.
+func (st *gState) varName(x int32) string {
+	if st.vars != nil {
+		return st.vars[x].describe()
+	}
+	return st.names(int(x))
+}
+
+// factorName names pairwise factor fi in errors.
+func (st *gState) factorName(fi int32) string {
+	if st.cold != nil {
+		return st.cold[fi].f.describe()
+	}
+	return fmt.Sprintf("#%d", fi)
 }

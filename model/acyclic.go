@@ -52,12 +52,26 @@ func checkAcyclic(m *Model) error {
 			fill[p]++
 		}
 	}
+	path, via, c, fi, found := directedCycle(nv, start, children, func(fi int32) int32 {
+		return index[m.Factors[fi].Variables()[0].ID()]
+	})
+	if found {
+		return m.cycleError(path, via, c, fi)
+	}
+	return nil
+}
+
+// directedCycle looks for a directed cycle among nv variables whose
+// factors as a parent are children[start[i]:start[i+1]], out(fi) the
+// variable factor fi makes. When it finds one, the search's path ends on
+// the variable from which factor fi makes c, a variable of the path, and
+// via[i] is the factor by which the search reached i.
+func directedCycle(nv int, start, children []int32, out func(fi int32) int32) (path, via []int32, c, fi int32, found bool) {
 	// Depth-first search, iterative: state 0 unvisited, 1 on the path, 2
-	// done. via[i] is the factor by which the search reached i.
+	// done.
 	state := make([]uint8, nv)
-	via := make([]int32, nv)
+	via = make([]int32, nv)
 	next := make([]int32, nv) // the next child of i to follow
-	var path []int32
 	for root := range nv {
 		if state[root] != 0 {
 			continue
@@ -71,19 +85,19 @@ func checkAcyclic(m *Model) error {
 				path = path[:len(path)-1]
 				continue
 			}
-			fi := children[next[i]]
+			fi = children[next[i]]
 			next[i]++
-			c := index[m.Factors[fi].Variables()[0].ID()]
+			c = out(fi)
 			switch state[c] {
 			case 1:
-				return m.cycleError(path, via, c, fi)
+				return path, via, c, fi, true
 			case 0:
 				state[c], via[c], next[c] = 1, fi, start[c]
 				path = append(path, c)
 			}
 		}
 	}
-	return nil
+	return nil, nil, 0, 0, false
 }
 
 // cycleError names the cycle that closes when factor fi makes variable c

@@ -36,6 +36,11 @@ type ref struct {
 	arr  *array
 	con  *constant
 	idx  []*program
+
+	// For a data set's Gaussian forest (forest.go), an element's stand-in
+	// variable and the flat index it stood for last.
+	standIn *ffg.Variable
+	k       int
 }
 
 // refRole is what a field takes.
@@ -82,6 +87,10 @@ type loopFactor struct {
 
 	normal normalCache     // the node of the last index (normal.go)
 	vars   []*ffg.Variable // buildFactor's buffer of the factor's variables
+
+	// emit, when set, takes each factor built in place of the graph
+	// (forest.go): its variables are then the refs' stand-ins.
+	emit func(f ffg.Factor, vars []*ffg.Variable) error
 }
 
 // normalCache returns the factor's cache of Normal nodes (nil without a
@@ -319,6 +328,10 @@ func (lf *loopFactor) variable(name string) (*ffg.Variable, error) {
 			k, err := lf.at(r)
 			if err != nil {
 				return nil, err
+			}
+			if r.standIn != nil {
+				r.k = k
+				return r.standIn, nil
 			}
 			return r.arr.vars[k], nil
 		case refConst:

@@ -64,6 +64,13 @@ type array struct {
 	dims    []int
 	strides []int
 	vars    []*ffg.Variable
+
+	// For a data set's Gaussian forest (forest.go), which holds no
+	// variables: the elements' family and shape, and the first one's
+	// position among the model's variables.
+	fam   expfam.Family
+	shape []int
+	first int
 }
 
 // loopLevel is one loop of a factor: its index and range, compiled (the

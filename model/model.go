@@ -699,6 +699,9 @@ func buildFactor(g *ffg.Graph, fs factorSpec, field string, sumProduct bool, env
 		}
 		f, vars = s, append(vars, prec)
 	}
+	if env != nil && env.emit != nil { // a data set's Gaussian forest (forest.go)
+		return nil, env.emit(f, vars)
+	}
 	fn, err := g.AddFactor(fs.Name, f, vars...)
 	if err != nil {
 		return nil, fail("", "%v", trimPrefix(err))

@@ -140,20 +140,23 @@ func inferData(m *model.Model, file string, asJSON bool, digits int, maxMin floa
 		if err := m.CheckData(where, d); err != nil {
 			return err
 		}
-		res, err := m.Infer(ctx, where, d)
+		// With --json, a long linear-Gaussian data set runs without a
+		// graph of its elements (model.Model.InferJSON): the same line.
+		var res *schedule.Result
+		if asJSON {
+			_, err = m.InferJSON(ctx, where, d, stdout)
+		} else {
+			res, err = m.Infer(ctx, where, d)
+		}
 		if err := ctx.Err(); err != nil {
 			return context.Cause(ctx)
 		}
 		if err != nil {
 			return err
 		}
-		if asJSON {
-			if err := m.WriteOutput(stdout, res); err != nil {
-				return err
-			}
-			continue
+		if !asJSON {
+			printResult(stdout, m, res, where, digits)
 		}
-		printResult(stdout, m, res, where, digits)
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {

@@ -1,0 +1,169 @@
+package model
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// forestFile is a linear-Gaussian model with everything the forest takes:
+// a scalar root with an affine child, an array chain with a constant's
+// precisions, an observed array (y) and an observed scalar (z) with a
+// factor between two observed values, and the file's own observations of
+// u, which the data sets below keep or replace.
+const forestFile = `{
+  "sizes": {"T": 4},
+  "data": {"P": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]},
+  "variables": [
+    {"name": "a", "family": "normal"},
+    {"name": "x", "family": "normal", "size": "T"},
+    {"name": "y", "family": "normal", "size": "T"},
+    {"name": "u", "family": "normal", "size": 2, "observed": [0.5, null]},
+    {"name": "z", "family": "normal", "observed": 1.5},
+    {"name": "w", "family": "normal"}
+  ],
+  "factors": [
+    {"node": "normal", "out": "a", "mean": 1, "precision": 0.5},
+    {"node": "normal", "out": "x[0]", "mean": {"of": "a", "scale": 0.5, "offset": -1}, "precision": 2},
+    {"node": "normal", "name": "step", "for": {"t": "1..T-1"}, "out": "x[t]", "mean": {"of": "x[t-1]", "scale": 0.9, "offset": 0.1}, "precision": "P[t]"},
+    {"node": "normal", "for": {"t": "0..T-1"}, "out": "y[t]", "mean": "x[t]", "precision": 1.5},
+    {"node": "normal", "for": {"k": "0..1"}, "out": "u[k]", "mean": "a", "precision": 3},
+    {"node": "normal", "out": "w", "mean": "z", "precision": 2},
+    {"node": "normal", "out": "z", "mean": 0, "precision": 1}
+  ],
+  "settings": {"method": "sum-product"}
+}`
+
+// TestInferJSONForestSameBytes: for data sets that set T (so that Infer
+// builds the model again), InferJSON runs them on a forest (checked) and
+// writes the bytes Infer and WriteOutput write, on the same Model and on
+// a fresh one; the lines mix set sizes, null elements, the file's own
+// sizes and a whole scalar given or hidden.
+func TestInferJSONForestSameBytes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	series := func(n int, holes bool) string {
+		var b strings.Builder
+		b.WriteByte('[')
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if holes && i%4 == 2 {
+				b.WriteString("null")
+				continue
+			}
+			fmt.Fprintf(&b, "%.6g", 10*rng.NormFloat64())
+		}
+		b.WriteByte(']')
+		return b.String()
+	}
+	lines := []struct {
+		line   string
+		forest bool
+	}{
+		{`{"y": ` + series(9, false) + `}`, true},
+		{`{"y": ` + series(12, true) + `, "u": [null, 0.25]}`, true},
+		{`{"y": ` + series(4, false) + `}`, false}, // the file's T: its build
+		{`{"y": ` + series(1, false) + `, "a": 2}`, true},
+		{`{"y": ` + series(7, true) + `, "z": null}`, true},
+		{`{"y": ` + series(10, false) + `, "y[3]": 1}`, false}, // an element named: refused by CheckData
+	}
+	m, err := Parse("forest.json", []byte(forestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for i, tc := range lines {
+		where := fmt.Sprintf("data.jsonl:%d", i+1)
+		d, err := m.ReadData(where, []byte(tc.line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m.forestRun(ctx, where, d) != nil; got != tc.forest {
+			t.Errorf("line %d: on a forest %v, want %v", i+1, got, tc.forest)
+		}
+		var got, want bytes.Buffer
+		_, gerr := m.InferJSON(ctx, where, d, &got)
+		fresh, err := Parse("forest.json", []byte(forestFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, werr := fresh.Infer(ctx, where, d)
+		if werr == nil {
+			werr = fresh.WriteOutput(&want, res)
+		}
+		if fmt.Sprint(gerr) != fmt.Sprint(werr) {
+			t.Fatalf("line %d: InferJSON's error %v, Infer's %v", i+1, gerr, werr)
+		}
+		if got.String() != want.String() {
+			t.Errorf("line %d: InferJSON wrote\n%s\nInfer and WriteOutput\n%s", i+1, got.String(), want.String())
+		}
+	}
+}
+
+// TestInferJSONFallsBack: what the forest does not take runs through
+// Infer, with Infer's result or error: a model with a gamma variable, a
+// loop of hidden variables (Infer's error names it), a hidden element
+// without a factor, a sum in a mean.
+func TestInferJSONFallsBack(t *testing.T) {
+	for _, tc := range []struct{ name, file, line string }{
+		{"gamma", `{"sizes": {"T": 2}, "variables": [{"name": "r", "family": "gamma"}, {"name": "x", "family": "normal", "size": "T"}],
+		  "factors": [{"node": "gamma", "out": "r", "shape": 2, "rate": 2}, {"node": "normal", "for": {"t": "0..T-1"}, "out": "x[t]", "mean": 0, "precision": "r"}],
+		  "settings": {"method": "sum-product"}}`, `{"x": [1, 2, 3]}`},
+		{"undirected loop", `{"sizes": {"T": 3}, "variables": [{"name": "x", "family": "normal", "size": "T"}, {"name": "s", "family": "normal"}, {"name": "y", "family": "normal", "size": "T"}],
+		  "factors": [{"node": "normal", "out": "s", "mean": 0, "precision": 1}, {"node": "normal", "for": {"t": "0..T-1"}, "out": "x[t]", "mean": "s", "precision": 1},
+		  {"node": "normal", "for": {"t": "1..T-1"}, "out": "x[t]", "mean": "x[t-1]", "precision": 1}, {"node": "normal", "for": {"t": "0..T-1"}, "out": "y[t]", "mean": "x[t]", "precision": 1}],
+		  "settings": {"method": "sum-product"}}`, `{"y": [1, 2, 3, 4]}`},
+		{"no factor", `{"sizes": {"T": 2}, "variables": [{"name": "x", "family": "normal", "size": "T"}, {"name": "y", "family": "normal", "size": "T"}],
+		  "factors": [{"node": "normal", "for": {"t": "0..T-2"}, "out": "y[t]", "mean": "x[t]", "precision": 1}, {"node": "normal", "for": {"t": "0..T-1"}, "out": "x[t]", "mean": 0, "precision": 1}],
+		  "settings": {"method": "sum-product"}}`, `{"y": [1, 2, null]}`},
+		{"sum", `{"sizes": {"N": 2}, "variables": [{"name": "w", "family": "normal"}, {"name": "y", "family": "normal", "size": "N"}],
+		  "factors": [{"node": "normal", "out": "w", "mean": 0, "precision": 1}, {"node": "normal", "for": {"n": "0..N-1"}, "out": "y[n]", "mean": {"sum": [{"of": "w", "scale": 2}], "offset": 1}, "precision": 1}],
+		  "settings": {"method": "sum-product"}}`, `{"y": [1, 2, 3]}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := Parse(tc.name, []byte(tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, err := m.ReadData("d:1", []byte(tc.line))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.forestRun(context.Background(), "d:1", d) != nil {
+				t.Error("ran on a forest")
+			}
+			var got, want bytes.Buffer
+			_, gerr := m.InferJSON(context.Background(), "d:1", d, &got)
+			fresh, _ := Parse(tc.name, []byte(tc.file))
+			res, werr := fresh.Infer(context.Background(), "d:1", d)
+			if werr == nil {
+				werr = fresh.WriteOutput(&want, res)
+			}
+			if fmt.Sprint(gerr) != fmt.Sprint(werr) || got.String() != want.String() {
+				t.Errorf("InferJSON: %v\n%s\nInfer: %v\n%s", gerr, got.String(), werr, want.String())
+			}
+		})
+	}
+}
+
+// TestForestCycle: the check of directed cycles over elements: 0 ← 1 ← 2
+// ← 0 closes one; without its last arrow, or with an undirected loop
+// only (0 ← 1, 0 ← 2, 1 ← 2), there is none.
+func TestForestCycle(t *testing.T) {
+	for _, tc := range []struct {
+		outs, parents, start []int32
+		want                 bool
+	}{
+		{[]int32{0, 1, 2}, []int32{1, 2, 0}, []int32{0, 1, 2, 3}, true},
+		{[]int32{0, 1}, []int32{1, 2}, []int32{0, 1, 2}, false},
+		{[]int32{0, 0, 1}, []int32{1, 2, 2}, []int32{0, 1, 2, 3}, false},
+	} {
+		if got := forestCycle(3, tc.outs, tc.parents, tc.start); got != tc.want {
+			t.Errorf("outs %v parents %v: %v, want %v", tc.outs, tc.parents, got, tc.want)
+		}
+	}
+}
