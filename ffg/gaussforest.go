@@ -133,7 +133,9 @@ func (gf *GaussForest) Run() (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return gf.free(lnZ), nil
+	// Graph.SumProduct adds ln Z of the multivariate and the discrete
+	// trees (0 here) to it, which turns a -0 into 0.
+	return gf.free(lnZ + 0 + 0), nil
 }
 
 // free returns -lnZ plus the energies, in the order of

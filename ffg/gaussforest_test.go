@@ -161,3 +161,126 @@ func TestGaussForestErrors(t *testing.T) {
 		t.Error("AddFactor after Run: no error")
 	}
 }
+
+// TestMvGaussForestEqualsGraph: the position-velocity model of
+// gaussmv_test.go (a chain of 4-D states observed in 2-D), with a second
+// chain hanging from its third state (a tree) and a factor between two
+// observed vectors, built as a Graph and as an MvGaussForest in the same
+// order: the posteriors and F agree bit for bit.
+func TestMvGaussForestEqualsGraph(t *testing.T) {
+	ys := simulatePV(40, 9)
+	g, xs := buildPV(t, ys)
+	prior, _ := nodes.NewMvNormal(4, nodes.LiteralMvMean(pvM0), nodes.LiteralMvPrecision(inverse(pvP0, 4)))
+	trans, _ := nodes.NewMvNormal(4, nodes.AffineMvMean(pvA, 4, nil), nodes.LiteralMvPrecision(inverse(pvQ, 4)))
+	obs, _ := nodes.NewMvNormal(2, nodes.AffineMvMean(pvH, 4, nil), nodes.LiteralMvPrecision(inverse(pvR, 2)))
+	pair, _ := nodes.NewMvNormal(2, nodes.VariableMvMean(), nodes.LiteralMvPrecision([]float64{2, 0.5, 0.5, 1}))
+	stats := func(y []float64) []float64 {
+		s := make([]float64, 6)
+		if err := expfam.MvNormalFamily.Declaration().(expfam.VectorObserver).ObservedVectorStats(s, y); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	dims := make([]int, 0, 50)
+	for range xs {
+		dims = append(dims, 4)
+	}
+	// The branch: 6 states from xs[2], each observed.
+	branch := make([]*ffg.Variable, 6)
+	for i := range branch {
+		dims = append(dims, 4)
+		branch[i], _ = g.AddVariable("", expfam.MvNormalFamily, 4)
+		parent := xs[2]
+		if i > 0 {
+			parent = branch[i-1]
+		}
+		if _, err := g.AddFactor("", trans, branch[i], parent); err != nil {
+			t.Fatal(err)
+		}
+		y, _ := g.AddVariable("", expfam.MvNormalFamily, 2)
+		_ = y.ObserveVector(ys[i])
+		if _, err := g.AddFactor("", obs, y, branch[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	u, _ := g.AddVariable("", expfam.MvNormalFamily, 2)
+	w, _ := g.AddVariable("", expfam.MvNormalFamily, 2)
+	_ = u.ObserveVector([]float64{0.5, -1})
+	_ = w.ObserveVector([]float64{1.5, 2})
+	if _, err := g.AddFactor("", pair, u, w); err != nil {
+		t.Fatal(err)
+	}
+	lnZ, err := g.SumProduct()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := g.StructuredFreeEnergy(lnZ)
+
+	gf, err := ffg.NewMvGaussForest(dims, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	add := func(f ffg.Factor, vars []int, st [][]float64) {
+		t.Helper()
+		if err := gf.AddFactor(f, vars, st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range xs {
+		if i == 0 {
+			add(prior, []int{0}, [][]float64{nil})
+		} else {
+			add(trans, []int{i, i - 1}, [][]float64{nil, nil})
+		}
+		add(obs, []int{-1, i}, [][]float64{stats(ys[i]), nil})
+	}
+	for i := range branch {
+		parent := 2
+		if i > 0 {
+			parent = len(xs) + i - 1
+		}
+		add(trans, []int{len(xs) + i, parent}, [][]float64{nil, nil})
+		add(obs, []int{-1, len(xs) + i}, [][]float64{stats(ys[i]), nil})
+	}
+	add(pair, []int{-1, -1}, [][]float64{stats([]float64{0.5, -1}), stats([]float64{1.5, 2})})
+	got, err := gf.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != want {
+		t.Errorf("F = %.17g, the graph's %.17g", got, want)
+	}
+	for i, x := range append(xs, branch...) {
+		p, q := gf.Posterior(i), x.MvNormal()
+		for k := range p.Mean {
+			if p.Mean[k] != q.Mean[k] {
+				t.Fatalf("x%d: mean %v, the graph's %v", i, p.Mean, q.Mean)
+			}
+		}
+		for k := range p.Cov {
+			if p.Cov[k] != q.Cov[k] {
+				t.Fatalf("x%d: covariance %v, the graph's %v", i, p.Cov, q.Cov)
+			}
+		}
+	}
+	if again, err := gf.Run(); err != nil || again != got {
+		t.Errorf("a second Run gives %v, %v; want %v", again, err, got)
+	}
+	// Misuse: errors, no panic.
+	bad, _ := ffg.NewMvGaussForest([]int{4, 4}, 0, nil)
+	for _, c := range []struct {
+		vars  []int
+		stats [][]float64
+	}{{[]int{0, 7}, [][]float64{nil, nil}}, {[]int{0}, [][]float64{nil, nil}}} {
+		if err := bad.AddFactor(trans, c.vars, c.stats); err == nil {
+			t.Errorf("AddFactor(%v): no error", c.vars)
+		}
+	}
+	bad.AddFactor(prior, []int{0}, [][]float64{nil})
+	if _, err := bad.Run(); err == nil {
+		t.Error("a variable without a factor: no error")
+	}
+	if _, err := ffg.NewMvGaussForest([]int{0}, 0, nil); err == nil {
+		t.Error("dimension 0: no error")
+	}
+}

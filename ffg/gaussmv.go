@@ -30,7 +30,9 @@ import (
 
 // mvFactor is a factor of the multivariate tree.
 type mvFactor struct {
-	f      *FactorNode
+	fn     *FactorNode // nil in an MvGaussForest
+	node   Factor
+	stats  [][]float64 // the neighbours' statistics (fn's, or the forest's)
 	form   *messages.Polynomial
 	pot    *mvPot   // its potential: shared by the pairs of one form, scratch for a unary factor
 	joint  *mvJoint // for a dynamic pair: what its joint belief needs
@@ -63,19 +65,23 @@ type mvJoint struct {
 // factors, disjoint from these: a factor with a hidden normal neighbour
 // keeps its mvnormal ones out of this tree).
 type mvState struct {
-	version  uint64
-	stamp    uint64
-	vars     []*Variable
-	dim      []int
-	factors  []mvFactor // pairwise first (npair), then unary
-	npair    int
-	adjF     []int32
-	adjS     []int8
-	adjStart []int32
-	order    []int32
-	comp     []int32
-	par      []int32
-	parSlot  []int8
+	version uint64
+	stamp   uint64
+	vars    []*Variable      // nil in an MvGaussForest
+	names   func(int) string // names a variable in errors when vars is nil
+	dim     []int
+	// Each variable's parameters (mean, then covariance) and expected
+	// statistics, which setBelief writes (stats nil: not kept).
+	param, vstats [][]float64
+	factors       []mvFactor // pairwise first (npair), then unary
+	npair         int
+	adjF          []int32
+	adjS          []int8
+	adjStart      []int32
+	order         []int32
+	comp          []int32
+	par           []int32
+	parSlot       []int8
 	// Unary terms of each variable, J (d×d) then h (d) from uOff[i] in
 	// the static ones and in this pass's (the same array when no unary
 	// factor is dynamic).
@@ -160,21 +166,15 @@ func (g *Graph) buildMv() (*mvState, error) {
 			v.gstamp, v.gidx = st.stamp, int32(len(st.vars))
 			st.vars = append(st.vars, v)
 			st.dim = append(st.dim, v.shape[0])
+			st.param, st.vstats = append(st.param, v.param), append(st.vstats, v.stats)
 		}
 	}
 	// The factors with a tree variable: counted first, so that the
 	// factors and one buffer for every potential and message are
 	// allocated once (a chain of 10^4 steps has 2·10^4 of them).
-	type slot struct {
-		fn     *FactorNode
-		v, k   [2]int32
-		n      int
-		static bool
-	}
-	found := make([]slot, 0, len(g.factors))
-	npair, size := 0, 0
+	found := make([]mvSlot, 0, len(g.factors))
 	for _, fn := range g.factors {
-		sl := slot{fn: fn, v: [2]int32{-1, -1}, static: true}
+		sl := mvSlot{fn: fn, node: fn.factor, stats: fn.stats, v: [2]int32{-1, -1}, static: true}
 		for k, w := range fn.vars {
 			if w.gstamp == st.stamp && sl.n < 2 {
 				sl.v[sl.n], sl.k[sl.n] = w.gidx, int32(k)
@@ -186,6 +186,23 @@ func (g *Graph) buildMv() (*mvState, error) {
 		if sl.n == 0 {
 			continue
 		}
+		found = append(found, sl)
+	}
+	if err := st.assemble(found); err != nil {
+		return nil, err
+	}
+	for fi := range st.factors {
+		st.factors[fi].fn.gstamp, st.factors[fi].fn.gidx = st.stamp, int32(fi)
+	}
+	return st, nil
+}
+
+// assemble makes the tree of the factors found (in the graph's order):
+// the factors, pairs first, with one buffer for every potential and
+// message, the adjacency, the traversal and the static potentials.
+func (st *mvState) assemble(found []mvSlot) error {
+	npair, size := 0, 0
+	for _, sl := range found {
 		p, q := st.dim[sl.v[0]], 0
 		if sl.n == 2 {
 			q = st.dim[sl.v[1]]
@@ -193,14 +210,13 @@ func (g *Graph) buildMv() (*mvState, error) {
 		}
 		if sl.n == 2 { // the messages (unary factors have none, and a scratch potential)
 			size += p*p + p + q*q + q
-			if len(fn.vars) > 2 {
+			if len(sl.stats) > 2 {
 				size += p*p + p + p*q + q*q + q // a potential of its own
 				if !sl.static {
 					size += p*p + p + q*q + q // its messages in (exy)
 				}
 			}
 		}
-		found = append(found, sl)
 	}
 	st.npair = npair
 	st.factors = make([]mvFactor, len(found))
@@ -231,11 +247,11 @@ func (g *Graph) buildMv() (*mvState, error) {
 			f, iu = &st.factors[iu], iu+1
 		}
 		// Fresh (zero) memory: the fields set one by one (see AddVariable).
-		f.f, f.v, f.k, f.static = sl.fn, sl.v, [2]int{int(sl.k[0]), int(sl.k[1])}, sl.static
-		f.form = sl.fn.factor.(Polynomialer).Polynomial()
+		f.fn, f.node, f.stats, f.v, f.k, f.static = sl.fn, sl.node, sl.stats, sl.v, [2]int{int(sl.k[0]), int(sl.k[1])}, sl.static
+		f.form = sl.node.(Polynomialer).Polynomial()
 		if ck := (formKey{f.form, sl.k}); !checked[ck] {
-			if err := f.checkForm(sl.n); err != nil {
-				return nil, err
+			if err := f.checkForm(st, sl.n); err != nil {
+				return err
 			}
 			checked[ck] = true // the factors of a loop share their form
 		}
@@ -251,11 +267,11 @@ func (g *Graph) buildMv() (*mvState, error) {
 		f.outJ[0], f.outH[0] = take(p*p), take(p)
 		f.outJ[1], f.outH[1] = take(q*q), take(q)
 		key := formKey{f.form, sl.k}
-		if o, ok := shared[key]; ok && len(sl.fn.vars) == 2 {
+		if o, ok := shared[key]; ok && len(sl.stats) == 2 {
 			f.pot, f.shared = o.pot, true
 			continue
 		}
-		if len(sl.fn.vars) == 2 {
+		if len(sl.stats) == 2 {
 			shared[key] = f
 			f.pot = &mvPot{jxx: make([]float64, p*p), hx: make([]float64, p), jxy: make([]float64, p*q), jyy: make([]float64, q*q), hy: make([]float64, q)}
 			continue
@@ -267,10 +283,7 @@ func (g *Graph) buildMv() (*mvState, error) {
 			f.joint.inJ[1], f.joint.inH[1] = take(q*q), take(q)
 		}
 	}
-	for fi := range st.factors {
-		st.factors[fi].f.gstamp, st.factors[fi].f.gidx = st.stamp, int32(fi)
-	}
-	nv := len(st.vars)
+	nv := len(st.dim)
 	st.adjStart = make([]int32, nv+1)
 	for fi := range st.npair {
 		for _, vi := range st.factors[fi].v {
@@ -290,7 +303,7 @@ func (g *Graph) buildMv() (*mvState, error) {
 		}
 	}
 	if err := st.traverse(); err != nil {
-		return nil, err
+		return err
 	}
 	st.tj, st.th, st.l = make([]float64, dmax*dmax), make([]float64, dmax), make([]float64, dmax*dmax)
 	st.fj, st.fh = make([]float64, dmax*dmax), make([]float64, dmax)
@@ -301,7 +314,7 @@ func (g *Graph) buildMv() (*mvState, error) {
 	}
 	nif := 0
 	for fi := range st.factors {
-		nif = max(nif, len(st.factors[fi].f.vars))
+		nif = max(nif, len(st.factors[fi].stats))
 	}
 	st.points = make([][]float64, nif)
 	st.g, st.w, st.v = make([]float64, dmax*dmax), make([]float64, dmax), make([]float64, dmax*dmax)
@@ -330,7 +343,7 @@ func (g *Graph) buildMv() (*mvState, error) {
 	if len(st.dynamic) > 0 {
 		st.unary = make([]float64, len(st.static))
 	}
-	return st, nil
+	return nil
 }
 
 // terms returns the J and h of variable x in b (mvState.static or unary).
@@ -346,12 +359,12 @@ func addTo(dst, x []float64) {
 }
 
 // checkForm refuses a term of degree above 2 in the tree variables.
-func (f *mvFactor) checkForm(n int) error {
+func (f *mvFactor) checkForm(st *mvState, n int) error {
 	for t := range f.form.NumTerms() {
 		deg := 0
 		for s := range n {
 			if _, j := f.form.At(t, f.k[s]); j >= 0 {
-				if j < f.f.vars[f.k[s]].shape[0] {
+				if j < st.dim[f.v[s]] {
 					deg++
 				} else {
 					deg += 2
@@ -359,7 +372,7 @@ func (f *mvFactor) checkForm(n int) error {
 			}
 		}
 		if deg > 2 {
-			return fmt.Errorf("ffg: sum-product: factor %s is not Gaussian in its mvnormal neighbours (a term of degree %d)", f.f.describe(), deg)
+			return fmt.Errorf("ffg: sum-product: factor %s is not Gaussian in its mvnormal neighbours (a term of degree %d)", f.describe(), deg)
 		}
 	}
 	return nil
@@ -367,7 +380,7 @@ func (f *mvFactor) checkForm(n int) error {
 
 // traverse fixes the BFS order of every tree and finds loops.
 func (st *mvState) traverse() error {
-	nv := len(st.vars)
+	nv := len(st.dim)
 	st.par, st.parSlot = make([]int32, nv), make([]int8, nv)
 	seenV, seenF := make([]bool, nv), make([]bool, st.npair)
 	for root := range nv {
@@ -386,7 +399,7 @@ func (st *mvState) traverse() error {
 				}
 				other := st.factors[fi].v[1-st.adjS[a]]
 				if seenF[fi] || seenV[other] {
-					return &LoopError{Loop: []string{st.vars[x].describe(), "factor " + st.factors[fi].f.describe(), st.vars[other].describe(), "..."}}
+					return &LoopError{Loop: []string{st.varName(x), "factor " + st.factors[fi].describe(), st.varName(other), "..."}}
 				}
 				seenF[fi], seenV[other] = true, true
 				st.par[other], st.parSlot[other] = fi, 1-st.adjS[a]
@@ -411,7 +424,7 @@ func (f *mvFactor) potential(st *mvState) {
 	clear(f.pot.hx)
 	clear(f.pot.hy)
 	f.pot.c = f.form.Const
-	stats := f.f.stats
+	stats := f.stats
 	p, q := len(f.pot.hx), len(f.pot.hy)
 	k0, k1 := f.k[0], -1
 	if f.v[1] >= 0 {
@@ -478,6 +491,12 @@ func (g *Graph) mvPass() (float64, error) {
 	if len(st.vars) == 0 {
 		return 0, nil
 	}
+	return st.pass()
+}
+
+// pass refreshes the dynamic potentials, runs the collect and distribute
+// passes on every tree, writes the beliefs and returns ln Z.
+func (st *mvState) pass() (float64, error) {
 	if len(st.dynamic) > 0 {
 		copy(st.unary, st.static)
 	}
@@ -551,17 +570,17 @@ func (st *mvState) logZ() (float64, error) {
 	}
 	for fi := range st.factors {
 		f := &st.factors[fi]
-		pts := st.points[:len(f.f.vars)]
+		pts := st.points[:len(f.stats)]
 		clear(pts)
 		for s, vi := range f.v {
 			if vi >= 0 {
-				pts[f.k[s]] = st.vars[vi].param[:st.dim[vi]]
+				pts[f.k[s]] = st.param[vi][:st.dim[vi]]
 			}
 		}
-		if pe, ok := f.f.factor.(PointEvaluator); ok {
-			z.add(pe.LogDensityAt(pts, f.f.stats))
+		if pe, ok := f.node.(PointEvaluator); ok {
+			z.add(pe.LogDensityAt(pts, f.stats))
 		} else {
-			z.add(pointPolynomial(f.form, pts, f.f.stats))
+			z.add(pointPolynomial(f.form, pts, f.stats))
 		}
 		switch {
 		case fi >= st.npair:
@@ -628,11 +647,11 @@ func (st *mvState) pairLogDet(f *mvFactor) (float64, error) {
 		}
 	}
 	if !expfam.Cholesky(l, j, n) {
-		return 0, &NaNError{Variable: st.vars[f.v[0]].describe(), Detail: "sum-product: a pairwise belief's precision matrix is not positive definite"}
+		return 0, &NaNError{Variable: st.varName(f.v[0]), Detail: "sum-product: a pairwise belief's precision matrix is not positive definite"}
 	}
 	if f.joint != nil {
 		// E[x yᵀ] = Cov(x, y) + E x E yᵀ: the columns p.. of J⁻¹, rows ..p.
-		mx, my := st.vars[f.v[0]].param[:p], st.vars[f.v[1]].param[:q]
+		mx, my := st.param[f.v[0]][:p], st.param[f.v[1]][:q]
 		col := st.pj[:n] // j is no longer needed
 		for b := range q {
 			clear(col)
@@ -755,7 +774,7 @@ func (st *mvState) factorToVar(f *mvFactor, target int, inJ, inH []float64, keep
 	}
 	l := st.l[:do*do]
 	if !expfam.Cholesky(l, j, do) {
-		return &NaNError{Variable: st.vars[f.v[other]].describe(), Detail: "sum-product: no proper Gaussian message (the precision matrix is not positive definite): give it a prior or evidence"}
+		return &NaNError{Variable: st.varName(f.v[other]), Detail: "sum-product: no proper Gaussian message (the precision matrix is not positive definite): give it a prior or evidence"}
 	}
 	if keepDet {
 		f.ldo = triLogDet(l, do)
@@ -800,12 +819,11 @@ func (st *mvState) factorToVar(f *mvFactor, target int, inJ, inH []float64, keep
 func (st *mvState) setBelief(x int32, j, h []float64) error {
 	d := len(h)
 	l := st.l[:d*d]
-	v := st.vars[x]
 	if !expfam.Cholesky(l, j, d) {
-		return &NaNError{Variable: v.describe(), Detail: "sum-product: no proper Gaussian posterior (the precision matrix is not positive definite): give it a prior or evidence"}
+		return &NaNError{Variable: st.varName(x), Detail: "sum-product: no proper Gaussian posterior (the precision matrix is not positive definite): give it a prior or evidence"}
 	}
 	st.ldet[x] = triLogDet(l, d)
-	mean, cov := v.param[:d], v.param[d:]
+	mean, cov := st.param[x][:d], st.param[x][d:]
 	// cov = L⁻ᵀ L⁻¹ from M = L⁻¹ (lower triangular), symmetric as built.
 	m := st.v[:d*d]
 	triInverse(m, l, d)
@@ -825,10 +843,12 @@ func (st *mvState) setBelief(x int32, j, h []float64) error {
 			s += cov[r*d+c] * h[c]
 		}
 		if !(math.Abs(s) <= expfam.MaxNormalMagnitude) {
-			return &NaNError{Variable: v.describe(), Detail: fmt.Sprintf("Gaussian belief propagation gives mean[%d] = %g", r, s)}
+			return &NaNError{Variable: st.varName(x), Detail: fmt.Sprintf("Gaussian belief propagation gives mean[%d] = %g", r, s)}
 		}
 		mean[r] = s
 	}
-	expfam.MvNormal{Mean: mean, Cov: cov}.ExpectedStats(v.stats)
+	if st.vstats[x] != nil {
+		expfam.MvNormal{Mean: mean, Cov: cov}.ExpectedStats(st.vstats[x])
+	}
 	return nil
 }

@@ -30,10 +30,17 @@ import (
 // errNotForest says that a data set does not run on a forest.
 var errNotForest = errors.New("model: not a Gaussian forest")
 
+// gaussForest is what a forest of either family does.
+type gaussForest interface {
+	AddFactor(f ffg.Factor, vars []int, stats [][]float64) error
+	Run() (float64, error)
+}
+
 // forestRun is one data set's run on a Gaussian forest.
 type forestRun struct {
 	res    *schedule.Result
-	forest *ffg.GaussForest
+	fam    expfam.Family // normal (forest a *ffg.GaussForest) or mvnormal (*ffg.MvGaussForest)
+	forest gaussForest
 	hidden []int32     // per element of the model, in the order of its variables: its forest variable, -1 when observed
 	outs   []forestOut // the file's variables
 }
@@ -47,143 +54,203 @@ type forestOut struct {
 	count int
 }
 
-// forestModel reports whether a data set with sizes may run on a forest:
-// the file's variables, factors and settings (the data set's keys are
-// checked by buildForest).
-func forestModel(spec *modelJSON, s *schedule.Settings) bool {
+// forestModel returns the family of a model that a data set with sizes
+// may run on a forest of, and whether there is one: every variable of the
+// file normal and every factor a normal node, or every variable mvnormal
+// and every factor an mvnormal node; its means and precisions are checked
+// as the factors are built (a sum or a dot product is Infer's), and the
+// settings are sum-product's on a tree.
+func forestModel(spec *modelJSON, s *schedule.Settings) (expfam.Family, bool) {
 	if s.Method != schedule.MethodSumProduct || s.Loopy || s.Order != nil || s.Iterations < 0 ||
-		!(s.Tolerance >= 0) || !(s.ParamTolerance >= 0) {
-		return false
+		!(s.Tolerance >= 0) || !(s.ParamTolerance >= 0) || len(spec.variables) == 0 {
+		return 0, false
+	}
+	family := spec.variables[0].Family
+	fam, err := expfam.ParseFamily(family)
+	if err != nil || (fam != expfam.NormalFamily && fam != expfam.MvNormalFamily) {
+		return 0, false
 	}
 	for _, vs := range spec.variables {
-		if vs.Family != "normal" {
-			return false
+		if vs.Family != family {
+			return 0, false
 		}
 	}
 	names := map[string]bool{}
 	for _, fs := range spec.factors {
-		if fs.Node != "normal" || fs.Mean.isLinear() || fs.Mean.dot != nil || fs.Mean.matrix.set {
-			return false
+		if fs.Node != family || fs.Mean.isLinear() || fs.Mean.dot != nil {
+			return 0, false
 		}
 		if fs.Name != "" {
 			if names[fs.Name] {
-				return false
+				return 0, false
 			}
 			names[fs.Name] = true
 		}
 	}
-	return true
+	return fam, true
 }
 
-// buildForest builds and runs the model of spec at sizes on a forest with
-// the evidence of d (the file's observed values, those d gives over them).
-// Any fault is an error, for which the caller runs Infer instead.
-func buildForest(name string, spec *modelJSON, sizes *sizeSet, s *schedule.Settings, d Data) (*forestRun, error) {
+// forestValues holds the observed values of a forest's elements and
+// computes their statistics as ffg.Variable.ObserveValue and
+// ObserveVector do.
+type forestValues struct {
+	fam    expfam.Family
+	values []float64
+	at     []int32 // per element: its value's offset in values, -1 when hidden
+	stats  []float64
+}
+
+// observe appends an element: hidden when x is nil, else observed at x
+// (one number for a normal, d for an mvnormal of dimension d), refused
+// where ObserveValue or ObserveVector would refuse it.
+func (fv *forestValues) observe(x []float64, d int) error {
+	if x == nil {
+		fv.at = append(fv.at, -1)
+		return nil
+	}
+	if len(x) != d {
+		return errNotForest
+	}
+	fv.at = append(fv.at, int32(len(fv.values)))
+	fv.values = append(fv.values, x...)
+	_, err := fv.statsOf(len(fv.at)-1, d, 0)
+	return err
+}
+
+// statsOf writes the statistics of element e (dimension d) into the
+// scratch at slot j and returns them.
+func (fv *forestValues) statsOf(e, d, j int) ([]float64, error) {
+	n := 2
+	if fv.fam == expfam.MvNormalFamily {
+		n = d + d*d
+	}
+	if len(fv.stats) < (j+1)*n {
+		fv.stats = append(fv.stats, make([]float64, (j+1)*n-len(fv.stats))...)
+	}
+	buf := fv.stats[j*n : (j+1)*n : (j+1)*n]
+	x := fv.values[fv.at[e] : int(fv.at[e])+d]
+	if fv.fam == expfam.MvNormalFamily {
+		return buf, fv.fam.Declaration().(expfam.VectorObserver).ObservedVectorStats(buf, x)
+	}
+	return buf, fv.fam.Declaration().(expfam.ValueObserver).ObservedStats(buf, x[0])
+}
+
+// evidenceValue returns the value an Evidence gives a variable of family
+// fam (nil: hidden), or errNotForest where Infer would read it otherwise.
+func evidenceValue(ev *Evidence, fam expfam.Family) ([]float64, error) {
+	switch {
+	case ev == nil || ev.Index < 0 && ev.Value == nil && ev.Probs == nil && ev.Elements == nil:
+		return nil, nil
+	case ev.Elements != nil:
+		return nil, errNotForest
+	case fam == expfam.NormalFamily && ev.Value != nil:
+		return []float64{*ev.Value}, nil
+	case fam == expfam.MvNormalFamily && ev.Probs != nil:
+		return ev.Probs, nil
+	}
+	return nil, errNotForest
+}
+
+// buildForest builds and runs the model of spec at sizes on a forest of
+// family fam with the evidence of d (the file's observed values, those d
+// gives over them). Any fault is an error, for which the caller runs
+// Infer instead.
+func buildForest(name string, spec *modelJSON, sizes *sizeSet, fam expfam.Family, d Data) (*forestRun, error) {
 	sc, err := newScope(name, spec, sizes)
 	if err != nil || sc == nil {
 		return nil, errNotForest
 	}
 	sg := ffg.New() // the scalar variables and the refs' stand-ins
 	scalars := map[*ffg.Variable]int{}
-	fr := &forestRun{hidden: make([]int32, 0, sc.nVars)}
-	var value []float64 // per element: its observed value
-	observer := expfam.NormalFamily.Declaration().(expfam.ValueObserver)
-	var st [2]float64
-	nHidden := int32(0)
-	add := func(x float64, observed bool) error {
-		if !observed {
-			fr.hidden = append(fr.hidden, nHidden)
-			value = append(value, 0)
-			nHidden++
-			return nil
-		}
-		if err := observer.ObservedStats(st[:], x); err != nil {
-			return err
-		}
-		fr.hidden = append(fr.hidden, -1)
-		value = append(value, x)
-		return nil
-	}
+	fr := &forestRun{fam: fam}
+	fv := &forestValues{fam: fam, at: make([]int32, 0, sc.nVars)}
+	var dims []int // per element: its dimension
+	total := 0
 	for i, vs := range spec.variables {
-		if _, given := d[vs.Name]; given && d[vs.Name].Elements == nil && d[vs.Name].Probs == nil && d[vs.Name].Value == nil && sc.dims[i] != nil {
-			return nil, errNotForest // null for a whole array: Infer's rules
+		if err := mvVariable(&vs, fam, "variables"); err != nil {
+			return nil, err
 		}
-		first := len(fr.hidden)
+		dim := 1
+		if fam == expfam.MvNormalFamily {
+			dim = vs.Shape[0]
+		}
+		first := len(fv.at)
+		count := 1
+		for _, n := range sc.dims[i] {
+			count *= n
+		}
+		if total += count * dim; total > MaxElements {
+			return nil, errNotForest
+		}
+		for range count {
+			dims = append(dims, dim)
+		}
+		ev, given := d[vs.Name]
 		if sc.dims[i] == nil {
-			v, err := sg.AddVariable(vs.Name, expfam.NormalFamily)
+			v, err := sg.AddVariable(vs.Name, fam, vs.Shape...)
 			if err != nil {
 				return nil, err
 			}
 			scalars[v] = first
-			ev, given := d[vs.Name]
+			var x []float64
 			switch {
 			case given:
-				if ev.Index >= 0 && ev.Value == nil || ev.Probs != nil || ev.Elements != nil {
-					return nil, errNotForest
-				}
-				x := 0.0
-				if ev.Value != nil {
-					x = *ev.Value
-				}
-				err = add(x, ev.Value != nil)
+				x, err = evidenceValue(&ev, fam)
 			case vs.Observed != nil:
-				vals, shape, terr := tensorNumbers(vs.Observed, "observed")
-				if terr != nil || len(shape) != 0 {
-					return nil, errNotForest
+				var shape []int
+				x, shape, err = tensorNumbers(vs.Observed, "observed")
+				if err == nil && (fam == expfam.NormalFamily) != (len(shape) == 0) {
+					err = errNotForest
 				}
-				err = add(vals[0], true)
-			default:
-				err = add(0, false)
 			}
 			if err != nil {
+				return nil, err
+			}
+			if err := fv.observe(x, dim); err != nil {
 				return nil, err
 			}
 			fr.outs = append(fr.outs, forestOut{name: vs.Name, first: first, count: 1})
 			continue
 		}
-		dims := sc.dims[i]
-		count := 1
-		for _, n := range dims {
-			count *= n
-		}
-		if len(fr.hidden)+count > MaxElements {
-			return nil, errNotForest
-		}
-		sc.arrays[vs.Name] = &array{name: vs.Name, dims: dims, strides: strides(dims), fam: expfam.NormalFamily, first: first}
-		fr.outs = append(fr.outs, forestOut{name: vs.Name, dims: dims, first: first, count: count})
+		sc.arrays[vs.Name] = &array{name: vs.Name, dims: sc.dims[i], strides: strides(sc.dims[i]), fam: fam, shape: vs.Shape, first: first}
+		fr.outs = append(fr.outs, forestOut{name: vs.Name, dims: sc.dims[i], first: first, count: count})
 		oa := vs.ObservedArr
 		if sizes != nil && sizes.skip[vs.Name] {
 			oa = nil
 		}
-		ev, given := d[vs.Name]
-		if given && ev.Elements == nil && ev.Probs == nil {
-			given = false
+		switch {
+		case given && ev.Elements == nil && ev.Probs == nil:
+			return nil, errNotForest // null for a whole array: Infer's rules
+		case given && ev.Elements == nil && (fam != expfam.NormalFamily || len(ev.Probs) != count):
+			return nil, errNotForest
+		case given && ev.Elements != nil && len(ev.Elements.Elements) != count:
+			return nil, errNotForest
 		}
+		var one [1]float64
 		for k := range count {
-			var x float64
-			observed := false
+			var x []float64
 			switch {
 			case given && ev.Elements != nil:
-				if len(ev.Elements.Elements) != count {
-					return nil, errNotForest
-				}
-				if e := ev.Elements.Elements[k]; e != nil {
-					if e.Value == nil || e.Probs != nil {
-						return nil, errNotForest
-					}
-					x, observed = *e.Value, true
-				}
+				x, err = evidenceValue(ev.Elements.Elements[k], fam)
 			case given:
-				if len(ev.Probs) != count {
-					return nil, errNotForest
+				one[0] = ev.Probs[k]
+				x = one[:]
+			case oa == nil || oa.kind[k] == obsNone:
+			case oa.kind[k] == obsNumber && fam == expfam.NormalFamily:
+				one[0] = oa.num[k]
+				x = one[:]
+			case oa.kind[k] == obsVector && fam == expfam.MvNormalFamily:
+				var shape []int
+				if x, shape, err = tensorNumbers(oa.vec[k], "observed"); err == nil && len(shape) != 1 {
+					err = errNotForest
 				}
-				x, observed = ev.Probs[k], true
-			case oa != nil && oa.kind[k] == obsNumber:
-				x, observed = oa.num[k], true
-			case oa != nil && oa.kind[k] != obsNone:
-				return nil, errNotForest
+			default:
+				err = errNotForest
 			}
-			if err := add(x, observed); err != nil {
+			if err != nil {
+				return nil, err
+			}
+			if err := fv.observe(x, dim); err != nil {
 				return nil, err
 			}
 		}
@@ -199,14 +266,26 @@ func buildForest(name string, spec *modelJSON, sizes *sizeSet, s *schedule.Setti
 			return nil, errNotForest
 		}
 	}
-	fr.forest = ffg.NewGaussForest(int(nHidden), sc.nFactors, nil)
+	fr.hidden = make([]int32, len(fv.at))
+	var hiddenDims []int
+	for e, at := range fv.at {
+		fr.hidden[e] = -1
+		if at < 0 {
+			fr.hidden[e] = int32(len(hiddenDims))
+			hiddenDims = append(hiddenDims, dims[e])
+		}
+	}
+	if fam == expfam.NormalFamily {
+		fr.forest = ffg.NewGaussForest(len(hiddenDims), sc.nFactors, nil)
+	} else if fr.forest, err = ffg.NewMvGaussForest(hiddenDims, sc.nFactors, nil); err != nil {
+		return nil, err
+	}
 	// The factors, in the graph's order; each one's output and parents
 	// (elements) for the check of directed cycles.
 	var outs, parents []int32
 	parStart := make([]int32, 1, sc.nFactors+1)
 	fvars := make([]int, 0, 4)
 	fstats := make([][]float64, 0, 4)
-	statBuf := make([]float64, 8)
 	for i, fs := range spec.factors {
 		field := fmt.Sprintf("factors[%d]", i)
 		nodeField, err := checkFactor(fs, field)
@@ -219,16 +298,13 @@ func buildForest(name string, spec *modelJSON, sizes *sizeSet, s *schedule.Setti
 		}
 		for _, r := range lf.refs {
 			if r.kind == refElem {
-				if r.standIn, err = sg.AddVariable("", r.arr.fam); err != nil {
+				if r.standIn, err = sg.AddVariable("", r.arr.fam, r.arr.shape...); err != nil {
 					return nil, err
 				}
 			}
 		}
 		lf.emit = func(f ffg.Factor, vars []*ffg.Variable) error {
 			fvars, fstats = fvars[:0], fstats[:0]
-			if n := 2 * len(vars); len(statBuf) < n {
-				statBuf = make([]float64, n)
-			}
 			for j, v := range vars {
 				e, ok := scalars[v]
 				if !ok {
@@ -251,11 +327,11 @@ func buildForest(name string, spec *modelJSON, sizes *sizeSet, s *schedule.Setti
 					fvars, fstats = append(fvars, int(h)), append(fstats, nil)
 					continue
 				}
-				buf := statBuf[2*j : 2*j+2 : 2*j+2]
-				if err := observer.ObservedStats(buf, value[e]); err != nil {
+				st, err := fv.statsOf(e, dims[e], j)
+				if err != nil {
 					return err
 				}
-				fvars, fstats = append(fvars, -1), append(fstats, buf)
+				fvars, fstats = append(fvars, -1), append(fstats, st)
 			}
 			parStart = append(parStart, int32(len(parents)))
 			return fr.forest.AddFactor(f, fvars, fstats)
@@ -273,7 +349,7 @@ func buildForest(name string, spec *modelJSON, sizes *sizeSet, s *schedule.Setti
 			return nil, err
 		}
 	}
-	if forestCycle(len(fr.hidden), outs, parents, parStart) {
+	if forestCycle(len(fv.at), outs, parents, parStart) {
 		return nil, errNotForest
 	}
 	f, err := fr.forest.Run()
@@ -338,7 +414,11 @@ func (m *Model) InferJSON(ctx context.Context, where string, d Data, w io.Writer
 // forestRun returns the run of d on a forest, nil when d does not run on
 // one (InferJSON then runs Infer).
 func (m *Model) forestRun(ctx context.Context, where string, d Data) *forestRun {
-	if m.built("InferJSON") != nil || m.loops == nil || !forestModel(m.loops.src, &m.Settings) {
+	if m.built("InferJSON") != nil || m.loops == nil {
+		return nil
+	}
+	fam, ok := forestModel(m.loops.src, &m.Settings)
+	if !ok {
 		return nil
 	}
 	if ctx != nil && ctx.Err() != nil {
@@ -374,7 +454,7 @@ func (m *Model) forestRun(ctx context.Context, where string, d Data) *forestRun 
 			set.skip[name] = true
 		}
 	}
-	fr, err := buildForest(m.Name, m.loops.src, set, &m.Settings, d)
+	fr, err := buildForest(m.Name, m.loops.src, set, fam, d)
 	if err != nil {
 		return nil
 	}
@@ -400,11 +480,18 @@ func (fr *forestRun) write(w io.Writer) error {
 	p := Posterior{Family: expfam.NormalFamily.String()}
 	var mean, variance float64
 	p.Mean, p.Variance = &mean, &variance
+	posterior := func(h int32) {
+		if gf, ok := fr.forest.(*ffg.GaussForest); ok {
+			mean, variance = gf.Posterior(int(h))
+			j.posterior(&p)
+			return
+		}
+		j.mvNormal(fr.forest.(*ffg.MvGaussForest).Posterior(int(h)))
+	}
 	for i, o := range outs {
 		j.key(i, o.name)
 		if o.dims == nil {
-			mean, variance = fr.forest.Posterior(int(fr.hidden[o.first]))
-			j.posterior(&p)
+			posterior(fr.hidden[o.first])
 			j.flush(false)
 			continue
 		}
@@ -413,8 +500,7 @@ func (fr *forestRun) write(w io.Writer) error {
 			if h := fr.hidden[k]; h < 0 {
 				j.b = append(j.b, "null"...)
 			} else {
-				mean, variance = fr.forest.Posterior(int(h))
-				j.posterior(&p)
+				posterior(h)
 			}
 			k++
 			j.flush(false)

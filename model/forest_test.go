@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 )
@@ -100,6 +101,74 @@ func TestInferJSONForestSameBytes(t *testing.T) {
 		}
 		if got.String() != want.String() {
 			t.Errorf("line %d: InferJSON wrote\n%s\nInfer and WriteOutput\n%s", i+1, got.String(), want.String())
+		}
+	}
+}
+
+// TestInferJSONForestMv: the 2-D tracking model of examples/models and a
+// variant with a scalar mvnormal root (an unknown start, the first
+// state's mean an affine map of it), on data sets of several lengths with
+// hidden elements: InferJSON runs them on a forest (checked) and writes
+// the bytes of Infer and WriteOutput.
+func TestInferJSONForestMv(t *testing.T) {
+	tracking, err := os.ReadFile("../examples/models/multivariate/tracking.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rooted := strings.Replace(string(tracking), `{"node": "mvnormal", "out": "x[0]", "mean": [0, 0, 1, -0.5],`,
+		`{"node": "mvnormal", "out": "s", "mean": [0, 0], "covariance": [[9, 1], [1, 4]]},
+    {"node": "mvnormal", "out": "x[0]", "mean": {"of": "s", "matrix": [[1, 0], [0, 1], [0, 0], [0, 0]], "offset": [0, 0, 1, -0.5]},`, 1)
+	rooted = strings.Replace(rooted, `"variables": [`, `"variables": [
+    {"name": "s", "family": "mvnormal", "dim": 2},`, 1)
+	if rooted == string(tracking) {
+		t.Fatal("the variant is the file")
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	series := func(n int) string {
+		var b strings.Builder
+		b.WriteByte('[')
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if i%5 == 3 {
+				b.WriteString("null")
+				continue
+			}
+			fmt.Fprintf(&b, "[%.5g, %.5g]", float64(i)+rng.NormFloat64(), -0.5*float64(i)+rng.NormFloat64())
+		}
+		b.WriteByte(']')
+		return b.String()
+	}
+	for _, file := range []string{string(tracking), rooted} {
+		m, err := Parse("tracking.json", []byte(file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range []string{`{"y": ` + series(1) + `}`, `{"y": ` + series(17) + `}`, `{"y": ` + series(40) + `}`} {
+			where := fmt.Sprintf("data.jsonl:%d", i+1)
+			d, err := m.ReadData(where, []byte(line))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.forestRun(context.Background(), where, d) == nil {
+				t.Errorf("line %d: not on a forest", i+1)
+			}
+			var got, want bytes.Buffer
+			if _, err := m.InferJSON(context.Background(), where, d, &got); err != nil {
+				t.Fatal(err)
+			}
+			fresh, _ := Parse("tracking.json", []byte(file))
+			res, err := fresh.Infer(context.Background(), where, d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := fresh.WriteOutput(&want, res); err != nil {
+				t.Fatal(err)
+			}
+			if got.String() != want.String() {
+				t.Errorf("line %d: InferJSON wrote\n%s\nInfer and WriteOutput\n%s", i+1, got.String(), want.String())
+			}
 		}
 	}
 }
