@@ -477,34 +477,14 @@ func (fr *forestRun) write(w io.Writer) error {
 		}
 	}
 	slices.SortFunc(outs, func(x, y forestOut) int { return strings.Compare(x.name, y.name) })
-	p := Posterior{Family: expfam.NormalFamily.String()}
-	var mean, variance float64
-	p.Mean, p.Variance = &mean, &variance
-	posterior := func(h int32) {
-		if gf, ok := fr.forest.(*ffg.GaussForest); ok {
-			mean, variance = gf.Posterior(int(h))
-			j.posterior(&p)
-			return
-		}
-		j.mvNormal(fr.forest.(*ffg.MvGaussForest).Posterior(int(h)))
-	}
 	for i, o := range outs {
 		j.key(i, o.name)
 		if o.dims == nil {
-			posterior(fr.hidden[o.first])
+			fr.element(j, o.first)
 			j.flush(false)
 			continue
 		}
-		k := o.first
-		j.nested(o.dims, func() {
-			if h := fr.hidden[k]; h < 0 {
-				j.b = append(j.b, "null"...)
-			} else {
-				posterior(h)
-			}
-			k++
-			j.flush(false)
-		})
+		fr.writeArray(j, o)
 	}
 	j.b = append(j.b, "}}\n"...)
 	j.flush(true)

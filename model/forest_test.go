@@ -15,9 +15,9 @@ import (
 // precisions, an observed array (y) and an observed scalar (z) with a
 // factor between two observed values, and the file's own observations of
 // u, which the data sets below keep or replace.
-const forestFile = `{
+var forestFile = `{
   "sizes": {"T": 4},
-  "data": {"P": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]},
+  "data": {"P": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12` + strings.Repeat(", 13", 1000) + `]},
   "variables": [
     {"name": "a", "family": "normal"},
     {"name": "x", "family": "normal", "size": "T"},
@@ -71,6 +71,10 @@ func TestInferJSONForestSameBytes(t *testing.T) {
 		{`{"y": ` + series(1, false) + `, "a": 2}`, true},
 		{`{"y": ` + series(7, true) + `, "z": null}`, true},
 		{`{"y": ` + series(10, false) + `, "y[3]": 1}`, false}, // an element named: refused by CheckData
+		// Chunks of elements formatted on every core (forestwrite.go).
+		{`{"y": ` + series(3*chunkElements+17, true) + `}`, true},
+		// P[t] past the constant's end: Infer's error.
+		{`{"y": ` + series(1100, false) + `}`, false},
 	}
 	m, err := Parse("forest.json", []byte(forestFile))
 	if err != nil {
@@ -145,7 +149,7 @@ func TestInferJSONForestMv(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i, line := range []string{`{"y": ` + series(1) + `}`, `{"y": ` + series(17) + `}`, `{"y": ` + series(40) + `}`} {
+		for i, line := range []string{`{"y": ` + series(1) + `}`, `{"y": ` + series(17) + `}`, `{"y": ` + series(40) + `}`, `{"y": ` + series(2*chunkElements+3) + `}`} {
 			where := fmt.Sprintf("data.jsonl:%d", i+1)
 			d, err := m.ReadData(where, []byte(line))
 			if err != nil {
