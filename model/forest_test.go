@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/arbor-ai/arbor/internal/jsonread"
 )
 
 // forestFile is a linear-Gaussian model with everything the forest takes:
@@ -237,6 +240,46 @@ func TestForestCycle(t *testing.T) {
 	} {
 		if got := forestCycle(3, tc.outs, tc.parents, tc.start); got != tc.want {
 			t.Errorf("outs %v parents %v: %v, want %v", tc.outs, tc.parents, got, tc.want)
+		}
+	}
+}
+
+// TestVectorSlabAsReadTensor: the fast reader of an observed array's
+// vectors reads what jsonread.ReadTensor reads, or leaves the value to it
+// (nil, the reader where it was) for anything but a flat array of finite
+// numbers. The text is valid JSON, as a data line or a model file is
+// checked whole before it is read.
+func TestVectorSlabAsReadTensor(t *testing.T) {
+	vs := new(vectorSlab)
+	for _, text := range []string{
+		`[1, 2.5, -3e2]`, ` [ 0.1 ,0.2 ]`, `[7]`, `[1e308, -1e-320]`,
+		`[]`, `[[1, 2]]`, `[1, [2]]`, `[1, "a"]`, `[1e999]`, `[null]`, `[true]`, `[{}]`,
+	} {
+		data := []byte(text + `, 9]`)
+		r := &jsonread.Reader{Data: data}
+		got := vs.read(r)
+		want := (&jsonread.Reader{Data: data}).ReadTensor(-1)
+		if got == nil {
+			if r.Pos != 0 {
+				t.Errorf("%s: left the reader at %d, want 0", text, r.Pos)
+			}
+			if want.Fault == nil && want.Depth == 1 && len(want.Data) > 0 {
+				t.Errorf("%s: refused a flat vector ReadTensor reads", text)
+			}
+			continue
+		}
+		if want.Fault != nil {
+			t.Errorf("%s: read it; ReadTensor's fault %v", text, want.Fault)
+			continue
+		}
+		if !slices.Equal(got.Data, want.Data) || !slices.Equal(got.Shape(), want.Shape()) || got.Depth != want.Depth || got.NumAt != want.NumAt {
+			t.Errorf("%s: %v shape %v depth %d at %d; ReadTensor %v shape %v depth %d at %d", text, got.Data, got.Shape(), got.Depth, got.NumAt, want.Data, want.Shape(), want.Depth, want.NumAt)
+		}
+		if end := (&jsonread.Reader{Data: data}); true {
+			end.ReadTensor(-1)
+			if r.Pos != end.Pos {
+				t.Errorf("%s: the reader at %d, ReadTensor's at %d", text, r.Pos, end.Pos)
+			}
 		}
 	}
 }
