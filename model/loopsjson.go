@@ -54,8 +54,8 @@ const (
 type observedArray struct {
 	shape []int
 	kind  []uint8
-	num   []float64 // per element; the number of an obsNumber
-	isInt []bool    // the number is written as an integer (for ParseSpec's Evidence.Index)
+	num   []float64          // per element; the number of an obsNumber
+	isInt []bool             // the number is written as an integer (for ParseSpec's Evidence.Index)
 	vec   []*jsonread.Tensor // per element up to the last vector: a vector's tensor (nil for another kind)
 
 	// The first fault, where reading stopped: at the indices faultPath,
