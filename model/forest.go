@@ -137,14 +137,15 @@ func (fv *forestValues) statsOf(e, d, j int) ([]float64, error) {
 
 // evidenceValue returns the value an Evidence gives a variable of family
 // fam (nil: hidden), or errNotForest where Infer would read it otherwise.
-func evidenceValue(ev *Evidence, fam expfam.Family) ([]float64, error) {
+func evidenceValue(ev *Evidence, fam expfam.Family, one *[1]float64) ([]float64, error) {
 	switch {
 	case ev == nil || ev.Index < 0 && ev.Value == nil && ev.Probs == nil && ev.Elements == nil:
 		return nil, nil
 	case ev.Elements != nil:
 		return nil, errNotForest
 	case fam == expfam.NormalFamily && ev.Value != nil:
-		return []float64{*ev.Value}, nil
+		one[0] = *ev.Value
+		return one[:], nil
 	case fam == expfam.MvNormalFamily && ev.Probs != nil:
 		return ev.Probs, nil
 	}
@@ -164,7 +165,11 @@ func buildForest(name string, spec *modelJSON, sizes *sizeSet, fam expfam.Family
 	scalars := map[*ffg.Variable]int{}
 	fr := &forestRun{fam: fam}
 	fv := &forestValues{fam: fam, at: make([]int32, 0, sc.nVars)}
-	var dims []int // per element: its dimension
+	if fam == expfam.NormalFamily {
+		fv.values = make([]float64, 0, sc.nVars)
+	}
+	dims := make([]int32, 0, sc.nVars) // per element: its dimension
+	var one [1]float64
 	total := 0
 	for i, vs := range spec.variables {
 		if err := mvVariable(&vs, fam, "variables"); err != nil {
@@ -183,7 +188,7 @@ func buildForest(name string, spec *modelJSON, sizes *sizeSet, fam expfam.Family
 			return nil, errNotForest
 		}
 		for range count {
-			dims = append(dims, dim)
+			dims = append(dims, int32(dim))
 		}
 		ev, given := d[vs.Name]
 		if sc.dims[i] == nil {
@@ -195,7 +200,7 @@ func buildForest(name string, spec *modelJSON, sizes *sizeSet, fam expfam.Family
 			var x []float64
 			switch {
 			case given:
-				x, err = evidenceValue(&ev, fam)
+				x, err = evidenceValue(&ev, fam, &one)
 			case vs.Observed != nil:
 				var shape []int
 				x, shape, err = tensorNumbers(vs.Observed, "observed")
@@ -226,12 +231,11 @@ func buildForest(name string, spec *modelJSON, sizes *sizeSet, fam expfam.Family
 		case given && ev.Elements != nil && len(ev.Elements.Elements) != count:
 			return nil, errNotForest
 		}
-		var one [1]float64
 		for k := range count {
 			var x []float64
 			switch {
 			case given && ev.Elements != nil:
-				x, err = evidenceValue(ev.Elements.Elements[k], fam)
+				x, err = evidenceValue(ev.Elements.Elements[k], fam, &one)
 			case given:
 				one[0] = ev.Probs[k]
 				x = one[:]
@@ -266,23 +270,33 @@ func buildForest(name string, spec *modelJSON, sizes *sizeSet, fam expfam.Family
 			return nil, errNotForest
 		}
 	}
+	// The hidden elements numbered in order, -1 for the observed ones.
 	fr.hidden = make([]int32, len(fv.at))
-	var hiddenDims []int
+	nHidden := int32(0)
 	for e, at := range fv.at {
 		fr.hidden[e] = -1
 		if at < 0 {
-			fr.hidden[e] = int32(len(hiddenDims))
-			hiddenDims = append(hiddenDims, dims[e])
+			fr.hidden[e] = nHidden
+			nHidden++
 		}
 	}
 	if fam == expfam.NormalFamily {
-		fr.forest = ffg.NewGaussForest(len(hiddenDims), sc.nFactors, nil)
-	} else if fr.forest, err = ffg.NewMvGaussForest(hiddenDims, sc.nFactors, nil); err != nil {
-		return nil, err
+		// A forest of n variables has at most n - 1 pairs.
+		fr.forest = ffg.NewGaussForest(int(nHidden), int(nHidden), nil)
+	} else {
+		hiddenDims := make([]int, 0, nHidden)
+		for e, h := range fr.hidden {
+			if h >= 0 {
+				hiddenDims = append(hiddenDims, int(dims[e]))
+			}
+		}
+		if fr.forest, err = ffg.NewMvGaussForest(hiddenDims, sc.nFactors, nil); err != nil {
+			return nil, err
+		}
 	}
 	// The factors, in the graph's order; each one's output and parents
 	// (elements) for the check of directed cycles.
-	var outs, parents []int32
+	outs, parents := make([]int32, 0, sc.nFactors), make([]int32, 0, sc.nFactors)
 	parStart := make([]int32, 1, sc.nFactors+1)
 	fvars := make([]int, 0, 4)
 	fstats := make([][]float64, 0, 4)
@@ -327,7 +341,7 @@ func buildForest(name string, spec *modelJSON, sizes *sizeSet, fam expfam.Family
 					fvars, fstats = append(fvars, int(h)), append(fstats, nil)
 					continue
 				}
-				st, err := fv.statsOf(e, dims[e], j)
+				st, err := fv.statsOf(e, int(dims[e]), j)
 				if err != nil {
 					return err
 				}
@@ -480,7 +494,7 @@ func (fr *forestRun) write(w io.Writer) error {
 	for i, o := range outs {
 		j.key(i, o.name)
 		if o.dims == nil {
-			fr.element(j, o.first)
+			fr.element(j, o.first, new(normalText))
 			j.flush(false)
 			continue
 		}

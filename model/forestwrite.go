@@ -27,16 +27,23 @@ type formatChunk struct {
 	err  error
 }
 
-// element appends the posterior of element e (null when it is observed).
-func (fr *forestRun) element(j *jsonWriter, e int) {
+// normalText is the scratch of a normal posterior's text.
+type normalText struct {
+	p              Posterior
+	mean, variance float64
+}
+
+// element appends the posterior of element e (null when it is observed);
+// nt is the caller's scratch.
+func (fr *forestRun) element(j *jsonWriter, e int, nt *normalText) {
 	h := fr.hidden[e]
 	switch {
 	case h < 0:
 		j.b = append(j.b, "null"...)
 	case fr.fam == expfam.NormalFamily:
-		mean, variance := fr.forest.(*ffg.GaussForest).Posterior(int(h))
-		p := Posterior{Family: "normal", Mean: &mean, Variance: &variance}
-		j.posterior(&p)
+		nt.mean, nt.variance = fr.forest.(*ffg.GaussForest).Posterior(int(h))
+		nt.p = Posterior{Family: "normal", Mean: &nt.mean, Variance: &nt.variance}
+		j.posterior(&nt.p)
 	default:
 		j.mvNormal(fr.forest.(*ffg.MvGaussForest).Posterior(int(h)))
 	}
@@ -49,8 +56,9 @@ func (fr *forestRun) writeArray(j *jsonWriter, o forestOut) {
 	workers := min(runtime.GOMAXPROCS(0), nc)
 	if workers < 2 {
 		k := o.first
+		nt := new(normalText)
 		j.nested(o.dims, func() {
-			fr.element(j, k)
+			fr.element(j, k, nt)
 			k++
 			j.flush(false)
 		})
@@ -75,12 +83,13 @@ func (fr *forestRun) writeArray(j *jsonWriter, o forestOut) {
 		go func() {
 			defer wg.Done()
 			var w jsonWriter
+			nt := new(normalText)
 			for jb := range jobs {
 				c := jb.c
 				w.b, w.err = c.b[:0], nil
 				c.ends = append(c.ends[:0], 0)
 				for e := o.first + jb.ci*chunkElements; e < o.first+min(n, (jb.ci+1)*chunkElements); e++ {
-					fr.element(&w, e)
+					fr.element(&w, e, nt)
 					c.ends = append(c.ends, int32(len(w.b)))
 				}
 				c.b, c.err = w.b, w.err
