@@ -16,8 +16,9 @@
 # misuse tables, is the exception: the test files of any package may import
 # it, no library code may, and it imports the standard library only.
 #
-# internal/jsonread and internal/apierr are leaves that any package may
-# import: their library code imports the standard library only.
+# internal/jsonread, internal/apierr and internal/prefault are leaves that
+# any package may import: their library code imports the standard library
+# only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mod=github.com/arbor-ai/arbor
@@ -57,10 +58,10 @@ allowed() {
   [ "$from" = "$to" ] && return 0
   [ "$to" = internal/misusetest ] && { [ "$kind" = test ]; return; }
   [ "$from" = internal/misusetest ] && [ "$kind" = lib ] && return 1
-  [[ ($from == internal/jsonread || $from == internal/apierr) && $kind == lib ]] && return 1   # a leaf
+  [[ ($from == internal/jsonread || $from == internal/apierr || $from == internal/prefault) && $kind == lib ]] && return 1   # a leaf
   case "$t" in
     cmd|examples) return 1 ;;   # nothing imports a command or an example
-    internal) [[ $to == internal/jsonread || $to == internal/apierr || $f == cmd || $f == examples || $f == internal ]]; return ;;
+    internal) [[ $to == internal/jsonread || $to == internal/apierr || $to == internal/prefault || $f == cmd || $f == examples || $f == internal ]]; return ;;
   esac
   dag_allows "$f" "$t" && return 0
   [ "$kind" = test ] && [[ $libs == *" $t "* ]] && [[ $f != expfam ]]
@@ -87,7 +88,7 @@ check() {
             if [[ ${from%%/*} == expfam && $kind == lib && $imp != gonum.org/* ]]; then
               echo "expfam may import gonum only: $from -> $imp"; bad=1
             fi
-            if [[ ($from == internal/misusetest || $from == internal/jsonread || $from == internal/apierr) && $kind == lib ]]; then
+            if [[ ($from == internal/misusetest || $from == internal/jsonread || $from == internal/apierr || $from == internal/prefault) && $kind == lib ]]; then
               echo "${from} may import the standard library only: $from -> $imp"; bad=1
             fi ;;
         esac

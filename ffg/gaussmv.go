@@ -219,8 +219,8 @@ func (st *mvState) assemble(found []mvSlot) error {
 		}
 	}
 	st.npair = npair
-	st.factors = make([]mvFactor, len(found))
-	buf := make([]float64, size)
+	st.factors = fresh[mvFactor](len(found))
+	buf := fresh[float64](size)
 	take := func(m int) []float64 { s := buf[:m:m]; buf = buf[m:]; return s }
 	ip, iu := 0, npair
 	// The pairwise factors with no other neighbour depend on their form
@@ -323,7 +323,7 @@ func (st *mvState) assemble(found []mvSlot) error {
 	for i, d := range st.dim {
 		st.uOff[i+1] = st.uOff[i] + int32(d*d+d)
 	}
-	st.static = make([]float64, st.uOff[nv])
+	st.static = fresh[float64](int(st.uOff[nv]))
 	st.unary = st.static
 	for fi := range st.factors {
 		f := &st.factors[fi]

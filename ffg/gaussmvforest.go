@@ -49,7 +49,7 @@ func NewMvGaussForest(dims []int, factors int, name func(i int) string) (*MvGaus
 	if name == nil {
 		name = func(i int) string { return fmt.Sprintf("#%d", i) }
 	}
-	gf := &MvGaussForest{used: make([]bool, len(dims)), slots: make([]mvSlot, 0, max(factors, 0))}
+	gf := &MvGaussForest{used: make([]bool, len(dims)), slots: fresh[mvSlot](max(factors, 0))[:0]}
 	st := &gf.st
 	st.names = name
 	st.dim = append([]int(nil), dims...)
@@ -60,8 +60,8 @@ func NewMvGaussForest(dims []int, factors int, name func(i int) string) (*MvGaus
 		}
 		size += d + d*d
 	}
-	buf := make([]float64, size)
-	st.param, st.vstats = make([][]float64, len(dims)), make([][]float64, len(dims))
+	buf := fresh[float64](size)
+	st.param, st.vstats = fresh[[]float64](len(dims)), make([][]float64, len(dims))
 	for i, d := range dims {
 		st.param[i], buf = buf[:d+d*d:d+d*d], buf[d+d*d:]
 	}

@@ -121,8 +121,8 @@ func (m *Model) ReadData(where string, line []byte) (Data, error) {
 		if err := oa.err(field); err != nil && fault == nil {
 			fault = withFile(where, err)
 		}
-		obs := &Observations{Shape: oa.shape, Elements: make([]*Evidence, len(oa.kind))}
-		evs := make([]Evidence, len(oa.kind)) // one array for the elements' evidence
+		obs := &Observations{Shape: oa.shape, Elements: fresh[*Evidence](len(oa.kind), len(oa.kind))}
+		evs := fresh[Evidence](len(oa.kind), len(oa.kind)) // one array for the elements' evidence
 		for k, kind := range oa.kind {
 			switch kind {
 			case obsNumber:

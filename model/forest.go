@@ -164,11 +164,11 @@ func buildForest(name string, spec *modelJSON, sizes *sizeSet, fam expfam.Family
 	sg := ffg.New() // the scalar variables and the refs' stand-ins
 	scalars := map[*ffg.Variable]int{}
 	fr := &forestRun{fam: fam}
-	fv := &forestValues{fam: fam, at: make([]int32, 0, sc.nVars)}
+	fv := &forestValues{fam: fam, at: fresh[int32](0, sc.nVars)}
 	if fam == expfam.NormalFamily {
-		fv.values = make([]float64, 0, sc.nVars)
+		fv.values = fresh[float64](0, sc.nVars)
 	}
-	dims := make([]int32, 0, sc.nVars) // per element: its dimension
+	dims := fresh[int32](0, sc.nVars) // per element: its dimension
 	var one [1]float64
 	total := 0
 	for i, vs := range spec.variables {
@@ -271,7 +271,7 @@ func buildForest(name string, spec *modelJSON, sizes *sizeSet, fam expfam.Family
 		}
 	}
 	// The hidden elements numbered in order, -1 for the observed ones.
-	fr.hidden = make([]int32, len(fv.at))
+	fr.hidden = fresh[int32](len(fv.at), len(fv.at))
 	nHidden := int32(0)
 	for e, at := range fv.at {
 		fr.hidden[e] = -1
@@ -296,8 +296,8 @@ func buildForest(name string, spec *modelJSON, sizes *sizeSet, fam expfam.Family
 	}
 	// The factors, in the graph's order; each one's output and parents
 	// (elements) for the check of directed cycles.
-	outs, parents := make([]int32, 0, sc.nFactors), make([]int32, 0, sc.nFactors)
-	parStart := make([]int32, 1, sc.nFactors+1)
+	outs, parents := fresh[int32](0, sc.nFactors), fresh[int32](0, sc.nFactors)
+	parStart := fresh[int32](1, sc.nFactors+1)
 	fvars := make([]int, 0, 4)
 	fstats := make([][]float64, 0, 4)
 	for i, fs := range spec.factors {

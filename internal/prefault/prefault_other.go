@@ -1,0 +1,7 @@
+//go:build !linux
+
+package prefault
+
+import "unsafe"
+
+func populate(unsafe.Pointer, uintptr) {}
