@@ -134,6 +134,11 @@ func (m *Model) ReadData(where string, line []byte) (Data, error) {
 				}
 				obs.Elements[k] = e
 			case obsVector:
+				if x := oa.flat[k]; x != nil {
+					evs[k] = Evidence{Index: -1, Probs: x}
+					obs.Elements[k] = &evs[k]
+					continue
+				}
 				t := oa.vec[k]
 				if rank(t) != 1 && fault == nil {
 					fault = &Error{File: where, Field: field, Err: fmt.Errorf("element %d: want an outcome index, a probability vector, a number or null", k)}

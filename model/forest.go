@@ -244,9 +244,8 @@ func buildForest(name string, spec *modelJSON, sizes *sizeSet, fam expfam.Family
 				one[0] = oa.num[k]
 				x = one[:]
 			case oa.kind[k] == obsVector && fam == expfam.MvNormalFamily:
-				var shape []int
-				if x, shape, err = tensorNumbers(oa.vec[k], "observed"); err == nil && len(shape) != 1 {
-					err = errNotForest
+				if x = oa.flat[k]; x == nil {
+					err = errNotForest // another kind of value than a vector of numbers: Infer's
 				}
 			default:
 				err = errNotForest

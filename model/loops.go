@@ -617,7 +617,7 @@ func (sc *scope) addArray(m *Model, i int, vs varSpec, fam expfam.Family) error 
 			case fam == expfam.MvNormalFamily && oa.kind[k] == obsNumber:
 				return bad("want an array of %d numbers (an mvnormal variable's value), got a number", vs.Shape[0])
 			case fam == expfam.MvNormalFamily:
-				if ev.Probs, err = observeVector(v, oa.vec[k], field+".observed"+jsonread.Indices(idx)); err != nil {
+				if ev.Probs, err = observeVector(v, oa.tensor(k), field+".observed"+jsonread.Indices(idx)); err != nil {
 					return withFile(sc.file, err)
 				}
 			case oa.kind[k] == obsNumber && fam == expfam.NormalFamily:
@@ -635,7 +635,7 @@ func (sc *scope) addArray(m *Model, i int, vs varSpec, fam expfam.Family) error 
 			case fam == expfam.NormalFamily:
 				return bad("want a number (a normal variable's value), got an array")
 			default:
-				vals, shape, err := tensorNumbers(oa.vec[k], field+".observed"+jsonread.Indices(idx))
+				vals, shape, err := tensorNumbers(oa.tensor(k), field+".observed"+jsonread.Indices(idx))
 				if err != nil {
 					return &Error{File: sc.file, Err: err}
 				}

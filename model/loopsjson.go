@@ -56,7 +56,10 @@ type observedArray struct {
 	kind  []uint8
 	num   []float64          // per element; the number of an obsNumber
 	isInt []bool             // the number is written as an integer (for ParseSpec's Evidence.Index)
-	vec   []*jsonread.Tensor // per element up to the last vector: a vector's tensor (nil for another kind)
+	// Per element up to the last vector: a vector of plain numbers read
+	// fast (flat), or the tensor of any other (vec); tensor gives either.
+	vec  []*jsonread.Tensor
+	flat [][]float64
 
 	// The first fault, where reading stopped: at the indices faultPath,
 	// faultMsg, or a fault inside the probability vector faultVec.
@@ -116,18 +119,19 @@ func (d *decoder) observedArray(depth int) *observedArray {
 				}
 				oa.kind, oa.num, oa.isInt = append(oa.kind, obsNumber), append(oa.num, x), append(oa.isInt, isInt)
 			case c == '[':
-				t := vs.read(d.r)
-				if t == nil {
-					t = d.r.ReadTensor(-1)
-				}
-				if t.Fault != nil {
-					oa.fault, oa.faultPath, oa.faultVec = true, append([]int(nil), path...), t
-					return errStop
-				}
 				for len(oa.vec) <= k {
-					oa.vec = append(oa.vec, nil)
+					oa.vec, oa.flat = append(oa.vec, nil), append(oa.flat, nil)
 				}
-				oa.vec[k] = t
+				if x := vs.read(d.r); x != nil {
+					oa.flat[k] = x
+				} else {
+					t := d.r.ReadTensor(-1)
+					if t.Fault != nil {
+						oa.fault, oa.faultPath, oa.faultVec = true, append([]int(nil), path...), t
+						return errStop
+					}
+					oa.vec[k] = t
+				}
 				oa.kind, oa.num, oa.isInt = append(oa.kind, obsVector), append(oa.num, 0), append(oa.isInt, false)
 			default:
 				return fault("want an element's observed value (a number, a probability vector) or null, got JSON %s", d.r.Kind())
@@ -299,24 +303,29 @@ func (d *decoder) size(field string) ([]extentSpec, error) {
 	return out, err
 }
 
-// vectorSlab reads the vectors of an observed array, an array of plain
-// numbers each (the observations of an mvnormal array, or probability
-// vectors), into tensors cut from shared arrays: 10^4 vectors cost a few
-// allocations, not five each.
-type vectorSlab struct {
-	nums    []float64
-	tensors []jsonread.Tensor
-	arrays  []jsonread.Array
-	firsts  []*jsonread.Array
+// tensor returns the tensor of element k, an obsVector.
+func (oa *observedArray) tensor(k int) *jsonread.Tensor {
+	if x := oa.flat[k]; x != nil {
+		return &jsonread.Tensor{Data: x, Depth: 1, First: []*jsonread.Array{{Len: len(x)}}, NumAt: -1}
+	}
+	return oa.vec[k]
 }
 
-// read reads the vector at r: a flat array of finite numbers, as
-// r.ReadTensor(-1) reads it when it has no fault. For any other value
-// (empty, nested, not a number, out of range) it leaves r where it was
-// and returns nil, for ReadTensor to read it and name the fault.
-func (vs *vectorSlab) read(r *jsonread.Reader) *jsonread.Tensor {
+// vectorSlab reads the vectors of an observed array, an array of plain
+// numbers each (the observations of an mvnormal array, or probability
+// vectors), into one shared array: 10^4 vectors cost a few allocations,
+// not five each.
+type vectorSlab struct {
+	nums []float64
+}
+
+// read reads the vector at r, a flat array of finite numbers, and returns
+// its numbers, as r.ReadTensor(-1) reads them when it finds no fault. For
+// any other value (empty, nested, not a number, out of range) it leaves r
+// where it was and returns nil, for ReadTensor to read it and name the
+// fault.
+func (vs *vectorSlab) read(r *jsonread.Reader) []float64 {
 	start := r.Pos
-	open := jsonread.Space(r.Data, r.Pos)
 	if r.Peek() != '[' {
 		return nil
 	}
@@ -326,20 +335,16 @@ func (vs *vectorSlab) read(r *jsonread.Reader) *jsonread.Tensor {
 		return nil
 	}
 	if len(vs.nums) == cap(vs.nums) {
-		vs.nums = make([]float64, 0, 4096) // earlier tensors keep the old array
+		vs.nums = make([]float64, 0, 4096) // earlier vectors keep the old array
 	}
-	from, numAt := len(vs.nums), -1
+	from := len(vs.nums)
 	for {
 		if c := r.Peek(); c != '-' && (c < '0' || c > '9') {
 			break
 		}
-		lit := r.ReadNumber()
-		x, ok := jsonread.Float(lit)
+		x, ok := jsonread.Float(r.ReadNumber())
 		if !ok {
 			break
-		}
-		if numAt < 0 {
-			numAt = r.Pos - len(lit)
 		}
 		vs.nums = append(vs.nums, x)
 		switch r.Peek() {
@@ -348,17 +353,7 @@ func (vs *vectorSlab) read(r *jsonread.Reader) *jsonread.Tensor {
 			continue
 		case ']':
 			r.Pos++
-			if len(vs.tensors) == cap(vs.tensors) {
-				vs.tensors = make([]jsonread.Tensor, 0, 512)
-				vs.arrays = make([]jsonread.Array, 0, 512)
-				vs.firsts = make([]*jsonread.Array, 0, 512)
-			}
-			data := vs.nums[from:len(vs.nums):len(vs.nums)]
-			vs.arrays = append(vs.arrays, jsonread.Array{Len: len(data), Off: open})
-			vs.firsts = append(vs.firsts, &vs.arrays[len(vs.arrays)-1])
-			n := len(vs.firsts)
-			vs.tensors = append(vs.tensors, jsonread.Tensor{Data: data, Depth: 1, Src: r.Data, First: vs.firsts[n-1 : n : n], NumAt: numAt})
-			return &vs.tensors[len(vs.tensors)-1]
+			return vs.nums[from:len(vs.nums):len(vs.nums)]
 		}
 		break
 	}

@@ -365,7 +365,7 @@ func arraySpec(v *VariableSpec, vs varSpec, field string) error {
 			}
 			obs.Elements[k] = e
 		case obsVector:
-			t := oa.vec[k]
+			t := oa.tensor(k)
 			if len(t.Shape()) != 1 {
 				return fmt.Errorf("%s: element %d: want an index or a probability vector", field, k)
 			}
