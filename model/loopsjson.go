@@ -54,8 +54,8 @@ const (
 type observedArray struct {
 	shape []int
 	kind  []uint8
-	num   []float64          // per element; the number of an obsNumber
-	isInt []bool             // the number is written as an integer (for ParseSpec's Evidence.Index)
+	num   []float64 // per element; the number of an obsNumber
+	isInt []bool    // the number is written as an integer (for ParseSpec's Evidence.Index)
 	// Per element up to the last vector: a vector of plain numbers read
 	// fast (flat), or the tensor of any other (vec); tensor gives either.
 	vec  []*jsonread.Tensor
