@@ -41,8 +41,10 @@ type mvFactor struct {
 	static bool
 	shared bool    // its potential is another factor's of the same form
 	ldo    float64 // ln|Jo| of its last message from parent to child (factorToVar)
-	// The messages out per slot (a pair's), views of one buffer.
-	outJ, outH [2][]float64
+	// A pair's messages out, J then h to slot 0 (p×p, p), then to slot 1
+	// (q×q, q): a view of one buffer (msg).
+	out  []float64
+	p, q int32
 }
 
 // mvPot is a factor's Gaussian potential: jxx (p×p), jxy (p×q), jyy
@@ -264,8 +266,7 @@ func (st *mvState) assemble(found []mvSlot) error {
 			f.pot = scratch
 			continue
 		}
-		f.outJ[0], f.outH[0] = take(p*p), take(p)
-		f.outJ[1], f.outH[1] = take(q*q), take(q)
+		f.out, f.p, f.q = take(p*p+p+q*q+q), int32(p), int32(q)
 		key := formKey{f.form, sl.k}
 		if o, ok := shared[key]; ok && len(sl.stats) == 2 {
 			f.pot, f.shared = o.pot, true
@@ -536,11 +537,12 @@ func (st *mvState) pass() (float64, error) {
 				f := &st.factors[fi]
 				s := st.adjS[a]
 				ij, ih := st.in(f, s)
+				oj, oh := f.msg(int(s))
 				for i := range tj {
-					ij[i] = tj[i] - f.outJ[s][i]
+					ij[i] = tj[i] - oj[i]
 				}
 				for i := range th {
-					ih[i] = th[i] - f.outH[s][i]
+					ih[i] = th[i] - oh[i]
 				}
 				if err := st.factorToVar(f, int(1-s), ij, ih, true); err != nil {
 					return 0, err
@@ -557,8 +559,20 @@ func (st *mvState) in(f *mvFactor, s int8) ([]float64, []float64) {
 	if f.joint != nil {
 		return f.joint.inJ[s], f.joint.inH[s]
 	}
-	d := len(f.outH[s])
+	d := int(f.p)
+	if s == 1 {
+		d = int(f.q)
+	}
 	return st.ij[:d*d], st.ih[:d]
+}
+
+// msg returns the pair's message out to slot s: its J and its h.
+func (f *mvFactor) msg(s int) ([]float64, []float64) {
+	o, d := 0, int(f.p)
+	if s == 1 {
+		o, d = d*d+d, int(f.q)
+	}
+	return f.out[o : o+d*d : o+d*d], f.out[o+d*d : o+d*d+d : o+d*d+d]
 }
 
 // logZ returns ln Z at the posterior means (see mvPass).
@@ -742,8 +756,9 @@ func (st *mvState) sum(x, skip int32, j, h []float64) {
 		}
 		f := &st.factors[fi]
 		s := st.adjS[a]
-		addTo(j, f.outJ[s])
-		addTo(h, f.outH[s])
+		oj, oh := f.msg(int(s))
+		addTo(j, oj)
+		addTo(h, oh)
 	}
 }
 
@@ -794,7 +809,7 @@ func (st *mvState) factorToVar(f *mvFactor, target int, inJ, inH []float64, keep
 		}
 		fwdSub(l, do, col)
 	}
-	outJ, outH := f.outJ[target][:dt*dt], f.outH[target][:dt]
+	outJ, outH := f.msg(target)
 	for a := range dt {
 		ka := k[a*do : a*do+do]
 		for b := a; b < dt; b++ {
