@@ -96,8 +96,10 @@ func inferData(m *model.Model, file string, asJSON bool, digits int, maxMin floa
 		return badInput("--data %s: %d data sets of about %s each would take about %s (estimated from the factors' sizes), over --max-minutes %g; raise --max-minutes or split the file",
 			file, n, agent.Duration(perSet), agent.Duration(perSet*float64(n)), maxMin)
 	}
+	longest := 64 << 10 // the scanner's first buffer: a regular file's longest line
 	if st, err := os.Stat(file); err == nil && st.Mode().IsRegular() {
-		n, err := countDataLines(file, limit)
+		n, most, err := countDataLines(file, limit)
+		longest = max(longest, min(most+1, 1<<30))
 		if err != nil {
 			return err
 		}
@@ -116,7 +118,7 @@ func inferData(m *model.Model, file string, asJSON bool, digits int, maxMin floa
 	// exits 2 naming it, after the results of the lines before it.
 	ctx := commandContext()
 	sc := bufio.NewScanner(io.LimitReader(f, limit+1))
-	sc.Buffer(make([]byte, 0, 64<<10), int(min(limit, 1<<30))+1)
+	sc.Buffer(make([]byte, 0, longest), int(min(limit, 1<<30))+1)
 	read, lineNo, sets := int64(0), 0, 0
 	for sc.Scan() {
 		line := sc.Bytes()
@@ -171,36 +173,38 @@ func inferData(m *model.Model, file string, asJSON bool, digits int, maxMin floa
 }
 
 // countDataLines counts the non-blank lines of a data file in one pass,
-// keeping nothing (a file over limit bytes is bad input).
-func countDataLines(file string, limit int64) (int, error) {
+// keeping nothing (a file over limit bytes is bad input), and measures
+// its longest line.
+func countDataLines(file string, limit int64) (n, longest int, err error) {
 	f, err := os.Open(file)
 	if err != nil {
-		return 0, badInput("--data %s: cannot read: %v", file, err)
+		return 0, 0, badInput("--data %s: cannot read: %v", file, err)
 	}
 	defer f.Close()
 	r := bufio.NewReader(io.LimitReader(f, limit+1))
-	n, total, blank := 0, int64(0), true
+	total, blank, line := int64(0), true, 0
 	for {
 		b, err := r.ReadByte()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return 0, badInput("--data %s: cannot read: %v", file, err)
+			return 0, 0, badInput("--data %s: cannot read: %v", file, err)
 		}
 		total++
+		line++
 		switch {
 		case b == '\n':
-			blank = true
+			blank, longest, line = true, max(longest, line), 0
 		case blank && b != ' ' && b != '\t' && b != '\r':
 			blank = false
 			n++
 		}
 	}
 	if total > limit {
-		return 0, badInput("--data %s: larger than the limit of %s (set %s to raise it)", file, sizeText(limit), maxInputEnv)
+		return 0, 0, badInput("--data %s: larger than the limit of %s (set %s to raise it)", file, sizeText(limit), maxInputEnv)
 	}
-	return n, nil
+	return n, max(longest, line), nil
 }
 
 // inferModel runs global VMP on a loaded model and prints the result. A
