@@ -284,3 +284,87 @@ func TestMvGaussForestEqualsGraph(t *testing.T) {
 		t.Error("dimension 0: no error")
 	}
 }
+
+// BenchmarkGaussForest builds and runs the local-level model of
+// BenchmarkKalmanSumProduct (10^5 steps) as a GaussForest: the factors
+// added, the adjacency and traversal built, one pass with F.
+func BenchmarkGaussForest(b *testing.B) {
+	const n, q, r = 100000, 2.0, 1.0
+	_, ys := localLevel(b, n)
+	prior, _ := nodes.NewNormal(nodes.LiteralMean(0), nodes.LiteralPrecision(1))
+	trans, _ := nodes.NewNormal(nodes.VariableMean(), nodes.LiteralPrecision(q))
+	obs, _ := nodes.NewNormal(nodes.VariableMean(), nodes.LiteralPrecision(r))
+	vars, stats := make([]int, 2), make([][]float64, 2)
+	y := make([]float64, 2)
+	b.ReportAllocs()
+	for b.Loop() {
+		gf := ffg.NewGaussForest(n, n, nil)
+		for t := range n {
+			var err error
+			if t == 0 {
+				vars[0], stats[0] = 0, nil
+				err = gf.AddFactor(prior, vars[:1:1], stats[:1:1])
+			} else {
+				vars[0], vars[1], stats[0], stats[1] = t, t-1, nil, nil
+				err = gf.AddFactor(trans, vars, stats)
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			y[0], y[1] = ys[t], ys[t]*ys[t]
+			vars[0], vars[1], stats[0], stats[1] = -1, t, y, nil
+			if err := gf.AddFactor(obs, vars, stats); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if _, err := gf.Run(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkMvGaussForest is the same for the position-velocity model of
+// 10^4 steps (gaussmv_test.go) as an MvGaussForest.
+func BenchmarkMvGaussForest(b *testing.B) {
+	const n = 10000
+	ys := simulatePV(n, 3)
+	prior, _ := nodes.NewMvNormal(4, nodes.LiteralMvMean(pvM0), nodes.LiteralMvPrecision(inverse(pvP0, 4)))
+	trans, _ := nodes.NewMvNormal(4, nodes.AffineMvMean(pvA, 4, nil), nodes.LiteralMvPrecision(inverse(pvQ, 4)))
+	obs, _ := nodes.NewMvNormal(2, nodes.AffineMvMean(pvH, 4, nil), nodes.LiteralMvPrecision(inverse(pvR, 2)))
+	dims := make([]int, n)
+	for i := range dims {
+		dims[i] = 4
+	}
+	ystats := make([][]float64, n)
+	for t, y := range ys {
+		ystats[t] = make([]float64, 6)
+		_ = expfam.MvNormalFamily.Declaration().(expfam.VectorObserver).ObservedVectorStats(ystats[t], y)
+	}
+	vars, stats := make([]int, 2), make([][]float64, 2)
+	b.ReportAllocs()
+	for b.Loop() {
+		gf, err := ffg.NewMvGaussForest(dims, 2*n, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for t := range n {
+			if t == 0 {
+				vars[0], stats[0] = 0, nil
+				err = gf.AddFactor(prior, vars[:1:1], stats[:1:1])
+			} else {
+				vars[0], vars[1], stats[0], stats[1] = t, t-1, nil, nil
+				err = gf.AddFactor(trans, vars, stats)
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			vars[0], vars[1], stats[0], stats[1] = -1, t, ystats[t], nil
+			if err := gf.AddFactor(obs, vars, stats); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if _, err := gf.Run(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
