@@ -278,3 +278,75 @@ func TestVectorSlabAsReadTensor(t *testing.T) {
 		}
 	}
 }
+
+// TestInferJSONForestRandom: random linear-Gaussian models with loops (a
+// chain x, a second array z hanging from it, observations y of z, a
+// scalar root; random scales, offsets and precisions, a precision from a
+// constant) on random data sets (random lengths, hidden elements, a scalar
+// given or hidden): InferJSON runs each data set that sets T on a forest
+// and writes the bytes of Infer and WriteOutput.
+func TestInferJSONForestRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	num := func(lo, hi float64) string { return fmt.Sprintf("%.4g", lo+(hi-lo)*rng.Float64()) }
+	for trial := range 12 {
+		prec := make([]string, 64)
+		for i := range prec {
+			prec[i] = num(0.2, 5)
+		}
+		file := fmt.Sprintf(`{
+  "sizes": {"T": 3},
+  "data": {"P": [%s]},
+  "variables": [
+    {"name": "r", "family": "normal"},
+    {"name": "x", "family": "normal", "size": "T"},
+    {"name": "z", "family": "normal", "size": "T"},
+    {"name": "y", "family": "normal", "size": "T"}
+  ],
+  "factors": [
+    {"node": "normal", "out": "r", "mean": %s, "precision": %s},
+    {"node": "normal", "out": "x[0]", "mean": {"of": "r", "scale": %s, "offset": %s}, "precision": %s},
+    {"node": "normal", "for": {"t": "1..T-1"}, "out": "x[t]", "mean": {"of": "x[t-1]", "scale": %s, "offset": %s}, "precision": "P[t]"},
+    {"node": "normal", "for": {"t": "0..T-1"}, "out": "z[t]", "mean": {"of": "x[t]", "scale": %s}, "precision": %s},
+    {"node": "normal", "for": {"t": "0..T-1"}, "out": "y[t]", "mean": "z[t]", "precision": %s}
+  ],
+  "settings": {"method": "sum-product"}
+}`, strings.Join(prec, ", "), num(-2, 2), num(0.1, 2), num(-2, 2), num(-1, 1), num(0.5, 3), num(0.5, 1.2), num(-0.5, 0.5), num(-2, 2), num(0.5, 4), num(0.3, 3))
+		m, err := Parse("random.json", []byte(file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 4 + rng.IntN(60)
+		ys := make([]string, n)
+		for i := range ys {
+			ys[i] = num(-30, 30)
+			if rng.IntN(5) == 0 {
+				ys[i] = "null"
+			}
+		}
+		line := `{"y": [` + strings.Join(ys, ", ") + `]`
+		switch rng.IntN(3) {
+		case 0:
+			line += `, "r": ` + num(-1, 1)
+		case 1:
+			line += `, "x": [` + strings.TrimSuffix(strings.Repeat("null, ", n), ", ") + `]`
+		}
+		line += "}"
+		d, err := m.ReadData("d:1", []byte(line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.forestRun(context.Background(), "d:1", d) == nil {
+			t.Errorf("trial %d: not on a forest", trial)
+		}
+		var got, want bytes.Buffer
+		_, gerr := m.InferJSON(context.Background(), "d:1", d, &got)
+		fresh, _ := Parse("random.json", []byte(file))
+		res, werr := fresh.Infer(context.Background(), "d:1", d)
+		if werr == nil {
+			werr = fresh.WriteOutput(&want, res)
+		}
+		if fmt.Sprint(gerr) != fmt.Sprint(werr) || got.String() != want.String() {
+			t.Errorf("trial %d: InferJSON %v\n%s\nInfer %v\n%s", trial, gerr, got.String(), werr, want.String())
+		}
+	}
+}
