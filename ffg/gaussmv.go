@@ -233,6 +233,8 @@ func (st *mvState) assemble(found []mvSlot) error {
 		k    [2]int32
 	}
 	shared, checked := map[formKey]*mvFactor{}, map[formKey]bool{}
+	var lastKey, lastPair formKey
+	var lastShared *mvFactor
 	dmax := 0
 	for _, d := range st.dim {
 		dmax = max(dmax, d)
@@ -251,12 +253,16 @@ func (st *mvState) assemble(found []mvSlot) error {
 		// Fresh (zero) memory: the fields set one by one (see AddVariable).
 		f.fn, f.node, f.stats, f.v, f.k, f.static = sl.fn, sl.node, sl.stats, sl.v, [2]int{int(sl.k[0]), int(sl.k[1])}, sl.static
 		f.form = sl.node.(Polynomialer).Polynomial()
-		if ck := (formKey{f.form, sl.k}); !checked[ck] {
+		// The factors of a loop share their form: the last one's key is
+		// tried before the maps.
+		key := formKey{f.form, sl.k}
+		if key != lastKey && !checked[key] {
 			if err := f.checkForm(st, sl.n); err != nil {
 				return err
 			}
-			checked[ck] = true // the factors of a loop share their form
+			checked[key] = true
 		}
+		lastKey = key
 		p, q := st.dim[f.v[0]], 0
 		if sl.n == 2 {
 			q = st.dim[f.v[1]]
@@ -267,13 +273,18 @@ func (st *mvState) assemble(found []mvSlot) error {
 			continue
 		}
 		f.out, f.p, f.q = take(p*p+p+q*q+q), int32(p), int32(q)
-		key := formKey{f.form, sl.k}
+		if len(sl.stats) == 2 && lastShared != nil && key == lastPair {
+			f.pot, f.shared = lastShared.pot, true
+			continue
+		}
 		if o, ok := shared[key]; ok && len(sl.stats) == 2 {
 			f.pot, f.shared = o.pot, true
+			lastPair, lastShared = key, o
 			continue
 		}
 		if len(sl.stats) == 2 {
 			shared[key] = f
+			lastPair, lastShared = key, f
 			f.pot = &mvPot{jxx: make([]float64, p*p), hx: make([]float64, p), jxy: make([]float64, p*q), jyy: make([]float64, q*q), hy: make([]float64, q)}
 			continue
 		}
