@@ -97,7 +97,10 @@ type forestValues struct {
 	fam    expfam.Family
 	values []float64
 	at     []int32 // per element: its value's offset in values, -1 when hidden
+	// The statistics of a factor's observed neighbours: slot j's at
+	// stats[j*stride:], stride the most any element's take.
 	stats  []float64
+	stride int
 }
 
 // observe appends an element: hidden when x is nil, else observed at x
@@ -124,10 +127,11 @@ func (fv *forestValues) statsOf(e, d, j int) ([]float64, error) {
 	if fv.fam == expfam.MvNormalFamily {
 		n = d + d*d
 	}
-	if len(fv.stats) < (j+1)*n {
-		fv.stats = append(fv.stats, make([]float64, (j+1)*n-len(fv.stats))...)
+	fv.stride = max(fv.stride, n)
+	if len(fv.stats) < (j+1)*fv.stride {
+		fv.stats = append(fv.stats, make([]float64, (j+1)*fv.stride-len(fv.stats))...)
 	}
-	buf := fv.stats[j*n : (j+1)*n : (j+1)*n]
+	buf := fv.stats[j*fv.stride : j*fv.stride+n : j*fv.stride+n]
 	x := fv.values[fv.at[e] : int(fv.at[e])+d]
 	if fv.fam == expfam.MvNormalFamily {
 		return buf, fv.fam.Declaration().(expfam.VectorObserver).ObservedVectorStats(buf, x)

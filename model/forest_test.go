@@ -126,7 +126,12 @@ func TestInferJSONForestMv(t *testing.T) {
 		`{"node": "mvnormal", "out": "s", "mean": [0, 0], "covariance": [[9, 1], [1, 4]]},
     {"node": "mvnormal", "out": "x[0]", "mean": {"of": "s", "matrix": [[1, 0], [0, 1], [0, 0], [0, 0]], "offset": [0, 0, 1, -0.5]},`, 1)
 	rooted = strings.Replace(rooted, `"variables": [`, `"variables": [
-    {"name": "s", "family": "mvnormal", "dim": 2},`, 1)
+    {"name": "s", "family": "mvnormal", "dim": 2},
+    {"name": "w", "family": "mvnormal", "dim": 4, "observed": [1, -2, 0.5, 3]},`, 1)
+	// w's factor reads s: when a data set gives s too, neither is hidden
+	// (the statistics of a 4-D and a 2-D value side by side).
+	rooted = strings.Replace(rooted, `"factors": [`, `"factors": [
+    {"node": "mvnormal", "out": "w", "mean": {"of": "s", "matrix": [[1, 0], [0, 1], [1, 1], [0, -1]]}, "covariance": [[2, 0, 0, 0], [0, 2, 0, 0], [0, 0, 2, 0], [0, 0, 0, 2]]},`, 1)
 	if rooted == string(tracking) {
 		t.Fatal("the variant is the file")
 	}
@@ -152,7 +157,11 @@ func TestInferJSONForestMv(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i, line := range []string{`{"y": ` + series(1) + `}`, `{"y": ` + series(17) + `}`, `{"y": ` + series(40) + `}`, `{"y": ` + series(2*chunkElements+3) + `}`} {
+		lines := []string{`{"y": ` + series(1) + `}`, `{"y": ` + series(17) + `}`, `{"y": ` + series(40) + `}`, `{"y": ` + series(2*chunkElements+3) + `}`}
+		if file == rooted {
+			lines = append(lines, `{"y": `+series(9)+`, "s": [0.5, -1.5]}`)
+		}
+		for i, line := range lines {
 			where := fmt.Sprintf("data.jsonl:%d", i+1)
 			d, err := m.ReadData(where, []byte(line))
 			if err != nil {
