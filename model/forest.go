@@ -228,6 +228,8 @@ func buildForest(name string, spec *modelJSON, sizes *sizeSet, fam expfam.Family
 			oa = nil
 		}
 		switch {
+		case oa != nil && (oa.fault || len(oa.kind) != count || !slices.Equal(oa.shape, sc.dims[i]) && count > 0):
+			return nil, errNotForest // the file's values do not fit the size: Infer's error
 		case given && ev.Elements == nil && ev.Probs == nil:
 			return nil, errNotForest // null for a whole array: Infer's rules
 		case given && ev.Elements == nil && (fam != expfam.NormalFamily || len(ev.Probs) != count):

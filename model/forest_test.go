@@ -359,3 +359,29 @@ func TestInferJSONForestRandom(t *testing.T) {
 		}
 	}
 }
+
+// TestInferJSONFileValuesOfAnotherSize: a data set that sets T through x
+// while the file observes y at its own T: the file's values no longer fit
+// (Infer's error), and InferJSON says the same, without a panic.
+func TestInferJSONFileValuesOfAnotherSize(t *testing.T) {
+	const file = `{"sizes": {"T": 3},
+  "variables": [{"name": "x", "family": "normal", "size": "T"}, {"name": "y", "family": "normal", "size": "T", "observed": [1, 2, 3]}],
+  "factors": [{"node": "normal", "for": {"t": "0..T-1"}, "out": "x[t]", "mean": 0, "precision": 1},
+    {"node": "normal", "for": {"t": "0..T-1"}, "out": "y[t]", "mean": "x[t]", "precision": 1}],
+  "settings": {"method": "sum-product"}}`
+	m, err := Parse("sizes.json", []byte(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := m.ReadData("d:1", []byte(`{"x": [null, null, null, null, 0.5]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got bytes.Buffer
+	_, gerr := m.InferJSON(context.Background(), "d:1", d, &got)
+	fresh, _ := Parse("sizes.json", []byte(file))
+	_, werr := fresh.Infer(context.Background(), "d:1", d)
+	if werr == nil || fmt.Sprint(gerr) != fmt.Sprint(werr) {
+		t.Errorf("InferJSON: %v; Infer: %v (want an error, the same)", gerr, werr)
+	}
+}
