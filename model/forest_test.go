@@ -385,3 +385,38 @@ func TestInferJSONFileValuesOfAnotherSize(t *testing.T) {
 		t.Errorf("InferJSON: %v; Infer: %v (want an error, the same)", gerr, werr)
 	}
 }
+
+// FuzzInferJSON: on the model of TestInferJSONForestSameBytes and any data
+// line that ReadData takes, InferJSON never panics and gives Infer's error
+// or Infer's and WriteOutput's bytes.
+func FuzzInferJSON(f *testing.F) {
+	for _, s := range []string{`{"y": [1, 2, 3, 4, 5]}`, `{"y": [0.5, null, 2], "u": [null, 1]}`, `{"y": [1e300, -1e300]}`,
+		`{"y": [], "a": 1}`, `{"y": [1, 2], "z": null}`, `{"y": [[1], 2]}`, `{"x": [null, null], "y": [1]}`, `{"y": [1, 2], "y[0]": 3}`} {
+		f.Add([]byte(s))
+	}
+	m, err := Parse("forest.json", []byte(forestFile))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		d, err := m.ReadData("d:1", line)
+		if err != nil {
+			return
+		}
+		for _, ev := range d {
+			if ev.Elements != nil && len(ev.Elements.Elements) > 2000 {
+				return // a longer chain than P's constants: Infer's error, slowly
+			}
+		}
+		var got, want bytes.Buffer
+		_, gerr := m.InferJSON(context.Background(), "d:1", d, &got)
+		fresh, _ := Parse("forest.json", []byte(forestFile))
+		res, werr := fresh.Infer(context.Background(), "d:1", d)
+		if werr == nil {
+			werr = fresh.WriteOutput(&want, res)
+		}
+		if fmt.Sprint(gerr) != fmt.Sprint(werr) || got.String() != want.String() {
+			t.Errorf("%s: InferJSON %v\n%s\nInfer %v\n%s", line, gerr, got.String(), werr, want.String())
+		}
+	})
+}
