@@ -2,6 +2,8 @@ package ffg
 
 import (
 	"fmt"
+
+	"github.com/arbor-ai/arbor/messages"
 )
 
 // GaussForest is exact sum-product over a forest of hidden normal
@@ -28,6 +30,14 @@ type GaussForest struct {
 	pending  []float64    // the constants of the unary factors (c and the form's), added after the pairs'
 	energies []float64    // E[-ln f] of the factors with no hidden neighbour, in order
 	ready    bool
+	checked  formCheck // the last form found Gaussian in its hidden neighbours
+}
+
+// formCheck is a form and the interfaces of its hidden neighbours.
+type formCheck struct {
+	form *messages.Polynomial
+	k    [2]int
+	n    int
 }
 
 // NewGaussForest returns a forest of n hidden normal variables, 0 to n-1;
@@ -86,8 +96,12 @@ func (gf *GaussForest) AddFactor(f Factor, vars []int, stats [][]float64) error 
 		gf.energies = append(gf.energies, f.AverageEnergy(stats))
 		return nil
 	}
-	if err := gc.checkForm(n); err != nil {
-		return err
+	// The factors of a loop share their form: it is checked once.
+	if key := (formCheck{form, gc.k, n}); key != gf.checked {
+		if err := gc.checkForm(n); err != nil {
+			return err
+		}
+		gf.checked = key
 	}
 	k1 := -1
 	if n == 2 {
