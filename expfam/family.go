@@ -146,11 +146,13 @@ func (f Family) String() string {
 // error for an unknown name quotes it and lists the valid names.
 func ParseFamily(s string) (Family, error) {
 	t := families.Load()
-	names := make([]string, 0, len(t.decls)-1)
 	for f, d := range t.decls[1:] {
 		if d.Name() == s {
 			return Family(f + 1), nil
 		}
+	}
+	names := make([]string, 0, len(t.decls)-1) // for the error only
+	for _, d := range t.decls[1:] {
 		names = append(names, d.Name())
 	}
 	return 0, fmt.Errorf("expfam: unknown family %q (valid: %s)", s, strings.Join(names, ", "))

@@ -144,7 +144,7 @@ func New() *Graph { return &Graph{byName: map[string]*Variable{}} }
 func (g *Graph) Reserve(vars, factors int) {
 	if vars > 0 {
 		g.slabbing = true
-		g.varSlab = make([]Variable, vars)
+		g.varSlab = fresh[Variable](vars)
 		g.vars = slices.Grow(g.vars, vars)
 		byName := make(map[string]*Variable, len(g.byName)+vars)
 		for k, v := range g.byName {
@@ -153,7 +153,7 @@ func (g *Graph) Reserve(vars, factors int) {
 		g.byName = byName
 	}
 	if factors > 0 {
-		g.factorSlab = make([]FactorNode, factors)
+		g.factorSlab = fresh[FactorNode](factors)
 		g.factors = slices.Grow(g.factors, factors)
 	}
 }

@@ -361,7 +361,7 @@ func buildForest(name string, spec *modelJSON, sizes *sizeSet, fam expfam.Family
 				return err
 			}
 			lf.cur.Name = ""
-			_, err := buildFactor(sg, *lf.cur, nodeField, true, lf)
+			_, err := buildFactor(sg, *lf.cur, nodeField, true, lf, lf.normalCache())
 			return err
 		})
 		if err != nil {

@@ -174,6 +174,7 @@ func tensorNumbers(t *jsonread.Tensor, field string) ([]float64, []int, error) {
 type decoder struct {
 	file string
 	r    *jsonread.Reader
+	slab valueSlab // the values of the fields that take a number or a name
 }
 
 // fail is the *Error of the file for field.
@@ -245,7 +246,7 @@ func readModel(file string, data []byte) (*modelJSON, error) {
 				if int64(n) > itemLimit {
 					return d.tooMany("variables", n)
 				}
-				m.variables = make([]varSpec, 0, n)
+				m.variables = fresh[varSpec](0, n)
 			}
 			return d.elements("variables", &m.varErr, func(i int) error {
 				vs, err := d.variable(i)
@@ -260,7 +261,7 @@ func readModel(file string, data []byte) (*modelJSON, error) {
 				if int64(n) > itemLimit {
 					return d.tooMany("factors", n)
 				}
-				m.factors = make([]factorSpec, 0, n)
+				m.factors = fresh[factorSpec](0, n)
 			}
 			return d.elements("factors", &m.factorErr, func(i int) error {
 				// Read in place: a factor's spec is large, and a copy of
@@ -467,12 +468,15 @@ func (d *decoder) value() jsonValue {
 	v := jsonValue{set: true}
 	if d.r.Peek() == '"' {
 		off := d.r.Pos
-		name := d.r.ReadString()
-		v.name = &name
-		v.t = &jsonread.Tensor{Src: d.r.Data, Depth: -1, NumAt: -1, Fault: &jsonread.TensorFault{Kind: jsonread.TensorValue, Off: off}}
+		v.name = d.slab.name(d.r.ReadString())
+		v.t = d.slab.tensor()
+		*v.t = jsonread.Tensor{Src: d.r.Data, Depth: -1, NumAt: -1, Fault: d.slab.fault()}
+		*v.t.Fault = jsonread.TensorFault{Kind: jsonread.TensorValue, Off: off}
 		return v
 	}
-	v.t = d.r.ReadTensor(-1)
+	if v.t = d.slab.number(d.r); v.t == nil {
+		v.t = d.r.ReadTensor(-1)
+	}
 	return v
 }
 

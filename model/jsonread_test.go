@@ -14,6 +14,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/arbor-ai/arbor/internal/jsonread"
+	"github.com/google/go-cmp/cmp"
 )
 
 // oldDecodeTensor is how a literal tensor was read before the streaming
@@ -358,5 +361,27 @@ func TestTooManyObjectsRefusedBeforeReading(t *testing.T) {
 	five := `{"variables": [], "factors": [{}, {}, {}, {}, {}]}`
 	if _, err := Parse("m.json", []byte(five)); err == nil || strings.Contains(err.Error(), "limit") {
 		t.Errorf("five factors: got %v, want an error other than the limit", err)
+	}
+}
+
+// TestValueSlabNumberAsReadTensor: a number field read from the slab is
+// the tensor ReadTensor reads (a number in range), or left to it.
+func TestValueSlabNumberAsReadTensor(t *testing.T) {
+	var s valueSlab
+	for _, text := range []string{`4`, ` -0.5e3`, `1e999`, `0`, `-0`, `[1]`, `"a"`, `null`, `1.5E-7`} {
+		data := []byte(text + `, 2`)
+		r := &jsonread.Reader{Data: data}
+		got := s.number(r)
+		w := &jsonread.Reader{Data: data}
+		want := w.ReadTensor(-1)
+		if got == nil {
+			if r.Pos != 0 || (want.Fault == nil && want.Depth == 0) {
+				t.Errorf("%s: refused (reader at %d); ReadTensor %+v", text, r.Pos, want)
+			}
+			continue
+		}
+		if d := cmp.Diff(want.Shape(), got.Shape()); d != "" || !cmp.Equal(want.Data, got.Data) || want.Depth != got.Depth || want.NumAt != got.NumAt || want.Fault != nil || r.Pos != w.Pos {
+			t.Errorf("%s: %+v at %d; ReadTensor %+v at %d", text, got, r.Pos, want, w.Pos)
+		}
 	}
 }

@@ -411,7 +411,7 @@ func (sc *scope) addFactors(m *Model, fs factorSpec, i int, field string, sumPro
 				return &Error{File: sc.file, Field: field + ".name", Err: fmt.Errorf("duplicate factor name %q", lf.cur.Name)}
 			}
 		}
-		fn, err := buildFactor(m.Graph, *lf.cur, nodeField, sumProduct, lf)
+		fn, err := buildFactor(m.Graph, *lf.cur, nodeField, sumProduct, lf, lf.normalCache())
 		if err != nil {
 			var me *Error
 			if !lf.failed && len(lf.levels) > 0 && errors.As(err, &me) {

@@ -146,6 +146,12 @@ func build(name string, spec *modelJSON, sizes *sizeSet) (*Model, error) {
 		m.Variables, m.varFile = make([]*ffg.Variable, 0, sc.nVars), make([]int32, 0, sc.nVars)
 		m.evidence.at = make([]int32, 0, sc.nVars)
 		m.Factors, m.factorFields = make([]*ffg.FactorNode, 0, sc.nFactors), make([]string, 0, sc.nFactors)
+	} else if nv, nf := len(spec.variables), len(spec.factors); nv+nf > 1000 {
+		// A written-out file of many variables and factors: the same
+		// arrays, at the counts read.
+		m.Graph.Reserve(nv, nf)
+		m.Variables, m.evidence.at = make([]*ffg.Variable, 0, nv), make([]int32, 0, nv)
+		m.Factors, m.factorFields = make([]*ffg.FactorNode, 0, nf), make([]string, 0, nf)
 	}
 	g := m.Graph
 	total := 0 // entries of every variable so far, against MaxElements
@@ -262,6 +268,7 @@ func build(name string, spec *modelJSON, sizes *sizeSet) (*Model, error) {
 	// settings are checked in full below.
 	sumProduct := spec.settings != nil && spec.settings.Method != nil && *spec.settings.Method == schedule.MethodSumProduct
 	factorNames := map[string]bool{}
+	var nodeCache normalCache // the factors of a written-out file share their nodes
 	for i, fs := range spec.factors {
 		field := fmt.Sprintf("factors[%d]", i)
 		if fs.Name != "" {
@@ -279,7 +286,7 @@ func build(name string, spec *modelJSON, sizes *sizeSet) (*Model, error) {
 			}
 			continue
 		}
-		fn, err := addFactor(g, fs, field, sumProduct)
+		fn, err := addFactor(g, fs, field, sumProduct, &nodeCache)
 		if err != nil {
 			var me *Error
 			if errors.As(err, &me) {
@@ -371,8 +378,8 @@ var used = map[string][]string{
 	"normal-mixture": {"name", "out", "switch", "means", "precisions"},
 }
 
-func setFields(fs factorSpec) []string {
-	var out []string
+// setFields appends the names of the fields fs sets to out.
+func setFields(fs factorSpec, out []string) []string {
 	add := func(name string, set bool) {
 		if set {
 			out = append(out, name)
@@ -393,7 +400,7 @@ func setFields(fs factorSpec) []string {
 	add("switch", fs.Switch != "")
 	add("means", fs.Means.set)
 	add("precisions", fs.Precisions.set)
-	return append(out, mvSetFields(fs)...)
+	return mvSetFields(fs, out)
 }
 
 func kinds() string {
@@ -405,12 +412,12 @@ func kinds() string {
 	return strings.Join(ks, ", ")
 }
 
-func addFactor(g *ffg.Graph, fs factorSpec, field string, sumProduct bool) (*ffg.FactorNode, error) {
+func addFactor(g *ffg.Graph, fs factorSpec, field string, sumProduct bool, nc *normalCache) (*ffg.FactorNode, error) {
 	field, err := checkFactor(fs, field)
 	if err != nil {
 		return nil, err
 	}
-	return buildFactor(g, fs, field, sumProduct, nil)
+	return buildFactor(g, fs, field, sumProduct, nil, nc)
 }
 
 // checkFactor checks that the factor's node is known and that it sets no
@@ -428,7 +435,8 @@ func checkFactor(fs factorSpec, field string) (string, error) {
 		return "", fail("node", "unknown node %q (known: %s)", fs.Node, kinds())
 	}
 	field = fmt.Sprintf("%s (%s)", field, fs.Node)
-	for _, f := range setFields(fs) {
+	var buf [20]string // the fields set, appended to a buffer on the stack
+	for _, f := range setFields(fs, buf[:0]) {
 		found := false
 		for _, a := range allowed {
 			found = found || a == f
@@ -443,7 +451,7 @@ func checkFactor(fs factorSpec, field string) (string, error) {
 // buildFactor builds the factor fs (checked by checkFactor; field names it
 // with its node) and adds it to g. Its variables are looked up by name in
 // g, or through env for a factor of a file with a scope (loops.go).
-func buildFactor(g *ffg.Graph, fs factorSpec, field string, sumProduct bool, env *loopFactor) (*ffg.FactorNode, error) {
+func buildFactor(g *ffg.Graph, fs factorSpec, field string, sumProduct bool, env *loopFactor, nc *normalCache) (*ffg.FactorNode, error) {
 	fail := func(sub, format string, args ...any) error {
 		f := field
 		if sub != "" {
@@ -643,7 +651,7 @@ func buildFactor(g *ffg.Graph, fs factorSpec, field string, sumProduct bool, env
 			f, vars = nf, append(vars, nv...)
 		}
 	case "normal", "normal-mixture":
-		nf, nv, err := normalFactor(fs, field, out, vars, lookup, fail, env.normalCache())
+		nf, nv, err := normalFactor(fs, field, out, vars, lookup, fail, nc)
 		if err != nil {
 			return nil, err
 		}

@@ -53,9 +53,8 @@ func (d *decoder) dot(field string) (*jsonDot, error) {
 	return dt, err
 }
 
-// mvSetFields lists the multivariate fields the factor sets.
-func mvSetFields(fs factorSpec) []string {
-	var out []string
+// mvSetFields appends the multivariate fields the factor sets to out.
+func mvSetFields(fs factorSpec, out []string) []string {
 	for _, f := range []struct {
 		name string
 		v    jsonValue

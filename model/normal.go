@@ -254,25 +254,38 @@ func normalFactor(fs factorSpec, field string, out *ffg.Variable, dst []*ffg.Var
 	return mix, append(append([]*ffg.Variable{z}, meanVars...), precVars...), nil
 }
 
-// normalCache keeps the last Normal node a loop factor built: a node is
-// read-only once built (its form included), so the factors of a loop whose
-// mean and precision are the same at every index share one node instead of
-// building a form per index. A nil cache keeps nothing.
+// normalCache keeps the last Normal nodes a build made: a node is
+// read-only once built (its form included), so factors whose mean and
+// precision are the same share one node instead of building a form each:
+// the factors of a loop, and the factors of a written-out file, which
+// alternate between a few kinds (a transition, an observation). A nil
+// cache keeps nothing.
 type normalCache struct {
+	entries [2]normalEntry
+	next    int // the entry the next put replaces
+}
+
+type normalEntry struct {
 	mean nodes.Mean
 	prec nodes.Precision
 	node *nodes.Normal
 }
 
 func (c *normalCache) get(mean nodes.Mean, prec nodes.Precision) *nodes.Normal {
-	if c == nil || c.node == nil || c.mean != mean || c.prec != prec {
+	if c == nil {
 		return nil
 	}
-	return c.node
+	for i := range c.entries {
+		if e := &c.entries[i]; e.node != nil && e.mean == mean && e.prec == prec {
+			return e.node
+		}
+	}
+	return nil
 }
 
 func (c *normalCache) put(mean nodes.Mean, prec nodes.Precision, n *nodes.Normal) {
 	if c != nil {
-		*c = normalCache{mean: mean, prec: prec, node: n}
+		c.entries[c.next] = normalEntry{mean: mean, prec: prec, node: n}
+		c.next = (c.next + 1) % len(c.entries)
 	}
 }

@@ -1,0 +1,67 @@
+package model
+
+import "github.com/arbor-ai/arbor/internal/jsonread"
+
+// valueSlab holds the values a decoder reads for the fields that take a
+// number or a name ("mean": 0, "precision": "r"): a written-out file of
+// 10^5 factors has a few such fields in each, and each used to cost an
+// allocation or three (a tensor, its numbers, a name, a fault). They are
+// cut from chunks instead, which are never moved, so the pointers stay
+// valid.
+type valueSlab struct {
+	tensors []jsonread.Tensor
+	faults  []jsonread.TensorFault
+	names   []string
+	nums    []float64
+}
+
+// slabChunk is the number of values of a chunk.
+const slabChunk = 1024
+
+func (s *valueSlab) tensor() *jsonread.Tensor {
+	if len(s.tensors) == cap(s.tensors) {
+		s.tensors = make([]jsonread.Tensor, 0, slabChunk)
+	}
+	s.tensors = s.tensors[:len(s.tensors)+1]
+	return &s.tensors[len(s.tensors)-1]
+}
+
+func (s *valueSlab) fault() *jsonread.TensorFault {
+	if len(s.faults) == cap(s.faults) {
+		s.faults = make([]jsonread.TensorFault, 0, slabChunk)
+	}
+	s.faults = s.faults[:len(s.faults)+1]
+	return &s.faults[len(s.faults)-1]
+}
+
+func (s *valueSlab) name(n string) *string {
+	if len(s.names) == cap(s.names) {
+		s.names = make([]string, 0, slabChunk)
+	}
+	s.names = append(s.names, n)
+	return &s.names[len(s.names)-1]
+}
+
+// number reads the number at r as r.ReadTensor(-1) reads a number that is
+// in range (a tensor of depth 0 and one number); for any other value it
+// leaves r where it was and returns nil.
+func (s *valueSlab) number(r *jsonread.Reader) *jsonread.Tensor {
+	start := r.Pos
+	if c := r.Peek(); c != '-' && (c < '0' || c > '9') {
+		return nil
+	}
+	lit := r.ReadNumber()
+	x, ok := jsonread.Float(lit)
+	if !ok {
+		r.Pos = start
+		return nil
+	}
+	if len(s.nums) == cap(s.nums) {
+		s.nums = make([]float64, 0, slabChunk)
+	}
+	s.nums = append(s.nums, x)
+	n := len(s.nums)
+	t := s.tensor()
+	*t = jsonread.Tensor{Data: s.nums[n-1 : n : n], Src: r.Data, NumAt: r.Pos - len(lit)}
+	return t
+}
