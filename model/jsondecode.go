@@ -482,7 +482,7 @@ func (d *decoder) value() jsonValue {
 
 func (d *decoder) variable(i int) (varSpec, error) {
 	var vs varSpec
-	field := fmt.Sprintf("variables[%d]", i)
+	field := indexed("variables", i)
 	if d.null() {
 		return vs, nil
 	}
@@ -550,7 +550,7 @@ func (d *decoder) ints(field string) ([]int, error) {
 }
 
 func (d *decoder) factor(i int, fs *factorSpec) error {
-	field := fmt.Sprintf("factors[%d]", i)
+	field := indexed("factors", i)
 	if d.null() {
 		return nil
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -156,7 +157,7 @@ func build(name string, spec *modelJSON, sizes *sizeSet) (*Model, error) {
 	g := m.Graph
 	total := 0 // entries of every variable so far, against MaxElements
 	for i, vs := range spec.variables {
-		field := fmt.Sprintf("variables[%d]", i)
+		field := indexed("variables", i)
 		if err := checkName(vs.Name); err != nil {
 			return nil, fail(field+".name", "%v", err)
 		}
@@ -270,7 +271,7 @@ func build(name string, spec *modelJSON, sizes *sizeSet) (*Model, error) {
 	factorNames := map[string]bool{}
 	var nodeCache normalCache // the factors of a written-out file share their nodes
 	for i, fs := range spec.factors {
-		field := fmt.Sprintf("factors[%d]", i)
+		field := indexed("factors", i)
 		if fs.Name != "" {
 			if err := checkName(fs.Name); err != nil {
 				return nil, fail(field+".name", "%v", err)
@@ -286,7 +287,11 @@ func build(name string, spec *modelJSON, sizes *sizeSet) (*Model, error) {
 			}
 			continue
 		}
-		fn, err := addFactor(g, fs, field, sumProduct, &nodeCache)
+		field, err := checkFactor(fs, field)
+		var fn *ffg.FactorNode
+		if err == nil {
+			fn, err = buildFactor(g, fs, field, sumProduct, nil, &nodeCache)
+		}
 		if err != nil {
 			var me *Error
 			if errors.As(err, &me) {
@@ -296,7 +301,7 @@ func build(name string, spec *modelJSON, sizes *sizeSet) (*Model, error) {
 			return nil, &Error{File: name, Err: err}
 		}
 		m.Factors = append(m.Factors, fn)
-		m.factorFields = append(m.factorFields, fmt.Sprintf("%s (%s)", field, fs.Node))
+		m.factorFields = append(m.factorFields, field) // "factors[i] (node)", as checkFactor makes it
 		if fs.Name != "" {
 			factorNames[fs.Name] = true
 		}
@@ -412,13 +417,6 @@ func kinds() string {
 	return strings.Join(ks, ", ")
 }
 
-func addFactor(g *ffg.Graph, fs factorSpec, field string, sumProduct bool, nc *normalCache) (*ffg.FactorNode, error) {
-	field, err := checkFactor(fs, field)
-	if err != nil {
-		return nil, err
-	}
-	return buildFactor(g, fs, field, sumProduct, nil, nc)
-}
 
 // checkFactor checks that the factor's node is known and that it sets no
 // field the node does not read, and returns its field with the node:
@@ -434,7 +432,7 @@ func checkFactor(fs factorSpec, field string) (string, error) {
 	if !ok {
 		return "", fail("node", "unknown node %q (known: %s)", fs.Node, kinds())
 	}
-	field = fmt.Sprintf("%s (%s)", field, fs.Node)
+	field = field + " (" + fs.Node + ")"
 	var buf [20]string // the fields set, appended to a buffer on the stack
 	for _, f := range setFields(fs, buf[:0]) {
 		found := false
@@ -793,4 +791,14 @@ func shorten(s string) string {
 		return s[:40] + "..."
 	}
 	return s
+}
+
+// indexed returns "name[i]", the field of an item of a list in errors
+// (made for every item of a long file, so without fmt).
+func indexed(name string, i int) string {
+	b := make([]byte, 0, len(name)+12)
+	b = append(b, name...)
+	b = append(b, '[')
+	b = strconv.AppendInt(b, int64(i), 10)
+	return string(append(b, ']'))
 }
