@@ -417,7 +417,6 @@ func kinds() string {
 	return strings.Join(ks, ", ")
 }
 
-
 // checkFactor checks that the factor's node is known and that it sets no
 // field the node does not read, and returns its field with the node:
 // "factors[2] (normal)".
