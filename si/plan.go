@@ -77,6 +77,11 @@ type modInfo struct {
 	deps      []int
 	colStride []int
 	a         []float64
+	// The outcomes a column of A can emit (A > 0), ascending: those of
+	// column c are emits[estart[c]:estart[c+1]]; all lists the outcomes.
+	estart []int32
+	emits  []int32
+	all    []int32
 }
 
 // Planner runs sophisticated-inference searches on one model with one set
@@ -177,6 +182,27 @@ func NewPlanner(m *pomdp.Model, opts *Options) (*Planner, error) {
 			md.colStride[k] = md.size
 			md.size *= m.FactorSize(deps[k])
 		}
+		nnz := 0
+		for _, v := range md.a {
+			if v != 0 {
+				nnz++
+			}
+		}
+		md.estart = make([]int32, 0, md.size+1)
+		md.emits = make([]int32, 0, nnz)
+		md.all = make([]int32, 0, md.no)
+		for c := range md.size {
+			md.estart = append(md.estart, int32(len(md.emits)))
+			for o := range md.no {
+				if md.a[o*md.size+c] != 0 {
+					md.emits = append(md.emits, int32(o))
+				}
+			}
+		}
+		md.estart = append(md.estart, int32(len(md.emits)))
+		for o := range md.no {
+			md.all = append(md.all, int32(o))
+		}
 		p.mods = append(p.mods, md)
 	}
 	// Look at the context about every 40 ms of scoring (the estimate's
@@ -273,11 +299,17 @@ func (p *Planner) belief(id int32) []float64 {
 	return p.bel[i : i+p.ns : i+p.ns]
 }
 
-// hashBelief mixes the bits of q.
+// hashBelief mixes the bits of q's entries other than +0 with their
+// positions (FNV-1a's offset basis and prime, with a shift to spread the
+// high bits): a sharp belief hashes in the time of its support.
 func hashBelief(q []float64) uint64 {
 	h := uint64(14695981039346656037)
-	for _, x := range q {
-		h ^= math.Float64bits(x)
+	for i, x := range q {
+		bits := math.Float64bits(x)
+		if bits == 0 {
+			continue
+		}
+		h ^= bits + uint64(i)
 		h *= 1099511628211
 		h ^= h >> 31
 	}
@@ -539,6 +571,16 @@ func softmax(q, g []float64, kept []bool, gamma float64) error {
 		}
 		n++
 		mx = math.Max(mx, -gamma*x)
+	}
+	if n == 1 && !math.IsInf(mx, -1) {
+		// One finite action: σ is 1 there (exp(0) = 1 exactly), 0 elsewhere.
+		for u := range q {
+			q[u] = 0
+			if kept[u] {
+				q[u] = 1
+			}
+		}
+		return nil
 	}
 	if math.IsInf(mx, -1) {
 		for u := range q {
