@@ -572,7 +572,7 @@ func softmax(q, g []float64, kept []bool, gamma float64) error {
 		n++
 		mx = math.Max(mx, -gamma*x)
 	}
-	if n == 1 && !math.IsInf(mx, -1) {
+	if n == 1 && !math.IsInf(mx, 0) {
 		// One finite action: σ is 1 there (exp(0) = 1 exactly), 0 elsewhere.
 		for u := range q {
 			q[u] = 0
@@ -595,7 +595,10 @@ func softmax(q, g []float64, kept []bool, gamma float64) error {
 	for u, x := range g {
 		q[u] = 0
 		if kept[u] {
-			q[u] = math.Exp(-gamma*x - mx)
+			q[u] = 1 // the most probable: exp(0) = 1 exactly
+			if d := -gamma*x - mx; d != 0 {
+				q[u] = math.Exp(d)
+			}
 			z += q[u]
 		}
 	}
