@@ -46,6 +46,28 @@ func (s *Support) Set(m *Model, qs []float64) {
 	}
 }
 
+// SetStates makes s the support given factor by factor: states[f] lists
+// the states of factor f where the belief is not 0, ascending (what Set
+// would find, for a caller that knows them without a pass over the
+// belief). It panics if m is nil or not a valid model or states does not
+// have one list per factor.
+func (s *Support) SetStates(m *Model, states [][]int32) {
+	if m == nil || !m.valid {
+		panic("pomdp: Support.SetStates: " + noModel)
+	}
+	if len(states) != len(m.factors) {
+		badLen("Support.SetStates", "states", len(states), len(m.factors))
+	}
+	s.idx = s.idx[:0]
+	s.lo = append(s.lo[:0], 0)
+	for _, st := range states {
+		for _, j := range st {
+			s.idx = append(s.idx, int(j))
+		}
+		s.lo = append(s.lo, len(s.idx))
+	}
+}
+
 // Len returns the number of states in the support of factor f.
 func (s *Support) Len(f int) int { return s.lo[f+1] - s.lo[f] }
 

@@ -18,6 +18,7 @@ type brancher struct {
 	marg  [][]float64 // per modality: Q(o_m), for Marginal
 	supp  [][]int32   // per factor: the states of positive probability
 	emit  [][]int32   // per modality: emitted's list
+	nz    []int32     // nonZero's list
 	idx   []int
 	order int
 
@@ -71,17 +72,11 @@ func (b *brancher) init(p *Planner) {
 	b.idx = make([]int, p.nf)
 }
 
-// support lists the joint states of positive weight under pred.
+// support lists the joint states of positive weight under pred, whose
+// factors' supports propagate left in p.psup.
 func (b *brancher) support(p *Planner, pred []float64) {
 	for fi := range p.facs {
-		f := &p.facs[fi]
-		s := b.supp[fi][:0]
-		for i, x := range pred[f.off : f.off+f.ns] {
-			if x > 0 {
-				s = append(s, int32(i))
-			}
-		}
-		b.supp[fi] = s
+		b.supp[fi] = append(b.supp[fi][:0], p.psup[fi]...)
 		b.idx[fi] = 0
 	}
 	b.n = 0
@@ -330,6 +325,22 @@ func (b *brancher) writePosterior(p *Planner, slot int, z float64) {
 			q[f.off+int(i)] /= z
 		}
 	}
+}
+
+// nonZero returns the positions of the non-zero entries of the posterior
+// of leaf slot k, ascending: within the support of the predicted belief.
+func (b *brancher) nonZero(p *Planner, k int) []int32 {
+	q := b.posterior(k)
+	b.nz = b.nz[:0]
+	for fi := range p.facs {
+		off := int32(p.facs[fi].off)
+		for _, i := range b.supp[fi] {
+			if q[off+i] != 0 {
+				b.nz = append(b.nz, off+i)
+			}
+		}
+	}
+	return b.nz
 }
 
 // posterior returns the posterior of leaf slot k.

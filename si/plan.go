@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/arbor-ai/arbor/pomdp"
 )
@@ -98,6 +99,8 @@ type Planner struct {
 	// The search's tables, one entry per belief (node id), nu entries per
 	// node for the actions.
 	bel                   []float64 // ns per node
+	nz                    []int32   // node id's non-zero entries, ascending: nz[nzLo[id]:nzLo[id+1]]
+	nzLo                  []int32
 	heads                 map[uint64]int32
 	chain                 []int32 // the next node with the same hash, -1 at the end
 	stage                 []uint8
@@ -112,6 +115,9 @@ type Planner struct {
 	gbuf, qbuf [][]float64 // scratch per remaining depth
 	pred, qtmp []float64
 	sup        pomdp.Support // the support of pred, what StepCostOn sums over
+	psup       [][]int32     // per factor, the states where pred is not 0, ascending (propagate)
+	touched    []bool        // per state: propagate reached it
+	rootNZ     []int32
 	br         brancher
 
 	nodes, reused, capped int
@@ -221,6 +227,8 @@ func NewPlanner(m *pomdp.Model, opts *Options) (*Planner, error) {
 	}
 	p.pred = make([]float64, p.ns)
 	p.qtmp = make([]float64, p.ns)
+	p.psup = make([][]int32, p.nf)
+	p.touched = make([]bool, p.ns)
 	p.br.init(p)
 	return p, nil
 }
@@ -256,7 +264,13 @@ func (p *Planner) Plan(ctx context.Context, qs []float64) (*Result, error) {
 	p.reset(ctx)
 	p.planned = false
 	p.gen++
-	root := p.intern(qs)
+	p.rootNZ = p.rootNZ[:0]
+	for i, x := range qs {
+		if x != 0 {
+			p.rootNZ = append(p.rootNZ, int32(i))
+		}
+	}
+	root := p.intern(qs, p.rootNZ)
 	depth := 0
 	truncated := false
 	for d := 1; d <= p.o.Depth; d++ {
@@ -284,6 +298,7 @@ func (p *Planner) Plan(ctx context.Context, qs []float64) (*Result, error) {
 func (p *Planner) reset(ctx context.Context) {
 	p.ctx = ctx
 	p.bel = p.bel[:0]
+	p.nz, p.nzLo = p.nz[:0], append(p.nzLo[:0], 0)
 	clear(p.heads)
 	p.chain, p.stage = p.chain[:0], p.stage[:0]
 	p.vals = p.vals[:0]
@@ -299,17 +314,20 @@ func (p *Planner) belief(id int32) []float64 {
 	return p.bel[i : i+p.ns : i+p.ns]
 }
 
-// hashBelief mixes the bits of q's entries other than +0 with their
-// positions (FNV-1a's offset basis and prime, with a shift to spread the
-// high bits): a sharp belief hashes in the time of its support.
-func hashBelief(q []float64) uint64 {
+// nonZero returns the positions of node id's non-zero entries, ascending
+// (a view of the table).
+func (p *Planner) nonZero(id int32) []int32 {
+	return p.nz[p.nzLo[id]:p.nzLo[id+1]]
+}
+
+// hashBelief mixes the bits of q's non-zero entries, nz (ascending), with
+// their positions (FNV-1a's offset basis and prime, with a shift to
+// spread the high bits): a sharp belief hashes in the time of its
+// support.
+func hashBelief(q []float64, nz []int32) uint64 {
 	h := uint64(14695981039346656037)
-	for i, x := range q {
-		bits := math.Float64bits(x)
-		if bits == 0 {
-			continue
-		}
-		h ^= bits + uint64(i)
+	for _, i := range nz {
+		h ^= math.Float64bits(q[i]) + uint64(i)
 		h *= 1099511628211
 		h ^= h >> 31
 	}
@@ -318,9 +336,9 @@ func hashBelief(q []float64) uint64 {
 
 // intern returns the node whose belief has the bits of q, adding it when
 // there is none: identical beliefs reached by different paths are one
-// node.
-func (p *Planner) intern(q []float64) int32 {
-	h := hashBelief(q)
+// node. nz lists q's non-zero entries, ascending.
+func (p *Planner) intern(q []float64, nz []int32) int32 {
+	h := hashBelief(q, nz)
 	head, ok := p.heads[h]
 	if ok {
 		for id := head; id >= 0; id = p.chain[id] {
@@ -333,6 +351,8 @@ func (p *Planner) intern(q []float64) int32 {
 	}
 	id := int32(len(p.stage))
 	p.bel = append(p.bel, q...)
+	p.nz = append(p.nz, nz...)
+	p.nzLo = append(p.nzLo, int32(len(p.nz)))
 	p.chain = append(p.chain, head)
 	p.heads[h] = id
 	p.stage = append(p.stage, registered)
@@ -364,22 +384,45 @@ func sameBits(a, b []float64) bool {
 }
 
 // propagate sets next = B_u prev factor by factor, as pomdp.Propagate does
-// (the same sums in the same order), skipping the zeros of B and of prev.
-func (p *Planner) propagate(next, prev []float64, u int) {
+// (the same sums in the same order), over prev's non-zero entries nz
+// (ascending) and the non-zero entries of B, and sets p.psup to next's
+// support.
+func (p *Planner) propagate(next, prev []float64, nz []int32, u int) {
+	k0 := 0
 	for fi := range p.facs {
 		f := &p.facs[fi]
 		c := (u / f.stride) % f.nu
 		nx := next[f.off : f.off+f.ns]
 		clear(nx)
 		st := f.start[c*(f.ns+1) : (c+1)*(f.ns+1)]
-		for j, x := range prev[f.off : f.off+f.ns] {
-			if x == 0 {
-				continue
-			}
+		touched := p.touched[f.off : f.off+f.ns]
+		sup := p.psup[fi][:0]
+		end := int32(f.off + f.ns)
+		for ; k0 < len(nz) && nz[k0] < end; k0++ {
+			j := int(nz[k0]) - f.off
+			x := prev[f.off+j]
 			for k := st[j]; k < st[j+1]; k++ {
-				nx[f.row[k]] += f.val[k] * x
+				r := f.row[k]
+				nx[r] += f.val[k] * x
+				if !touched[r] {
+					touched[r] = true
+					sup = append(sup, int32(r))
+				}
 			}
 		}
+		// The states reached, ascending, less those whose sum is 0 (a
+		// product that underflowed).
+		n := 0
+		for _, r := range sup {
+			touched[r] = false
+			if nx[r] != 0 {
+				sup[n] = r
+				n++
+			}
+		}
+		sup = sup[:n]
+		slices.Sort(sup)
+		p.psup[fi] = sup
 	}
 }
 
@@ -399,11 +442,11 @@ func (p *Planner) score(id int32) error {
 			return err
 		}
 	}
-	copy(p.qtmp, p.belief(id))
+	q, nz := p.belief(id), p.nonZero(id)
 	base := int(id) * p.nu
 	for u := range p.nu {
-		p.propagate(p.pred, p.qtmp, u)
-		p.sup.Set(p.m, p.pred)
+		p.propagate(p.pred, q, nz, u)
+		p.sup.SetStates(p.m, p.psup)
 		r, a, n := pomdp.StepCostOn(p.m, p.pred, p.w, &p.sup)
 		p.risk[base+u], p.amb[base+u], p.nov[base+u] = r, a, n
 		p.local[base+u] = r + a - n
@@ -455,7 +498,7 @@ func (p *Planner) branch(id int32) error {
 		if !p.kept[base+u] {
 			continue
 		}
-		p.propagate(p.pred, p.qtmp, u)
+		p.propagate(p.pred, p.qtmp, p.nonZero(id), u)
 		capped := p.br.enumerate(p, p.pred)
 		if capped {
 			p.capped++
@@ -466,7 +509,7 @@ func (p *Planner) branch(id int32) error {
 			total += lf.prob
 		}
 		for _, lf := range p.br.leaves {
-			child := p.intern(p.br.posterior(lf.slot))
+			child := p.intern(p.br.posterior(lf.slot), p.br.nonZero(p, lf.slot))
 			p.oprob = append(p.oprob, lf.prob/total)
 			p.ochild = append(p.ochild, child)
 			p.oobs = append(p.oobs, int32(lf.obs))
