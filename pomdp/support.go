@@ -106,7 +106,7 @@ func StepCostOn(m *Model, qs, w []float64, sup *Support) (risk, amb, nov float64
 						qo += row[s] * q[s]
 					}
 					if qo > 0 {
-						r += qo * (math.Log(qo) - md.logC[o])
+						r += qo * (logOf(qo) - md.logC[o])
 					}
 				}
 				risk += r
@@ -117,7 +117,7 @@ func StepCostOn(m *Model, qs, w []float64, sup *Support) (risk, amb, nov float64
 			for o := range md.no {
 				qo := dotOn(md.a[o*ns:(o+1)*ns], q, idx)
 				if qo > 0 {
-					r += qo * (math.Log(qo) - md.logC[o])
+					r += qo * (logOf(qo) - md.logC[o])
 				}
 				n += qo * dotOn(wm[o*ns:(o+1)*ns], q, idx)
 			}
@@ -136,7 +136,7 @@ func StepCostOn(m *Model, qs, w []float64, sup *Support) (risk, amb, nov float64
 		for o := range md.no {
 			qo := ld.expect(md.a[o*ns:(o+1)*ns], ql, lastSup)
 			if qo > 0 {
-				r += qo * (math.Log(qo) - md.logC[o])
+				r += qo * (logOf(qo) - md.logC[o])
 			}
 			if w != nil {
 				wm := w[md.wOff : md.wOff+md.no*ns]
@@ -149,6 +149,15 @@ func StepCostOn(m *Model, qs, w []float64, sup *Support) (risk, amb, nov float64
 		nov += n
 	}
 	return risk, amb, nov
+}
+
+// logOf is math.Log(x) without the call at x = 1, where it is +0 (a
+// sharp belief's certain outcome).
+func logOf(x float64) float64 {
+	if x == 1 {
+		return 0
+	}
+	return math.Log(x)
 }
 
 // dotOn is Σ_(s ∈ idx) x[s] q[s], in idx's order.

@@ -421,7 +421,9 @@ func (p *Planner) propagate(next, prev []float64, nz []int32, u int) {
 			}
 		}
 		sup = sup[:n]
-		slices.Sort(sup)
+		if n > 1 {
+			slices.Sort(sup)
+		}
 		p.psup[fi] = sup
 	}
 }
@@ -613,7 +615,11 @@ func softmax(q, g []float64, kept []bool, gamma float64) error {
 			return errors.New("si: expected free energy NaN")
 		}
 		n++
-		mx = math.Max(mx, -gamma*x)
+		// The largest exponent; NaN is out, and where ±0 tie either is
+		// right (x − (±0) = x, exp(±0) = 1).
+		if v := -gamma * x; v > mx {
+			mx = v
+		}
 	}
 	if n == 1 && !math.IsInf(mx, 0) {
 		// One finite action: σ is 1 there (exp(0) = 1 exactly), 0 elsewhere.
