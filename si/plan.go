@@ -115,6 +115,7 @@ type Planner struct {
 	gbuf, qbuf [][]float64 // scratch per remaining depth
 	pred, qtmp []float64
 	sup        pomdp.Support // the support of pred, what StepCostOn sums over
+	steps      stepCache
 	psup       [][]int32     // per factor, the states where pred is not 0, ascending (propagate)
 	touched    []bool        // per state: propagate reached it
 	rootNZ     []int32
@@ -306,6 +307,7 @@ func (p *Planner) reset(ctx context.Context) {
 	p.kept, p.olo, p.ohi = p.kept[:0], p.olo[:0], p.ohi[:0]
 	p.oprob, p.ochild, p.oobs = p.oprob[:0], p.ochild[:0], p.oobs[:0]
 	p.nodes, p.reused, p.capped = 0, 0, 0
+	p.steps.reset()
 }
 
 // belief returns node id's belief (a view of the table).
@@ -448,8 +450,7 @@ func (p *Planner) score(id int32) error {
 	base := int(id) * p.nu
 	for u := range p.nu {
 		p.propagate(p.pred, q, nz, u)
-		p.sup.SetStates(p.m, p.psup)
-		r, a, n := pomdp.StepCostOn(p.m, p.pred, p.w, &p.sup)
+		r, a, n := p.stepCost()
 		p.risk[base+u], p.amb[base+u], p.nov[base+u] = r, a, n
 		p.local[base+u] = r + a - n
 	}

@@ -1,0 +1,99 @@
+package si
+
+import (
+	"math"
+
+	"github.com/arbor-ai/arbor/pomdp"
+)
+
+// stepCache holds the one-step expected free energy of every predicted
+// belief scored in a search, keyed by the belief's bits: different nodes
+// and actions that predict the same belief (the T-maze's moves, which
+// lead to the same arm whatever the start; a maze's wall, where two
+// actions stay put) score it once. A predicted belief is held sparse:
+// its non-zero entries (the others are +0, as propagate writes them).
+type stepCache struct {
+	heads map[uint64]int32
+	chain []int32   // the next entry with the same hash, -1 at the end
+	lo    []int32   // entry e's non-zero entries are pos and val[lo[e]:lo[e+1]]
+	pos   []int32   // their positions, ascending
+	val   []float64 // their values
+	cost  [][3]float64
+}
+
+func (c *stepCache) reset() {
+	if c.heads == nil {
+		c.heads = make(map[uint64]int32)
+	}
+	clear(c.heads)
+	c.chain, c.cost = c.chain[:0], c.cost[:0]
+	c.lo, c.pos, c.val = append(c.lo[:0], 0), c.pos[:0], c.val[:0]
+}
+
+// stepCost returns risk, ambiguity and novelty of p.pred, whose support
+// propagate left in p.psup: pomdp.StepCostOn's numbers, computed once per
+// distinct predicted belief.
+func (p *Planner) stepCost() (risk, amb, nov float64) {
+	c := &p.steps
+	h := uint64(14695981039346656037) // FNV-1a's offset basis and prime, as hashBelief
+	n := 0
+	for fi := range p.facs {
+		off := p.facs[fi].off
+		for _, s := range p.psup[fi] {
+			i := off + int(s)
+			h ^= math.Float64bits(p.pred[i]) + uint64(i)
+			h *= 1099511628211
+			h ^= h >> 31
+			n++
+		}
+	}
+	head, ok := c.heads[h]
+	if ok {
+		for e := head; e >= 0; e = c.chain[e] {
+			if c.same(p, e, n) {
+				x := &c.cost[e]
+				return x[0], x[1], x[2]
+			}
+		}
+	} else {
+		head = -1
+	}
+	p.sup.SetStates(p.m, p.psup)
+	risk, amb, nov = pomdp.StepCostOn(p.m, p.pred, p.w, &p.sup)
+	e := int32(len(c.cost))
+	for fi := range p.facs {
+		off := p.facs[fi].off
+		for _, s := range p.psup[fi] {
+			i := off + int(s)
+			c.pos = append(c.pos, int32(i))
+			c.val = append(c.val, p.pred[i])
+		}
+	}
+	c.lo = append(c.lo, int32(len(c.pos)))
+	c.chain = append(c.chain, head)
+	c.cost = append(c.cost, [3]float64{risk, amb, nov})
+	c.heads[h] = e
+	return risk, amb, nov
+}
+
+// same reports whether entry e holds p.pred, of n non-zero entries, bit
+// for bit.
+func (c *stepCache) same(p *Planner, e int32, n int) bool {
+	lo, hi := c.lo[e], c.lo[e+1]
+	if int(hi-lo) != n {
+		return false
+	}
+	pos, val := c.pos[lo:hi], c.val[lo:hi]
+	k := 0
+	for fi := range p.facs {
+		off := p.facs[fi].off
+		for _, s := range p.psup[fi] {
+			i := off + int(s)
+			if int(pos[k]) != i || math.Float64bits(val[k]) != math.Float64bits(p.pred[i]) {
+				return false
+			}
+			k++
+		}
+	}
+	return true
+}
