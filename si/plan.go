@@ -116,8 +116,8 @@ type Planner struct {
 	pred, qtmp []float64
 	sup        pomdp.Support // the support of pred, what StepCostOn sums over
 	steps      stepCache
-	psup       [][]int32     // per factor, the states where pred is not 0, ascending (propagate)
-	touched    []bool        // per state: propagate reached it
+	psup       [][]int32 // per factor, the states where pred is not 0, ascending (propagate)
+	touched    []bool    // per state: propagate reached it
 	rootNZ     []int32
 	br         brancher
 
