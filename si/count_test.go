@@ -50,7 +50,7 @@ func (p *Planner) Work() Work {
 		}
 		base := id * p.nu
 		for u := range p.nu {
-			p.propagate(p.pred, q, p.nonZero(int32(id)), u)
+			p.propagate(q, p.nonZero(int32(id)), u)
 			joint, sum := 1, 0
 			for fi := range p.facs {
 				f := &p.facs[fi]

@@ -119,6 +119,7 @@ type Planner struct {
 	psup       [][]int32 // per factor, the states where pred is not 0, ascending (propagate)
 	touched    []bool    // per state: propagate reached it
 	rootNZ     []int32
+	negZero    bool // the root belief has an entry −0 (no posterior has)
 	br         brancher
 
 	nodes, reused, capped int
@@ -265,10 +266,12 @@ func (p *Planner) Plan(ctx context.Context, qs []float64) (*Result, error) {
 	p.reset(ctx)
 	p.planned = false
 	p.gen++
-	p.rootNZ = p.rootNZ[:0]
+	p.rootNZ, p.negZero = p.rootNZ[:0], false
 	for i, x := range qs {
 		if x != 0 {
 			p.rootNZ = append(p.rootNZ, int32(i))
+		} else if math.Signbit(x) {
+			p.negZero = true
 		}
 	}
 	root := p.intern(qs, p.rootNZ)
@@ -344,7 +347,7 @@ func (p *Planner) intern(q []float64, nz []int32) int32 {
 	head, ok := p.heads[h]
 	if ok {
 		for id := head; id >= 0; id = p.chain[id] {
-			if sameBits(p.belief(id), q) {
+			if p.same(id, q, nz) {
 				return id
 			}
 		}
@@ -376,6 +379,26 @@ func (p *Planner) intern(q []float64, nz []int32) int32 {
 	return id
 }
 
+// same reports whether node id's belief has the bits of q, whose non-zero
+// entries are nz: the same non-zero entries, bit for bit, and the others
+// +0 in both unless the root has a −0.
+func (p *Planner) same(id int32, q []float64, nz []int32) bool {
+	if p.negZero {
+		return sameBits(p.belief(id), q)
+	}
+	mine := p.nonZero(id)
+	if len(mine) != len(nz) {
+		return false
+	}
+	bel := p.belief(id)
+	for k, i := range mine {
+		if i != nz[k] || math.Float64bits(bel[i]) != math.Float64bits(q[i]) {
+			return false
+		}
+	}
+	return true
+}
+
 func sameBits(a, b []float64) bool {
 	for i, x := range a {
 		if math.Float64bits(x) != math.Float64bits(b[i]) {
@@ -385,17 +408,21 @@ func sameBits(a, b []float64) bool {
 	return true
 }
 
-// propagate sets next = B_u prev factor by factor, as pomdp.Propagate does
-// (the same sums in the same order), over prev's non-zero entries nz
-// (ascending) and the non-zero entries of B, and sets p.psup to next's
+// propagate sets p.pred = B_u prev factor by factor, as pomdp.Propagate
+// does (the same sums in the same order), over prev's non-zero entries nz
+// (ascending) and the non-zero entries of B, and sets p.psup to its
 // support.
-func (p *Planner) propagate(next, prev []float64, nz []int32, u int) {
+func (p *Planner) propagate(prev []float64, nz []int32, u int) {
+	next := p.pred
 	k0 := 0
 	for fi := range p.facs {
 		f := &p.facs[fi]
 		c := (u / f.stride) % f.nu
 		nx := next[f.off : f.off+f.ns]
-		clear(nx)
+		// next is p.pred, 0 outside its last support.
+		for _, r := range p.psup[fi] {
+			nx[r] = 0
+		}
 		st := f.start[c*(f.ns+1) : (c+1)*(f.ns+1)]
 		touched := p.touched[f.off : f.off+f.ns]
 		sup := p.psup[fi][:0]
@@ -449,7 +476,7 @@ func (p *Planner) score(id int32) error {
 	q, nz := p.belief(id), p.nonZero(id)
 	base := int(id) * p.nu
 	for u := range p.nu {
-		p.propagate(p.pred, q, nz, u)
+		p.propagate(q, nz, u)
 		r, a, n := p.stepCost()
 		p.risk[base+u], p.amb[base+u], p.nov[base+u] = r, a, n
 		p.local[base+u] = r + a - n
@@ -501,7 +528,7 @@ func (p *Planner) branch(id int32) error {
 		if !p.kept[base+u] {
 			continue
 		}
-		p.propagate(p.pred, p.qtmp, p.nonZero(id), u)
+		p.propagate(p.qtmp, p.nonZero(id), u)
 		capped := p.br.enumerate(p, p.pred)
 		if capped {
 			p.capped++
