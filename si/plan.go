@@ -101,11 +101,12 @@ type Planner struct {
 	bel                   []float64 // ns per node
 	nz                    []int32   // node id's non-zero entries, ascending: nz[nzLo[id]:nzLo[id+1]]
 	nzLo                  []int32
-	heads                 map[uint64]int32
+	heads                 index   // the first node of every hash
 	chain                 []int32 // the next node with the same hash, -1 at the end
 	stage                 []uint8
 	vals                  [][]float64 // vals[id][r]: the node's value r steps from the horizon, NaN if not computed
 	local, risk, amb, nov []float64
+	predOf                []int32 // the step cache's entry of the action's predicted belief
 	kept                  []bool
 	olo, ohi              []int32 // the action's branches: [olo, ohi) of oprob and ochild
 	oprob                 []float64
@@ -147,7 +148,6 @@ func NewPlanner(m *pomdp.Model, opts *Options) (*Planner, error) {
 	p := &Planner{
 		m: m, o: o, ns: m.NumStates(), nu: m.NumActions(),
 		nf: m.NumFactors(), nm: m.NumModalities(),
-		heads: make(map[uint64]int32),
 	}
 	if o.Novelty {
 		p.w = m.NoveltyWeights()
@@ -303,10 +303,11 @@ func (p *Planner) reset(ctx context.Context) {
 	p.ctx = ctx
 	p.bel = p.bel[:0]
 	p.nz, p.nzLo = p.nz[:0], append(p.nzLo[:0], 0)
-	clear(p.heads)
+	p.heads.reset()
 	p.chain, p.stage = p.chain[:0], p.stage[:0]
 	p.vals = p.vals[:0]
 	p.local, p.risk, p.amb, p.nov = p.local[:0], p.risk[:0], p.amb[:0], p.nov[:0]
+	p.predOf = p.predOf[:0]
 	p.kept, p.olo, p.ohi = p.kept[:0], p.olo[:0], p.ohi[:0]
 	p.oprob, p.ochild, p.oobs = p.oprob[:0], p.ochild[:0], p.oobs[:0]
 	p.nodes, p.reused, p.capped = 0, 0, 0
@@ -344,7 +345,7 @@ func hashBelief(q []float64, nz []int32) uint64 {
 // node. nz lists q's non-zero entries, ascending.
 func (p *Planner) intern(q []float64, nz []int32) int32 {
 	h := hashBelief(q, nz)
-	head, ok := p.heads[h]
+	head, ok := p.heads.get(h)
 	if ok {
 		for id := head; id >= 0; id = p.chain[id] {
 			if p.same(id, q, nz) {
@@ -359,7 +360,7 @@ func (p *Planner) intern(q []float64, nz []int32) int32 {
 	p.nz = append(p.nz, nz...)
 	p.nzLo = append(p.nzLo, int32(len(p.nz)))
 	p.chain = append(p.chain, head)
-	p.heads[h] = id
+	p.heads.put(h, id)
 	p.stage = append(p.stage, registered)
 	if int(id) < cap(p.vals) {
 		p.vals = p.vals[:id+1]
@@ -369,6 +370,7 @@ func (p *Planner) intern(q []float64, nz []int32) int32 {
 	}
 	for range p.nu {
 		p.local = append(p.local, 0)
+		p.predOf = append(p.predOf, -1)
 		p.risk = append(p.risk, 0)
 		p.amb = append(p.amb, 0)
 		p.nov = append(p.nov, 0)
@@ -477,7 +479,8 @@ func (p *Planner) score(id int32) error {
 	base := int(id) * p.nu
 	for u := range p.nu {
 		p.propagate(q, nz, u)
-		r, a, n := p.stepCost()
+		e, r, a, n := p.stepCost()
+		p.predOf[base+u] = e
 		p.risk[base+u], p.amb[base+u], p.nov[base+u] = r, a, n
 		p.local[base+u] = r + a - n
 	}
@@ -522,13 +525,12 @@ func (p *Planner) branch(id int32) error {
 	if p.stage[id] >= branched {
 		return nil
 	}
-	copy(p.qtmp, p.belief(id))
 	base := int(id) * p.nu
 	for u := range p.nu {
 		if !p.kept[base+u] {
 			continue
 		}
-		p.propagate(p.qtmp, p.nonZero(id), u)
+		p.steps.load(p, p.predOf[base+u])
 		capped := p.br.enumerate(p, p.pred)
 		if capped {
 			p.capped++

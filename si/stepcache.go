@@ -13,7 +13,7 @@ import (
 // actions stay put) score it once. A predicted belief is held sparse:
 // its non-zero entries (the others are +0, as propagate writes them).
 type stepCache struct {
-	heads map[uint64]int32
+	heads index
 	chain []int32   // the next entry with the same hash, -1 at the end
 	lo    []int32   // entry e's non-zero entries are pos and val[lo[e]:lo[e+1]]
 	pos   []int32   // their positions, ascending
@@ -22,18 +22,15 @@ type stepCache struct {
 }
 
 func (c *stepCache) reset() {
-	if c.heads == nil {
-		c.heads = make(map[uint64]int32)
-	}
-	clear(c.heads)
+	c.heads.reset()
 	c.chain, c.cost = c.chain[:0], c.cost[:0]
 	c.lo, c.pos, c.val = append(c.lo[:0], 0), c.pos[:0], c.val[:0]
 }
 
-// stepCost returns risk, ambiguity and novelty of p.pred, whose support
-// propagate left in p.psup: pomdp.StepCostOn's numbers, computed once per
-// distinct predicted belief.
-func (p *Planner) stepCost() (risk, amb, nov float64) {
+// stepCost returns the cache entry of p.pred, whose support propagate
+// left in p.psup, and its risk, ambiguity and novelty: pomdp.StepCostOn's
+// numbers, computed once per distinct predicted belief.
+func (p *Planner) stepCost() (e int32, risk, amb, nov float64) {
 	c := &p.steps
 	h := uint64(14695981039346656037) // FNV-1a's offset basis and prime, as hashBelief
 	n := 0
@@ -47,12 +44,12 @@ func (p *Planner) stepCost() (risk, amb, nov float64) {
 			n++
 		}
 	}
-	head, ok := c.heads[h]
+	head, ok := c.heads.get(h)
 	if ok {
 		for e := head; e >= 0; e = c.chain[e] {
 			if c.same(p, e, n) {
 				x := &c.cost[e]
-				return x[0], x[1], x[2]
+				return e, x[0], x[1], x[2]
 			}
 		}
 	} else {
@@ -60,7 +57,7 @@ func (p *Planner) stepCost() (risk, amb, nov float64) {
 	}
 	p.sup.SetStates(p.m, p.psup)
 	risk, amb, nov = pomdp.StepCostOn(p.m, p.pred, p.w, &p.sup)
-	e := int32(len(c.cost))
+	e = int32(len(c.cost))
 	for fi := range p.facs {
 		off := p.facs[fi].off
 		for _, s := range p.psup[fi] {
@@ -72,8 +69,29 @@ func (p *Planner) stepCost() (risk, amb, nov float64) {
 	c.lo = append(c.lo, int32(len(c.pos)))
 	c.chain = append(c.chain, head)
 	c.cost = append(c.cost, [3]float64{risk, amb, nov})
-	c.heads[h] = e
-	return risk, amb, nov
+	c.heads.put(h, e)
+	return e, risk, amb, nov
+}
+
+// load sets p.pred and p.psup to the predicted belief of entry e, as
+// propagate would (the values where they were computed, +0 elsewhere).
+func (c *stepCache) load(p *Planner, e int32) {
+	lo, hi := c.lo[e], c.lo[e+1]
+	pos, val := c.pos[lo:hi], c.val[lo:hi]
+	k := 0
+	for fi := range p.facs {
+		f := &p.facs[fi]
+		nx := p.pred[f.off : f.off+f.ns]
+		for _, r := range p.psup[fi] {
+			nx[r] = 0
+		}
+		sup := p.psup[fi][:0]
+		for ; k < len(pos) && int(pos[k]) < f.off+f.ns; k++ {
+			sup = append(sup, pos[k]-int32(f.off))
+			p.pred[pos[k]] = val[k]
+		}
+		p.psup[fi] = sup
+	}
 }
 
 // same reports whether entry e holds p.pred, of n non-zero entries, bit
