@@ -119,6 +119,7 @@ type Planner struct {
 	steps      stepCache
 	psup       [][]int32 // per factor, the states where pred is not 0, ascending (propagate)
 	touched    []bool    // per state: propagate reached it
+	ctrl       []int     // per joint action and factor: where its B's column starts begin
 	rootNZ     []int32
 	negZero    bool // the root belief has an entry −0 (no posterior has)
 	br         brancher
@@ -230,6 +231,14 @@ func NewPlanner(m *pomdp.Model, opts *Options) (*Planner, error) {
 	p.pred = make([]float64, p.ns)
 	p.qtmp = make([]float64, p.ns)
 	p.psup = make([][]int32, p.nf)
+	// Joint action u has control (u/stride_f) % |U_f| of factor f, whose
+	// columns of B start at that control times |S_f| + 1.
+	p.ctrl = make([]int, p.nu*p.nf)
+	for u := range p.nu {
+		for fi, f := range p.facs {
+			p.ctrl[u*p.nf+fi] = (u / f.stride) % f.nu * (f.ns + 1)
+		}
+	}
 	p.touched = make([]bool, p.ns)
 	p.br.init(p)
 	return p, nil
@@ -401,6 +410,23 @@ func (p *Planner) same(id int32, q []float64, nz []int32) bool {
 	return true
 }
 
+// sortSmall sorts x ascending: by insertion when short (a sharp
+// prediction's support), else slices.Sort.
+func sortSmall(x []int32) {
+	if len(x) > 16 {
+		slices.Sort(x)
+		return
+	}
+	for i := 1; i < len(x); i++ {
+		v := x[i]
+		j := i
+		for ; j > 0 && x[j-1] > v; j-- {
+			x[j] = x[j-1]
+		}
+		x[j] = v
+	}
+}
+
 func sameBits(a, b []float64) bool {
 	for i, x := range a {
 		if math.Float64bits(x) != math.Float64bits(b[i]) {
@@ -419,13 +445,13 @@ func (p *Planner) propagate(prev []float64, nz []int32, u int) {
 	k0 := 0
 	for fi := range p.facs {
 		f := &p.facs[fi]
-		c := (u / f.stride) % f.nu
+		c := p.ctrl[u*p.nf+fi]
 		nx := next[f.off : f.off+f.ns]
 		// next is p.pred, 0 outside its last support.
 		for _, r := range p.psup[fi] {
 			nx[r] = 0
 		}
-		st := f.start[c*(f.ns+1) : (c+1)*(f.ns+1)]
+		st := f.start[c : c+f.ns+1]
 		touched := p.touched[f.off : f.off+f.ns]
 		sup := p.psup[fi][:0]
 		end := int32(f.off + f.ns)
@@ -452,9 +478,7 @@ func (p *Planner) propagate(prev []float64, nz []int32, u int) {
 			}
 		}
 		sup = sup[:n]
-		if n > 1 {
-			slices.Sort(sup)
-		}
+		sortSmall(sup)
 		p.psup[fi] = sup
 	}
 }
