@@ -1,5 +1,12 @@
 package si
 
+import (
+	"context"
+	"testing"
+
+	"github.com/arbor-ai/arbor/pomdp"
+)
+
 // The arithmetic of a search, counted after it by walking the nodes it
 // scored: what the benchmarks set the time per node against.
 //
@@ -87,4 +94,29 @@ func nonZero(x []float64) int {
 		}
 	}
 	return n
+}
+
+// TestWork: the count of the maze's root at depth 1 by hand. The root is
+// one-hot (81 states, 2 actions, no branching); per action the propagation
+// is a dense column, 81; the position modality (81 outcomes) reads one
+// state: 81 for A q, 1 for the ambiguity, 81 for the risk; the wall and
+// preference modalities (2 outcomes each) 2 + 1 + 2 each: 81 + 163 + 10 =
+// 254, and 508 for the two actions.
+func TestWork(t *testing.T) {
+	m, err := pomdp.Load("../examples/pomdp/si-maze.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := make([]float64, m.NumStates())
+	q[17] = 1
+	p, err := NewPlanner(m, &Options{Depth: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Plan(context.Background(), q); err != nil {
+		t.Fatal(err)
+	}
+	if w := p.Work(); w.Nodes != 1 || w.MACs != 508 {
+		t.Errorf("depth 1: %+v, want 1 node of 508 multiply-adds", w)
+	}
 }
