@@ -114,7 +114,7 @@ type Planner struct {
 	oobs                  []int32 // the joint outcome of every branch
 
 	gbuf, qbuf [][]float64 // scratch per remaining depth
-	pred, qtmp []float64
+	pred       []float64
 	sup        pomdp.Support // the support of pred, what StepCostOn sums over
 	steps      stepCache
 	psup       [][]int32 // per factor, the states where pred is not 0, ascending (propagate)
@@ -229,7 +229,6 @@ func NewPlanner(m *pomdp.Model, opts *Options) (*Planner, error) {
 		p.qbuf[r] = make([]float64, p.nu)
 	}
 	p.pred = make([]float64, p.ns)
-	p.qtmp = make([]float64, p.ns)
 	p.psup = make([][]int32, p.nf)
 	// Joint action u has control (u/stride_f) % |U_f| of factor f, whose
 	// columns of B start at that control times |S_f| + 1.
@@ -411,7 +410,9 @@ func (p *Planner) same(id int32, q []float64, nz []int32) bool {
 }
 
 // sortSmall sorts x ascending: by insertion when short (a sharp
-// prediction's support), else slices.Sort.
+// prediction's support), else slices.Sort (past 16 entries, a rough
+// point where insertion's quadratic cost passes the generic sort's own;
+// slices.Sort itself sorts 12 or fewer by insertion).
 func sortSmall(x []int32) {
 	if len(x) > 16 {
 		slices.Sort(x)
