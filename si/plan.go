@@ -106,7 +106,8 @@ type Planner struct {
 	stage                 []uint8
 	vals                  [][]float64 // vals[id][r]: the node's value r steps from the horizon, NaN if not computed
 	local, risk, amb, nov []float64
-	predOf                []int32 // the step cache's entry of the action's predicted belief
+	predOf                []int32   // the step cache's entry of the action's predicted belief
+	qloc                  []float64 // σ(−γ G_local) over every action, when PruneActions (score)
 	kept                  []bool
 	olo, ohi              []int32 // the action's branches: [olo, ohi) of oprob and ochild
 	oprob                 []float64
@@ -315,7 +316,7 @@ func (p *Planner) reset(ctx context.Context) {
 	p.chain, p.stage = p.chain[:0], p.stage[:0]
 	p.vals = p.vals[:0]
 	p.local, p.risk, p.amb, p.nov = p.local[:0], p.risk[:0], p.amb[:0], p.nov[:0]
-	p.predOf = p.predOf[:0]
+	p.predOf, p.qloc = p.predOf[:0], p.qloc[:0]
 	p.kept, p.olo, p.ohi = p.kept[:0], p.olo[:0], p.ohi[:0]
 	p.oprob, p.ochild, p.oobs = p.oprob[:0], p.ochild[:0], p.oobs[:0]
 	p.nodes, p.reused, p.capped = 0, 0, 0
@@ -379,6 +380,7 @@ func (p *Planner) intern(q []float64, nz []int32) int32 {
 	for range p.nu {
 		p.local = append(p.local, 0)
 		p.predOf = append(p.predOf, -1)
+		p.qloc = append(p.qloc, 0)
 		p.risk = append(p.risk, 0)
 		p.amb = append(p.amb, 0)
 		p.nov = append(p.nov, 0)
@@ -514,7 +516,7 @@ func (p *Planner) score(id int32) error {
 		kept[u] = true
 	}
 	if x := p.o.PruneActions; x > 0 {
-		q := p.qbuf[0]
+		q := p.qloc[base : base+p.nu]
 		if err := softmax(q, p.local[base:base+p.nu], kept, p.o.Gamma); err != nil {
 			return err
 		}
@@ -594,7 +596,7 @@ func (p *Planner) value(id int32, r int) (float64, error) {
 	if err := p.actionValues(id, r, g); err != nil {
 		return 0, err
 	}
-	v, err := p.combine(id, g, q)
+	v, err := p.combine(id, r, g, q)
 	if err != nil {
 		return 0, err
 	}
@@ -639,11 +641,16 @@ func (p *Planner) actionValues(id int32, r int, g []float64) error {
 	return nil
 }
 
-// combine sets q = σ(−γ g) over node id's expanded actions and returns
-// Σ_u q[u] g[u].
-func (p *Planner) combine(id int32, g, q []float64) (float64, error) {
+// combine sets q = σ(−γ g) over node id's expanded actions, r steps from
+// the horizon, and returns Σ_u q[u] g[u].
+func (p *Planner) combine(id int32, r int, g, q []float64) (float64, error) {
 	base := int(id) * p.nu
-	if err := softmax(q, g, p.kept[base:base+p.nu], p.o.Gamma); err != nil {
+	kept := p.kept[base : base+p.nu]
+	if r == 1 && p.o.PruneActions > 0 && !slices.Contains(kept, false) {
+		// One step from the horizon g is G_local, and with every action
+		// kept σ is the one score computed to prune.
+		copy(q, p.qloc[base:base+p.nu])
+	} else if err := softmax(q, g, kept, p.o.Gamma); err != nil {
 		return 0, err
 	}
 	v := 0.0
@@ -723,7 +730,7 @@ func (p *Planner) rootResult(root int32, d int) (*Result, error) {
 	if err := p.actionValues(root, d, res.G); err != nil {
 		return nil, err
 	}
-	v, err := p.combine(root, res.G, res.ActionProbs)
+	v, err := p.combine(root, d, res.G, res.ActionProbs)
 	if err != nil {
 		return nil, err
 	}
