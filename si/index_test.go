@@ -84,3 +84,57 @@ func TestNegativeZeroRoot(t *testing.T) {
 		}
 	}
 }
+
+// TestStepCacheFull: with the step cache kept empty (as when it is full,
+// every prediction scored and, to branch, propagated again) the searches
+// find the same results, bit for bit, on the maze, the T-maze and random
+// models, joint and marginal, pruned and not.
+func TestStepCacheFull(t *testing.T) {
+	type search struct {
+		m    *pomdp.Model
+		q    []float64
+		opts *Options
+	}
+	maze, err := pomdp.Load("../examples/pomdp/si-maze.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmaze, err := pomdp.Load("../examples/pomdp/si-tmaze.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := make([]float64, maze.NumStates())
+	start[17] = 1
+	searches := []search{
+		{maze, start, &Options{Depth: 10, Gamma: 1, PruneActions: 1.0 / 16, PruneOutcomes: 0.5}},
+		{tmaze, []float64{1, 0, 0, 0, 0.5, 0.5}, &Options{Depth: 4, Gamma: 3}},
+		{tmaze, []float64{0.25, 0.25, 0.25, 0.25, 0.3, 0.7}, &Options{Depth: 3, Gamma: 2, Branch: Marginal}},
+		{tmaze, []float64{0.25, 0.25, 0.25, 0.25, 0.3, 0.7}, &Options{Depth: 3, Gamma: 2, PruneActions: 0.1, PruneRelative: true, PruneOutcomes: 0.1, MaxBranches: 2}},
+	}
+	for i, s := range searches {
+		full, err := NewPlanner(s.m, s.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		full.steps.factor = 0
+		a, err := full.Plan(context.Background(), s.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(full.steps.cost) != 0 {
+			t.Fatalf("search %d: %d predictions kept, want none", i, len(full.steps.cost))
+		}
+		b, err := Plan(context.Background(), s.m, s.q, s.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Nodes != b.Nodes || a.Branches != b.Branches || a.Reused != b.Reused || math.Float64bits(a.Value) != math.Float64bits(b.Value) {
+			t.Errorf("search %d: %d nodes, %d branches, %d reused, value %v; with the cache %d, %d, %d, %v", i, a.Nodes, a.Branches, a.Reused, a.Value, b.Nodes, b.Branches, b.Reused, b.Value)
+		}
+		for u := range a.G {
+			if math.Float64bits(a.G[u]) != math.Float64bits(b.G[u]) || math.Float64bits(a.Local[u]) != math.Float64bits(b.Local[u]) {
+				t.Errorf("search %d, action %d: G %v, local %v; with the cache %v, %v", i, u, a.G[u], a.Local[u], b.G[u], b.Local[u])
+			}
+		}
+	}
+}

@@ -240,6 +240,7 @@ func NewPlanner(m *pomdp.Model, opts *Options) (*Planner, error) {
 		}
 	}
 	p.touched = make([]bool, p.ns)
+	p.steps.factor = 2
 	p.br.init(p)
 	return p, nil
 }
@@ -557,7 +558,11 @@ func (p *Planner) branch(id int32) error {
 		if !p.kept[base+u] {
 			continue
 		}
-		p.steps.load(p, p.predOf[base+u])
+		if e := p.predOf[base+u]; e >= 0 {
+			p.steps.load(p, e)
+		} else {
+			p.propagate(p.belief(id), p.nonZero(id), u)
+		}
 		capped := p.br.enumerate(p, p.pred)
 		if capped {
 			p.capped++

@@ -19,6 +19,9 @@ type stepCache struct {
 	pos   []int32   // their positions, ascending
 	val   []float64 // their values
 	cost  [][3]float64
+	// The cache keeps at most factor times the entries of the belief
+	// table (NewPlanner sets it to 2; a test, to 0).
+	factor int
 }
 
 func (c *stepCache) reset() {
@@ -29,7 +32,11 @@ func (c *stepCache) reset() {
 
 // stepCost returns the cache entry of p.pred, whose support propagate
 // left in p.psup, and its risk, ambiguity and novelty: pomdp.StepCostOn's
-// numbers, computed once per distinct predicted belief.
+// numbers, computed once per distinct predicted belief. The cache holds
+// at most twice the entries of the belief table (a search of spread
+// beliefs, whose predictions are as large as they are, would otherwise
+// keep up to one per action and belief): past that a new prediction is
+// scored and not kept, and its entry is −1.
 func (p *Planner) stepCost() (e int32, risk, amb, nov float64) {
 	c := &p.steps
 	h := uint64(14695981039346656037) // FNV-1a's offset basis and prime, as hashBelief
@@ -57,6 +64,9 @@ func (p *Planner) stepCost() (e int32, risk, amb, nov float64) {
 	}
 	p.sup.SetStates(p.m, p.psup)
 	risk, amb, nov = pomdp.StepCostOn(p.m, p.pred, p.w, &p.sup)
+	if len(c.val)+n > c.factor*len(p.bel) {
+		return -1, risk, amb, nov
+	}
 	e = int32(len(c.cost))
 	for fi := range p.facs {
 		off := p.facs[fi].off
