@@ -10,6 +10,20 @@ import "math"
 type Support struct {
 	idx []int // the states of factor f in the support: idx[lo[f]:lo[f+1]], ascending
 	lo  []int
+
+	// StepCostOn's scratch: the combinations of a modality's leading axes
+	// (lead), and the outcomes a sharp factor's column can emit (outs).
+	lead lead
+	outs []int32
+}
+
+// lead lists the combinations of a modality's leading axes (all but the
+// last) over the support, in expect's order, that have a weight other
+// than zero: the product of their probabilities and the offset in a row
+// of A of their states.
+type lead struct {
+	w   []float64
+	off []int
 }
 
 // Set makes s the support of qs under m (NumStates() entries, every
@@ -27,6 +41,28 @@ func (s *Support) Set(m *Model, qs []float64) {
 			if q != 0 {
 				s.idx = append(s.idx, j)
 			}
+		}
+		s.lo = append(s.lo, len(s.idx))
+	}
+}
+
+// SetStates makes s the support given factor by factor: states[f] lists
+// the states of factor f where the belief is not 0, ascending (what Set
+// would find, for a caller that knows them without a pass over the
+// belief). It panics if m is nil or not a valid model or states does not
+// have one list per factor.
+func (s *Support) SetStates(m *Model, states [][]int32) {
+	if m == nil || !m.valid {
+		panic("pomdp: Support.SetStates: " + noModel)
+	}
+	if len(states) != len(m.factors) {
+		badLen("Support.SetStates", "states", len(states), len(m.factors))
+	}
+	s.idx = s.idx[:0]
+	s.lo = append(s.lo[:0], 0)
+	for _, st := range states {
+		for _, j := range st {
+			s.idx = append(s.idx, int(j))
 		}
 		s.lo = append(s.lo, len(s.idx))
 	}
@@ -56,37 +92,58 @@ func StepCostOn(m *Model, qs, w []float64, sup *Support) (risk, amb, nov float64
 		md := &m.mods[i]
 		ns := md.size
 		var r, a, n float64
-		if len(md.deps) == 1 && w == nil {
-			// One factor: expectOn inline, the outcomes' rows walked over
-			// the support.
+		if len(md.deps) == 1 {
 			fi := md.deps[0]
 			q := qs[m.factors[fi].off:]
 			idx := sup.idx[sup.lo[fi]:sup.lo[fi+1]]
+			if w == nil {
+				// The outcomes' rows walked over the support; only those
+				// that a state of the support can emit when A is sparse.
+				for _, o := range sup.emitted(md, idx) {
+					row := md.a[int(o)*ns : (int(o)+1)*ns]
+					qo := 0.0
+					for _, s := range idx {
+						qo += row[s] * q[s]
+					}
+					if qo > 0 {
+						r += qo * (logOf(qo) - md.logC[o])
+					}
+				}
+				risk += r
+				amb += dotOn(md.hA, q, idx)
+				continue
+			}
+			wm := w[md.wOff : md.wOff+md.no*ns]
 			for o := range md.no {
-				row := md.a[o*ns : (o+1)*ns]
-				qo := 0.0
-				for _, s := range idx {
-					qo += row[s] * q[s]
-				}
+				qo := dotOn(md.a[o*ns:(o+1)*ns], q, idx)
 				if qo > 0 {
-					r += qo * (math.Log(qo) - md.logC[o])
+					r += qo * (logOf(qo) - md.logC[o])
 				}
+				n += qo * dotOn(wm[o*ns:(o+1)*ns], q, idx)
 			}
 			risk += r
-			amb += m.expectOn(md, md.hA, qs, sup)
+			amb += dotOn(md.hA, q, idx)
+			nov += n
 			continue
 		}
+		// Several factors: the leading axes' combinations once, then every
+		// outcome's expectation over them.
+		ld := &sup.lead
+		m.leadOn(md, qs, sup, ld)
+		lastF := md.deps[len(md.deps)-1]
+		ql := qs[m.factors[lastF].off:]
+		lastSup := sup.idx[sup.lo[lastF]:sup.lo[lastF+1]]
 		for o := range md.no {
-			qo := m.expectOn(md, md.a[o*ns:(o+1)*ns], qs, sup)
+			qo := ld.expect(md.a[o*ns:(o+1)*ns], ql, lastSup)
 			if qo > 0 {
-				r += qo * (math.Log(qo) - md.logC[o])
+				r += qo * (logOf(qo) - md.logC[o])
 			}
 			if w != nil {
 				wm := w[md.wOff : md.wOff+md.no*ns]
-				n += qo * m.expectOn(md, wm[o*ns:(o+1)*ns], qs, sup)
+				n += qo * ld.expect(wm[o*ns:(o+1)*ns], ql, lastSup)
 			}
 		}
-		a = m.expectOn(md, md.hA, qs, sup)
+		a = ld.expect(md.hA, ql, lastSup)
 		risk += r
 		amb += a
 		nov += n
@@ -94,25 +151,52 @@ func StepCostOn(m *Model, qs, w []float64, sup *Support) (risk, amb, nov float64
 	return risk, amb, nov
 }
 
-// expectOn is expect over the support: Σ_j x[j] Π_k q_(f_k)(j_k) with j
-// running over the product of the factors' supports, in expect's order.
-func (m *Model) expectOn(md *modality, x, qs []float64, sup *Support) float64 {
-	if len(md.deps) == 1 {
-		fi := md.deps[0]
-		q := qs[m.factors[fi].off:]
-		v := 0.0
-		for _, s := range sup.idx[sup.lo[fi]:sup.lo[fi+1]] {
-			v += x[s] * q[s]
-		}
-		return v
+// logOf is math.Log(x) without the call at x = 1, where it is +0 (a
+// sharp belief's certain outcome).
+func logOf(x float64) float64 {
+	if x == 1 {
+		return 0
 	}
-	// The leading axes as a counter over their supports, with running
-	// products of their probabilities and offsets into x; the last axis a
-	// dot product over its support.
+	return math.Log(x)
+}
+
+// dotOn is Σ_(s ∈ idx) x[s] q[s], in idx's order.
+func dotOn(x, q []float64, idx []int) float64 {
+	v := 0.0
+	for _, s := range idx {
+		v += x[s] * q[s]
+	}
+	return v
+}
+
+// emitted returns the outcomes of modality md (over one factor) that the
+// states idx may emit, ascending: every outcome, unless A is stored
+// sparse (md.ac exact) and the support is one state, whose column's
+// non-zero rows are then the outcomes (any other has probability 0,
+// which the risk skips).
+func (s *Support) emitted(md *modality, idx []int) []int32 {
+	if c := md.ac; c != nil && c.exact && len(idx) == 1 {
+		j := idx[0]
+		if c.start == nil {
+			return c.row[j : j+1]
+		}
+		return c.row[c.start[j]:c.start[j+1]]
+	}
+	if len(s.outs) != md.no {
+		s.outs = s.outs[:0]
+		for o := range md.no {
+			s.outs = append(s.outs, int32(o))
+		}
+	}
+	return s.outs
+}
+
+// leadOn fills ld with the combinations of modality md's leading axes
+// over the support sup of qs that have a weight other than zero, in
+// expect's order, the weights the same products.
+func (m *Model) leadOn(md *modality, qs []float64, sup *Support, ld *lead) {
+	ld.w, ld.off = ld.w[:0], ld.off[:0]
 	k := len(md.deps)
-	lastF := md.deps[k-1]
-	ql := qs[m.factors[lastF].off:]
-	lastSup := sup.idx[sup.lo[lastF]:sup.lo[lastF+1]]
 	var pos [MaxDependsOn]int
 	var pre [MaxDependsOn + 1]float64 // pre[i] = Π_(j<i) q_j(state at pos[j])
 	var off [MaxDependsOn + 1]int     // off[i]: the offset in x of the states at pos[0..i-1]
@@ -125,21 +209,16 @@ func (m *Model) expectOn(md *modality, x, qs []float64, sup *Support) float64 {
 	for i := range k - 1 {
 		fi := md.deps[i]
 		if sup.lo[fi] == sup.lo[fi+1] {
-			return 0 // an empty support (a belief of zeros)
+			return // an empty support (a belief of zeros)
 		}
 		s := sup.idx[sup.lo[fi]]
 		pre[i+1] = pre[i] * qs[m.factors[fi].off+s]
 		off[i+1] = off[i] + s*stride[i]
 	}
-	total := 0.0
 	for {
 		if w := pre[k-1]; w != 0 {
-			row := x[off[k-1]:]
-			v := 0.0
-			for _, s := range lastSup {
-				v += row[s] * ql[s]
-			}
-			total += w * v
+			ld.w = append(ld.w, w)
+			ld.off = append(ld.off, off[k-1])
 		}
 		// Next combination of the leading axes' supports.
 		i := k - 2
@@ -152,7 +231,7 @@ func (m *Model) expectOn(md *modality, x, qs []float64, sup *Support) float64 {
 			pos[i] = 0
 		}
 		if i < 0 {
-			break
+			return
 		}
 		for j := i; j < k-1; j++ {
 			fj := md.deps[j]
@@ -160,6 +239,21 @@ func (m *Model) expectOn(md *modality, x, qs []float64, sup *Support) float64 {
 			pre[j+1] = pre[j] * qs[m.factors[fj].off+s]
 			off[j+1] = off[j] + s*stride[j]
 		}
+	}
+}
+
+// expect is expect over the support: Σ over the leading combinations of
+// their weight times the dot product of x's row with the last factor's
+// belief ql over its support lastSup, in expect's order.
+func (ld *lead) expect(x, ql []float64, lastSup []int) float64 {
+	total := 0.0
+	for c, w := range ld.w {
+		row := x[ld.off[c]:]
+		v := 0.0
+		for _, s := range lastSup {
+			v += row[s] * ql[s]
+		}
+		total += w * v
 	}
 	return total
 }

@@ -13,7 +13,7 @@ import (
 // state), StepCostOn over the belief's support gives StepCost's risk,
 // ambiguity and novelty bit for bit, on models of one factor and of
 // several with modalities over two and three factors, with and without
-// novelty weights.
+// novelty weights; a support given by SetStates gives the same.
 func TestStepCostOnSameBits(t *testing.T) {
 	models := map[string]*pomdp.Model{}
 	for _, path := range []string{"../examples/pomdp/tmaze.json", "../examples/pomdp/cue-bandit-learn.json", "../examples/pomdp/foraging.json", "../examples/pomdp/si-maze.json"} {
@@ -80,6 +80,26 @@ func TestStepCostOnSameBits(t *testing.T) {
 				qs = append(qs, q...)
 			}
 			sup.Set(m, qs)
+			// SetStates from the lists of non-zero states: the same sums.
+			states := make([][]int32, len(sizes))
+			off := 0
+			for f, ns := range sizes {
+				for s := range ns {
+					if qs[off+s] != 0 {
+						states[f] = append(states[f], int32(s))
+					}
+				}
+				off += ns
+			}
+			var listed pomdp.Support
+			listed.SetStates(m, states)
+			for _, w := range ws {
+				r2, a2, n2 := pomdp.StepCostOn(m, qs, w, &listed)
+				r1, a1, n1 := pomdp.StepCostOn(m, qs, w, &sup)
+				if math.Float64bits(r2) != math.Float64bits(r1) || math.Float64bits(a2) != math.Float64bits(a1) || math.Float64bits(n2) != math.Float64bits(n1) {
+					t.Fatalf("%s, belief %v: with SetStates (%v, %v, %v), with Set (%v, %v, %v)", name, qs, r2, a2, n2, r1, a1, n1)
+				}
+			}
 			for _, w := range ws {
 				r0, a0, n0 := pomdp.StepCost(m, qs, w)
 				r1, a1, n1 := pomdp.StepCostOn(m, qs, w, &sup)

@@ -17,6 +17,8 @@ type brancher struct {
 	lv    [][]float64
 	marg  [][]float64 // per modality: Q(o_m), for Marginal
 	supp  [][]int32   // per factor: the states of positive probability
+	emit  [][]int32   // per modality: emitted's list
+	nz    []int32     // nonZero's list
 	idx   []int
 	order int
 
@@ -66,20 +68,15 @@ func (b *brancher) init(p *Planner) {
 		b.marg[i] = make([]float64, p.mods[i].no)
 	}
 	b.supp = make([][]int32, p.nf)
+	b.emit = make([][]int32, p.nm)
 	b.idx = make([]int, p.nf)
 }
 
-// support lists the joint states of positive weight under pred.
+// support lists the joint states of positive weight under pred, whose
+// factors' supports propagate left in p.psup.
 func (b *brancher) support(p *Planner, pred []float64) {
 	for fi := range p.facs {
-		f := &p.facs[fi]
-		s := b.supp[fi][:0]
-		for i, x := range pred[f.off : f.off+f.ns] {
-			if x > 0 {
-				s = append(s, int32(i))
-			}
-		}
-		b.supp[fi] = s
+		b.supp[fi] = append(b.supp[fi][:0], p.psup[fi]...)
 		b.idx[fi] = 0
 	}
 	b.n = 0
@@ -184,7 +181,8 @@ func (b *brancher) walk(p *Planner, mi int, prob, z float64, obs int) bool {
 	md := &p.mods[mi]
 	cur, nxt := b.lv[mi], b.lv[mi+1]
 	capped := false
-	for o := range md.no {
+	for _, o32 := range b.emitted(p, mi) {
+		o := int(o32)
 		var pr float64
 		if p.o.Branch == Marginal {
 			qo := b.marg[mi][o]
@@ -218,6 +216,50 @@ func (b *brancher) walk(p *Planner, mi int, prob, z float64, obs int) bool {
 	}
 	return capped
 }
+
+// emitted returns the outcomes of modality mi that a state of the
+// support may emit, ascending: the non-zero rows of the support's columns
+// of A when they are few (maxEmitted), else every outcome. Those left out
+// have probability 0 given the support, which walk skips.
+func (b *brancher) emitted(p *Planner, mi int) []int32 {
+	md := &p.mods[mi]
+	if b.n == 1 {
+		c := b.col[mi]
+		return md.emits[md.estart[c]:md.estart[c+1]]
+	}
+	total := 0
+	for j := range b.n {
+		c := b.col[j*p.nm+mi]
+		total += int(md.estart[c+1] - md.estart[c])
+	}
+	if total > maxEmitted || total >= md.no {
+		return md.all
+	}
+	e := b.emit[mi][:0]
+	for j := range b.n {
+		c := b.col[j*p.nm+mi]
+		for _, o := range md.emits[md.estart[c]:md.estart[c+1]] {
+			// Insertion into the ascending list, once each.
+			k := len(e)
+			for k > 0 && e[k-1] > o {
+				k--
+			}
+			if k > 0 && e[k-1] == o {
+				continue
+			}
+			e = append(e, 0)
+			copy(e[k+1:], e[k:])
+			e[k] = o
+		}
+	}
+	b.emit[mi] = e
+	return e
+}
+
+// maxEmitted bounds the outcomes gathered by emitted: past it, an
+// insertion sort (quadratic) would cost more than walking every outcome,
+// most of which the gathered list would hold anyway.
+const maxEmitted = 32
 
 // leaf records a complete outcome (one per modality) of probability
 // prob; the joint over the support is b.lv[nm], of sum z.
@@ -276,9 +318,29 @@ func (b *brancher) writePosterior(p *Planner, slot int, z float64) {
 			q[p.facs[fi].off+int(b.dig[j*p.nf+fi])] += x
 		}
 	}
-	for i := range q {
-		q[i] /= z
+	// Only the support's entries: the others are 0, and 0/z = 0.
+	for fi := range p.facs {
+		f := &p.facs[fi]
+		for _, i := range b.supp[fi] {
+			q[f.off+int(i)] /= z
+		}
 	}
+}
+
+// nonZero returns the positions of the non-zero entries of the posterior
+// of leaf slot k, ascending: within the support of the predicted belief.
+func (b *brancher) nonZero(p *Planner, k int) []int32 {
+	q := b.posterior(k)
+	b.nz = b.nz[:0]
+	for fi := range p.facs {
+		off := int32(p.facs[fi].off)
+		for _, i := range b.supp[fi] {
+			if q[off+i] != 0 {
+				b.nz = append(b.nz, off+i)
+			}
+		}
+	}
+	return b.nz
 }
 
 // posterior returns the posterior of leaf slot k.

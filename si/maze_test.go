@@ -210,14 +210,44 @@ func BenchmarkPlanMaze(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	reportNodes(b, res)
+	// The arithmetic, counted on a planner of its own after the timing.
+	p, err := si.NewPlanner(m, mazeOptions(10))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := p.Plan(context.Background(), qs); err != nil {
+		b.Fatal(err)
+	}
+	reportNodes(b, res, p)
 }
 
-// reportNodes adds the beliefs scored per search and the time per belief
-// to a benchmark's line.
-func reportNodes(b *testing.B, res *si.Result) {
+// The machine's arithmetic limit: 2.096 GHz (/proc/cpuinfo, "cpu MHz:
+// 2096.015"; the clock the benchmarks of docs/benchmarks.md ran at) and,
+// with AVX2 and two FMA units, 16 double-precision flops per cycle per
+// core: 8 multiply-adds per cycle.
+const (
+	clockGHz     = 2.096
+	macsPerCycle = 8
+)
+
+// reportNodes adds to a benchmark's line the beliefs scored per search,
+// the time per belief, the multiply-adds per belief (Planner.Work, by the
+// convention of count_test.go, counted on p after the same search as res)
+// and the ratio of the time per belief to that arithmetic at the FMA
+// limit (x-fma) and at one multiply-add per cycle (x-scalar).
+func reportNodes(b *testing.B, res *si.Result, p *si.Planner) {
+	b.Helper()
+	w := p.Work()
+	if w.Nodes != res.Nodes {
+		b.Fatalf("the count walked %d nodes, the search scored %d", w.Nodes, res.Nodes)
+	}
+	perNode := float64(b.Elapsed().Nanoseconds()) / float64(b.N) / float64(res.Nodes)
+	macs := float64(w.MACs) / float64(w.Nodes)
 	b.ReportMetric(float64(res.Nodes), "nodes/op")
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(res.Nodes), "ns/node")
+	b.ReportMetric(perNode, "ns/node")
+	b.ReportMetric(macs, "MAC/node")
+	b.ReportMetric(perNode/(macs/(macsPerCycle*clockGHz)), "x-fma")
+	b.ReportMetric(perNode/(macs/clockGHz), "x-scalar")
 }
 
 // BenchmarkPlanMazeReuse is the same search with one Planner reused (its
@@ -235,7 +265,7 @@ func BenchmarkPlanMazeReuse(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	reportNodes(b, res)
+	reportNodes(b, res, p)
 }
 
 // BenchmarkPlanTMaze is the unpruned T-maze at depths 2 to 4 (gamma 3).
@@ -258,7 +288,7 @@ func BenchmarkPlanTMaze(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			reportNodes(b, res)
+			reportNodes(b, res, p)
 		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/arbor-ai/arbor/pomdp"
 )
@@ -77,6 +78,11 @@ type modInfo struct {
 	deps      []int
 	colStride []int
 	a         []float64
+	// The outcomes a column of A can emit (A > 0), ascending: those of
+	// column c are emits[estart[c]:estart[c+1]]; all lists the outcomes.
+	estart []int32
+	emits  []int32
+	all    []int32
 }
 
 // Planner runs sophisticated-inference searches on one model with one set
@@ -93,11 +99,15 @@ type Planner struct {
 	// The search's tables, one entry per belief (node id), nu entries per
 	// node for the actions.
 	bel                   []float64 // ns per node
-	heads                 map[uint64]int32
+	nz                    []int32   // node id's non-zero entries, ascending: nz[nzLo[id]:nzLo[id+1]]
+	nzLo                  []int32
+	heads                 index   // the first node of every hash
 	chain                 []int32 // the next node with the same hash, -1 at the end
 	stage                 []uint8
 	vals                  [][]float64 // vals[id][r]: the node's value r steps from the horizon, NaN if not computed
 	local, risk, amb, nov []float64
+	predOf                []int32   // the step cache's entry of the action's predicted belief
+	qloc                  []float64 // σ(−γ G_local) over every action, when PruneActions (score)
 	kept                  []bool
 	olo, ohi              []int32 // the action's branches: [olo, ohi) of oprob and ochild
 	oprob                 []float64
@@ -105,8 +115,14 @@ type Planner struct {
 	oobs                  []int32 // the joint outcome of every branch
 
 	gbuf, qbuf [][]float64 // scratch per remaining depth
-	pred, qtmp []float64
+	pred       []float64
 	sup        pomdp.Support // the support of pred, what StepCostOn sums over
+	steps      stepCache
+	psup       [][]int32 // per factor, the states where pred is not 0, ascending (propagate)
+	touched    []bool    // per state: propagate reached it
+	ctrl       []int     // per joint action and factor: where its B's column starts begin
+	rootNZ     []int32
+	negZero    bool // the root belief has an entry −0 (no posterior has)
 	br         brancher
 
 	nodes, reused, capped int
@@ -134,7 +150,6 @@ func NewPlanner(m *pomdp.Model, opts *Options) (*Planner, error) {
 	p := &Planner{
 		m: m, o: o, ns: m.NumStates(), nu: m.NumActions(),
 		nf: m.NumFactors(), nm: m.NumModalities(),
-		heads: make(map[uint64]int32),
 	}
 	if o.Novelty {
 		p.w = m.NoveltyWeights()
@@ -177,6 +192,27 @@ func NewPlanner(m *pomdp.Model, opts *Options) (*Planner, error) {
 			md.colStride[k] = md.size
 			md.size *= m.FactorSize(deps[k])
 		}
+		nnz := 0
+		for _, v := range md.a {
+			if v != 0 {
+				nnz++
+			}
+		}
+		md.estart = make([]int32, 0, md.size+1)
+		md.emits = make([]int32, 0, nnz)
+		md.all = make([]int32, 0, md.no)
+		for c := range md.size {
+			md.estart = append(md.estart, int32(len(md.emits)))
+			for o := range md.no {
+				if md.a[o*md.size+c] != 0 {
+					md.emits = append(md.emits, int32(o))
+				}
+			}
+		}
+		md.estart = append(md.estart, int32(len(md.emits)))
+		for o := range md.no {
+			md.all = append(md.all, int32(o))
+		}
 		p.mods = append(p.mods, md)
 	}
 	// Look at the context about every 40 ms of scoring (the estimate's
@@ -194,7 +230,17 @@ func NewPlanner(m *pomdp.Model, opts *Options) (*Planner, error) {
 		p.qbuf[r] = make([]float64, p.nu)
 	}
 	p.pred = make([]float64, p.ns)
-	p.qtmp = make([]float64, p.ns)
+	p.psup = make([][]int32, p.nf)
+	// Joint action u has control (u/stride_f) % |U_f| of factor f, whose
+	// columns of B start at that control times |S_f| + 1.
+	p.ctrl = make([]int, p.nu*p.nf)
+	for u := range p.nu {
+		for fi, f := range p.facs {
+			p.ctrl[u*p.nf+fi] = (u / f.stride) % f.nu * (f.ns + 1)
+		}
+	}
+	p.touched = make([]bool, p.ns)
+	p.steps.factor = 2
 	p.br.init(p)
 	return p, nil
 }
@@ -230,7 +276,15 @@ func (p *Planner) Plan(ctx context.Context, qs []float64) (*Result, error) {
 	p.reset(ctx)
 	p.planned = false
 	p.gen++
-	root := p.intern(qs)
+	p.rootNZ, p.negZero = p.rootNZ[:0], false
+	for i, x := range qs {
+		if x != 0 {
+			p.rootNZ = append(p.rootNZ, int32(i))
+		} else if math.Signbit(x) {
+			p.negZero = true
+		}
+	}
+	root := p.intern(qs, p.rootNZ)
 	depth := 0
 	truncated := false
 	for d := 1; d <= p.o.Depth; d++ {
@@ -258,13 +312,16 @@ func (p *Planner) Plan(ctx context.Context, qs []float64) (*Result, error) {
 func (p *Planner) reset(ctx context.Context) {
 	p.ctx = ctx
 	p.bel = p.bel[:0]
-	clear(p.heads)
+	p.nz, p.nzLo = p.nz[:0], append(p.nzLo[:0], 0)
+	p.heads.reset()
 	p.chain, p.stage = p.chain[:0], p.stage[:0]
 	p.vals = p.vals[:0]
 	p.local, p.risk, p.amb, p.nov = p.local[:0], p.risk[:0], p.amb[:0], p.nov[:0]
+	p.predOf, p.qloc = p.predOf[:0], p.qloc[:0]
 	p.kept, p.olo, p.ohi = p.kept[:0], p.olo[:0], p.ohi[:0]
 	p.oprob, p.ochild, p.oobs = p.oprob[:0], p.ochild[:0], p.oobs[:0]
 	p.nodes, p.reused, p.capped = 0, 0, 0
+	p.steps.reset()
 }
 
 // belief returns node id's belief (a view of the table).
@@ -273,11 +330,20 @@ func (p *Planner) belief(id int32) []float64 {
 	return p.bel[i : i+p.ns : i+p.ns]
 }
 
-// hashBelief mixes the bits of q.
-func hashBelief(q []float64) uint64 {
+// nonZero returns the positions of node id's non-zero entries, ascending
+// (a view of the table).
+func (p *Planner) nonZero(id int32) []int32 {
+	return p.nz[p.nzLo[id]:p.nzLo[id+1]]
+}
+
+// hashBelief mixes the bits of q's non-zero entries, nz (ascending), with
+// their positions (FNV-1a's offset basis and prime, with a shift to
+// spread the high bits): a sharp belief hashes in the time of its
+// support.
+func hashBelief(q []float64, nz []int32) uint64 {
 	h := uint64(14695981039346656037)
-	for _, x := range q {
-		h ^= math.Float64bits(x)
+	for _, i := range nz {
+		h ^= math.Float64bits(q[i]) + uint64(i)
 		h *= 1099511628211
 		h ^= h >> 31
 	}
@@ -286,13 +352,13 @@ func hashBelief(q []float64) uint64 {
 
 // intern returns the node whose belief has the bits of q, adding it when
 // there is none: identical beliefs reached by different paths are one
-// node.
-func (p *Planner) intern(q []float64) int32 {
-	h := hashBelief(q)
-	head, ok := p.heads[h]
+// node. nz lists q's non-zero entries, ascending.
+func (p *Planner) intern(q []float64, nz []int32) int32 {
+	h := hashBelief(q, nz)
+	head, ok := p.heads.get(h)
 	if ok {
 		for id := head; id >= 0; id = p.chain[id] {
-			if sameBits(p.belief(id), q) {
+			if p.same(id, q, nz) {
 				return id
 			}
 		}
@@ -301,8 +367,10 @@ func (p *Planner) intern(q []float64) int32 {
 	}
 	id := int32(len(p.stage))
 	p.bel = append(p.bel, q...)
+	p.nz = append(p.nz, nz...)
+	p.nzLo = append(p.nzLo, int32(len(p.nz)))
 	p.chain = append(p.chain, head)
-	p.heads[h] = id
+	p.heads.put(h, id)
 	p.stage = append(p.stage, registered)
 	if int(id) < cap(p.vals) {
 		p.vals = p.vals[:id+1]
@@ -312,6 +380,8 @@ func (p *Planner) intern(q []float64) int32 {
 	}
 	for range p.nu {
 		p.local = append(p.local, 0)
+		p.predOf = append(p.predOf, -1)
+		p.qloc = append(p.qloc, 0)
 		p.risk = append(p.risk, 0)
 		p.amb = append(p.amb, 0)
 		p.nov = append(p.nov, 0)
@@ -320,6 +390,45 @@ func (p *Planner) intern(q []float64) int32 {
 		p.ohi = append(p.ohi, 0)
 	}
 	return id
+}
+
+// same reports whether node id's belief has the bits of q, whose non-zero
+// entries are nz: the same non-zero entries, bit for bit, and the others
+// +0 in both unless the root has a −0.
+func (p *Planner) same(id int32, q []float64, nz []int32) bool {
+	if p.negZero {
+		return sameBits(p.belief(id), q)
+	}
+	mine := p.nonZero(id)
+	if len(mine) != len(nz) {
+		return false
+	}
+	bel := p.belief(id)
+	for k, i := range mine {
+		if i != nz[k] || math.Float64bits(bel[i]) != math.Float64bits(q[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// sortSmall sorts x ascending: by insertion when short (a sharp
+// prediction's support), else slices.Sort (past 16 entries, a rough
+// point where insertion's quadratic cost passes the generic sort's own;
+// slices.Sort itself sorts 12 or fewer by insertion).
+func sortSmall(x []int32) {
+	if len(x) > 16 {
+		slices.Sort(x)
+		return
+	}
+	for i := 1; i < len(x); i++ {
+		v := x[i]
+		j := i
+		for ; j > 0 && x[j-1] > v; j-- {
+			x[j] = x[j-1]
+		}
+		x[j] = v
+	}
 }
 
 func sameBits(a, b []float64) bool {
@@ -331,23 +440,50 @@ func sameBits(a, b []float64) bool {
 	return true
 }
 
-// propagate sets next = B_u prev factor by factor, as pomdp.Propagate does
-// (the same sums in the same order), skipping the zeros of B and of prev.
-func (p *Planner) propagate(next, prev []float64, u int) {
+// propagate sets p.pred = B_u prev factor by factor, as pomdp.Propagate
+// does (the same sums in the same order), over prev's non-zero entries nz
+// (ascending) and the non-zero entries of B, and sets p.psup to its
+// support.
+func (p *Planner) propagate(prev []float64, nz []int32, u int) {
+	next := p.pred
+	k0 := 0
 	for fi := range p.facs {
 		f := &p.facs[fi]
-		c := (u / f.stride) % f.nu
+		c := p.ctrl[u*p.nf+fi]
 		nx := next[f.off : f.off+f.ns]
-		clear(nx)
-		st := f.start[c*(f.ns+1) : (c+1)*(f.ns+1)]
-		for j, x := range prev[f.off : f.off+f.ns] {
-			if x == 0 {
-				continue
-			}
+		// next is p.pred, 0 outside its last support.
+		for _, r := range p.psup[fi] {
+			nx[r] = 0
+		}
+		st := f.start[c : c+f.ns+1]
+		touched := p.touched[f.off : f.off+f.ns]
+		sup := p.psup[fi][:0]
+		end := int32(f.off + f.ns)
+		for ; k0 < len(nz) && nz[k0] < end; k0++ {
+			j := int(nz[k0]) - f.off
+			x := prev[f.off+j]
 			for k := st[j]; k < st[j+1]; k++ {
-				nx[f.row[k]] += f.val[k] * x
+				r := f.row[k]
+				nx[r] += f.val[k] * x
+				if !touched[r] {
+					touched[r] = true
+					sup = append(sup, int32(r))
+				}
 			}
 		}
+		// The states reached, ascending, less those whose sum is 0 (a
+		// product that underflowed).
+		n := 0
+		for _, r := range sup {
+			touched[r] = false
+			if nx[r] != 0 {
+				sup[n] = r
+				n++
+			}
+		}
+		sup = sup[:n]
+		sortSmall(sup)
+		p.psup[fi] = sup
 	}
 }
 
@@ -367,12 +503,12 @@ func (p *Planner) score(id int32) error {
 			return err
 		}
 	}
-	copy(p.qtmp, p.belief(id))
+	q, nz := p.belief(id), p.nonZero(id)
 	base := int(id) * p.nu
 	for u := range p.nu {
-		p.propagate(p.pred, p.qtmp, u)
-		p.sup.Set(p.m, p.pred)
-		r, a, n := pomdp.StepCostOn(p.m, p.pred, p.w, &p.sup)
+		p.propagate(q, nz, u)
+		e, r, a, n := p.stepCost()
+		p.predOf[base+u] = e
 		p.risk[base+u], p.amb[base+u], p.nov[base+u] = r, a, n
 		p.local[base+u] = r + a - n
 	}
@@ -381,7 +517,7 @@ func (p *Planner) score(id int32) error {
 		kept[u] = true
 	}
 	if x := p.o.PruneActions; x > 0 {
-		q := p.qbuf[0]
+		q := p.qloc[base : base+p.nu]
 		if err := softmax(q, p.local[base:base+p.nu], kept, p.o.Gamma); err != nil {
 			return err
 		}
@@ -417,13 +553,16 @@ func (p *Planner) branch(id int32) error {
 	if p.stage[id] >= branched {
 		return nil
 	}
-	copy(p.qtmp, p.belief(id))
 	base := int(id) * p.nu
 	for u := range p.nu {
 		if !p.kept[base+u] {
 			continue
 		}
-		p.propagate(p.pred, p.qtmp, u)
+		if e := p.predOf[base+u]; e >= 0 {
+			p.steps.load(p, e)
+		} else {
+			p.propagate(p.belief(id), p.nonZero(id), u)
+		}
 		capped := p.br.enumerate(p, p.pred)
 		if capped {
 			p.capped++
@@ -434,7 +573,7 @@ func (p *Planner) branch(id int32) error {
 			total += lf.prob
 		}
 		for _, lf := range p.br.leaves {
-			child := p.intern(p.br.posterior(lf.slot))
+			child := p.intern(p.br.posterior(lf.slot), p.br.nonZero(p, lf.slot))
 			p.oprob = append(p.oprob, lf.prob/total)
 			p.ochild = append(p.ochild, child)
 			p.oobs = append(p.oobs, int32(lf.obs))
@@ -462,7 +601,7 @@ func (p *Planner) value(id int32, r int) (float64, error) {
 	if err := p.actionValues(id, r, g); err != nil {
 		return 0, err
 	}
-	v, err := p.combine(id, g, q)
+	v, err := p.combine(id, r, g, q)
 	if err != nil {
 		return 0, err
 	}
@@ -507,11 +646,16 @@ func (p *Planner) actionValues(id int32, r int, g []float64) error {
 	return nil
 }
 
-// combine sets q = σ(−γ g) over node id's expanded actions and returns
-// Σ_u q[u] g[u].
-func (p *Planner) combine(id int32, g, q []float64) (float64, error) {
+// combine sets q = σ(−γ g) over node id's expanded actions, r steps from
+// the horizon, and returns Σ_u q[u] g[u].
+func (p *Planner) combine(id int32, r int, g, q []float64) (float64, error) {
 	base := int(id) * p.nu
-	if err := softmax(q, g, p.kept[base:base+p.nu], p.o.Gamma); err != nil {
+	kept := p.kept[base : base+p.nu]
+	if r == 1 && p.o.PruneActions > 0 && !slices.Contains(kept, false) {
+		// One step from the horizon g is G_local, and with every action
+		// kept σ is the one score computed to prune.
+		copy(q, p.qloc[base:base+p.nu])
+	} else if err := softmax(q, g, kept, p.o.Gamma); err != nil {
 		return 0, err
 	}
 	v := 0.0
@@ -538,7 +682,21 @@ func softmax(q, g []float64, kept []bool, gamma float64) error {
 			return errors.New("si: expected free energy NaN")
 		}
 		n++
-		mx = math.Max(mx, -gamma*x)
+		// The largest exponent; NaN is out, and where ±0 tie either is
+		// right (x − (±0) = x, exp(±0) = 1).
+		if v := -gamma * x; v > mx {
+			mx = v
+		}
+	}
+	if n == 1 && !math.IsInf(mx, 0) {
+		// One finite action: σ is 1 there (exp(0) = 1 exactly), 0 elsewhere.
+		for u := range q {
+			q[u] = 0
+			if kept[u] {
+				q[u] = 1
+			}
+		}
+		return nil
 	}
 	if math.IsInf(mx, -1) {
 		for u := range q {
@@ -553,7 +711,10 @@ func softmax(q, g []float64, kept []bool, gamma float64) error {
 	for u, x := range g {
 		q[u] = 0
 		if kept[u] {
-			q[u] = math.Exp(-gamma*x - mx)
+			q[u] = 1 // the most probable: exp(0) = 1 exactly
+			if d := -gamma*x - mx; d != 0 {
+				q[u] = math.Exp(d)
+			}
 			z += q[u]
 		}
 	}
@@ -574,7 +735,7 @@ func (p *Planner) rootResult(root int32, d int) (*Result, error) {
 	if err := p.actionValues(root, d, res.G); err != nil {
 		return nil, err
 	}
-	v, err := p.combine(root, res.G, res.ActionProbs)
+	v, err := p.combine(root, d, res.G, res.ActionProbs)
 	if err != nil {
 		return nil, err
 	}
