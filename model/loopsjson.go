@@ -164,6 +164,14 @@ func (d *decoder) observedArray(depth int) *observedArray {
 	for i := range oa.shape {
 		oa.shape[i] = -1
 	}
+	if depth == 1 { // the elements' slices at their final size
+		n := jsonread.ArrayLen(d.r.Data, d.r.Pos)
+		oa.kind, oa.num, oa.isInt = make([]uint8, 0, n), make([]float64, 0, n), make([]bool, 0, n)
+		// An array of vectors (its first element one): their slices too.
+		if first := jsonread.Space(d.r.Data, jsonread.Space(d.r.Data, d.r.Pos)+1); n > 0 && first < len(d.r.Data) && d.r.Data[first] == '[' {
+			oa.vec, oa.flat = make([]*jsonread.Tensor, 0, n), make([][]float64, 0, n)
+		}
+	}
 	if err := read(0); err != nil && !oa.fault {
 		oa.fault, oa.faultMsg = true, err.Error()
 	}

@@ -366,6 +366,32 @@ func WordEnd(data []byte, i int) int {
 	return i
 }
 
+// ArrayLen returns the number of elements of the valid JSON array that
+// starts at i (after any white space), or 0 if no array starts there: a
+// decoder gives the slices it reads the elements into their final size
+// first (a pass that skips each element, cheaper than the copies of
+// slices that grow).
+func ArrayLen(data []byte, i int) int {
+	i = Space(data, i)
+	if i >= len(data) || data[i] != '[' {
+		return 0
+	}
+	i = Space(data, i+1)
+	if i < len(data) && data[i] == ']' {
+		return 0
+	}
+	n := 0
+	for i < len(data) {
+		n++
+		i = Space(data, Skip(data, i))
+		if i >= len(data) || data[i] != ',' {
+			break
+		}
+		i = Space(data, i+1)
+	}
+	return n
+}
+
 // ArrayObjects returns the number of elements of the valid JSON array that
 // starts at i (after any white space) that are objects, or 0 if no array
 // starts there. A decoder calls it to give a slice of records read from

@@ -141,3 +141,16 @@ func TestArrayObjects(t *testing.T) {
 		}
 	}
 }
+
+// TestArrayLen: the number of elements of an array, whatever their kind.
+func TestArrayLen(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		at   int
+		want int
+	}{{`[]`, 0, 0}, {` [ ]`, 0, 0}, {`[1]`, 0, 1}, {`[1, [2, 3], {"a": [4]}, "x,y", null]`, 0, 5}, {`{"y": [[1, 2], [3, 4]]}`, 6, 2}, {`1`, 0, 0}, {``, 0, 0}} {
+		if got := ArrayLen([]byte(c.text), c.at); got != c.want {
+			t.Errorf("ArrayLen(%s, %d) = %d, want %d", c.text, c.at, got, c.want)
+		}
+	}
+}
