@@ -85,6 +85,8 @@ type filter struct {
 	alpha  []float64   // filtered joint over the present state
 	tmp    []float64
 	next   []float64 // without learning: scratch of filterGrow
+	smooth []float64 // scratch of smooth: β, γ and the likelihood, J each
+	xi     []float64 // scratch of addTransitionCounts: J × J
 	logZ   float64   // ln Z, summed: ln p(o_0..o_t | actions) under a, b, d (the geometric means exp E[ln θ] when learned)
 
 	learn bool
@@ -347,7 +349,15 @@ func (p *Past) filterGrow(action int, probs []float64, obs int) error {
 	fl := p.fl
 	// Learning keeps every step's belief (hist); otherwise only alpha.
 	next := fl.next
-	if fl.learn || next == nil {
+	if fl.learn {
+		// A buffer of an earlier trial's step, past the record's end
+		// (filterReset keeps them), or a new one.
+		next = nil
+		if n := len(fl.hist); n < cap(fl.hist) {
+			next = fl.hist[:n+1][n]
+		}
+	}
+	if len(next) != fl.J {
 		next = make([]float64, fl.J)
 	}
 	if !fl.learn {
@@ -434,13 +444,20 @@ func (p *Past) filtered() [][]float64 {
 // filterInfer writes the marginals of the filtered belief into the present
 // states' posteriors and returns -ln Z as F (Infer).
 func (p *Past) filterInfer() (*schedule.Result, error) {
-	fl := p.fl
-	if p.g == nil {
-		p.inferred[len(p.inferred)-1] = true
-	} else if err := p.setMarginals(p.steps[len(p.steps)-1].s, fl.alpha); err != nil {
+	if err := p.filterPresent(); err != nil {
 		return nil, err
 	}
-	return &schedule.Result{Iterations: 1, Converged: true, FreeEnergy: []float64{-fl.logZ}}, nil
+	return &schedule.Result{Iterations: 1, Converged: true, FreeEnergy: []float64{-p.fl.logZ}}, nil
+}
+
+// filterPresent is filterInfer without its result: the present state's
+// posterior set (or marked as inferred when there is no graph).
+func (p *Past) filterPresent() error {
+	if p.g == nil {
+		p.inferred[len(p.inferred)-1] = true
+		return nil
+	}
+	return p.setMarginals(p.steps[len(p.steps)-1].s, p.fl.alpha)
 }
 
 func normalized(q []float64) []float64 {
@@ -498,12 +515,13 @@ func (p *Past) filterPosteriors() conc {
 // β moves back through the action into step t-1 (nil pair: none).
 func (p *Past) smooth(alphas [][]float64, from int, state func(t int, gamma []float64), pair func(t int, lik []float64)) {
 	fl := p.fl
-	beta := make([]float64, fl.J)
+	if len(fl.smooth) != 3*fl.J {
+		fl.smooth = make([]float64, 3*fl.J)
+	}
+	beta, gamma, lik := fl.smooth[:fl.J], fl.smooth[fl.J:2*fl.J], fl.smooth[2*fl.J:]
 	for j := range beta {
 		beta[j] = 1
 	}
-	gamma := make([]float64, fl.J)
-	lik := make([]float64, fl.J)
 	for t := len(alphas) - 1; t >= from; t-- {
 		// γ_t ∝ α_t β_t.
 		for j := range gamma {
@@ -643,7 +661,11 @@ func (p *Past) addTransitionCounts(dst conc, prev, lik []float64, action int) {
 		return v
 	}
 	z := 0.0
-	xi := make([]float64, fl.J*fl.J)
+	if len(fl.xi) != fl.J*fl.J {
+		fl.xi = make([]float64, fl.J*fl.J)
+	}
+	xi := fl.xi
+	clear(xi)
 	for jp, a := range prev {
 		if a == 0 {
 			continue

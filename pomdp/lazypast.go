@@ -195,10 +195,16 @@ func (p *Past) setMarginals(s []*ffg.Variable, alpha []float64) error {
 }
 
 // marginals returns the marginals of the joint belief alpha, every
-// factor's one after the other, as setMarginals computes them.
-func (p *Past) marginals(alpha []float64) []float64 {
+// factor's one after the other, as setMarginals computes them, in dst
+// when its capacity suffices.
+func (p *Past) marginals(dst, alpha []float64) []float64 {
 	fl, m := p.fl, p.m
-	out := make([]float64, m.ns)
+	out := dst[:0]
+	if cap(out) < m.ns {
+		out = make([]float64, m.ns)
+	}
+	out = out[:m.ns]
+	clear(out)
 	for fi := range m.factors {
 		f := &m.factors[fi]
 		q := out[f.off : f.off+f.ns]
