@@ -227,7 +227,11 @@ func (a *Agent) fixedPolicy(plan *Plan, G []float64) (bool, error) {
 		}
 		nat[i] += math.Log(p[i])
 	}
-	q := make([]float64, k)
+	q := plan.QPi[:0]
+	if cap(q) < k {
+		q = make([]float64, k)
+	}
+	q = q[:k]
 	if lz := expfam.Softmax(q, nat); math.IsNaN(lz) {
 		return false, nil
 	}

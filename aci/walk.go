@@ -68,6 +68,27 @@ type walker struct {
 	stop  atomic.Bool  // a worker failed
 	errs  []error      // per worker
 	wg    sync.WaitGroup
+	ps    *PolicySet // what fill writes into
+	fill  visitor    // filler's visitor, made once
+}
+
+// filler returns the visitor that writes every policy's G, risk,
+// ambiguity and novelty into ps (evaluatePolicies): one function value
+// kept by the walker, so that a walk allocates none.
+func (wk *walker) filler(ps *PolicySet) visitor {
+	wk.ps = ps
+	if wk.fill == nil {
+		wk.fill = func(_, _, i int, r, a, nv float64) {
+			ps := wk.ps
+			ps.G[i] = r + a - nv
+			ps.Risk[i] = r
+			ps.Ambiguity[i] = a
+			if ps.Novelty != nil {
+				ps.Novelty[i] = nv
+			}
+		}
+	}
+	return wk.fill
 }
 
 // reset makes the walker ready for jobs workers on m from qs.

@@ -88,6 +88,17 @@ type Decision struct {
 	Detail any
 }
 
+// A Reuser is an Agent that can decide into a record the caller keeps
+// from one decision to the next: DecideInto is Decide (the same decision,
+// bit for bit, from the same state and stream) written into d, whose
+// slices (Probs, Base, Values and their lists) it reuses when their
+// capacity suffices, while the planner's own record (Detail) is the
+// agent's and the next DecideInto overwrites it. A Scorer uses it, so
+// that scoring recorded choices allocates nothing per decision.
+type Reuser interface {
+	DecideInto(ctx context.Context, rng *rand.Rand, d *Decision) error
+}
+
 // A Chooser is an agent whose choice rule maps the planner's distribution
 // over actions (Decision.Base) to the choice probabilities (Decision.Probs)
 // through parameters that change nothing else the agent does: the action

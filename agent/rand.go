@@ -96,7 +96,12 @@ func Sample(rng *rand.Rand, p []float64) int {
 // Agent 0's trial i draws from seed + i: a run with --seed k repeats seed k
 // of a table of single-trial runs.
 func StepRand(seed uint64, agent, trial, step int) *rand.Rand {
-	return rand.New(rand.NewPCG(seed+uint64(trial), mix64(uint64(agent)<<32^uint64(step)^0x243f6a8885a308d3)))
+	return rand.New(rand.NewPCG(stepSeeds(seed, agent, trial, step)))
+}
+
+// stepSeeds returns the two seeds of StepRand's PCG.
+func stepSeeds(seed uint64, agent, trial, step int) (uint64, uint64) {
+	return seed + uint64(trial), mix64(uint64(agent)<<32 ^ uint64(step) ^ 0x243f6a8885a308d3)
 }
 
 // WorldRand returns the random stream of the true process (a
