@@ -703,7 +703,7 @@ func (a *Agent) plan1(ctx context.Context, m *pomdp.Model, qs []float64, re *reu
 	if a.opts.InferGamma {
 		gamma0 = 1 / a.opts.Beta // prior mean of Gamma(1, beta)
 	}
-	plan := &Plan{NumPolicies: n}
+	var plan *Plan
 	var psDst *PolicySet
 	var G, qpi []float64
 	if re != nil {
@@ -711,6 +711,8 @@ func (a *Agent) plan1(ctx context.Context, m *pomdp.Model, qs []float64, re *reu
 		plan = &re.plan
 		*plan = Plan{NumPolicies: n, Policies: old.Policies[:0], QPi: old.QPi[:0], ActionProbs: old.ActionProbs[:0], PastFreeEnergy: old.PastFreeEnergy[:0]}
 		psDst, G, qpi = &re.ps, re.G, re.qpi
+	} else {
+		plan = &Plan{NumPolicies: n}
 	}
 	var all *PolicySet
 	var rank *Ranking

@@ -86,6 +86,8 @@ type filter struct {
 	tmp    []float64
 	next   []float64 // without learning: scratch of filterGrow
 	smooth []float64 // scratch of smooth: β, γ and the likelihood, J each
+	spare  conc      // the lists of a, b and d of the trial before last, for filterStart
+	first  []float64 // the first belief of the last trial, for filterStart
 	xi     []float64 // scratch of addTransitionCounts: J × J
 	logZ   float64   // ln Z, summed: ln p(o_0..o_t | actions) under a, b, d (the geometric means exp E[ln θ] when learned)
 
@@ -244,10 +246,15 @@ func (p *Past) jointPrior(x []float64) {
 // wrapping ErrImpossibleObservation and leaves the filter as it was.
 func (p *Past) filterStart(obs int) ([]float64, float64, error) {
 	fl := p.fl
+	// The new parameters go into the lists of the trial before last
+	// (spare), so that the last trial's stay as they were on an error.
 	olda, oldb, oldd := fl.a, fl.b, fl.d
-	fl.a, fl.b, fl.d = nil, nil, nil
+	fl.a, fl.b, fl.d = fl.spare.a[:0], fl.spare.b[:0], fl.spare.d[:0]
 	p.filterParams()
-	alpha := make([]float64, fl.J)
+	alpha := fl.first
+	if len(alpha) != fl.J {
+		alpha = make([]float64, fl.J)
+	}
 	p.jointPrior(alpha)
 	p.likelihood(alpha, obs)
 	z := normalise(alpha)
@@ -255,9 +262,12 @@ func (p *Past) filterStart(obs int) ([]float64, float64, error) {
 		pred := make([]float64, fl.J)
 		p.jointPrior(pred)
 		err := p.filterImpossible(0, obs, pred, z)
+		fl.spare = conc{a: fl.a, b: fl.b, d: fl.d}
 		fl.a, fl.b, fl.d = olda, oldb, oldd
 		return nil, 0, err
 	}
+	fl.spare = conc{a: olda, b: oldb, d: oldd}
+	fl.first = nil
 	return alpha, z, nil
 }
 
@@ -265,6 +275,12 @@ func (p *Past) filterStart(obs int) ([]float64, float64, error) {
 // alpha and evidence z filterStart computed.
 func (p *Past) filterReset(obs int, alpha []float64, z float64) {
 	fl := p.fl
+	// The first belief of the last trial is free for the next filterStart.
+	if fl.learn && len(fl.hist) > 0 {
+		fl.first = fl.hist[0]
+	} else if !fl.learn {
+		fl.first = fl.base
+	}
 	fl.logZ = 0
 	copy(fl.alpha, alpha)
 	fl.logZ += math.Log(z)

@@ -170,9 +170,14 @@ func (c conc) lists() [3][][]float64 { return [3][][]float64{c.a, c.b, c.d} }
 
 func (c conc) clone() conc { return conc{a: cloneAll(c.a), b: cloneAll(c.b), d: cloneAll(c.d)} }
 
-// priorConc returns the prior concentrations (the past's own slices).
+// priorConc returns the prior concentrations (the past's own slices, in
+// lists the past keeps: valid until the next call).
 func (p *Past) priorConc() conc {
-	c := conc{a: make([][]float64, len(p.mods)), b: make([][]float64, len(p.facs)), d: make([][]float64, len(p.facs))}
+	c := p.prior
+	if len(c.a) != len(p.mods) || len(c.b) != len(p.facs) {
+		c = conc{a: make([][]float64, len(p.mods)), b: make([][]float64, len(p.facs)), d: make([][]float64, len(p.facs))}
+		p.prior = c
+	}
 	for i := range p.mods {
 		c.a[i] = p.mods[i].aAlpha
 	}

@@ -56,6 +56,7 @@ type Past struct {
 	// any step into them.
 	eta, omega float64
 	start      conc
+	prior      conc // priorConc's lists
 
 	ctrl, outs []int // scratch: controls of an action, outcomes of an observation
 

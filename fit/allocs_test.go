@@ -1,0 +1,110 @@
+package fit_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/arbor-ai/arbor/agent"
+	"github.com/arbor-ai/arbor/behaviour"
+	"github.com/arbor-ai/arbor/fit"
+	"github.com/arbor-ai/arbor/pomdp"
+)
+
+// trialAllocs returns the allocations of replaying one trial of recs[0]
+// (agent.Scorer, as the likelihood does) after a warm-up over the first
+// trials: the agent and the Scorer have then made every buffer.
+func trialAllocs(t *testing.T, m *pomdp.Model, recs []behaviour.SubjectRecord) float64 {
+	t.Helper()
+	ag, err := tmazeFactory().NewAgent(m, map[string]float64{"alpha": 2, "gamma": 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	var sc agent.Scorer
+	set := agent.EpisodeSettings{Seed: 1}
+	i := 0
+	replay := func() {
+		tr := &recs[0].Trials[i%len(recs[0].Trials)]
+		set.Trial = i
+		if _, _, err := sc.Trial(ctx, ag, tr.Obs, tr.Actions, &set); err != nil {
+			t.Fatal(err)
+		}
+		i++
+	}
+	for range 5 {
+		replay()
+	}
+	return testing.AllocsPerRun(20, replay)
+}
+
+// TestReplayAllocsPerDecision checks that a recorded decision costs no
+// allocation on the likelihood's path (agent.Scorer with aci's DecideInto
+// and exact filtering): a trial of 6 decisions allocates no more than one
+// of 2 of the same agent. On the maze without learning
+// (tmaze-uniform.json) a trial allocates nothing at all; with learning
+// (tmaze.json) the expected model of the new concentrations is made once
+// per trial.
+func TestReplayAllocsPerDecision(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	for _, file := range []string{"../examples/pomdp/tmaze-uniform.json", "../examples/pomdp/tmaze.json"} {
+		m, err := pomdp.Load(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fac := tmazeFactory()
+		short := simulate(t, m, fac, []map[string]float64{{"alpha": 2, "gamma": 4}}, 10, 2, 1)
+		long := simulate(t, m, fac, []map[string]float64{{"alpha": 2, "gamma": 4}}, 10, 6, 1)
+		if n := len(long[0].Trials[0].Actions); n != 6 {
+			t.Fatalf("%s: a long trial has %d decisions, want 6", file, n)
+		}
+		a2, a6 := trialAllocs(t, m, short), trialAllocs(t, m, long)
+		t.Logf("%s: %v allocations per trial of 2 decisions, %v of 6", file, a2, a6)
+		if perDecision := (a6 - a2) / 4; perDecision > 0 {
+			t.Errorf("%s: %v allocations per decision (a trial of 2 decisions %v, of 6 %v), want 0", file, perDecision, a2, a6)
+		}
+		if file == "../examples/pomdp/tmaze-uniform.json" && a2 > 0 {
+			t.Errorf("%s: %v allocations per trial without learning, want 0", file, a2)
+		}
+	}
+}
+
+// BenchmarkReplayDecisions is the replay of the likelihood, 100 trials
+// of the T-maze at horizon 2 (200 decisions) through one warm agent and
+// Scorer per operation, reporting the allocations per decision (what is
+// made per trial included: the learned model's expectation).
+func BenchmarkReplayDecisions(b *testing.B) {
+	m := loadTMaze(b)
+	fac := tmazeFactory()
+	recs := simulate(b, m, fac, []map[string]float64{{"alpha": 2, "gamma": 4}}, 100, 2, 1)
+	ag, err := fac.NewAgent(m, map[string]float64{"alpha": 2, "gamma": 4})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	var sc agent.Scorer
+	set := agent.EpisodeSettings{Seed: 1}
+	decisions := 0
+	replay := func() {
+		for i := range recs[0].Trials {
+			tr := &recs[0].Trials[i]
+			set.Trial = i
+			if _, _, err := sc.Trial(ctx, ag, tr.Obs, tr.Actions, &set); err != nil {
+				b.Fatal(err)
+			}
+			decisions += len(tr.Actions)
+		}
+	}
+	replay()
+	b.ReportAllocs()
+	b.ResetTimer()
+	decisions = 0
+	allocs := testing.AllocsPerRun(1, replay) // warm: counts the run after a first
+	decisions = 0
+	for b.Loop() {
+		replay()
+	}
+	b.ReportMetric(allocs/float64(decisions/b.N), "allocs/decision")
+	_ = fit.ErrNoChoices
+}
