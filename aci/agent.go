@@ -683,11 +683,39 @@ func (a *Agent) act(ctx context.Context, rng *rand.Rand, re *reuse) error {
 // factors (agent.ChooseProbs). It is what Decide computes; fitting calls it
 // for α alone (agent.Chooser).
 func (a *Agent) Choose(dst, base []float64) ([]float64, error) {
-	probs, err := agent.ChooseProbs(dst, a.m, base, a.opts.ActionPrecision, a.opts.ActionFactors)
+	return apiResult(choiceRule{a.m, a.opts.ActionPrecision, a.opts.ActionFactors}.Choose(dst, base))
+}
+
+// JointPrecision returns α and whether the rule is over the joint actions
+// (agent.JointChooser).
+func (a *Agent) JointPrecision() (alpha float64, joint bool) {
+	return choiceRule{a.m, a.opts.ActionPrecision, a.opts.ActionFactors}.JointPrecision()
+}
+
+var _ agent.JointChooser = (*Agent)(nil)
+
+// choiceRule is the agent's choice rule alone (Agent.Choose,
+// Factory.NewChooser).
+type choiceRule struct {
+	m       *pomdp.Model
+	alpha   *float64
+	factors agent.ActionFactors
+}
+
+func (c choiceRule) Choose(dst, base []float64) ([]float64, error) {
+	probs, err := agent.ChooseProbs(dst, c.m, base, c.alpha, c.factors)
 	if err != nil {
 		return nil, fmt.Errorf("aci: AgentOptions.ActionPrecision: %w", err)
 	}
 	return probs, nil
+}
+
+func (c choiceRule) JointPrecision() (alpha float64, joint bool) {
+	alpha = 1
+	if c.alpha != nil {
+		alpha = *c.alpha
+	}
+	return alpha, c.factors == agent.JointActions
 }
 
 // plan1 scores the policies and infers q(pi) (and gamma) on the graph,

@@ -116,6 +116,26 @@ type Chooser interface {
 	Choose(dst, base []float64) ([]float64, error)
 }
 
+// A JointChooser is a Chooser that tells its rule: with joint true,
+// Choose(dst, base) is base itself at alpha = 1 and PowerProbs(dst, base,
+// alpha) otherwise, so that fitting, which applies it at many α to the
+// same bases, takes their logs once (PowerLogs, PowerProbsLogs); with
+// joint false (action factors) it calls Choose.
+type JointChooser interface {
+	Chooser
+	JointPrecision() (alpha float64, joint bool)
+}
+
+// A ChooserFactory is a Factory that makes the choice rule of its agents
+// alone: NewChooser(m, values) chooses as NewAgent(m, values) would, and
+// returns its errors that come from the parameters and options, without
+// building the agent (its inference, which the choice rule's parameters
+// do not change). Fitting uses it for each evaluation of the likelihood
+// when every free parameter is the choice rule's (Param.ChoiceOnly).
+type ChooserFactory interface {
+	NewChooser(m *pomdp.Model, values map[string]float64) (Chooser, error)
+}
+
 // ChooseProbs is the choice rule of the agents of arbor: base itself at
 // α = 1 over joint actions (alpha nil means 1), and ChoiceProbs(dst, m,
 // base, α, a) otherwise. Agents call it in Decide and in Choose, so that the

@@ -22,6 +22,8 @@ type choiceCache struct {
 	ok    bool      // every decision gave a Base the length of its Probs
 	nu    int       // the joint actions of a decision
 	bases []float64 // the scored decisions' Base, one after the other
+	logs  []float64 // ln Base of each, laid out as bases (agent.PowerLogs)
+	his   []float64 // the largest of each decision's logs
 	acts  []int     // the recorded action of each scored decision
 	steps []int     // its step t
 	ends  []int     // ends[i]: the scored decisions of trials 0..i
@@ -67,6 +69,10 @@ func (c *choiceCache) add(i int, st *agent.Step) {
 		}
 		c.nu = len(d.Base)
 		c.bases = append(c.bases, d.Base...)
+		var hi float64
+		c.buf, hi = agent.PowerLogs(c.buf, d.Base)
+		c.logs = append(c.logs, c.buf...)
+		c.his = append(c.his, hi)
 		c.acts = append(c.acts, st.Action)
 		c.steps = append(c.steps, st.T)
 	}
@@ -79,11 +85,16 @@ func (c *choiceCache) logLikelihood(ctx context.Context, o *Objective) (ll float
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	ag, err := o.f.NewAgent(o.m, o.values)
+	ch, err := newChooser(o)
 	if err != nil {
 		return 0, 0, nil, &SubjectError{Subject: o.rec.Subject, Index: o.index, Trial: -1, Err: err}
 	}
-	ch := ag.(agent.Chooser)
+	// A rule over the joint actions is applied from the logs of the
+	// bases, taken once (agent.PowerProbsLogs: the same numbers).
+	alpha, joint := 0.0, false
+	if jc, ok := ch.(agent.JointChooser); ok {
+		alpha, joint = jc.JointPrecision()
+	}
 	k := 0
 	for i, tr := range o.rec.Trials {
 		if err := ctx.Err(); err != nil {
@@ -91,12 +102,21 @@ func (c *choiceCache) logLikelihood(ctx context.Context, o *Objective) (ll float
 		}
 		trial := 0.0
 		for ; k < c.ends[i]; k++ {
-			probs, err := ch.Choose(c.buf, c.bases[k*c.nu:(k+1)*c.nu])
-			if err != nil {
-				return 0, 0, nil, &SubjectError{Subject: o.rec.Subject, Index: o.index, Trial: i, Err: &agent.StepError{Step: c.steps[k], Err: err}}
-			}
-			if &probs[0] != &c.bases[k*c.nu] {
+			base := c.bases[k*c.nu : (k+1)*c.nu]
+			var probs []float64
+			switch {
+			case joint && alpha == 1:
+				probs = base
+			case joint:
+				probs = agent.PowerProbsLogs(c.buf, c.logs[k*c.nu:(k+1)*c.nu], c.his[k], alpha)
 				c.buf = probs
+			default:
+				if probs, err = ch.Choose(c.buf, base); err != nil {
+					return 0, 0, nil, &SubjectError{Subject: o.rec.Subject, Index: o.index, Trial: i, Err: &agent.StepError{Step: c.steps[k], Err: err}}
+				}
+				if &probs[0] != &base[0] {
+					c.buf = probs
+				}
 			}
 			p := probs[c.acts[k]]
 			if p == 0 && zero == nil {
@@ -107,4 +127,17 @@ func (c *choiceCache) logLikelihood(ctx context.Context, o *Objective) (ll float
 		ll += trial
 	}
 	return ll, len(c.acts), zero, nil
+}
+
+// newChooser returns the choice rule of o's agent at o.values: the
+// factory's own (agent.ChooserFactory) or a new agent's.
+func newChooser(o *Objective) (agent.Chooser, error) {
+	if cf, ok := o.f.(agent.ChooserFactory); ok {
+		return cf.NewChooser(o.m, o.values)
+	}
+	ag, err := o.f.NewAgent(o.m, o.values)
+	if err != nil {
+		return nil, err
+	}
+	return ag.(agent.Chooser), nil
 }
