@@ -100,9 +100,19 @@ func (wk *walker) reset(m *pomdp.Model, qs []float64, horizon int, w []float64, 
 	}
 	for j := range jobs {
 		d := wk.walks[j]
-		if d == nil || d.st.Model() != m || d.horizon != horizon {
+		switch {
+		case d == nil || d.horizon != horizon:
 			d = newDFS(m, qs, horizon, w)
 			wk.walks[j] = d
+		case d.st.Model() != m:
+			// Another model of the same sizes (the next trial's
+			// expectation of a learned one) keeps the buffers.
+			if !d.st.Retarget(m) {
+				d = newDFS(m, qs, horizon, w)
+				wk.walks[j] = d
+			} else {
+				d.checkEvery = checkInterval(m.StepWork())
+			}
 		}
 		d.w = w
 		copy(d.bel, qs)

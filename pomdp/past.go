@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 
 	"github.com/arbor-ai/arbor/expfam"
@@ -683,6 +684,9 @@ func (p *Past) ExpectedModel() (*Model, error) {
 // expectedFrom is ExpectedModel with the Dirichlet posteriors post (nil
 // where a parameter is not learned).
 func (p *Past) expectedFrom(post conc) (*Model, error) {
+	if onlyD(post) {
+		return p.expectedD(post), nil
+	}
 	m := *p.m
 	m.factors = append([]factor(nil), p.m.factors...)
 	m.mods = append([]modality(nil), p.m.mods...)
@@ -709,6 +713,43 @@ func (p *Past) expectedFrom(post conc) (*Model, error) {
 		return nil, fmt.Errorf("learned parameters: %w", err)
 	}
 	return &m, nil
+}
+
+// onlyD reports that the posteriors post learn no A and no B.
+func onlyD(post conc) bool {
+	for _, xs := range [][][]float64{post.a, post.b} {
+		for _, x := range xs {
+			if x != nil {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// expectedD is expectedFrom when only D is learned (the T-maze's context
+// prior): A and B, and what finish derives from them (the compact
+// tensors, the entropies of A, ln C, the preferences and the caches of
+// ln A and the novelty weights), are the model's, shared, and only D, its
+// concentrations and ln D are new, ln D as finish computes it: the same
+// model as expectedFrom's, without rebuilding the rest every trial.
+func (p *Past) expectedD(post conc) *Model {
+	m := *p.m
+	m.factors = append([]factor(nil), p.m.factors...)
+	for i := range m.factors {
+		f := &m.factors[i]
+		if al := post.d[i]; al != nil {
+			f.concD = clone(al)
+			f.d = expectation(f.concD, []int{f.ns})
+			f.logD = make([]float64, f.ns)
+			for s, d := range f.d {
+				f.logD[s] = math.Log(d)
+			}
+		}
+	}
+	f0 := &m.factors[0]
+	m.d, m.concD, m.logD = f0.d, f0.concD, f0.logD
+	return &m
 }
 
 // Graph returns the graph (nil before Reset). With PastFilter and no
