@@ -20,7 +20,7 @@ var _ agent.Factory = Factory{}
 // and conc (pomdp.ScaleModel; conc when m has concentrations). Their
 // defaults are those of Options.
 func (f Factory) Params(m *pomdp.Model) []agent.Param {
-	var ps []agent.Param
+	ps := make([]agent.Param, 0, 6) // γ, α, η, ω, pref and conc at most
 	if !f.Options.InferGamma {
 		g := f.Options.Gamma
 		if g == 0 {

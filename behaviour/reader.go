@@ -107,6 +107,8 @@ type Reader struct {
 	}
 	seen     map[string]int // finished subjects -> their last line
 	flat     []int          // the outcomes of the current trial
+	ints     []int          // the slab the trials' slices of ints are cut from (cutInts)
+	strs     []string       // the slab the rows' extra values are cut from (cutStrings)
 	steps    int            // the length of the last trial
 	kinds    []actKind      // per controllable factor, scratch
 	ctls     []int          // per factor, scratch
@@ -394,9 +396,9 @@ func (r *Reader) add(rec *SubjectRecord) error {
 		if h < 1 {
 			h = 1
 		}
-		tr := TrialRecord{Trial: row.trial, Obs: make([]int, 0, h), Actions: make([]int, 0, h-1), Lines: make([]int, 0, h)}
+		tr := TrialRecord{Trial: row.trial, Obs: r.cutInts(h), Actions: r.cutInts(h - 1), Lines: r.cutInts(h)}
 		rec.Trials = append(rec.Trials, tr)
-		r.flat = make([]int, 0, h*len(row.outcomes))
+		r.flat = r.cutInts(h * len(row.outcomes))
 	} else {
 		t := &rec.Trials[n-1]
 		t.Actions = append(t.Actions, row.prevAction)
@@ -413,6 +415,35 @@ func (r *Reader) add(rec *SubjectRecord) error {
 		t.Extra = append(t.Extra, row.extra)
 	}
 	return nil
+}
+
+// slabLen is the length of a slab of cutInts and cutStrings: 32 kB of
+// ints, the slices of about 200 trials of 2 steps and 3 modalities, so
+// that reading allocates a slab where it would allocate hundreds of
+// slices.
+const slabLen = 4096
+
+// cutInts returns an empty slice of capacity n (not nil), cut from the
+// reader's slab: as make([]int, 0, n), a slice whose appends past n
+// reallocate without touching its neighbours.
+func (r *Reader) cutInts(n int) []int {
+	if cap(r.ints)-len(r.ints) < n || r.ints == nil {
+		r.ints = make([]int, 0, max(n, slabLen))
+	}
+	k := len(r.ints)
+	r.ints = r.ints[:k+n]
+	return r.ints[k:k:k+n]
+}
+
+// cutStrings returns a slice of n empty strings cut from the reader's
+// slab, as make([]string, n).
+func (r *Reader) cutStrings(n int) []string {
+	if cap(r.strs)-len(r.strs) < n || r.strs == nil {
+		r.strs = make([]string, 0, max(n, slabLen))
+	}
+	k := len(r.strs)
+	r.strs = r.strs[:k+n]
+	return r.strs[k : k+n : k+n]
 }
 
 // finishTrial slices the trial's outcomes out of r.flat.
