@@ -432,7 +432,7 @@ func (r *Reader) cutInts(n int) []int {
 	}
 	k := len(r.ints)
 	r.ints = r.ints[:k+n]
-	return r.ints[k:k:k+n]
+	return r.ints[k : k : k+n]
 }
 
 // cutStrings returns a slice of n empty strings cut from the reader's
