@@ -76,20 +76,21 @@ const (
 // filter is the state of exact filtering: the filtered joint belief over
 // the present state and, with learning, what smoothing needs.
 type filter struct {
-	J      int
-	digits [][]int     // digits[f][j]: factor f's state in joint state j
-	cols   [][]int     // cols[m][j]: modality m's column of A in joint state j
-	a      [][]float64 // per modality: A, or exp E[ln A] under the concentrations
-	b      [][]float64 // per factor: B, [c][next*ns+prev], or exp E[ln B]
-	d      [][]float64 // per factor: D, or exp E[ln D]
-	alpha  []float64   // filtered joint over the present state
-	tmp    []float64
-	next   []float64 // without learning: scratch of filterGrow
-	smooth []float64 // scratch of smooth: β, γ and the likelihood, J each
-	spare  conc      // the lists of a, b and d of the trial before last, for filterStart
-	first  []float64 // the first belief of the last trial, for filterStart
-	xi     []float64 // scratch of addTransitionCounts: J × J
-	logZ   float64   // ln Z, summed: ln p(o_0..o_t | actions) under a, b, d (the geometric means exp E[ln θ] when learned)
+	J       int
+	digits  [][]int     // digits[f][j]: factor f's state in joint state j
+	cols    [][]int     // cols[m][j]: modality m's column of A in joint state j
+	a       [][]float64 // per modality: A, or exp E[ln A] under the concentrations
+	b       [][]float64 // per factor: B, [c][next*ns+prev], or exp E[ln B]
+	d       [][]float64 // per factor: D, or exp E[ln D]
+	alpha   []float64   // filtered joint over the present state
+	tmp     []float64
+	next    []float64 // without learning: scratch of filterGrow
+	smooth  []float64 // scratch of smooth: β, γ and the likelihood, J each
+	spare   conc      // the lists of a, b and d of the trial before last, for filterStart
+	first   []float64 // the first belief of the last trial, for filterStart
+	postBuf conc      // the posteriors of filterCarryOver (post points to it)
+	xi      []float64 // scratch of addTransitionCounts: J × J
+	logZ    float64   // ln Z, summed: ln p(o_0..o_t | actions) under a, b, d (the geometric means exp E[ln θ] when learned)
 
 	learn bool
 	// The record that smoothing reads (CarryOver, Smoothed): with learning
@@ -151,8 +152,16 @@ func newFilter(m *Model) (*filter, error) {
 // geometric returns exp E[ln θ] of Dirichlet columns with concentrations
 // alpha (shape [lead, k, n] as in columns): exp(ψ(α) - ψ(Σ_column α)).
 func geometric(alpha []float64, shape []int) []float64 {
+	return geometricInto(nil, alpha, shape)
+}
+
+// geometricInto is geometric written into dst when it has alpha's length.
+func geometricInto(dst, alpha []float64, shape []int) []float64 {
 	lead, k, n := columns(shape)
-	out := make([]float64, len(alpha))
+	out := dst
+	if len(out) != len(alpha) {
+		out = make([]float64, len(alpha))
+	}
 	for l := range lead {
 		for j := range n {
 			s := 0.0
@@ -178,7 +187,7 @@ func (p *Past) filterParams() {
 	for i := range m.mods {
 		md := &m.mods[i]
 		if al := p.mods[i].aAlpha; al != nil {
-			fl.a = append(fl.a, geometric(al, []int{md.no, md.size}))
+			fl.a = append(fl.a, geometricInto(spareAt(fl.a, i, md.a), al, []int{md.no, md.size}))
 		} else {
 			fl.a = append(fl.a, md.a)
 		}
@@ -191,11 +200,27 @@ func (p *Past) filterParams() {
 			fl.b = append(fl.b, f.b)
 		}
 		if al := p.facs[i].dAlpha; al != nil {
-			fl.d = append(fl.d, geometric(al, []int{f.ns}))
+			fl.d = append(fl.d, geometricInto(spareAt(fl.d, i, f.d), al, []int{f.ns}))
 		} else {
 			fl.d = append(fl.d, f.d)
 		}
 	}
+}
+
+// spareAt returns the slice at position i of the backing array of the
+// empty list xs, the list of the trial before last that filterStart
+// refills (filterParams), for geometricInto to write over: nil past its
+// end, and nil when it is the model's own table own, which is never
+// written.
+func spareAt(xs [][]float64, i int, own []float64) []float64 {
+	if i >= cap(xs) {
+		return nil
+	}
+	x := xs[:i+1][i]
+	if len(x) == 0 || len(own) > 0 && &x[0] == &own[0] {
+		return nil
+	}
+	return x
 }
 
 // likelihood multiplies x by Π_m A_m(o_m | ·) for the outcomes of obs.
@@ -498,10 +523,13 @@ func (p *Past) filterCarryOver() error {
 	if !fl.learn || fl.counted || len(fl.hist) == 0 {
 		return nil
 	}
-	post := p.priorConc().clone()
+	// The posteriors go into the lists the last trial's took (until
+	// Reset they are Posteriors', which copies them).
+	fl.postBuf = copyConc(fl.postBuf, p.priorConc())
+	post := fl.postBuf
 	p.smoothCounts(post)
 	p.carry(post)
-	fl.post = &post
+	fl.post = &fl.postBuf
 	// Counted once: a second CarryOver of the same episode adds nothing.
 	// The record stays for Smoothed until Reset.
 	fl.counted = true

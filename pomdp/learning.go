@@ -43,6 +43,34 @@ func (c Concentrations) Learned() bool {
 	return false
 }
 
+// copyConc returns a copy of c in dst's lists and slices, reused where
+// their lengths fit: clone's numbers, without its allocations once dst
+// has held a copy.
+func copyConc(dst, c conc) conc {
+	return conc{a: copyAll(dst.a, c.a), b: copyAll(dst.b, c.b), d: copyAll(dst.d, c.d)}
+}
+
+// copyAll is cloneAll into dst (see copyConc).
+func copyAll(dst, xs [][]float64) [][]float64 {
+	if xs == nil {
+		return nil
+	}
+	if len(dst) != len(xs) {
+		dst = make([][]float64, len(xs))
+	}
+	for i, x := range xs {
+		if x == nil {
+			dst[i] = nil
+			continue
+		}
+		if len(dst[i]) != len(x) {
+			dst[i] = make([]float64, len(x))
+		}
+		copy(dst[i], x)
+	}
+	return dst
+}
+
 func cloneAll(xs [][]float64) [][]float64 {
 	if xs == nil {
 		return nil

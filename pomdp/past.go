@@ -58,6 +58,7 @@ type Past struct {
 	eta, omega float64
 	start      conc
 	prior      conc // priorConc's lists
+	bound      conc // lazyExpected's concentrations
 
 	ctrl, outs []int // scratch: controls of an action, outcomes of an observation
 
