@@ -2,6 +2,7 @@ package fit
 
 import (
 	"context"
+	"errors"
 	"math"
 
 	"github.com/arbor-ai/arbor/agent"
@@ -47,12 +48,8 @@ func newChoiceCache(o *Objective) *choiceCache {
 			}
 		}
 	}
-	ag, err := o.f.NewAgent(o.m, o.values)
-	if err != nil {
-		return nil // the replay reports it
-	}
-	if _, ok := ag.(agent.Chooser); !ok {
-		return nil
+	if _, err := newChooser(o); err != nil {
+		return nil // the replay reports it, or the agent is no Chooser
 	}
 	return &choiceCache{ok: true, ends: make([]int, len(o.rec.Trials))}
 }
@@ -139,5 +136,13 @@ func newChooser(o *Objective) (agent.Chooser, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ag.(agent.Chooser), nil
+	ch, ok := ag.(agent.Chooser)
+	if !ok {
+		return nil, errNoChooser
+	}
+	return ch, nil
 }
+
+// errNoChooser is newChooser's error for an agent that is not an
+// agent.Chooser (newChoiceCache then leaves the likelihood to replays).
+var errNoChooser = errors.New("fit: the agent is not an agent.Chooser")
