@@ -6,7 +6,6 @@ import (
 
 	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/behaviour"
-	"github.com/arbor-ai/arbor/fit"
 	"github.com/arbor-ai/arbor/pomdp"
 )
 
@@ -76,39 +75,45 @@ func TestReplayAllocsPerDecision(t *testing.T) {
 
 // BenchmarkReplayDecisions is the replay of the likelihood, 100 trials
 // of the T-maze at horizon 2 (200 decisions) through one warm agent and
-// Scorer per operation, reporting the allocations per decision (what is
-// made per trial included: the learned model's expectation).
+// Scorer per operation, on the maze without learning (fixed) and with it
+// (learning, tmaze.json: the trial's expected model is new). It reports
+// the allocations of a replay after a first per decision and per trial.
 func BenchmarkReplayDecisions(b *testing.B) {
-	m := loadTMaze(b)
-	fac := tmazeFactory()
-	recs := simulate(b, m, fac, []map[string]float64{{"alpha": 2, "gamma": 4}}, 100, 2, 1)
-	ag, err := fac.NewAgent(m, map[string]float64{"alpha": 2, "gamma": 4})
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx := context.Background()
-	var sc agent.Scorer
-	set := agent.EpisodeSettings{Seed: 1}
-	decisions := 0
-	replay := func() {
-		for i := range recs[0].Trials {
-			tr := &recs[0].Trials[i]
-			set.Trial = i
-			if _, _, err := sc.Trial(ctx, ag, tr.Obs, tr.Actions, &set); err != nil {
+	for _, c := range []struct{ name, file string }{{"fixed", "../examples/pomdp/tmaze-uniform.json"}, {"learning", "../examples/pomdp/tmaze.json"}} {
+		b.Run(c.name, func(b *testing.B) {
+			m, err := pomdp.Load(c.file)
+			if err != nil {
 				b.Fatal(err)
 			}
-			decisions += len(tr.Actions)
-		}
+			fac := tmazeFactory()
+			recs := simulate(b, m, fac, []map[string]float64{{"alpha": 2, "gamma": 4}}, 100, 2, 1)
+			ag, err := fac.NewAgent(m, map[string]float64{"alpha": 2, "gamma": 4})
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx := context.Background()
+			var sc agent.Scorer
+			set := agent.EpisodeSettings{Seed: 1}
+			decisions := 0
+			replay := func() {
+				for i := range recs[0].Trials {
+					tr := &recs[0].Trials[i]
+					set.Trial = i
+					if _, _, err := sc.Trial(ctx, ag, tr.Obs, tr.Actions, &set); err != nil {
+						b.Fatal(err)
+					}
+					decisions += len(tr.Actions)
+				}
+			}
+			replay()
+			allocs := testing.AllocsPerRun(1, replay) // the run after a first
+			b.ReportAllocs()
+			decisions = 0
+			for b.Loop() {
+				replay()
+			}
+			b.ReportMetric(allocs/float64(decisions/b.N), "allocs/decision")
+			b.ReportMetric(allocs/float64(len(recs[0].Trials)), "allocs/trial")
+		})
 	}
-	replay()
-	b.ReportAllocs()
-	b.ResetTimer()
-	decisions = 0
-	allocs := testing.AllocsPerRun(1, replay) // warm: counts the run after a first
-	decisions = 0
-	for b.Loop() {
-		replay()
-	}
-	b.ReportMetric(allocs/float64(decisions/b.N), "allocs/decision")
-	_ = fit.ErrNoChoices
 }
