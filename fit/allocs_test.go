@@ -2,6 +2,8 @@ package fit_test
 
 import (
 	"context"
+	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/arbor-ai/arbor/agent"
@@ -115,5 +117,59 @@ func BenchmarkReplayDecisions(b *testing.B) {
 			b.ReportMetric(allocs/float64(decisions/b.N), "allocs/decision")
 			b.ReportMetric(allocs/float64(len(recs[0].Trials)), "allocs/trial")
 		})
+	}
+}
+
+// TestScorerMatchesReplay checks that agent.Scorer, which reuses the
+// decision (aci's DecideInto), replays as agent.Replay does: the same
+// decisions, values and log-likelihood at every step, a missed response
+// (carried under the decision's Probs) included.
+func TestScorerMatchesReplay(t *testing.T) {
+	m := loadTMaze(t)
+	fac := tmazeFactory()
+	recs := simulate(t, m, fac, []map[string]float64{{"alpha": 2, "gamma": 4}}, 12, 2, 1)
+	recs[0].Trials[3].Actions[0] = -1
+	recs[0].Trials[7].Actions[1] = -1
+	v := map[string]float64{"alpha": 2, "gamma": 4}
+	a1, err := fac.NewAgent(m, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a2, err := fac.NewAgent(m, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	var sc agent.Scorer
+	for i, tr := range recs[0].Trials {
+		var want, got []agent.Decision
+		keep := func(dst *[]agent.Decision) func(*agent.Step) error {
+			return func(st *agent.Step) error {
+				if d := st.Decision; d != nil {
+					c := *d
+					c.Probs, c.Base, c.Detail = slices.Clone(d.Probs), slices.Clone(d.Base), nil
+					c.Values = nil
+					for _, nv := range d.Values {
+						c.Values = append(c.Values, agent.NamedValues{Name: nv.Name, Values: slices.Clone(nv.Values)})
+					}
+					*dst = append(*dst, c)
+				}
+				return nil
+			}
+		}
+		rt, err := agent.Replay(ctx, a1, tr.Obs, tr.Actions, &agent.EpisodeSettings{Seed: 1, Trial: i, OnStep: keep(&want)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ll, n, err := sc.Trial(ctx, a2, tr.Obs, tr.Actions, &agent.EpisodeSettings{Seed: 1, Trial: i, OnStep: keep(&got)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ll != rt.LogLikelihood || n != rt.Choices {
+			t.Fatalf("trial %d: Scorer %v over %d choices, Replay %v over %d", i, ll, n, rt.LogLikelihood, rt.Choices)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("trial %d: Scorer's decisions %+v, Replay's %+v", i, got, want)
+		}
 	}
 }
