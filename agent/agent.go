@@ -93,8 +93,9 @@ type Decision struct {
 // bit for bit, from the same state and stream) written into d, whose
 // slices (Probs, Base, Values and their lists) it reuses when their
 // capacity suffices, while the planner's own record (Detail) is the
-// agent's and the next DecideInto overwrites it. A Scorer uses it, so
-// that scoring recorded choices allocates nothing per decision.
+// agent's and the next DecideInto overwrites it. rng is drawn from during
+// the call only. A Scorer uses it, so that scoring recorded choices
+// allocates nothing per decision.
 type Reuser interface {
 	DecideInto(ctx context.Context, rng *rand.Rand, d *Decision) error
 }

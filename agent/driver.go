@@ -295,22 +295,22 @@ func (s *Scorer) Trial(ctx context.Context, ag Agent, obs, actions []int, set *E
 }
 
 // decide is the agent's decision at step t with the step's random stream:
-// a new one (Replay), or the Scorer's own.
+// for a Reuser outside Replay, the Scorer's own stream reseeded (the same
+// numbers as StepRand's; DecideInto draws from it during the call only),
+// otherwise a new one, which the agent may keep.
 func (s *Scorer) decide(ctx context.Context, ag Agent, set *EpisodeSettings, t int) (*Decision, error) {
-	if s.keep {
+	r, ok := ag.(Reuser)
+	if s.keep || !ok {
 		return ag.Decide(ctx, StepRand(set.Seed, set.Agent, set.Trial, t))
 	}
 	s.pcg.Seed(stepSeeds(set.Seed, set.Agent, set.Trial, t))
 	if s.rng == nil {
 		s.rng = rand.New(&s.pcg)
 	}
-	if r, ok := ag.(Reuser); ok {
-		if err := r.DecideInto(ctx, s.rng, &s.dec); err != nil {
-			return nil, err
-		}
-		return &s.dec, nil
+	if err := r.DecideInto(ctx, s.rng, &s.dec); err != nil {
+		return nil, err
 	}
-	return ag.Decide(ctx, s.rng)
+	return &s.dec, nil
 }
 
 // record appends st to rt's steps (Replay) or keeps it in the Scorer, and
