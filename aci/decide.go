@@ -25,7 +25,9 @@ type reuse struct {
 
 // DecideInto is Decide written into d (agent.Reuser): the same decision,
 // with d's slices reused and the plan (d.Detail, LastPlan) the agent's own,
-// overwritten by the next DecideInto. Under exact filtering (the default
+// overwritten by the next DecideInto. From the first DecideInto on, the
+// learned model of a trial (Model) is written over two trials later
+// (pomdp.Past.RecycleExpected). Under exact filtering (the default
 // Past) with a fixed precision, when every policy is scored
 // (|U|^Horizon <= GraphPolicies), it allocates nothing once d and the
 // agent have held a decision of the same size.
@@ -35,6 +37,9 @@ func (a *Agent) DecideInto(ctx context.Context, rng *rand.Rand, d *agent.Decisio
 	}
 	if rng == nil && a.past != nil {
 		return errors.New("aci: Decide with a nil random stream")
+	}
+	if a.past != nil {
+		a.past.RecycleExpected(true)
 	}
 	if err := a.act(ctx, rng, &a.re); err != nil {
 		return apiError(err)

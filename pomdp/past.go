@@ -57,8 +57,11 @@ type Past struct {
 	// any step into them.
 	eta, omega float64
 	start      conc
-	prior      conc // priorConc's lists
-	bound      conc // lazyExpected's concentrations
+	prior      conc      // priorConc's lists
+	recycle    bool      // RecycleExpected
+	models     [2]*Model // expectedD's models in turn, when recycled
+	flip       int       // the one expectedD writes next
+	bound      conc      // lazyExpected's concentrations
 
 	ctrl, outs []int // scratch: controls of an action, outcomes of an observation
 
@@ -735,23 +738,61 @@ func onlyD(post conc) bool {
 // concentrations and ln D are new, ln D as finish computes it: the same
 // model as expectedFrom's, without rebuilding the rest every trial.
 func (p *Past) expectedD(post conc) *Model {
-	m := *p.m
-	m.factors = append([]factor(nil), p.m.factors...)
-	for i := range m.factors {
-		f := &m.factors[i]
-		if al := post.d[i]; al != nil {
-			f.concD = clone(al)
-			f.d = expectation(f.concD, []int{f.ns})
-			f.logD = make([]float64, f.ns)
-			for s, d := range f.d {
-				f.logD[s] = math.Log(d)
-			}
+	var m *Model
+	if p.recycle {
+		if p.models[p.flip] == nil {
+			p.models[p.flip] = new(Model)
+		}
+		m = p.models[p.flip]
+		p.flip ^= 1
+	} else {
+		m = new(Model)
+	}
+	fs := m.factors // a recycled model's own, with its D's slices
+	*m = *p.m
+	if len(fs) != len(p.m.factors) {
+		fs = make([]factor, len(p.m.factors))
+	}
+	for i := range fs {
+		prev, base := fs[i], &p.m.factors[i]
+		f := &fs[i]
+		*f = *base
+		al := post.d[i]
+		if al == nil {
+			continue
+		}
+		f.concD = own(prev.concD, base.concD, len(al))
+		copy(f.concD, al)
+		f.d = own(prev.d, base.d, len(al))
+		copy(f.d, al)
+		normalizeColumns(f.d, []int{f.ns})
+		f.logD = own(prev.logD, base.logD, f.ns)
+		for s, d := range f.d {
+			f.logD[s] = math.Log(d)
 		}
 	}
+	m.factors = fs
 	f0 := &m.factors[0]
 	m.d, m.concD, m.logD = f0.d, f0.concD, f0.logD
-	return &m
+	return m
 }
+
+// own returns x when it has length n and is not the model's table base
+// (which is never written), for expectedD to write over; otherwise a new
+// slice.
+func own(x, base []float64, n int) []float64 {
+	if len(x) == n && (len(base) == 0 || &x[0] != &base[0]) {
+		return x
+	}
+	return make([]float64, n)
+}
+
+// RecycleExpected makes ExpectedModel, for a model whose D alone is
+// learned, write each new expected model over the one made two before
+// (two models in turn) instead of making one: the same models, without
+// their allocations, for a caller that keeps none past the next (aci's
+// Agent.DecideInto). It is off by default.
+func (p *Past) RecycleExpected(on bool) { p.recycle = on }
 
 // Graph returns the graph (nil before Reset). With PastFilter and no
 // window the first call of a trial builds it (see NewPastWith).
