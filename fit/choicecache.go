@@ -41,17 +41,24 @@ func newChoiceCache(o *Objective) *choiceCache {
 			return nil
 		}
 	}
+	n := 0 // the scored decisions
 	for _, tr := range o.rec.Trials {
 		for _, u := range tr.Actions {
 			if u < 0 {
 				return nil
 			}
 		}
+		n += len(tr.Actions)
 	}
 	if _, err := newChooser(o); err != nil {
 		return nil // the replay reports it, or the agent is no Chooser
 	}
-	return &choiceCache{ok: true, ends: make([]int, len(o.rec.Trials))}
+	// Sized for every decision once, as a decision's Base has an entry per
+	// joint action (add checks it).
+	nu := o.m.NumActions()
+	return &choiceCache{ok: true, ends: make([]int, len(o.rec.Trials)),
+		bases: make([]float64, 0, n*nu), logs: make([]float64, 0, n*nu),
+		his: make([]float64, 0, n), acts: make([]int, 0, n), steps: make([]int, 0, n)}
 }
 
 // add stores a step of trial i of the first replay (logLikelihood's seen).
