@@ -280,6 +280,9 @@ type Agent struct {
 	pastFE []float64 // F of the last inference over the past
 	probs  []float64 // the choice distribution of the last Act
 	wk     walker    // the policy walk's buffers, kept from one decision to the next
+
+	pastRes schedule.Result // the last inference over the past (pastFE is its FreeEnergy)
+	re      reuse           // what DecideInto keeps from one decision to the next
 }
 
 var _ agent.Agent = (*Agent)(nil)
@@ -497,12 +500,11 @@ func (a *Agent) settings() *schedule.Settings {
 // in the graph then).
 func (a *Agent) inferPast(ctx context.Context) (*schedule.Result, error) {
 	a.clearPolicy()
-	res, err := a.past.Infer(ctx, a.settings())
-	if err != nil {
+	if err := a.past.InferInto(ctx, a.settings(), &a.pastRes); err != nil {
 		return nil, fmt.Errorf("state inference over the past: %w", err)
 	}
-	a.fresh, a.pastFE = true, res.FreeEnergy
-	return res, nil
+	a.fresh, a.pastFE = true, a.pastRes.FreeEnergy
+	return &a.pastRes, nil
 }
 
 // expectedModel returns the POMDP with A, B, D the expectations of the
@@ -520,7 +522,7 @@ func (a *Agent) expectedModel() (*pomdp.Model, error) {
 // model average over policies) and the choice of an action (argmax or a
 // seeded sample). The action is not applied: report it with Observe.
 func (a *Agent) Act(ctx context.Context) (int, error) {
-	if err := a.act(ctx, a.rng); err != nil {
+	if err := a.act(ctx, a.rng, nil); err != nil {
 		return 0, apiError(err)
 	}
 	return a.plan.Action, nil
@@ -538,33 +540,17 @@ func (a *Agent) Decide(ctx context.Context, rng *rand.Rand) (*agent.Decision, er
 	if rng == nil && a.past != nil {
 		return nil, errors.New("aci: Decide with a nil random stream")
 	}
-	if err := a.act(ctx, rng); err != nil {
+	if err := a.act(ctx, rng, nil); err != nil {
 		return nil, apiError(err)
 	}
-	p := a.plan
-	d := &agent.Decision{Probs: clone(a.probs), Base: clone(p.ActionProbs), Action: p.Action, Detail: p}
-	G, risk, amb := make([]float64, len(p.Policies)), make([]float64, len(p.Policies)), make([]float64, len(p.Policies))
-	for i, rp := range p.Policies {
-		G[i], risk[i], amb[i] = rp.G, rp.Risk, rp.Ambiguity
-	}
-	d.Values = []agent.NamedValues{
-		{Name: "G", Values: G}, {Name: "risk", Values: risk}, {Name: "ambiguity", Values: amb},
-		{Name: "q_pi", Values: clone(p.QPi)}, {Name: "action_marginal", Values: clone(p.ActionProbs)},
-	}
-	d.Cost, d.Work = math.Inf(1), p.NumPolicies
-	for _, rp := range p.Policies {
-		if len(rp.Policy) > 0 && rp.Policy[0] == d.Action {
-			d.Cost = math.Min(d.Cost, rp.G)
-		}
-	}
-	if a.opts.InferGamma {
-		d.Precision = p.GammaMean
-	}
+	d := &agent.Decision{}
+	a.record(d)
 	return d, nil
 }
 
-// act is one step of Act, drawing a sampled choice from rng.
-func (a *Agent) act(ctx context.Context, rng *rand.Rand) error {
+// act is one step of Act, drawing a sampled choice from rng; with re the
+// plan is written into re's buffers (DecideInto), otherwise into new ones.
+func (a *Agent) act(ctx context.Context, rng *rand.Rand, re *reuse) error {
 	if a.past == nil {
 		return errZero
 	}
@@ -585,15 +571,28 @@ func (a *Agent) act(ctx context.Context, rng *rand.Rand) error {
 	if err != nil {
 		return err
 	}
-	qs := a.past.Belief()
-	plan, err := a.plan1(ctx, model, qs)
+	var qs []float64
+	if re != nil {
+		re.qs = a.past.BeliefInto(re.qs)
+		qs = re.qs
+	} else {
+		qs = a.past.Belief()
+	}
+	plan, err := a.plan1(ctx, model, qs, re)
 	if err != nil {
 		return err
 	}
-	plan.PastFreeEnergy = a.pastFE
-	probs, err := a.Choose(nil, plan.ActionProbs)
+	plan.PastFreeEnergy = append(plan.PastFreeEnergy[:0], a.pastFE...)
+	var dst []float64
+	if re != nil {
+		dst = re.probs
+	}
+	probs, err := a.Choose(dst, plan.ActionProbs)
 	if err != nil {
 		return err
+	}
+	if re != nil && len(probs) > 0 && &probs[0] != &plan.ActionProbs[0] {
+		re.probs = probs
 	}
 	plan.Action = a.choose(rng, plan.ActionProbs, probs)
 	a.model, a.qs, a.plan, a.probs = model, qs, plan, probs
@@ -606,15 +605,12 @@ func (a *Agent) act(ctx context.Context, rng *rand.Rand) error {
 // factors (agent.ChooseProbs). It is what Decide computes; fitting calls it
 // for α alone (agent.Chooser).
 func (a *Agent) Choose(dst, base []float64) ([]float64, error) {
-	probs, err := agent.ChooseProbs(dst, a.m, base, a.opts.ActionPrecision, a.opts.ActionFactors)
-	if err != nil {
-		return nil, fmt.Errorf("aci: AgentOptions.ActionPrecision: %w", err)
-	}
-	return probs, nil
+	return apiResult(choiceRule{a.m, a.opts.ActionPrecision, a.opts.ActionFactors}.Choose(dst, base))
 }
 
-// plan1 scores the policies and infers q(pi) (and gamma) on the graph.
-func (a *Agent) plan1(ctx context.Context, m *pomdp.Model, qs []float64) (*Plan, error) {
+// plan1 scores the policies and infers q(pi) (and gamma) on the graph,
+// into re's buffers when re is not nil (DecideInto).
+func (a *Agent) plan1(ctx context.Context, m *pomdp.Model, qs []float64, re *reuse) (*Plan, error) {
 	H := a.opts.Horizon
 	efeOpts := &EFEOptions{Novelty: a.opts.Novelty, Jobs: a.opts.Jobs}
 	n, err := NumPolicies(m.NumActions(), H, math.MaxInt)
@@ -625,18 +621,41 @@ func (a *Agent) plan1(ctx context.Context, m *pomdp.Model, qs []float64) (*Plan,
 	if a.opts.InferGamma {
 		gamma0 = 1 / a.opts.Beta // prior mean of Gamma(1, beta)
 	}
-	plan := &Plan{NumPolicies: n}
+	var plan *Plan
+	var psDst *PolicySet
+	var G, qpi []float64
+	if re != nil {
+		old := re.plan
+		plan = &re.plan
+		*plan = Plan{NumPolicies: n, Policies: old.Policies[:0], QPi: old.QPi[:0], ActionProbs: old.ActionProbs[:0], PastFreeEnergy: old.PastFreeEnergy[:0]}
+		psDst, G, qpi = &re.ps, re.G, re.qpi
+	} else {
+		plan = &Plan{NumPolicies: n}
+	}
 	var all *PolicySet
 	var rank *Ranking
 	if n <= a.opts.GraphPolicies {
-		if all, err = evaluatePolicies(ctx, &a.wk, m, qs, H, efeOpts); err != nil {
+		if all, err = evaluatePolicies(ctx, &a.wk, m, qs, H, efeOpts, psDst); err != nil {
 			return nil, err
 		}
-		plan.Policies = make([]RankedPolicy, n)
-		pol := all.Policies()
+		var pol [][]int
+		if re != nil {
+			if len(re.pols) != n || len(re.pols[0]) != H {
+				re.pols = all.Policies()
+			}
+			pol = re.pols
+			if cap(plan.Policies) >= n {
+				plan.Policies = plan.Policies[:n]
+			}
+		} else {
+			pol = all.Policies()
+		}
+		if len(plan.Policies) != n {
+			plan.Policies = make([]RankedPolicy, n)
+		}
 		for i := range plan.Policies {
 			p := &plan.Policies[i]
-			p.Index, p.Policy, p.G, p.Risk, p.Ambiguity = i, pol[i], all.G[i], all.Risk[i], all.Ambiguity[i]
+			*p = RankedPolicy{Index: i, Policy: pol[i], G: all.G[i], Risk: all.Risk[i], Ambiguity: all.Ambiguity[i]}
 			if all.Novelty != nil {
 				p.Novelty = all.Novelty[i]
 			}
@@ -647,7 +666,10 @@ func (a *Agent) plan1(ctx context.Context, m *pomdp.Model, qs []float64) (*Plan,
 		}
 		plan.Policies = rank.Best
 	}
-	G := make([]float64, len(plan.Policies))
+	G = sized(G, len(plan.Policies))
+	if re != nil {
+		re.G = G
+	}
 	for i := range G {
 		G[i] = plan.Policies[i].G
 	}
@@ -658,10 +680,13 @@ func (a *Agent) plan1(ctx context.Context, m *pomdp.Model, qs []float64) (*Plan,
 	// Bayesian model average over first actions.
 	switch {
 	case all != nil:
-		plan.ActionProbs = all.ActionProbs(nil, plan.QPi)
-		qpi, err := all.Posterior(nil, gbar)
+		plan.ActionProbs = all.ActionProbs(plan.ActionProbs, plan.QPi)
+		qpi, err := all.Posterior(qpi, gbar)
 		if err != nil {
 			return nil, err
+		}
+		if re != nil {
+			re.qpi = qpi
 		}
 		for i := range plan.Policies {
 			plan.Policies[i].QPi = qpi[i]

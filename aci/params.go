@@ -20,7 +20,7 @@ var _ agent.Factory = Factory{}
 // and conc (pomdp.ScaleModel; conc when m has concentrations). Their
 // defaults are those of Options.
 func (f Factory) Params(m *pomdp.Model) []agent.Param {
-	var ps []agent.Param
+	ps := make([]agent.Param, 0, 6) // γ, α, η, ω, pref and conc at most
 	if !f.Options.InferGamma {
 		g := f.Options.Gamma
 		if g == 0 {
@@ -41,12 +41,22 @@ func (f Factory) Params(m *pomdp.Model) []agent.Param {
 // given) with Options and the parameters of values. Errors name the
 // parameter or the option at fault.
 func (f Factory) NewAgent(m *pomdp.Model, values map[string]float64) (agent.Agent, error) {
-	if err := pomdp.Check(m); err != nil {
+	sm, o, err := f.options(m, values)
+	if err != nil {
 		return nil, apiError(err)
+	}
+	return apiResult(NewAgent(sm, &o))
+}
+
+// options returns the model (scaled) and the options of an agent of
+// NewAgent.
+func (f Factory) options(m *pomdp.Model, values map[string]float64) (*pomdp.Model, AgentOptions, error) {
+	if err := pomdp.Check(m); err != nil {
+		return nil, AgentOptions{}, err
 	}
 	sm, err := agent.ApplyParams(m, f.Params(m), values, agent.ClosedLearning)
 	if err != nil {
-		return nil, apiError(err)
+		return nil, AgentOptions{}, err
 	}
 	o := f.Options
 	if v, ok := values[agent.ParamGamma]; ok {
@@ -55,5 +65,22 @@ func (f Factory) NewAgent(m *pomdp.Model, values map[string]float64) (agent.Agen
 	o.ActionPrecision = agent.Override(o.ActionPrecision, values, agent.ParamAlpha)
 	o.LearningRate = agent.Override(o.LearningRate, values, agent.ParamEta)
 	o.Forgetting = agent.Override(o.Forgetting, values, agent.ParamOmega)
-	return apiResult(NewAgent(sm, &o))
+	return sm, o, nil
 }
+
+// NewChooser returns the choice rule of NewAgent(m, values) without the
+// agent (agent.ChooserFactory): the errors of the parameters and the
+// options are NewAgent's, and Choose is the agent's Choose.
+func (f Factory) NewChooser(m *pomdp.Model, values map[string]float64) (agent.Chooser, error) {
+	sm, o, err := f.options(m, values)
+	if err != nil {
+		return nil, apiError(err)
+	}
+	r, err := o.resolve(sm)
+	if err != nil {
+		return nil, apiError(err)
+	}
+	return choiceRule{sm, r.ActionPrecision, r.ActionFactors}, nil
+}
+
+var _ agent.ChooserFactory = Factory{}

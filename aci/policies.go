@@ -428,13 +428,15 @@ func EvaluatePolicies(m *pomdp.Model, qs []float64, horizon int, opts *EFEOption
 // EvaluatePoliciesContext is EvaluatePolicies that stops with ctx's error
 // when ctx is done (a nil ctx is context.Background()).
 func EvaluatePoliciesContext(ctx context.Context, m *pomdp.Model, qs []float64, horizon int, opts *EFEOptions) (*PolicySet, error) {
-	return apiResult(evaluatePolicies(ctx, new(walker), m, qs, horizon, opts))
+	return apiResult(evaluatePolicies(ctx, new(walker), m, qs, horizon, opts, nil))
 }
 
 // evaluatePolicies is EvaluatePoliciesContext with the walker wk, whose
 // buffers an agent keeps from one decision to the next (walker.reset
-// makes them again only for another model or horizon).
-func evaluatePolicies(ctx context.Context, wk *walker, m *pomdp.Model, qs []float64, horizon int, opts *EFEOptions) (*PolicySet, error) {
+// makes them again only for another model or horizon), writing into dst
+// (its slices reused when their capacity suffices) or, when dst is nil,
+// a new PolicySet.
+func evaluatePolicies(ctx context.Context, wk *walker, m *pomdp.Model, qs []float64, horizon int, opts *EFEOptions, dst *PolicySet) (*PolicySet, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -442,23 +444,22 @@ func evaluatePolicies(ctx context.Context, wk *walker, m *pomdp.Model, qs []floa
 	if err != nil {
 		return nil, apiError(err)
 	}
-	ps := &PolicySet{
+	ps := dst
+	if ps == nil {
+		ps = new(PolicySet)
+	}
+	old := *ps
+	*ps = PolicySet{
 		NumActions: m.NumActions(), Horizon: horizon,
-		G: make([]float64, n), Risk: make([]float64, n), Ambiguity: make([]float64, n),
+		G: sized(old.G, n), Risk: sized(old.Risk, n), Ambiguity: sized(old.Ambiguity, n),
 	}
 	if w != nil {
-		ps.Novelty = make([]float64, n)
+		ps.Novelty = sized(old.Novelty, n)
 	}
 	jobs := opts.jobs()
 	wk.reset(m, qs, horizon, w, jobs)
-	err = wk.run(ctx, chunkDepth(m, horizon), jobs, func(_, _, i int, r, a, nv float64) {
-		ps.G[i] = r + a - nv
-		ps.Risk[i] = r
-		ps.Ambiguity[i] = a
-		if ps.Novelty != nil {
-			ps.Novelty[i] = nv
-		}
-	})
+	err = wk.run(ctx, chunkDepth(m, horizon), jobs, wk.filler(ps))
+	wk.ps = nil
 	if err != nil {
 		return nil, apiError(err)
 	}

@@ -183,10 +183,13 @@ func (a *Agent) fixedPolicy(plan *Plan, G []float64) (bool, error) {
 		return false, nil
 	}
 	k := len(G)
+	if cap(a.polBuf) < 3*k {
+		a.polBuf = make([]float64, 3*k)
+	}
 	var e []float64
 	if h := a.opts.Habits; h != nil {
 		stride := plan.NumPolicies / a.nu
-		e = make([]float64, k)
+		e = a.polBuf[2*k : 3*k]
 		z := 0.0
 		for i, p := range plan.Policies {
 			e[i] = h[p.Policy[0]] / float64(stride)
@@ -201,9 +204,6 @@ func (a *Agent) fixedPolicy(plan *Plan, G []float64) (bool, error) {
 		if expfam.ValidateDistribution(e, 1e-6) != nil {
 			return false, nil
 		}
-	}
-	if cap(a.polBuf) < 2*k {
-		a.polBuf = make([]float64, 2*k)
 	}
 	eta, p := a.polBuf[:k], a.polBuf[k:2*k]
 	for i, g := range G {
@@ -227,7 +227,11 @@ func (a *Agent) fixedPolicy(plan *Plan, G []float64) (bool, error) {
 		}
 		nat[i] += math.Log(p[i])
 	}
-	q := make([]float64, k)
+	q := plan.QPi[:0]
+	if cap(q) < k {
+		q = make([]float64, k)
+	}
+	q = q[:k]
 	if lz := expfam.Softmax(q, nat); math.IsNaN(lz) {
 		return false, nil
 	}

@@ -68,6 +68,27 @@ type walker struct {
 	stop  atomic.Bool  // a worker failed
 	errs  []error      // per worker
 	wg    sync.WaitGroup
+	ps    *PolicySet // what fill writes into
+	fill  visitor    // filler's visitor, made once
+}
+
+// filler returns the visitor that writes every policy's G, risk,
+// ambiguity and novelty into ps (evaluatePolicies): one function value
+// kept by the walker, so that a walk allocates none.
+func (wk *walker) filler(ps *PolicySet) visitor {
+	wk.ps = ps
+	if wk.fill == nil {
+		wk.fill = func(_, _, i int, r, a, nv float64) {
+			ps := wk.ps
+			ps.G[i] = r + a - nv
+			ps.Risk[i] = r
+			ps.Ambiguity[i] = a
+			if ps.Novelty != nil {
+				ps.Novelty[i] = nv
+			}
+		}
+	}
+	return wk.fill
 }
 
 // reset makes the walker ready for jobs workers on m from qs.
@@ -79,9 +100,19 @@ func (wk *walker) reset(m *pomdp.Model, qs []float64, horizon int, w []float64, 
 	}
 	for j := range jobs {
 		d := wk.walks[j]
-		if d == nil || d.st.Model() != m || d.horizon != horizon {
+		switch {
+		case d == nil || d.horizon != horizon:
 			d = newDFS(m, qs, horizon, w)
 			wk.walks[j] = d
+		case d.st.Model() != m:
+			// Another model of the same sizes (the next trial's
+			// expectation of a learned one) keeps the buffers.
+			if !d.st.Retarget(m) {
+				d = newDFS(m, qs, horizon, w)
+				wk.walks[j] = d
+			} else {
+				d.checkEvery = checkInterval(m.StepWork())
+			}
 		}
 		d.w = w
 		copy(d.bel, qs)

@@ -88,6 +88,18 @@ type Decision struct {
 	Detail any
 }
 
+// A Reuser is an Agent that can decide into a record the caller keeps
+// from one decision to the next: DecideInto is Decide (the same decision,
+// bit for bit, from the same state and stream) written into d, whose
+// slices (Probs, Base, Values and their lists) it reuses when their
+// capacity suffices, while the planner's own record (Detail) is the
+// agent's and the next DecideInto overwrites it. rng is drawn from during
+// the call only. A Scorer uses it, so that scoring recorded choices
+// allocates nothing per decision.
+type Reuser interface {
+	DecideInto(ctx context.Context, rng *rand.Rand, d *Decision) error
+}
+
 // A Chooser is an agent whose choice rule maps the planner's distribution
 // over actions (Decision.Base) to the choice probabilities (Decision.Probs)
 // through parameters that change nothing else the agent does: the action
@@ -103,6 +115,26 @@ type Chooser interface {
 	// its capacity suffices. The result may be base itself when the rule
 	// leaves it as it is (α = 1 over joint actions).
 	Choose(dst, base []float64) ([]float64, error)
+}
+
+// A JointChooser is a Chooser that tells its rule: with joint true,
+// Choose(dst, base) is base itself at alpha = 1 and PowerProbs(dst, base,
+// alpha) otherwise, so that fitting, which applies it at many α to the
+// same bases, takes their logs once (PowerLogs, PowerProbsLogs); with
+// joint false (action factors) it calls Choose.
+type JointChooser interface {
+	Chooser
+	JointPrecision() (alpha float64, joint bool)
+}
+
+// A ChooserFactory is a Factory that makes the choice rule of its agents
+// alone: NewChooser(m, values) chooses as NewAgent(m, values) would, and
+// returns its errors that come from the parameters and options, without
+// building the agent (its inference, which the choice rule's parameters
+// do not change). Fitting uses it for each evaluation of the likelihood
+// when every free parameter is the choice rule's (Param.ChoiceOnly).
+type ChooserFactory interface {
+	NewChooser(m *pomdp.Model, values map[string]float64) (Chooser, error)
 }
 
 // ChooseProbs is the choice rule of the agents of arbor: base itself at

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"time"
 
 	"github.com/arbor-ai/arbor/pomdp"
@@ -249,67 +250,144 @@ func (e *StepError) Unwrap() error { return e.Err }
 // step. A nil ag is an error; a nil s is the zero EpisodeSettings and a nil
 // ctx context.Background().
 func Replay(ctx context.Context, ag Agent, obs, actions []int, s *EpisodeSettings) (*ReplayTrial, error) {
+	rt := &ReplayTrial{}
+	sc := Scorer{keep: true}
+	if err := sc.replay(ctx, ag, obs, actions, s, rt); err != nil {
+		if rt.Steps == nil && !sc.began {
+			return nil, err
+		}
+		return rt, err
+	}
+	rt.Learned = learned(ag)
+	return rt, nil
+}
+
+// A Scorer replays recorded trials through an agent for their
+// log-likelihood alone (fitting's likelihood), reusing what it makes from
+// one step and trial to the next: the step's record, the random stream and,
+// with an agent that is a Reuser, the decision. With a Reuser whose
+// inference allocates nothing (aci's agent under exact filtering), a
+// trial's steps then allocate nothing. The zero Scorer is ready to use; a
+// Scorer is not safe for concurrent use.
+type Scorer struct {
+	keep  bool // Replay: record every step (a new decision each, the belief)
+	began bool // the agent was reset (Replay returns the trial's record)
+	step  Step
+	dec   Decision
+	pcg   rand.PCG
+	rng   *rand.Rand
+	rt    ReplayTrial
+}
+
+// Trial is Replay of one recorded trial (the same decisions, scores and
+// errors) that keeps no record: it returns Σ ln P(u_t) over the scored
+// steps and their number. OnStep sees every step as Replay records it,
+// except that its Belief is nil; the step and its decision are valid
+// during the call only (the next step overwrites them), and so is the
+// agent's own record of the decision (Decision.Detail).
+func (s *Scorer) Trial(ctx context.Context, ag Agent, obs, actions []int, set *EpisodeSettings) (ll float64, n int, err error) {
+	s.keep = false
+	s.rt = ReplayTrial{}
+	if err := s.replay(ctx, ag, obs, actions, set, &s.rt); err != nil {
+		return 0, 0, err
+	}
+	return s.rt.LogLikelihood, s.rt.Choices, nil
+}
+
+// decide is the agent's decision at step t with the step's random stream:
+// for a Reuser outside Replay, the Scorer's own stream reseeded (the same
+// numbers as StepRand's; DecideInto draws from it during the call only),
+// otherwise a new one, which the agent may keep.
+func (s *Scorer) decide(ctx context.Context, ag Agent, set *EpisodeSettings, t int) (*Decision, error) {
+	r, ok := ag.(Reuser)
+	if s.keep || !ok {
+		return ag.Decide(ctx, StepRand(set.Seed, set.Agent, set.Trial, t))
+	}
+	s.pcg.Seed(stepSeeds(set.Seed, set.Agent, set.Trial, t))
+	if s.rng == nil {
+		s.rng = rand.New(&s.pcg)
+	}
+	if err := r.DecideInto(ctx, s.rng, &s.dec); err != nil {
+		return nil, err
+	}
+	return &s.dec, nil
+}
+
+// record appends st to rt's steps (Replay) or keeps it in the Scorer, and
+// gives it to OnStep.
+func (s *Scorer) record(rt *ReplayTrial, set *EpisodeSettings, st *Step) error {
+	if s.keep {
+		rt.Steps = append(rt.Steps, *st)
+		st = &rt.Steps[len(rt.Steps)-1]
+	}
+	if set.OnStep != nil {
+		return set.OnStep(st)
+	}
+	return nil
+}
+
+// replay is Replay into rt, which keeps the steps' records when s.keep.
+func (s *Scorer) replay(ctx context.Context, ag Agent, obs, actions []int, es *EpisodeSettings, rt *ReplayTrial) error {
 	var set EpisodeSettings
-	if s != nil {
-		set = *s
+	if es != nil {
+		set = *es
 	}
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	s.began = false
 	if ag == nil {
-		return nil, errors.New("agent: Replay: nil agent")
+		return errors.New("agent: Replay: nil agent")
 	}
 	if len(obs) == 0 {
-		return nil, errors.New("agent: Replay: a trial without observations")
+		return errors.New("agent: Replay: a trial without observations")
 	}
 	if len(actions) != len(obs)-1 {
-		return nil, fmt.Errorf("agent: Replay: %d actions for %d observations, want %d", len(actions), len(obs), len(obs)-1)
+		return fmt.Errorf("agent: Replay: %d actions for %d observations, want %d", len(actions), len(obs), len(obs)-1)
 	}
-	rt := &ReplayTrial{}
+	s.began = true
 	if err := ag.Reset(ctx, obs[0]); err != nil {
-		return rt, &StepError{0, err}
+		return &StepError{0, err}
 	}
+	st := &s.step
 	for t := range obs {
-		st := Step{T: t, Obs: obs[t], Belief: ag.Belief(), Action: -1, PAction: math.NaN()}
+		*st = Step{T: t, Obs: obs[t], Action: -1, PAction: math.NaN()}
+		if s.keep {
+			st.Belief = ag.Belief()
+		}
 		if t == len(obs)-1 {
-			rt.Steps = append(rt.Steps, st)
-			if set.OnStep != nil {
-				if err := set.OnStep(&rt.Steps[len(rt.Steps)-1]); err != nil {
-					return rt, err
-				}
+			if err := s.record(rt, &set, st); err != nil {
+				return err
 			}
 			break
 		}
 		start := time.Now()
-		d, err := ag.Decide(ctx, StepRand(set.Seed, set.Agent, set.Trial, t))
+		d, err := s.decide(ctx, ag, &set, t)
 		if err == nil && d == nil {
 			err = errNoDecision
 		}
 		if err != nil {
-			return rt, &StepError{t, err}
+			return &StepError{t, err}
 		}
 		st.Seconds = time.Since(start).Seconds()
 		st.Decision = d
 		u := actions[t]
 		if u < -1 || u >= len(d.Probs) {
-			return rt, &StepError{t, fmt.Errorf("agent: Replay: action %d out of range [0, %d) (-1: a missed response)", u, len(d.Probs))}
+			return &StepError{t, fmt.Errorf("agent: Replay: action %d out of range [0, %d) (-1: a missed response)", u, len(d.Probs))}
 		}
 		if u < 0 {
 			st.Missed = true
 		} else {
 			if d.Deterministic {
-				return rt, ErrDeterministic
+				return ErrDeterministic
 			}
 			st.Action = u
 			st.PAction = d.Probs[u]
 			rt.LogLikelihood += math.Log(d.Probs[u])
 			rt.Choices++
 		}
-		rt.Steps = append(rt.Steps, st)
-		if set.OnStep != nil {
-			if err := set.OnStep(&rt.Steps[len(rt.Steps)-1]); err != nil {
-				return rt, err
-			}
+		if err := s.record(rt, &set, st); err != nil {
+			return err
 		}
 		switch {
 		case u >= 0:
@@ -324,12 +402,11 @@ func Replay(ctx context.Context, ag Agent, obs, actions []int, s *EpisodeSetting
 			err = ag.Advance(ctx, d.Action, obs[t+1])
 		}
 		if err != nil {
-			return rt, &StepError{t + 1, err}
+			return &StepError{t + 1, err}
 		}
 	}
 	if err := ag.EndTrial(ctx); err != nil {
-		return rt, fmt.Errorf("learning: %w", err)
+		return fmt.Errorf("learning: %w", err)
 	}
-	rt.Learned = learned(ag)
-	return rt, nil
+	return nil
 }

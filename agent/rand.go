@@ -60,6 +60,54 @@ func PowerProbs(dst, x []float64, alpha float64) ([]float64, error) {
 	return dst, nil
 }
 
+// PowerLogs writes ln x_u of the weights x of PowerProbs into dst (reused
+// when its capacity suffices; -Inf for a weight 0) and returns it with
+// their largest, hi: what PowerProbsLogs needs to apply PowerProbs to x
+// at many α. x must be valid weights for PowerProbs.
+func PowerLogs(dst, x []float64) (logs []float64, hi float64) {
+	hi = math.Inf(-1)
+	dst = dst[:0]
+	for _, v := range x {
+		l := math.Inf(-1)
+		if v > 0 {
+			l = math.Log(v)
+			hi = math.Max(hi, l)
+		}
+		dst = append(dst, l)
+	}
+	return dst, hi
+}
+
+// PowerProbsLogs is PowerProbs(dst, x, alpha), bit for bit, from the
+// logs and hi of PowerLogs(x): the same exp(α (ln x_u - hi)), sum and
+// division, without the logs. alpha must be finite and >= 0 (it is not
+// checked); dst is allocated when too short.
+func PowerProbsLogs(dst, logs []float64, hi, alpha float64) []float64 {
+	if cap(dst) < len(logs) {
+		dst = make([]float64, len(logs))
+	}
+	dst = dst[:len(logs)]
+	if alpha == 0 {
+		for i := range dst {
+			dst[i] = 1 / float64(len(logs))
+		}
+		return dst
+	}
+	z := 0.0
+	for i, l := range logs {
+		if math.IsInf(l, -1) {
+			dst[i] = 0
+		} else {
+			dst[i] = math.Exp(alpha * (l - hi))
+		}
+		z += dst[i]
+	}
+	for i := range dst {
+		dst[i] /= z
+	}
+	return dst
+}
+
 // Sample draws an index from the distribution p by inversion with one
 // uniform draw of rng; entries of zero probability are never drawn (the
 // last positive entry takes any rounding remainder). It panics if rng is
@@ -96,7 +144,12 @@ func Sample(rng *rand.Rand, p []float64) int {
 // Agent 0's trial i draws from seed + i: a run with --seed k repeats seed k
 // of a table of single-trial runs.
 func StepRand(seed uint64, agent, trial, step int) *rand.Rand {
-	return rand.New(rand.NewPCG(seed+uint64(trial), mix64(uint64(agent)<<32^uint64(step)^0x243f6a8885a308d3)))
+	return rand.New(rand.NewPCG(stepSeeds(seed, agent, trial, step)))
+}
+
+// stepSeeds returns the two seeds of StepRand's PCG.
+func stepSeeds(seed uint64, agent, trial, step int) (uint64, uint64) {
+	return seed + uint64(trial), mix64(uint64(agent)<<32 ^ uint64(step) ^ 0x243f6a8885a308d3)
 }
 
 // WorldRand returns the random stream of the true process (a

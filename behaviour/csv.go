@@ -147,7 +147,7 @@ func (r *Reader) readCSVRow() (bool, error) {
 		return false, err
 	}
 	if len(r.extraNames) > 0 {
-		row.extra = make([]string, len(r.extraNames))
+		row.extra = cut(&r.strs, len(r.extraNames))
 	} else {
 		row.extra = nil
 	}

@@ -193,7 +193,7 @@ func (r *Reader) readJSONRow() (bool, error) {
 		}
 	}
 	if len(r.extraNames) > 0 {
-		row.extra = make([]string, len(r.extraNames))
+		row.extra = cut(&r.strs, len(r.extraNames))
 		for _, kv := range extras {
 			v := strings.TrimSpace(string(kv.val))
 			if k, s, _ := jsonScalar(kv.val); k == jsonString {

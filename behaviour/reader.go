@@ -107,6 +107,11 @@ type Reader struct {
 	}
 	seen     map[string]int // finished subjects -> their last line
 	flat     []int          // the outcomes of the current trial
+	ints     []int          // the slab the trials' slices of ints are cut from (cutInts)
+	strs     []string       // the slab the rows' extra values are cut from (cut)
+	rows     [][]string     // the slab of the trials' TrialRecord.Extra (cut)
+	outs     [][]int        // the slab of the trials' TrialRecord.Outcomes (cut)
+	trials   int            // the trials of the last subject
 	steps    int            // the length of the last trial
 	kinds    []actKind      // per controllable factor, scratch
 	ctls     []int          // per factor, scratch
@@ -394,9 +399,16 @@ func (r *Reader) add(rec *SubjectRecord) error {
 		if h < 1 {
 			h = 1
 		}
-		tr := TrialRecord{Trial: row.trial, Obs: make([]int, 0, h), Actions: make([]int, 0, h-1), Lines: make([]int, 0, h)}
+		tr := TrialRecord{Trial: row.trial, Obs: r.cutInts(h), Actions: r.cutInts(h - 1), Lines: r.cutInts(h)}
+		if row.extra != nil {
+			tr.Extra = cut(&r.rows, h)[:0]
+		}
+		if n == 0 {
+			// Subjects tend to have as many trials: so many as the last.
+			rec.Trials = make([]TrialRecord, 0, max(r.trials, 1))
+		}
 		rec.Trials = append(rec.Trials, tr)
-		r.flat = make([]int, 0, h*len(row.outcomes))
+		r.flat = r.cutInts(h * len(row.outcomes))
 	} else {
 		t := &rec.Trials[n-1]
 		t.Actions = append(t.Actions, row.prevAction)
@@ -415,11 +427,33 @@ func (r *Reader) add(rec *SubjectRecord) error {
 	return nil
 }
 
+// slabLen is the length of a slab of cut: for ints, 32 kB, the
+// slices of about 200 trials of 2 steps and 3 modalities, so
+// that reading allocates a slab where it would allocate hundreds of
+// slices.
+const slabLen = 4096
+
+// cutInts returns an empty slice of capacity n (not nil) cut from the
+// reader's slab, as make([]int, 0, n): its appends past n reallocate
+// without touching its neighbours.
+func (r *Reader) cutInts(n int) []int { return cut(&r.ints, n)[:0] }
+
+// cut returns a slice of n zero values cut from the slab *slab (one of
+// slabLen values, made when it runs out), as make([]T, n).
+func cut[T any](slab *[]T, n int) []T {
+	if cap(*slab)-len(*slab) < n || *slab == nil {
+		*slab = make([]T, 0, max(n, slabLen))
+	}
+	k := len(*slab)
+	*slab = (*slab)[:k+n]
+	return (*slab)[k : k+n : k+n]
+}
+
 // finishTrial slices the trial's outcomes out of r.flat.
 func (r *Reader) finishTrial(t *TrialRecord) {
 	nm := len(r.bm.outN)
 	r.steps = len(t.Obs)
-	t.Outcomes = make([][]int, len(t.Obs))
+	t.Outcomes = cut(&r.outs, len(t.Obs))
 	for i := range t.Outcomes {
 		t.Outcomes[i] = r.flat[i*nm : (i+1)*nm : (i+1)*nm]
 	}
@@ -431,6 +465,7 @@ func (r *Reader) finishSubject(rec *SubjectRecord) {
 	if n := len(rec.Trials); n > 0 {
 		r.finishTrial(&rec.Trials[n-1])
 	}
+	r.trials = len(rec.Trials)
 	ne := len(r.extraNames)
 	if ne == 0 {
 		return

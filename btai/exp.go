@@ -3,6 +3,7 @@ package btai
 import (
 	"math"
 	"math/big"
+	"sync"
 )
 
 // expNonPos returns e^x for the arguments of the planning loop's softmax,
@@ -27,6 +28,8 @@ import (
 // exact (Sterbenz). The result 2^e · hi · (1 + tail + (e^r - 1)) is
 // formed as s + s·(tail + p) with s = 2^e hi exact, so the only
 // significant rounding is the last addition (half an ulp).
+//
+// The tables must have been made (expTables.Do(expInit)).
 func expNonPos(x float64) float64 {
 	if !(x >= -708 && x <= 0) {
 		return math.Exp(x)
@@ -55,7 +58,13 @@ var (
 	expTail    [expN]float64 // (2^(j/N) - hi) / hi
 )
 
-func init() {
+// expTables makes the tables of expNonPos once, at the first softmax
+// (not at every start of a process that never plans with btai: the
+// big.Float arithmetic takes about a millisecond).
+var expTables sync.Once
+
+// expInit computes the tables of expNonPos (expTables).
+func expInit() {
 	const prec = 128
 	// ln 2 to 128 bits: Σ_(k>=1) 1/(k 2^k), 140 terms (each adds a bit).
 	ln2 := new(big.Float).SetPrec(prec)

@@ -54,6 +54,7 @@ func ulpErr(got float64, exact *big.Float) float64 {
 //   - outside [-708, 0] it is math.Exp bit for bit (NaN, ±Inf, underflow,
 //     positive x).
 func TestExpNonPos(t *testing.T) {
+	expTables.Do(expInit)
 	rng := rand.New(rand.NewPCG(6, 28))
 	point := func(i int) float64 {
 		if i%2 == 0 {
@@ -119,6 +120,7 @@ var expSink float64
 // BenchmarkExp: one exponential of the softmax's range (x in [-40, 0]),
 // expNonPos against math.Exp.
 func BenchmarkExp(b *testing.B) {
+	expTables.Do(expInit)
 	rng := rand.New(rand.NewPCG(1, 2))
 	xs := make([]float64, 1024)
 	for i := range xs {

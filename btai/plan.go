@@ -713,6 +713,7 @@ func (a *Agent) vmp(qp []float64, u int) error {
 // expfam.Softmax returns NaN (no finite maximum, or a NaN entry), leaving
 // dst unspecified.
 func softmax(dst, eta []float64) (m, r float64) {
+	expTables.Do(expInit)
 	eta = eta[:len(dst)]
 	m, im := math.Inf(-1), -1
 	for i, x := range eta {

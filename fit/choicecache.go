@@ -2,6 +2,7 @@ package fit
 
 import (
 	"context"
+	"errors"
 	"math"
 
 	"github.com/arbor-ai/arbor/agent"
@@ -22,6 +23,8 @@ type choiceCache struct {
 	ok    bool      // every decision gave a Base the length of its Probs
 	nu    int       // the joint actions of a decision
 	bases []float64 // the scored decisions' Base, one after the other
+	logs  []float64 // ln Base of each, laid out as bases (agent.PowerLogs)
+	his   []float64 // the largest of each decision's logs
 	acts  []int     // the recorded action of each scored decision
 	steps []int     // its step t
 	ends  []int     // ends[i]: the scored decisions of trials 0..i
@@ -38,21 +41,24 @@ func newChoiceCache(o *Objective) *choiceCache {
 			return nil
 		}
 	}
+	n := 0 // the scored decisions
 	for _, tr := range o.rec.Trials {
 		for _, u := range tr.Actions {
 			if u < 0 {
 				return nil
 			}
 		}
+		n += len(tr.Actions)
 	}
-	ag, err := o.f.NewAgent(o.m, o.values)
-	if err != nil {
-		return nil // the replay reports it
+	if _, err := newChooser(o); err != nil {
+		return nil // the replay reports it, or the agent is no Chooser
 	}
-	if _, ok := ag.(agent.Chooser); !ok {
-		return nil
-	}
-	return &choiceCache{ok: true, ends: make([]int, len(o.rec.Trials))}
+	// Sized for every decision once, as a decision's Base has an entry per
+	// joint action (add checks it).
+	nu := o.m.NumActions()
+	return &choiceCache{ok: true, ends: make([]int, len(o.rec.Trials)),
+		bases: make([]float64, 0, n*nu), logs: make([]float64, 0, n*nu),
+		his: make([]float64, 0, n), acts: make([]int, 0, n), steps: make([]int, 0, n)}
 }
 
 // add stores a step of trial i of the first replay (logLikelihood's seen).
@@ -67,6 +73,10 @@ func (c *choiceCache) add(i int, st *agent.Step) {
 		}
 		c.nu = len(d.Base)
 		c.bases = append(c.bases, d.Base...)
+		var hi float64
+		c.buf, hi = agent.PowerLogs(c.buf, d.Base)
+		c.logs = append(c.logs, c.buf...)
+		c.his = append(c.his, hi)
 		c.acts = append(c.acts, st.Action)
 		c.steps = append(c.steps, st.T)
 	}
@@ -79,11 +89,16 @@ func (c *choiceCache) logLikelihood(ctx context.Context, o *Objective) (ll float
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	ag, err := o.f.NewAgent(o.m, o.values)
+	ch, err := newChooser(o)
 	if err != nil {
 		return 0, 0, nil, &SubjectError{Subject: o.rec.Subject, Index: o.index, Trial: -1, Err: err}
 	}
-	ch := ag.(agent.Chooser)
+	// A rule over the joint actions is applied from the logs of the
+	// bases, taken once (agent.PowerProbsLogs: the same numbers).
+	alpha, joint := 0.0, false
+	if jc, ok := ch.(agent.JointChooser); ok {
+		alpha, joint = jc.JointPrecision()
+	}
 	k := 0
 	for i, tr := range o.rec.Trials {
 		if err := ctx.Err(); err != nil {
@@ -91,12 +106,21 @@ func (c *choiceCache) logLikelihood(ctx context.Context, o *Objective) (ll float
 		}
 		trial := 0.0
 		for ; k < c.ends[i]; k++ {
-			probs, err := ch.Choose(c.buf, c.bases[k*c.nu:(k+1)*c.nu])
-			if err != nil {
-				return 0, 0, nil, &SubjectError{Subject: o.rec.Subject, Index: o.index, Trial: i, Err: &agent.StepError{Step: c.steps[k], Err: err}}
-			}
-			if &probs[0] != &c.bases[k*c.nu] {
+			base := c.bases[k*c.nu : (k+1)*c.nu]
+			var probs []float64
+			switch {
+			case joint && alpha == 1:
+				probs = base
+			case joint:
+				probs = agent.PowerProbsLogs(c.buf, c.logs[k*c.nu:(k+1)*c.nu], c.his[k], alpha)
 				c.buf = probs
+			default:
+				if probs, err = ch.Choose(c.buf, base); err != nil {
+					return 0, 0, nil, &SubjectError{Subject: o.rec.Subject, Index: o.index, Trial: i, Err: &agent.StepError{Step: c.steps[k], Err: err}}
+				}
+				if &probs[0] != &base[0] {
+					c.buf = probs
+				}
 			}
 			p := probs[c.acts[k]]
 			if p == 0 && zero == nil {
@@ -108,3 +132,24 @@ func (c *choiceCache) logLikelihood(ctx context.Context, o *Objective) (ll float
 	}
 	return ll, len(c.acts), zero, nil
 }
+
+// newChooser returns the choice rule of o's agent at o.values: the
+// factory's own (agent.ChooserFactory) or a new agent's.
+func newChooser(o *Objective) (agent.Chooser, error) {
+	if cf, ok := o.f.(agent.ChooserFactory); ok {
+		return cf.NewChooser(o.m, o.values)
+	}
+	ag, err := o.f.NewAgent(o.m, o.values)
+	if err != nil {
+		return nil, err
+	}
+	ch, ok := ag.(agent.Chooser)
+	if !ok {
+		return nil, errNoChooser
+	}
+	return ch, nil
+}
+
+// errNoChooser is newChooser's error for an agent that is not an
+// agent.Chooser (newChoiceCache then leaves the likelihood to replays).
+var errNoChooser = errors.New("fit: the agent is not an agent.Chooser")

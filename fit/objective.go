@@ -74,28 +74,33 @@ func logLikelihood(ctx context.Context, f agent.Factory, m *pomdp.Model, rec *be
 	if err != nil {
 		return 0, 0, nil, apiError(&SubjectError{Subject: rec.Subject, Index: index, Trial: -1, Err: err})
 	}
-	for i, tr := range rec.Trials {
-		set := &agent.EpisodeSettings{Seed: seed, Agent: index, Trial: i}
-		if zero == nil || seen != nil {
-			set.OnStep = func(st *agent.Step) error {
-				if zero == nil && st.Decision != nil && !st.Missed && st.PAction == 0 {
-					zero = &ZeroChoice{Trial: i, TrialNumber: tr.Trial, Step: st.T}
-				}
-				if seen != nil {
-					seen(i, st)
-				}
-				return nil
-			}
+	// One Scorer, one settings and one OnStep for every trial: the
+	// replay allocates nothing per decision (agent.Scorer).
+	var (
+		sc  agent.Scorer
+		cur int // the trial being replayed
+	)
+	set := agent.EpisodeSettings{Seed: seed, Agent: index}
+	set.OnStep = func(st *agent.Step) error {
+		if zero == nil && st.Decision != nil && !st.Missed && st.PAction == 0 {
+			zero = &ZeroChoice{Trial: cur, TrialNumber: rec.Trials[cur].Trial, Step: st.T}
 		}
-		rt, err := agent.Replay(ctx, ag, tr.Obs, tr.Actions, set)
+		if seen != nil {
+			seen(cur, st)
+		}
+		return nil
+	}
+	for i, tr := range rec.Trials {
+		cur, set.Trial = i, i
+		tll, tn, err := sc.Trial(ctx, ag, tr.Obs, tr.Actions, &set)
 		if err != nil {
 			if ctx.Err() != nil {
 				return 0, 0, nil, apiError(ctx.Err())
 			}
 			return 0, 0, nil, apiError(&SubjectError{Subject: rec.Subject, Index: index, Trial: i, Err: err})
 		}
-		ll += rt.LogLikelihood
-		n += rt.Choices
+		ll += tll
+		n += tn
 	}
 	return ll, n, zero, nil
 }

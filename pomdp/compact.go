@@ -350,6 +350,26 @@ func NewStepper(m *Model) *Stepper {
 // Model returns the model of the Stepper.
 func (st *Stepper) Model() *Model { return st.m }
 
+// Retarget makes the Stepper step m instead, keeping its buffers, and
+// reports true, when m has the states and the largest modality of the
+// Stepper's model (a learned model's expectation of another trial);
+// otherwise it changes nothing and reports false. It panics if m is not a
+// valid model, as NewStepper does.
+func (st *Stepper) Retarget(m *Model) bool {
+	if Check(m) != nil {
+		panic("pomdp: Stepper.Retarget: " + noModel)
+	}
+	most := 0
+	for i := range m.mods {
+		most = max(most, m.mods[i].no)
+	}
+	if m.ns != st.m.ns || most != len(st.qo) {
+		return false
+	}
+	st.m = m
+	return true
+}
+
 // Propagate is Propagate with the compact tensors: next = B_u prev. It
 // panics as Propagate does.
 func (st *Stepper) Propagate(next, prev []float64, u int) {

@@ -99,13 +99,21 @@ func (p *Past) factorGrow(action int, probs []float64, obs int) error {
 // factorInfer writes the belief into the present states' posteriors and
 // returns -ln Z as F (Infer).
 func (p *Past) factorInfer() (*schedule.Result, error) {
+	if err := p.factorPresent(); err != nil {
+		return nil, err
+	}
+	return &schedule.Result{Iterations: 1, Converged: true, FreeEnergy: []float64{-p.ff.logZ}}, nil
+}
+
+// factorPresent is factorInfer without its result.
+func (p *Past) factorPresent() error {
 	present := p.steps[len(p.steps)-1].s
 	for fi, f := range p.m.factors {
 		if err := present[fi].SetProbs(p.ff.belief[f.off : f.off+f.ns]); err != nil {
-			return nil, fmt.Errorf("pomdp: past inference factorised: %w", err)
+			return fmt.Errorf("pomdp: past inference factorised: %w", err)
 		}
 	}
-	return &schedule.Result{Iterations: 1, Converged: true, FreeEnergy: []float64{-p.ff.logZ}}, nil
+	return nil
 }
 
 // factorSmoothed returns copies of the filtered beliefs of the kept steps.

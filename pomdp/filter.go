@@ -76,16 +76,21 @@ const (
 // filter is the state of exact filtering: the filtered joint belief over
 // the present state and, with learning, what smoothing needs.
 type filter struct {
-	J      int
-	digits [][]int     // digits[f][j]: factor f's state in joint state j
-	cols   [][]int     // cols[m][j]: modality m's column of A in joint state j
-	a      [][]float64 // per modality: A, or exp E[ln A] under the concentrations
-	b      [][]float64 // per factor: B, [c][next*ns+prev], or exp E[ln B]
-	d      [][]float64 // per factor: D, or exp E[ln D]
-	alpha  []float64   // filtered joint over the present state
-	tmp    []float64
-	next   []float64 // without learning: scratch of filterGrow
-	logZ   float64   // ln Z, summed: ln p(o_0..o_t | actions) under a, b, d (the geometric means exp E[ln θ] when learned)
+	J       int
+	digits  [][]int     // digits[f][j]: factor f's state in joint state j
+	cols    [][]int     // cols[m][j]: modality m's column of A in joint state j
+	a       [][]float64 // per modality: A, or exp E[ln A] under the concentrations
+	b       [][]float64 // per factor: B, [c][next*ns+prev], or exp E[ln B]
+	d       [][]float64 // per factor: D, or exp E[ln D]
+	alpha   []float64   // filtered joint over the present state
+	tmp     []float64
+	next    []float64 // without learning: scratch of filterGrow
+	smooth  []float64 // scratch of smooth: β, γ and the likelihood, J each
+	spare   conc      // the lists of a, b and d of the trial before last, for filterStart
+	first   []float64 // the first belief of the last trial, for filterStart
+	postBuf conc      // the posteriors of filterCarryOver (post points to it)
+	xi      []float64 // scratch of addTransitionCounts: J × J
+	logZ    float64   // ln Z, summed: ln p(o_0..o_t | actions) under a, b, d (the geometric means exp E[ln θ] when learned)
 
 	learn bool
 	// The record that smoothing reads (CarryOver, Smoothed): with learning
@@ -147,8 +152,16 @@ func newFilter(m *Model) (*filter, error) {
 // geometric returns exp E[ln θ] of Dirichlet columns with concentrations
 // alpha (shape [lead, k, n] as in columns): exp(ψ(α) - ψ(Σ_column α)).
 func geometric(alpha []float64, shape []int) []float64 {
+	return geometricInto(nil, alpha, shape)
+}
+
+// geometricInto is geometric written into dst when it has alpha's length.
+func geometricInto(dst, alpha []float64, shape []int) []float64 {
 	lead, k, n := columns(shape)
-	out := make([]float64, len(alpha))
+	out := dst
+	if len(out) != len(alpha) {
+		out = make([]float64, len(alpha))
+	}
 	for l := range lead {
 		for j := range n {
 			s := 0.0
@@ -174,7 +187,7 @@ func (p *Past) filterParams() {
 	for i := range m.mods {
 		md := &m.mods[i]
 		if al := p.mods[i].aAlpha; al != nil {
-			fl.a = append(fl.a, geometric(al, []int{md.no, md.size}))
+			fl.a = append(fl.a, geometricInto(spareAt(fl.a, i, md.a), al, []int{md.no, md.size}))
 		} else {
 			fl.a = append(fl.a, md.a)
 		}
@@ -187,11 +200,27 @@ func (p *Past) filterParams() {
 			fl.b = append(fl.b, f.b)
 		}
 		if al := p.facs[i].dAlpha; al != nil {
-			fl.d = append(fl.d, geometric(al, []int{f.ns}))
+			fl.d = append(fl.d, geometricInto(spareAt(fl.d, i, f.d), al, []int{f.ns}))
 		} else {
 			fl.d = append(fl.d, f.d)
 		}
 	}
+}
+
+// spareAt returns the slice at position i of the backing array of the
+// empty list xs, the list of the trial before last that filterStart
+// refills (filterParams), for geometricInto to write over: nil past its
+// end, and nil when it is the model's own table own, which is never
+// written.
+func spareAt(xs [][]float64, i int, own []float64) []float64 {
+	if i >= cap(xs) {
+		return nil
+	}
+	x := xs[:i+1][i]
+	if len(x) == 0 || len(own) > 0 && &x[0] == &own[0] {
+		return nil
+	}
+	return x
 }
 
 // likelihood multiplies x by Π_m A_m(o_m | ·) for the outcomes of obs.
@@ -242,10 +271,15 @@ func (p *Past) jointPrior(x []float64) {
 // wrapping ErrImpossibleObservation and leaves the filter as it was.
 func (p *Past) filterStart(obs int) ([]float64, float64, error) {
 	fl := p.fl
+	// The new parameters go into the lists of the trial before last
+	// (spare), so that the last trial's stay as they were on an error.
 	olda, oldb, oldd := fl.a, fl.b, fl.d
-	fl.a, fl.b, fl.d = nil, nil, nil
+	fl.a, fl.b, fl.d = fl.spare.a[:0], fl.spare.b[:0], fl.spare.d[:0]
 	p.filterParams()
-	alpha := make([]float64, fl.J)
+	alpha := fl.first
+	if len(alpha) != fl.J {
+		alpha = make([]float64, fl.J)
+	}
 	p.jointPrior(alpha)
 	p.likelihood(alpha, obs)
 	z := normalise(alpha)
@@ -253,9 +287,12 @@ func (p *Past) filterStart(obs int) ([]float64, float64, error) {
 		pred := make([]float64, fl.J)
 		p.jointPrior(pred)
 		err := p.filterImpossible(0, obs, pred, z)
+		fl.spare = conc{a: fl.a, b: fl.b, d: fl.d}
 		fl.a, fl.b, fl.d = olda, oldb, oldd
 		return nil, 0, err
 	}
+	fl.spare = conc{a: olda, b: oldb, d: oldd}
+	fl.first = nil
 	return alpha, z, nil
 }
 
@@ -263,6 +300,12 @@ func (p *Past) filterStart(obs int) ([]float64, float64, error) {
 // alpha and evidence z filterStart computed.
 func (p *Past) filterReset(obs int, alpha []float64, z float64) {
 	fl := p.fl
+	// The first belief of the last trial is free for the next filterStart.
+	if fl.learn && len(fl.hist) > 0 {
+		fl.first = fl.hist[0]
+	} else if !fl.learn {
+		fl.first = fl.base
+	}
 	fl.logZ = 0
 	copy(fl.alpha, alpha)
 	fl.logZ += math.Log(z)
@@ -347,7 +390,15 @@ func (p *Past) filterGrow(action int, probs []float64, obs int) error {
 	fl := p.fl
 	// Learning keeps every step's belief (hist); otherwise only alpha.
 	next := fl.next
-	if fl.learn || next == nil {
+	if fl.learn {
+		// A buffer of an earlier trial's step, past the record's end
+		// (filterReset keeps them), or a new one.
+		next = nil
+		if n := len(fl.hist); n < cap(fl.hist) {
+			next = fl.hist[:n+1][n]
+		}
+	}
+	if len(next) != fl.J {
 		next = make([]float64, fl.J)
 	}
 	if !fl.learn {
@@ -434,13 +485,20 @@ func (p *Past) filtered() [][]float64 {
 // filterInfer writes the marginals of the filtered belief into the present
 // states' posteriors and returns -ln Z as F (Infer).
 func (p *Past) filterInfer() (*schedule.Result, error) {
-	fl := p.fl
-	if p.g == nil {
-		p.inferred[len(p.inferred)-1] = true
-	} else if err := p.setMarginals(p.steps[len(p.steps)-1].s, fl.alpha); err != nil {
+	if err := p.filterPresent(); err != nil {
 		return nil, err
 	}
-	return &schedule.Result{Iterations: 1, Converged: true, FreeEnergy: []float64{-fl.logZ}}, nil
+	return &schedule.Result{Iterations: 1, Converged: true, FreeEnergy: []float64{-p.fl.logZ}}, nil
+}
+
+// filterPresent is filterInfer without its result: the present state's
+// posterior set (or marked as inferred when there is no graph).
+func (p *Past) filterPresent() error {
+	if p.g == nil {
+		p.inferred[len(p.inferred)-1] = true
+		return nil
+	}
+	return p.setMarginals(p.steps[len(p.steps)-1].s, p.fl.alpha)
 }
 
 func normalized(q []float64) []float64 {
@@ -465,10 +523,13 @@ func (p *Past) filterCarryOver() error {
 	if !fl.learn || fl.counted || len(fl.hist) == 0 {
 		return nil
 	}
-	post := p.priorConc().clone()
+	// The posteriors go into the lists the last trial's took (until
+	// Reset they are Posteriors', which copies them).
+	fl.postBuf = copyConc(fl.postBuf, p.priorConc())
+	post := fl.postBuf
 	p.smoothCounts(post)
 	p.carry(post)
-	fl.post = &post
+	fl.post = &fl.postBuf
 	// Counted once: a second CarryOver of the same episode adds nothing.
 	// The record stays for Smoothed until Reset.
 	fl.counted = true
@@ -498,12 +559,13 @@ func (p *Past) filterPosteriors() conc {
 // β moves back through the action into step t-1 (nil pair: none).
 func (p *Past) smooth(alphas [][]float64, from int, state func(t int, gamma []float64), pair func(t int, lik []float64)) {
 	fl := p.fl
-	beta := make([]float64, fl.J)
+	if len(fl.smooth) != 3*fl.J {
+		fl.smooth = make([]float64, 3*fl.J)
+	}
+	beta, gamma, lik := fl.smooth[:fl.J], fl.smooth[fl.J:2*fl.J], fl.smooth[2*fl.J:]
 	for j := range beta {
 		beta[j] = 1
 	}
-	gamma := make([]float64, fl.J)
-	lik := make([]float64, fl.J)
 	for t := len(alphas) - 1; t >= from; t-- {
 		// γ_t ∝ α_t β_t.
 		for j := range gamma {
@@ -643,7 +705,11 @@ func (p *Past) addTransitionCounts(dst conc, prev, lik []float64, action int) {
 		return v
 	}
 	z := 0.0
-	xi := make([]float64, fl.J*fl.J)
+	if len(fl.xi) != fl.J*fl.J {
+		fl.xi = make([]float64, fl.J*fl.J)
+	}
+	xi := fl.xi
+	clear(xi)
 	for jp, a := range prev {
 		if a == 0 {
 			continue

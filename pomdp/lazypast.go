@@ -195,10 +195,16 @@ func (p *Past) setMarginals(s []*ffg.Variable, alpha []float64) error {
 }
 
 // marginals returns the marginals of the joint belief alpha, every
-// factor's one after the other, as setMarginals computes them.
-func (p *Past) marginals(alpha []float64) []float64 {
+// factor's one after the other, as setMarginals computes them, in dst
+// when its capacity suffices.
+func (p *Past) marginals(dst, alpha []float64) []float64 {
 	fl, m := p.fl, p.m
-	out := make([]float64, m.ns)
+	out := dst[:0]
+	if cap(out) < m.ns {
+		out = make([]float64, m.ns)
+	}
+	out = out[:m.ns]
+	clear(out)
 	for fi := range m.factors {
 		f := &m.factors[fi]
 		q := out[f.off : f.off+f.ns]
@@ -218,12 +224,13 @@ func (p *Past) lazyExpected() (*Model, error) {
 	if p.expected != nil {
 		return p.expected, nil
 	}
-	post := conc{a: make([][]float64, len(p.mods)), b: make([][]float64, len(p.facs)), d: make([][]float64, len(p.facs))}
-	for k, xs := range p.start.lists() {
-		for i, alpha := range xs {
-			if alpha != nil {
-				post.lists()[k][i] = boundAlpha(alpha)
-			}
+	// The concentrations go into lists kept from one trial to the next:
+	// the expected model copies what it keeps of them.
+	post := copyConc(p.bound, p.start)
+	p.bound = post
+	for _, xs := range post.lists() {
+		for _, alpha := range xs {
+			boundAlpha(alpha)
 		}
 	}
 	m, err := p.expectedFrom(post)
@@ -234,16 +241,14 @@ func (p *Past) lazyExpected() (*Model, error) {
 	return m, nil
 }
 
-// boundAlpha returns the concentrations of a Dirichlet variable whose
+// boundAlpha sets alpha to the concentrations of a Dirichlet variable whose
 // posterior starts at the prior alpha bound to it (ffg.Graph.AddFactor):
 // its natural parameters 0 + (α - 1), the prior's message, and back,
 // (α - 1) + 1, which is α itself only where the subtraction is exact.
-func boundAlpha(alpha []float64) []float64 {
-	out := make([]float64, len(alpha))
+func boundAlpha(alpha []float64) {
 	for i, a := range alpha {
 		nat := 0.0
 		nat += a - 1
-		out[i] = nat + 1
+		alpha[i] = nat + 1
 	}
-	return out
 }

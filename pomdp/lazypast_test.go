@@ -166,7 +166,8 @@ func TestBoundAlpha(t *testing.T) {
 	if _, err := g.AddFactor("", d, v); err != nil {
 		t.Fatal(err)
 	}
-	got := boundAlpha(alpha)
+	got := slices.Clone(alpha)
+	boundAlpha(got)
 	if !slices.Equal(got, v.Alpha()) {
 		t.Errorf("boundAlpha %v, the graph's %v", got, v.Alpha())
 	}

@@ -43,6 +43,34 @@ func (c Concentrations) Learned() bool {
 	return false
 }
 
+// copyConc returns a copy of c in dst's lists and slices, reused where
+// their lengths fit: clone's numbers, without its allocations once dst
+// has held a copy.
+func copyConc(dst, c conc) conc {
+	return conc{a: copyAll(dst.a, c.a), b: copyAll(dst.b, c.b), d: copyAll(dst.d, c.d)}
+}
+
+// copyAll is cloneAll into dst (see copyConc).
+func copyAll(dst, xs [][]float64) [][]float64 {
+	if xs == nil {
+		return nil
+	}
+	if len(dst) != len(xs) {
+		dst = make([][]float64, len(xs))
+	}
+	for i, x := range xs {
+		if x == nil {
+			dst[i] = nil
+			continue
+		}
+		if len(dst[i]) != len(x) {
+			dst[i] = make([]float64, len(x))
+		}
+		copy(dst[i], x)
+	}
+	return dst
+}
+
 func cloneAll(xs [][]float64) [][]float64 {
 	if xs == nil {
 		return nil
@@ -170,9 +198,14 @@ func (c conc) lists() [3][][]float64 { return [3][][]float64{c.a, c.b, c.d} }
 
 func (c conc) clone() conc { return conc{a: cloneAll(c.a), b: cloneAll(c.b), d: cloneAll(c.d)} }
 
-// priorConc returns the prior concentrations (the past's own slices).
+// priorConc returns the prior concentrations (the past's own slices, in
+// lists the past keeps: valid until the next call).
 func (p *Past) priorConc() conc {
-	c := conc{a: make([][]float64, len(p.mods)), b: make([][]float64, len(p.facs)), d: make([][]float64, len(p.facs))}
+	c := p.prior
+	if len(c.a) != len(p.mods) || len(c.b) != len(p.facs) {
+		c = conc{a: make([][]float64, len(p.mods)), b: make([][]float64, len(p.facs)), d: make([][]float64, len(p.facs))}
+		p.prior = c
+	}
 	for i := range p.mods {
 		c.a[i] = p.mods[i].aAlpha
 	}

@@ -97,8 +97,10 @@ type Model struct {
 	// The arrays of A's size that reading a model does not need, computed
 	// on first use (the novelty weights, ln A). finish gives every model a
 	// fresh one, so that a copy of a Model value (AgentView, ScaleModel,
-	// Past.ExpectedModel), which calls finish, never shares it; being
-	// behind a pointer, copying a Model copies no lock.
+	// Past.ExpectedModel), which calls finish, never shares it (but for
+	// Past.expectedD's, whose A is the model's, and so are its ln A and
+	// novelty weights); being behind a pointer, copying a Model copies no
+	// lock.
 	lazy *derived
 }
 

@@ -56,6 +56,11 @@ type Past struct {
 	// any step into them.
 	eta, omega float64
 	start      conc
+	prior      conc      // priorConc's lists
+	recycle    bool      // RecycleExpected
+	models     [2]*Model // expectedD's models in turn, when recycled
+	flip       int       // the one expectedD writes next
+	bound      conc      // lazyExpected's concentrations
 
 	ctrl, outs []int // scratch: controls of an action, outcomes of an observation
 
@@ -584,6 +589,48 @@ func (p *Past) Infer(ctx context.Context, settings *schedule.Settings) (*schedul
 	return apiResult(schedule.Run(ctx, p.g, settings))
 }
 
+// InferInto is Infer writing the result into res, whose FreeEnergy slice
+// it reuses when its capacity suffices: exact filtering (PastFilter,
+// PastFactorised) then allocates nothing, for a caller that infers at
+// every step and keeps no result (a replay scoring recorded choices).
+// PastVMP runs Infer and copies its result. On an error res is left as
+// it was.
+func (p *Past) InferInto(ctx context.Context, settings *schedule.Settings, res *schedule.Result) error {
+	if res == nil {
+		return errors.New("pomdp: InferInto: nil result")
+	}
+	if p.fl == nil && p.ff == nil {
+		r, err := p.Infer(ctx, settings)
+		if err != nil {
+			return apiError(err)
+		}
+		*res = *r
+		return nil
+	}
+	if !p.started {
+		return errors.New("pomdp: Infer before Reset")
+	}
+	if ctx != nil {
+		if err := ctx.Err(); err != nil {
+			return apiError(err)
+		}
+	}
+	logZ := 0.0
+	if p.fl != nil {
+		if err := p.filterPresent(); err != nil {
+			return apiError(err)
+		}
+		logZ = p.fl.logZ
+	} else {
+		if err := p.factorPresent(); err != nil {
+			return apiError(err)
+		}
+		logZ = p.ff.logZ
+	}
+	*res = schedule.Result{Iterations: 1, Converged: true, FreeEnergy: append(res.FreeEnergy[:0], -logZ)}
+	return nil
+}
+
 // CarryOver ends the trial: it makes the trial's Dirichlet posteriors the
 // prior concentrations of the next trial (empirical priors, paper section
 // 4.1). The posteriors are the priors plus the trial's expected counts
@@ -640,6 +687,9 @@ func (p *Past) ExpectedModel() (*Model, error) {
 // expectedFrom is ExpectedModel with the Dirichlet posteriors post (nil
 // where a parameter is not learned).
 func (p *Past) expectedFrom(post conc) (*Model, error) {
+	if onlyD(post) {
+		return p.expectedD(post), nil
+	}
 	m := *p.m
 	m.factors = append([]factor(nil), p.m.factors...)
 	m.mods = append([]modality(nil), p.m.mods...)
@@ -690,17 +740,24 @@ func (p *Past) Present() *ffg.Variable {
 
 // Belief returns Q(S_t), the posterior over the present state: every
 // factor's marginal, one after the other (a new slice); nil before Reset.
-func (p *Past) Belief() []float64 {
+func (p *Past) Belief() []float64 { return p.BeliefInto(nil) }
+
+// BeliefInto is Belief written into dst, which is reused when its
+// capacity suffices (nil before Reset).
+func (p *Past) BeliefInto(dst []float64) []float64 {
 	if !p.started {
 		return nil
 	}
 	if p.lazy && p.g == nil {
 		if p.inferred[len(p.inferred)-1] {
-			return p.marginals(p.fl.alpha)
+			return p.marginals(dst, p.fl.alpha)
 		}
 		p.ensureGraph()
 	}
-	out := make([]float64, 0, p.m.ns)
+	out := dst[:0]
+	if cap(out) < p.m.ns {
+		out = make([]float64, 0, p.m.ns)
+	}
 	for _, s := range p.steps[len(p.steps)-1].s {
 		out = append(out, s.Probs()...)
 	}

@@ -103,6 +103,13 @@ func checkConc(field string, x []float64, shape []int) ([]float64, error) {
 // every column normalised.
 func expectation(conc []float64, shape []int) []float64 {
 	p := clone(conc)
+	normalizeColumns(p, shape)
+	return p
+}
+
+// normalizeColumns divides every column of p (the axis after the lead
+// axis of shape) by its sum, in place: expectation's arithmetic.
+func normalizeColumns(p []float64, shape []int) {
 	lead, nk, nm := columns(shape)
 	for l := range lead {
 		for j := range nm {
@@ -115,7 +122,6 @@ func expectation(conc []float64, shape []int) []float64 {
 			}
 		}
 	}
-	return p
 }
 
 // checkProb validates a tensor whose columns (first axis after the lead
