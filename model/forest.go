@@ -482,7 +482,7 @@ func (m *Model) forestRun(ctx context.Context, where string, d Data) *forestRun 
 
 // write writes the run's line as WriteOutput writes a model's.
 func (fr *forestRun) write(w io.Writer) error {
-	j := &jsonWriter{w: w}
+	j := &jsonWriter{w: w, b: make([]byte, 0, 80<<10)} // a chunk of 64 KiB and the posterior after it
 	j.header(fr.res.Iterations, fr.res.Converged, fr.res.FreeEnergy)
 	j.b = append(j.b, '{')
 	outs := make([]forestOut, 0, len(fr.outs))

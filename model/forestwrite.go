@@ -74,7 +74,9 @@ func (fr *forestRun) writeArray(j *jsonWriter, o forestOut) {
 	}
 	free := make(chan *formatChunk, 2*workers)
 	for range cap(free) {
-		free <- &formatChunk{}
+		// Room for a chunk of mvnormal posteriors of dimension 4 (about
+		// 500 bytes each); a larger one grows it once.
+		free <- &formatChunk{b: make([]byte, 0, chunkElements*512), ends: make([]int32, 0, chunkElements+1)}
 	}
 	jobs := make(chan job)
 	var wg sync.WaitGroup

@@ -181,24 +181,27 @@ func countDataLines(file string, limit int64) (n, longest int, err error) {
 		return 0, 0, badInput("--data %s: cannot read: %v", file, err)
 	}
 	defer f.Close()
-	r := bufio.NewReader(io.LimitReader(f, limit+1))
+	r := io.LimitReader(f, limit+1)
+	buf := make([]byte, 64<<10)
 	total, blank, line := int64(0), true, 0
 	for {
-		b, err := r.ReadByte()
+		k, err := r.Read(buf)
+		for _, b := range buf[:k] {
+			line++
+			switch {
+			case b == '\n':
+				blank, longest, line = true, max(longest, line), 0
+			case blank && b != ' ' && b != '\t' && b != '\r':
+				blank = false
+				n++
+			}
+		}
+		total += int64(k)
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return 0, 0, badInput("--data %s: cannot read: %v", file, err)
-		}
-		total++
-		line++
-		switch {
-		case b == '\n':
-			blank, longest, line = true, max(longest, line), 0
-		case blank && b != ' ' && b != '\t' && b != '\r':
-			blank = false
-			n++
 		}
 	}
 	if total > limit {
