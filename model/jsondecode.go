@@ -412,6 +412,15 @@ func (d *decoder) null() bool {
 }
 
 // str reads a string field (null is "").
+// strOf is str of the field key of field, the name made only for an
+// error (a long file reads a few names in each of its items).
+func (d *decoder) strOf(field, key string) (string, error) {
+	if d.r.Peek() == '"' {
+		return d.r.ReadString(), nil
+	}
+	return d.str(field + "." + key)
+}
+
 func (d *decoder) str(field string) (string, error) {
 	switch d.r.Peek() {
 	case '"':
@@ -491,9 +500,9 @@ func (d *decoder) variable(i int) (varSpec, error) {
 		var err error
 		switch k {
 		case 0:
-			vs.Name, err = d.str(field + ".name")
+			vs.Name, err = d.strOf(field, "name")
 		case 1:
-			vs.Family, err = d.str(field + ".family")
+			vs.Family, err = d.strOf(field, "family")
 		case 2:
 			vs.Shape, err = d.ints(field + ".shape")
 		case 3:
@@ -515,7 +524,9 @@ func (d *decoder) variable(i int) (varSpec, error) {
 		if vs.Size != nil {
 			vs.ObservedArr = d.observedArray(len(vs.Size))
 		} else {
-			vs.Observed = d.r.ReadTensor(-1)
+			if vs.Observed = d.slab.number(d.r); vs.Observed == nil {
+				vs.Observed = d.r.ReadTensor(-1)
+			}
 		}
 		d.r.Pos = end
 	}
@@ -555,17 +566,18 @@ func (d *decoder) factor(i int, fs *factorSpec) error {
 		return nil
 	}
 	err := d.object(field, factorFields, func(k int) error {
-		sub := field + "." + factorFields[k]
+		key := factorFields[k]
+		sub := func() string { return field + "." + key } // the field's name, made for the fields that need it
 		var err error
 		switch k {
 		case 0:
-			fs.Node, err = d.str(sub)
+			fs.Node, err = d.strOf(field, key)
 		case 1:
-			fs.Name, err = d.str(sub)
+			fs.Name, err = d.strOf(field, key)
 		case 2:
-			fs.Out, err = d.str(sub)
+			fs.Out, err = d.strOf(field, key)
 		case 3:
-			fs.In, err = d.strs(sub)
+			fs.In, err = d.strs(sub())
 		case 4:
 			fs.P = d.value()
 		case 5:
@@ -578,14 +590,14 @@ func (d *decoder) factor(i int, fs *factorSpec) error {
 			fs.Rate = d.value()
 		case 9:
 			if c := d.r.Peek(); c == '"' || c == 'n' {
-				fs.Precision, err = d.str(sub)
+				fs.Precision, err = d.strOf(field, key)
 			} else {
 				fs.PrecisionNum = d.value()
 			}
 		case 10:
 			fs.Values = d.value()
 		case 11:
-			fs.Update, err = d.str(sub)
+			fs.Update, err = d.strOf(field, key)
 		case 12:
 			fs.Mean.set = true
 			if d.r.Peek() != '{' {
@@ -593,32 +605,32 @@ func (d *decoder) factor(i int, fs *factorSpec) error {
 				break
 			}
 			fs.Mean.obj = true
-			err = d.object(sub, meanFields, func(k int) error {
+			err = d.object(sub(), meanFields, func(k int) error {
 				var err error
 				switch k {
 				case 0:
-					fs.Mean.of, err = d.str(sub + ".of")
+					fs.Mean.of, err = d.str(sub() + ".of")
 				case 1:
 					fs.Mean.scale = d.value()
 				case 2:
 					fs.Mean.offset = d.value()
 				case 3:
-					fs.Mean.sum, err = d.sum(sub + ".sum")
+					fs.Mean.sum, err = d.sum(sub() + ".sum")
 				case 4:
 					fs.Mean.matrix = d.value()
 				case 5:
-					fs.Mean.dot, err = d.dot(sub + ".dot")
+					fs.Mean.dot, err = d.dot(sub() + ".dot")
 				}
 				return err
 			})
 		case 13:
-			fs.Switch, err = d.str(sub)
+			fs.Switch, err = d.strOf(field, key)
 		case 14:
-			fs.Means, err = d.list(sub)
+			fs.Means, err = d.list(sub())
 		case 15:
-			fs.Precisions, err = d.list(sub)
+			fs.Precisions, err = d.list(sub())
 		case 16:
-			fs.For, err = d.loops(sub)
+			fs.For, err = d.loops(sub())
 		case 17:
 			fs.DF = d.value()
 		case 18:
