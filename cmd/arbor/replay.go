@@ -177,13 +177,14 @@ func (r *replayRun) run(stdout io.Writer) error {
 			return err
 		}
 	}
-	total, choices := 0.0, 0
+	total, choices, replayed := 0.0, 0, 0
 	r.spare = agent.SpareJobs(r.jobs, len(recs)) // the jobs no subject uses go to each decision
 	err = agent.RunOrdered(ctx, len(recs), 1, r.jobs, func(ctx context.Context, _, k int) (*replaySubject, error) {
 		return r.subject(ctx, k, recs[k])
 	}, func(k int, s *replaySubject) error {
 		total += s.ll
 		choices += s.n
+		replayed++
 		unitDone()
 		if table != nil {
 			if err := table.Write([]string{s.rec.Subject, csvFloat(s.ll), strconv.Itoa(s.n)}); err != nil {
@@ -225,7 +226,9 @@ func (r *replayRun) run(stdout io.Writer) error {
 		}
 	}
 	if !r.asJSON && !r.asCSV {
-		fmt.Fprintf(stdout, "%d subjects: log-likelihood %.6f over %d choices\n", len(recs), total, choices)
+		// The subjects replayed: all of them, or those written before an
+		// interrupt.
+		fmt.Fprintf(stdout, "%d subjects: log-likelihood %.6f over %d choices\n", replayed, total, choices)
 	}
 	return interrupted
 }
