@@ -235,25 +235,7 @@ func (g *Graph) buildGauss() (*gState, error) {
 		st.cold[fi].f.gstamp, st.cold[fi].f.gidx = st.stamp, int32(fi)
 	}
 	nv := len(st.vars)
-	counts := make([]int32, nv+1)
-	for fi := range st.npair {
-		for _, vi := range st.factors[fi].v {
-			counts[vi+1]++
-		}
-	}
-	st.adjStart = make([]int32, nv+1)
-	for i := range nv {
-		st.adjStart[i+1] = st.adjStart[i] + counts[i+1]
-	}
-	st.adjF = make([]int32, st.adjStart[nv])
-	st.adjS = make([]int8, len(st.adjF))
-	fill := append([]int32(nil), st.adjStart[:nv]...)
-	for fi := range st.npair {
-		for s, vi := range st.factors[fi].v {
-			st.adjF[fill[vi]], st.adjS[fill[vi]] = int32(fi), int8(s)
-			fill[vi]++
-		}
-	}
+	st.adjStart, st.adjF, st.adjS = pairAdjacency(nv, st.npair, func(fi int) [2]int32 { return st.factors[fi].v })
 	if err := st.traverse(); err != nil {
 		return nil, err
 	}
@@ -754,4 +736,31 @@ func (st *gState) factorName(fi int32) string {
 		return st.cold[fi].f.describe()
 	}
 	return fmt.Sprintf("#%d", fi)
+}
+
+// pairAdjacency lists the pairwise factors of each of nv variables,
+// ends(fi) the two variables of pair fi (fi < npair): the pairs of
+// variable i are adjF[start[i]:start[i+1]], in the pairs' order, with the
+// variable's slot in each in adjS. The Gaussian trees of a Graph and the
+// forests build their adjacency with it.
+func pairAdjacency(nv, npair int, ends func(fi int) [2]int32) (start, adjF []int32, adjS []int8) {
+	start = make([]int32, nv+1)
+	for fi := range npair {
+		for _, x := range ends(fi) {
+			start[x+1]++
+		}
+	}
+	for i := range nv {
+		start[i+1] += start[i]
+	}
+	adjF = make([]int32, start[nv])
+	adjS = make([]int8, len(adjF))
+	fill := append([]int32(nil), start[:nv]...)
+	for fi := range npair {
+		for s, x := range ends(fi) {
+			adjF[fill[x]], adjS[fill[x]] = int32(fi), int8(s)
+			fill[x]++
+		}
+	}
+	return start, adjF, adjS
 }

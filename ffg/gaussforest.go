@@ -2,6 +2,7 @@ package ffg
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/arbor-ai/arbor/messages"
 )
@@ -131,33 +132,31 @@ func (gf *GaussForest) AddFactor(f Factor, vars []int, stats [][]float64) error 
 func (gf *GaussForest) Run() (float64, error) {
 	st := &gf.st
 	if !gf.ready {
-		for i, u := range gf.used {
-			if !u {
-				return 0, fmt.Errorf("ffg: GaussForest: variable %s has no factor", st.names(i))
-			}
+		if i := slices.Index(gf.used, false); i >= 0 {
+			return 0, fmt.Errorf("ffg: GaussForest: variable %s has no factor", st.names(i))
 		}
 		if err := gf.index(); err != nil {
 			return 0, err
 		}
 		gf.ready = true
 	}
-	if len(gf.post) == 0 {
-		return gf.free(0), nil
+	lnZ := 0.0
+	if len(gf.post) > 0 {
+		var err error
+		if lnZ, err = st.pass(st.constStatic); err != nil {
+			return 0, err
+		}
 	}
-	lnZ, err := st.pass(st.constStatic)
-	if err != nil {
-		return 0, err
-	}
-	// Graph.SumProduct adds ln Z of the multivariate and the discrete
-	// trees (0 here) to it, which turns a -0 into 0.
-	return gf.free(lnZ + 0 + 0), nil
+	return forestF(lnZ, gf.energies), nil
 }
 
-// free returns -lnZ plus the energies, in the order of
-// Graph.StructuredFreeEnergy.
-func (gf *GaussForest) free(lnZ float64) float64 {
-	f := -lnZ
-	for _, e := range gf.energies {
+// forestF returns a forest's F, as Graph.SumProduct and
+// StructuredFreeEnergy sum it: -ln Z, ln Z taken with that of the other
+// two kinds of tree (0 here, which turns a -0 into 0), then the average
+// energies of the factors outside the tree in order.
+func forestF(lnZ float64, energies []float64) float64 {
+	f := -(lnZ + 0 + 0)
+	for _, e := range energies {
 		f += e
 	}
 	return f
@@ -169,24 +168,7 @@ func (gf *GaussForest) index() error {
 	st := &gf.st
 	nv := len(gf.post)
 	st.npair = len(st.factors)
-	st.adjStart = make([]int32, nv+1)
-	for fi := range st.npair {
-		for _, x := range st.factors[fi].v {
-			st.adjStart[x+1]++
-		}
-	}
-	for i := range nv {
-		st.adjStart[i+1] += st.adjStart[i]
-	}
-	st.adjF = make([]int32, st.adjStart[nv])
-	st.adjS = make([]int8, len(st.adjF))
-	fill := append([]int32(nil), st.adjStart[:nv]...)
-	for fi := range st.npair {
-		for s, x := range st.factors[fi].v {
-			st.adjF[fill[x]], st.adjS[fill[x]] = int32(fi), int8(s)
-			fill[x]++
-		}
-	}
+	st.adjStart, st.adjF, st.adjS = pairAdjacency(nv, st.npair, func(fi int) [2]int32 { return st.factors[fi].v })
 	if err := st.traverse(); err != nil {
 		return err
 	}

@@ -296,24 +296,7 @@ func (st *mvState) assemble(found []mvSlot) error {
 		}
 	}
 	nv := len(st.dim)
-	st.adjStart = make([]int32, nv+1)
-	for fi := range st.npair {
-		for _, vi := range st.factors[fi].v {
-			st.adjStart[vi+1]++
-		}
-	}
-	for i := range nv {
-		st.adjStart[i+1] += st.adjStart[i]
-	}
-	st.adjF = make([]int32, st.adjStart[nv])
-	st.adjS = make([]int8, len(st.adjF))
-	fill := append([]int32(nil), st.adjStart[:nv]...)
-	for fi := range st.npair {
-		for s, vi := range st.factors[fi].v {
-			st.adjF[fill[vi]], st.adjS[fill[vi]] = int32(fi), int8(s)
-			fill[vi]++
-		}
-	}
+	st.adjStart, st.adjF, st.adjS = pairAdjacency(nv, st.npair, func(fi int) [2]int32 { return st.factors[fi].v })
 	if err := st.traverse(); err != nil {
 		return err
 	}

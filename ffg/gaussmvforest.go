@@ -3,6 +3,7 @@ package ffg
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/arbor-ai/arbor/expfam"
 )
@@ -146,10 +147,8 @@ func (gf *MvGaussForest) copyOf(s []float64) []float64 {
 func (gf *MvGaussForest) Run() (float64, error) {
 	st := &gf.st
 	if !gf.ready {
-		for i, u := range gf.used {
-			if !u {
-				return 0, fmt.Errorf("ffg: MvGaussForest: variable %s has no factor", st.names(i))
-			}
+		if i := slices.Index(gf.used, false); i >= 0 {
+			return 0, fmt.Errorf("ffg: MvGaussForest: variable %s has no factor", st.names(i))
 		}
 		if err := st.assemble(gf.slots); err != nil {
 			return 0, err
@@ -164,12 +163,7 @@ func (gf *MvGaussForest) Run() (float64, error) {
 			return 0, err
 		}
 	}
-	// Graph.SumProduct adds ln Z of the univariate and the discrete trees
-	// (0 here) around it, which turns a -0 into 0.
-	f := -(0 + lnZ + 0)
-	for _, e := range gf.energies {
-		f += e
-	}
+	f := forestF(lnZ, gf.energies)
 	if math.IsNaN(f) {
 		return f, fmt.Errorf("ffg: MvGaussForest: F is NaN")
 	}
