@@ -371,26 +371,7 @@ func WordEnd(data []byte, i int) int {
 // decoder gives the slices it reads the elements into their final size
 // first (a pass that skips each element, cheaper than the copies of
 // slices that grow).
-func ArrayLen(data []byte, i int) int {
-	i = Space(data, i)
-	if i >= len(data) || data[i] != '[' {
-		return 0
-	}
-	i = Space(data, i+1)
-	if i < len(data) && data[i] == ']' {
-		return 0
-	}
-	n := 0
-	for i < len(data) {
-		n++
-		i = Space(data, Skip(data, i))
-		if i >= len(data) || data[i] != ',' {
-			break
-		}
-		i = Space(data, i+1)
-	}
-	return n
-}
+func ArrayLen(data []byte, i int) int { return arrayCount(data, i, false) }
 
 // ArrayObjects returns the number of elements of the valid JSON array that
 // starts at i (after any white space) that are objects, or 0 if no array
@@ -399,7 +380,10 @@ func ArrayLen(data []byte, i int) int {
 // element, cheaper than the copies of a slice that grows); elements of
 // other kinds, which the decoder refuses, reserve nothing, so a long array
 // of numbers does not make the decoder reserve a record per number.
-func ArrayObjects(data []byte, i int) int {
+func ArrayObjects(data []byte, i int) int { return arrayCount(data, i, true) }
+
+// arrayCount counts the elements of the array at i, or only its objects.
+func arrayCount(data []byte, i int, objects bool) int {
 	i = Space(data, i)
 	if i >= len(data) || data[i] != '[' {
 		return 0
@@ -410,7 +394,7 @@ func ArrayObjects(data []byte, i int) int {
 	}
 	n := 0
 	for i < len(data) {
-		if data[i] == '{' {
+		if !objects || data[i] == '{' {
 			n++
 		}
 		i = Space(data, Skip(data, i))
