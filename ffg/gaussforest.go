@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/arbor-ai/arbor/internal/prefault"
 	"github.com/arbor-ai/arbor/messages"
 )
 
@@ -48,11 +49,11 @@ func NewGaussForest(n, pairs int, name func(i int) string) *GaussForest {
 	if name == nil {
 		name = func(i int) string { return fmt.Sprintf("#%d", i) }
 	}
-	gf := &GaussForest{post: fresh[[2]float64](n), stat: fresh[[2]float64](n), used: make([]bool, n)}
+	gf := &GaussForest{post: prefault.Make[[2]float64](n, n), stat: prefault.Make[[2]float64](n, n), used: make([]bool, n)}
 	gf.st.names = name
-	gf.st.factors = fresh[gFactor](max(pairs, 0))[:0]
-	gf.pending = fresh[float64](2 * n)[:0] // a unary factor per variable, as a chain observed at every step has
-	gf.st.staticJ, gf.st.staticH = fresh[float64](n), fresh[float64](n)
+	gf.st.factors = prefault.Make[gFactor](0, max(pairs, 0))
+	gf.pending = prefault.Make[float64](0, 2*n) // a unary factor per variable, as a chain observed at every step has
+	gf.st.staticJ, gf.st.staticH = prefault.Make[float64](n, n), prefault.Make[float64](n, n)
 	return gf
 }
 

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/arbor-ai/arbor/expfam"
+	"github.com/arbor-ai/arbor/internal/prefault"
 	"github.com/arbor-ai/arbor/messages"
 )
 
@@ -221,8 +222,8 @@ func (st *mvState) assemble(found []mvSlot) error {
 		}
 	}
 	st.npair = npair
-	st.factors = fresh[mvFactor](len(found))
-	buf := fresh[float64](size)
+	st.factors = prefault.Make[mvFactor](len(found), len(found))
+	buf := prefault.Make[float64](size, size)
 	take := func(m int) []float64 { s := buf[:m:m]; buf = buf[m:]; return s }
 	ip, iu := 0, npair
 	// The pairwise factors with no other neighbour depend on their form
@@ -318,7 +319,7 @@ func (st *mvState) assemble(found []mvSlot) error {
 	for i, d := range st.dim {
 		st.uOff[i+1] = st.uOff[i] + int32(d*d+d)
 	}
-	st.static = fresh[float64](int(st.uOff[nv]))
+	st.static = prefault.Make[float64](int(st.uOff[nv]), int(st.uOff[nv]))
 	st.unary = st.static
 	for fi := range st.factors {
 		f := &st.factors[fi]

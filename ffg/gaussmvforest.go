@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/arbor-ai/arbor/expfam"
+	"github.com/arbor-ai/arbor/internal/prefault"
 )
 
 // MvGaussForest is GaussForest for hidden mvnormal variables: the
@@ -50,7 +51,7 @@ func NewMvGaussForest(dims []int, factors int, name func(i int) string) (*MvGaus
 	if name == nil {
 		name = func(i int) string { return fmt.Sprintf("#%d", i) }
 	}
-	gf := &MvGaussForest{used: make([]bool, len(dims)), slots: fresh[mvSlot](max(factors, 0))[:0]}
+	gf := &MvGaussForest{used: make([]bool, len(dims)), slots: prefault.Make[mvSlot](0, max(factors, 0))}
 	st := &gf.st
 	st.names = name
 	st.dim = append([]int(nil), dims...)
@@ -61,8 +62,8 @@ func NewMvGaussForest(dims []int, factors int, name func(i int) string) (*MvGaus
 		}
 		size += d + d*d
 	}
-	buf := fresh[float64](size)
-	st.param, st.vstats = fresh[[]float64](len(dims)), make([][]float64, len(dims))
+	buf := prefault.Make[float64](size, size)
+	st.param, st.vstats = prefault.Make[[]float64](len(dims), len(dims)), make([][]float64, len(dims))
 	for i, d := range dims {
 		st.param[i], buf = buf[:d+d*d:d+d*d], buf[d+d*d:]
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/arbor-ai/arbor/expfam"
+	"github.com/arbor-ai/arbor/internal/prefault"
 	"github.com/arbor-ai/arbor/messages"
 )
 
@@ -144,7 +145,7 @@ func New() *Graph { return &Graph{byName: map[string]*Variable{}} }
 func (g *Graph) Reserve(vars, factors int) {
 	if vars > 0 {
 		g.slabbing = true
-		g.varSlab = fresh[Variable](vars)
+		g.varSlab = prefault.Make[Variable](vars, vars)
 		g.vars = slices.Grow(g.vars, vars)
 		byName := make(map[string]*Variable, len(g.byName)+vars)
 		for k, v := range g.byName {
@@ -153,7 +154,7 @@ func (g *Graph) Reserve(vars, factors int) {
 		g.byName = byName
 	}
 	if factors > 0 {
-		g.factorSlab = fresh[FactorNode](factors)
+		g.factorSlab = prefault.Make[FactorNode](factors, factors)
 		g.factors = slices.Grow(g.factors, factors)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/arbor-ai/arbor/expfam"
 	"github.com/arbor-ai/arbor/ffg"
 	"github.com/arbor-ai/arbor/internal/jsonread"
+	"github.com/arbor-ai/arbor/internal/prefault"
 )
 
 // Data sets that name an array variable whole (docs/formats.md, "Data
@@ -121,8 +122,8 @@ func (m *Model) ReadData(where string, line []byte) (Data, error) {
 		if err := oa.err(field); err != nil && fault == nil {
 			fault = withFile(where, err)
 		}
-		obs := &Observations{Shape: oa.shape, Elements: fresh[*Evidence](len(oa.kind), len(oa.kind))}
-		evs := fresh[Evidence](len(oa.kind), len(oa.kind)) // one array for the elements' evidence
+		obs := &Observations{Shape: oa.shape, Elements: prefault.Make[*Evidence](len(oa.kind), len(oa.kind))}
+		evs := prefault.Make[Evidence](len(oa.kind), len(oa.kind)) // one array for the elements' evidence
 		for k, kind := range oa.kind {
 			switch kind {
 			case obsNumber:

@@ -11,6 +11,7 @@ import (
 
 	"github.com/arbor-ai/arbor/expfam"
 	"github.com/arbor-ai/arbor/ffg"
+	"github.com/arbor-ai/arbor/internal/prefault"
 	"github.com/arbor-ai/arbor/schedule"
 )
 
@@ -168,11 +169,11 @@ func buildForest(name string, spec *modelJSON, sizes *sizeSet, fam expfam.Family
 	sg := ffg.New() // the scalar variables and the refs' stand-ins
 	scalars := map[*ffg.Variable]int{}
 	fr := &forestRun{fam: fam}
-	fv := &forestValues{fam: fam, at: fresh[int32](0, sc.nVars)}
+	fv := &forestValues{fam: fam, at: prefault.Make[int32](0, sc.nVars)}
 	if fam == expfam.NormalFamily {
-		fv.values = fresh[float64](0, sc.nVars)
+		fv.values = prefault.Make[float64](0, sc.nVars)
 	}
-	dims := fresh[int32](0, sc.nVars) // per element: its dimension
+	dims := prefault.Make[int32](0, sc.nVars) // per element: its dimension
 	var one [1]float64
 	total := 0
 	for i, vs := range spec.variables {
@@ -276,7 +277,7 @@ func buildForest(name string, spec *modelJSON, sizes *sizeSet, fam expfam.Family
 		}
 	}
 	// The hidden elements numbered in order, -1 for the observed ones.
-	fr.hidden = fresh[int32](len(fv.at), len(fv.at))
+	fr.hidden = prefault.Make[int32](len(fv.at), len(fv.at))
 	nHidden := int32(0)
 	for e, at := range fv.at {
 		fr.hidden[e] = -1
@@ -301,8 +302,8 @@ func buildForest(name string, spec *modelJSON, sizes *sizeSet, fam expfam.Family
 	}
 	// The factors, in the graph's order; each one's output and parents
 	// (elements) for the check of directed cycles.
-	outs, parents := fresh[int32](0, sc.nFactors), fresh[int32](0, sc.nFactors)
-	parStart := fresh[int32](1, sc.nFactors+1)
+	outs, parents := prefault.Make[int32](0, sc.nFactors), prefault.Make[int32](0, sc.nFactors)
+	parStart := prefault.Make[int32](1, sc.nFactors+1)
 	fvars := make([]int, 0, 4)
 	fstats := make([][]float64, 0, 4)
 	for i, fs := range spec.factors {

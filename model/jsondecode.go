@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/arbor-ai/arbor/internal/jsonread"
+	"github.com/arbor-ai/arbor/internal/prefault"
 )
 
 // The decoder of model files (docs/formats.md, "Generic model file"):
@@ -246,7 +247,7 @@ func readModel(file string, data []byte) (*modelJSON, error) {
 				if int64(n) > itemLimit {
 					return d.tooMany("variables", n)
 				}
-				m.variables = fresh[varSpec](0, n)
+				m.variables = prefault.Make[varSpec](0, n)
 			}
 			return d.elements("variables", &m.varErr, func(i int) error {
 				vs, err := d.variable(i)
@@ -261,7 +262,7 @@ func readModel(file string, data []byte) (*modelJSON, error) {
 				if int64(n) > itemLimit {
 					return d.tooMany("factors", n)
 				}
-				m.factors = fresh[factorSpec](0, n)
+				m.factors = prefault.Make[factorSpec](0, n)
 			}
 			return d.elements("factors", &m.factorErr, func(i int) error {
 				// Read in place: a factor's spec is large, and a copy of

@@ -24,3 +24,11 @@ func Slice[T any](s []T) {
 	}
 	populate(unsafe.Pointer(unsafe.SliceData(s[:1])), n)
 }
+
+// Make returns make([]T, n, c) with its pages faulted in at once (Slice):
+// a large array about to be written whole.
+func Make[T any](n, c int) []T {
+	s := make([]T, n, c)
+	Slice(s)
+	return s
+}

@@ -29,3 +29,18 @@ func TestSliceKeepsContents(t *testing.T) {
 		}
 	}
 }
+
+// TestMake: Make is make with its length and capacity, zeroed.
+func TestMake(t *testing.T) {
+	for _, c := range [][2]int{{0, 0}, {3, 10}, {5, MinBytes}, {0, MinBytes * 2}} {
+		s := Make[int32](c[0], c[1])
+		if len(s) != c[0] || cap(s) != c[1] {
+			t.Errorf("Make(%d, %d): len %d cap %d", c[0], c[1], len(s), cap(s))
+		}
+		for i, x := range s[:cap(s)] {
+			if x != 0 {
+				t.Fatalf("Make(%d, %d)[%d] = %d", c[0], c[1], i, x)
+			}
+		}
+	}
+}
