@@ -20,8 +20,7 @@ const maxCycleNames = 8
 // (the file's variables, in order, and the field of each factor), nil
 // when there is none. It is linear in the size of the model.
 func checkAcyclic(m *Model) error {
-	// Variables by ID, and for each its factors as an output's parent:
-	// children[start[i]:start[i+1]] are the factors that read variable i.
+	// Variables by ID.
 	maxID := 0
 	for _, v := range m.Variables {
 		maxID = max(maxID, v.ID())
@@ -33,40 +32,48 @@ func checkAcyclic(m *Model) error {
 	for i, v := range m.Variables {
 		index[v.ID()] = int32(i)
 	}
+	// Each factor's output and parents, by position in m.Variables.
 	nv := len(m.Variables)
-	start := make([]int32, nv+1)
-	for _, fn := range m.Factors {
-		for _, w := range fn.Variables()[1:] {
-			start[index[w.ID()]+1]++
-		}
-	}
-	for i := range nv {
-		start[i+1] += start[i]
-	}
-	children := make([]int32, start[nv])
-	fill := append([]int32(nil), start[:nv]...)
+	outs := make([]int32, len(m.Factors))
+	parStart := make([]int32, 1, len(m.Factors)+1)
+	var parents []int32
 	for fi, fn := range m.Factors {
-		for _, w := range fn.Variables()[1:] {
-			p := index[w.ID()]
-			children[fill[p]] = int32(fi)
-			fill[p]++
+		vars := fn.Variables()
+		outs[fi] = index[vars[0].ID()]
+		for _, w := range vars[1:] {
+			parents = append(parents, index[w.ID()])
 		}
+		parStart = append(parStart, int32(len(parents)))
 	}
-	path, via, c, fi, found := directedCycle(nv, start, children, func(fi int32) int32 {
-		return index[m.Factors[fi].Variables()[0].ID()]
-	})
+	path, via, c, fi, found := directedCycle(nv, outs, parents, parStart)
 	if found {
 		return m.cycleError(path, via, c, fi)
 	}
 	return nil
 }
 
-// directedCycle looks for a directed cycle among nv variables whose
-// factors as a parent are children[start[i]:start[i+1]], out(fi) the
-// variable factor fi makes. When it finds one, the search's path ends on
-// the variable from which factor fi makes c, a variable of the path, and
-// via[i] is the factor by which the search reached i.
-func directedCycle(nv int, start, children []int32, out func(fi int32) int32) (path, via []int32, c, fi int32, found bool) {
+// directedCycle looks for a directed cycle among nv variables made by
+// factors: factor fi makes outs[fi] from parents[parStart[fi]:parStart[fi+1]].
+// When it finds one, the search's path ends on the variable from which
+// factor fi makes c, a variable of the path, and via[i] is the factor by
+// which the search reached i.
+func directedCycle(nv int, outs, parents, parStart []int32) (path, via []int32, c, fi int32, found bool) {
+	// For each variable its factors as a parent: children[start[i]:start[i+1]].
+	start := make([]int32, nv+1)
+	for _, p := range parents {
+		start[p+1]++
+	}
+	for i := range nv {
+		start[i+1] += start[i]
+	}
+	children := make([]int32, len(parents))
+	fill := append([]int32(nil), start[:nv]...)
+	for f := range outs {
+		for _, p := range parents[parStart[f]:parStart[f+1]] {
+			children[fill[p]] = int32(f)
+			fill[p]++
+		}
+	}
 	// Depth-first search, iterative: state 0 unvisited, 1 on the path, 2
 	// done.
 	state := make([]uint8, nv)
@@ -87,7 +94,7 @@ func directedCycle(nv int, start, children []int32, out func(fi int32) int32) (p
 			}
 			fi = children[next[i]]
 			next[i]++
-			c = out(fi)
+			c = outs[fi]
 			switch state[c] {
 			case 1:
 				return path, via, c, fi, true

@@ -369,7 +369,7 @@ func buildForest(name string, spec *modelJSON, sizes *sizeSet, fam expfam.Family
 			return nil, err
 		}
 	}
-	if forestCycle(len(fv.at), outs, parents, parStart) {
+	if _, _, _, _, cycle := directedCycle(len(fv.at), outs, parents, parStart); cycle {
 		return nil, errNotForest
 	}
 	f, err := fr.forest.Run()
@@ -384,29 +384,6 @@ func buildForest(name string, spec *modelJSON, sizes *sizeSet, fam expfam.Family
 	// the same F, so the run converges after one sweep.
 	fr.res = &schedule.Result{Iterations: 1, Converged: true, FreeEnergy: []float64{f}}
 	return fr, nil
-}
-
-// forestCycle reports whether the factors (factor i makes outs[i] from
-// parents[parStart[i]:parStart[i+1]]) close a directed cycle among the n
-// elements.
-func forestCycle(n int, outs, parents, parStart []int32) bool {
-	start := make([]int32, n+1)
-	for _, p := range parents {
-		start[p+1]++
-	}
-	for i := range n {
-		start[i+1] += start[i]
-	}
-	children := make([]int32, len(parents))
-	fill := append([]int32(nil), start[:n]...)
-	for fi := range outs {
-		for _, p := range parents[parStart[fi]:parStart[fi+1]] {
-			children[fill[p]] = int32(fi)
-			fill[p]++
-		}
-	}
-	_, _, _, _, found := directedCycle(n, start, children, func(fi int32) int32 { return outs[fi] })
-	return found
 }
 
 // InferJSON runs the model on one data set and writes the result as

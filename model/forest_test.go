@@ -235,7 +235,7 @@ func TestInferJSONFallsBack(t *testing.T) {
 	}
 }
 
-// TestForestCycle: the check of directed cycles over elements: 0 ← 1 ← 2
+// TestForestCycle: the check of directed cycles over elements (directedCycle): 0 ← 1 ← 2
 // ← 0 closes one; without its last arrow, or with an undirected loop
 // only (0 ← 1, 0 ← 2, 1 ← 2), there is none.
 func TestForestCycle(t *testing.T) {
@@ -247,7 +247,7 @@ func TestForestCycle(t *testing.T) {
 		{[]int32{0, 1}, []int32{1, 2}, []int32{0, 1, 2}, false},
 		{[]int32{0, 0, 1}, []int32{1, 2, 2}, []int32{0, 1, 2, 3}, false},
 	} {
-		if got := forestCycle(3, tc.outs, tc.parents, tc.start); got != tc.want {
+		if _, _, _, _, got := directedCycle(3, tc.outs, tc.parents, tc.start); got != tc.want {
 			t.Errorf("outs %v parents %v: %v, want %v", tc.outs, tc.parents, got, tc.want)
 		}
 	}
