@@ -36,7 +36,11 @@ func checkAcyclic(m *Model) error {
 	nv := len(m.Variables)
 	outs := make([]int32, len(m.Factors))
 	parStart := make([]int32, 1, len(m.Factors)+1)
-	var parents []int32
+	edges := 0
+	for _, fn := range m.Factors {
+		edges += len(fn.Variables()) - 1
+	}
+	parents := make([]int32, 0, edges)
 	for fi, fn := range m.Factors {
 		vars := fn.Variables()
 		outs[fi] = index[vars[0].ID()]
