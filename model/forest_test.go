@@ -253,20 +253,20 @@ func TestForestCycle(t *testing.T) {
 	}
 }
 
-// TestVectorSlabAsReadTensor: the fast reader of an observed array's
+// TestValueSlabVectorAsReadTensor: the fast reader of an observed array's
 // vectors reads what jsonread.ReadTensor reads, or leaves the value to it
 // (nil, the reader where it was) for anything but a flat array of finite
 // numbers. The text is valid JSON, as a data line or a model file is
 // checked whole before it is read.
-func TestVectorSlabAsReadTensor(t *testing.T) {
-	vs := new(vectorSlab)
+func TestValueSlabVectorAsReadTensor(t *testing.T) {
+	var vs valueSlab
 	for _, text := range []string{
 		`[1, 2.5, -3e2]`, ` [ 0.1 ,0.2 ]`, `[7]`, `[1e308, -1e-320]`,
 		`[]`, `[[1, 2]]`, `[1, [2]]`, `[1, "a"]`, `[1e999]`, `[null]`, `[true]`, `[{}]`,
 	} {
 		data := []byte(text + `, 9]`)
 		r := &jsonread.Reader{Data: data}
-		got := vs.read(r)
+		got := vs.vector(r)
 		want := (&jsonread.Reader{Data: data}).ReadTensor(-1)
 		if got == nil {
 			if r.Pos != 0 {

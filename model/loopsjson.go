@@ -91,7 +91,6 @@ var errStop = errors.New("stop")
 // observed value or null. A fault is kept in the result.
 func (d *decoder) observedArray(depth int) *observedArray {
 	oa := &observedArray{}
-	vs := new(vectorSlab)
 	var path []int
 	fault := func(format string, args ...any) error {
 		oa.fault, oa.faultPath, oa.faultMsg = true, append([]int(nil), path...), fmt.Sprintf(format, args...)
@@ -122,7 +121,7 @@ func (d *decoder) observedArray(depth int) *observedArray {
 				for len(oa.vec) <= k {
 					oa.vec, oa.flat = append(oa.vec, nil), append(oa.flat, nil)
 				}
-				if x := vs.read(d.r); x != nil {
+				if x := d.slab.vector(d.r); x != nil {
 					oa.flat[k] = x
 				} else {
 					t := d.r.ReadTensor(-1)
@@ -317,55 +316,4 @@ func (oa *observedArray) tensor(k int) *jsonread.Tensor {
 		return &jsonread.Tensor{Data: x, Depth: 1, First: []*jsonread.Array{{Len: len(x)}}, NumAt: -1}
 	}
 	return oa.vec[k]
-}
-
-// vectorSlab reads the vectors of an observed array, an array of plain
-// numbers each (the observations of an mvnormal array, or probability
-// vectors), into one shared array: 10^4 vectors cost a few allocations,
-// not five each.
-type vectorSlab struct {
-	nums []float64
-}
-
-// read reads the vector at r, a flat array of finite numbers, and returns
-// its numbers, as r.ReadTensor(-1) reads them when it finds no fault. For
-// any other value (empty, nested, not a number, out of range) it leaves r
-// where it was and returns nil, for ReadTensor to read it and name the
-// fault.
-func (vs *vectorSlab) read(r *jsonread.Reader) []float64 {
-	start := r.Pos
-	if r.Peek() != '[' {
-		return nil
-	}
-	r.Pos++
-	if r.Peek() == ']' {
-		r.Pos = start
-		return nil
-	}
-	if len(vs.nums) == cap(vs.nums) {
-		vs.nums = make([]float64, 0, 4096) // earlier vectors keep the old array
-	}
-	from := len(vs.nums)
-	for {
-		if c := r.Peek(); c != '-' && (c < '0' || c > '9') {
-			break
-		}
-		x, ok := jsonread.Float(r.ReadNumber())
-		if !ok {
-			break
-		}
-		vs.nums = append(vs.nums, x)
-		switch r.Peek() {
-		case ',':
-			r.Pos++
-			continue
-		case ']':
-			r.Pos++
-			return vs.nums[from:len(vs.nums):len(vs.nums)]
-		}
-		break
-	}
-	vs.nums = vs.nums[:from]
-	r.Pos = start
-	return nil
 }

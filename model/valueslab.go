@@ -3,9 +3,10 @@ package model
 import "github.com/arbor-ai/arbor/internal/jsonread"
 
 // valueSlab holds the values a decoder reads for the fields that take a
-// number or a name ("mean": 0, "precision": "r"): a written-out file of
-// 10^5 factors has a few such fields in each, and each used to cost an
-// allocation or three (a tensor, its numbers, a name, a fault). They are
+// number or a name ("mean": 0, "precision": "r") and the vectors of an
+// observed array: a written-out file of 10^5 factors has a few such fields
+// in each, a data line 10^4 vectors, and each used to cost an allocation
+// or several (a tensor, its numbers, a name, a fault). They are
 // cut from chunks instead, which are never moved, so the pointers stay
 // valid.
 type valueSlab struct {
@@ -64,4 +65,48 @@ func (s *valueSlab) number(r *jsonread.Reader) *jsonread.Tensor {
 	t := s.tensor()
 	*t = jsonread.Tensor{Data: s.nums[n-1 : n : n], Src: r.Data, NumAt: r.Pos - len(lit)}
 	return t
+}
+
+// vector reads the vector at r, a flat array of finite numbers (an
+// observed array's element: an mvnormal's value, a probability vector),
+// and returns its numbers, as r.ReadTensor(-1) reads them when it finds no
+// fault. For any other value (empty, nested, not a number, out of range)
+// it leaves r where it was and returns nil, for ReadTensor to read it and
+// name the fault.
+func (s *valueSlab) vector(r *jsonread.Reader) []float64 {
+	start := r.Pos
+	if r.Peek() != '[' {
+		return nil
+	}
+	r.Pos++
+	if r.Peek() == ']' {
+		r.Pos = start
+		return nil
+	}
+	if len(s.nums) == cap(s.nums) {
+		s.nums = make([]float64, 0, slabChunk) // earlier values keep the old array
+	}
+	from := len(s.nums)
+	for {
+		if c := r.Peek(); c != '-' && (c < '0' || c > '9') {
+			break
+		}
+		x, ok := jsonread.Float(r.ReadNumber())
+		if !ok {
+			break
+		}
+		s.nums = append(s.nums, x)
+		switch r.Peek() {
+		case ',':
+			r.Pos++
+			continue
+		case ']':
+			r.Pos++
+			return s.nums[from:len(s.nums):len(s.nums)]
+		}
+		break
+	}
+	s.nums = s.nums[:from]
+	r.Pos = start
+	return nil
 }
