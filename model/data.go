@@ -144,8 +144,16 @@ func (m *Model) CheckData(where string, d Data) error {
 	if err := m.built("CheckData"); err != nil {
 		return apiError(err)
 	}
-	if _, err := m.checkArrays(where, d); err != nil {
-		return apiError(err)
+	_, err := m.checkData(where, d)
+	return apiError(err)
+}
+
+// checkData is CheckData of a built model; it returns the sizes d's arrays
+// set (checkArrays).
+func (m *Model) checkData(where string, d Data) (map[string]int, error) {
+	sizes, err := m.checkArrays(where, d)
+	if err != nil {
+		return nil, err
 	}
 	for _, name := range sortedNames(d) {
 		if m.isArray(name) {
@@ -155,13 +163,13 @@ func (m *Model) CheckData(where string, d Data) error {
 		field := fmt.Sprintf("%q", shortName(name))
 		v, ok := m.Graph.Variable(name)
 		if !ok {
-			return apiError(&Error{File: where, Field: field, Err: errors.New("no variable of that name in the model")})
+			return nil, &Error{File: where, Field: field, Err: errors.New("no variable of that name in the model")}
 		}
 		if err := checkEvidence(v.Family(), evidenceSize(v), ev); err != nil {
-			return apiError(&Error{File: where, Field: field, Err: err})
+			return nil, &Error{File: where, Field: field, Err: err}
 		}
 	}
-	return nil
+	return sizes, nil
 }
 
 // checkEvidence checks ev as the value of a variable of family fam (with k
@@ -259,12 +267,13 @@ func (m *Model) Infer(ctx context.Context, where string, d Data) (*schedule.Resu
 		return nil, apiError(&ConcurrentUseError{Model: m.Name})
 	}
 	defer m.running.Store(false)
-	if err := m.CheckData(where, d); err != nil {
+	sizes, err := m.checkData(where, d)
+	if err != nil {
 		return nil, apiError(err)
 	}
 	// Arrays named whole (dataarrays.go): the sizes they set, and their
 	// elements' values.
-	over, err := m.useArrays(where, d)
+	over, err := m.useArrays(where, d, sizes)
 	if err != nil {
 		return nil, apiError(err)
 	}

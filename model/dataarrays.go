@@ -271,41 +271,21 @@ func unflat(k int, shape []int) []int {
 	return idx
 }
 
-// useArrays makes m the build for the sizes that d's arrays set (the
-// file's own build when they set none other than the file's), and returns
-// the evidence of the arrays' elements by position in m.Variables (nil
-// when d names no array whole).
-func (m *Model) useArrays(where string, d Data) ([]*Evidence, error) {
+// useArrays makes m the build for the sizes that d's arrays set (sizes,
+// from checkData; the file's own build when they set none other than the
+// file's), and returns the evidence of the arrays' elements by position in
+// m.Variables (nil when d names no array whole).
+func (m *Model) useArrays(where string, d Data, sizes map[string]int) ([]*Evidence, error) {
 	if m.loops == nil {
 		return nil, nil
 	}
-	sizes, err := m.checkArrays(where, d)
-	if err != nil {
-		return nil, err
-	}
 	lm := m.loops
-	file := lm.scope
-	if lm.base != nil {
-		file = lm.base.loops.scope
-	}
-	changed := false
-	for name, n := range sizes {
-		if int64(n) != file.names.sizes[name] {
-			changed = true
-		}
-	}
 	switch {
-	case changed:
+	case m.newSizes(sizes):
 		if lm.base == nil {
 			lm.base = m.state()
 		}
-		set := &sizeSet{vals: sizes, skip: map[string]bool{}}
-		for name := range d {
-			if m.isArray(name) {
-				set.skip[name] = true
-			}
-		}
-		nm, err := build(m.Name, lm.src, set)
+		nm, err := build(m.Name, lm.src, m.dataSizes(sizes, d))
 		if err != nil {
 			names := make([]string, 0, len(sizes))
 			for _, k := range sortedKeys(sizes) {
@@ -357,4 +337,31 @@ func sortedKeys(m map[string]int) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// newSizes reports whether sizes (checkData's) set a size of the file to
+// another value than the file's: the model is then built again.
+func (m *Model) newSizes(sizes map[string]int) bool {
+	file := m.loops.scope
+	if m.loops.base != nil {
+		file = m.loops.base.loops.scope
+	}
+	for name, n := range sizes {
+		if int64(n) != file.names.sizes[name] {
+			return true
+		}
+	}
+	return false
+}
+
+// dataSizes is the sizeSet of a build for data set d, whose arrays set
+// sizes: the file's observed values of the arrays d gives are left out.
+func (m *Model) dataSizes(sizes map[string]int, d Data) *sizeSet {
+	set := &sizeSet{vals: sizes, skip: map[string]bool{}}
+	for name := range d {
+		if m.isArray(name) {
+			set.skip[name] = true
+		}
+	}
+	return set
 }

@@ -425,33 +425,13 @@ func (m *Model) forestRun(ctx context.Context, where string, d Data) *forestRun 
 		return nil
 	}
 	defer m.running.Store(false)
-	if m.CheckData(where, d) != nil {
-		return nil
-	}
-	sizes, err := m.checkArrays(where, d)
-	if err != nil {
-		return nil
-	}
 	// Only where Infer would build the model again: at the file's sizes
 	// it runs the file's build, already made.
-	file := m.loops.scope
-	if m.loops.base != nil {
-		file = m.loops.base.loops.scope
-	}
-	changed := false
-	for name, n := range sizes {
-		changed = changed || int64(n) != file.names.sizes[name]
-	}
-	if !changed {
+	sizes, err := m.checkData(where, d)
+	if err != nil || !m.newSizes(sizes) {
 		return nil
 	}
-	set := &sizeSet{vals: sizes, skip: map[string]bool{}}
-	for name := range d {
-		if m.isArray(name) {
-			set.skip[name] = true
-		}
-	}
-	fr, err := buildForest(m.Name, m.loops.src, set, fam, d)
+	fr, err := buildForest(m.Name, m.loops.src, m.dataSizes(sizes, d), fam, d)
 	if err != nil {
 		return nil
 	}
