@@ -139,9 +139,7 @@ func inferData(m *model.Model, file string, asJSON bool, digits int, maxMin floa
 		if err != nil {
 			return err
 		}
-		if err := m.CheckData(where, d); err != nil {
-			return err
-		}
+		// Infer and InferJSON check the data set first (Model.CheckData).
 		// With --json, a long linear-Gaussian data set runs without a
 		// graph of its elements (model.Model.InferJSON): the same line.
 		var res *schedule.Result
