@@ -77,7 +77,8 @@ func forestModel(spec *modelJSON, s *schedule.Settings) (expfam.Family, bool) {
 		}
 	}
 	names := map[string]bool{}
-	for _, fs := range spec.factors {
+	for i := range spec.factors.len() {
+		fs := spec.factors.at(i)
 		if fs.Node != family || fs.Mean.isLinear() || fs.Mean.dot != nil {
 			return 0, false
 		}
@@ -306,9 +307,10 @@ func buildForest(name string, spec *modelJSON, sizes *sizeSet, fam expfam.Family
 	parStart := prefault.Make[int32](1, sc.nFactors+1)
 	fvars := make([]int, 0, 4)
 	fstats := make([][]float64, 0, 4)
-	for i, fs := range spec.factors {
+	for i := range spec.factors.len() {
+		fs := spec.factors.at(i)
 		field := fmt.Sprintf("factors[%d]", i)
-		nodeField, err := checkFactor(fs, field)
+		nodeField, err := checkFactor(fs, field, nil)
 		if err != nil {
 			return nil, err
 		}

@@ -27,7 +27,7 @@ import (
 // that array.
 type modelJSON struct {
 	variables []varSpec
-	factors   []factorSpec
+	factors   factorList
 	settings  *settingsSpec // nil: absent or null
 
 	// Sizes, data constants (loops.go): in file order.
@@ -173,9 +173,11 @@ func tensorNumbers(t *jsonread.Tensor, field string) ([]float64, []int, error) {
 
 // decoder reads one model file, named file in errors.
 type decoder struct {
-	file string
-	r    *jsonread.Reader
-	slab valueSlab // the values of the fields that take a number or a name
+	file  string
+	r     *jsonread.Reader
+	slab  valueSlab         // the values of the fields that take a number or a name
+	words map[string]string // the values word has kept
+	names fieldNames        // the elements' field names
 }
 
 // fail is the *Error of the file for field.
@@ -262,16 +264,15 @@ func readModel(file string, data []byte) (*modelJSON, error) {
 				if int64(n) > itemLimit {
 					return d.tooMany("factors", n)
 				}
-				m.factors = prefault.Make[factorSpec](0, n)
+				m.factors.reserve(n)
 			}
+			var fs factorSpec // read in place: a factor's spec is large
 			return d.elements("factors", &m.factorErr, func(i int) error {
-				// Read in place: a factor's spec is large, and a copy of
-				// it per element was a fifth of reading a written-out file.
-				m.factors = append(m.factors, factorSpec{})
-				if err := d.factor(i, &m.factors[len(m.factors)-1]); err != nil {
-					m.factors = m.factors[:len(m.factors)-1]
+				fs = factorSpec{}
+				if err := d.factor(i, &fs); err != nil {
 					return err
 				}
+				m.factors.add(&fs)
 				return nil
 			})
 		case 3:
@@ -422,6 +423,29 @@ func (d *decoder) strOf(field, key string) (string, error) {
 	return d.str(field + "." + key)
 }
 
+// word reads a string field whose values repeat (a factor's node, a
+// variable's family) as strOf does, keeping one copy of each of the first
+// few values instead of one per element.
+func (d *decoder) word(field, key string) (string, error) {
+	if d.r.Peek() != '"' {
+		return d.str(field + "." + key)
+	}
+	end := jsonread.Skip(d.r.Data, d.r.Pos)
+	body := d.r.Data[d.r.Pos+1 : max(end-1, d.r.Pos+1)]
+	if w, ok := d.words[string(body)]; ok {
+		d.r.Pos = end
+		return w, nil
+	}
+	w := d.r.ReadString()
+	if string(body) == w && len(d.words) < 32 {
+		if d.words == nil {
+			d.words = map[string]string{}
+		}
+		d.words[w] = w
+	}
+	return w, nil
+}
+
 func (d *decoder) str(field string) (string, error) {
 	switch d.r.Peek() {
 	case '"':
@@ -473,15 +497,17 @@ func (d *decoder) list(field string) (jsonList, error) {
 	return l, err
 }
 
+// stringTensor is the tensor of every string value: no numbers, and the
+// fault of a string where numbers belong. It is shared and never written.
+var stringTensor = &jsonread.Tensor{Src: []byte(`""`), Depth: -1, NumAt: -1,
+	Fault: &jsonread.TensorFault{Kind: jsonread.TensorValue}}
+
 // value reads a field of numbers or a variable's name.
 func (d *decoder) value() jsonValue {
 	v := jsonValue{set: true}
 	if d.r.Peek() == '"' {
-		off := d.r.Pos
 		v.name = d.slab.name(d.r.ReadString())
-		v.t = d.slab.tensor()
-		*v.t = jsonread.Tensor{Src: d.r.Data, Depth: -1, NumAt: -1, Fault: d.slab.fault()}
-		*v.t.Fault = jsonread.TensorFault{Kind: jsonread.TensorValue, Off: off}
+		v.t = stringTensor
 		return v
 	}
 	if v.t = d.slab.number(d.r); v.t == nil {
@@ -492,7 +518,7 @@ func (d *decoder) value() jsonValue {
 
 func (d *decoder) variable(i int) (varSpec, error) {
 	var vs varSpec
-	field := indexed("variables", i)
+	field := d.names.indexed("variables", i)
 	if d.null() {
 		return vs, nil
 	}
@@ -503,7 +529,7 @@ func (d *decoder) variable(i int) (varSpec, error) {
 		case 0:
 			vs.Name, err = d.strOf(field, "name")
 		case 1:
-			vs.Family, err = d.strOf(field, "family")
+			vs.Family, err = d.word(field, "family")
 		case 2:
 			vs.Shape, err = d.ints(field + ".shape")
 		case 3:
@@ -562,7 +588,7 @@ func (d *decoder) ints(field string) ([]int, error) {
 }
 
 func (d *decoder) factor(i int, fs *factorSpec) error {
-	field := indexed("factors", i)
+	field := d.names.indexed("factors", i)
 	if d.null() {
 		return nil
 	}
@@ -572,7 +598,7 @@ func (d *decoder) factor(i int, fs *factorSpec) error {
 		var err error
 		switch k {
 		case 0:
-			fs.Node, err = d.strOf(field, key)
+			fs.Node, err = d.word(field, key)
 		case 1:
 			fs.Name, err = d.strOf(field, key)
 		case 2:

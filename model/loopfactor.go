@@ -380,7 +380,7 @@ func (lf *loopFactor) prepare(field string) error {
 // loops (one when it has none). field names it (without its node); names
 // holds the factor names so far.
 func (sc *scope) addFactors(m *Model, fs factorSpec, i int, field string, sumProduct bool, names map[string]bool) error {
-	nodeField, err := checkFactor(fs, field)
+	nodeField, err := checkFactor(fs, field, nil)
 	if err != nil {
 		return withFile(sc.file, err)
 	}

@@ -102,7 +102,8 @@ func usesLoops(spec *modelJSON) bool {
 			return true
 		}
 	}
-	for _, fs := range spec.factors {
+	for i := range spec.factors.len() {
+		fs := spec.factors.at(i)
 		if fs.For != nil {
 			return true
 		}
@@ -153,7 +154,7 @@ func newScope(file string, spec *modelJSON, override *sizeSet) (*scope, error) {
 		return nil, nil
 	}
 	sc := &scope{file: file, names: names{sizes: map[string]int64{}}, consts: map[string]*constant{}, arrays: map[string]*array{},
-		dims: make([][]int, len(spec.variables)), loops: make([][]loopLevel, len(spec.factors)), terms: make([][][]loopLevel, len(spec.factors))}
+		dims: make([][]int, len(spec.variables)), loops: make([][]loopLevel, spec.factors.len()), terms: make([][][]loopLevel, spec.factors.len())}
 	fail := func(field string, format string, args ...any) error {
 		return &Error{File: file, Field: field, Err: fmt.Errorf(format, args...)}
 	}
@@ -224,7 +225,8 @@ func newScope(file string, spec *modelJSON, override *sizeSet) (*scope, error) {
 	sc.nVars = int(min(items, itemLimit))
 	var factors int64
 	what := "variables and factors"
-	for i, fs := range spec.factors {
+	for i := range spec.factors.len() {
+		fs := spec.factors.at(i)
 		n := int64(1)
 		field := factorFieldOf(i, fs)
 		if fs.For != nil {

@@ -135,6 +135,7 @@ func build(name string, spec *modelJSON, sizes *sizeSet) (*Model, error) {
 		return nil, err
 	}
 	m := &Model{Name: name, Graph: ffg.New()}
+	var obsValues []float64 // a written-out file's observed numbers, one array
 	if sc != nil {
 		m.loops = &loopModel{src: spec, scope: sc, arrays: map[string]*arrayInfo{}}
 		// The lengths are known: one allocation each.
@@ -147,21 +148,29 @@ func build(name string, spec *modelJSON, sizes *sizeSet) (*Model, error) {
 		m.Variables, m.varFile = make([]*ffg.Variable, 0, sc.nVars), make([]int32, 0, sc.nVars)
 		m.evidence.at = make([]int32, 0, sc.nVars)
 		m.Factors, m.factorFields = make([]*ffg.FactorNode, 0, sc.nFactors), make([]string, 0, sc.nFactors)
-	} else if nv, nf := len(spec.variables), len(spec.factors); nv+nf > 1000 {
+	} else if nv, nf := len(spec.variables), spec.factors.len(); nv+nf > 1000 {
 		// A written-out file of many variables and factors: the same
 		// arrays, at the counts read.
 		m.Graph.Reserve(nv, nf)
 		m.Variables, m.evidence.at = make([]*ffg.Variable, 0, nv), make([]int32, 0, nv)
+		observed := 0
+		for i := range spec.variables {
+			if spec.variables[i].Observed != nil {
+				observed++
+			}
+		}
+		m.evidence.ev, obsValues = make([]Evidence, 0, observed), make([]float64, 0, observed)
 		m.Factors, m.factorFields = make([]*ffg.FactorNode, 0, nf), make([]string, 0, nf)
 	}
 	g := m.Graph
-	total := 0 // entries of every variable so far, against MaxElements
+	total := 0           // entries of every variable so far, against MaxElements
+	var names fieldNames // the field names of the elements
 	for i, vs := range spec.variables {
-		field := indexed("variables", i)
+		field := names.indexed("variables", i)
 		if err := checkName(vs.Name); err != nil {
 			return nil, fail(field+".name", "%v", err)
 		}
-		field = fmt.Sprintf("variables[%d] (%q)", i, vs.Name)
+		field = names.named("variables", i, vs.Name)
 		if _, dup := g.Variable(vs.Name); dup {
 			return nil, fail(field+".name", "duplicate variable name %q", vs.Name)
 		}
@@ -229,8 +238,13 @@ func build(name string, spec *modelJSON, sizes *sizeSet) (*Model, error) {
 			if err := v.ObserveValue(vals[0]); err != nil {
 				return nil, fail(field+".observed", "%v", trimPrefix(err))
 			}
-			x := vals[0]
-			ev.Value = &x
+			if len(obsValues) < cap(obsValues) {
+				obsValues = append(obsValues, vals[0]) // never moved: cap is the count of observed values
+				ev.Value = &obsValues[len(obsValues)-1]
+			} else {
+				x := vals[0]
+				ev.Value = &x
+			}
 		} else if vs.Observed != nil {
 			if fam != expfam.CategoricalFamily {
 				return nil, fail(field+".observed", "only categorical, normal and mvnormal variables can be observed")
@@ -270,8 +284,9 @@ func build(name string, spec *modelJSON, sizes *sizeSet) (*Model, error) {
 	sumProduct := spec.settings != nil && spec.settings.Method != nil && *spec.settings.Method == schedule.MethodSumProduct
 	factorNames := map[string]bool{}
 	var nodeCache normalCache // the factors of a written-out file share their nodes
-	for i, fs := range spec.factors {
-		field := indexed("factors", i)
+	for i := range spec.factors.len() {
+		fs := spec.factors.at(i)
+		field := names.indexed("factors", i)
 		if fs.Name != "" {
 			if err := checkName(fs.Name); err != nil {
 				return nil, fail(field+".name", "%v", err)
@@ -279,7 +294,7 @@ func build(name string, spec *modelJSON, sizes *sizeSet) (*Model, error) {
 			if factorNames[fs.Name] {
 				return nil, fail(field+".name", "duplicate factor name %q", fs.Name)
 			}
-			field = fmt.Sprintf("factors[%d] (%q)", i, fs.Name)
+			field = names.named("factors", i, fs.Name)
 		}
 		if sc != nil {
 			if err := sc.addFactors(m, fs, i, field, sumProduct, factorNames); err != nil {
@@ -287,7 +302,7 @@ func build(name string, spec *modelJSON, sizes *sizeSet) (*Model, error) {
 			}
 			continue
 		}
-		field, err := checkFactor(fs, field)
+		field, err := checkFactor(fs, field, &names)
 		var fn *ffg.FactorNode
 		if err == nil {
 			fn, err = buildFactor(g, fs, field, sumProduct, nil, &nodeCache)
@@ -420,7 +435,7 @@ func kinds() string {
 // checkFactor checks that the factor's node is known and that it sets no
 // field the node does not read, and returns its field with the node:
 // "factors[2] (normal)".
-func checkFactor(fs factorSpec, field string) (string, error) {
+func checkFactor(fs factorSpec, field string, names *fieldNames) (string, error) {
 	fail := func(sub, format string, args ...any) error {
 		return &Error{Field: field + "." + sub, Err: fmt.Errorf(format, args...)}
 	}
@@ -431,7 +446,7 @@ func checkFactor(fs factorSpec, field string) (string, error) {
 	if !ok {
 		return "", fail("node", "unknown node %q (known: %s)", fs.Node, kinds())
 	}
-	field = field + " (" + fs.Node + ")"
+	field = names.join(field, fs.Node)
 	var buf [20]string // the fields set, appended to a buffer on the stack
 	for _, f := range setFields(fs, buf[:0]) {
 		found := false

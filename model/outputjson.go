@@ -114,7 +114,11 @@ func (m *Model) WriteOutput(w io.Writer, res *schedule.Result) error {
 			array *ArrayVariable
 		}
 		arrays := m.Arrays()
-		entries := make([]entry, 0, len(arrays)+8)
+		n := len(m.Variables) // an array's elements are one entry
+		for _, a := range arrays {
+			n -= len(a.Elements) - 1
+		}
+		entries := make([]entry, 0, max(n, 0))
 		for i, a := 0, 0; i < len(m.Variables) || a < len(arrays); {
 			if a < len(arrays) && arrays[a].First <= i {
 				if arrays[a].Listed() {

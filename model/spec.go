@@ -351,8 +351,8 @@ func ParseSpec(data []byte) (Spec, error) {
 	if m.variables != nil {
 		sp.Variables = make([]VariableSpec, 0, len(m.variables))
 	}
-	if m.factors != nil {
-		sp.Factors = make([]FactorSpec, 0, len(m.factors))
+	if m.factors.present {
+		sp.Factors = make([]FactorSpec, 0, m.factors.len())
 	}
 	for i, vs := range m.variables {
 		v := VariableSpec{Name: vs.Name, Family: vs.Family, Shape: vs.Shape}
@@ -384,7 +384,8 @@ func ParseSpec(data []byte) (Spec, error) {
 		}
 		sp.Variables = append(sp.Variables, v)
 	}
-	for i, fs := range m.factors {
+	for i := range m.factors.len() {
+		fs := m.factors.at(i)
 		f := FactorSpec{Node: fs.Node, Name: fs.Name, Out: fs.Out, In: fs.In, Precision: fs.Precision, Update: fs.Update, Switch: fs.Switch}
 		f.For, fs = loopsSpec(fs.For), dataRefs(&f, fs, m)
 		field := fmt.Sprintf("factors[%d].", i)

@@ -6,12 +6,11 @@ import "github.com/arbor-ai/arbor/internal/jsonread"
 // number or a name ("mean": 0, "precision": "r") and the vectors of an
 // observed array: a written-out file of 10^5 factors has a few such fields
 // in each, a data line 10^4 vectors, and each used to cost an allocation
-// or several (a tensor, its numbers, a name, a fault). They are
+// or several (a tensor, its numbers, a name). They are
 // cut from chunks instead, which are never moved, so the pointers stay
 // valid.
 type valueSlab struct {
 	tensors []jsonread.Tensor
-	faults  []jsonread.TensorFault
 	names   []string
 	nums    []float64
 }
@@ -25,14 +24,6 @@ func (s *valueSlab) tensor() *jsonread.Tensor {
 	}
 	s.tensors = s.tensors[:len(s.tensors)+1]
 	return &s.tensors[len(s.tensors)-1]
-}
-
-func (s *valueSlab) fault() *jsonread.TensorFault {
-	if len(s.faults) == cap(s.faults) {
-		s.faults = make([]jsonread.TensorFault, 0, slabChunk)
-	}
-	s.faults = s.faults[:len(s.faults)+1]
-	return &s.faults[len(s.faults)-1]
 }
 
 func (s *valueSlab) name(n string) *string {
