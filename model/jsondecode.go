@@ -510,7 +510,7 @@ func (d *decoder) value() jsonValue {
 		v.t = stringTensor
 		return v
 	}
-	if v.t = d.slab.number(d.r); v.t == nil {
+	if v.t = d.slab.number(d.r, true); v.t == nil {
 		v.t = d.r.ReadTensor(-1)
 	}
 	return v
@@ -551,7 +551,7 @@ func (d *decoder) variable(i int) (varSpec, error) {
 		if vs.Size != nil {
 			vs.ObservedArr = d.observedArray(len(vs.Size))
 		} else {
-			if vs.Observed = d.slab.number(d.r); vs.Observed == nil {
+			if vs.Observed = d.slab.number(d.r, false); vs.Observed == nil {
 				vs.Observed = d.r.ReadTensor(-1)
 			}
 		}

@@ -366,22 +366,39 @@ func TestTooManyObjectsRefusedBeforeReading(t *testing.T) {
 
 // TestValueSlabNumberAsReadTensor: a number field read from the slab is
 // the tensor ReadTensor reads (a number in range), or left to it.
+//
+// With sharing, a number read again (the second pass) gets the tensor of
+// its first reading, whose text is the same: the numbers are equal, the
+// offset of the text is the first reading's, and the reader moves on.
 func TestValueSlabNumberAsReadTensor(t *testing.T) {
 	var s valueSlab
-	for _, text := range []string{`4`, ` -0.5e3`, `1e999`, `0`, `-0`, `[1]`, `"a"`, `null`, `1.5E-7`} {
-		data := []byte(text + `, 2`)
-		r := &jsonread.Reader{Data: data}
-		got := s.number(r)
-		w := &jsonread.Reader{Data: data}
-		want := w.ReadTensor(-1)
-		if got == nil {
-			if r.Pos != 0 || (want.Fault == nil && want.Depth == 0) {
-				t.Errorf("%s: refused (reader at %d); ReadTensor %+v", text, r.Pos, want)
+	first := map[string]*jsonread.Tensor{}
+	for pass, share := range []bool{false, true, true} {
+		for _, text := range []string{`4`, ` -0.5e3`, `1e999`, `0`, `-0`, `[1]`, `"a"`, `null`, `1.5E-7`} {
+			data := []byte(text + `, 2`)
+			r := &jsonread.Reader{Data: data}
+			got := s.number(r, share)
+			if got != nil && share {
+				if f, ok := first[text]; !ok {
+					first[text] = got
+				} else if got != f {
+					t.Errorf("pass %d: %s: a tensor of its own, want the first reading's", pass, text)
+				}
 			}
-			continue
+			w := &jsonread.Reader{Data: data}
+			want := w.ReadTensor(-1)
+			if got == nil {
+				if r.Pos != 0 || (want.Fault == nil && want.Depth == 0) {
+					t.Errorf("%s: refused (reader at %d); ReadTensor %+v", text, r.Pos, want)
+				}
+				continue
+			}
+			if d := cmp.Diff(want.Shape(), got.Shape()); d != "" || !cmp.Equal(want.Data, got.Data) || want.Depth != got.Depth || want.NumAt != got.NumAt || want.Fault != nil || r.Pos != w.Pos {
+				t.Errorf("pass %d: %s: %+v at %d; ReadTensor %+v at %d", pass, text, got, r.Pos, want, w.Pos)
+			}
 		}
-		if d := cmp.Diff(want.Shape(), got.Shape()); d != "" || !cmp.Equal(want.Data, got.Data) || want.Depth != got.Depth || want.NumAt != got.NumAt || want.Fault != nil || r.Pos != w.Pos {
-			t.Errorf("%s: %+v at %d; ReadTensor %+v at %d", text, got, r.Pos, want, w.Pos)
-		}
+	}
+	if len(first) != 5 {
+		t.Errorf("%d numbers shared, want the 5 in range", len(first))
 	}
 }

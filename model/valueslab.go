@@ -13,6 +13,7 @@ type valueSlab struct {
 	tensors []jsonread.Tensor
 	names   []string
 	nums    []float64
+	same    map[string]*jsonread.Tensor // a shared number's tensor by its text
 }
 
 // slabChunk is the number of values of a chunk.
@@ -37,12 +38,21 @@ func (s *valueSlab) name(n string) *string {
 // number reads the number at r as r.ReadTensor(-1) reads a number that is
 // in range (a tensor of depth 0 and one number); for any other value it
 // leaves r where it was and returns nil.
-func (s *valueSlab) number(r *jsonread.Reader) *jsonread.Tensor {
+//
+// With share, a number of the same text as one of the first maxSame that
+// were read with share gets the same tensor: a factor's field repeats
+// (the precision of each of 10^5 written-out factors), and a tensor is
+// read, never written, and what is read of it (its number, its text) is the
+// same for every number of the same text.
+func (s *valueSlab) number(r *jsonread.Reader, share bool) *jsonread.Tensor {
 	start := r.Pos
 	if c := r.Peek(); c != '-' && (c < '0' || c > '9') {
 		return nil
 	}
 	lit := r.ReadNumber()
+	if t, ok := s.same[string(lit)]; share && ok {
+		return t
+	}
 	x, ok := jsonread.Float(lit)
 	if !ok {
 		r.Pos = start
@@ -55,8 +65,17 @@ func (s *valueSlab) number(r *jsonread.Reader) *jsonread.Tensor {
 	n := len(s.nums)
 	t := s.tensor()
 	*t = jsonread.Tensor{Data: s.nums[n-1 : n : n], Src: r.Data, NumAt: r.Pos - len(lit)}
+	if share && len(s.same) < maxSame {
+		if s.same == nil {
+			s.same = map[string]*jsonread.Tensor{}
+		}
+		s.same[string(lit)] = t
+	}
 	return t
 }
+
+// maxSame bounds the numbers whose tensors number shares.
+const maxSame = 64
 
 // vector reads the vector at r, a flat array of finite numbers (an
 // observed array's element: an mvnormal's value, a probability vector),
