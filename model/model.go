@@ -228,7 +228,7 @@ func build(name string, spec *modelJSON, sizes *sizeSet) (*Model, error) {
 				return nil, withFile(name, err)
 			}
 		} else if vs.Observed != nil && fam == expfam.NormalFamily {
-			vals, shape, err := tensorNumbers(vs.Observed, field+".observed")
+			vals, shape, err := observedNumbers(vs.Observed, field)
 			if err != nil {
 				return nil, &Error{File: name, Err: err}
 			}
@@ -249,7 +249,7 @@ func build(name string, spec *modelJSON, sizes *sizeSet) (*Model, error) {
 			if fam != expfam.CategoricalFamily {
 				return nil, fail(field+".observed", "only categorical, normal and mvnormal variables can be observed")
 			}
-			vals, shape, err := tensorNumbers(vs.Observed, field+".observed")
+			vals, shape, err := observedNumbers(vs.Observed, field)
 			if err != nil {
 				return nil, &Error{File: name, Err: err}
 			}
@@ -430,6 +430,16 @@ func kinds() string {
 	}
 	sort.Strings(ks)
 	return strings.Join(ks, ", ")
+}
+
+// observedNumbers is tensorNumbers for the observed value of the variable
+// at field, whose name it makes only for a fault (a written-out file has
+// 10^5 observed values).
+func observedNumbers(t *jsonread.Tensor, field string) ([]float64, []int, error) {
+	if t.Fault == nil {
+		return t.Data, t.Shape(), nil
+	}
+	return tensorNumbers(t, field+".observed")
 }
 
 // checkFactor checks that the factor's node is known and that it sets no
