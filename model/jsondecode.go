@@ -314,6 +314,16 @@ func (d *decoder) object(field string, fields []string, f func(k int) error) err
 		}
 		return -1
 	}
+	// indexRaw is index of the key whose text is raw: a key written as
+	// its field is found without making a string of it.
+	indexRaw := func(raw []byte) int {
+		for j, name := range fields {
+			if string(raw) == name {
+				return j
+			}
+		}
+		return index(jsonread.Key(raw))
+	}
 	duplicate := func(key string, at int) error {
 		quoted := strconv.Quote(shorten(key))
 		if field == "" {
@@ -321,9 +331,10 @@ func (d *decoder) object(field string, fields []string, f func(k int) error) err
 		}
 		return d.fail(field, "duplicate key %s", quoted)
 	}
-	return d.r.Object(func(key string, at int) error {
-		k := index(key)
+	return d.r.ObjectRaw(func(raw []byte, at int) error {
+		k := indexRaw(raw)
 		if k < 0 {
+			key := jsonread.Key(raw)
 			list := strings.Join(fields, ", ")
 			if field == "" {
 				// The fields of arrays and loops come after the list that
@@ -333,7 +344,7 @@ func (d *decoder) object(field string, fields []string, f func(k int) error) err
 			return d.fail(join(field, strings.Trim(strconv.Quote(shorten(key)), `"`)), "unknown field (fields: %s)", list)
 		}
 		if seen[k] {
-			return duplicate(key, at)
+			return duplicate(jsonread.Key(raw), at)
 		}
 		seen[k] = true
 		start := jsonread.Space(d.r.Data, d.r.Pos)

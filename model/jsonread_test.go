@@ -154,6 +154,11 @@ func TestParseDuplicateKeys(t *testing.T) {
 		{"variable, other case", `{"variables": [{"name": "s", "Name": "t", "family": "categorical", "shape": [2]}]}`, "variables[0]", `duplicate key "Name"`},
 		{"factor", `{"variables": [` + v + `], "factors": [{"node": "categorical", "out": "s", "p": [0.5, 0.5], "p": "s"}]}`, "factors[0]", `duplicate key "p"`},
 		{"settings", `{"variables": [` + v + `], "settings": {"iterations": 5, "iterations": 6}}`, "settings", `duplicate key "iterations"`},
+		// A key with escapes is its decoded text (the error quotes that),
+		// matched as any other key.
+		{"escaped", `{"variables": [{"n\u0061me": "s", "name": "t", "family": "categorical", "shape": [2]}]}`, "variables[0]", `duplicate key "name"`},
+		{"escaped, other case", `{"variables": [` + v + `], "factors": [{"node": "categorical", "out": "s", "p": [0.5, 0.5], "\u0050": "s"}]}`, "factors[0]", `duplicate key "P"`},
+		{"escaped, unknown", `{"variables": [{"n\u0061mes": "s"}]}`, "variables[0].names", `unknown field (fields: name, family, shape, observed, size, dim)`},
 	} {
 		_, err := Parse("m.json", []byte(tc.json))
 		var me *Error

@@ -505,9 +505,13 @@ func buildFactor(g *ffg.Graph, fs factorSpec, field string, sumProduct bool, env
 	var f ffg.Factor
 	// AddFactor copies the variables: a loop's factors share one buffer.
 	var vars []*ffg.Variable
-	if env != nil {
+	switch {
+	case env != nil:
 		vars = env.vars[:0]
 		defer func() { env.vars = vars[:0] }()
+	case nc != nil:
+		vars = nc.vars[:0]
+		defer func() { nc.vars = vars[:0] }()
 	}
 	vars = append(vars, out)
 	switch fs.Node {

@@ -263,6 +263,8 @@ func normalFactor(fs factorSpec, field string, out *ffg.Variable, dst []*ffg.Var
 type normalCache struct {
 	entries [2]normalEntry
 	next    int // the entry the next put replaces
+
+	vars []*ffg.Variable // buildFactor's buffer of a factor's variables, which AddFactor copies
 }
 
 type normalEntry struct {

@@ -114,11 +114,11 @@ func (m *Model) WriteOutput(w io.Writer, res *schedule.Result) error {
 			array *ArrayVariable
 		}
 		arrays := m.Arrays()
-		n := len(m.Variables) // an array's elements are one entry
+		count := len(m.Variables) // an array's elements are one entry
 		for _, a := range arrays {
-			n -= len(a.Elements) - 1
+			count -= len(a.Elements) - 1
 		}
-		entries := make([]entry, 0, max(n, 0))
+		entries := make([]entry, 0, max(count, 0))
 		for i, a := 0, 0; i < len(m.Variables) || a < len(arrays); {
 			if a < len(arrays) && arrays[a].First <= i {
 				if arrays[a].Listed() {
@@ -134,17 +134,17 @@ func (m *Model) WriteOutput(w io.Writer, res *schedule.Result) error {
 			i++
 		}
 		slices.SortFunc(entries, func(x, y entry) int { return strings.Compare(x.name, y.name) })
+		var n expfam.Normal // a scalar posterior's numbers, written before the next
+		var g expfam.Gamma
 		for i, e := range entries {
 			j.key(i, e.name)
 			if e.array == nil {
-				p := PosteriorOf(e.v)
+				p := posteriorOf(e.v, &n, &g)
 				j.posterior(&p)
 				j.flush(false)
 				continue
 			}
 			k := 0
-			var n expfam.Normal
-			var g expfam.Gamma
 			j.nested(e.array.Size, func() {
 				switch v := e.array.Elements[k]; {
 				case v.Observed():

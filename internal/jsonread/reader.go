@@ -71,12 +71,18 @@ func (r *Reader) ReadString() string {
 	if end-start < 2 {
 		return ""
 	}
-	body := r.Data[start+1 : end-1]
-	if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
-		return string(body)
+	return Key(r.Data[start+1 : end-1])
+}
+
+// Key returns the string whose text between its quotes is raw, decoded as
+// ReadString decodes it.
+func Key(raw []byte) string {
+	if bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
+		return string(raw)
 	}
 	var s string
-	_ = json.Unmarshal(r.Data[start:end], &s)
+	q := make([]byte, 0, len(raw)+2)
+	_ = json.Unmarshal(append(append(append(q, '"'), raw...), '"'), &s)
 	return s
 }
 
@@ -84,6 +90,13 @@ func (r *Reader) ReadString() string {
 // offset) and the reader at the key's value, which f must read or skip.
 // It stops at f's first error.
 func (r *Reader) Object(f func(key string, at int) error) error {
+	return r.ObjectRaw(func(raw []byte, at int) error { return f(Key(raw), at) })
+}
+
+// ObjectRaw is Object with each key's text as written between its quotes
+// (escapes not decoded; Key decodes it), so that a reader that matches the
+// keys against names it knows makes no string of them.
+func (r *Reader) ObjectRaw(f func(raw []byte, at int) error) error {
 	if r.Peek() != '{' {
 		return ErrOutOfStep
 	}
@@ -94,12 +107,17 @@ func (r *Reader) Object(f func(key string, at int) error) error {
 	}
 	for {
 		at := Space(r.Data, r.Pos)
-		key := r.ReadString()
+		end := stringEnd(r.Data, at)
+		var raw []byte // "" for a text that ends early, as ReadString reads it
+		if end-at >= 2 {
+			raw = r.Data[at+1 : end-1]
+		}
+		r.Pos = end
 		if r.Peek() != ':' {
 			return ErrOutOfStep
 		}
 		r.Pos++
-		if err := f(key, at); err != nil {
+		if err := f(raw, at); err != nil {
 			return err
 		}
 		switch r.Peek() {
