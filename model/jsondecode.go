@@ -424,7 +424,6 @@ func (d *decoder) null() bool {
 	return false
 }
 
-// str reads a string field (null is "").
 // strOf is str of the field key of field, the name made only for an
 // error (a long file reads a few names in each of its items).
 func (d *decoder) strOf(field, key string) (string, error) {
@@ -457,6 +456,7 @@ func (d *decoder) word(field, key string) (string, error) {
 	return w, nil
 }
 
+// str reads a string field (null is "").
 func (d *decoder) str(field string) (string, error) {
 	switch d.r.Peek() {
 	case '"':
