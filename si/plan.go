@@ -43,7 +43,9 @@ type Result struct {
 	// Reused counts the values of a (belief, remaining depth) pair taken
 	// from the memo instead of being computed again.
 	Reused int
-	// Branches is the number of (action, outcome) branches created.
+	// Branches is the number of (action, outcome) branches, over every
+	// expanded action of every node branched (actions that predict the
+	// same belief share their branches, counted at each).
 	Branches int
 	// Capped counts the actions whose outcomes exceeded
 	// Options.MaxBranches (the most probable were kept, renormalised).
@@ -126,6 +128,7 @@ type Planner struct {
 	br         brancher
 
 	nodes, reused, capped int
+	branches              int // (action, outcome) branches, shared ones counted at every action
 	checkEvery            int // nodes between two looks at ctx
 	ctx                   context.Context
 
@@ -302,7 +305,7 @@ func (p *Planner) Plan(ctx context.Context, qs []float64) (*Result, error) {
 		return nil, apiError(err)
 	}
 	res.Truncated = truncated
-	res.Nodes, res.Reused, res.Capped, res.Branches = p.nodes, p.reused, p.capped, len(p.oprob)
+	res.Nodes, res.Reused, res.Capped, res.Branches = p.nodes, p.reused, p.capped, p.branches
 	p.ctx = nil
 	p.root, p.depth, p.planned = root, depth, true
 	return res, nil
@@ -320,7 +323,7 @@ func (p *Planner) reset(ctx context.Context) {
 	p.predOf, p.qloc = p.predOf[:0], p.qloc[:0]
 	p.kept, p.olo, p.ohi = p.kept[:0], p.olo[:0], p.ohi[:0]
 	p.oprob, p.ochild, p.oobs = p.oprob[:0], p.ochild[:0], p.oobs[:0]
-	p.nodes, p.reused, p.capped = 0, 0, 0
+	p.nodes, p.reused, p.capped, p.branches = 0, 0, 0, 0
 	p.steps.reset()
 }
 
@@ -558,7 +561,18 @@ func (p *Planner) branch(id int32) error {
 		if !p.kept[base+u] {
 			continue
 		}
-		if e := p.predOf[base+u]; e >= 0 {
+		e := p.predOf[base+u]
+		if e >= 0 {
+			if r := p.steps.branches[e]; r[0] >= 0 {
+				// Another action, of this node or another, predicted the
+				// same belief: the same outcomes and posteriors.
+				p.olo[base+u], p.ohi[base+u] = r[0], r[1]
+				p.branches += int(r[1] - r[0])
+				if p.steps.capped[e] {
+					p.capped++
+				}
+				continue
+			}
 			p.steps.load(p, e)
 		} else {
 			p.propagate(p.belief(id), p.nonZero(id), u)
@@ -582,6 +596,11 @@ func (p *Planner) branch(id int32) error {
 			return fmt.Errorf("si: more than %d branches", math.MaxInt32)
 		}
 		p.olo[base+u], p.ohi[base+u] = int32(lo), int32(len(p.oprob))
+		p.branches += len(p.oprob) - lo
+		if e >= 0 {
+			p.steps.branches[e] = [2]int32{int32(lo), int32(len(p.oprob))}
+			p.steps.capped[e] = capped
+		}
 	}
 	p.stage[id] = branched
 	return nil
