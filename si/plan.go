@@ -732,13 +732,15 @@ func softmax(q, g []float64, kept []bool, gamma float64) error {
 		if kept[u] {
 			q[u] = 1 // the most probable: exp(0) = 1 exactly
 			if d := -gamma*x - mx; d != 0 {
-				q[u] = math.Exp(d)
+				q[u] = expNeg(d)
 			}
 			z += q[u]
 		}
 	}
+	// Times 1/z: within an ulp of the quotient, and z >= 1.
+	inv := 1 / z
 	for u := range q {
-		q[u] /= z
+		q[u] *= inv
 	}
 	return nil
 }
