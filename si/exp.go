@@ -30,11 +30,14 @@ func expNeg(x float64) float64 {
 	k := int64(math.Float64bits(kd)&(1<<52-1)) - 1<<51
 	kd -= shift
 	r := (x - kd*ln2NHi) - kd*ln2NLo
-	t := expTab[k&(expN-1)]
-	p := r * (1 + r*(0.5+r*(1.0/6+r*(1.0/24+r*(1.0/120)))))
-	// k >= −130,750, so k div N >= −1022: 2^(k div N) is normal.
-	s := math.Float64frombits(uint64(k>>expBits+1023) << 52)
-	return s * (t + t*p)
+	// k >= −130,750, so k div N >= −1022: 2^(k div N) is normal, and the
+	// product with the table's entry is exact.
+	st := math.Float64frombits(uint64(k>>expBits+1023)<<52) * expTab[k&(expN-1)]
+	// e^r − 1 in two halves computed side by side (the search waits on
+	// every exponential, so the chain's length is its cost).
+	r2 := r * r
+	p := (r + r2*(0.5+r*(1.0/6))) + r2*r2*(1.0/24+r*(1.0/120))
+	return st + st*p
 }
 
 const (

@@ -57,3 +57,22 @@ func BenchmarkExpNeg(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkExpNegLatency chains the calls, as the search does (each
+// softmax waits on the values below it).
+func BenchmarkExpNegLatency(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		f    func(float64) float64
+	}{{"expNeg", expNeg}, {"math.Exp", math.Exp}} {
+		b.Run(c.name, func(b *testing.B) {
+			x := -0.5
+			for b.Loop() {
+				x = -c.f(x) - 0.25
+			}
+			if x > 0 {
+				b.Fatal(x)
+			}
+		})
+	}
+}
