@@ -448,11 +448,24 @@ func sameBits(a, b []float64) bool {
 // (ascending) and the non-zero entries of B, and sets p.psup to its
 // support.
 func (p *Planner) propagate(prev []float64, nz []int32, u int) {
+	p.propagateFrom(prev, nz, u, -1)
+}
+
+// propagateFrom is propagate when p.pred and p.psup hold B_last prev
+// (last >= 0, the same prev and nz): the factors whose control is the
+// same under u and last keep their prediction (the T-maze's context,
+// which no action moves).
+func (p *Planner) propagateFrom(prev []float64, nz []int32, u, last int) {
 	next := p.pred
 	k0 := 0
 	for fi := range p.facs {
 		f := &p.facs[fi]
 		c := p.ctrl[u*p.nf+fi]
+		if last >= 0 && c == p.ctrl[last*p.nf+fi] {
+			for end := int32(f.off + f.ns); k0 < len(nz) && nz[k0] < end; k0++ {
+			}
+			continue
+		}
 		nx := next[f.off : f.off+f.ns]
 		// next is p.pred, 0 outside its last support.
 		for _, r := range p.psup[fi] {
@@ -509,7 +522,7 @@ func (p *Planner) score(id int32) error {
 	q, nz := p.belief(id), p.nonZero(id)
 	base := int(id) * p.nu
 	for u := range p.nu {
-		p.propagate(q, nz, u)
+		p.propagateFrom(q, nz, u, u-1)
 		e, r, a, n := p.stepCost()
 		p.predOf[base+u] = e
 		p.risk[base+u], p.amb[base+u], p.nov[base+u] = r, a, n
