@@ -633,7 +633,7 @@ func (p *Planner) value(id int32, r int) (float64, error) {
 	if err := p.actionValues(id, r, g); err != nil {
 		return 0, err
 	}
-	v, err := p.combine(id, r, g, q)
+	v, err := p.combine(id, r, g, q, false)
 	if err != nil {
 		return 0, err
 	}
@@ -679,22 +679,35 @@ func (p *Planner) actionValues(id int32, r int, g []float64) error {
 }
 
 // combine sets q = σ(−γ g) over node id's expanded actions, r steps from
-// the horizon, and returns Σ_u q[u] g[u].
-func (p *Planner) combine(id int32, r int, g, q []float64) (float64, error) {
+// the horizon, and returns Σ_u q[u] g[u]. Without probs, q is scratch
+// (σ's weights before they are divided by their sum) and the value is
+// that sum of weights times g divided once by their total.
+func (p *Planner) combine(id int32, r int, g, q []float64, probs bool) (float64, error) {
 	base := int(id) * p.nu
 	kept := p.kept[base : base+p.nu]
+	z := 1.0
 	if r == 1 && p.o.PruneActions > 0 && !slices.Contains(kept, false) {
 		// One step from the horizon g is G_local, and with every action
 		// kept σ is the one score computed to prune.
 		copy(q, p.qloc[base:base+p.nu])
-	} else if err := softmax(q, g, kept, p.o.Gamma); err != nil {
-		return 0, err
+	} else {
+		var err error
+		if z, err = weights(q, g, kept, p.o.Gamma); err != nil {
+			return 0, err
+		}
+		if probs {
+			normalise(q, z)
+			z = 1
+		}
 	}
 	v := 0.0
 	for u, x := range q {
 		if x > 0 {
 			v += x * g[u]
 		}
+	}
+	if z != 1 {
+		v /= z
 	}
 	return v, nil
 }
@@ -704,6 +717,30 @@ func (p *Planner) combine(id int32, r int, g, q []float64) (float64, error) {
 // when every kept action is +Inf they tie (the limit M → ∞ of σ(−γ min(g,
 // M)), the rule of aci's policy posterior).
 func softmax(q, g []float64, kept []bool, gamma float64) error {
+	z, err := weights(q, g, kept, gamma)
+	if err != nil {
+		return err
+	}
+	normalise(q, z)
+	return nil
+}
+
+// normalise sets q to q/z, as q times 1/z (within an ulp of the quotient).
+func normalise(q []float64, z float64) {
+	if z == 1 {
+		return
+	}
+	inv := 1 / z
+	for u := range q {
+		q[u] *= inv
+	}
+}
+
+// weights sets q[u] to σ(−γ g)(u) times their sum z, which it returns:
+// exp(−γ g[u] − max) over the kept actions (1 for the most probable, z >=
+// 1), 1 at each of the n kept actions when all are +Inf (z = n), 1 at a
+// lone finite kept action (z = 1); 0 for the others.
+func weights(q, g []float64, kept []bool, gamma float64) (float64, error) {
 	mx := math.Inf(-1)
 	n := 0
 	for u, x := range g {
@@ -711,7 +748,7 @@ func softmax(q, g []float64, kept []bool, gamma float64) error {
 			continue
 		}
 		if math.IsNaN(x) {
-			return errors.New("si: expected free energy NaN")
+			return 0, errors.New("si: expected free energy NaN")
 		}
 		n++
 		// The largest exponent; NaN is out, and where ±0 tie either is
@@ -720,24 +757,16 @@ func softmax(q, g []float64, kept []bool, gamma float64) error {
 			mx = v
 		}
 	}
-	if n == 1 && !math.IsInf(mx, 0) {
-		// One finite action: σ is 1 there (exp(0) = 1 exactly), 0 elsewhere.
+	if n == 1 && !math.IsInf(mx, 0) || math.IsInf(mx, -1) {
+		// One finite action: σ is 1 there (exp(0) = 1 exactly), 0
+		// elsewhere. Every kept action +Inf: 1/n each.
 		for u := range q {
 			q[u] = 0
 			if kept[u] {
 				q[u] = 1
 			}
 		}
-		return nil
-	}
-	if math.IsInf(mx, -1) {
-		for u := range q {
-			q[u] = 0
-			if kept[u] {
-				q[u] = 1 / float64(n)
-			}
-		}
-		return nil
+		return float64(n), nil
 	}
 	z := 0.0
 	for u, x := range g {
@@ -750,12 +779,7 @@ func softmax(q, g []float64, kept []bool, gamma float64) error {
 			z += q[u]
 		}
 	}
-	// Times 1/z: within an ulp of the quotient, and z >= 1.
-	inv := 1 / z
-	for u := range q {
-		q[u] *= inv
-	}
-	return nil
+	return z, nil
 }
 
 // rootResult assembles the result at depth d from the memo.
@@ -769,7 +793,7 @@ func (p *Planner) rootResult(root int32, d int) (*Result, error) {
 	if err := p.actionValues(root, d, res.G); err != nil {
 		return nil, err
 	}
-	v, err := p.combine(root, d, res.G, res.ActionProbs)
+	v, err := p.combine(root, d, res.G, res.ActionProbs, true)
 	if err != nil {
 		return nil, err
 	}
