@@ -785,10 +785,17 @@ func weights(q, g []float64, kept []bool, gamma float64) (float64, error) {
 // rootResult assembles the result at depth d from the memo.
 func (p *Planner) rootResult(root int32, d int) (*Result, error) {
 	nu := p.nu
+	// The five (six with novelty) vectors in one array, each capped at
+	// its end so that an append copies it.
+	k := 5
+	if p.w != nil {
+		k = 6
+	}
+	f := make([]float64, k*nu)
+	vec := func(i int) []float64 { return f[i*nu : (i+1)*nu : (i+1)*nu] }
 	res := &Result{
-		G: make([]float64, nu), ActionProbs: make([]float64, nu), Expanded: make([]bool, nu),
-		Local: make([]float64, nu), Risk: make([]float64, nu), Ambiguity: make([]float64, nu),
-		Depth: d,
+		G: vec(0), ActionProbs: vec(1), Local: vec(2), Risk: vec(3), Ambiguity: vec(4),
+		Expanded: make([]bool, nu), Depth: d,
 	}
 	if err := p.actionValues(root, d, res.G); err != nil {
 		return nil, err
@@ -804,7 +811,8 @@ func (p *Planner) rootResult(root int32, d int) (*Result, error) {
 	copy(res.Risk, p.risk[base:base+nu])
 	copy(res.Ambiguity, p.amb[base:base+nu])
 	if p.w != nil {
-		res.Novelty = append([]float64(nil), p.nov[base:base+nu]...)
+		res.Novelty = vec(5)
+		copy(res.Novelty, p.nov[base:base+nu])
 	}
 	return res, nil
 }
