@@ -649,10 +649,12 @@ func (p *Planner) value(id int32, r int) (float64, error) {
 // actionValues sets g[u] = G(u | q) for node id with r steps to the
 // horizon: +Inf for an action not expanded.
 func (p *Planner) actionValues(id int32, r int, g []float64) error {
-	if err := p.score(id); err != nil {
-		return err
+	if p.stage[id] < scored {
+		if err := p.score(id); err != nil {
+			return err
+		}
 	}
-	if r >= 2 {
+	if r >= 2 && p.stage[id] < branched {
 		if err := p.branch(id); err != nil {
 			return err
 		}
@@ -666,9 +668,18 @@ func (p *Planner) actionValues(id int32, r int, g []float64) error {
 		x := p.local[base+u]
 		if r >= 2 {
 			for k := p.olo[base+u]; k < p.ohi[base+u]; k++ {
-				v, err := p.value(p.ochild[k], r-1)
-				if err != nil {
-					return err
+				// The memo looked at here, value's first step, without
+				// the call.
+				c := p.ochild[k]
+				var v float64
+				if vs := p.vals[c]; r-1 < len(vs) && !math.IsNaN(vs[r-1]) {
+					p.reused++
+					v = vs[r-1]
+				} else {
+					var err error
+					if v, err = p.value(c, r-1); err != nil {
+						return err
+					}
 				}
 				x += p.oprob[k] * v
 			}
