@@ -599,8 +599,15 @@ func (p *Planner) branch(id int32) error {
 		for _, lf := range p.br.leaves {
 			total += lf.prob
 		}
-		for _, lf := range p.br.leaves {
-			child := p.intern(p.br.posterior(lf.slot), p.br.nonZero(p, lf.slot))
+		for i, lf := range p.br.leaves {
+			var child int32
+			if i > 0 && p.br.n == 1 {
+				// One joint state predicted: every outcome's posterior is
+				// that state's marginals, each x/x = 1, the same bits.
+				child = p.ochild[len(p.ochild)-1]
+			} else {
+				child = p.intern(p.br.posterior(lf.slot), p.br.nonZero(p, lf.slot))
+			}
 			p.oprob = append(p.oprob, lf.prob/total)
 			p.ochild = append(p.ochild, child)
 			p.oobs = append(p.oobs, int32(lf.obs))
