@@ -27,7 +27,7 @@ func TestExpNeg(t *testing.T) {
 	if worst > 4.5e-16 {
 		t.Errorf("expNeg within %.3g of math.Exp (relative), want within 4.5e-16", worst)
 	}
-	for _, x := range []float64{0, -0.0, -1e-300, -708, -709, -745, -746, -1000, math.Inf(-1), 1, math.NaN()} {
+	for _, x := range []float64{0, math.Copysign(0, -1), -1e-300, -708, -709, -745, -746, -1000, math.Inf(-1), 1, math.NaN()} {
 		got, want := expNeg(x), math.Exp(x)
 		if !(got == want || math.IsNaN(got) && math.IsNaN(want)) {
 			t.Errorf("expNeg(%v) = %v, want math.Exp's %v", x, got, want)
