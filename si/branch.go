@@ -18,6 +18,7 @@ type brancher struct {
 	marg  [][]float64 // per modality: Q(o_m), for Marginal
 	supp  [][]int32   // per factor: the states of positive probability
 	emit  [][]int32   // per modality: emitted's list
+	outs  [][]int32   // per modality: the outcomes walk tries (emitted, once per support)
 	nz    []int32     // nonZero's list
 	idx   []int
 	order int
@@ -69,6 +70,7 @@ func (b *brancher) init(p *Planner) {
 	}
 	b.supp = make([][]int32, p.nf)
 	b.emit = make([][]int32, p.nm)
+	b.outs = make([][]int32, p.nm)
 	b.idx = make([]int, p.nf)
 }
 
@@ -128,6 +130,9 @@ func (b *brancher) support(p *Planner, pred []float64) {
 // MaxBranches cut some.
 func (b *brancher) enumerate(p *Planner, pred []float64) bool {
 	b.support(p, pred)
+	for mi := range p.mods {
+		b.outs[mi] = b.emitted(p, mi)
+	}
 	b.leaves = b.leaves[:0]
 	b.order = 0
 	if p.o.Branch == Marginal {
@@ -181,7 +186,7 @@ func (b *brancher) walk(p *Planner, mi int, prob, z float64, obs int) bool {
 	md := &p.mods[mi]
 	cur, nxt := b.lv[mi], b.lv[mi+1]
 	capped := false
-	for _, o32 := range b.emitted(p, mi) {
+	for _, o32 := range b.outs[mi] {
 		o := int(o32)
 		var pr float64
 		if p.o.Branch == Marginal {

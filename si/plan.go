@@ -43,7 +43,9 @@ type Result struct {
 	// Reused counts the values of a (belief, remaining depth) pair taken
 	// from the memo instead of being computed again.
 	Reused int
-	// Branches is the number of (action, outcome) branches created.
+	// Branches is the number of (action, outcome) branches, over every
+	// expanded action of every node branched (actions that predict the
+	// same belief share their branches, counted at each).
 	Branches int
 	// Capped counts the actions whose outcomes exceeded
 	// Options.MaxBranches (the most probable were kept, renormalised).
@@ -126,6 +128,7 @@ type Planner struct {
 	br         brancher
 
 	nodes, reused, capped int
+	branches              int // (action, outcome) branches, shared ones counted at every action
 	checkEvery            int // nodes between two looks at ctx
 	ctx                   context.Context
 
@@ -302,7 +305,7 @@ func (p *Planner) Plan(ctx context.Context, qs []float64) (*Result, error) {
 		return nil, apiError(err)
 	}
 	res.Truncated = truncated
-	res.Nodes, res.Reused, res.Capped, res.Branches = p.nodes, p.reused, p.capped, len(p.oprob)
+	res.Nodes, res.Reused, res.Capped, res.Branches = p.nodes, p.reused, p.capped, p.branches
 	p.ctx = nil
 	p.root, p.depth, p.planned = root, depth, true
 	return res, nil
@@ -320,7 +323,7 @@ func (p *Planner) reset(ctx context.Context) {
 	p.predOf, p.qloc = p.predOf[:0], p.qloc[:0]
 	p.kept, p.olo, p.ohi = p.kept[:0], p.olo[:0], p.ohi[:0]
 	p.oprob, p.ochild, p.oobs = p.oprob[:0], p.ochild[:0], p.oobs[:0]
-	p.nodes, p.reused, p.capped = 0, 0, 0
+	p.nodes, p.reused, p.capped, p.branches = 0, 0, 0, 0
 	p.steps.reset()
 }
 
@@ -445,11 +448,24 @@ func sameBits(a, b []float64) bool {
 // (ascending) and the non-zero entries of B, and sets p.psup to its
 // support.
 func (p *Planner) propagate(prev []float64, nz []int32, u int) {
+	p.propagateFrom(prev, nz, u, -1)
+}
+
+// propagateFrom is propagate when p.pred and p.psup hold B_last prev
+// (last >= 0, the same prev and nz): the factors whose control is the
+// same under u and last keep their prediction (the T-maze's context,
+// which no action moves).
+func (p *Planner) propagateFrom(prev []float64, nz []int32, u, last int) {
 	next := p.pred
 	k0 := 0
 	for fi := range p.facs {
 		f := &p.facs[fi]
 		c := p.ctrl[u*p.nf+fi]
+		if last >= 0 && c == p.ctrl[last*p.nf+fi] {
+			for end := int32(f.off + f.ns); k0 < len(nz) && nz[k0] < end; k0++ {
+			}
+			continue
+		}
 		nx := next[f.off : f.off+f.ns]
 		// next is p.pred, 0 outside its last support.
 		for _, r := range p.psup[fi] {
@@ -506,7 +522,7 @@ func (p *Planner) score(id int32) error {
 	q, nz := p.belief(id), p.nonZero(id)
 	base := int(id) * p.nu
 	for u := range p.nu {
-		p.propagate(q, nz, u)
+		p.propagateFrom(q, nz, u, u-1)
 		e, r, a, n := p.stepCost()
 		p.predOf[base+u] = e
 		p.risk[base+u], p.amb[base+u], p.nov[base+u] = r, a, n
@@ -558,7 +574,18 @@ func (p *Planner) branch(id int32) error {
 		if !p.kept[base+u] {
 			continue
 		}
-		if e := p.predOf[base+u]; e >= 0 {
+		e := p.predOf[base+u]
+		if e >= 0 {
+			if r := p.steps.branches[e]; r[0] >= 0 {
+				// Another action, of this node or another, predicted the
+				// same belief: the same outcomes and posteriors.
+				p.olo[base+u], p.ohi[base+u] = r[0], r[1]
+				p.branches += int(r[1] - r[0])
+				if p.steps.capped[e] {
+					p.capped++
+				}
+				continue
+			}
 			p.steps.load(p, e)
 		} else {
 			p.propagate(p.belief(id), p.nonZero(id), u)
@@ -572,8 +599,15 @@ func (p *Planner) branch(id int32) error {
 		for _, lf := range p.br.leaves {
 			total += lf.prob
 		}
-		for _, lf := range p.br.leaves {
-			child := p.intern(p.br.posterior(lf.slot), p.br.nonZero(p, lf.slot))
+		for i, lf := range p.br.leaves {
+			var child int32
+			if i > 0 && p.br.n == 1 {
+				// One joint state predicted: every outcome's posterior is
+				// that state's marginals, each x/x = 1, the same bits.
+				child = p.ochild[len(p.ochild)-1]
+			} else {
+				child = p.intern(p.br.posterior(lf.slot), p.br.nonZero(p, lf.slot))
+			}
 			p.oprob = append(p.oprob, lf.prob/total)
 			p.ochild = append(p.ochild, child)
 			p.oobs = append(p.oobs, int32(lf.obs))
@@ -582,6 +616,11 @@ func (p *Planner) branch(id int32) error {
 			return fmt.Errorf("si: more than %d branches", math.MaxInt32)
 		}
 		p.olo[base+u], p.ohi[base+u] = int32(lo), int32(len(p.oprob))
+		p.branches += len(p.oprob) - lo
+		if e >= 0 {
+			p.steps.branches[e] = [2]int32{int32(lo), int32(len(p.oprob))}
+			p.steps.capped[e] = capped
+		}
 	}
 	p.stage[id] = branched
 	return nil
@@ -601,7 +640,7 @@ func (p *Planner) value(id int32, r int) (float64, error) {
 	if err := p.actionValues(id, r, g); err != nil {
 		return 0, err
 	}
-	v, err := p.combine(id, r, g, q)
+	v, err := p.combine(id, r, g, q, false)
 	if err != nil {
 		return 0, err
 	}
@@ -617,10 +656,12 @@ func (p *Planner) value(id int32, r int) (float64, error) {
 // actionValues sets g[u] = G(u | q) for node id with r steps to the
 // horizon: +Inf for an action not expanded.
 func (p *Planner) actionValues(id int32, r int, g []float64) error {
-	if err := p.score(id); err != nil {
-		return err
+	if p.stage[id] < scored {
+		if err := p.score(id); err != nil {
+			return err
+		}
 	}
-	if r >= 2 {
+	if r >= 2 && p.stage[id] < branched {
 		if err := p.branch(id); err != nil {
 			return err
 		}
@@ -634,9 +675,18 @@ func (p *Planner) actionValues(id int32, r int, g []float64) error {
 		x := p.local[base+u]
 		if r >= 2 {
 			for k := p.olo[base+u]; k < p.ohi[base+u]; k++ {
-				v, err := p.value(p.ochild[k], r-1)
-				if err != nil {
-					return err
+				// The memo looked at here, value's first step, without
+				// the call.
+				c := p.ochild[k]
+				var v float64
+				if vs := p.vals[c]; r-1 < len(vs) && !math.IsNaN(vs[r-1]) {
+					p.reused++
+					v = vs[r-1]
+				} else {
+					var err error
+					if v, err = p.value(c, r-1); err != nil {
+						return err
+					}
 				}
 				x += p.oprob[k] * v
 			}
@@ -647,22 +697,35 @@ func (p *Planner) actionValues(id int32, r int, g []float64) error {
 }
 
 // combine sets q = σ(−γ g) over node id's expanded actions, r steps from
-// the horizon, and returns Σ_u q[u] g[u].
-func (p *Planner) combine(id int32, r int, g, q []float64) (float64, error) {
+// the horizon, and returns Σ_u q[u] g[u]. Without probs, q is scratch
+// (σ's weights before they are divided by their sum) and the value is
+// that sum of weights times g divided once by their total.
+func (p *Planner) combine(id int32, r int, g, q []float64, probs bool) (float64, error) {
 	base := int(id) * p.nu
 	kept := p.kept[base : base+p.nu]
+	z := 1.0
 	if r == 1 && p.o.PruneActions > 0 && !slices.Contains(kept, false) {
 		// One step from the horizon g is G_local, and with every action
 		// kept σ is the one score computed to prune.
 		copy(q, p.qloc[base:base+p.nu])
-	} else if err := softmax(q, g, kept, p.o.Gamma); err != nil {
-		return 0, err
+	} else {
+		var err error
+		if z, err = weights(q, g, kept, p.o.Gamma); err != nil {
+			return 0, err
+		}
+		if probs {
+			normalise(q, z)
+			z = 1
+		}
 	}
 	v := 0.0
 	for u, x := range q {
 		if x > 0 {
 			v += x * g[u]
 		}
+	}
+	if z != 1 {
+		v /= z
 	}
 	return v, nil
 }
@@ -672,6 +735,30 @@ func (p *Planner) combine(id int32, r int, g, q []float64) (float64, error) {
 // when every kept action is +Inf they tie (the limit M → ∞ of σ(−γ min(g,
 // M)), the rule of aci's policy posterior).
 func softmax(q, g []float64, kept []bool, gamma float64) error {
+	z, err := weights(q, g, kept, gamma)
+	if err != nil {
+		return err
+	}
+	normalise(q, z)
+	return nil
+}
+
+// normalise sets q to q/z, as q times 1/z (within an ulp of the quotient).
+func normalise(q []float64, z float64) {
+	if z == 1 {
+		return
+	}
+	inv := 1 / z
+	for u := range q {
+		q[u] *= inv
+	}
+}
+
+// weights sets q[u] to σ(−γ g)(u) times their sum z, which it returns:
+// exp(−γ g[u] − max) over the kept actions (1 for the most probable, z >=
+// 1), 1 at each of the n kept actions when all are +Inf (z = n), 1 at a
+// lone finite kept action (z = 1); 0 for the others.
+func weights(q, g []float64, kept []bool, gamma float64) (float64, error) {
 	mx := math.Inf(-1)
 	n := 0
 	for u, x := range g {
@@ -679,7 +766,7 @@ func softmax(q, g []float64, kept []bool, gamma float64) error {
 			continue
 		}
 		if math.IsNaN(x) {
-			return errors.New("si: expected free energy NaN")
+			return 0, errors.New("si: expected free energy NaN")
 		}
 		n++
 		// The largest exponent; NaN is out, and where ±0 tie either is
@@ -688,24 +775,16 @@ func softmax(q, g []float64, kept []bool, gamma float64) error {
 			mx = v
 		}
 	}
-	if n == 1 && !math.IsInf(mx, 0) {
-		// One finite action: σ is 1 there (exp(0) = 1 exactly), 0 elsewhere.
+	if n == 1 && !math.IsInf(mx, 0) || math.IsInf(mx, -1) {
+		// One finite action: σ is 1 there (exp(0) = 1 exactly), 0
+		// elsewhere. Every kept action +Inf: 1/n each.
 		for u := range q {
 			q[u] = 0
 			if kept[u] {
 				q[u] = 1
 			}
 		}
-		return nil
-	}
-	if math.IsInf(mx, -1) {
-		for u := range q {
-			q[u] = 0
-			if kept[u] {
-				q[u] = 1 / float64(n)
-			}
-		}
-		return nil
+		return float64(n), nil
 	}
 	z := 0.0
 	for u, x := range g {
@@ -713,29 +792,33 @@ func softmax(q, g []float64, kept []bool, gamma float64) error {
 		if kept[u] {
 			q[u] = 1 // the most probable: exp(0) = 1 exactly
 			if d := -gamma*x - mx; d != 0 {
-				q[u] = math.Exp(d)
+				q[u] = expNeg(d)
 			}
 			z += q[u]
 		}
 	}
-	for u := range q {
-		q[u] /= z
-	}
-	return nil
+	return z, nil
 }
 
 // rootResult assembles the result at depth d from the memo.
 func (p *Planner) rootResult(root int32, d int) (*Result, error) {
 	nu := p.nu
+	// The five (six with novelty) vectors in one array, each capped at
+	// its end so that an append copies it.
+	k := 5
+	if p.w != nil {
+		k = 6
+	}
+	f := make([]float64, k*nu)
+	vec := func(i int) []float64 { return f[i*nu : (i+1)*nu : (i+1)*nu] }
 	res := &Result{
-		G: make([]float64, nu), ActionProbs: make([]float64, nu), Expanded: make([]bool, nu),
-		Local: make([]float64, nu), Risk: make([]float64, nu), Ambiguity: make([]float64, nu),
-		Depth: d,
+		G: vec(0), ActionProbs: vec(1), Local: vec(2), Risk: vec(3), Ambiguity: vec(4),
+		Expanded: make([]bool, nu), Depth: d,
 	}
 	if err := p.actionValues(root, d, res.G); err != nil {
 		return nil, err
 	}
-	v, err := p.combine(root, d, res.G, res.ActionProbs)
+	v, err := p.combine(root, d, res.G, res.ActionProbs, true)
 	if err != nil {
 		return nil, err
 	}
@@ -746,7 +829,8 @@ func (p *Planner) rootResult(root int32, d int) (*Result, error) {
 	copy(res.Risk, p.risk[base:base+nu])
 	copy(res.Ambiguity, p.amb[base:base+nu])
 	if p.w != nil {
-		res.Novelty = append([]float64(nil), p.nov[base:base+nu]...)
+		res.Novelty = vec(5)
+		copy(res.Novelty, p.nov[base:base+nu])
 	}
 	return res, nil
 }

@@ -19,6 +19,13 @@ type stepCache struct {
 	pos   []int32   // their positions, ascending
 	val   []float64 // their values
 	cost  [][3]float64
+	// The branches of the entry's prediction once a node has branched on
+	// it: [olo, ohi) of the planner's branch tables (-1, -1 before), and
+	// whether MaxBranches cut them. The outcomes and posteriors after an
+	// action depend only on its predicted belief, so every other action
+	// predicting the same belief takes them as they are.
+	branches [][2]int32
+	capped   []bool
 	// The cache keeps at most factor times the entries of the belief
 	// table (NewPlanner sets it to 2; a test, to 0).
 	factor int
@@ -27,6 +34,7 @@ type stepCache struct {
 func (c *stepCache) reset() {
 	c.heads.reset()
 	c.chain, c.cost = c.chain[:0], c.cost[:0]
+	c.branches, c.capped = c.branches[:0], c.capped[:0]
 	c.lo, c.pos, c.val = append(c.lo[:0], 0), c.pos[:0], c.val[:0]
 }
 
@@ -79,6 +87,8 @@ func (p *Planner) stepCost() (e int32, risk, amb, nov float64) {
 	c.lo = append(c.lo, int32(len(c.pos)))
 	c.chain = append(c.chain, head)
 	c.cost = append(c.cost, [3]float64{risk, amb, nov})
+	c.branches = append(c.branches, [2]int32{-1, -1})
+	c.capped = append(c.capped, false)
 	c.heads.put(h, e)
 	return e, risk, amb, nov
 }
