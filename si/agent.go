@@ -25,6 +25,8 @@ type Agent struct {
 	model   *pomdp.Model // the model the planner plans with
 	inTrial bool
 	last    *Result
+	kept    *Result   // DecideInto's result, reused
+	qs      []float64 // the belief a search starts from, reused
 }
 
 var (
@@ -104,31 +106,78 @@ func (a *Agent) Choose(dst, base []float64) ([]float64, error) {
 // "novelty" (with Options.Novelty) and "q_u" (Q); its Detail the *Result.
 // A nil rng is an error, whatever the choice rule (as aci's and btai's).
 func (a *Agent) Decide(ctx context.Context, rng *rand.Rand) (*agent.Decision, error) {
+	d := new(agent.Decision)
+	if err := a.decide(ctx, rng, new(Result), d); err != nil {
+		return nil, apiError(err)
+	}
+	return d, nil
+}
+
+// DecideInto is Decide written into d, reusing its slices, and into a
+// Result the agent keeps (d.Detail, overwritten by the next DecideInto):
+// the same decision, bit for bit (agent.Reuser). With a model that learns
+// nothing it allocates nothing; a learning agent makes a planner for each
+// trial's expected model, as Decide does.
+func (a *Agent) DecideInto(ctx context.Context, rng *rand.Rand, d *agent.Decision) error {
+	if d == nil {
+		return errors.New("si: DecideInto: nil decision")
+	}
+	if a.kept == nil {
+		a.kept = new(Result)
+	}
+	return apiError(a.decide(ctx, rng, a.kept, d))
+}
+
+var _ agent.Reuser = (*Agent)(nil)
+
+// decide plans into res and writes the decision into d, reusing d's
+// slices.
+func (a *Agent) decide(ctx context.Context, rng *rand.Rand, res *Result, d *agent.Decision) error {
 	if !a.inTrial {
-		return nil, errors.New("si: Decide: no trial in progress (call Reset)")
+		return errors.New("si: Decide: no trial in progress (call Reset)")
 	}
 	if rng == nil {
-		return nil, errors.New("si: Decide with a nil random stream")
+		return errors.New("si: Decide with a nil random stream")
 	}
 	model, err := a.past.ExpectedModel()
 	if err != nil {
-		return nil, apiError(err)
+		return err
 	}
 	if a.planner == nil || model != a.model {
 		if a.planner, err = NewPlanner(model, &a.o); err != nil {
-			return nil, apiError(err)
+			return err
 		}
 		a.model = model
 	}
-	res, err := a.planner.Plan(ctx, a.past.Belief())
-	if err != nil {
-		return nil, apiError(err)
+	a.qs = a.past.BeliefInto(a.qs)
+	if err := a.planner.PlanInto(ctx, a.qs, res); err != nil {
+		return err
 	}
-	probs, err := a.Choose(nil, res.ActionProbs)
+	probs, err := a.Choose(d.Probs[:0], res.ActionProbs)
 	if err != nil {
-		return nil, apiError(err)
+		return err
 	}
-	d := &agent.Decision{Probs: clone(probs), Base: clone(res.ActionProbs), Detail: res}
+	// At α = 1 over joint actions Choose returns the root's distribution
+	// itself, which the next search overwrites: the decision keeps a copy
+	// (a copy onto itself otherwise).
+	probs = append(d.Probs[:0], probs...)
+	vals := d.Values[:0]
+	add := func(name string, x []float64) {
+		if len(vals) < cap(vals) {
+			vals = vals[:len(vals)+1]
+		} else {
+			vals = append(vals, agent.NamedValues{})
+		}
+		vals[len(vals)-1] = agent.NamedValues{Name: name, Values: append(vals[len(vals)-1].Values[:0], x...)}
+	}
+	add("G", res.G)
+	add("risk", res.Risk)
+	add("ambiguity", res.Ambiguity)
+	if res.Novelty != nil {
+		add("novelty", res.Novelty)
+	}
+	add("q_u", res.ActionProbs)
+	*d = agent.Decision{Probs: probs, Base: append(d.Base[:0], res.ActionProbs...), Detail: res, Values: vals}
 	if a.o.Select == SelectSample {
 		d.Action = agent.Sample(rng, d.Probs)
 	} else {
@@ -138,18 +187,9 @@ func (a *Agent) Decide(ctx context.Context, rng *rand.Rand) (*agent.Decision, er
 			}
 		}
 	}
-	d.Values = []agent.NamedValues{
-		{Name: "G", Values: clone(res.G)},
-		{Name: "risk", Values: clone(res.Risk)},
-		{Name: "ambiguity", Values: clone(res.Ambiguity)},
-	}
-	if res.Novelty != nil {
-		d.Values = append(d.Values, agent.NamedValues{Name: "novelty", Values: clone(res.Novelty)})
-	}
-	d.Values = append(d.Values, agent.NamedValues{Name: "q_u", Values: clone(res.ActionProbs)})
 	d.Cost, d.Work, d.Truncated = res.G[d.Action], res.Nodes, res.Truncated
 	a.last = res
-	return d, nil
+	return nil
 }
 
 // Advance records the action taken and the observation that followed,
@@ -208,10 +248,3 @@ func (a *Agent) Tree() (*Tree, error) {
 
 // LastResult returns the result of the last Decide (nil before it).
 func (a *Agent) LastResult() *Result { return a.last }
-
-func clone(x []float64) []float64 {
-	if x == nil {
-		return nil
-	}
-	return append([]float64(nil), x...)
-}

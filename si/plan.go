@@ -267,14 +267,29 @@ func Plan(ctx context.Context, m *pomdp.Model, qs []float64, opts *Options) (*Re
 
 // Plan is the package's Plan with the planner's model and options.
 func (p *Planner) Plan(ctx context.Context, qs []float64) (*Result, error) {
-	if err := pomdp.CheckBelief(p.m, "qs", qs); err != nil {
+	res := new(Result)
+	if err := p.PlanInto(ctx, qs, res); err != nil {
 		return nil, apiError(err)
+	}
+	return res, nil
+}
+
+// PlanInto is Plan written into res, whose vectors it reuses when their
+// capacity suffices (the same numbers, bit for bit): a caller that keeps
+// one Result from one search to the next, as Agent.DecideInto does,
+// searches without allocating. On an error res is left unspecified.
+func (p *Planner) PlanInto(ctx context.Context, qs []float64, res *Result) error {
+	if res == nil {
+		return errors.New("si: PlanInto: nil result")
+	}
+	if err := pomdp.CheckBelief(p.m, "qs", qs); err != nil {
+		return apiError(err)
 	}
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, apiError(err)
+		return apiError(err)
 	}
 	p.reset(ctx)
 	p.planned = false
@@ -296,19 +311,18 @@ func (p *Planner) Plan(ctx context.Context, qs []float64) (*Result, error) {
 				truncated = true
 				break
 			}
-			return nil, apiError(err)
+			return apiError(err)
 		}
 		depth = d
 	}
-	res, err := p.rootResult(root, depth)
-	if err != nil {
-		return nil, apiError(err)
+	if err := p.rootResult(root, depth, res); err != nil {
+		return apiError(err)
 	}
 	res.Truncated = truncated
 	res.Nodes, res.Reused, res.Capped, res.Branches = p.nodes, p.reused, p.capped, p.branches
 	p.ctx = nil
 	p.root, p.depth, p.planned = root, depth, true
-	return res, nil
+	return nil
 }
 
 // reset empties the tables, keeping their memory.
@@ -801,26 +815,38 @@ func weights(q, g []float64, kept []bool, gamma float64) (float64, error) {
 }
 
 // rootResult assembles the result at depth d from the memo.
-func (p *Planner) rootResult(root int32, d int) (*Result, error) {
+func (p *Planner) rootResult(root int32, d int, res *Result) error {
 	nu := p.nu
 	// The five (six with novelty) vectors in one array, each capped at
-	// its end so that an append copies it.
+	// its end so that an append copies it; a result that has them of
+	// this length keeps them.
 	k := 5
 	if p.w != nil {
 		k = 6
 	}
-	f := make([]float64, k*nu)
-	vec := func(i int) []float64 { return f[i*nu : (i+1)*nu : (i+1)*nu] }
-	res := &Result{
-		G: vec(0), ActionProbs: vec(1), Local: vec(2), Risk: vec(3), Ambiguity: vec(4),
-		Expanded: make([]bool, nu), Depth: d,
+	old := *res
+	*res = Result{Depth: d}
+	if len(old.G) == nu && len(old.ActionProbs) == nu && len(old.Local) == nu && len(old.Risk) == nu &&
+		len(old.Ambiguity) == nu && len(old.Expanded) == nu && (k == 5 || len(old.Novelty) == nu) {
+		res.G, res.ActionProbs, res.Local, res.Risk, res.Ambiguity, res.Expanded = old.G, old.ActionProbs, old.Local, old.Risk, old.Ambiguity, old.Expanded
+		res.Novelty = old.Novelty
+		clear(res.G)
+		clear(res.ActionProbs)
+	} else {
+		f := make([]float64, k*nu)
+		vec := func(i int) []float64 { return f[i*nu : (i+1)*nu : (i+1)*nu] }
+		res.G, res.ActionProbs, res.Local, res.Risk, res.Ambiguity = vec(0), vec(1), vec(2), vec(3), vec(4)
+		res.Expanded = make([]bool, nu)
+		if k == 6 {
+			res.Novelty = vec(5)
+		}
 	}
 	if err := p.actionValues(root, d, res.G); err != nil {
-		return nil, err
+		return err
 	}
 	v, err := p.combine(root, d, res.G, res.ActionProbs, true)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	res.Value = v
 	base := int(root) * nu
@@ -829,10 +855,9 @@ func (p *Planner) rootResult(root int32, d int) (*Result, error) {
 	copy(res.Risk, p.risk[base:base+nu])
 	copy(res.Ambiguity, p.amb[base:base+nu])
 	if p.w != nil {
-		res.Novelty = vec(5)
 		copy(res.Novelty, p.nov[base:base+nu])
 	}
-	return res, nil
+	return nil
 }
 
 // obsStride returns the stride of modality i's outcome in the joint

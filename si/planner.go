@@ -214,9 +214,26 @@ func (a strictAgent) Decide(ctx context.Context, rng *rand.Rand) (*agent.Decisio
 	if err != nil {
 		return nil, apiError(err)
 	}
-	if res := a.last; res.Truncated {
-		return nil, apiError(&agent.FlagError{Msg: fmt.Sprintf("--max-nodes %d: the search stopped at depth %d of %d (%d nodes); raise --max-nodes or prune (--prune-outcomes, --prune-actions), so that every choice is scored at the depth asked for",
-			a.o.MaxNodes, res.Depth, a.o.Depth, res.Nodes)})
+	if err := a.cutShort(); err != nil {
+		return nil, apiError(err)
 	}
 	return d, nil
+}
+
+// DecideInto is the agent's DecideInto (agent.Reuser), with the same error
+// as Decide for a search cut short.
+func (a strictAgent) DecideInto(ctx context.Context, rng *rand.Rand, d *agent.Decision) error {
+	if err := a.Agent.DecideInto(ctx, rng, d); err != nil {
+		return apiError(err)
+	}
+	return apiError(a.cutShort())
+}
+
+// cutShort is the error of a last search that the node budget cut short.
+func (a strictAgent) cutShort() error {
+	if res := a.last; res.Truncated {
+		return &agent.FlagError{Msg: fmt.Sprintf("--max-nodes %d: the search stopped at depth %d of %d (%d nodes); raise --max-nodes or prune (--prune-outcomes, --prune-actions), so that every choice is scored at the depth asked for",
+			a.o.MaxNodes, res.Depth, a.o.Depth, res.Nodes)}
+	}
+	return nil
 }
