@@ -250,8 +250,9 @@ func reportNodes(b *testing.B, res *si.Result, p *si.Planner) {
 	b.ReportMetric(perNode/(macs/clockGHz), "x-scalar")
 }
 
-// BenchmarkPlanMazeReuse is the same search with one Planner reused (its
-// tables' memory kept from one step to the next).
+// BenchmarkPlanMazeReuse is the same search with one Planner and one
+// Result reused (PlanInto: the tables' memory and the result's vectors
+// kept from one step to the next, as Agent.DecideInto keeps them).
 func BenchmarkPlanMazeReuse(b *testing.B) {
 	m, qs := mazeRoot(b)
 	p, err := si.NewPlanner(m, mazeOptions(10))
@@ -259,16 +260,17 @@ func BenchmarkPlanMazeReuse(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
-	var res *si.Result
+	res := new(si.Result)
 	for b.Loop() {
-		if res, err = p.Plan(context.Background(), qs); err != nil {
+		if err := p.PlanInto(context.Background(), qs, res); err != nil {
 			b.Fatal(err)
 		}
 	}
 	reportNodes(b, res, p)
 }
 
-// BenchmarkPlanTMaze is the unpruned T-maze at depths 2 to 4 (gamma 3).
+// BenchmarkPlanTMaze is the unpruned T-maze at depths 2 to 4 (gamma 3),
+// one Planner and one Result reused.
 func BenchmarkPlanTMaze(b *testing.B) {
 	for _, depth := range []int{2, 3, 4} {
 		b.Run(fmt.Sprintf("depth%d", depth), func(b *testing.B) {
@@ -282,9 +284,9 @@ func BenchmarkPlanTMaze(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.ReportAllocs()
-			var res *si.Result
+			res := new(si.Result)
 			for b.Loop() {
-				if res, err = p.Plan(context.Background(), qs); err != nil {
+				if err := p.PlanInto(context.Background(), qs, res); err != nil {
 					b.Fatal(err)
 				}
 			}
