@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/arbor-ai/arbor/envs"
+	"github.com/arbor-ai/arbor/internal/fastexp"
 	"github.com/arbor-ai/arbor/pomdp"
 )
 
@@ -39,6 +40,7 @@ func mazeStart(tb testing.TB) (*pomdp.Model, []float64) {
 func BenchmarkMazePlan(b *testing.B) {
 	m, qs := mazeStart(b)
 	ctx := context.Background()
+	fastexp.Init() // the exponential's tables, made once a process: not a plan's allocations
 	for _, T := range []int{7, 8} {
 		for _, jobs := range []int{1, 2} {
 			b.Run(fmt.Sprintf("T=%d/jobs=%d", T, jobs), func(b *testing.B) {

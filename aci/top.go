@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/arbor-ai/arbor/internal/fastexp"
 	"github.com/arbor-ai/arbor/pomdp"
 )
 
@@ -43,7 +44,7 @@ func (l *lse) add(x float64) {
 		l.sum = l.sum*math.Exp(l.max-x) + 1
 		l.max = x
 	case x-l.max > expZero:
-		l.sum += fastExp(x - l.max)
+		l.sum += fastexp.Exp(x - l.max)
 	}
 }
 
@@ -160,6 +161,7 @@ func grow[T any](x []T, n int) []T {
 // rank is TopPolicies for valid arguments, k at most |U|^T, on jobs
 // goroutines.
 func (rk *ranker) rank(ctx context.Context, m *pomdp.Model, qs []float64, horizon, k int, gamma float64, w []float64, jobs int) (*Ranking, error) {
+	fastexp.Init() // the tables of lse.add's exponentials, before the walk's goroutines start
 	n, _ := NumPolicies(m.NumActions(), horizon, math.MaxInt)
 	nu := m.NumActions()
 	stride := n / nu // policies per first action

@@ -239,8 +239,8 @@ func TestCompactTreeStorage(t *testing.T) {
 // TestSoftmaxMatchesExpfam: the planning loop's softmax against
 // expfam.Softmax on random natural parameters (lengths 1 to 40, entries
 // spread over [-40, 40] and over [-800, 0], where exp(x - max) underflows,
-// with some -Inf). The differences: softmax's exponentials (expNonPos)
-// and math.Exp's are up to 2 ulp apart (TestExpNonPos), so the sum z
+// with some -Inf). The differences: softmax's exponentials (fastexp.Exp)
+// and math.Exp's are up to 2 ulp apart (fastexp's TestExp), so the sum z
 // differs by up to 2 ulp relative, plus one rounding; and softmax
 // multiplies by the rounded 1/z where expfam.Softmax divides by z (1.5 ulp
 // at most). Bound: 8 ulp of p (8·2^-52 relative), plus two roundings of

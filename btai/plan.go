@@ -12,6 +12,7 @@ import (
 
 	"github.com/arbor-ai/arbor/expfam"
 	"github.com/arbor-ai/arbor/ffg"
+	"github.com/arbor-ai/arbor/internal/fastexp"
 	"github.com/arbor-ai/arbor/nodes"
 	"github.com/arbor-ai/arbor/pomdp"
 	"github.com/arbor-ai/arbor/schedule"
@@ -705,7 +706,7 @@ func (a *Agent) vmp(qp []float64, u int) error {
 // logZ = m + ln(1 + r): m is the largest entry of eta (at its first index)
 // and r = Σ_(i≠argmax) exp(eta[i] - m), summed in index order, as in
 // expfam.Softmax. Unlike expfam.Softmax it takes the exponentials with
-// expNonPos (within 0.51 ulp of e^x, where math.Exp is within 1.6),
+// fastexp.Exp (within 0.51 ulp of e^x, where math.Exp is within 1.6),
 // multiplies by 1/z instead of dividing by z (each probability within a
 // few roundings of expfam.Softmax's, TestSoftmaxMatchesExpfam) and leaves
 // the logarithm to the caller (vmp takes one per sweep for both
@@ -713,7 +714,7 @@ func (a *Agent) vmp(qp []float64, u int) error {
 // expfam.Softmax returns NaN (no finite maximum, or a NaN entry), leaving
 // dst unspecified.
 func softmax(dst, eta []float64) (m, r float64) {
-	expTables.Do(expInit)
+	fastexp.Init()
 	eta = eta[:len(dst)]
 	m, im := math.Inf(-1), -1
 	for i, x := range eta {
@@ -729,7 +730,7 @@ func softmax(dst, eta []float64) (m, r float64) {
 			dst[i] = 1
 			continue
 		}
-		e := expNonPos(x - m)
+		e := fastexp.Exp(x - m)
 		dst[i] = e
 		r += e
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/arbor-ai/arbor/agent"
+	"github.com/arbor-ai/arbor/internal/fastexp"
 	"github.com/arbor-ai/arbor/pomdp"
 	"github.com/arbor-ai/arbor/si"
 )
@@ -259,6 +260,7 @@ func BenchmarkPlanMazeReuse(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	fastexp.Init() // the exponential's tables, made once a process: not a search's allocations
 	b.ReportAllocs()
 	res := new(si.Result)
 	for b.Loop() {
@@ -283,6 +285,7 @@ func BenchmarkPlanTMaze(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
+			fastexp.Init() // as in BenchmarkPlanMazeReuse
 			b.ReportAllocs()
 			res := new(si.Result)
 			for b.Loop() {

@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/arbor-ai/arbor/internal/fastexp"
 	"github.com/arbor-ai/arbor/pomdp"
 )
 
@@ -800,13 +801,14 @@ func weights(q, g []float64, kept []bool, gamma float64) (float64, error) {
 		}
 		return float64(n), nil
 	}
+	fastexp.Init() // the exponentials' tables, made at the first softmax
 	z := 0.0
 	for u, x := range g {
 		q[u] = 0
 		if kept[u] {
 			q[u] = 1 // the most probable: exp(0) = 1 exactly
 			if d := -gamma*x - mx; d != 0 {
-				q[u] = expNeg(d)
+				q[u] = fastexp.ExpSplit(d)
 			}
 			z += q[u]
 		}
