@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"strings"
 
-	"gonum.org/v1/gonum/diff/fd"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize"
 
@@ -147,7 +146,19 @@ func Subject(ctx context.Context, f agent.Factory, m *pomdp.Model, rec *behaviou
 
 	// The objective of the optimiser: -ln posterior at obj (see
 	// objective below), its memo holding the prior means.
-	negLogPost, grad, fault := objective(ctx, obj, mean, negLogPostAt(ll0, obj.LogPrior(mean)))
+	// With more jobs than starts, and an objective that replays (not the
+	// choice rule alone, whose evaluations take microseconds), the points
+	// of the finite differences are evaluated on the jobs at once.
+	var pool, gradPool *fdPool
+	if set.Jobs > 1 && obj.choice == nil {
+		pool = &fdPool{jobs: set.Jobs,
+			newObj:  func() (*Objective, error) { return NewObjective(f, m, rec, index, &set) },
+			objFunc: func(o *Objective) (func([]float64) float64, *error) { return posterior(ctx, o) }}
+		if set.Restarts == 1 {
+			gradPool = pool
+		}
+	}
+	negLogPost, grad, fault, points := objective(ctx, obj, mean, negLogPostAt(ll0, obj.LogPrior(mean)), gradPool)
 
 	// The starting points: the prior means, then draws of the priors at
 	// twice their SD, in restart order whatever the jobs.
@@ -208,11 +219,12 @@ func Subject(ctx context.Context, f agent.Factory, m *pomdp.Model, rec *behaviou
 	if len(stepped) > 0 {
 		res.Warning = fmt.Sprintf("no Laplace approximation: the likelihood is piecewise constant in %s (the agent's plan changes in steps)", strings.Join(stepped, ", "))
 	} else {
-		res.laplace(negLogPost, bestX, bestF, obj)
+		res.laplace(func(pts [][]float64, out []float64) { points(pool, pts, out) }, bestX, bestF, obj)
 		if *fault != nil {
 			return nil, apiError(*fault)
 		}
 	}
+	obj.evals += pool.evals()
 	res.Evaluations = obj.evals
 	return res, nil
 }
@@ -282,14 +294,15 @@ func minimize(f func([]float64) float64, grad func(g, x []float64), x0 []float64
 	return x, fx, status, err
 }
 
-// laplace computes the Laplace approximation at the MAP x (f: the
-// negative log posterior, fx its value there).
-func (r *Result) laplace(f func([]float64) float64, x []float64, fx float64, obj *Objective) {
+// laplace computes the Laplace approximation at the MAP x, where the
+// negative log posterior is fx, its Hessian by central differences whose
+// points eval evaluates.
+func (r *Result) laplace(eval func(pts [][]float64, out []float64), x []float64, fx float64, obj *Objective) {
 	d := len(x)
-	var h mat.SymDense
-	fd.Hessian(&h, f, x, &fd.Settings{Formula: fd.Central, OriginKnown: true, OriginValue: fx})
+	h := mat.NewSymDense(d, nil)
+	fdHessian(h, x, eval)
 	var eig mat.EigenSym
-	if !eig.Factorize(&h, false) {
+	if !eig.Factorize(h, false) {
 		r.Converged = false
 		r.Reason = "the Hessian of the log posterior at the optimum could not be decomposed"
 		return
@@ -303,7 +316,7 @@ func (r *Result) laplace(f func([]float64) float64, x []float64, fx float64, obj
 		}
 	}
 	var chol mat.Cholesky
-	if !chol.Factorize(&h) {
+	if !chol.Factorize(h) {
 		r.Converged = false
 		r.Reason = "the Hessian of the log posterior at the optimum is numerically singular: no Laplace approximation"
 		return

@@ -44,18 +44,27 @@ func TestSubjectsJobs(t *testing.T) {
 }
 
 // TestSubjectRestartsJobs: one subject's restarts run at once on 2 or 3
-// jobs give the results of 1 job, evaluations included, for α and γ (every
-// evaluation a replay) and for α alone (evaluations from the stored
-// distributions, one replay per worker); Subjects gives one subject all
-// the jobs and twenty subjects one each.
+// jobs, and the points of its finite differences shared among them, give
+// the results of 1 job, evaluations included, for α and γ (every
+// evaluation a replay), for γ alone and for α alone (evaluations from the
+// stored distributions, one replay per worker); Subjects gives one subject
+// all the jobs and twenty subjects one each.
 func TestSubjectRestartsJobs(t *testing.T) {
 	m := loadTMaze(t)
 	fac := tmazeFactory()
 	recs := simulate(t, m, fac, []map[string]float64{{"alpha": 2, "gamma": 4}}, 30, 2, 7)
-	for _, free := range [][]string{{"alpha", "gamma"}, {"alpha"}} {
+	// With one start, the jobs evaluate the points of the gradient's and
+	// the Hessian's finite differences at once (when the agent replays:
+	// alpha and gamma); with four, the restarts run at once and the jobs
+	// then share the Hessian's points.
+	for _, c := range []struct {
+		free     []string
+		restarts int
+	}{{[]string{"alpha", "gamma"}, 4}, {[]string{"alpha"}, 4}, {[]string{"alpha", "gamma"}, 1}, {[]string{"gamma"}, 1}} {
+		free := c.free
 		var got []*fit.Result
 		for _, jobs := range []int{1, 2, 3} {
-			set := &fit.Settings{Free: free, Restarts: 4, Seed: 7, Jobs: jobs}
+			set := &fit.Settings{Free: free, Restarts: c.restarts, Seed: 7, Jobs: jobs}
 			r, err := fit.Subject(context.Background(), fac, m, &recs[0], 0, set)
 			if err != nil {
 				t.Fatal(err)
@@ -64,7 +73,7 @@ func TestSubjectRestartsJobs(t *testing.T) {
 		}
 		for j := 1; j < len(got); j++ {
 			if diff := cmp.Diff(got[0], got[j], cmpopts.EquateNaNs()); diff != "" {
-				t.Errorf("%v: jobs 1 and %d differ (-1 +%d):\n%s", free, j+1, j+1, diff)
+				t.Errorf("%v, %d restarts: jobs 1 and %d differ (-1 +%d):\n%s", free, c.restarts, j+1, j+1, diff)
 			}
 		}
 	}

@@ -8,52 +8,52 @@ import (
 	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/behaviour"
 	"github.com/arbor-ai/arbor/pomdp"
-	"gonum.org/v1/gonum/diff/fd"
 	"gonum.org/v1/gonum/optimize"
 )
 
 // objective returns the function the optimiser minimises on obj, -ln
 // posterior, +Inf where the likelihood is -Inf or NaN or θ leaves the box,
-// and its gradient by forward differences. The last value is kept (its
-// memo starts at x0 with value f0), so that a gradient at a point just
-// evaluated costs d evaluations. The first fault that stops the fit (the
-// context's) is kept in *fault, and the function then returns NaN.
-func objective(ctx context.Context, obj *Objective, x0 []float64, f0 float64) (func([]float64) float64, func(g, x []float64), *error) {
-	fault := new(error)
+// and its gradient by forward differences, whose points pool evaluates
+// (nil: in order on obj). The last value is kept (its memo starts at x0
+// with value f0), so that a gradient at a point just evaluated costs d
+// evaluations. The first fault that stops the fit (the context's) is kept
+// in *fault, and the function then returns NaN.
+//
+// points evaluates the points of a finite difference as negLogPost would
+// one after the other, on the objectives of a pool (nil: in order on obj).
+func objective(ctx context.Context, obj *Objective, x0 []float64, f0 float64, pool *fdPool) (negLogPost func([]float64) float64, grad func(g, x []float64),
+	fault *error, points func(pool *fdPool, pts [][]float64, out []float64)) {
+	raw, fault := posterior(ctx, obj)
 	lastX := append([]float64(nil), x0...)
 	lastF := f0
-	negLogPost := func(x []float64) float64 {
+	negLogPost = func(x []float64) float64 {
 		if *fault != nil {
 			return math.NaN()
 		}
 		if equal(lastX, x) {
 			return lastF
 		}
-		v := math.Inf(1)
-		inBox := true
-		for _, t := range x {
-			if !(math.Abs(t) <= maxTheta) {
-				inBox = false
-			}
-		}
-		if inBox {
-			ll, err := obj.LogLikelihood(ctx, x)
-			switch {
-			case ctx.Err() != nil:
-				*fault = ctx.Err()
-				return math.NaN()
-			case err != nil:
-				// A point the agent refuses (a value at the edge of its
-				// domain in floating point) is outside the feasible set.
-			default:
-				v = negLogPostAt(ll, obj.LogPrior(x))
-			}
+		v := raw(x)
+		if *fault != nil {
+			return math.NaN()
 		}
 		lastX = append(lastX[:0], x...)
 		lastF = v
 		return v
 	}
-	grad := func(g, x []float64) {
+	points = func(pool *fdPool, pts [][]float64, out []float64) {
+		if *fault != nil {
+			for k := range out {
+				out[k] = math.NaN()
+			}
+			return
+		}
+		pool.eval(raw, fault, lastX, lastF, pts, out)
+		if k := len(pts) - 1; k >= 0 && *fault == nil {
+			lastX, lastF = append(lastX[:0], pts[k]...), out[k]
+		}
+	}
+	grad = func(g, x []float64) {
 		f0 := negLogPost(x)
 		if math.IsInf(f0, 1) || math.IsNaN(f0) {
 			for i := range g {
@@ -61,11 +61,38 @@ func objective(ctx context.Context, obj *Objective, x0 []float64, f0 float64) (f
 			}
 			return
 		}
-		fd.Gradient(g, negLogPost, x, &fd.Settings{Formula: fd.Forward, Step: 1e-6, OriginKnown: true, OriginValue: f0})
+		fdGradient(g, x, f0, func(pts [][]float64, out []float64) { points(pool, pts, out) })
 		// The gradient's evaluations moved the memo; restore it.
 		lastX, lastF = append(lastX[:0], x...), f0
 	}
-	return negLogPost, grad, fault
+	return negLogPost, grad, fault, points
+}
+
+// posterior returns -ln posterior on obj without a memo (objective's
+// function evaluates through it), and the fault that stops the fit.
+func posterior(ctx context.Context, obj *Objective) (func([]float64) float64, *error) {
+	fault := new(error)
+	return func(x []float64) float64 {
+		if *fault != nil {
+			return math.NaN()
+		}
+		for _, t := range x {
+			if !(math.Abs(t) <= maxTheta) {
+				return math.Inf(1)
+			}
+		}
+		ll, err := obj.LogLikelihood(ctx, x)
+		switch {
+		case ctx.Err() != nil:
+			*fault = ctx.Err()
+			return math.NaN()
+		case err != nil:
+			// A point the agent refuses (a value at the edge of its
+			// domain in floating point) is outside the feasible set.
+			return math.Inf(1)
+		}
+		return negLogPostAt(ll, obj.LogPrior(x))
+	}, fault
 }
 
 // run is the outcome of one optimisation: its best point (nil when the
@@ -134,7 +161,7 @@ func restarts(ctx context.Context, f agent.Factory, m *pomdp.Model, rec *behavio
 				return run{}, err
 			}
 			wk = &worker{obj: o}
-			wk.nlp, wk.grad, wk.fault = objective(ctx, o, nil, math.NaN())
+			wk.nlp, wk.grad, wk.fault, _ = objective(ctx, o, nil, math.NaN(), nil)
 			workers[w] = wk
 		}
 		return one(wk.nlp, wk.grad, wk.fault, rest[i])
