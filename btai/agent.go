@@ -335,28 +335,65 @@ var _ agent.Agent = (*Agent)(nil)
 // costs and visit counts, its Cost the average cost of the action taken,
 // its Work the planning iterations, and its Detail the *Tree.
 func (a *Agent) Decide(ctx context.Context, rng *rand.Rand) (*agent.Decision, error) {
+	d := new(agent.Decision)
+	if err := a.decide(ctx, rng, d); err != nil {
+		return nil, apiError(err)
+	}
+	return d, nil
+}
+
+// DecideInto is Decide written into d, whose slices it reuses (the same
+// decision, bit for bit; agent.Reuser). Its Detail is the agent's tree, as
+// Decide's is. Planning allocates nothing once its buffers have their
+// sizes, so neither does a decision; growing the past (Advance) does.
+func (a *Agent) DecideInto(ctx context.Context, rng *rand.Rand, d *agent.Decision) error {
+	if d == nil {
+		return errors.New("btai: DecideInto: nil decision")
+	}
+	return apiError(a.decide(ctx, rng, d))
+}
+
+var _ agent.Reuser = (*Agent)(nil)
+
+// decide plans and writes the decision into d, reusing its slices.
+func (a *Agent) decide(ctx context.Context, rng *rand.Rand, d *agent.Decision) error {
 	if a.past == nil {
-		return nil, apiError(errZero)
+		return errZero
 	}
 	if rng == nil {
-		return nil, errors.New("btai: Decide with a nil random stream")
+		return errors.New("btai: Decide with a nil random stream")
 	}
 	saved := a.rng
 	a.rng = rng
 	defer func() { a.rng = saved }()
 	if err := a.Plan(ctx); err != nil {
-		return nil, apiError(err)
+		return err
 	}
-	d := &agent.Decision{Probs: make([]float64, a.nu), Deterministic: a.opts.ActionSelection.Deterministic(), Detail: &a.tree}
+	vals := d.Values
+	if len(vals) != 2 {
+		vals = make([]agent.NamedValues, 2)
+	}
+	probs, costs, visits := zeroed(d.Probs, a.nu), zeroed(vals[0].Values, a.nu), zeroed(vals[1].Values, a.nu)
+	*d = agent.Decision{Probs: probs, Deterministic: a.opts.ActionSelection.Deterministic(), Detail: &a.tree}
 	d.Action = a.tree.SelectAction(a.opts.ActionSelection, *a.opts.ActionPrecision, rng, d.Probs)
-	costs, visits := make([]float64, a.nu), make([]float64, a.nu)
 	for u := range a.nu {
 		n := &a.tree.Nodes[a.tree.Child(0, u)]
 		costs[u], visits[u] = n.Average(), float64(n.Visits)
 	}
-	d.Values = []agent.NamedValues{{Name: "average_cost", Values: costs}, {Name: "visits", Values: visits}}
+	vals[0], vals[1] = agent.NamedValues{Name: "average_cost", Values: costs}, agent.NamedValues{Name: "visits", Values: visits}
+	d.Values = vals
 	d.Cost, d.Work = costs[d.Action], a.opts.Iterations
-	return d, nil
+	return nil
+}
+
+// zeroed returns n zeros in x when its capacity suffices, else new ones.
+func zeroed(x []float64, n int) []float64 {
+	if cap(x) < n {
+		return make([]float64, n)
+	}
+	x = x[:n]
+	clear(x)
+	return x
 }
 
 // AdvanceMixed is Step after an action that is not known (a missed

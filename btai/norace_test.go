@@ -1,0 +1,5 @@
+//go:build !race
+
+package btai_test
+
+const raceEnabled = false
