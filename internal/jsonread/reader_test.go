@@ -96,6 +96,43 @@ func TestOutOfStep(t *testing.T) {
 	}
 }
 
+// TestObjectRawKeys: ObjectRaw gives each key's text as written, its
+// offset and the reader at its value; Key decodes the text as ReadString
+// does (escapes, U+FFFD for an invalid byte), and Object gives the keys
+// decoded.
+func TestObjectRawKeys(t *testing.T) {
+	data := []byte("{\"a\": 1, \"b\\u0063\": [2], \"\": null, \"\xff\": {}}")
+	var raws, keys []string
+	var ats []int
+	r := &Reader{Data: data}
+	if err := r.ObjectRaw(func(raw []byte, at int) error {
+		raws, ats = append(raws, string(raw)), append(ats, at)
+		keys = append(keys, Key(raw))
+		r.Skip()
+		return nil
+	}); err != nil || r.Pos != len(data) {
+		t.Fatalf("ObjectRaw: %v, reader at %d of %d", err, r.Pos, len(data))
+	}
+	wantRaw := []string{"a", "b\\u0063", "", "\xff"}
+	wantKeys := []string{"a", "bc", "", "\ufffd"}
+	wantAt := []int{1, 9, 25, 35} // the offsets of the opening quotes, counted in data
+	for i := range wantRaw {
+		if i >= len(raws) || raws[i] != wantRaw[i] || keys[i] != wantKeys[i] || ats[i] != wantAt[i] {
+			t.Fatalf("keys %q decoded %q at %v, want %q decoded %q at %v", raws, keys, ats, wantRaw, wantKeys, wantAt)
+		}
+	}
+	var decoded []string
+	r = &Reader{Data: data}
+	if err := r.Object(func(key string, _ int) error { decoded = append(decoded, key); r.Skip(); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	for i, k := range wantKeys {
+		if i >= len(decoded) || decoded[i] != k {
+			t.Fatalf("Object's keys %q, want %q", decoded, wantKeys)
+		}
+	}
+}
+
 // TestReadTensor: the numbers, shape and fault of a few tensors read with
 // a free and a fixed rank.
 func TestReadTensor(t *testing.T) {
