@@ -146,9 +146,11 @@ func Subject(ctx context.Context, f agent.Factory, m *pomdp.Model, rec *behaviou
 
 	// The objective of the optimiser: -ln posterior at obj (see
 	// objective below), its memo holding the prior means.
-	// With more jobs than starts, and an objective that replays (not the
+	// With more than one job and an objective that replays (not the
 	// choice rule alone, whose evaluations take microseconds), the points
-	// of the finite differences are evaluated on the jobs at once.
+	// of the Hessian's finite differences are evaluated on the jobs at
+	// once, and those of the gradient too when there is one start (with
+	// more, the restarts run at once instead).
 	var pool, gradPool *fdPool
 	if set.Jobs > 1 && obj.choice == nil {
 		pool = &fdPool{jobs: set.Jobs,

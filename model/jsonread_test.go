@@ -407,3 +407,20 @@ func TestValueSlabNumberAsReadTensor(t *testing.T) {
 		t.Errorf("%d numbers shared, want the 5 in range", len(first))
 	}
 }
+
+// TestParseSpecTensorsOwnTheirNumbers: a number that a file writes twice
+// is read once, but the Spec's tensors each have their own numbers, so
+// that editing one factor's spec leaves the other's as it was.
+func TestParseSpecTensorsOwnTheirNumbers(t *testing.T) {
+	sp, err := ParseSpec([]byte(`{"variables": [{"name": "s", "family": "categorical", "shape": [1]}, {"name": "u", "family": "categorical", "shape": [1]}],
+		"factors": [{"node": "categorical", "out": "s", "p": 0.5}, {"node": "categorical", "out": "u", "p": 0.5},
+			{"node": "dirichlet", "out": "s", "alpha": 0.5}, {"node": "dirichlet", "out": "u", "alpha": 0.5}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := sp.Factors
+	f[0].P.Tensor.Data[0], f[2].Alpha.Data[0] = 0.9, 0.9
+	if f[1].P.Tensor.Data[0] != 0.5 || f[3].Alpha.Data[0] != 0.5 {
+		t.Errorf("editing factors 0 and 2 changed factors 1 and 3: p %v, alpha %v, want 0.5", f[1].P.Tensor.Data, f[3].Alpha.Data)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/arbor-ai/arbor/internal/jsonread"
 )
@@ -407,7 +408,8 @@ func ParseSpec(data []byte) (Spec, error) {
 				if err != nil {
 					return apiResult(fail(err))
 				}
-				*p.dst = &Value{Tensor: &Tensor{Data: data, Shape: shape}}
+				// A copy: a number the file repeats is read once (valueSlab.number).
+				*p.dst = &Value{Tensor: &Tensor{Data: slices.Clone(data), Shape: shape}}
 			}
 		}
 		for _, p := range []struct {
@@ -420,7 +422,7 @@ func ParseSpec(data []byte) (Spec, error) {
 				if err != nil {
 					return apiResult(fail(err))
 				}
-				*p.dst = &Tensor{Data: data, Shape: shape}
+				*p.dst = &Tensor{Data: slices.Clone(data), Shape: shape}
 			}
 		}
 		for _, p := range []struct {

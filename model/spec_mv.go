@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 )
 
 // MvMeanSpec is the part of a NormalMean that the multivariate nodes use:
@@ -153,7 +154,8 @@ func mvSpec(f *FactorSpec, fs *factorSpec, field string) error {
 		if err != nil {
 			return nil, err
 		}
-		return &Tensor{Data: data, Shape: shape}, nil
+		// A copy: a number the file repeats is read once (valueSlab.number).
+		return &Tensor{Data: slices.Clone(data), Shape: shape}, nil
 	}
 	var err error
 	if f.Scale, err = tensor("scale", fs.Scale); err != nil {

@@ -25,7 +25,7 @@ type Agent struct {
 	model   *pomdp.Model // the model the planner plans with
 	inTrial bool
 	last    *Result
-	kept    *Result   // DecideInto's result, reused
+	kept    [2]Result // DecideInto's results, reused in turn
 	qs      []float64 // the belief a search starts from, reused
 }
 
@@ -122,10 +122,13 @@ func (a *Agent) DecideInto(ctx context.Context, rng *rand.Rand, d *agent.Decisio
 	if d == nil {
 		return errors.New("si: DecideInto: nil decision")
 	}
-	if a.kept == nil {
-		a.kept = new(Result)
+	// Two results in turn, so that a search that fails leaves the last
+	// one (LastResult) as it was.
+	res := &a.kept[0]
+	if a.last == res {
+		res = &a.kept[1]
 	}
-	return apiError(a.decide(ctx, rng, a.kept, d))
+	return apiError(a.decide(ctx, rng, res, d))
 }
 
 var _ agent.Reuser = (*Agent)(nil)
@@ -246,5 +249,6 @@ func (a *Agent) Tree() (*Tree, error) {
 	return apiResult(a.planner.Tree())
 }
 
-// LastResult returns the result of the last Decide (nil before it).
+// LastResult returns the result of the last Decide or DecideInto that
+// succeeded (nil before it); the DecideInto after next overwrites it.
 func (a *Agent) LastResult() *Result { return a.last }

@@ -123,3 +123,39 @@ func TestDecideIntoAllocates(t *testing.T) {
 		t.Errorf("decision %+v, want the Result and %d probabilities", d, m.NumActions())
 	}
 }
+
+// TestPlanIntoSameAsPlan: PlanInto into one Result kept across planners
+// with and without novelty, and across beliefs, gives what Plan gives
+// (Novelty nil without it).
+func TestPlanIntoSameAsPlan(t *testing.T) {
+	m, err := pomdp.Load("../examples/pomdp/cue-bandit-learn.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	past, err := pomdp.NewPast(m, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := past.Reset(0); err != nil {
+		t.Fatal(err)
+	}
+	qs := past.Belief()
+	var res si.Result
+	for _, novelty := range []bool{true, false, true} {
+		p, err := si.NewPlanner(m, &si.Options{Depth: 2, Novelty: novelty})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := p.Plan(ctx, qs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.PlanInto(ctx, qs, &res); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, &res); diff != "" {
+			t.Fatalf("novelty %v: PlanInto differs from Plan (-Plan +PlanInto):\n%s", novelty, diff)
+		}
+	}
+}

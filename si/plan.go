@@ -831,7 +831,9 @@ func (p *Planner) rootResult(root int32, d int, res *Result) error {
 	if len(old.G) == nu && len(old.ActionProbs) == nu && len(old.Local) == nu && len(old.Risk) == nu &&
 		len(old.Ambiguity) == nu && len(old.Expanded) == nu && (k == 5 || len(old.Novelty) == nu) {
 		res.G, res.ActionProbs, res.Local, res.Risk, res.Ambiguity, res.Expanded = old.G, old.ActionProbs, old.Local, old.Risk, old.Ambiguity, old.Expanded
-		res.Novelty = old.Novelty
+		if k == 6 {
+			res.Novelty = old.Novelty // nil without novelty, as Plan gives it
+		}
 		clear(res.G)
 		clear(res.ActionProbs)
 	} else {
