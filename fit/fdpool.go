@@ -1,6 +1,7 @@
 package fit
 
 import (
+	"context"
 	"math"
 	"sync"
 	"sync/atomic"
@@ -101,16 +102,17 @@ func fdHessian(h *mat.SymDense, x []float64, eval func(pts [][]float64, out []fl
 // evaluations counted are those of one job. A nil pool, or one of one
 // job, evaluates the points in order on the subject's objective.
 type fdPool struct {
+	ctx     context.Context
 	jobs    int
 	newObj  func() (*Objective, error)
-	objFunc func(o *Objective) (func([]float64) float64, *error)
 	workers []fdWorker
 }
 
-// fdWorker is a further job's objective and its negLogPost.
+// fdWorker is a further job's objective and its -ln posterior without a
+// memo (posterior).
 type fdWorker struct {
 	obj   *Objective
-	nlp   func([]float64) float64
+	raw   func([]float64) float64
 	fault *error
 }
 
@@ -126,13 +128,29 @@ func (p *fdPool) evals() int {
 	return n
 }
 
+// grow returns the pool's first n workers, made as needed; fewer when one
+// cannot be made (the fault then in *fault).
+func (p *fdPool) grow(n int, fault *error) []fdWorker {
+	for len(p.workers) < n {
+		o, err := p.newObj()
+		if err != nil {
+			*fault = err
+			break
+		}
+		raw, wf := posterior(p.ctx, o)
+		p.workers = append(p.workers, fdWorker{obj: o, raw: raw, fault: wf})
+	}
+	return p.workers[:min(n, len(p.workers))]
+}
+
 // eval writes into out[k] the value at pts[k] of raw, the subject's -ln
-// posterior (fault its fault), or of a worker's objective, in parallel, as
-// negLogPost would give them one after the other from its memo (lastX,
-// lastF): a point equal to the one before it (the first: to lastX) takes
-// that one's value and is not evaluated.
+// posterior without a memo (fault its fault), or of a worker's, in
+// parallel, as negLogPost would give them one after the other from its
+// memo (lastX, lastF): a point equal to the one before it (the first: to
+// lastX) takes that one's value and is not evaluated. After a fault every
+// value is NaN.
 func (p *fdPool) eval(raw func([]float64) float64, fault *error, lastX []float64, lastF float64, pts [][]float64, out []float64) {
-	todo := make([]int, 0, len(pts))
+	todo := make([]int, 0, len(pts)) // the points evaluated, ascending
 	for k := range pts {
 		prev := lastX
 		if k > 0 {
@@ -142,18 +160,9 @@ func (p *fdPool) eval(raw func([]float64) float64, fault *error, lastX []float64
 			todo = append(todo, k)
 		}
 	}
-	n := 1
-	if p != nil {
-		n = min(p.jobs, len(todo))
-	}
-	for n > 1 && len(p.workers) < n-1 {
-		o, err := p.newObj()
-		if err != nil {
-			*fault = err
-			break
-		}
-		f, wf := p.objFunc(o)
-		p.workers = append(p.workers, fdWorker{obj: o, nlp: f, fault: wf})
+	var workers []fdWorker
+	if p != nil && p.jobs > 1 && len(todo) > 1 && *fault == nil {
+		workers = p.grow(min(p.jobs, len(todo))-1, fault)
 	}
 	var next atomic.Int64
 	run := func(f func([]float64) float64) {
@@ -167,36 +176,31 @@ func (p *fdPool) eval(raw func([]float64) float64, fault *error, lastX []float64
 		}
 	}
 	var wg sync.WaitGroup
-	for w := range min(n-1, len(p.workersOrNil())) {
+	for _, w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			run(p.workers[w].nlp)
+			run(w.raw)
 		}()
 	}
 	run(raw)
 	wg.Wait()
-	for k := range pts {
-		switch {
-		case *fault != nil:
-			out[k] = math.NaN()
-		case k == 0 && equal(pts[0], lastX):
-			out[0] = lastF
-		case k > 0 && equal(pts[k], pts[k-1]):
-			out[k] = out[k-1]
-		}
-	}
-	for _, w := range p.workersOrNil() {
+	for _, w := range workers {
 		if *fault == nil && *w.fault != nil {
 			*fault = *w.fault
 		}
 	}
-}
-
-// workersOrNil returns the pool's workers (none for a nil pool).
-func (p *fdPool) workersOrNil() []fdWorker {
-	if p == nil {
-		return nil
+	j := 0
+	for k := range pts {
+		switch {
+		case *fault != nil:
+			out[k] = math.NaN()
+		case j < len(todo) && todo[j] == k:
+			j++
+		case k == 0:
+			out[0] = lastF
+		default:
+			out[k] = out[k-1]
+		}
 	}
-	return p.workers
 }

@@ -146,6 +146,7 @@ func Subject(ctx context.Context, f agent.Factory, m *pomdp.Model, rec *behaviou
 
 	// The objective of the optimiser: -ln posterior at obj (see
 	// objective below), its memo holding the prior means.
+	//
 	// With more than one job and an objective that replays (not the
 	// choice rule alone, whose evaluations take microseconds), the points
 	// of the Hessian's finite differences are evaluated on the jobs at
@@ -153,9 +154,8 @@ func Subject(ctx context.Context, f agent.Factory, m *pomdp.Model, rec *behaviou
 	// more, the restarts run at once instead).
 	var pool, gradPool *fdPool
 	if set.Jobs > 1 && obj.choice == nil {
-		pool = &fdPool{jobs: set.Jobs,
-			newObj:  func() (*Objective, error) { return NewObjective(f, m, rec, index, &set) },
-			objFunc: func(o *Objective) (func([]float64) float64, *error) { return posterior(ctx, o) }}
+		pool = &fdPool{ctx: ctx, jobs: set.Jobs,
+			newObj: func() (*Objective, error) { return NewObjective(f, m, rec, index, &set) }}
 		if set.Restarts == 1 {
 			gradPool = pool
 		}

@@ -42,12 +42,6 @@ func objective(ctx context.Context, obj *Objective, x0 []float64, f0 float64, po
 		return v
 	}
 	points = func(pool *fdPool, pts [][]float64, out []float64) {
-		if *fault != nil {
-			for k := range out {
-				out[k] = math.NaN()
-			}
-			return
-		}
 		pool.eval(raw, fault, lastX, lastF, pts, out)
 		if k := len(pts) - 1; k >= 0 && *fault == nil {
 			lastX, lastF = append(lastX[:0], pts[k]...), out[k]
