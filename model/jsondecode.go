@@ -446,7 +446,8 @@ func (d *decoder) word(field, key string) (string, error) {
 		d.r.Pos = end
 		return w, nil
 	}
-	w := d.r.ReadString()
+	w := jsonread.Key(body)
+	d.r.Pos = end
 	if string(body) == w && len(d.words) < 32 {
 		if d.words == nil {
 			d.words = map[string]string{}

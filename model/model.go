@@ -166,11 +166,10 @@ func build(name string, spec *modelJSON, sizes *sizeSet) (*Model, error) {
 	total := 0           // entries of every variable so far, against MaxElements
 	var names fieldNames // the field names of the elements
 	for i, vs := range spec.variables {
-		field := names.indexed("variables", i)
 		if err := checkName(vs.Name); err != nil {
-			return nil, fail(field+".name", "%v", err)
+			return nil, fail(indexed("variables", i)+".name", "%v", err)
 		}
-		field = names.named("variables", i, vs.Name)
+		field := names.named("variables", i, vs.Name)
 		if _, dup := g.Variable(vs.Name); dup {
 			return nil, fail(field+".name", "duplicate variable name %q", vs.Name)
 		}
