@@ -275,8 +275,9 @@ func (p *Planner) Plan(ctx context.Context, qs []float64) (*Result, error) {
 	return res, nil
 }
 
-// PlanInto is Plan written into res, whose vectors it reuses when their
-// capacity suffices (the same numbers, bit for bit): a caller that keeps
+// PlanInto is Plan written into res, whose vectors it reuses when they
+// have the lengths this planner's give them (the same numbers, bit for
+// bit; any other vectors are replaced, not written into): a caller that keeps
 // one Result from one search to the next, as Agent.DecideInto does,
 // searches without allocating. On an error res is left unspecified.
 func (p *Planner) PlanInto(ctx context.Context, qs []float64, res *Result) error {
