@@ -103,6 +103,7 @@ func TestMisuse(t *testing.T) {
 		}, Prefix: "agent 1 trial 1: ", Msg: "newEnv returned a nil environment"},
 		{Name: "RunAgents negative agents", Call: func() error { return agent.RunAgents(ctx, &agent.Runs{Agents: -1}, newAgent, env, emit) }, Msg: "Runs.Agents -1"},
 		{Name: "RunAgents negative workers", Call: func() error { return agent.RunAgents(ctx, &agent.Runs{Workers: -2}, newAgent, env, emit) }, Msg: "Runs.Workers -2"},
+		{Name: "RunAgents negative jobs", Call: func() error { return agent.RunAgents(ctx, &agent.Runs{Jobs: -3}, newAgent, env, emit) }, Msg: "Runs.Jobs -3"},
 		{Name: "RunAgents nil context and runs", Call: func() error { return agent.RunAgents(nilCtx, nil, newAgent, env, emit) }, OK: "RunAgents"},
 		{Name: "RunBatch negative n", Call: func() error { _, _, err := agent.RunBatch(ctx, -1, 1, runOK); return err }, Msg: "agent: RunBatch: n = -1"},
 		{Name: "RunBatch nil run", Call: func() error { _, _, err := agent.RunBatch[int](ctx, 3, 2, nil); return err }, Msg: "agent: RunBatch: nil run"},

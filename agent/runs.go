@@ -17,6 +17,11 @@ type Runs struct {
 	// Workers bounds the trials run at once (default 1). The records do
 	// not depend on it.
 	Workers int
+	// Jobs is the goroutines the runs may use in all, Workers or more
+	// (0: Workers). Those no trial takes go to each decision (SetJobs):
+	// when memory keeps Workers below the jobs a user asked for, the
+	// trials run at once still plan on the jobs left over.
+	Jobs int
 	// MaxSteps bounds the actions of a trial (default 50).
 	MaxSteps int
 	// Seed selects the random streams: agent a's trial i (from 0) draws
@@ -87,6 +92,8 @@ func (r *Runs) resolve() (Runs, error) {
 		return o, fmt.Errorf("agent: Runs.Trials %d, want >= 1", o.Trials)
 	case o.Workers < 0:
 		return o, fmt.Errorf("agent: Runs.Workers %d, want >= 1", o.Workers)
+	case o.Jobs < 0:
+		return o, fmt.Errorf("agent: Runs.Jobs %d, want >= 0", o.Jobs)
 	case o.MaxSteps < 0:
 		return o, fmt.Errorf("agent: Runs.MaxSteps %d, want >= 1", o.MaxSteps)
 	}
@@ -135,7 +142,7 @@ func RunAgents(ctx context.Context, r *Runs, newAgent func() (Agent, error), new
 			if err != nil {
 				return nil, err
 			}
-			SetJobs(ag, SpareJobs(o.Workers, (n+per-1)/per))
+			SetJobs(ag, SpareJobs(max(o.Jobs, o.Workers), min(len(workers), (n+per-1)/per)))
 			workers[w] = ag
 		}
 		ag := workers[w]

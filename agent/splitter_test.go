@@ -25,15 +25,17 @@ func (a *splitAgent) SetJobs(n int) {
 
 // TestRunAgentsSetsJobs: RunAgents gives every agent the workers that no
 // trial uses, Workers divided by the trials run at once: all 4 to the one
-// trial, 2 each to 2 trials at once, 1 each to 4 or more; an agent that is
-// not a Splitter is left alone (agent.SetJobs does nothing).
+// trial, 2 each to 2 trials at once, 1 each to 4 or more; with Jobs 4 and
+// Workers 1 (memory keeping one trial at a time) all 4 to each trial, and
+// with Jobs 4 and Workers 2, 2 each to 3 trials run two at a time; an
+// agent that is not a Splitter is left alone (agent.SetJobs does nothing).
 func TestRunAgentsSetsJobs(t *testing.T) {
 	m, err := pomdp.Load("../pomdp/testdata/tiny-pomdp.json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	for _, tc := range []struct{ trials, want int }{{1, 4}, {2, 2}, {3, 1}, {8, 1}} {
+	for _, tc := range []struct{ trials, workers, jobs, want int }{{1, 4, 0, 4}, {2, 4, 0, 2}, {3, 4, 0, 1}, {8, 4, 0, 1}, {3, 1, 4, 4}, {3, 2, 4, 2}} {
 		var mu sync.Mutex
 		var jobs []int
 		newAgent := func() (agent.Agent, error) {
@@ -43,7 +45,7 @@ func TestRunAgentsSetsJobs(t *testing.T) {
 			return pomdp.NewProcess(m, rand.New(rand.NewPCG(1, 2))), nil
 		}
 		emit := func(agent.Unit, *agent.Episode) error { return nil }
-		runs := &agent.Runs{Trials: tc.trials, Workers: 4, MaxSteps: 2}
+		runs := &agent.Runs{Trials: tc.trials, Workers: tc.workers, Jobs: tc.jobs, MaxSteps: 2}
 		if err := agent.RunAgents(ctx, runs, newAgent, env, emit); err != nil {
 			t.Fatal(err)
 		}
@@ -52,7 +54,7 @@ func TestRunAgentsSetsJobs(t *testing.T) {
 		}
 		for _, n := range jobs {
 			if n != tc.want {
-				t.Errorf("%d trials on 4 workers: SetJobs(%d), want %d", tc.trials, n, tc.want)
+				t.Errorf("%d trials on %d workers, %d jobs: SetJobs(%d), want %d", tc.trials, tc.workers, tc.jobs, n, tc.want)
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"time"
 
 	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/ffg"
@@ -66,7 +67,6 @@ type Agent struct {
 	lnA  splitMat            // logA split into column backgrounds and deviations (vmp)
 	lnB  []splitMat          // ln of floored B̄_u likewise
 	wT   []float64           // novelty weights W transposed, [s*no+o] (Options.Novelty)
-	qw   []float64           // scratch: W Q(S) (novelty)
 	nA   []float64           // learned concentrations over A, [o*ns+s] (Options.Novelty without a model a)
 	// With sparseStartStates states or more and sparse splits (the large
 	// mazes), the start of vmp is Ā (B̄_u Q(S_parent)) over the split
@@ -75,7 +75,6 @@ type Agent struct {
 	sparseStartStates int
 	pA                splitMat
 	pB                []splitMat
-	pred              []float64 // scratch: B̄_u Q(S_parent) (sparse start)
 	// prepared says that the fields above are computed for the parameters
 	// in use; concA and concB are the concentrations over A and B they were
 	// computed from (nil when fixed).
@@ -87,17 +86,18 @@ type Agent struct {
 	carried bool // EndTrial has learned from the current episode
 	planned bool // Plan has started the current tree (Iterate, SelectAction)
 
-	tree   Tree
-	future []*ffg.Variable // every variable of the planning tree
-	costs  []float64
-	qs, qo []float64 // scratch
-	mpar   []float64 // scratch: the message B̊_I ⊙ Q(S_parent) to a new S_I, up to a constant
-	base   []float64 // scratch: mpar plus ln Ā's column backgrounds (vmp)
-	etaS   []float64 // scratch: natural parameters of Q(S_I)
-	etaO   []float64 // scratch: natural parameters of Q(O_I)
-	qf     []float64 // scratch: Ā Q(S) in the feef cost
-	kids   []float64 // scratch: Q(S) of the new children, [u*ns+s] (roll-outs)
-	cur    []float64 // scratch: Q(S) of the current roll-out node
+	tree    Tree
+	future  []*ffg.Variable // every variable of the planning tree
+	costs   []float64
+	scratch           // the calling goroutine's buffers for one new node
+	kids    []float64 // scratch: Q(S) of the new children, [u*ns+s] (roll-outs, crew)
+	cur     []float64 // scratch: Q(S) of the current roll-out node
+
+	// jobs is how many goroutines one Plan may evaluate an iteration's
+	// children on (SetJobs); crew is their state during a Plan.
+	jobs          int
+	crew          *crew
+	crewIteration time.Duration // crewIteration (tests lower it)
 
 	// Compact planning tree (see Iterate): qsAt[k] is the offset in qsBuf
 	// of the stored Q(S_K) of node k, -1 if not stored; the nodes before
@@ -154,20 +154,14 @@ func NewAgent(m *pomdp.Model, opts *Options, rng *rand.Rand) (*Agent, error) {
 		}
 	}
 	a.costs = make([]float64, a.nu)
-	a.qs = make([]float64, a.ns)
-	a.qo = make([]float64, a.no)
-	a.mpar = make([]float64, a.ns)
-	a.base = make([]float64, a.ns)
-	a.etaS = make([]float64, a.ns)
-	a.etaO = make([]float64, a.no)
-	a.qf = make([]float64, a.no)
+	a.scratch = newScratch(a.ns, a.no, o.Novelty)
 	a.kids = make([]float64, a.nu*a.ns)
 	a.cur = make([]float64, a.ns)
 	a.keepLimit, a.ringLimit = keepAllFloats, ringFloats
 	a.sparseStartStates = sparseStartStates
+	a.crewIteration = crewIteration
 	if o.Novelty {
 		a.wT = make([]float64, a.ns*a.no)
-		a.qw = make([]float64, a.no)
 	}
 	return a, nil
 }

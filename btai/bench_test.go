@@ -13,6 +13,7 @@ import (
 
 	"github.com/arbor-ai/arbor/btai"
 	"github.com/arbor-ai/arbor/envs"
+	"github.com/arbor-ai/arbor/pomdp"
 )
 
 // benchPlan measures planning on 1.maze from the start state: ns/op is the
@@ -214,6 +215,95 @@ func TestWriteScaleMazes(t *testing.T) {
 		name := strings.ReplaceAll(c.name, "/", "-") + ".maze"
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(c.mz.String()), 0o644); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkPlanJobs is one planning step of the default options (1,000
+// iterations) from the start of 1.maze and of open mazes of 100 to 4,096
+// states, with one goroutine and with two (SetJobs: the children of an
+// iteration on both); the plans are the same (TestCrewSameAsOne).
+func BenchmarkPlanJobs(b *testing.B) {
+	mazes := []struct {
+		name string
+		mz   *envs.Maze
+	}{}
+	mz, err := envs.LoadMaze(filepath.Join("..", "envs", "testdata", "mazes", "1.maze"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	mazes = append(mazes, struct {
+		name string
+		mz   *envs.Maze
+	}{"1.maze", mz})
+	for _, c := range scaleMazes(b) {
+		if strings.HasPrefix(c.name, "open/") {
+			mazes = append(mazes, c)
+		}
+	}
+	for _, jobs := range []int{1, 2} {
+		b.Run(fmt.Sprintf("tmaze/jobs%d", jobs), func(b *testing.B) {
+			m, err := pomdp.Load(filepath.Join("..", "examples", "pomdp", "tmaze.json"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			o := btai.DefaultOptions()
+			o.Iterations = 200
+			ag, err := btai.NewAgent(m, &o, rand.New(rand.NewPCG(1, 1)))
+			if err != nil {
+				b.Fatal(err)
+			}
+			ag.SetJobs(jobs)
+			ctx := context.Background()
+			if err := ag.Reset(ctx, 0); err != nil {
+				b.Fatal(err)
+			}
+			if err := ag.Plan(ctx); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			n := 0
+			for b.Loop() {
+				if err := ag.Plan(ctx); err != nil {
+					b.Fatal(err)
+				}
+				n++
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(n*o.Iterations), "µs/iteration")
+		})
+	}
+	for _, c := range mazes {
+		for _, jobs := range []int{1, 2} {
+			b.Run(fmt.Sprintf("%s/jobs%d", c.name, jobs), func(b *testing.B) {
+				m, err := c.mz.POMDP(envs.DefaultNoise, envs.DefaultPrefPrecision)
+				if err != nil {
+					b.Fatal(err)
+				}
+				o := btai.DefaultOptions()
+				ag, err := btai.NewAgent(m, &o, rand.New(rand.NewPCG(1, 1)))
+				if err != nil {
+					b.Fatal(err)
+				}
+				ag.SetJobs(jobs)
+				ctx := context.Background()
+				if err := ag.Reset(ctx, c.mz.Reset()); err != nil {
+					b.Fatal(err)
+				}
+				if err := ag.Plan(ctx); err != nil { // the model's set-up, untimed
+					b.Fatal(err)
+				}
+				b.ReportAllocs()
+				b.ResetTimer()
+				n := 0
+				for b.Loop() {
+					if err := ag.Plan(ctx); err != nil {
+						b.Fatal(err)
+					}
+					n++
+				}
+				b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(n*o.Iterations), "µs/iteration")
+			})
 		}
 	}
 }

@@ -12,10 +12,10 @@ import "math"
 //
 // V(O) is C and V(S) is C_states (uniform when the model has none). With
 // Options.Novelty, NoveltyScale × novelty(Q(S_I)) is subtracted.
-func (a *Agent) cost(qs, qo []float64) float64 {
-	g := a.baseCost(qs, qo)
+func (a *Agent) cost(sc *scratch, qs, qo []float64) float64 {
+	g := a.baseCost(sc, qs, qo)
 	if a.opts.Novelty {
-		g -= *a.opts.NoveltyScale * a.novelty(qs)
+		g -= *a.opts.NoveltyScale * a.novelty(sc, qs)
 	}
 	return g
 }
@@ -31,17 +31,17 @@ func (a *Agent) cost(qs, qo []float64) float64 {
 // (1/a[o, s] - 1/a_0[s]) = ½ (|O'| - 1)/a_0[s] when Ā(·|s) = a[·, s]/a_0[s]
 // and |O'| observations have a > 0: a bonus that shrinks as the state is
 // seen more often.
-func (a *Agent) novelty(qs []float64) float64 {
-	a.predictObs(a.qf, qs)
-	mulT(a.qw, a.wT, qs)
+func (a *Agent) novelty(sc *scratch, qs []float64) float64 {
+	a.predictObs(sc.qf, qs)
+	mulT(sc.qw, a.wT, qs)
 	n := 0.0
-	for o, p := range a.qf {
-		n += p * a.qw[o]
+	for o, p := range sc.qf {
+		n += p * sc.qw[o]
 	}
 	return n
 }
 
-func (a *Agent) baseCost(qs, qo []float64) float64 {
+func (a *Agent) baseCost(sc *scratch, qs, qo []float64) float64 {
 	if a.fact != nil {
 		return a.costFactorised(qs, qo)
 	}
@@ -55,8 +55,8 @@ func (a *Agent) baseCost(qs, qo []float64) float64 {
 				g += q * (math.Log(q) - a.hA[s] - a.logCS[s])
 			}
 		}
-		a.predictObs(a.qf, qs)
-		for o, q := range a.qf {
+		a.predictObs(sc.qf, qs)
+		for o, q := range sc.qf {
 			if q > 0 {
 				g -= q * a.logC[o]
 			}

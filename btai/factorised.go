@@ -101,8 +101,7 @@ func newFactorisedAgent(m *pomdp.Model, o Options, rng *rand.Rand) (*Agent, erro
 	f.fast = newFastPred(m, o)
 	a.fact = f
 	a.costs = make([]float64, a.nu)
-	a.qs = make([]float64, a.ns)
-	a.qo = make([]float64, a.no)
+	a.scratch = scratch{qs: make([]float64, a.ns), qo: make([]float64, a.no)}
 	a.kids = make([]float64, a.nu*a.ns)
 	a.cur = make([]float64, a.ns)
 	a.keepLimit, a.ringLimit = keepAllFloats, ringFloats
@@ -165,18 +164,18 @@ func (a *Agent) prepareFactorised() error {
 // below a parent with posterior qp into a.qs and a.qo: the prediction
 // (Q(S_f,I) = B̄_f[u_f] Q(S_f,parent) and Q(O_m,I) = Ā_m Π_f Q(S_f,I)),
 // and with VMP inference the mean-field updates started from it.
-func (a *Agent) inferFactorised(qp []float64, u int) error {
+func (a *Agent) inferFactorised(sc *scratch, qp []float64, u int) error {
 	f := a.fact
 	if f.fast != nil {
-		f.fastCost = f.fast.node(f.m, a.qs, a.qo, qp, u, f.depth)
+		f.fastCost = f.fast.node(f.m, sc.qs, sc.qo, qp, u, f.depth)
 		return nil
 	}
-	pomdp.Propagate(f.m, a.qs, qp, u)
-	pomdp.PredictObs(f.m, a.qo, a.qs)
+	pomdp.Propagate(f.m, sc.qs, qp, u)
+	pomdp.PredictObs(f.m, sc.qo, sc.qs)
 	if a.opts.Inference != VMP {
 		return nil
 	}
-	return a.vmpFactorised(qp, u)
+	return a.vmpFactorised(sc, qp, u)
 }
 
 // vmpFactorised iterates the paper's mean-field updates (section 6.2) for
@@ -192,7 +191,7 @@ func (a *Agent) inferFactorised(qp []float64, u int) error {
 //
 // (coordinate descent); the sweeps stop when it changes by less than
 // Options.VMPTolerance or after Options.VMPIterations.
-func (a *Agent) vmpFactorised(qp []float64, u int) error {
+func (a *Agent) vmpFactorised(sc *scratch, qp []float64, u int) error {
 	f, m := a.fact, a.fact.m
 	f.ctrl = m.DecodeAction(f.ctrl, u)
 	for fac := range m.NumFactors() {
@@ -212,7 +211,7 @@ func (a *Agent) vmpFactorised(qp []float64, u int) error {
 		// y_m[j] = Σ_o Q(O_m)(o) Å_m[o, j], fixed while the factors move.
 		for i, y := range f.y {
 			clear(y)
-			qo := a.qo[m.ObsOffset(i) : m.ObsOffset(i)+m.ModalitySize(i)]
+			qo := sc.qo[m.ObsOffset(i) : m.ObsOffset(i)+m.ModalitySize(i)]
 			la := f.lnA[i]
 			for o, q := range qo {
 				if q == 0 {
@@ -231,12 +230,12 @@ func (a *Agent) vmpFactorised(qp []float64, u int) error {
 			copy(eta, f.mpar[off:off+ns])
 			for _, ax := range f.axes[fac] {
 				msg := f.msg[:ns]
-				m.ModalityMarginal(msg, ax.mod, ax.k, f.y[ax.mod], a.qs)
+				m.ModalityMarginal(msg, ax.mod, ax.k, f.y[ax.mod], sc.qs)
 				for s, v := range msg {
 					eta[s] += v
 				}
 			}
-			q := a.qs[off : off+ns]
+			q := sc.qs[off : off+ns]
 			if mx, _ := softmax(q, eta); math.IsNaN(mx) {
 				return fmt.Errorf("btai: local inference: Q(S_I) of factor %s undefined under B̄ and Ā", m.FactorName(fac))
 			}
@@ -251,9 +250,9 @@ func (a *Agent) vmpFactorised(qp []float64, u int) error {
 			eta := f.eta[:no]
 			size := len(f.y[i])
 			for o := range no {
-				eta[o] = m.ModalityExpect(i, f.lnA[i][o*size:(o+1)*size], a.qs)
+				eta[o] = m.ModalityExpect(i, f.lnA[i][o*size:(o+1)*size], sc.qs)
 			}
-			q := a.qo[off : off+no]
+			q := sc.qo[off : off+no]
 			if mx, _ := softmax(q, eta); math.IsNaN(mx) {
 				return fmt.Errorf("btai: local inference: Q(O_I) of modality %s undefined under Ā", m.ModalityName(i))
 			}
@@ -357,7 +356,7 @@ func (a *Agent) NodePosteriors(k int) (qs, qo []float64, err error) {
 		return nil, nil, apiError(err)
 	}
 	a.fact.depth = n.Depth
-	if err := a.infer(qp, n.Action); err != nil {
+	if err := a.infer(&a.scratch, qp, n.Action); err != nil {
 		return nil, nil, apiError(err)
 	}
 	return append([]float64(nil), a.qs...), append([]float64(nil), a.qo...), nil

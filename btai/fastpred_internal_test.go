@@ -41,7 +41,7 @@ func TestFastPredMatchesDense(t *testing.T) {
 	for k := 1; k < len(a.tree.Nodes); k++ {
 		n := &a.tree.Nodes[k]
 		a.fact.fast = nil
-		if err := a.inferFactorised(dense[n.Parent], n.Action); err != nil {
+		if err := a.inferFactorised(&a.scratch, dense[n.Parent], n.Action); err != nil {
 			t.Fatal(err)
 		}
 		g := a.costFactorised(a.qs, a.qo)

@@ -75,7 +75,7 @@ func TestVMPStartAssociation(t *testing.T) {
 		for range 50 {
 			qp := randDistInternal(rng, ns)
 			for u := range nu {
-				if err := ag.infer(qp, u); err != nil {
+				if err := ag.infer(&ag.scratch, qp, u); err != nil {
 					t.Fatal(err)
 				}
 				gotS := append([]float64(nil), ag.qs...)
@@ -95,7 +95,7 @@ func TestVMPStartAssociation(t *testing.T) {
 					}
 					ag.qo[o] = acc
 				}
-				if err := ag.vmp(qp, u); err != nil {
+				if err := ag.vmp(&ag.scratch, qp, u); err != nil {
 					t.Fatal(err)
 				}
 				for s := range ns {
@@ -136,7 +136,7 @@ func BenchmarkInferVMP(b *testing.B) {
 	ag, qp := benchAgent(b, VMP)
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := ag.infer(qp, 2); err != nil {
+		if err := ag.infer(&ag.scratch, qp, 2); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -147,7 +147,7 @@ func BenchmarkInferPredictive(b *testing.B) {
 	ag, qp := benchAgent(b, Predictive)
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := ag.infer(qp, 2); err != nil {
+		if err := ag.infer(&ag.scratch, qp, 2); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unsafe"
 
 	"github.com/arbor-ai/arbor/expfam"
@@ -203,7 +204,6 @@ func (a *Agent) splitStart() bool {
 			return false
 		}
 	}
-	a.pred = grow(a.pred, ns)
 	return true
 }
 
@@ -331,14 +331,26 @@ func (a *Agent) Plan(ctx context.Context) error {
 	if need = min(need, maxReserve*4); !a.opts.GlobalInference && cap(a.qsBuf) < need {
 		a.qsBuf = make([]float64, 0, need)
 	}
+	// With SetJobs above 1, the first iteration is timed on one goroutine
+	// and the next ones share their children on the crew if it was long
+	// enough (crewIteration): the same numbers either way.
+	jobs := a.crewJobs()
+	var start time.Time
 	for it := 0; it < a.opts.Iterations && !a.tree.Exhausted(); it++ {
 		if it&63 == 0 {
 			if err := ctx.Err(); err != nil {
 				return apiError(err)
 			}
 		}
+		if it == 0 && jobs > 1 {
+			start = time.Now()
+		}
 		if err := a.iterate(ctx); err != nil {
 			return apiError(err)
+		}
+		if it == 0 && jobs > 1 && time.Since(start) >= a.crewIteration {
+			a.startCrew(jobs)
+			defer a.stopCrew()
 		}
 	}
 	return nil
@@ -394,21 +406,32 @@ func (a *Agent) iterate(ctx context.Context) error {
 	if a.fact != nil {
 		a.fact.depth = a.tree.Nodes[k].Depth + 1
 	}
-	for u := range a.nu {
-		if err := a.infer(qk, u); err != nil {
+	crew := a.crew != nil && a.crew.on
+	if crew {
+		// The children on several goroutines: each Q(S) in a.kids.
+		if err := a.crew.children(qk); err != nil {
 			return err
 		}
-		a.costs[u] = a.cost(a.qs, a.qo)
-		if roll {
-			copy(a.kids[u*ns:(u+1)*ns], a.qs)
+	}
+	for u := range a.nu {
+		qs := a.kids[u*ns : (u+1)*ns]
+		if !crew {
+			if err := a.infer(&a.scratch, qk, u); err != nil {
+				return err
+			}
+			a.costs[u] = a.cost(&a.scratch, a.qs, a.qo)
+			qs = a.qs
+			if roll {
+				copy(a.kids[u*ns:(u+1)*ns], a.qs)
+			}
 		}
 		if a.keepAll {
-			a.qsBuf = append(a.qsBuf, a.qs...)
+			a.qsBuf = append(a.qsBuf, qs...)
 		} else {
 			// Remember the newest nodes' Q(S): a node selected soon after
 			// its creation need not be inferred again (nodeProbs).
 			slot := (len(a.tree.Nodes) + u) % len(a.ringAt)
-			copy(a.ring[slot*ns:(slot+1)*ns], a.qs)
+			copy(a.ring[slot*ns:(slot+1)*ns], qs)
 			a.ringAt[slot] = len(a.tree.Nodes) + u
 		}
 	}
@@ -452,7 +475,7 @@ func (a *Agent) iterateGraph(ctx context.Context) error {
 	ns := a.ns
 	for u := range a.nu {
 		s, o := a.future[len(a.future)-2*a.nu+2*u], a.future[len(a.future)-2*a.nu+2*u+1]
-		a.costs[u] = a.cost(s.Probs(), o.Probs())
+		a.costs[u] = a.cost(&a.scratch, s.Probs(), o.Probs())
 		copy(a.kids[u*ns:(u+1)*ns], s.Probs())
 	}
 	if a.opts.Rollouts > 0 {
@@ -504,7 +527,7 @@ func (a *Agent) nodeProbs(k int) ([]float64, error) {
 	if a.fact != nil {
 		a.fact.depth = n.Depth
 	}
-	if err := a.infer(qp, n.Action); err != nil {
+	if err := a.infer(&a.scratch, qp, n.Action); err != nil {
 		return nil, err
 	}
 	a.qsBuf = append(a.qsBuf, a.qs...)
@@ -526,7 +549,7 @@ func (a *Agent) materialize() error {
 		if err != nil {
 			return err
 		}
-		if err := a.infer(qp, n.Action); err != nil {
+		if err := a.infer(&a.scratch, qp, n.Action); err != nil {
 			return err
 		}
 		s, o, err := a.expand(a.tree.Nodes[n.Parent].S, n.Action)
@@ -600,22 +623,22 @@ func (a *Agent) expand(parent *ffg.Variable, u int) (s, o *ffg.Variable, err err
 // once per planning step (abT), one |O|×|S| product per node instead of
 // |S|×|S| + |O|×|S|. This is the same number up to rounding (a different
 // association of the sums); see TestVMPStartAssociation.
-func (a *Agent) infer(qp []float64, u int) error {
+func (a *Agent) infer(sc *scratch, qp []float64, u int) error {
 	if a.fact != nil {
-		return a.inferFactorised(qp, u)
+		return a.inferFactorised(sc, qp, u)
 	}
 	ns, no := a.ns, a.no
 	if a.opts.Inference == VMP {
 		if a.sparseStart {
-			splitMul(a.pred, &a.pB[u], qp)
-			splitMul(a.qo, &a.pA, a.pred)
+			splitMul(sc.pred, &a.pB[u], qp)
+			splitMul(sc.qo, &a.pA, sc.pred)
 		} else {
-			mulT(a.qo, a.abT[u*ns*no:(u+1)*ns*no], qp)
+			mulT(sc.qo, a.abT[u*ns*no:(u+1)*ns*no], qp)
 		}
-		return a.vmp(qp, u)
+		return a.vmp(sc, qp, u)
 	}
-	mulRows(a.qs, a.bbar[u*ns*ns:(u+1)*ns*ns], qp)
-	a.predictObs(a.qo, a.qs)
+	mulRows(sc.qs, a.bbar[u*ns*ns:(u+1)*ns*ns], qp)
+	a.predictObs(sc.qo, sc.qs)
 	return nil
 }
 
@@ -656,25 +679,25 @@ func (a *Agent) infer(qp []float64, u int) error {
 // with the dense implementation it replaced on random and maze models:
 // every posterior and cost within 1e-12 (measured 2e-14: the sums are
 // associated differently, softmax multiplies by 1/z, one logarithm).
-func (a *Agent) vmp(qp []float64, u int) error {
+func (a *Agent) vmp(sc *scratch, qp []float64, u int) error {
 	la := &a.lnA
-	a.lnB[u].mulD(a.mpar, qp)
-	for s, m := range a.mpar {
-		a.base[s] = m + la.bg[s]
+	a.lnB[u].mulD(sc.mpar, qp)
+	for s, m := range sc.mpar {
+		sc.base[s] = m + la.bg[s]
 	}
 	// schedule.Local also evaluates F at the start; that value only
 	// matters if the prediction is already the fixed point, where one more
 	// sweep changes nothing, so it is skipped (saves ns+no logarithms).
 	prev := math.Inf(1)
 	for range a.opts.VMPIterations {
-		copy(a.etaS, a.base)
-		la.addMulDT(a.etaS, a.qo)
-		ms, rs := softmax(a.qs, a.etaS)
+		copy(sc.etaS, sc.base)
+		la.addMulDT(sc.etaS, sc.qo)
+		ms, rs := softmax(sc.qs, sc.etaS)
 		if math.IsNaN(ms) {
 			return fmt.Errorf("btai: local inference: Q(S_I) undefined: every state is impossible under B̄[%d] given Q(S_parent) (mean-field VMP needs B̄ > 0 where Q(S_parent) > 0; use predictive inference)", u)
 		}
-		la.mulD(a.etaO, a.qs)
-		mo, ro := softmax(a.qo, a.etaO)
+		la.mulD(sc.etaO, sc.qs)
+		mo, ro := softmax(sc.qo, sc.etaO)
 		if math.IsNaN(mo) {
 			return fmt.Errorf("btai: local inference: Q(O_I) undefined: every observation is impossible under Ā given Q(S_I)")
 		}
@@ -689,9 +712,9 @@ func (a *Agent) vmp(qp []float64, u int) error {
 		//   F = Σ_s Q(s) (etaS(s) - mpar(s) - bg_A(s)) - ln ZS - ln ZO - c_B,
 		// and f below is F + c_B.
 		f := -(ms + mo) - math.Log1p(rs+ro+rs*ro)
-		for s, q := range a.qs {
+		for s, q := range sc.qs {
 			if q > 0 {
-				f += q * (a.etaS[s] - a.base[s])
+				f += q * (sc.etaS[s] - sc.base[s])
 			}
 		}
 		if math.Abs(f-prev) < a.opts.VMPTolerance {
@@ -761,10 +784,10 @@ func (a *Agent) rollouts(from []float64, g float64) (float64, error) {
 		copy(a.cur, from)
 		for range a.opts.RolloutLength {
 			u := a.rng.IntN(a.nu)
-			if err := a.infer(a.cur, u); err != nil {
+			if err := a.infer(&a.scratch, a.cur, u); err != nil {
 				return 0, err
 			}
-			sum += a.cost(a.qs, a.qo)
+			sum += a.cost(&a.scratch, a.qs, a.qo)
 			copy(a.cur, a.qs)
 		}
 		total += sum

@@ -60,10 +60,10 @@ func TestSparseStart(t *testing.T) {
 			}
 			qp := append([]float64(nil), tr.Nodes[k].S.Probs()...)
 			for u := range dense.nu {
-				if err := dense.infer(qp, u); err != nil {
+				if err := dense.infer(&dense.scratch, qp, u); err != nil {
 					t.Fatal(err)
 				}
-				if err := sparse.infer(qp, u); err != nil {
+				if err := sparse.infer(&sparse.scratch, qp, u); err != nil {
 					t.Fatal(err)
 				}
 				for i := range dense.qs {
@@ -72,7 +72,7 @@ func TestSparseStart(t *testing.T) {
 				for i := range dense.qo {
 					worst = math.Max(worst, math.Abs(dense.qo[i]-sparse.qo[i]))
 				}
-				worst = math.Max(worst, math.Abs(dense.cost(dense.qs, dense.qo)-sparse.cost(sparse.qs, sparse.qo)))
+				worst = math.Max(worst, math.Abs(dense.cost(&dense.scratch, dense.qs, dense.qo)-sparse.cost(&sparse.scratch, sparse.qs, sparse.qo)))
 			}
 		}
 	}

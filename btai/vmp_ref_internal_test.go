@@ -224,7 +224,7 @@ func compareTree(t *testing.T, a *Agent, ref *refVMP, sweeps map[int]int) float6
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := a.infer(qp, n.Action); err != nil {
+		if err := a.infer(&a.scratch, qp, n.Action); err != nil {
 			t.Fatal(err)
 		}
 		diff(a.qs, ref.qs)
@@ -234,7 +234,7 @@ func compareTree(t *testing.T, a *Agent, ref *refVMP, sweeps map[int]int) float6
 			t.Fatal(err)
 		}
 		diff(got, ref.qs)
-		worst = max(worst, math.Abs(n.Local-a.cost(ref.qs, ref.qo)))
+		worst = max(worst, math.Abs(n.Local-a.cost(&a.scratch, ref.qs, ref.qo)))
 	}
 	return worst
 }
@@ -276,7 +276,7 @@ func TestVMPMatchesReference(t *testing.T) {
 		for range 50 {
 			qp := randDistInternal(rng, ns)
 			for u := range nu {
-				if err := ag.infer(qp, u); err != nil {
+				if err := ag.infer(&ag.scratch, qp, u); err != nil {
 					t.Fatal(err)
 				}
 				ref.infer(qp, u)
@@ -390,7 +390,7 @@ func BenchmarkInferVMPMaze(b *testing.B) {
 	ag, qp := mazeBenchAgent(b)
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := ag.infer(qp, 1); err != nil {
+		if err := ag.infer(&ag.scratch, qp, 1); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,0 +1,265 @@
+package btai
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/arbor-ai/arbor/envs"
+	"github.com/arbor-ai/arbor/pomdp"
+)
+
+// crewCase is one agent configuration of TestCrewSameAsOne.
+type crewCase struct {
+	name  string
+	opts  func() Options
+	limit func(a *Agent) // lowers a threshold to reach another code path
+}
+
+// TestCrewSameAsOne: planning with the children of each iteration spread
+// over 2 and 3 goroutines (SetJobs, the crew forced on at any speed) grows
+// the same trees as one goroutine, bit for bit: every node's parent,
+// action, depth, children, visits, cost and aggregated cost, after each of
+// six decisions of an episode, and the same actions. The cases cover the
+// presets (paper, hp, 3mf and the default), VMP with the dense and the
+// sparse start, predictive inference, every cost, novelty, roll-outs
+// (drawn from the agent's stream, on the calling goroutine) and the ring
+// of recent posteriors instead of every node's.
+func TestCrewSameAsOne(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("one P: Plan plans on one goroutine whatever SetJobs says")
+	}
+	mz, err := envs.LoadMaze(filepath.Join("..", "envs", "testdata", "mazes", "2.maze"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := mz.POMDP(envs.DefaultNoise, envs.DefaultPrefPrecision)
+	if err != nil {
+		t.Fatal(err)
+	}
+	with := func(base func() Options, set func(*Options)) func() Options {
+		return func() Options {
+			o := base()
+			set(&o)
+			return o
+		}
+	}
+	cases := []crewCase{
+		{name: "default", opts: DefaultOptions},
+		{name: "paper", opts: PresetPaper},
+		{name: "hp", opts: PresetHP},
+		{name: "3mf", opts: Preset3MF},
+		{name: "sparse start", opts: DefaultOptions, limit: func(a *Agent) { a.sparseStartStates = 0 }},
+		{name: "predictive", opts: with(DefaultOptions, func(o *Options) { o.Inference = Predictive })},
+		{name: "pcost", opts: with(DefaultOptions, func(o *Options) { o.Cost = PCost })},
+		{name: "feef", opts: with(DefaultOptions, func(o *Options) { o.Cost = FEEF })},
+		{name: "novelty", opts: with(DefaultOptions, func(o *Options) { o.Novelty = true })},
+		{name: "roll-outs", opts: with(DefaultOptions, func(o *Options) { o.Rollouts, o.RolloutLength = 2, 3 })},
+		{name: "ring", opts: DefaultOptions, limit: func(a *Agent) { a.keepLimit, a.ringLimit = 0, 7*a.ns }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var want []crewStep
+			for _, jobs := range []int{1, 2, 3} {
+				got := crewEpisode(t, m, mz, c, jobs)
+				if jobs == 1 {
+					want = got
+					continue
+				}
+				compareCrewSteps(t, jobs, got, want)
+			}
+		})
+	}
+}
+
+// crewStep is what one decision of crewEpisode planned and did.
+type crewStep struct {
+	nodes  []Node
+	action int
+	crew   bool
+}
+
+// crewEpisode runs six decisions on maze mz with the agent of case c on
+// jobs goroutines, the crew started after the first iteration whatever
+// its time (one crew, its goroutines started and stopped by each Plan).
+func crewEpisode(t *testing.T, m *pomdp.Model, mz *envs.Maze, c crewCase, jobs int) []crewStep {
+	t.Helper()
+	o := c.opts()
+	o.Iterations = 60
+	a, err := NewAgent(m, &o, rand.New(rand.NewPCG(3, 4)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.limit != nil {
+		c.limit(a)
+	}
+	a.crewIteration = 0
+	a.SetJobs(jobs)
+	ctx := context.Background()
+	obs := mz.Reset()
+	if err := a.Reset(ctx, obs); err != nil {
+		t.Fatal(err)
+	}
+	var steps []crewStep
+	for range 6 {
+		plans := 0
+		if a.crew != nil {
+			plans = a.crew.plans
+		}
+		if err := a.Plan(ctx); err != nil {
+			t.Fatal(err)
+		}
+		u, err := a.SelectAction()
+		if err != nil {
+			t.Fatal(err)
+		}
+		nodes := make([]Node, len(a.tree.Nodes))
+		for i, n := range a.tree.Nodes {
+			n.S, n.O = nil, nil // graph variables: compared through the numbers
+			nodes[i] = n
+		}
+		steps = append(steps, crewStep{nodes: nodes, action: u, crew: a.crew != nil && a.crew.plans == plans+1})
+		if obs, err = mz.Step(u); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Step(ctx, u, obs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return steps
+}
+
+func compareCrewSteps(t *testing.T, jobs int, got, want []crewStep) {
+	t.Helper()
+	for i := range want {
+		g, w := got[i], want[i]
+		if !g.crew {
+			t.Fatalf("jobs %d, step %d: the crew did not plan", jobs, i)
+		}
+		if w.crew {
+			t.Fatalf("jobs 1, step %d: a crew planned", i)
+		}
+		if g.action != w.action {
+			t.Errorf("jobs %d, step %d: action %d, want %d", jobs, i, g.action, w.action)
+		}
+		if len(g.nodes) != len(w.nodes) {
+			t.Fatalf("jobs %d, step %d: %d nodes, want %d", jobs, i, len(g.nodes), len(w.nodes))
+		}
+		for k := range w.nodes {
+			gn, wn := g.nodes[k], w.nodes[k]
+			if gn.Parent != wn.Parent || gn.Action != wn.Action || gn.Depth != wn.Depth || gn.FirstChild != wn.FirstChild || gn.Visits != wn.Visits ||
+				math.Float64bits(gn.Local) != math.Float64bits(wn.Local) || math.Float64bits(gn.Aggregated) != math.Float64bits(wn.Aggregated) {
+				t.Fatalf("jobs %d, step %d, node %d: %+v, want %+v", jobs, i, k, gn, wn)
+			}
+		}
+	}
+}
+
+// TestCrewFirstError: when local inference fails for some children, the
+// crew returns the error of the first failing action, as the loop on one
+// goroutine does. A parent posterior with a NaN makes every child fail;
+// the error names action 0.
+func TestCrewFirstError(t *testing.T) {
+	mz, err := envs.ParseMaze(strings.NewReader(OpenMazeText(6)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := mz.POMDP(envs.DefaultNoise, envs.DefaultPrefPrecision)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := DefaultOptions()
+	a, err := NewAgent(m, &o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Reset(context.Background(), mz.Reset()); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Plan(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	qk := make([]float64, a.ns)
+	qk[0] = math.NaN()
+	one := a.infer(&a.scratch, qk, 0)
+	if one == nil {
+		t.Fatal("one goroutine: no error from a NaN parent")
+	}
+	a.SetJobs(3)
+	a.startCrew(a.crewJobs())
+	defer a.stopCrew()
+	err = a.crew.children(qk)
+	if err == nil || err.Error() != one.Error() {
+		t.Fatalf("crew: error %v, want %v", err, one)
+	}
+	// The crew goes on after an error: the same children as one goroutine
+	// from a valid parent.
+	qk = a.tree.Nodes[0].S.Probs()
+	if err := a.crew.children(qk); err != nil {
+		t.Fatal(err)
+	}
+	for u := range a.nu {
+		if err := a.infer(&a.scratch, qk, u); err != nil {
+			t.Fatal(err)
+		}
+		if c := a.cost(&a.scratch, a.qs, a.qo); math.Float64bits(c) != math.Float64bits(a.costs[u]) {
+			t.Errorf("action %d: crew cost %v, one goroutine %v", u, a.costs[u], c)
+		}
+		for s, q := range a.qs {
+			if math.Float64bits(q) != math.Float64bits(a.kids[u*a.ns+s]) {
+				t.Fatalf("action %d, state %d: crew Q(S) %v, one goroutine %v", u, s, a.kids[u*a.ns+s], q)
+			}
+		}
+	}
+}
+
+// TestCrewManyPlans: one agent's crew, started and stopped by each of 300
+// short Plans with more goroutines than cores (GOMAXPROCS 4, SetJobs 4,
+// so that the goroutines of one Plan are often not running when the next
+// starts), plans what one goroutine plans every time.
+func TestCrewManyPlans(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	mz, err := envs.LoadMaze(filepath.Join("..", "envs", "testdata", "mazes", "2.maze"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := mz.POMDP(envs.DefaultNoise, envs.DefaultPrefPrecision)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := DefaultOptions()
+	o.Iterations = 8
+	ctx := context.Background()
+	var ags [2]*Agent
+	for i := range ags {
+		if ags[i], err = NewAgent(m, &o, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := ags[i].Reset(ctx, mz.Reset()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	crew := ags[1]
+	crew.crewIteration = 0
+	crew.SetJobs(4)
+	for p := range 300 {
+		for _, a := range ags {
+			if err := a.Plan(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if crew.crew == nil || crew.crew.plans != p+1 {
+			t.Fatalf("plan %d: the crew did not plan", p)
+		}
+		for k, w := range ags[0].tree.Nodes {
+			g := crew.tree.Nodes[k]
+			if math.Float64bits(g.Aggregated) != math.Float64bits(w.Aggregated) || g.Visits != w.Visits {
+				t.Fatalf("plan %d, node %d: %v over %d visits, want %v over %d", p, k, g.Aggregated, g.Visits, w.Aggregated, w.Visits)
+			}
+		}
+	}
+}
