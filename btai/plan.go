@@ -336,6 +336,11 @@ func (a *Agent) Plan(ctx context.Context) error {
 	// enough (crewIteration): the same numbers either way.
 	jobs := a.crewJobs()
 	var start time.Time
+	defer func() {
+		if a.crew != nil && a.crew.on {
+			a.stopCrew()
+		}
+	}()
 	for it := 0; it < a.opts.Iterations && !a.tree.Exhausted(); it++ {
 		if it&63 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -350,7 +355,6 @@ func (a *Agent) Plan(ctx context.Context) error {
 		}
 		if it == 0 && jobs > 1 && time.Since(start) >= a.crewIteration {
 			a.startCrew(jobs)
-			defer a.stopCrew()
 		}
 	}
 	return nil

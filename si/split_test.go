@@ -71,10 +71,10 @@ func TestFirstLevelSplitDuplicates(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
-		name         string
-		m            *pomdp.Model
-		qs           []float64
-		o            si.Options
+		name                  string
+		m                     *pomdp.Model
+		qs                    []float64
+		o                     si.Options
 		nodes, split, largest int
 	}{
 		{"maze, depth 10", m, qs, *mazeOptions(10), 21, 39, 20},

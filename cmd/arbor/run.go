@@ -92,7 +92,7 @@ func runRun(c *plannerCmd, args []string, stdout io.Writer) error {
 	agents := fs.Int("agents", 1, "independent agents, each running --episodes episodes from the model's priors (1..1024); agents that learn run in parallel under --jobs")
 	seed := fs.Uint64("seed", 1, "random seed: agent a's episode e draws its decisions from the streams of seed + e-1 (agent.StepRand; --seed k --episodes 1 repeats seed k of the test tables) and a --model process from seed + (a-1)*episodes + e-1")
 	progressFlag := fs.Bool("progress", false, "report progress on standard error once a second (always on a terminal)")
-	jobsFlag := fs.Int("jobs", runtime.GOMAXPROCS(0), "episodes run in parallel, the goroutines they leave going to each decision (1..1024; the output is the same as with 1); an agent that learns runs its episodes in order")
+	jobsFlag := fs.Int("jobs", runtime.GOMAXPROCS(0), "episodes run in parallel, and aci and btai plan each decision on the goroutines the episodes leave (1..1024; the output is the same as with 1); an agent that learns runs its episodes in order")
 	dotFile := new(string)
 	if view.dotHelp != "" {
 		dotFile = fs.String("dot", "", view.dotHelp)
