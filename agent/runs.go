@@ -51,8 +51,8 @@ type Splitter interface {
 func SpareJobs(jobs, units int) int { return max(1, jobs/max(1, min(jobs, units))) }
 
 // SetJobs gives ag up to n goroutines per decision when it is a Splitter,
-// and does nothing otherwise. RunAgents gives each agent the workers that
-// no trial uses: Workers divided by the trials run at once.
+// and does nothing otherwise. RunAgents gives each agent the goroutines
+// that no trial uses: Jobs (or Workers) divided by the trials run at once.
 func SetJobs(ag Agent, n int) {
 	if s, ok := ag.(Splitter); ok {
 		s.SetJobs(max(1, n))

@@ -86,18 +86,19 @@ type Agent struct {
 	carried bool // EndTrial has learned from the current episode
 	planned bool // Plan has started the current tree (Iterate, SelectAction)
 
-	tree    Tree
-	future  []*ffg.Variable // every variable of the planning tree
-	costs   []float64
-	scratch           // the calling goroutine's buffers for one new node
-	kids    []float64 // scratch: Q(S) of the new children, [u*ns+s] (roll-outs, crew)
-	cur     []float64 // scratch: Q(S) of the current roll-out node
+	tree   Tree
+	future []*ffg.Variable // every variable of the planning tree
+	costs  []float64
+	sc     scratch   // the calling goroutine's buffers for one new node (a crew's mates have their own)
+	kids   []float64 // scratch: Q(S) of the new children, [u*ns+s] (roll-outs, crew)
+	cur    []float64 // scratch: Q(S) of the current roll-out node
 
 	// jobs is how many goroutines one Plan may evaluate an iteration's
 	// children on (SetJobs); crew is their state during a Plan.
 	jobs          int
 	crew          *crew
 	crewIteration time.Duration // crewIteration (tests lower it)
+	crewAlways    bool          // tests: every iteration after the first on the crew, not only while it is faster
 
 	// Compact planning tree (see Iterate): qsAt[k] is the offset in qsBuf
 	// of the stored Q(S_K) of node k, -1 if not stored; the nodes before
@@ -154,7 +155,7 @@ func NewAgent(m *pomdp.Model, opts *Options, rng *rand.Rand) (*Agent, error) {
 		}
 	}
 	a.costs = make([]float64, a.nu)
-	a.scratch = newScratch(a.ns, a.no, o.Novelty)
+	a.sc = newScratch(a.ns, a.no, o.Novelty)
 	a.kids = make([]float64, a.nu*a.ns)
 	a.cur = make([]float64, a.ns)
 	a.keepLimit, a.ringLimit = keepAllFloats, ringFloats

@@ -1,7 +1,9 @@
 package btai
 
 import (
+	"fmt"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -56,8 +58,10 @@ const crewIteration = 6 * time.Microsecond
 // in the same order, so the plans, the actions chosen and every number are
 // the same for any n. Plan times its first iteration on one goroutine and
 // goes on with one when that took less than 6 µs (where handing the
-// children over costs about what it saves); it also uses one with a
-// factorised model and with global inference, and Iterate always does.
+// children over costs about what it saves); after that it times blocks of
+// iterations with the other goroutines and without, and goes on the
+// faster way (on a loaded machine, one goroutine). It also uses one with
+// a factorised model and with global inference, and Iterate always does.
 func (a *Agent) SetJobs(n int) { a.jobs = max(1, n) }
 
 // crew evaluates the children of a planning iteration on several
@@ -68,32 +72,58 @@ func (a *Agent) SetJobs(n int) { a.jobs = max(1, n) }
 // long as the children it was to share (measured on the open 34 × 34
 // maze: one child 34 µs, and with a channel per iteration two goroutines
 // took 146 µs for four children against 139 µs for one). So a mate spins
-// on the iteration counter between iterations (letting the process's
-// other goroutines run, runtime.Gosched), and parks on its channel only
-// after spinSpell without work (while the caller does something else), to
-// be woken by the next iteration.
+// on the iteration word between iterations (letting the process's other
+// goroutines run, runtime.Gosched), and parks on its channel only after
+// spinSpell without work (while the caller does something else), to be
+// woken by the next iteration.
+//
+// The caller waits for the children, not for the mates: each child is
+// claimed by a compare-and-swap on one word holding the iteration and the
+// next action, so a mate that comes late (not running, or still waking)
+// finds nothing to claim, and one that comes after the iteration's end
+// cannot claim a child of the next with the last one's parent. When the
+// other core is busy the caller so does every child itself, at about the
+// speed of one goroutine, instead of waiting for a mate to be scheduled.
 type crew struct {
 	a     *Agent
 	mates []*mate
-	on    bool // between startCrew and stopCrew: iterate uses the crew
-	plans int  // the Plans that used it (tests)
+	on    bool   // between startCrew and stopCrew
+	use   bool   // iterate evaluates the children on the crew (tune)
+	plans int    // the Plans that used it (tests)
+	gen   uint32 // the current iteration (the caller's copy)
 
-	gen  atomic.Uint64  // iterations posted; a mate works once per new value
-	left atomic.Int32   // mates still working on the current iteration
-	quit atomic.Bool    // stopCrew: the mates return at the next gen
+	// tune's state: the iterations of the current block, when it began,
+	// its phase, the blocks left before the next comparison and the last
+	// compared blocks' times per iteration with the crew and without.
+	n, phase, blocks int
+	began            time.Time
+	withCrew, alone  time.Duration
+
+	// work is gen<<32 | the next action to claim; done counts the
+	// children of the current iteration finished.
+	work atomic.Uint64
+	done atomic.Int32
+	quit atomic.Bool    // stopCrew: the mates return at the next iteration
+	rest atomic.Bool    // a block without the crew: the mates park at once
 	live sync.WaitGroup // the mates' goroutines, waited for by stopCrew
 
-	// The current iteration: the parent's Q(S), the next action to take
-	// and each action's error.
-	qk   []float64
-	next atomic.Int32
-	errs []error
+	// The current iteration: the parent's Q(S) and each action's error;
+	// a panic of a mate, raised again by the caller.
+	qk    []float64
+	errs  []error
+	fault atomic.Pointer[mateFault]
+}
+
+// mateFault is a panic of a mate's goroutine, with its stack.
+type mateFault struct {
+	value any
+	stack []byte
 }
 
 // mate is one of the crew's other goroutines with its buffers.
 type mate struct {
 	sc     scratch
-	wake   chan struct{} // one token: a new gen while parked
+	wake   chan struct{} // one token: a new iteration while parked
 	parked atomic.Bool
 }
 
@@ -114,6 +144,57 @@ func (a *Agent) crewJobs() int {
 	return max(1, min(a.jobs, a.nu, runtime.GOMAXPROCS(0)))
 }
 
+// The phases of crew.tune.
+const (
+	probeCrew  = iota // a block with the crew, timed
+	probeAlone        // a block without, timed
+	exploit           // crewExploit blocks with the faster
+)
+
+// A block of crew.tune is at least crewBlock iterations and crewBlockTime
+// (longer than the system's time slices, so that a block on a loaded
+// machine sees both processes run); crewExploit is the blocks between
+// two comparisons.
+const (
+	crewBlock     = 16
+	crewBlockTime = 2 * time.Millisecond
+	crewExploit   = 32
+)
+
+// tune decides, before each iteration (at now), whether the crew
+// evaluates its children (use). The crew is not always faster: when other
+// processes keep the cores busy, a mate that spins takes time from the
+// caller, and one that is not running holds up the child it claimed
+// (planning on two goroutines measured 2 to 3 times slower than on one on
+// a loaded machine). So the iterations go in blocks: one block with the
+// crew and one without are timed, the faster way (per iteration) does the
+// next crewExploit blocks, and the two are timed again. The blocks run on
+// from one Plan to the next (a Plan of 1.maze is about 8 ms), a block cut
+// by the end of a Plan being dropped. The mates park during a block
+// without the crew. The plan is the same either way.
+func (c *crew) tune(now time.Time) {
+	if c.n >= crewBlock && now.Sub(c.began) >= crewBlockTime {
+		d := now.Sub(c.began) / time.Duration(c.n)
+		switch c.phase {
+		case probeCrew:
+			c.withCrew, c.phase = d, probeAlone
+		case probeAlone:
+			c.alone, c.phase, c.blocks = d, exploit, crewExploit
+		default:
+			if c.blocks--; c.blocks == 0 {
+				c.phase = probeCrew
+			}
+		}
+		c.n = 0
+	}
+	if c.n == 0 {
+		c.use = c.phase == probeCrew || c.phase == exploit && c.withCrew < c.alone || c.a.crewAlways
+		c.rest.Store(!c.use)
+		c.began = now
+	}
+	c.n++
+}
+
 // startCrew starts the goroutines of one Plan, jobs in all with the
 // caller (jobs >= 2). stopCrew ends them.
 func (a *Agent) startCrew(jobs int) {
@@ -127,14 +208,13 @@ func (a *Agent) startCrew(jobs int) {
 	}
 	c.plans++
 	c.quit.Store(false)
+	c.rest.Store(false)
+	c.fault.Store(nil)
+	c.n, c.use = 0, false // a new block, in the phase the last Plan left
 	c.live.Add(len(c.mates))
 	for _, m := range c.mates {
 		m.parked.Store(false)
-		select {
-		case <-m.wake: // a token the last Plan's mate did not need
-		default:
-		}
-		go c.run(m, c.gen.Load())
+		go c.run(m, c.gen)
 	}
 	c.on = true
 }
@@ -146,13 +226,15 @@ func (a *Agent) stopCrew() {
 	c := a.crew
 	c.on = false
 	c.quit.Store(true)
-	c.post()
+	c.post(uint64(a.nu)) // an iteration with nothing to claim
 	c.live.Wait()
 }
 
-// post starts a new iteration for the mates, waking those parked.
-func (c *crew) post() {
-	c.gen.Add(1)
+// post starts the next iteration with action next to be claimed first,
+// waking the mates that parked.
+func (c *crew) post(next uint64) {
+	c.gen++
+	c.work.Store(uint64(c.gen)<<32 | next)
 	for _, m := range c.mates {
 		if m.parked.CompareAndSwap(true, false) {
 			m.wake <- struct{}{}
@@ -160,73 +242,86 @@ func (c *crew) post() {
 	}
 }
 
-// run is a mate's goroutine: a share of the children at each new gen
-// after seen, until quit.
-func (c *crew) run(m *mate, seen uint64) {
+// run is a mate's goroutine: a share of the children of each iteration
+// after seen, until quit. A panic is handed to the caller (children).
+func (c *crew) run(m *mate, seen uint32) {
 	defer c.live.Done()
+	defer func() {
+		if r := recover(); r != nil {
+			c.fault.CompareAndSwap(nil, &mateFault{value: r, stack: debug.Stack()})
+			c.done.Add(1) // the child it held, so that the caller stops waiting
+		}
+	}()
 	for {
 		g := c.await(m, seen)
 		if c.quit.Load() {
 			return
 		}
 		seen = g
-		c.share(&m.sc)
-		c.left.Add(-1)
+		c.share(g, &m.sc)
 	}
 }
 
-// await returns the first gen after seen: it spins for spinSpell, then
-// parks until post wakes it.
-func (c *crew) await(m *mate, seen uint64) uint64 {
+// await returns the first iteration after seen: it spins for spinSpell,
+// then parks until post wakes it.
+func (c *crew) await(m *mate, seen uint32) uint32 {
 	start := time.Now()
 	for i := 1; ; i++ {
-		if g := c.gen.Load(); g != seen {
+		if g := uint32(c.work.Load() >> 32); g != seen {
 			return g
 		}
 		if i%256 != 0 {
 			continue
 		}
 		runtime.Gosched() // other goroutines of the process first
-		if time.Since(start) < spinSpell {
+		if !c.rest.Load() && time.Since(start) < spinSpell {
 			continue
 		}
 		// Park: post either sees parked and sends a token, or posted
 		// before, which the second look sees (then a token sent meanwhile
 		// is taken, not left for the next park).
 		m.parked.Store(true)
-		if g := c.gen.Load(); g != seen {
+		if g := uint32(c.work.Load() >> 32); g != seen {
 			if !m.parked.CompareAndSwap(true, false) {
 				<-m.wake
 			}
 			return g
 		}
 		<-m.wake
-		if g := c.gen.Load(); g != seen {
+		if g := uint32(c.work.Load() >> 32); g != seen {
 			return g
 		}
-		// A token from the post of a gen this mate had already seen by
-		// spinning, sent while it was parking again: park once more.
+		// A token from the post of an iteration this mate had already
+		// seen by spinning, sent while it was parking again: park once
+		// more.
 	}
 }
 
-// share evaluates children until none is left: each action in turn, taken
-// from the shared counter, into sc, its Q(S) copied to a.kids and its cost
-// to a.costs (the next statements of iterate read them).
-func (c *crew) share(sc *scratch) {
+// share evaluates the children of iteration g until none is left to
+// claim: each action in turn, into sc, its Q(S) copied to a.kids and its
+// cost to a.costs (the next statements of iterate read them).
+func (c *crew) share(g uint32, sc *scratch) {
 	a := c.a
 	ns := a.ns
 	for {
-		u := int(c.next.Add(1)) - 1
-		if u >= a.nu {
+		w := c.work.Load()
+		u := int(uint32(w))
+		if uint32(w>>32) != g || u >= a.nu {
 			return
 		}
-		if err := a.infer(sc, c.qk, u); err != nil {
-			c.errs[u] = err
+		if !c.work.CompareAndSwap(w, w+1) {
 			continue
 		}
-		c.errs[u] = nil
-		a.costs[u] = a.cost(sc, sc.qs, sc.qo)
-		copy(a.kids[u*ns:(u+1)*ns], sc.qs)
+		// Claimed: the caller waits for this child, so c.qk is the
+		// iteration's.
+		if err := a.infer(sc, c.qk, u); err != nil {
+			c.errs[u] = err
+		} else {
+			c.errs[u] = nil
+			a.costs[u] = a.cost(sc, sc.qs, sc.qo)
+			copy(a.kids[u*ns:(u+1)*ns], sc.qs)
+		}
+		c.done.Add(1)
 	}
 }
 
@@ -236,14 +331,20 @@ func (c *crew) share(sc *scratch) {
 // the actions in order would.
 func (c *crew) children(qk []float64) error {
 	c.qk = qk
-	c.next.Store(0)
-	c.left.Store(int32(len(c.mates)))
-	c.post()
-	c.share(&c.a.scratch)
-	for i := 1; c.left.Load() != 0; i++ {
+	c.done.Store(0)
+	c.post(0)
+	c.share(c.gen, &c.a.sc)
+	nu := int32(c.a.nu)
+	for i := 1; c.done.Load() < nu; i++ {
 		if i%1024 == 0 {
 			runtime.Gosched()
 		}
+		if f := c.fault.Load(); f != nil {
+			break
+		}
+	}
+	if f := c.fault.Load(); f != nil {
+		panic(fmt.Sprintf("btai: a planning goroutine panicked: %v\n%s", f.value, f.stack))
 	}
 	c.qk = nil
 	for _, err := range c.errs {

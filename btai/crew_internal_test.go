@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/arbor-ai/arbor/envs"
 	"github.com/arbor-ai/arbor/pomdp"
@@ -97,7 +98,7 @@ func crewEpisode(t *testing.T, m *pomdp.Model, mz *envs.Maze, c crewCase, jobs i
 	if c.limit != nil {
 		c.limit(a)
 	}
-	a.crewIteration = 0
+	a.crewIteration, a.crewAlways = 0, true
 	a.SetJobs(jobs)
 	ctx := context.Background()
 	obs := mz.Reset()
@@ -185,7 +186,7 @@ func TestCrewFirstError(t *testing.T) {
 	}
 	qk := make([]float64, a.ns)
 	qk[0] = math.NaN()
-	one := a.infer(&a.scratch, qk, 0)
+	one := a.infer(&a.sc, qk, 0)
 	if one == nil {
 		t.Fatal("one goroutine: no error from a NaN parent")
 	}
@@ -203,13 +204,13 @@ func TestCrewFirstError(t *testing.T) {
 		t.Fatal(err)
 	}
 	for u := range a.nu {
-		if err := a.infer(&a.scratch, qk, u); err != nil {
+		if err := a.infer(&a.sc, qk, u); err != nil {
 			t.Fatal(err)
 		}
-		if c := a.cost(&a.scratch, a.qs, a.qo); math.Float64bits(c) != math.Float64bits(a.costs[u]) {
+		if c := a.cost(&a.sc, a.sc.qs, a.sc.qo); math.Float64bits(c) != math.Float64bits(a.costs[u]) {
 			t.Errorf("action %d: crew cost %v, one goroutine %v", u, a.costs[u], c)
 		}
-		for s, q := range a.qs {
+		for s, q := range a.sc.qs {
 			if math.Float64bits(q) != math.Float64bits(a.kids[u*a.ns+s]) {
 				t.Fatalf("action %d, state %d: crew Q(S) %v, one goroutine %v", u, s, a.kids[u*a.ns+s], q)
 			}
@@ -244,7 +245,7 @@ func TestCrewManyPlans(t *testing.T) {
 		}
 	}
 	crew := ags[1]
-	crew.crewIteration = 0
+	crew.crewIteration, crew.crewAlways = 0, true
 	crew.SetJobs(4)
 	for p := range 300 {
 		for _, a := range ags {
@@ -259,6 +260,114 @@ func TestCrewManyPlans(t *testing.T) {
 			g := crew.tree.Nodes[k]
 			if math.Float64bits(g.Aggregated) != math.Float64bits(w.Aggregated) || g.Visits != w.Visits {
 				t.Fatalf("plan %d, node %d: %v over %d visits, want %v over %d", p, k, g.Aggregated, g.Visits, w.Aggregated, w.Visits)
+			}
+		}
+	}
+}
+
+// TestCrewPanic: a panic while a child is evaluated, on the calling
+// goroutine or a mate, comes out of the caller (a mate's is raised again
+// there, with its stack) instead of ending the process; the crew then
+// stops, and the next start plans as before. A parent posterior shorter
+// than the model's states makes every child index out of range.
+func TestCrewPanic(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("one P: no mate")
+	}
+	mz, err := envs.ParseMaze(strings.NewReader(OpenMazeText(6)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := mz.POMDP(envs.DefaultNoise, envs.DefaultPrefPrecision)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := DefaultOptions()
+	a, err := NewAgent(m, &o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Reset(context.Background(), mz.Reset()); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Plan(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	a.SetJobs(2)
+	for range 20 {
+		func() {
+			a.startCrew(a.crewJobs())
+			defer a.stopCrew()
+			defer func() {
+				if r := recover(); r == nil {
+					t.Fatal("children of a short parent: no panic")
+				}
+			}()
+			_ = a.crew.children(make([]float64, 3))
+		}()
+	}
+	a.startCrew(a.crewJobs())
+	defer a.stopCrew()
+	if err := a.crew.children(a.tree.Nodes[0].S.Probs()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCrewTune: the crew is used in the timed block with it, not in the
+// timed block without, then for crewExploit blocks in the way that was
+// faster, then both are timed again. Synthetic times: a block takes 10 ms
+// with the crew and 20 ms without (the crew is kept), then 30 ms with it
+// and 20 without (it is not). A block lasts crewBlock iterations and at
+// least crewBlockTime: 16 iterations of 0.1 ms go on to 20.
+func TestCrewTune(t *testing.T) {
+	c := &crew{a: &Agent{}, phase: probeCrew}
+	now := time.Unix(0, 0)
+	// block runs one block of crewBlock iterations lasting d and returns
+	// whether the crew was used in each.
+	block := func(d time.Duration) []bool {
+		var used []bool
+		for range crewBlock {
+			c.tune(now)
+			used = append(used, c.use)
+			if c.rest.Load() == c.use {
+				t.Fatalf("rest %v while use %v", c.rest.Load(), c.use)
+			}
+			now = now.Add(d / crewBlock)
+		}
+		return used
+	}
+	all := func(used []bool, want bool) bool {
+		for _, u := range used {
+			if u != want {
+				return false
+			}
+		}
+		return true
+	}
+	// A short block: 20 iterations of 0.1 ms reach crewBlockTime.
+	var used []bool
+	for range 40 {
+		c.tune(now)
+		used = append(used, c.use)
+		now = now.Add(100 * time.Microsecond)
+	}
+	if !all(used[:20], true) || !all(used[20:], false) {
+		t.Fatalf("short iterations: crew used %v, want 20 times true then false", used)
+	}
+	c = &crew{a: c.a} // the rounds below from the first phase
+	for round, tc := range []struct {
+		with, alone time.Duration
+		keep        bool
+	}{{10 * time.Millisecond, 20 * time.Millisecond, true}, {30 * time.Millisecond, 20 * time.Millisecond, false}} {
+		if !all(block(tc.with), true) {
+			t.Fatalf("round %d: the timed block with the crew did not use it", round)
+		}
+		if !all(block(tc.alone), false) {
+			t.Fatalf("round %d: the timed block without the crew used it", round)
+		}
+		for b := range crewExploit {
+			if !all(block(tc.with), tc.keep) {
+				t.Fatalf("round %d, block %d: crew used %v, want %v", round, b, !tc.keep, tc.keep)
 			}
 		}
 	}

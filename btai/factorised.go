@@ -101,7 +101,7 @@ func newFactorisedAgent(m *pomdp.Model, o Options, rng *rand.Rand) (*Agent, erro
 	f.fast = newFastPred(m, o)
 	a.fact = f
 	a.costs = make([]float64, a.nu)
-	a.scratch = scratch{qs: make([]float64, a.ns), qo: make([]float64, a.no)}
+	a.sc = scratch{qs: make([]float64, a.ns), qo: make([]float64, a.no)}
 	a.kids = make([]float64, a.nu*a.ns)
 	a.cur = make([]float64, a.ns)
 	a.keepLimit, a.ringLimit = keepAllFloats, ringFloats
@@ -161,7 +161,7 @@ func (a *Agent) prepareFactorised() error {
 }
 
 // inferFactorised computes Q(S_I) and Q(O_I) of a new node for action u
-// below a parent with posterior qp into a.qs and a.qo: the prediction
+// below a parent with posterior qp into sc.qs and sc.qo: the prediction
 // (Q(S_f,I) = B̄_f[u_f] Q(S_f,parent) and Q(O_m,I) = Ā_m Π_f Q(S_f,I)),
 // and with VMP inference the mean-field updates started from it.
 func (a *Agent) inferFactorised(sc *scratch, qp []float64, u int) error {
@@ -356,10 +356,10 @@ func (a *Agent) NodePosteriors(k int) (qs, qo []float64, err error) {
 		return nil, nil, apiError(err)
 	}
 	a.fact.depth = n.Depth
-	if err := a.infer(&a.scratch, qp, n.Action); err != nil {
+	if err := a.infer(&a.sc, qp, n.Action); err != nil {
 		return nil, nil, apiError(err)
 	}
-	return append([]float64(nil), a.qs...), append([]float64(nil), a.qo...), nil
+	return append([]float64(nil), a.sc.qs...), append([]float64(nil), a.sc.qo...), nil
 }
 
 // LearnedModel returns the model with every learned A, B and D replaced by

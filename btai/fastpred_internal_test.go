@@ -41,11 +41,11 @@ func TestFastPredMatchesDense(t *testing.T) {
 	for k := 1; k < len(a.tree.Nodes); k++ {
 		n := &a.tree.Nodes[k]
 		a.fact.fast = nil
-		if err := a.inferFactorised(&a.scratch, dense[n.Parent], n.Action); err != nil {
+		if err := a.inferFactorised(&a.sc, dense[n.Parent], n.Action); err != nil {
 			t.Fatal(err)
 		}
-		g := a.costFactorised(a.qs, a.qo)
-		dense[k] = append([]float64(nil), a.qs...)
+		g := a.costFactorised(a.sc.qs, a.sc.qo)
+		dense[k] = append([]float64(nil), a.sc.qs...)
 		a.fact.fast = fast
 		if math.Abs(g-n.Local) > 1e-12 {
 			t.Fatalf("node %d (depth %d): cost %.15g, dense %.15g", k, n.Depth, n.Local, g)

@@ -75,34 +75,34 @@ func TestVMPStartAssociation(t *testing.T) {
 		for range 50 {
 			qp := randDistInternal(rng, ns)
 			for u := range nu {
-				if err := ag.infer(&ag.scratch, qp, u); err != nil {
+				if err := ag.infer(&ag.sc, qp, u); err != nil {
 					t.Fatal(err)
 				}
-				gotS := append([]float64(nil), ag.qs...)
-				gotO := append([]float64(nil), ag.qo...)
+				gotS := append([]float64(nil), ag.sc.qs...)
+				gotO := append([]float64(nil), ag.sc.qo...)
 				// Reference start: Q(S) = B̄_u q, Q(O) = Ā Q(S).
 				for n := range ns {
 					acc := 0.0
 					for p := range ns {
 						acc += m.B(u, n, p) * qp[p]
 					}
-					ag.qs[n] = acc
+					ag.sc.qs[n] = acc
 				}
 				for o := range no {
 					acc := 0.0
 					for s := range ns {
-						acc += m.A(o, s) * ag.qs[s]
+						acc += m.A(o, s) * ag.sc.qs[s]
 					}
-					ag.qo[o] = acc
+					ag.sc.qo[o] = acc
 				}
-				if err := ag.vmp(&ag.scratch, qp, u); err != nil {
+				if err := ag.vmp(&ag.sc, qp, u); err != nil {
 					t.Fatal(err)
 				}
 				for s := range ns {
-					worst = math.Max(worst, math.Abs(gotS[s]-ag.qs[s]))
+					worst = math.Max(worst, math.Abs(gotS[s]-ag.sc.qs[s]))
 				}
 				for o := range no {
-					worst = math.Max(worst, math.Abs(gotO[o]-ag.qo[o]))
+					worst = math.Max(worst, math.Abs(gotO[o]-ag.sc.qo[o]))
 				}
 			}
 		}
@@ -136,7 +136,7 @@ func BenchmarkInferVMP(b *testing.B) {
 	ag, qp := benchAgent(b, VMP)
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := ag.infer(&ag.scratch, qp, 2); err != nil {
+		if err := ag.infer(&ag.sc, qp, 2); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -147,7 +147,7 @@ func BenchmarkInferPredictive(b *testing.B) {
 	ag, qp := benchAgent(b, Predictive)
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := ag.infer(&ag.scratch, qp, 2); err != nil {
+		if err := ag.infer(&ag.sc, qp, 2); err != nil {
 			b.Fatal(err)
 		}
 	}

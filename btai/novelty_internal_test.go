@@ -60,12 +60,12 @@ func TestNoveltyByHand(t *testing.T) {
 		if err := a.prepareFuture(); err != nil {
 			t.Fatal(err)
 		}
-		if got := a.novelty(&a.scratch, tc.qs); math.Abs(got-tc.want) > 1e-14 {
+		if got := a.novelty(&a.sc, tc.qs); math.Abs(got-tc.want) > 1e-14 {
 			t.Errorf("κ %g, Q(S) %v: novelty %.17g, want %.17g", tc.kappa, tc.qs, got, tc.want)
 		}
 		// The node cost is the classic cost minus λ × novelty.
 		qo := []float64{0.6, 0.4}
-		if got, want := a.cost(&a.scratch, tc.qs, qo), a.baseCost(&a.scratch, tc.qs, qo)-*o.NoveltyScale*tc.want; math.Abs(got-want) > 1e-12 {
+		if got, want := a.cost(&a.sc, tc.qs, qo), a.baseCost(&a.sc, tc.qs, qo)-*o.NoveltyScale*tc.want; math.Abs(got-want) > 1e-12 {
 			t.Errorf("κ %g: cost %v, want classic - λ novelty = %v", tc.kappa, got, want)
 		}
 	}
@@ -194,7 +194,7 @@ func TestNoveltyModelConcentrations(t *testing.T) {
 		}
 		want += pq * wq
 	}
-	if got := a.novelty(&a.scratch, qs); math.Abs(got-want) > 1e-14 {
+	if got := a.novelty(&a.sc, qs); math.Abs(got-want) > 1e-14 {
 		t.Errorf("novelty %.17g, want %.17g", got, want)
 	}
 }

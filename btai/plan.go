@@ -333,7 +333,8 @@ func (a *Agent) Plan(ctx context.Context) error {
 	}
 	// With SetJobs above 1, the first iteration is timed on one goroutine
 	// and the next ones share their children on the crew if it was long
-	// enough (crewIteration): the same numbers either way.
+	// enough (crewIteration), as long as the crew is measured faster
+	// (crew.tune): the same numbers either way.
 	jobs := a.crewJobs()
 	var start time.Time
 	defer func() {
@@ -350,10 +351,13 @@ func (a *Agent) Plan(ctx context.Context) error {
 		if it == 0 && jobs > 1 {
 			start = time.Now()
 		}
+		if a.crew != nil && a.crew.on {
+			a.crew.tune(time.Now())
+		}
 		if err := a.iterate(ctx); err != nil {
 			return apiError(err)
 		}
-		if it == 0 && jobs > 1 && time.Since(start) >= a.crewIteration {
+		if it == 0 && jobs > 1 && time.Since(start) >= a.crewIteration && it+1 < a.opts.Iterations && !a.tree.Exhausted() {
 			a.startCrew(jobs)
 		}
 	}
@@ -410,7 +414,7 @@ func (a *Agent) iterate(ctx context.Context) error {
 	if a.fact != nil {
 		a.fact.depth = a.tree.Nodes[k].Depth + 1
 	}
-	crew := a.crew != nil && a.crew.on
+	crew := a.crew != nil && a.crew.on && a.crew.use
 	if crew {
 		// The children on several goroutines: each Q(S) in a.kids.
 		if err := a.crew.children(qk); err != nil {
@@ -420,13 +424,13 @@ func (a *Agent) iterate(ctx context.Context) error {
 	for u := range a.nu {
 		qs := a.kids[u*ns : (u+1)*ns]
 		if !crew {
-			if err := a.infer(&a.scratch, qk, u); err != nil {
+			if err := a.infer(&a.sc, qk, u); err != nil {
 				return err
 			}
-			a.costs[u] = a.cost(&a.scratch, a.qs, a.qo)
-			qs = a.qs
+			a.costs[u] = a.cost(&a.sc, a.sc.qs, a.sc.qo)
+			qs = a.sc.qs
 			if roll {
-				copy(a.kids[u*ns:(u+1)*ns], a.qs)
+				copy(a.kids[u*ns:(u+1)*ns], a.sc.qs)
 			}
 		}
 		if a.keepAll {
@@ -479,7 +483,7 @@ func (a *Agent) iterateGraph(ctx context.Context) error {
 	ns := a.ns
 	for u := range a.nu {
 		s, o := a.future[len(a.future)-2*a.nu+2*u], a.future[len(a.future)-2*a.nu+2*u+1]
-		a.costs[u] = a.cost(&a.scratch, s.Probs(), o.Probs())
+		a.costs[u] = a.cost(&a.sc, s.Probs(), o.Probs())
 		copy(a.kids[u*ns:(u+1)*ns], s.Probs())
 	}
 	if a.opts.Rollouts > 0 {
@@ -531,10 +535,10 @@ func (a *Agent) nodeProbs(k int) ([]float64, error) {
 	if a.fact != nil {
 		a.fact.depth = n.Depth
 	}
-	if err := a.infer(&a.scratch, qp, n.Action); err != nil {
+	if err := a.infer(&a.sc, qp, n.Action); err != nil {
 		return nil, err
 	}
-	a.qsBuf = append(a.qsBuf, a.qs...)
+	a.qsBuf = append(a.qsBuf, a.sc.qs...)
 	a.qsAt[k] = off
 	return a.qsBuf[off : off+ns], nil
 }
@@ -553,7 +557,7 @@ func (a *Agent) materialize() error {
 		if err != nil {
 			return err
 		}
-		if err := a.infer(&a.scratch, qp, n.Action); err != nil {
+		if err := a.infer(&a.sc, qp, n.Action); err != nil {
 			return err
 		}
 		s, o, err := a.expand(a.tree.Nodes[n.Parent].S, n.Action)
@@ -564,10 +568,10 @@ func (a *Agent) materialize() error {
 		// A model's columns sum to 1 within pomdp.Tolerance (1e-6), not
 		// exactly, so a prediction several steps deep can sum to 1 - 1.4e-6
 		// and be refused as a distribution: the graph gets it normalised.
-		if err := s.SetProbs(normalized(a.qs)); err != nil {
+		if err := s.SetProbs(normalized(a.sc.qs)); err != nil {
 			return err
 		}
-		if err := o.SetProbs(normalized(a.qo)); err != nil {
+		if err := o.SetProbs(normalized(a.sc.qo)); err != nil {
 			return err
 		}
 		n.S, n.O = s, o
@@ -618,7 +622,7 @@ func (a *Agent) expand(parent *ffg.Variable, u int) (s, o *ffg.Variable, err err
 }
 
 // infer computes Q(S_I) and Q(O_I) of a new node for action u below a
-// parent with posterior qp into a.qs and a.qo: exactly by prediction, or
+// parent with posterior qp into sc.qs and sc.qo: exactly by prediction, or
 // by VMP on the new nodes, initialised at the prediction.
 //
 // VMP's first sweep updates Q(S_I) from Q(O_I) and the parent before it
@@ -647,8 +651,8 @@ func (a *Agent) infer(sc *scratch, qp []float64, u int) error {
 }
 
 // vmp iterates the paper's mean-field updates for a newly expanded node
-// (section 6.2) starting from Q(O_I) = a.qo (the prediction), and leaves
-// the result in a.qs and a.qo:
+// (section 6.2) starting from Q(O_I) = sc.qo (the prediction), and leaves
+// the result in sc.qs and sc.qo:
 //
 //	Q*(S_I) = σ(Å ⊙ Q(O_I) + B̊_I ⊙ Q(S_parent))
 //	Q*(O_I) = σ(Å ⊙ Q(S_I))
@@ -788,11 +792,11 @@ func (a *Agent) rollouts(from []float64, g float64) (float64, error) {
 		copy(a.cur, from)
 		for range a.opts.RolloutLength {
 			u := a.rng.IntN(a.nu)
-			if err := a.infer(&a.scratch, a.cur, u); err != nil {
+			if err := a.infer(&a.sc, a.cur, u); err != nil {
 				return 0, err
 			}
-			sum += a.cost(&a.scratch, a.qs, a.qo)
-			copy(a.cur, a.qs)
+			sum += a.cost(&a.sc, a.sc.qs, a.sc.qo)
+			copy(a.cur, a.sc.qs)
 		}
 		total += sum
 	}

@@ -60,19 +60,19 @@ func TestSparseStart(t *testing.T) {
 			}
 			qp := append([]float64(nil), tr.Nodes[k].S.Probs()...)
 			for u := range dense.nu {
-				if err := dense.infer(&dense.scratch, qp, u); err != nil {
+				if err := dense.infer(&dense.sc, qp, u); err != nil {
 					t.Fatal(err)
 				}
-				if err := sparse.infer(&sparse.scratch, qp, u); err != nil {
+				if err := sparse.infer(&sparse.sc, qp, u); err != nil {
 					t.Fatal(err)
 				}
-				for i := range dense.qs {
-					worst = math.Max(worst, math.Abs(dense.qs[i]-sparse.qs[i]))
+				for i := range dense.sc.qs {
+					worst = math.Max(worst, math.Abs(dense.sc.qs[i]-sparse.sc.qs[i]))
 				}
-				for i := range dense.qo {
-					worst = math.Max(worst, math.Abs(dense.qo[i]-sparse.qo[i]))
+				for i := range dense.sc.qo {
+					worst = math.Max(worst, math.Abs(dense.sc.qo[i]-sparse.sc.qo[i]))
 				}
-				worst = math.Max(worst, math.Abs(dense.cost(&dense.scratch, dense.qs, dense.qo)-sparse.cost(&sparse.scratch, sparse.qs, sparse.qo)))
+				worst = math.Max(worst, math.Abs(dense.cost(&dense.sc, dense.sc.qs, dense.sc.qo)-sparse.cost(&sparse.sc, sparse.sc.qs, sparse.sc.qo)))
 			}
 		}
 	}

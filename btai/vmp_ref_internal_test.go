@@ -224,17 +224,17 @@ func compareTree(t *testing.T, a *Agent, ref *refVMP, sweeps map[int]int) float6
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := a.infer(&a.scratch, qp, n.Action); err != nil {
+		if err := a.infer(&a.sc, qp, n.Action); err != nil {
 			t.Fatal(err)
 		}
-		diff(a.qs, ref.qs)
-		diff(a.qo, ref.qo)
+		diff(a.sc.qs, ref.qs)
+		diff(a.sc.qo, ref.qo)
 		got, err := a.nodeProbs(k)
 		if err != nil {
 			t.Fatal(err)
 		}
 		diff(got, ref.qs)
-		worst = max(worst, math.Abs(n.Local-a.cost(&a.scratch, ref.qs, ref.qo)))
+		worst = max(worst, math.Abs(n.Local-a.cost(&a.sc, ref.qs, ref.qo)))
 	}
 	return worst
 }
@@ -276,15 +276,15 @@ func TestVMPMatchesReference(t *testing.T) {
 		for range 50 {
 			qp := randDistInternal(rng, ns)
 			for u := range nu {
-				if err := ag.infer(&ag.scratch, qp, u); err != nil {
+				if err := ag.infer(&ag.sc, qp, u); err != nil {
 					t.Fatal(err)
 				}
 				ref.infer(qp, u)
 				for i := range ns {
-					dense = max(dense, math.Abs(ag.qs[i]-ref.qs[i]))
+					dense = max(dense, math.Abs(ag.sc.qs[i]-ref.qs[i]))
 				}
 				for i := range no {
-					dense = max(dense, math.Abs(ag.qo[i]-ref.qo[i]))
+					dense = max(dense, math.Abs(ag.sc.qo[i]-ref.qo[i]))
 				}
 			}
 		}
@@ -390,7 +390,7 @@ func BenchmarkInferVMPMaze(b *testing.B) {
 	ag, qp := mazeBenchAgent(b)
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := ag.infer(&ag.scratch, qp, 1); err != nil {
+		if err := ag.infer(&ag.sc, qp, 1); err != nil {
 			b.Fatal(err)
 		}
 	}
