@@ -92,12 +92,13 @@ type crew struct {
 	plans int    // the Plans that used it (tests)
 	gen   uint32 // the current iteration (the caller's copy)
 
-	// tune's state: the iterations of the current block, when it began,
-	// its phase, the blocks left before the next comparison and the last
-	// compared blocks' times per iteration with the crew and without.
-	n, phase, blocks int
-	began            time.Time
-	withCrew, alone  time.Duration
+	// tune's state: the iterations of the current block, its phase, the
+	// blocks left before the next comparison, the last call, the block's
+	// time so far and the last compared blocks' times per iteration with
+	// the crew and without.
+	n, phase, blocks       int
+	last                   time.Time
+	spent, withCrew, alone time.Duration
 
 	// work is gen<<32 | the next action to claim; done counts the
 	// children of the current iteration finished.
@@ -114,10 +115,21 @@ type crew struct {
 	fault atomic.Pointer[mateFault]
 }
 
-// mateFault is a panic of a mate's goroutine, with its stack.
+// mateFault is a panic of a mate's goroutine, with its stack: the value
+// the caller panics with. A panic with an error (a runtime.Error among
+// them) unwraps to it.
 type mateFault struct {
 	value any
 	stack []byte
+}
+
+func (f *mateFault) Error() string {
+	return fmt.Sprintf("btai: a planning goroutine panicked: %v\n%s", f.value, f.stack)
+}
+
+func (f *mateFault) Unwrap() error {
+	err, _ := f.value.(error)
+	return err
 }
 
 // mate is one of the crew's other goroutines with its buffers.
@@ -168,31 +180,39 @@ const (
 // (planning on two goroutines measured 2 to 3 times slower than on one on
 // a loaded machine). So the iterations go in blocks: one block with the
 // crew and one without are timed, the faster way (per iteration) does the
-// next crewExploit blocks, and the two are timed again. The blocks run on
-// from one Plan to the next (a Plan of 1.maze is about 8 ms), a block cut
-// by the end of a Plan being dropped. The mates park during a block
-// without the crew. The plan is the same either way.
+// next crewExploit blocks, and the two are timed again. A block counts the
+// iterations between two calls within a Plan and runs on from one Plan to
+// the next (a Plan may be shorter than a block). The mates park during a
+// block without the crew. The plan is the same either way.
 func (c *crew) tune(now time.Time) {
-	if c.n >= crewBlock && now.Sub(c.began) >= crewBlockTime {
-		d := now.Sub(c.began) / time.Duration(c.n)
-		switch c.phase {
-		case probeCrew:
-			c.withCrew, c.phase = d, probeAlone
-		case probeAlone:
-			c.alone, c.phase, c.blocks = d, exploit, crewExploit
-		default:
-			if c.blocks--; c.blocks == 0 {
-				c.phase = probeCrew
-			}
+	if !c.last.IsZero() {
+		// The iteration since the last call, in the same Plan.
+		c.spent += now.Sub(c.last)
+		c.n++
+	}
+	c.last = now
+	if c.n < crewBlock || c.spent < crewBlockTime {
+		return
+	}
+	d := c.spent / time.Duration(c.n)
+	switch c.phase {
+	case probeCrew:
+		c.withCrew, c.phase = d, probeAlone
+	case probeAlone:
+		c.alone, c.phase, c.blocks = d, exploit, crewExploit
+	default:
+		if c.blocks--; c.blocks == 0 {
+			c.phase = probeCrew
 		}
-		c.n = 0
 	}
-	if c.n == 0 {
-		c.use = c.phase == probeCrew || c.phase == exploit && c.withCrew < c.alone || c.a.crewAlways
-		c.rest.Store(!c.use)
-		c.began = now
-	}
-	c.n++
+	c.n, c.spent = 0, 0
+	c.choose()
+}
+
+// choose sets use for the phase, and rest to the contrary.
+func (c *crew) choose() {
+	c.use = c.phase == probeCrew || c.phase == exploit && c.withCrew < c.alone || c.a.crewAlways
+	c.rest.Store(!c.use)
 }
 
 // startCrew starts the goroutines of one Plan, jobs in all with the
@@ -210,7 +230,8 @@ func (a *Agent) startCrew(jobs int) {
 	c.quit.Store(false)
 	c.rest.Store(false)
 	c.fault.Store(nil)
-	c.n, c.use = 0, false // a new block, in the phase the last Plan left
+	c.last = time.Time{} // the time since the last Plan is not an iteration's
+	c.choose()
 	c.live.Add(len(c.mates))
 	for _, m := range c.mates {
 		m.parked.Store(false)
@@ -246,11 +267,19 @@ func (c *crew) post(next uint64) {
 // after seen, until quit. A panic is handed to the caller (children).
 func (c *crew) run(m *mate, seen uint32) {
 	defer c.live.Done()
+	holding := false // a child claimed and not counted done
 	defer func() {
-		if r := recover(); r != nil {
-			c.fault.CompareAndSwap(nil, &mateFault{value: r, stack: debug.Stack()})
-			c.done.Add(1) // the child it held, so that the caller stops waiting
+		r := recover()
+		if !holding {
+			return
 		}
+		// A panic (or runtime.Goexit, r nil) with a child claimed: the
+		// caller stops waiting for it and raises the fault.
+		if r == nil {
+			r = "runtime.Goexit"
+		}
+		c.fault.CompareAndSwap(nil, &mateFault{value: r, stack: debug.Stack()})
+		c.done.Add(1)
 	}()
 	for {
 		g := c.await(m, seen)
@@ -258,7 +287,7 @@ func (c *crew) run(m *mate, seen uint32) {
 			return
 		}
 		seen = g
-		c.share(g, &m.sc)
+		c.share(g, &m.sc, &holding)
 	}
 }
 
@@ -299,8 +328,9 @@ func (c *crew) await(m *mate, seen uint32) uint32 {
 
 // share evaluates the children of iteration g until none is left to
 // claim: each action in turn, into sc, its Q(S) copied to a.kids and its
-// cost to a.costs (the next statements of iterate read them).
-func (c *crew) share(g uint32, sc *scratch) {
+// cost to a.costs (the next statements of iterate read them). holding is
+// true while a claimed child is not counted in done.
+func (c *crew) share(g uint32, sc *scratch, holding *bool) {
 	a := c.a
 	ns := a.ns
 	for {
@@ -314,6 +344,7 @@ func (c *crew) share(g uint32, sc *scratch) {
 		}
 		// Claimed: the caller waits for this child, so c.qk is the
 		// iteration's.
+		*holding = true
 		if err := a.infer(sc, c.qk, u); err != nil {
 			c.errs[u] = err
 		} else {
@@ -321,6 +352,7 @@ func (c *crew) share(g uint32, sc *scratch) {
 			a.costs[u] = a.cost(sc, sc.qs, sc.qo)
 			copy(a.kids[u*ns:(u+1)*ns], sc.qs)
 		}
+		*holding = false
 		c.done.Add(1)
 	}
 }
@@ -333,7 +365,8 @@ func (c *crew) children(qk []float64) error {
 	c.qk = qk
 	c.done.Store(0)
 	c.post(0)
-	c.share(c.gen, &c.a.sc)
+	var holding bool
+	c.share(c.gen, &c.a.sc, &holding)
 	nu := int32(c.a.nu)
 	for i := 1; c.done.Load() < nu; i++ {
 		if i%1024 == 0 {
@@ -344,7 +377,7 @@ func (c *crew) children(qk []float64) error {
 		}
 	}
 	if f := c.fault.Load(); f != nil {
-		panic(fmt.Sprintf("btai: a planning goroutine panicked: %v\n%s", f.value, f.stack))
+		panic(f)
 	}
 	c.qk = nil
 	for _, err := range c.errs {

@@ -2,6 +2,7 @@ package btai
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -267,14 +268,15 @@ func TestCrewManyPlans(t *testing.T) {
 
 // TestCrewPanic: a panic while a child is evaluated, on the calling
 // goroutine or a mate, comes out of the caller (a mate's is raised again
-// there, with its stack) instead of ending the process; the crew then
-// stops, and the next start plans as before. A parent posterior shorter
-// than the model's states makes every child index out of range.
+// there, with its stack, unwrapping to the runtime error) instead of
+// ending the process; the crew then stops, and the next start plans as
+// before. A parent posterior shorter than the model's states makes every
+// child index out of range; mates with buffers too short fail alone.
 func TestCrewPanic(t *testing.T) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		t.Skip("one P: no mate")
 	}
-	mz, err := envs.ParseMaze(strings.NewReader(OpenMazeText(6)))
+	mz, err := envs.ParseMaze(strings.NewReader(OpenMazeText(12)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,6 +285,7 @@ func TestCrewPanic(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := DefaultOptions()
+	o.Iterations = 10
 	a, err := NewAgent(m, &o, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -306,6 +309,36 @@ func TestCrewPanic(t *testing.T) {
 			_ = a.crew.children(make([]float64, 3))
 		}()
 	}
+	// A mate's panic: only the mates' buffers are too short, and the
+	// caller plans children until a mate has claimed one.
+	qk := a.tree.Nodes[0].S.Probs()
+	var fault any
+	for try := 0; fault == nil && try < 20; try++ {
+		func() {
+			a.startCrew(a.crewJobs())
+			defer a.stopCrew()
+			defer func() { fault = recover() }()
+			for _, m := range a.crew.mates {
+				m.sc.base = m.sc.base[:1]
+			}
+			for range 200 {
+				if err := a.crew.children(qk); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}()
+		for _, m := range a.crew.mates {
+			m.sc = newScratch(a.ns, a.no, a.opts.Novelty)
+		}
+	}
+	f, ok := fault.(*mateFault)
+	if !ok {
+		t.Fatalf("no mate's panic in 20 × 200 iterations (%v)", fault)
+	}
+	var re runtime.Error
+	if !errors.As(f, &re) || !strings.Contains(f.Error(), "planning goroutine panicked") {
+		t.Fatalf("mate's panic %v: want a runtime error, said as a planning goroutine's", f)
+	}
 	a.startCrew(a.crewJobs())
 	defer a.stopCrew()
 	if err := a.crew.children(a.tree.Nodes[0].S.Probs()); err != nil {
@@ -313,62 +346,77 @@ func TestCrewPanic(t *testing.T) {
 	}
 }
 
-// TestCrewTune: the crew is used in the timed block with it, not in the
-// timed block without, then for crewExploit blocks in the way that was
-// faster, then both are timed again. Synthetic times: a block takes 10 ms
-// with the crew and 20 ms without (the crew is kept), then 30 ms with it
-// and 20 without (it is not). A block lasts crewBlock iterations and at
-// least crewBlockTime: 16 iterations of 0.1 ms go on to 20.
+// TestCrewTune: before each iteration, tune says whether the crew takes
+// it. Synthetic iteration times, set by that choice: 16 iterations with
+// the crew, 16 without, then 32 blocks of 16 in the faster way, then both
+// again. With the crew faster (1 ms against 2 ms an iteration) those 512
+// use it; slower (3 ms against 2 ms) they do not. A block lasts at least
+// crewBlockTime (0.1 ms iterations: 20 of them), runs on across Plans, and
+// the time between two Plans counts for nothing.
 func TestCrewTune(t *testing.T) {
-	c := &crew{a: &Agent{}, phase: probeCrew}
-	now := time.Unix(0, 0)
-	// block runs one block of crewBlock iterations lasting d and returns
-	// whether the crew was used in each.
-	block := func(d time.Duration) []bool {
+	run := func(c *crew, now time.Time, calls int, with, alone time.Duration) ([]bool, time.Time) {
 		var used []bool
-		for range crewBlock {
+		for range calls {
 			c.tune(now)
 			used = append(used, c.use)
 			if c.rest.Load() == c.use {
 				t.Fatalf("rest %v while use %v", c.rest.Load(), c.use)
 			}
-			now = now.Add(d / crewBlock)
+			if c.use {
+				now = now.Add(with)
+			} else {
+				now = now.Add(alone)
+			}
 		}
-		return used
+		return used, now
 	}
-	all := func(used []bool, want bool) bool {
-		for _, u := range used {
+	// same reports whether used[lo:hi] are all want.
+	same := func(used []bool, lo, hi int, want bool) bool {
+		for _, u := range used[lo:hi] {
 			if u != want {
 				return false
 			}
 		}
 		return true
 	}
-	// A short block: 20 iterations of 0.1 ms reach crewBlockTime.
-	var used []bool
-	for range 40 {
-		c.tune(now)
-		used = append(used, c.use)
-		now = now.Add(100 * time.Microsecond)
+	newCrew := func() *crew {
+		c := &crew{a: &Agent{}}
+		c.choose()
+		return c
 	}
-	if !all(used[:20], true) || !all(used[20:], false) {
-		t.Fatalf("short iterations: crew used %v, want 20 times true then false", used)
-	}
-	c = &crew{a: c.a} // the rounds below from the first phase
-	for round, tc := range []struct {
+	for _, tc := range []struct {
 		with, alone time.Duration
 		keep        bool
-	}{{10 * time.Millisecond, 20 * time.Millisecond, true}, {30 * time.Millisecond, 20 * time.Millisecond, false}} {
-		if !all(block(tc.with), true) {
-			t.Fatalf("round %d: the timed block with the crew did not use it", round)
+	}{{time.Millisecond, 2 * time.Millisecond, true}, {3 * time.Millisecond, 2 * time.Millisecond, false}} {
+		c := newCrew()
+		// Call k decides iteration k; call 17 ends the first block (16
+		// iterations counted from call 1), call 33 the second.
+		used, _ := run(c, time.Unix(0, 0), 16+16+32*16+32, tc.with, tc.alone)
+		if !same(used, 0, 16, true) || !same(used, 16, 32, false) || !same(used, 32, 544, tc.keep) ||
+			!same(used, 544, 560, true) || !same(used, 560, 576, false) {
+			t.Fatalf("crew %v, alone %v: used %v", tc.with, tc.alone, used)
 		}
-		if !all(block(tc.alone), false) {
-			t.Fatalf("round %d: the timed block without the crew used it", round)
+		if c.withCrew != tc.with || c.alone != tc.alone {
+			t.Errorf("timed %v with the crew and %v alone, want %v and %v", c.withCrew, c.alone, tc.with, tc.alone)
 		}
-		for b := range crewExploit {
-			if !all(block(tc.with), tc.keep) {
-				t.Fatalf("round %d, block %d: crew used %v, want %v", round, b, !tc.keep, tc.keep)
-			}
-		}
+	}
+	// Short iterations: 20 of 0.1 ms make the first block.
+	c := newCrew()
+	used, _ := run(c, time.Unix(0, 0), 40, 100*time.Microsecond, 100*time.Microsecond)
+	if !same(used, 0, 20, true) || !same(used, 20, 40, false) {
+		t.Fatalf("0.1 ms iterations: used %v", used)
+	}
+	// Plans shorter than a block: 4 calls of 1 ms each (3 iterations
+	// counted), an hour apart (startCrew clears last); the block ends in
+	// the sixth, after 16 iterations, and times 1 ms an iteration.
+	c = newCrew()
+	now := time.Unix(0, 0)
+	for range 6 {
+		c.last = time.Time{}
+		_, now = run(c, now, 4, time.Millisecond, time.Millisecond)
+		now = now.Add(time.Hour)
+	}
+	if c.phase != probeAlone || c.withCrew != time.Millisecond {
+		t.Fatalf("after 6 short Plans: phase %d, %v an iteration with the crew; want phase %d, 1ms", c.phase, c.withCrew, probeAlone)
 	}
 }
