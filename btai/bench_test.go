@@ -247,30 +247,7 @@ func BenchmarkPlanJobs(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			o := btai.DefaultOptions()
-			o.Iterations = 200
-			ag, err := btai.NewAgent(m, &o, rand.New(rand.NewPCG(1, 1)))
-			if err != nil {
-				b.Fatal(err)
-			}
-			ag.SetJobs(jobs)
-			ctx := context.Background()
-			if err := ag.Reset(ctx, 0); err != nil {
-				b.Fatal(err)
-			}
-			if err := ag.Plan(ctx); err != nil {
-				b.Fatal(err)
-			}
-			b.ReportAllocs()
-			b.ResetTimer()
-			n := 0
-			for b.Loop() {
-				if err := ag.Plan(ctx); err != nil {
-					b.Fatal(err)
-				}
-				n++
-			}
-			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(n*o.Iterations), "µs/iteration")
+			benchJobsPlan(b, m, 0, 200, jobs)
 		})
 	}
 	for _, c := range mazes {
@@ -280,30 +257,40 @@ func BenchmarkPlanJobs(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				o := btai.DefaultOptions()
-				ag, err := btai.NewAgent(m, &o, rand.New(rand.NewPCG(1, 1)))
-				if err != nil {
-					b.Fatal(err)
-				}
-				ag.SetJobs(jobs)
-				ctx := context.Background()
-				if err := ag.Reset(ctx, c.mz.Reset()); err != nil {
-					b.Fatal(err)
-				}
-				if err := ag.Plan(ctx); err != nil { // the model's set-up, untimed
-					b.Fatal(err)
-				}
-				b.ReportAllocs()
-				b.ResetTimer()
-				n := 0
-				for b.Loop() {
-					if err := ag.Plan(ctx); err != nil {
-						b.Fatal(err)
-					}
-					n++
-				}
-				b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(n*o.Iterations), "µs/iteration")
+				benchJobsPlan(b, m, c.mz.Reset(), 0, jobs)
 			})
 		}
 	}
+}
+
+// benchJobsPlan times the plans of an agent of the default options
+// (iterations of them, 0: the default) on model m from observation obs,
+// with SetJobs(jobs), after one untimed plan (the model's set-up).
+func benchJobsPlan(b *testing.B, m *pomdp.Model, obs, iterations, jobs int) {
+	o := btai.DefaultOptions()
+	if iterations > 0 {
+		o.Iterations = iterations
+	}
+	ag, err := btai.NewAgent(m, &o, rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ag.SetJobs(jobs)
+	ctx := context.Background()
+	if err := ag.Reset(ctx, obs); err != nil {
+		b.Fatal(err)
+	}
+	if err := ag.Plan(ctx); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	n := 0
+	for b.Loop() {
+		if err := ag.Plan(ctx); err != nil {
+			b.Fatal(err)
+		}
+		n++
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(n*o.Iterations), "µs/iteration")
 }

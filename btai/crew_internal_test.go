@@ -35,14 +35,7 @@ func TestCrewSameAsOne(t *testing.T) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		t.Skip("one P: Plan plans on one goroutine whatever SetJobs says")
 	}
-	mz, err := envs.LoadMaze(filepath.Join("..", "envs", "testdata", "mazes", "2.maze"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := mz.POMDP(envs.DefaultNoise, envs.DefaultPrefPrecision)
-	if err != nil {
-		t.Fatal(err)
-	}
+	mz, m := testMaze(t, "2.maze")
 	with := func(base func() Options, set func(*Options)) func() Options {
 		return func() Options {
 			o := base()
@@ -166,25 +159,7 @@ func compareCrewSteps(t *testing.T, jobs int, got, want []crewStep) {
 // goroutine does. A parent posterior with a NaN makes every child fail;
 // the error names action 0.
 func TestCrewFirstError(t *testing.T) {
-	mz, err := envs.ParseMaze(strings.NewReader(OpenMazeText(6)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := mz.POMDP(envs.DefaultNoise, envs.DefaultPrefPrecision)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := DefaultOptions()
-	a, err := NewAgent(m, &o, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Reset(context.Background(), mz.Reset()); err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Plan(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	a := openMazeAgent(t, 6, 0)
 	qk := make([]float64, a.ns)
 	qk[0] = math.NaN()
 	one := a.infer(&a.sc, qk, 0)
@@ -194,8 +169,7 @@ func TestCrewFirstError(t *testing.T) {
 	a.SetJobs(3)
 	a.startCrew(a.crewJobs())
 	defer a.stopCrew()
-	err = a.crew.children(qk)
-	if err == nil || err.Error() != one.Error() {
+	if err := a.crew.children(qk); err == nil || err.Error() != one.Error() {
 		t.Fatalf("crew: error %v, want %v", err, one)
 	}
 	// The crew goes on after an error: the same children as one goroutine
@@ -225,19 +199,13 @@ func TestCrewFirstError(t *testing.T) {
 // starts), plans what one goroutine plans every time.
 func TestCrewManyPlans(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
-	mz, err := envs.LoadMaze(filepath.Join("..", "envs", "testdata", "mazes", "2.maze"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := mz.POMDP(envs.DefaultNoise, envs.DefaultPrefPrecision)
-	if err != nil {
-		t.Fatal(err)
-	}
+	mz, m := testMaze(t, "2.maze")
 	o := DefaultOptions()
 	o.Iterations = 8
 	ctx := context.Background()
 	var ags [2]*Agent
 	for i := range ags {
+		var err error
 		if ags[i], err = NewAgent(m, &o, nil); err != nil {
 			t.Fatal(err)
 		}
@@ -276,26 +244,7 @@ func TestCrewPanic(t *testing.T) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		t.Skip("one P: no mate")
 	}
-	mz, err := envs.ParseMaze(strings.NewReader(OpenMazeText(12)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := mz.POMDP(envs.DefaultNoise, envs.DefaultPrefPrecision)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := DefaultOptions()
-	o.Iterations = 10
-	a, err := NewAgent(m, &o, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Reset(context.Background(), mz.Reset()); err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Plan(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	a := openMazeAgent(t, 12, 10)
 	a.SetJobs(2)
 	for range 20 {
 		func() {
@@ -419,4 +368,48 @@ func TestCrewTune(t *testing.T) {
 	if c.phase != probeAlone || c.withCrew != time.Millisecond {
 		t.Fatalf("after 6 short Plans: phase %d, %v an iteration with the crew; want phase %d, 1ms", c.phase, c.withCrew, probeAlone)
 	}
+}
+
+// openMazeAgent returns an agent of the default options (iterations of
+// them, 0: the default) on the open n × n maze, reset at its start and
+// having planned once.
+func openMazeAgent(t *testing.T, n, iterations int) *Agent {
+	t.Helper()
+	mz, err := envs.ParseMaze(strings.NewReader(OpenMazeText(n)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := mz.POMDP(envs.DefaultNoise, envs.DefaultPrefPrecision)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := DefaultOptions()
+	if iterations > 0 {
+		o.Iterations = iterations
+	}
+	a, err := NewAgent(m, &o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Reset(context.Background(), mz.Reset()); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Plan(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// testMaze loads envs/testdata/mazes/name and its model.
+func testMaze(t *testing.T, name string) (*envs.Maze, *pomdp.Model) {
+	t.Helper()
+	mz, err := envs.LoadMaze(filepath.Join("..", "envs", "testdata", "mazes", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := mz.POMDP(envs.DefaultNoise, envs.DefaultPrefPrecision)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mz, m
 }

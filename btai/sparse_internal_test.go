@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -22,14 +21,7 @@ import (
 func TestSparseStart(t *testing.T) {
 	worst := 0.0
 	for _, name := range []string{"1.maze", "2.maze", "13.maze"} {
-		mz, err := envs.LoadMaze(filepath.Join("..", "envs", "testdata", "mazes", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := mz.POMDP(envs.DefaultNoise, envs.DefaultPrefPrecision)
-		if err != nil {
-			t.Fatal(err)
-		}
+		mz, m := testMaze(t, name)
 		o := DefaultOptions()
 		o.Iterations = 300
 		dense, err := NewAgent(m, &o, rand.New(rand.NewPCG(1, 1)))
