@@ -57,7 +57,7 @@ func runReplay(c *plannerCmd, args []string, stdout io.Writer) error {
 	data := fs.String("data", "", "recorded behaviour, CSV or JSON lines (docs/behaviour.md): subject,trial,step,o_<modality>...,u_<factor>... (required)")
 	subjects := fs.String("subjects", "", "also write the per-subject table (subject,log_likelihood,n_choices) as CSV to this file")
 	seed := seedFlag(fs, c.p, "random seed: subject k's trial i draws each step's decision from agent.StepRand(seed, k-1, i-1, step), as run draws agent k's episode i")
-	jobs := fs.Int("jobs", 1, "subjects replayed in parallel (1..1024; the output is the same as with 1)")
+	jobs := fs.Int("jobs", 1, "subjects replayed in parallel, and aci and btai score each decision on the goroutines the subjects leave (1..1024; the output is the same as with 1)")
 	asJSON := fs.Bool("json", false, "a provenance line, one JSON object per step and one per subject (the only lines with log_likelihood)")
 	asCSV := fs.Bool("csv", false, "one CSV row per step: the row's keys, p_action, log_p_action and the probability of every action")
 	beliefs := fs.Bool("beliefs", false, "add the agent's belief Q(S_t) over each factor's states to every step")

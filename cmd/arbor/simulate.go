@@ -167,7 +167,7 @@ func (f *simFlags) register(fs *flag.FlagSet) {
 	f.trials = fs.Int("trials", 10, "trials per subject (1..100000), run in order: a model with concentrations a, b, d learns between them")
 	f.steps = fs.Int("steps", 50, "maximum actions per trial (the world may end a trial earlier)")
 	f.seed = fs.Uint64("seed", 1, "random seed: subject k's parameters, decisions (agent.StepRand(seed, k-1, trial-1, step), as run --agents) and world")
-	f.jobs = fs.Int("jobs", runtime.GOMAXPROCS(0), "subjects simulated in parallel (1..1024; the output is the same as with 1)")
+	f.jobs = fs.Int("jobs", runtime.GOMAXPROCS(0), "subjects simulated in parallel, and aci and btai plan each decision on the goroutines the subjects leave (1..1024; the output is the same as with 1)")
 }
 
 // simulation checks the flags and builds the simulation of factory's
