@@ -23,21 +23,29 @@ import (
 func benchPlan(b *testing.B, iterations int, inf btai.Inference) {
 	o := btai.DefaultOptions()
 	o.Iterations, o.Inference = iterations, inf
-	benchPlanOpts(b, iterations, &o)
+	benchPlanOpts(b, &o)
 }
 
-func benchPlanOpts(b *testing.B, iterations int, o *btai.Options) {
+func benchPlanOpts(b *testing.B, o *btai.Options) {
 	mz, p := mazeModel(b, "1.maze")
-	ag, err := btai.NewAgent(p, o, rand.New(rand.NewPCG(1, 1)))
+	benchAgentPlans(b, p, mz.Reset(), o, 1)
+}
+
+// benchAgentPlans times the plans of an agent with options o on model m
+// from observation obs, with SetJobs(jobs), after one untimed plan: it
+// makes what a process makes once (the exponential's tables,
+// internal/fastexp), the model's set-up and the tree's buffers. It
+// reports µs and CPU-µs per iteration (o.Iterations a plan).
+func benchAgentPlans(b *testing.B, m *pomdp.Model, obs int, o *btai.Options, jobs int) {
+	ag, err := btai.NewAgent(m, o, rand.New(rand.NewPCG(1, 1)))
 	if err != nil {
 		b.Fatal(err)
 	}
+	ag.SetJobs(jobs)
 	ctx := context.Background()
-	if err := ag.Reset(ctx, mz.Reset()); err != nil {
+	if err := ag.Reset(ctx, obs); err != nil {
 		b.Fatal(err)
 	}
-	// A first plan, untimed, makes what a process makes once: the
-	// exponential's tables (internal/fastexp) and the tree's buffers.
 	if err := ag.Plan(ctx); err != nil {
 		b.Fatal(err)
 	}
@@ -52,6 +60,7 @@ func benchPlanOpts(b *testing.B, iterations int, o *btai.Options) {
 		n++
 	}
 	cpu = cpuTime() - cpu
+	iterations := ag.Options().Iterations
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(n*iterations), "µs/iteration")
 	b.ReportMetric(float64(cpu.Microseconds())/float64(n*iterations), "cpu-µs/iteration")
 }
@@ -67,7 +76,7 @@ func BenchmarkPlanVMP1000(b *testing.B)         { benchPlan(b, 1000, btai.VMP) }
 // 100 iterations): the selection rule's share of an iteration.
 func BenchmarkPlanPaper100(b *testing.B) {
 	o := btai.PresetPaper()
-	benchPlanOpts(b, o.Iterations, &o)
+	benchPlanOpts(b, &o)
 }
 
 // BenchmarkPlanNovelty1000 is the default preset with novelty: the cost of
@@ -75,7 +84,7 @@ func BenchmarkPlanPaper100(b *testing.B) {
 func BenchmarkPlanNovelty1000(b *testing.B) {
 	o := btai.DefaultOptions()
 	o.Novelty = true
-	benchPlanOpts(b, o.Iterations, &o)
+	benchPlanOpts(b, &o)
 }
 
 // BenchmarkPlanMaterialize: a 100-iteration plan on 1.maze followed by
@@ -247,7 +256,9 @@ func BenchmarkPlanJobs(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			benchJobsPlan(b, m, 0, 200, jobs)
+			o := btai.DefaultOptions()
+			o.Iterations = 200
+			benchAgentPlans(b, m, 0, &o, jobs)
 		})
 	}
 	for _, c := range mazes {
@@ -257,40 +268,9 @@ func BenchmarkPlanJobs(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				benchJobsPlan(b, m, c.mz.Reset(), 0, jobs)
+				o := btai.DefaultOptions()
+				benchAgentPlans(b, m, c.mz.Reset(), &o, jobs)
 			})
 		}
 	}
-}
-
-// benchJobsPlan times the plans of an agent of the default options
-// (iterations of them, 0: the default) on model m from observation obs,
-// with SetJobs(jobs), after one untimed plan (the model's set-up).
-func benchJobsPlan(b *testing.B, m *pomdp.Model, obs, iterations, jobs int) {
-	o := btai.DefaultOptions()
-	if iterations > 0 {
-		o.Iterations = iterations
-	}
-	ag, err := btai.NewAgent(m, &o, rand.New(rand.NewPCG(1, 1)))
-	if err != nil {
-		b.Fatal(err)
-	}
-	ag.SetJobs(jobs)
-	ctx := context.Background()
-	if err := ag.Reset(ctx, obs); err != nil {
-		b.Fatal(err)
-	}
-	if err := ag.Plan(ctx); err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	n := 0
-	for b.Loop() {
-		if err := ag.Plan(ctx); err != nil {
-			b.Fatal(err)
-		}
-		n++
-	}
-	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(n*o.Iterations), "µs/iteration")
 }

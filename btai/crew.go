@@ -146,6 +146,10 @@ type mate struct {
 // park, and wake late, within one Plan.
 const spinSpell = time.Millisecond
 
+// crewOn reports whether a crew's goroutines are running (between
+// startCrew and stopCrew).
+func (a *Agent) crewOn() bool { return a.crew != nil && a.crew.on }
+
 // crewJobs returns how many goroutines a Plan may evaluate children on:
 // SetJobs's, at most one per action and per P (runtime.GOMAXPROCS), and
 // 1 with a factorised model or global inference.
@@ -228,7 +232,6 @@ func (a *Agent) startCrew(jobs int) {
 	}
 	c.plans++
 	c.quit.Store(false)
-	c.rest.Store(false)
 	c.fault.Store(nil)
 	c.last = time.Time{} // the time since the last Plan is not an iteration's
 	c.choose()
@@ -345,11 +348,7 @@ func (c *crew) share(g uint32, sc *scratch, holding *bool) {
 		// Claimed: the caller waits for this child, so c.qk is the
 		// iteration's.
 		*holding = true
-		if err := a.infer(sc, c.qk, u); err != nil {
-			c.errs[u] = err
-		} else {
-			c.errs[u] = nil
-			a.costs[u] = a.cost(sc, sc.qs, sc.qo)
+		if c.errs[u] = a.child(sc, c.qk, u); c.errs[u] == nil {
 			copy(a.kids[u*ns:(u+1)*ns], sc.qs)
 		}
 		*holding = false

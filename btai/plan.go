@@ -338,7 +338,7 @@ func (a *Agent) Plan(ctx context.Context) error {
 	jobs := a.crewJobs()
 	var start time.Time
 	defer func() {
-		if a.crew != nil && a.crew.on {
+		if a.crewOn() {
 			a.stopCrew()
 		}
 	}()
@@ -351,7 +351,7 @@ func (a *Agent) Plan(ctx context.Context) error {
 		if it == 0 && jobs > 1 {
 			start = time.Now()
 		}
-		if a.crew != nil && a.crew.on {
+		if a.crewOn() {
 			a.crew.tune(time.Now())
 		}
 		if err := a.iterate(ctx); err != nil {
@@ -414,7 +414,7 @@ func (a *Agent) iterate(ctx context.Context) error {
 	if a.fact != nil {
 		a.fact.depth = a.tree.Nodes[k].Depth + 1
 	}
-	crew := a.crew != nil && a.crew.on && a.crew.use
+	crew := a.crewOn() && a.crew.use
 	if crew {
 		// The children on several goroutines: each Q(S) in a.kids.
 		if err := a.crew.children(qk); err != nil {
@@ -424,10 +424,9 @@ func (a *Agent) iterate(ctx context.Context) error {
 	for u := range a.nu {
 		qs := a.kids[u*ns : (u+1)*ns]
 		if !crew {
-			if err := a.infer(&a.sc, qk, u); err != nil {
+			if err := a.child(&a.sc, qk, u); err != nil {
 				return err
 			}
-			a.costs[u] = a.cost(&a.sc, a.sc.qs, a.sc.qo)
 			qs = a.sc.qs
 			if roll {
 				copy(a.kids[u*ns:(u+1)*ns], a.sc.qs)
@@ -619,6 +618,16 @@ func (a *Agent) expand(parent *ffg.Variable, u int) (s, o *ffg.Variable, err err
 	}
 	fa.Label = "Ā"
 	return s, o, nil
+}
+
+// child evaluates the new node of action u below a parent with posterior
+// qp: its posteriors into sc (infer) and its cost into a.costs[u].
+func (a *Agent) child(sc *scratch, qp []float64, u int) error {
+	if err := a.infer(sc, qp, u); err != nil {
+		return err
+	}
+	a.costs[u] = a.cost(sc, sc.qs, sc.qo)
+	return nil
 }
 
 // infer computes Q(S_I) and Q(O_I) of a new node for action u below a

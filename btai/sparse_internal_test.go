@@ -7,8 +7,6 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
-
-	"github.com/arbor-ai/arbor/envs"
 )
 
 // TestSparseStart: the start of local VMP over split probabilities, Ā (B̄_u
@@ -86,28 +84,9 @@ func TestSparseStartAt1024(t *testing.T) {
 		n      int
 		sparse bool
 	}{{34, true}, {33, false}} {
-		mz, err := envs.ParseMaze(strings.NewReader(OpenMazeText(c.n)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := mz.POMDP(envs.DefaultNoise, envs.DefaultPrefPrecision)
-		if err != nil {
-			t.Fatal(err)
-		}
-		o := DefaultOptions()
-		o.Iterations = 5
-		ag, err := NewAgent(m, &o, rand.New(rand.NewPCG(1, 1)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := ag.Reset(context.Background(), mz.Reset()); err != nil {
-			t.Fatal(err)
-		}
-		if err := ag.Plan(context.Background()); err != nil {
-			t.Fatal(err)
-		}
+		ag := openMazeAgent(t, c.n, 5)
 		if ag.sparseStart != c.sparse {
-			t.Errorf("%d states: sparse start %v, want %v", m.NumStates(), ag.sparseStart, c.sparse)
+			t.Errorf("%d states: sparse start %v, want %v", ag.ns, ag.sparseStart, c.sparse)
 		}
 	}
 }
