@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/arbor-ai/arbor/internal/spawn"
 	"github.com/arbor-ai/arbor/pomdp"
 )
 
@@ -70,7 +71,22 @@ type walker struct {
 	wg    sync.WaitGroup
 	ps    *PolicySet // what fill writes into
 	fill  visitor    // filler's visitor, made once
+	tasks []walkTask // per worker: what run hands it
 }
+
+// walkTask is worker j's part of one run (spawn.Task): started by
+// spawn.Go, which unlike a go statement with arguments allocates no
+// closure at each decision.
+type walkTask struct {
+	wk    *walker
+	j     int
+	ctx   context.Context
+	L, nc int
+	v     visitor
+}
+
+// Run walks the task's chunks (walker.work).
+func (t *walkTask) Run() { t.wk.work(t.ctx, t.j, t.L, t.nc, t.v) }
 
 // filler returns the visitor that writes every policy's G, risk,
 // ambiguity and novelty into ps (evaluatePolicies): one function value
@@ -130,13 +146,22 @@ func (wk *walker) run(ctx context.Context, L, jobs int, v visitor) error {
 	jobs = max(1, min(jobs, nc))
 	wk.next.Store(0)
 	wk.stop.Store(false)
-	for j := 1; j < jobs; j++ {
-		wk.wg.Add(1)
-		go wk.work(ctx, j, L, nc, v)
+	for len(wk.tasks) < jobs {
+		wk.tasks = append(wk.tasks, walkTask{wk: wk, j: len(wk.tasks)})
 	}
-	wk.wg.Add(1)
-	wk.work(ctx, 0, L, nc, v)
+	wk.wg.Add(jobs)
+	for j := range jobs {
+		t := &wk.tasks[j]
+		t.ctx, t.L, t.nc, t.v = ctx, L, nc, v
+		if j > 0 {
+			spawn.Go(t)
+		}
+	}
+	wk.tasks[0].Run()
 	wk.wg.Wait()
+	for j := range jobs {
+		wk.tasks[j].ctx, wk.tasks[j].v = nil, nil // kept by no one past the walk
+	}
 	for j, err := range wk.errs[:jobs] {
 		wk.errs[j] = nil
 		if err != nil {

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/arbor-ai/arbor/internal/spawn"
 )
 
 // scratch holds what evaluating one new node writes: its posteriors Q(S_I)
@@ -137,7 +139,14 @@ type mate struct {
 	sc     scratch
 	wake   chan struct{} // one token: a new iteration while parked
 	parked atomic.Bool
+	crew   *crew  // the crew it serves (set as it starts)
+	seen   uint32 // the iteration before its first (set as it starts)
 }
+
+// Run is the mate's goroutine (spawn.Task): startCrew starts it with
+// spawn.Go, which unlike a go statement with arguments allocates no
+// closure at each Plan.
+func (m *mate) Run() { m.crew.run(m, m.seen) }
 
 // spinSpell is how long a mate spins for the next iteration before it
 // parks: longer than the part of an iteration the caller does alone
@@ -238,7 +247,8 @@ func (a *Agent) startCrew(jobs int) {
 	c.live.Add(len(c.mates))
 	for _, m := range c.mates {
 		m.parked.Store(false)
-		go c.run(m, c.gen)
+		m.crew, m.seen = c, c.gen
+		spawn.Go(m)
 	}
 	c.on = true
 }

@@ -3,6 +3,7 @@ package btai_test
 import (
 	"context"
 	"math/rand/v2"
+	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/btai"
+	"github.com/arbor-ai/arbor/envs"
+	"github.com/arbor-ai/arbor/pomdp"
 )
 
 // TestDecideIntoSameAsDecide: DecideInto, one decision reused from step
@@ -71,6 +74,58 @@ func TestDecideIntoSameAsDecide(t *testing.T) {
 			}
 		}); n != 0 {
 			t.Errorf("%v: %v allocations per DecideInto, want 0", sel, n)
+		}
+	}
+}
+
+// TestDecideIntoFactorisedAllocs: on models with several factors or
+// modalities a decision allocates nothing once the buffers have their
+// sizes: the T-maze, whose context prior D is learned (planning reads A,
+// B and C, which learning D leaves as they are), and dSprites at
+// granularity 4 (the fast path of large factorised models, whose shared
+// levels a plan reuses from the one before).
+func TestDecideIntoFactorisedAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	tm, err := pomdp.Load(filepath.Join("..", "examples", "pomdp", "tmaze.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := envs.NewWorld("dsprites", 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmazeOpts, dspritesOpts := btai.DefaultOptions(), btai.Preset3MF()
+	tmazeOpts.Iterations = 60
+	for _, c := range []struct {
+		name string
+		m    *pomdp.Model
+		o    btai.Options
+		obs  int
+	}{
+		{"tmaze", tm, tmazeOpts, 0},
+		{"dsprites", w.Model, dspritesOpts, w.New(agent.WorldRand(1, 0)).Reset()},
+	} {
+		ag, err := btai.NewAgent(c.m, &c.o, rand.New(rand.NewPCG(1, 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		if err := ag.Reset(ctx, c.obs); err != nil {
+			t.Fatal(err)
+		}
+		var d agent.Decision
+		rng := rand.New(rand.NewPCG(5, 5))
+		if err := ag.DecideInto(ctx, rng, &d); err != nil {
+			t.Fatal(err)
+		}
+		if n := testing.AllocsPerRun(10, func() {
+			if err := ag.DecideInto(ctx, rng, &d); err != nil {
+				t.Fatal(err)
+			}
+		}); n != 0 {
+			t.Errorf("%s: %v allocations per DecideInto, want 0", c.name, n)
 		}
 	}
 }

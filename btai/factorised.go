@@ -109,21 +109,27 @@ func newFactorisedAgent(m *pomdp.Model, o Options, rng *rand.Rand) (*Agent, erro
 }
 
 // prepareFactorised takes the expected model (the learned means, when the
-// model has concentrations) and the floored logarithms that mean-field
+// model learns A or B) and the floored logarithms that mean-field
 // inference on the new nodes uses, and the present belief. The logarithms
 // are computed again only when the expected model changed: a model without
 // concentrations is its own expected model (pomdp.Past.ExpectedModel), so
 // they are computed once per agent.
 func (a *Agent) prepareFactorised() error {
 	f := a.fact
-	m, err := a.past.ExpectedModel()
-	if err != nil {
-		return apiError(err)
+	// Planning reads A, B and C, never D (the present belief comes from
+	// the past): a model that learns neither A nor B plans with its own
+	// tensors, which its expected model shares, without making one.
+	m := a.m
+	if la, lb, _ := a.m.Learnable(); la || lb {
+		var err error
+		if m, err = a.past.ExpectedModel(); err != nil {
+			return apiError(err)
+		}
 	}
 	if m == f.m && f.lnA != nil {
-		f.root = append(f.root[:0], a.past.Belief()...)
+		f.root = a.past.BeliefInto(f.root[:0])
 		if f.fast != nil {
-			f.fast.reset(m, f.root)
+			f.fast.reset(f.root)
 		}
 		return nil
 	}
@@ -153,9 +159,9 @@ func (a *Agent) prepareFactorised() error {
 		}
 		f.lnB = append(f.lnB, x)
 	}
-	f.root = append(f.root[:0], a.past.Belief()...)
+	f.root = a.past.BeliefInto(f.root[:0])
 	if f.fast != nil {
-		f.fast.reset(m, f.root)
+		f.fast.reset(f.root)
 	}
 	return nil
 }

@@ -155,16 +155,31 @@ func (p *fastPred) setModel(m *pomdp.Model) {
 }
 
 // reset starts a plan from the root belief: depth 0 holds it.
-func (p *fastPred) reset(m *pomdp.Model, root []float64) {
+func (p *fastPred) reset(root []float64) {
 	p.level = p.level[:0]
-	p.level = append(p.level, fastLevel{qs: append([]float64(nil), root...)})
+	lv := p.push()
+	lv.qs = append(lv.qs[:0], root...)
+}
+
+// push appends a level, reusing the buffers of the one a previous plan
+// held there.
+func (p *fastPred) push() *fastLevel {
+	if len(p.level) < cap(p.level) {
+		p.level = p.level[:len(p.level)+1]
+	} else {
+		p.level = append(p.level, fastLevel{})
+	}
+	lv := &p.level[len(p.level)-1]
+	lv.cost = 0
+	return lv
 }
 
 // at returns the shared part of depth d, computing the depths up to it.
 func (p *fastPred) at(m *pomdp.Model, d int) *fastLevel {
 	for len(p.level) <= d {
-		prev := &p.level[len(p.level)-1]
-		lv := fastLevel{qs: make([]float64, len(prev.qs)), qo: make([]float64, m.ObsLen())}
+		lv := p.push()
+		prev := &p.level[len(p.level)-2]
+		lv.qs, lv.qo = zeroed(lv.qs, len(prev.qs)), zeroed(lv.qo, m.ObsLen())
 		for f, fixed := range p.fixed {
 			if fixed {
 				lo, hi := p.fOff[f], p.fOff[f+1]
@@ -176,7 +191,6 @@ func (p *fastPred) at(m *pomdp.Model, d int) *fastLevel {
 				lv.cost += p.modality(m, i, lv.qs, lv.qo)
 			}
 		}
-		p.level = append(p.level, lv)
 	}
 	return &p.level[d]
 }
