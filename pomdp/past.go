@@ -599,12 +599,27 @@ func (p *Past) InferInto(ctx context.Context, settings *schedule.Settings, res *
 	if res == nil {
 		return errors.New("pomdp: InferInto: nil result")
 	}
+	return apiError(p.inferTo(ctx, settings, res))
+}
+
+// Update is Infer with the default settings, keeping no result: the
+// present state's posterior is set (Belief), and exact filtering
+// (PastFilter, PastFactorised) allocates nothing, for a caller that reads
+// the belief and not F (si's agent).
+func (p *Past) Update(ctx context.Context) error {
+	return apiError(p.inferTo(ctx, nil, nil))
+}
+
+// inferTo is InferInto, and Update when res is nil.
+func (p *Past) inferTo(ctx context.Context, settings *schedule.Settings, res *schedule.Result) error {
 	if p.fl == nil && p.ff == nil {
 		r, err := p.Infer(ctx, settings)
 		if err != nil {
 			return apiError(err)
 		}
-		*res = *r
+		if res != nil {
+			*res = *r
+		}
 		return nil
 	}
 	if !p.started {
@@ -627,7 +642,9 @@ func (p *Past) InferInto(ctx context.Context, settings *schedule.Settings, res *
 		}
 		logZ = p.ff.logZ
 	}
-	*res = schedule.Result{Iterations: 1, Converged: true, FreeEnergy: append(res.FreeEnergy[:0], -logZ)}
+	if res != nil {
+		*res = schedule.Result{Iterations: 1, Converged: true, FreeEnergy: append(res.FreeEnergy[:0], -logZ)}
+	}
 	return nil
 }
 

@@ -80,7 +80,7 @@ func (a *Agent) Reset(ctx context.Context, obs int) error {
 }
 
 func (a *Agent) infer(ctx context.Context) error {
-	if _, err := a.past.Infer(ctx, nil); err != nil {
+	if err := a.past.Update(ctx); err != nil {
 		return fmt.Errorf("state inference over the past: %w", err)
 	}
 	return nil
@@ -116,8 +116,9 @@ func (a *Agent) Decide(ctx context.Context, rng *rand.Rand) (*agent.Decision, er
 // DecideInto is Decide written into d, reusing its slices, and into a
 // Result the agent keeps (d.Detail, overwritten by the next DecideInto):
 // the same decision, bit for bit (agent.Reuser). With a model that learns
-// nothing it allocates nothing; a learning agent makes a planner for each
-// trial's expected model, as Decide does.
+// neither A nor B (D alone, or nothing) it allocates nothing; an agent
+// that learns A or B makes a planner for each trial's expected model, as
+// Decide does.
 func (a *Agent) DecideInto(ctx context.Context, rng *rand.Rand, d *agent.Decision) error {
 	if d == nil {
 		return errors.New("si: DecideInto: nil decision")
@@ -142,11 +143,19 @@ func (a *Agent) decide(ctx context.Context, rng *rand.Rand, res *Result, d *agen
 	if rng == nil {
 		return errors.New("si: Decide with a nil random stream")
 	}
-	model, err := a.past.ExpectedModel()
-	if err != nil {
-		return err
+	// A search reads A, B and C, never D (the belief it starts from is the
+	// past's): a model that learns neither A nor B plans with its own
+	// tensors, which its expected model shares, on one planner for every
+	// trial.
+	model := a.m
+	if la, lb, _ := a.m.Learnable(); la || lb {
+		var err error
+		if model, err = a.past.ExpectedModel(); err != nil {
+			return err
+		}
 	}
 	if a.planner == nil || model != a.model {
+		var err error
 		if a.planner, err = NewPlanner(model, &a.o); err != nil {
 			return err
 		}

@@ -159,3 +159,51 @@ func TestPlanIntoSameAsPlan(t *testing.T) {
 		}
 	}
 }
+
+// TestDecideIntoLearningDAllocates: with the T-maze, which learns its
+// context prior D and neither A nor B, the agent keeps one planner from
+// trial to trial (a search reads A, B and C, not D), so that the first
+// decision of a trial, whose learned prior is new, allocates nothing
+// either: a whole trial of two decisions (DecideInto) allocates nothing
+// once the first has been played.
+func TestDecideIntoLearningDAllocates(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	m, err := pomdp.Load("../examples/pomdp/tmaze.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ag, err := si.NewAgent(m, &si.Options{Depth: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	start := mustObs(t, m, 0, 0, 0)    // at the start: no cue, no reward
+	rewarded := mustObs(t, m, 2, 0, 1) // the left arm, rewarded: context reward-left
+	rng := rand.New(rand.NewPCG(1, 2))
+	var d agent.Decision
+	trial := func() {
+		if err := ag.Reset(ctx, start); err != nil {
+			t.Fatal(err)
+		}
+		for range 2 {
+			if err := ag.DecideInto(ctx, rng, &d); err != nil {
+				t.Fatal(err)
+			}
+			if err := ag.Advance(ctx, 2, rewarded); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := ag.EndTrial(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	trial()
+	if n := testing.AllocsPerRun(50, trial); n != 0 {
+		t.Errorf("%v allocations per trial of two decisions, want 0", n)
+	}
+	if c := ag.Concentrations(); len(c.D) < 2 || c.D[1][0] <= c.D[1][1] {
+		t.Fatalf("concentrations %+v: the context prior was not learned", c.D)
+	}
+}
