@@ -624,7 +624,9 @@ func (a *Agent) plan1(ctx context.Context, m *pomdp.Model, qs []float64, re *reu
 	var plan *Plan
 	var psDst *PolicySet
 	var G, qpi []float64
+	var rk, rk2 *ranker // new ones (topPolicies), unless the decision reuses
 	if re != nil {
+		rk, rk2 = &re.rank, &re.rank2
 		old := re.plan
 		plan = &re.plan
 		*plan = Plan{NumPolicies: n, Policies: old.Policies[:0], QPi: old.QPi[:0], ActionProbs: old.ActionProbs[:0], PastFreeEnergy: old.PastFreeEnergy[:0]}
@@ -661,7 +663,7 @@ func (a *Agent) plan1(ctx context.Context, m *pomdp.Model, qs []float64, re *reu
 			}
 		}
 	} else {
-		if rank, err = TopPoliciesContext(ctx, m, qs, H, a.opts.GraphPolicies, gamma0, efeOpts); err != nil {
+		if rank, err = topPolicies(ctx, rk, m, qs, H, a.opts.GraphPolicies, gamma0, efeOpts); err != nil {
 			return nil, err
 		}
 		plan.Policies = rank.Best
@@ -696,7 +698,7 @@ func (a *Agent) plan1(ctx context.Context, m *pomdp.Model, qs []float64, re *reu
 	default:
 		// The graph holds only the best policies: stream the exact marginal
 		// over all of them at the posterior precision, with the habits.
-		r2, err := TopPoliciesContext(ctx, m, qs, H, len(plan.Policies), gbar, efeOpts)
+		r2, err := topPolicies(ctx, rk2, m, qs, H, len(plan.Policies), gbar, efeOpts)
 		if err != nil {
 			return nil, err
 		}

@@ -21,6 +21,10 @@ type reuse struct {
 	qpi   []float64
 	qs    []float64
 	probs []float64
+	// The rankers of a horizon with more policies than GraphPolicies: the
+	// best policies at the prior precision, and again at the posterior's
+	// (an inferred precision, habits).
+	rank, rank2 ranker
 }
 
 // DecideInto is Decide written into d (agent.Reuser): the same decision,
@@ -28,9 +32,10 @@ type reuse struct {
 // overwritten by the next DecideInto. From the first DecideInto on, the
 // learned model of a trial (Model) is written over two trials later
 // (pomdp.Past.RecycleExpected). Under exact filtering (the default
-// Past) with a fixed precision, when every policy is scored
-// (|U|^Horizon <= GraphPolicies), it allocates nothing once d and the
-// agent have held a decision of the same size.
+// Past) with a fixed precision it allocates nothing once d and the agent
+// have held a decision of the same size, whether every policy is scored
+// (|U|^Horizon <= GraphPolicies) or the best are ranked (the agent keeps
+// its rankers).
 func (a *Agent) DecideInto(ctx context.Context, rng *rand.Rand, d *agent.Decision) error {
 	if d == nil {
 		return errors.New("aci: DecideInto: nil decision")

@@ -97,8 +97,18 @@ func TopPolicies(m *pomdp.Model, qs []float64, horizon, k int, gamma float64, op
 // TopPoliciesContext is TopPolicies that stops with ctx's error when ctx
 // is done (a nil ctx is context.Background()).
 func TopPoliciesContext(ctx context.Context, m *pomdp.Model, qs []float64, horizon, k int, gamma float64, opts *EFEOptions) (*Ranking, error) {
+	return apiResult(topPolicies(ctx, nil, m, qs, horizon, k, gamma, opts))
+}
+
+// topPolicies is TopPoliciesContext on the ranker rk (nil: a new one),
+// whose Ranking it returns (valid until rk ranks again): an agent's
+// DecideInto keeps its rankers, and a decision then allocates nothing.
+func topPolicies(ctx context.Context, rk *ranker, m *pomdp.Model, qs []float64, horizon, k int, gamma float64, opts *EFEOptions) (*Ranking, error) {
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if rk == nil {
+		rk = new(ranker)
 	}
 	n, w, err := prepare(m, qs, horizon, math.MaxInt, opts)
 	if err != nil {
@@ -110,7 +120,7 @@ func TopPoliciesContext(ctx context.Context, m *pomdp.Model, qs []float64, horiz
 	if err := checkGamma("gamma", gamma); err != nil {
 		return nil, apiError(err)
 	}
-	return apiResult(new(ranker).rank(ctx, m, qs, horizon, min(k, n), gamma, w, opts.jobs()))
+	return rk.rank(ctx, m, qs, horizon, min(k, n), gamma, w, opts.jobs())
 }
 
 // ranker is TopPolicies' walk and what it keeps: a ranker used again
