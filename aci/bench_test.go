@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/arbor-ai/arbor/agent"
 	"github.com/arbor-ai/arbor/pomdp"
 )
 
@@ -86,5 +87,46 @@ func BenchmarkAgentActMaze(b *testing.B) {
 	m, _ := mazePOMDP(b)
 	for _, h := range []int{3, 5, 7} {
 		b.Run(fmt.Sprintf("T=%d", h), func(b *testing.B) { benchAct(b, m, &AgentOptions{Horizon: h}) })
+	}
+}
+
+// BenchmarkAgentDecideInto is BenchmarkAgentActSmall's fixed precision and
+// BenchmarkAgentActMaze as DecideInto makes them, one decision reused
+// (the agent.Reuser path of replay and fitting): the same work, 0
+// allocations a decision, where Act makes a new plan every time.
+func BenchmarkAgentDecideInto(b *testing.B) {
+	small := randPOMDP(b, rand.New(rand.NewPCG(1, 2)), 8, 5, 4)
+	maze, _ := mazePOMDP(b)
+	for _, c := range []struct {
+		name string
+		m    *pomdp.Model
+		h    int
+	}{{"small/T=2", small, 2}, {"maze/T=3", maze, 3}, {"maze/T=5", maze, 5}, {"maze/T=7", maze, 7}} {
+		b.Run(c.name, func(b *testing.B) {
+			ag, err := NewAgent(c.m, &AgentOptions{Horizon: c.h})
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx := context.Background()
+			if err := ag.Reset(ctx, 0); err != nil {
+				b.Fatal(err)
+			}
+			for i := range 5 {
+				if err := ag.Observe(i%c.m.NumActions(), (i+1)%c.m.NumObs()); err != nil {
+					b.Fatal(err)
+				}
+			}
+			var d agent.Decision
+			rng := rand.New(rand.NewPCG(3, 3))
+			if err := ag.DecideInto(ctx, rng, &d); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := ag.DecideInto(ctx, rng, &d); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
