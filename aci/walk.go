@@ -157,6 +157,12 @@ func (wk *walker) run(ctx context.Context, L, jobs int, v visitor) error {
 			spawn.Go(t)
 		}
 	}
+	defer func() {
+		// Should the caller's worker panic, the others stop at their next
+		// chunk and are done before the walker can be used again.
+		wk.stop.Store(true)
+		wk.wg.Wait()
+	}()
 	wk.tasks[0].Run()
 	wk.wg.Wait()
 	for j := range jobs {

@@ -11,7 +11,7 @@ import (
 
 // TestCrewPlanAllocs: Plans on two goroutines make no allocation of their
 // own once the crew's buffers exist: a mate's goroutine starts without a
-// closure (runMate). testing.AllocsPerRun runs on one P, where no crew
+// closure (mate.Run, through spawn.Go). testing.AllocsPerRun runs on one P, where no crew
 // starts, and the process's count (runtime.MemStats) holds the runtime's
 // own goroutine descriptors and channel waiters, made while its pools
 // fill, so the test counts the allocations of this package's code in the

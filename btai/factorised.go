@@ -22,7 +22,7 @@ import (
 // posteriors): global inference, which needs the tree in the graph, and
 // the novelty bonus over A are refused on such models, with an error.
 type factorised struct {
-	m     *pomdp.Model // the expected model of the current plan (learned means)
+	m     *pomdp.Model // the model of the current plan: the expected one (learned means) when A or B is learned, else the agent's
 	root  []float64    // Q(S_t), every factor
 	lnA   [][]float64  // per modality: ln of Ā floored (pomdp.FloorColumns), [o*size+j]
 	lnB   [][]float64  // per factor: ln of B̄ floored, [c][next*ns+prev]

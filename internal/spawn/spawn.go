@@ -22,8 +22,12 @@ var handoff = make(chan Task, 256)
 // none is free to reuse). The send comes before the go statement, so the
 // tasks in the channel are never more than the goroutines started or
 // about to be: Go blocks only while the channel is full, until one of
-// them takes its task.
+// them takes its task. A traceback shows the goroutine as created by Go,
+// not by Go's caller. A nil t panics in the caller.
 func Go(t Task) {
+	if t == nil {
+		panic("spawn: Go with a nil task")
+	}
 	handoff <- t
 	go run()
 }
