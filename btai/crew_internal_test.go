@@ -5,7 +5,6 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -35,7 +34,7 @@ func TestCrewSameAsOne(t *testing.T) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		t.Skip("one P: Plan plans on one goroutine whatever SetJobs says")
 	}
-	mz, m := testMaze(t, "2.maze")
+	mz, m := mazeInternal(t, "2.maze")
 	with := func(base func() Options, set func(*Options)) func() Options {
 		return func() Options {
 			o := base()
@@ -199,7 +198,7 @@ func TestCrewFirstError(t *testing.T) {
 // starts), plans what one goroutine plans every time.
 func TestCrewManyPlans(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
-	mz, m := testMaze(t, "2.maze")
+	mz, m := mazeInternal(t, "2.maze")
 	o := DefaultOptions()
 	o.Iterations = 8
 	ctx := context.Background()
@@ -398,18 +397,4 @@ func openMazeAgent(t *testing.T, n, iterations int) *Agent {
 		t.Fatal(err)
 	}
 	return a
-}
-
-// testMaze loads envs/testdata/mazes/name and its model.
-func testMaze(t *testing.T, name string) (*envs.Maze, *pomdp.Model) {
-	t.Helper()
-	mz, err := envs.LoadMaze(filepath.Join("..", "envs", "testdata", "mazes", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := mz.POMDP(envs.DefaultNoise, envs.DefaultPrefPrecision)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return mz, m
 }

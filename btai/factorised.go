@@ -22,7 +22,7 @@ import (
 // posteriors): global inference, which needs the tree in the graph, and
 // the novelty bonus over A are refused on such models, with an error.
 type factorised struct {
-	m     *pomdp.Model // the model of the current plan: the expected one (learned means) when A or B is learned, else the agent's
+	m     *pomdp.Model // the model of the current plan (pomdp.Past.PlanningModel)
 	root  []float64    // Q(S_t), every factor
 	lnA   [][]float64  // per modality: ln of Ā floored (pomdp.FloorColumns), [o*size+j]
 	lnB   [][]float64  // per factor: ln of B̄ floored, [c][next*ns+prev]
@@ -108,23 +108,17 @@ func newFactorisedAgent(m *pomdp.Model, o Options, rng *rand.Rand) (*Agent, erro
 	return a, nil
 }
 
-// prepareFactorised takes the expected model (the learned means, when the
-// model learns A or B) and the floored logarithms that mean-field
-// inference on the new nodes uses, and the present belief. The logarithms
-// are computed again only when the expected model changed: a model without
-// concentrations is its own expected model (pomdp.Past.ExpectedModel), so
-// they are computed once per agent.
+// prepareFactorised takes the planning model (pomdp.Past.PlanningModel:
+// the learned means when the model learns A or B) and the floored
+// logarithms that mean-field inference on the new nodes uses, and the
+// present belief. The logarithms are computed again only when the planning
+// model changed: a model that learns neither A nor B is its own, so they
+// are computed once per agent.
 func (a *Agent) prepareFactorised() error {
 	f := a.fact
-	// Planning reads A, B and C, never D (the present belief comes from
-	// the past): a model that learns neither A nor B plans with its own
-	// tensors, which its expected model shares, without making one.
-	m := a.m
-	if la, lb, _ := a.m.Learnable(); la || lb {
-		var err error
-		if m, err = a.past.ExpectedModel(); err != nil {
-			return apiError(err)
-		}
+	m, err := a.past.PlanningModel()
+	if err != nil {
+		return apiError(err)
 	}
 	if m == f.m && f.lnA != nil {
 		f.root = a.past.BeliefInto(f.root[:0])

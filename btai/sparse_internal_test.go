@@ -19,7 +19,7 @@ import (
 func TestSparseStart(t *testing.T) {
 	worst := 0.0
 	for _, name := range []string{"1.maze", "2.maze", "13.maze"} {
-		mz, m := testMaze(t, name)
+		mz, m := mazeInternal(t, name)
 		o := DefaultOptions()
 		o.Iterations = 300
 		dense, err := NewAgent(m, &o, rand.New(rand.NewPCG(1, 1)))

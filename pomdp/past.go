@@ -735,6 +735,22 @@ func (p *Past) expectedFrom(post conc) (*Model, error) {
 	return &m, nil
 }
 
+// PlanningModel returns the model a planner reads from the present
+// belief: ExpectedModel when A or B is learned, otherwise the Past's own
+// model. A plan reads A, B and C and starts from the present belief, never
+// from D, and the expected model of one that learns D alone shares A, B
+// and C with the model: the same plan, without making that expected model
+// at each call. The zero Past is an error.
+func (p *Past) PlanningModel() (*Model, error) {
+	if p.m == nil {
+		return nil, errors.New("pomdp: PlanningModel: the zero Past has no model (use NewPast)")
+	}
+	if a, b, _ := p.m.Learnable(); !a && !b {
+		return p.m, nil
+	}
+	return apiResult(p.ExpectedModel())
+}
+
 // Graph returns the graph (nil before Reset). With PastFilter and no
 // window the first call of a trial builds it (see NewPastWith).
 func (p *Past) Graph() *ffg.Graph {

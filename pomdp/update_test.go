@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -83,5 +84,87 @@ func TestUpdateAsInfer(t *testing.T) {
 		if err := b.Update(done); err == nil {
 			t.Errorf("method %d: Update on a done context: no error", method)
 		}
+	}
+}
+
+// TestPlanningModel: a past that learns D alone (the T-maze's context
+// prior) plans with its own model, whose A, B and C its expected model has
+// bit for bit, however D has moved; one that learns A plans with its
+// expected model's A; the zero Past is an error.
+func TestPlanningModel(t *testing.T) {
+	if _, err := new(Past).PlanningModel(); err == nil || !strings.HasPrefix(err.Error(), "pomdp: ") {
+		t.Errorf("zero Past: err %v, want one with the package prefix", err)
+	}
+	m := loadTMaze(t)
+	p, err := NewPastWith(m, 0, PastFilter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reward, err := m.EncodeObs([]int{2, 0, 1}) // the left arm, rewarded
+	if err != nil {
+		t.Fatal(err)
+	}
+	for trial := range 3 {
+		start, err := m.EncodeObs([]int{0, 0, 0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Reset(start); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Grow(2, reward); err != nil {
+			t.Fatal(err)
+		}
+		got, err := p.PlanningModel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != m {
+			t.Fatalf("trial %d: the planning model of a past learning D alone is not its model", trial)
+		}
+		exp, err := p.ExpectedModel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range m.NumModalities() {
+			if !slices.Equal(exp.ModalityA(i), m.ModalityA(i)) || !slices.Equal(exp.ModalityC(i), m.ModalityC(i)) {
+				t.Fatalf("trial %d, modality %d: the expected model's A or C differs from the model's", trial, i)
+			}
+		}
+		for f := range m.NumFactors() {
+			if !slices.Equal(exp.FactorB(f), m.FactorB(f)) {
+				t.Fatalf("trial %d, factor %d: the expected model's B differs from the model's", trial, f)
+			}
+		}
+		p.CarryOver()
+	}
+
+	ma, err := Load("testdata/tiny-pomdp-a.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if la, _, _ := ma.Learnable(); !la {
+		t.Fatal("tiny-pomdp-a.json learns no A")
+	}
+	pa, err := NewPastWith(ma, 0, PastFilter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pa.Reset(0); err != nil {
+		t.Fatal(err)
+	}
+	if err := pa.Grow(0, 1); err != nil {
+		t.Fatal(err)
+	}
+	got, err := pa.PlanningModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp, err := pa.ExpectedModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got == ma || !slices.Equal(got.ModalityA(0), exp.ModalityA(0)) {
+		t.Errorf("a past learning A: planning model %p (model %p), A %v, want the expected A %v", got, ma, got.ModalityA(0), exp.ModalityA(0))
 	}
 }

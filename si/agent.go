@@ -143,19 +143,13 @@ func (a *Agent) decide(ctx context.Context, rng *rand.Rand, res *Result, d *agen
 	if rng == nil {
 		return errors.New("si: Decide with a nil random stream")
 	}
-	// A search reads A, B and C, never D (the belief it starts from is the
-	// past's): a model that learns neither A nor B plans with its own
-	// tensors, which its expected model shares, on one planner for every
-	// trial.
-	model := a.m
-	if la, lb, _ := a.m.Learnable(); la || lb {
-		var err error
-		if model, err = a.past.ExpectedModel(); err != nil {
-			return err
-		}
+	// A model that learns neither A nor B is its own planning model: one
+	// planner for every trial.
+	model, err := a.past.PlanningModel()
+	if err != nil {
+		return err
 	}
 	if a.planner == nil || model != a.model {
-		var err error
 		if a.planner, err = NewPlanner(model, &a.o); err != nil {
 			return err
 		}
