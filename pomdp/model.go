@@ -138,10 +138,15 @@ type modality struct {
 	outcomes []string
 	logC     []float64 // ln C[o]
 	hA       []float64 // H[A(.|s_deps)], size entries
-	wOff     int       // offset of its novelty weights in NoveltyWeights
-	obsOff   int       // offset of its outcomes in a prediction (ObsLen layout)
-	pref     int       // 1 + the index of its joint preference, 0 when none
-	ac       *compact  // A in compact form (one factor only), or nil (dense)
+	// Over one factor: the risk of a belief sure of state s,
+	// Σ_o A[o,s] (ln A[o,s] − ln C[o]) over A[o,s] > 0 in ascending o
+	// (StepCostOn's sum for that belief, the same operations); nil over
+	// several factors or with joint preferences.
+	sharpRisk []float64
+	wOff      int      // offset of its novelty weights in NoveltyWeights
+	obsOff    int      // offset of its outcomes in a prediction (ObsLen layout)
+	pref      int      // 1 + the index of its joint preference, 0 when none
+	ac        *compact // A in compact form (one factor only), or nil (dense)
 }
 
 // New validates sp and returns a POMDP holding copies of its slices.
@@ -301,11 +306,19 @@ func (m *Model) finish() error {
 			md.logC[o] = math.Log(c) // -Inf for c = 0
 		}
 		md.hA = make([]float64, md.size)
+		md.sharpRisk = nil
+		if len(md.deps) == 1 {
+			md.sharpRisk = make([]float64, md.size)
+		}
 		for o := range md.no {
 			for s := range md.size {
 				p := md.a[o*md.size+s]
 				if p > 0 { // 0 ln 0 = 0
-					md.hA[s] -= p * math.Log(p)
+					lp := math.Log(p)
+					md.hA[s] -= p * lp
+					if md.sharpRisk != nil {
+						md.sharpRisk[s] += p * (lp - md.logC[o])
+					}
 				}
 			}
 		}

@@ -75,9 +75,13 @@ func (s *Support) Len(f int) int { return s.lo[f+1] - s.lo[f] }
 // the same qs): the same risk, ambiguity and novelty, bit for bit, in work
 // proportional to the support. The sums skip only products with a
 // probability of zero, which add nothing, and keep StepCost's order of
-// the others. A model with joint preferences is scored by StepCost. It
-// does not allocate, and panics as StepCost does, or if sup was not set
-// for m.
+// the others. Without novelty weights, a modality over one factor scores
+// a belief sure of one state (a support of one state, at probability 1)
+// from that state's risk and ambiguity, which the model computes once
+// when it is built, with the same operations (so the same bits) and
+// without a logarithm per call. A model with joint preferences is scored
+// by StepCost. It does not allocate, and panics as StepCost does, or if
+// sup was not set for m.
 func StepCostOn(m *Model, qs, w []float64, sup *Support) (risk, amb, nov float64) {
 	if !m.stepArgs(qs, w) {
 		badStep("StepCostOn", m, qs, w)
@@ -96,6 +100,14 @@ func StepCostOn(m *Model, qs, w []float64, sup *Support) (risk, amb, nov float64
 			fi := md.deps[0]
 			q := qs[m.factors[fi].off:]
 			idx := sup.idx[sup.lo[fi]:sup.lo[fi+1]]
+			if w == nil && len(idx) == 1 && q[idx[0]] == 1 {
+				// A belief sure of one state: that state's risk and
+				// ambiguity, made with the model (the loop below gives
+				// these bits: qo = A[o,s] · 1, and ln 1 = 0 as logOf's).
+				risk += md.sharpRisk[idx[0]]
+				amb += md.hA[idx[0]]
+				continue
+			}
 			if w == nil {
 				// The outcomes' rows walked over the support; only those
 				// that a state of the support can emit when A is sparse.

@@ -129,3 +129,65 @@ func TestStepCostOnAllocs(t *testing.T) {
 		t.Errorf("%v allocations per call, want 0", n)
 	}
 }
+
+// TestStepCostOnSharpBelief: a belief sure of one state is scored from
+// that state's column alone (the model keeps its risk), with StepCost's
+// bits. Model: one factor of three states, one modality of three outcomes
+// with columns A(.|0) = (1, 0, 0), A(.|1) = (0.5, 0.5, 0), A(.|2) = (0.2,
+// 0.3, 0.5) and C = (0.25, 0.75, 0): by hand, sure of state s,
+//
+//	risk = Σ_o A(o|s) (ln A(o|s) − ln C(o)),  ambiguity = −Σ_o A(o|s) ln A(o|s),
+//
+// so state 0: risk = ln 4, ambiguity 0; state 1: risk = 0.5 (ln 0.5 −
+// ln 0.25) + 0.5 (ln 0.5 − ln 0.75) = 0.5 (ln 2 + ln (2/3)) = 0.5 ln
+// (4/3), ambiguity = ln 2; state 2: risk = +Inf (outcome 2 has C = 0 and
+// probability 0.5), ambiguity = −(0.2 ln 0.2 + 0.3 ln 0.3 + 0.5 ln 0.5).
+// A belief of one state at a
+// value other than 1 (not normalised, as a planner's scratch may be) and a
+// spread belief are scored by the sums over the support, also StepCost's
+// bits.
+func TestStepCostOnSharpBelief(t *testing.T) {
+	m, err := pomdp.Parse([]byte(`{"factors": [{"name": "x", "states": ["a", "b", "c"], "D": [0.2, 0.3, 0.5],
+	  "B": [[[1, 0, 0], [0, 1, 0], [0, 0, 1]]]}],
+	  "modalities": [{"name": "o", "outcomes": ["p", "q", "r"], "depends_on": ["x"],
+	    "A": [[1, 0.5, 0.2], [0, 0.5, 0.3], [0, 0, 0.5]], "C": [0.25, 0.75, 0]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][2]float64{
+		{math.Log(4), 0},
+		{0.5 * math.Log(4.0/3), math.Log(2)},
+		{math.Inf(1), -(0.2*math.Log(0.2) + 0.3*math.Log(0.3) + 0.5*math.Log(0.5))},
+	}
+	var sup pomdp.Support
+	for s, w := range want {
+		qs := make([]float64, 3)
+		qs[s] = 1
+		sup.Set(m, qs)
+		risk, amb, nov := pomdp.StepCostOn(m, qs, nil, &sup)
+		if !closeOrInf(risk, w[0]) || math.Abs(amb-w[1]) > 1e-15 || nov != 0 {
+			t.Errorf("sure of state %d: risk %v, ambiguity %v, novelty %v; want %v, %v, 0", s, risk, amb, nov, w[0], w[1])
+		}
+		r0, a0, _ := pomdp.StepCost(m, qs, nil)
+		if math.Float64bits(r0) != math.Float64bits(risk) || math.Float64bits(a0) != math.Float64bits(amb) {
+			t.Errorf("sure of state %d: StepCostOn (%v, %v), StepCost (%v, %v)", s, risk, amb, r0, a0)
+		}
+	}
+	for _, qs := range [][]float64{{0, 0.75, 0}, {0.5, 0.5, 0}, {0, 0.25, 0.75}} {
+		sup.Set(m, qs)
+		r1, a1, _ := pomdp.StepCostOn(m, qs, nil, &sup)
+		r0, a0, _ := pomdp.StepCost(m, qs, nil)
+		if math.Float64bits(r0) != math.Float64bits(r1) || math.Float64bits(a0) != math.Float64bits(a1) {
+			t.Errorf("belief %v: StepCostOn (%v, %v), StepCost (%v, %v)", qs, r1, a1, r0, a0)
+		}
+	}
+}
+
+// closeOrInf reports whether x is within 1e-15 of want, or both are the
+// same infinity.
+func closeOrInf(x, want float64) bool {
+	if math.IsInf(want, 0) {
+		return x == want
+	}
+	return math.Abs(x-want) <= 1e-15
+}
