@@ -138,10 +138,9 @@ type modality struct {
 	outcomes []string
 	logC     []float64 // ln C[o]
 	hA       []float64 // H[A(.|s_deps)], size entries
-	// Over one factor: the risk of a belief sure of state s,
-	// Σ_o A[o,s] (ln A[o,s] − ln C[o]) over A[o,s] > 0 in ascending o
-	// (StepCostOn's sum for that belief, the same operations); nil over
-	// several factors or with joint preferences.
+	// The risk of a belief sure of column s (a state of each factor in
+	// deps), Σ_o A[o,s] (ln A[o,s] − ln C[o]) over A[o,s] > 0 in
+	// ascending o: StepCostOn's sum for that belief, the same operations.
 	sharpRisk []float64
 	wOff      int      // offset of its novelty weights in NoveltyWeights
 	obsOff    int      // offset of its outcomes in a prediction (ObsLen layout)
@@ -306,19 +305,14 @@ func (m *Model) finish() error {
 			md.logC[o] = math.Log(c) // -Inf for c = 0
 		}
 		md.hA = make([]float64, md.size)
-		md.sharpRisk = nil
-		if len(md.deps) == 1 {
-			md.sharpRisk = make([]float64, md.size)
-		}
+		md.sharpRisk = make([]float64, md.size)
 		for o := range md.no {
 			for s := range md.size {
 				p := md.a[o*md.size+s]
 				if p > 0 { // 0 ln 0 = 0
 					lp := math.Log(p)
 					md.hA[s] -= p * lp
-					if md.sharpRisk != nil {
-						md.sharpRisk[s] += p * (lp - md.logC[o])
-					}
+					md.sharpRisk[s] += p * (lp - md.logC[o])
 				}
 			}
 		}

@@ -75,11 +75,11 @@ func (s *Support) Len(f int) int { return s.lo[f+1] - s.lo[f] }
 // the same qs): the same risk, ambiguity and novelty, bit for bit, in work
 // proportional to the support. The sums skip only products with a
 // probability of zero, which add nothing, and keep StepCost's order of
-// the others. Without novelty weights, a modality over one factor scores
-// a belief sure of one state (a support of one state, at probability 1)
-// from that state's risk and ambiguity, which the model computes once
-// when it is built, with the same operations (so the same bits) and
-// without a logarithm per call. A model with joint preferences is scored
+// the others. Without novelty weights, a modality scores a belief sure of
+// one state of each factor it reads (a support of one state at
+// probability 1) from that column's risk and ambiguity, which the model
+// computes once when it is built, with the same operations (so the same
+// bits) and without a logarithm per call. A model with joint preferences is scored
 // by StepCost. It does not allocate, and panics as StepCost does, or if
 // sup was not set for m.
 func StepCostOn(m *Model, qs, w []float64, sup *Support) (risk, amb, nov float64) {
@@ -96,18 +96,21 @@ func StepCostOn(m *Model, qs, w []float64, sup *Support) (risk, amb, nov float64
 		md := &m.mods[i]
 		ns := md.size
 		var r, a, n float64
+		if w == nil {
+			if j, ok := m.sharpColumn(md, qs, sup); ok {
+				// A belief sure of one column of A: its risk and
+				// ambiguity, made with the model. The sums below give
+				// these bits: every weight is 1, qo = 0 + A[o,j] · 1,
+				// and logOf's ln 1 = 0 is math.Log's.
+				risk += md.sharpRisk[j]
+				amb += md.hA[j]
+				continue
+			}
+		}
 		if len(md.deps) == 1 {
 			fi := md.deps[0]
 			q := qs[m.factors[fi].off:]
 			idx := sup.idx[sup.lo[fi]:sup.lo[fi+1]]
-			if w == nil && len(idx) == 1 && q[idx[0]] == 1 {
-				// A belief sure of one state: that state's risk and
-				// ambiguity, made with the model (the loop below gives
-				// these bits: qo = A[o,s] · 1, and ln 1 = 0 as logOf's).
-				risk += md.sharpRisk[idx[0]]
-				amb += md.hA[idx[0]]
-				continue
-			}
 			if w == nil {
 				// The outcomes' rows walked over the support; only those
 				// that a state of the support can emit when A is sparse.
@@ -161,6 +164,26 @@ func StepCostOn(m *Model, qs, w []float64, sup *Support) (risk, amb, nov float64
 		nov += n
 	}
 	return risk, amb, nov
+}
+
+// sharpColumn returns the column of modality md's A (its factors' states,
+// the last factor's fastest) of which qs is sure, when the support sup
+// of every factor md reads is one state at probability 1.
+func (m *Model) sharpColumn(md *modality, qs []float64, sup *Support) (int, bool) {
+	j := 0
+	for _, fi := range md.deps {
+		lo := sup.lo[fi]
+		if sup.lo[fi+1]-lo != 1 {
+			return 0, false
+		}
+		f := &m.factors[fi]
+		s := sup.idx[lo]
+		if qs[f.off+s] != 1 {
+			return 0, false
+		}
+		j = j*f.ns + s
+	}
+	return j, true
 }
 
 // logOf is math.Log(x) without the call at x = 1, where it is +0 (a

@@ -23,14 +23,7 @@ func TestStepCostOnSameBits(t *testing.T) {
 		}
 		models[path] = m
 	}
-	three, err := pomdp.Parse([]byte(`{"factors": [
-	  {"name": "x", "states": ["a", "b", "c"], "D": [0.2, 0.3, 0.5], "B": [[[1, 0, 0], [0, 1, 0], [0, 0, 1]]]},
-	  {"name": "y", "states": ["a", "b"], "D": [0.5, 0.5], "B": [[[1, 0], [0, 1]]]},
-	  {"name": "z", "states": ["a", "b", "c", "d"], "D": [0.1, 0.2, 0.3, 0.4], "B": [[[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]]}],
-	  "modalities": [{"name": "o", "outcomes": ["p", "q"], "depends_on": ["x", "y", "z"], "A": [
-	    [[[0.9, 0.8, 0.7, 0.6], [0.5, 0.4, 0.3, 0.2]], [[0.1, 0.2, 0.3, 0.4], [0.5, 0.6, 0.7, 0.8]], [[0.25, 0.5, 0.75, 1], [0, 0.5, 1, 0.5]]],
-	    [[[0.1, 0.2, 0.3, 0.4], [0.5, 0.6, 0.7, 0.8]], [[0.9, 0.8, 0.7, 0.6], [0.5, 0.4, 0.3, 0.2]], [[0.75, 0.5, 0.25, 0], [1, 0.5, 0, 0.5]]]],
-	    "log_C": [1, -1]}]}`))
+	three, err := pomdp.Load("testdata/three-factors.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +138,9 @@ func TestStepCostOnAllocs(t *testing.T) {
 // A belief of one state at a
 // value other than 1 (not normalised, as a planner's scratch may be) and a
 // spread belief are scored by the sums over the support, also StepCost's
-// bits.
+// bits. On models whose modalities read two and three factors (the
+// T-maze, foraging, the three-factor model of TestStepCostOnSameBits),
+// every joint state believed with certainty gives StepCost's bits.
 func TestStepCostOnSharpBelief(t *testing.T) {
 	m, err := pomdp.Parse([]byte(`{"factors": [{"name": "x", "states": ["a", "b", "c"], "D": [0.2, 0.3, 0.5],
 	  "B": [[[1, 0, 0], [0, 1, 0], [0, 0, 1]]]}],
@@ -179,6 +174,33 @@ func TestStepCostOnSharpBelief(t *testing.T) {
 		r0, a0, _ := pomdp.StepCost(m, qs, nil)
 		if math.Float64bits(r0) != math.Float64bits(r1) || math.Float64bits(a0) != math.Float64bits(a1) {
 			t.Errorf("belief %v: StepCostOn (%v, %v), StepCost (%v, %v)", qs, r1, a1, r0, a0)
+		}
+	}
+	for _, path := range []string{"../examples/pomdp/tmaze.json", "../examples/pomdp/foraging.json", "../examples/pomdp/cue-bandit-learn.json", "testdata/three-factors.json"} {
+		m, err := pomdp.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 1
+		for f := range m.NumFactors() {
+			n *= m.FactorSize(f)
+		}
+		for j := range n {
+			// Joint state j, the last factor's state fastest.
+			qs := make([]float64, m.NumStates())
+			off, rest := m.NumStates(), j
+			for f := m.NumFactors() - 1; f >= 0; f-- {
+				ns := m.FactorSize(f)
+				off -= ns
+				qs[off+rest%ns] = 1
+				rest /= ns
+			}
+			sup.Set(m, qs)
+			r1, a1, n1 := pomdp.StepCostOn(m, qs, nil, &sup)
+			r0, a0, n0 := pomdp.StepCost(m, qs, nil)
+			if math.Float64bits(r0) != math.Float64bits(r1) || math.Float64bits(a0) != math.Float64bits(a1) || n0 != 0 || n1 != 0 {
+				t.Errorf("%s, belief %v: StepCostOn (%v, %v, %v), StepCost (%v, %v, %v)", path, qs, r1, a1, n1, r0, a0, n0)
+			}
 		}
 	}
 }
