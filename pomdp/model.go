@@ -141,6 +141,8 @@ type modality struct {
 	// The risk of a belief sure of column s (a state of each factor in
 	// deps), Σ_o A[o,s] (ln A[o,s] − ln C[o]) over A[o,s] > 0 in
 	// ascending o: StepCostOn's sum for that belief, the same operations.
+	// Unused in a joint preference, whose modalities have no C of their
+	// own (StepCostOn then scores the model as StepCost does).
 	sharpRisk []float64
 	wOff      int      // offset of its novelty weights in NoveltyWeights
 	obsOff    int      // offset of its outcomes in a prediction (ObsLen layout)

@@ -125,38 +125,42 @@ func TestStepCostOnAllocs(t *testing.T) {
 
 // TestStepCostOnSharpBelief: a belief sure of one state is scored from
 // that state's column alone (the model keeps its risk), with StepCost's
-// bits. Model: one factor of three states, one modality of three outcomes
-// with columns A(.|0) = (1, 0, 0), A(.|1) = (0.5, 0.5, 0), A(.|2) = (0.2,
-// 0.3, 0.5) and C = (0.25, 0.75, 0): by hand, sure of state s,
+// bits. Model: one factor of four states, one modality of four outcomes
+// with columns A(.|0) = (1, 0, 0, 0), A(.|1) = (0.5, 0.5, 0, 0), A(.|2) =
+// (0.2, 0.3, 0.5, 0), A(.|3) = (0, 0, 0.5, 0.5) and C = (0.25, 0.7, 0.05,
+// 0): by hand, sure of state s,
 //
 //	risk = Σ_o A(o|s) (ln A(o|s) − ln C(o)),  ambiguity = −Σ_o A(o|s) ln A(o|s),
 //
 // so state 0: risk = ln 4, ambiguity 0; state 1: risk = 0.5 (ln 0.5 −
-// ln 0.25) + 0.5 (ln 0.5 − ln 0.75) = 0.5 (ln 2 + ln (2/3)) = 0.5 ln
-// (4/3), ambiguity = ln 2; state 2: risk = +Inf (outcome 2 has C = 0 and
-// probability 0.5), ambiguity = −(0.2 ln 0.2 + 0.3 ln 0.3 + 0.5 ln 0.5).
-// A belief of one state at a
-// value other than 1 (not normalised, as a planner's scratch may be) and a
-// spread belief are scored by the sums over the support, also StepCost's
-// bits. On models whose modalities read two and three factors (the
-// T-maze, foraging, the three-factor model of TestStepCostOnSameBits),
-// every joint state believed with certainty gives StepCost's bits.
+// ln 0.25) + 0.5 (ln 0.5 − ln 0.7) = 0.5 ln (10/7), ambiguity = ln 2;
+// state 2 (three terms, whose order shows in the last bit): risk = 0.2 ln
+// (0.2/0.25) + 0.3 ln (0.3/0.7) + 0.5 ln (0.5/0.05) = 0.2 ln 0.8 + 0.3 ln
+// (3/7) + 0.5 ln 10, ambiguity = −(0.2 ln 0.2 + 0.3 ln 0.3 + 0.5 ln 0.5);
+// state 3: risk = +Inf (outcome 3 has C = 0 and probability 0.5),
+// ambiguity = ln 2. A belief of one state at a value other than 1 (not
+// normalised, as a planner's scratch may be) and a spread belief are
+// scored by the sums over the support, also StepCost's bits. On models
+// whose modalities read two and three factors (the T-maze, foraging, the
+// cue bandit, the three-factor model of TestStepCostOnSameBits), every
+// joint state believed with certainty gives StepCost's bits.
 func TestStepCostOnSharpBelief(t *testing.T) {
-	m, err := pomdp.Parse([]byte(`{"factors": [{"name": "x", "states": ["a", "b", "c"], "D": [0.2, 0.3, 0.5],
-	  "B": [[[1, 0, 0], [0, 1, 0], [0, 0, 1]]]}],
-	  "modalities": [{"name": "o", "outcomes": ["p", "q", "r"], "depends_on": ["x"],
-	    "A": [[1, 0.5, 0.2], [0, 0.5, 0.3], [0, 0, 0.5]], "C": [0.25, 0.75, 0]}]}`))
+	m, err := pomdp.Parse([]byte(`{"factors": [{"name": "x", "states": ["a", "b", "c", "d"], "D": [0.1, 0.2, 0.3, 0.4],
+	  "B": [[[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]]}],
+	  "modalities": [{"name": "o", "outcomes": ["p", "q", "r", "t"], "depends_on": ["x"],
+	    "A": [[1, 0.5, 0.2, 0], [0, 0.5, 0.3, 0], [0, 0, 0.5, 0.5], [0, 0, 0, 0.5]], "C": [0.25, 0.7, 0.05, 0]}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := [][2]float64{
 		{math.Log(4), 0},
-		{0.5 * math.Log(4.0/3), math.Log(2)},
-		{math.Inf(1), -(0.2*math.Log(0.2) + 0.3*math.Log(0.3) + 0.5*math.Log(0.5))},
+		{0.5 * math.Log(10.0/7), math.Log(2)},
+		{0.2*math.Log(0.8) + 0.3*math.Log(3.0/7) + 0.5*math.Log(10), -(0.2*math.Log(0.2) + 0.3*math.Log(0.3) + 0.5*math.Log(0.5))},
+		{math.Inf(1), math.Log(2)},
 	}
 	var sup pomdp.Support
 	for s, w := range want {
-		qs := make([]float64, 3)
+		qs := make([]float64, 4)
 		qs[s] = 1
 		sup.Set(m, qs)
 		risk, amb, nov := pomdp.StepCostOn(m, qs, nil, &sup)
@@ -168,7 +172,7 @@ func TestStepCostOnSharpBelief(t *testing.T) {
 			t.Errorf("sure of state %d: StepCostOn (%v, %v), StepCost (%v, %v)", s, risk, amb, r0, a0)
 		}
 	}
-	for _, qs := range [][]float64{{0, 0.75, 0}, {0.5, 0.5, 0}, {0, 0.25, 0.75}} {
+	for _, qs := range [][]float64{{0, 0.75, 0, 0}, {0.5, 0.5, 0, 0}, {0, 0.25, 0.75, 0}, {0, 0, 0.5, 0.5}} {
 		sup.Set(m, qs)
 		r1, a1, _ := pomdp.StepCostOn(m, qs, nil, &sup)
 		r0, a0, _ := pomdp.StepCost(m, qs, nil)
