@@ -377,12 +377,9 @@ func (c *crew) children(qk []float64) error {
 	var holding bool
 	c.share(c.gen, &c.a.sc, &holding)
 	nu := int32(c.a.nu)
-	for i := 1; c.done.Load() < nu; i++ {
+	for i := 1; c.done.Load() < nu && c.fault.Load() == nil; i++ {
 		if i%1024 == 0 {
 			runtime.Gosched()
-		}
-		if f := c.fault.Load(); f != nil {
-			break
 		}
 	}
 	if f := c.fault.Load(); f != nil {
