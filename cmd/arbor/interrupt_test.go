@@ -237,17 +237,20 @@ type interruptCase struct {
 	files    []string                  // the output files, in dir
 	maxDelay time.Duration             // signals are sent 30 ms to maxDelay after the start
 	// stdout checks the standard output of a run ended by a signal
-	// (interrupted) or not; changed holds the new content of the files it
-	// replaced.
-	stdout func(t *testing.T, out string, interrupted bool, changed map[string]string)
+	// (interrupted) or not, and reports whether it holds every record the
+	// command makes (whole); changed holds the new content of the files
+	// it replaced.
+	stdout func(t *testing.T, out string, interrupted bool, changed map[string]string) (whole bool)
 }
 
-// runJSONOutput checks the --json output of aci run and btai run: every
+// runJSONOutput checks the --json output of aci run and btai run (every
 // line JSON, and when interrupted a summary counting the records written;
-// the --plot file is replaced only when an episode was written (and the
+// the --plot file is replaced only when an episode was written, and the
 // run finished: interruptTrial checks that no file of an interrupted
-// command is replaced).
-func runJSONOutput(t *testing.T, out string, interrupted bool, changed map[string]string) {
+// command is replaced). It never reports the output whole: these runs
+// render their figures after the last record, so a signal then still
+// stops work.
+func runJSONOutput(t *testing.T, out string, interrupted bool, changed map[string]string) bool {
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 	records := 0
 	var last map[string]any
@@ -255,7 +258,7 @@ func runJSONOutput(t *testing.T, out string, interrupted bool, changed map[strin
 		last = nil
 		if err := json.Unmarshal([]byte(l), &last); err != nil {
 			t.Errorf("line %d of %d not JSON (%v): %.80q", i+1, len(lines), err, l)
-			return
+			return false
 		}
 		if _, ok := last["episode"]; ok {
 			records++
@@ -269,6 +272,7 @@ func runJSONOutput(t *testing.T, out string, interrupted bool, changed map[strin
 	if records == 0 && changed["p.png"] != "" {
 		t.Error("no episode written, but --plot replaced the previous file")
 	}
+	return false
 }
 
 // TestInterruptOutputs sends SIGINT or SIGTERM, to the process group as
@@ -283,8 +287,11 @@ func runJSONOutput(t *testing.T, out string, interrupted bool, changed map[strin
 // part of one; the previous one whenever the command was interrupted),
 // no temporary file left, no renderer left running (each
 // renderer's process id is recorded by a dot wrapper on PATH), and the
-// records written before the signal with their summary. It logs the time
-// from the signal to the exit, the longest and the median.
+// records written before the signal with their summary. A signal that
+// comes after the last record still gives 130 or 143 with every record
+// written (the status reports a signal during the run); some signal of
+// each case must stop the work short. It logs the time from the signal to
+// the exit, the longest and the median.
 func TestInterruptOutputs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the arbor binary: skipped with -short; .ci/run runs it")
@@ -318,24 +325,23 @@ func TestInterruptOutputs(t *testing.T) {
 		}, []string{"t.svg", "p.png"}, 3 * time.Second, runJSONOutput},
 		{"btai plan", func(dir string) []string {
 			return []string{"btai", "plan", "--model", tiny, "--obs", "0", "--iterations", "990", "--dot", dir + "/t.dot", "--plot", dir + "/p.png"}
-		}, []string{"t.dot", "p.png"}, 2 * time.Second, func(t *testing.T, out string, interrupted bool, changed map[string]string) {
-			if interrupted && out != "" {
-				t.Errorf("interrupted, but stdout %.80q", out)
+		}, []string{"t.dot", "p.png"}, 2 * time.Second, func(t *testing.T, out string, interrupted bool, changed map[string]string) bool {
+			whole := strings.Contains(out, "planned 990 iterations")
+			if out != "" && !whole || !interrupted && !whole {
+				t.Errorf("interrupted %v, stdout %.80q", interrupted, out)
 			}
-			if !interrupted && !strings.Contains(out, "planned 990 iterations") {
-				t.Errorf("finished, but stdout %.80q", out)
-			}
+			return whole
 		}},
 		{"btai replay", func(dir string) []string {
 			return []string{"btai", "replay", "--model", tmaze, "--data", behaviour, "--iterations", "2000", "--jobs", "1",
 				"--subjects", dir + "/s.csv", "--json"}
-		}, []string{"s.csv"}, 3 * time.Second, func(t *testing.T, out string, interrupted bool, changed map[string]string) {
+		}, []string{"s.csv"}, 3 * time.Second, func(t *testing.T, out string, interrupted bool, changed map[string]string) bool {
 			subjects := 0
 			for i, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
 				var r map[string]any
 				if err := json.Unmarshal([]byte(l), &r); err != nil {
 					t.Errorf("line %d: %v %.80q", i+1, err, l)
-					return
+					return false
 				}
 				if r["log_likelihood"] != nil {
 					subjects++
@@ -344,34 +350,37 @@ func TestInterruptOutputs(t *testing.T) {
 			if table := changed["s.csv"]; table != "" && strings.Count(table, "\n") != 1+subjects {
 				t.Errorf("--subjects has %d lines, the output %d subjects", strings.Count(table, "\n"), subjects)
 			}
-			if interrupted && subjects >= 12 || !interrupted && subjects != 12 {
+			if subjects > 12 || !interrupted && subjects != 12 {
 				t.Errorf("interrupted %v after %d of the 12 subjects", interrupted, subjects)
 			}
+			return subjects == 12
 		}},
 		{"infer --data", func(dir string) []string {
 			return []string{"infer", chain, "--data", sets, "--json"}
-		}, nil, 3 * time.Second, func(t *testing.T, out string, interrupted bool, changed map[string]string) {
+		}, nil, 3 * time.Second, func(t *testing.T, out string, interrupted bool, changed map[string]string) bool {
 			if out == "" && interrupted {
-				return // interrupted during the first data set
+				return false // interrupted during the first data set
 			}
 			lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 			for i, l := range lines {
 				var r map[string]any
 				if err := json.Unmarshal([]byte(l), &r); err != nil || r["posteriors"] == nil {
 					t.Errorf("line %d of %d: %v %.80q", i+1, len(lines), err, l)
-					return
+					return false
 				}
 			}
-			if interrupted && len(lines) >= 300 || !interrupted && len(lines) != 300 {
+			if len(lines) > 300 || !interrupted && len(lines) != 300 {
 				t.Errorf("interrupted %v after %d of the 300 data sets", interrupted, len(lines))
 			}
+			return len(lines) == 300
 		}},
 		{"dot", func(dir string) []string {
 			return []string{"dot", figure, "--unroll", "all", "-o", dir + "/g.svg"}
-		}, []string{"g.svg"}, 2 * time.Second, func(t *testing.T, out string, interrupted bool, changed map[string]string) {
+		}, []string{"g.svg"}, 2 * time.Second, func(t *testing.T, out string, interrupted bool, changed map[string]string) bool {
 			if out != "" {
 				t.Errorf("stdout %.80q", out)
 			}
+			return false // no records: a late signal leaves the previous figure (EndCommand)
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -394,6 +403,19 @@ func TestInterruptOutputs(t *testing.T) {
 				if t.Failed() {
 					t.Fatalf("trial %d: %v after %v", i+1, sig, delay)
 				}
+			}
+			// A signal may come after the last record (a window of about
+			// a millisecond, measured); but if three or more signals came
+			// while the command ran and none stopped it short, the
+			// command ignored them.
+			stopped := 0
+			for o, n := range counts {
+				if o == "130" || o == "143" {
+					stopped += n
+				}
+			}
+			if len(took) >= 3 && stopped == 0 {
+				t.Errorf("%s: no signal stopped the work before its last record: %v", c.name, counts)
 			}
 			slices.Sort(took)
 			if len(took) > 0 {
@@ -511,7 +533,12 @@ func interruptTrial(t *testing.T, bin, path string, c interruptCase, sig syscall
 			syscall.Kill(p, syscall.SIGKILL)
 		}
 	}
-	c.stdout(t, stdout.String(), interrupted, changed)
+	if whole := c.stdout(t, stdout.String(), interrupted, changed); whole && interrupted {
+		// The signal came after the last record was written: the status
+		// still says a signal arrived while the command ran (the package
+		// comment of main), and no file was replaced.
+		outcome += " after the last record"
+	}
 	return took, outcome
 }
 
