@@ -610,12 +610,13 @@ func (p *Past) Update(ctx context.Context) error {
 	return apiError(p.inferTo(ctx, nil, nil))
 }
 
-// inferTo is InferInto, and Update when res is nil.
+// inferTo is InferInto, and Update when res is nil; its callers give
+// its errors the package prefix.
 func (p *Past) inferTo(ctx context.Context, settings *schedule.Settings, res *schedule.Result) error {
 	if p.fl == nil && p.ff == nil {
 		r, err := p.Infer(ctx, settings)
 		if err != nil {
-			return apiError(err)
+			return err
 		}
 		if res != nil {
 			*res = *r
@@ -627,18 +628,18 @@ func (p *Past) inferTo(ctx context.Context, settings *schedule.Settings, res *sc
 	}
 	if ctx != nil {
 		if err := ctx.Err(); err != nil {
-			return apiError(err)
+			return err
 		}
 	}
 	logZ := 0.0
 	if p.fl != nil {
 		if err := p.filterPresent(); err != nil {
-			return apiError(err)
+			return err
 		}
 		logZ = p.fl.logZ
 	} else {
 		if err := p.factorPresent(); err != nil {
-			return apiError(err)
+			return err
 		}
 		logZ = p.ff.logZ
 	}

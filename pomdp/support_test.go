@@ -87,17 +87,15 @@ func TestStepCostOnSameBits(t *testing.T) {
 			var listed pomdp.Support
 			listed.SetStates(m, states)
 			for _, w := range ws {
-				r2, a2, n2 := pomdp.StepCostOn(m, qs, w, &listed)
-				r1, a1, n1 := pomdp.StepCostOn(m, qs, w, &sup)
-				if math.Float64bits(r2) != math.Float64bits(r1) || math.Float64bits(a2) != math.Float64bits(a1) || math.Float64bits(n2) != math.Float64bits(n1) {
-					t.Fatalf("%s, belief %v: with SetStates (%v, %v, %v), with Set (%v, %v, %v)", name, qs, r2, a2, n2, r1, a1, n1)
+				c2, c1 := cost(pomdp.StepCostOn(m, qs, w, &listed)), cost(pomdp.StepCostOn(m, qs, w, &sup))
+				if !sameCost(c2, c1) {
+					t.Fatalf("%s, belief %v: with SetStates %v, with Set %v", name, qs, c2, c1)
 				}
 			}
 			for _, w := range ws {
-				r0, a0, n0 := pomdp.StepCost(m, qs, w)
-				r1, a1, n1 := pomdp.StepCostOn(m, qs, w, &sup)
-				if math.Float64bits(r0) != math.Float64bits(r1) || math.Float64bits(a0) != math.Float64bits(a1) || math.Float64bits(n0) != math.Float64bits(n1) {
-					t.Fatalf("%s, belief %v: StepCostOn (%v, %v, %v), StepCost (%v, %v, %v)", name, qs, r1, a1, n1, r0, a0, n0)
+				c0, c1 := cost(pomdp.StepCost(m, qs, w)), cost(pomdp.StepCostOn(m, qs, w, &sup))
+				if !sameCost(c0, c1) {
+					t.Fatalf("%s, belief %v: StepCostOn %v, StepCost %v", name, qs, c1, c0)
 				}
 			}
 		}
@@ -167,17 +165,15 @@ func TestStepCostOnSharpBelief(t *testing.T) {
 		if !closeOrInf(risk, w[0]) || math.Abs(amb-w[1]) > 1e-15 || nov != 0 {
 			t.Errorf("sure of state %d: risk %v, ambiguity %v, novelty %v; want %v, %v, 0", s, risk, amb, nov, w[0], w[1])
 		}
-		r0, a0, _ := pomdp.StepCost(m, qs, nil)
-		if math.Float64bits(r0) != math.Float64bits(risk) || math.Float64bits(a0) != math.Float64bits(amb) {
-			t.Errorf("sure of state %d: StepCostOn (%v, %v), StepCost (%v, %v)", s, risk, amb, r0, a0)
+		if c0 := cost(pomdp.StepCost(m, qs, nil)); !sameCost(c0, cost(risk, amb, nov)) {
+			t.Errorf("sure of state %d: StepCostOn %v, StepCost %v", s, cost(risk, amb, nov), c0)
 		}
 	}
 	for _, qs := range [][]float64{{0, 0.75, 0, 0}, {0.5, 0.5, 0, 0}, {0, 0.25, 0.75, 0}, {0, 0, 0.5, 0.5}} {
 		sup.Set(m, qs)
-		r1, a1, _ := pomdp.StepCostOn(m, qs, nil, &sup)
-		r0, a0, _ := pomdp.StepCost(m, qs, nil)
-		if math.Float64bits(r0) != math.Float64bits(r1) || math.Float64bits(a0) != math.Float64bits(a1) {
-			t.Errorf("belief %v: StepCostOn (%v, %v), StepCost (%v, %v)", qs, r1, a1, r0, a0)
+		c1, c0 := cost(pomdp.StepCostOn(m, qs, nil, &sup)), cost(pomdp.StepCost(m, qs, nil))
+		if !sameCost(c0, c1) {
+			t.Errorf("belief %v: StepCostOn %v, StepCost %v", qs, c1, c0)
 		}
 	}
 	for _, path := range []string{"../examples/pomdp/tmaze.json", "../examples/pomdp/foraging.json", "../examples/pomdp/cue-bandit-learn.json", "testdata/three-factors.json"} {
@@ -200,13 +196,26 @@ func TestStepCostOnSharpBelief(t *testing.T) {
 				rest /= ns
 			}
 			sup.Set(m, qs)
-			r1, a1, n1 := pomdp.StepCostOn(m, qs, nil, &sup)
-			r0, a0, n0 := pomdp.StepCost(m, qs, nil)
-			if math.Float64bits(r0) != math.Float64bits(r1) || math.Float64bits(a0) != math.Float64bits(a1) || n0 != 0 || n1 != 0 {
-				t.Errorf("%s, belief %v: StepCostOn (%v, %v, %v), StepCost (%v, %v, %v)", path, qs, r1, a1, n1, r0, a0, n0)
+			c1, c0 := cost(pomdp.StepCostOn(m, qs, nil, &sup)), cost(pomdp.StepCost(m, qs, nil))
+			if !sameCost(c0, c1) || c0[2] != 0 || c1[2] != 0 {
+				t.Errorf("%s, belief %v: StepCostOn %v, StepCost %v", path, qs, c1, c0)
 			}
 		}
 	}
+}
+
+// cost holds a step's risk, ambiguity and novelty, as StepCost and
+// StepCostOn return them.
+func cost(risk, amb, nov float64) [3]float64 { return [3]float64{risk, amb, nov} }
+
+// sameCost reports whether x and y have the same bits, term by term.
+func sameCost(x, y [3]float64) bool {
+	for i := range x {
+		if math.Float64bits(x[i]) != math.Float64bits(y[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // closeOrInf reports whether x is within 1e-15 of want, or both are the

@@ -100,15 +100,15 @@ func TestPlanningModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	start, err := m.EncodeObs([]int{0, 0, 0})
+	if err != nil {
+		t.Fatal(err)
+	}
 	reward, err := m.EncodeObs([]int{2, 0, 1}) // the left arm, rewarded
 	if err != nil {
 		t.Fatal(err)
 	}
 	for trial := range 3 {
-		start, err := m.EncodeObs([]int{0, 0, 0})
-		if err != nil {
-			t.Fatal(err)
-		}
 		if err := p.Reset(start); err != nil {
 			t.Fatal(err)
 		}
